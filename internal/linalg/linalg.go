@@ -1,0 +1,41 @@
+// Package linalg holds the few dense kernels the learners spend their time in,
+// behind one small set of functions so that the implementation can be switched
+// at build time: pure Go (gonum) by default, OpenBLAS with the build tag
+// "openblas".
+//
+// All matrices are row-major. The functions follow the BLAS conventions of
+// gonum's blas package (row-major, leading dimensions), so that either backend
+// can serve them unchanged. Each backend must give results that do not depend
+// on the number of goroutines or threads (the project promises bit-for-bit
+// determinism for a given seed).
+package linalg
+
+// Sgemm computes C = alpha * op(A) * op(B) + beta * C in float32, where op(X)
+// is X or its transpose; op(A) is m x k, op(B) is k x n and C is m x n.
+func Sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	if m == 0 || n == 0 {
+		return
+	}
+	sgemm(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// Dgemm computes C = alpha * op(A) * op(B) + beta * C in float64, with the
+// shapes of Sgemm.
+func Dgemm(transA, transB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+	if m == 0 || n == 0 {
+		return
+	}
+	dgemm(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// Dgemv computes y = alpha * op(A) * x + beta * y in float64, where A is m x n
+// and op(A) is A or its transpose.
+func Dgemv(trans bool, m, n int, alpha float64, a []float64, lda int, x []float64, beta float64, y []float64) {
+	if m == 0 || n == 0 {
+		return
+	}
+	dgemv(trans, m, n, alpha, a, lda, x, beta, y)
+}
+
+// Backend names the implementation compiled in: "gonum" or "openblas".
+func Backend() string { return backend }
