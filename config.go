@@ -1,0 +1,157 @@
+package scn
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+)
+
+// Activation is the hidden nodes' activation function g.
+type Activation int
+
+const (
+	// Sigmoid is g(t) = 1/(1+e^-t), the method's default.
+	Sigmoid Activation = iota
+	// Tanh is g(t) = tanh(t).
+	Tanh
+	// ReLU is g(t) = max(0, t).
+	ReLU
+)
+
+var activationNames = []string{"sigmoid", "tanh", "relu"}
+
+// String returns the activation's name.
+func (a Activation) String() string {
+	if a < 0 || int(a) >= len(activationNames) {
+		return fmt.Sprintf("activation(%d)", int(a))
+	}
+	return activationNames[a]
+}
+
+// ParseActivation reads an activation's name ("sigmoid", "tanh", "relu").
+func ParseActivation(s string) (Activation, error) {
+	for i, n := range activationNames {
+		if strings.EqualFold(s, n) {
+			return Activation(i), nil
+		}
+	}
+	return 0, fmt.Errorf("scn: unknown activation %q (want sigmoid, tanh or relu)", s)
+}
+
+// Config holds a fit's hyper-parameters. Nothing fitted is ever stored in it.
+// Start from Paper (the published settings) or Default and change fields.
+type Config struct {
+	// Kind is the learner: SCN2D, SCN, RVFL2D or RVFL.
+	Kind Kind
+	// MaxNodes is L_max, the number of hidden nodes at most (>= 1).
+	MaxNodes int
+	// Tolerance stops a supervised build once the training RMSE,
+	// ||e||_F / sqrt(N*m), is at or below it. 0 never stops early.
+	// Random learners always add MaxNodes nodes.
+	Tolerance float64
+	// Candidates is T_max, the candidates drawn per scale (>= 1).
+	Candidates int
+	// Scales is the list Upsilon of scales lambda, tried in order; weights
+	// and biases are uniform on [-lambda, lambda]. Random learners use
+	// Scales[0] only.
+	Scales []float64
+	// Ratios is the increasing list R of contraction factors r in (0, 1).
+	// Random learners ignore it.
+	Ratios []float64
+	// Activation is g; Sigmoid by default.
+	Activation Activation
+	// Seed fixes every random draw: the same seed gives the same model, bit
+	// for bit, whatever the number of goroutines.
+	Seed uint64
+	// Ridge adds Ridge*||beta||^2 to the final least-squares problem for the
+	// output weights. 0 (the default) gives the minimum-norm least-squares
+	// solution pinv(H) T. The node search always uses plain least squares.
+	Ridge float64
+	// Preset names the preset the configuration came from ("paper",
+	// "custom", ...). It is recorded in saved models.
+	Preset string
+}
+
+// PaperScales is the scale list Upsilon of the paper's experiments.
+var PaperScales = []float64{1, 5, 15, 30, 50, 100, 150, 200, 250}
+
+// PaperRatios is the list R = {1 - 10^-j : j = 2..7} of the paper's experiments.
+var PaperRatios = []float64{1 - 1e-2, 1 - 1e-3, 1 - 1e-4, 1 - 1e-5, 1 - 1e-6, 1 - 1e-7}
+
+// Paper returns the settings of the paper's experiments for a learner:
+// T_max = 5, Upsilon = PaperScales, R = PaperRatios, sigmoid, no ridge,
+// L_max = 1000, tolerance 0, seed 1. Random learners get lambda = 1.
+func Paper(k Kind) Config {
+	c := Config{
+		Kind:       k,
+		MaxNodes:   1000,
+		Candidates: 5,
+		Scales:     append([]float64(nil), PaperScales...),
+		Ratios:     append([]float64(nil), PaperRatios...),
+		Activation: Sigmoid,
+		Seed:       1,
+		Preset:     "paper",
+	}
+	if k.Choice == Random {
+		c.Scales = []float64{1}
+	}
+	return c
+}
+
+// Default returns Paper(k): the published settings are the sensible defaults.
+func Default(k Kind) Config { return Paper(k) }
+
+// ErrConfig is wrapped by every error about impossible hyper-parameters.
+var ErrConfig = errors.New("scn: invalid configuration")
+
+// Validate reports the first impossible hyper-parameter, if any.
+func (c Config) Validate() error {
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("%w: %s", ErrConfig, fmt.Sprintf(format, a...))
+	}
+	switch {
+	case !c.Kind.valid():
+		return bad("unknown kind %+v", c.Kind)
+	case c.MaxNodes < 1:
+		return bad("MaxNodes (L_max) = %d, want >= 1", c.MaxNodes)
+	case c.MaxNodes > maxNodes:
+		return bad("MaxNodes (L_max) = %d, want <= %d", c.MaxNodes, maxNodes)
+	case c.Candidates < 1:
+		return bad("Candidates (T_max) = %d, want >= 1", c.Candidates)
+	case c.Candidates > maxCandidates:
+		return bad("Candidates (T_max) = %d, want <= %d", c.Candidates, maxCandidates)
+	case len(c.Scales) == 0:
+		return bad("empty scale list (Upsilon)")
+	case c.Kind.Choice == Supervised && len(c.Ratios) == 0:
+		return bad("empty r list (R)")
+	case !(c.Tolerance >= 0) || math.IsInf(c.Tolerance, 0):
+		return bad("Tolerance = %v, want a finite value >= 0", c.Tolerance)
+	case !(c.Ridge >= 0) || math.IsInf(c.Ridge, 0):
+		return bad("Ridge = %v, want a finite value >= 0", c.Ridge)
+	case c.Activation < Sigmoid || c.Activation > ReLU:
+		return bad("unknown activation %d", int(c.Activation))
+	}
+	for i, s := range c.Scales {
+		if !(s > 0) || math.IsInf(s, 0) {
+			return bad("scale %d = %v, want a finite value > 0", i, s)
+		}
+	}
+	if c.Kind.Choice == Supervised {
+		for i, r := range c.Ratios {
+			if !(r > 0 && r < 1) {
+				return bad("r %d = %v, want 0 < r < 1", i, r)
+			}
+			if i > 0 && r <= c.Ratios[i-1] {
+				return bad("r list not increasing at %d (%v after %v)", i, r, c.Ratios[i-1])
+			}
+		}
+	}
+	return nil
+}
+
+// Limits that keep a mistyped flag from asking for terabytes.
+const (
+	maxNodes      = 1 << 20
+	maxCandidates = 1 << 16
+)

@@ -1,0 +1,373 @@
+package scn
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"time"
+
+	"github.com/scn2d/scn/internal/linalg"
+)
+
+// Step reports one added hidden node to a progress callback.
+type Step struct {
+	L        int     // hidden nodes after this step
+	RMSE     float64 // training RMSE after this step: ||e||_F / sqrt(N*m)
+	Scale    float64 // lambda of the chosen node
+	Ratio    float64 // r at which the node was admissible (0 for random nodes)
+	Tried    int     // candidates scored for this node
+	Rejected int     // admissible candidates refused as (nearly) dependent on earlier nodes
+}
+
+// StopReason says why building stopped.
+type StopReason int
+
+const (
+	// ReachedMaxNodes: L_max nodes were added.
+	ReachedMaxNodes StopReason = iota
+	// ReachedTolerance: the training RMSE fell to the tolerance.
+	ReachedTolerance
+	// NoAdmissible: no candidate at any (lambda, r) met the supervisory
+	// inequality (or, for random nodes, many draws in a row were dependent).
+	NoAdmissible
+	// Cancelled: the context was cancelled; the model holds the nodes so far.
+	Cancelled
+)
+
+var stopNames = []string{"reached L_max", "reached tolerance", "no admissible candidate", "cancelled"}
+
+// String describes the reason in a few words.
+func (s StopReason) String() string {
+	if s < 0 || int(s) >= len(stopNames) {
+		return fmt.Sprintf("stop(%d)", int(s))
+	}
+	return stopNames[s]
+}
+
+// Summary describes a finished fit.
+type Summary struct {
+	Nodes     int        // hidden nodes L
+	Samples   int        // training images N
+	Stop      StopReason // why building stopped
+	TrainRMSE float64    // final training RMSE of the least-squares residual
+	Tried     int        // candidates scored in all
+	Rejected  int        // candidates refused as dependent in all
+	// Trace has one step per node. It is kept in memory, not in model files.
+	Trace []Step
+	// Duration is the fit's wall time. It is not saved, so that the same
+	// seed gives the same file.
+	Duration time.Duration
+}
+
+// randomBlock is how many random nodes are drawn and evaluated per matrix
+// product by random node choice.
+const randomBlock = 64
+
+// maxDependentRun stops a random build after this many dependent draws in a
+// row (H has then reached its numerical rank).
+const maxDependentRun = 100
+
+// Fit builds a network on p with the configuration c. progress, if not nil,
+// is called after every added node. The returned model records why building
+// stopped; if ctx is cancelled, Fit returns the model built so far together
+// with ctx's error.
+func (c Config) Fit(ctx context.Context, p Problem, progress func(Step)) (*Model, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	if err := p.check(); err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	b := newBuilder(c, p)
+	var pick func() (Step, bool)
+	if c.Kind.Choice == Supervised {
+		pick = b.pickSupervised
+	} else {
+		pick = b.pickRandom
+	}
+	stop, err := b.run(ctx, pick, progress)
+	m, serr := b.model(stop)
+	if serr == nil && p.Classes != nil {
+		m.Classes = append([]string(nil), p.Classes...)
+	}
+	if serr != nil {
+		return nil, serr
+	}
+	m.Summary.Duration = time.Since(start)
+	if m.Nodes() == 0 && err == nil {
+		return nil, fmt.Errorf("scn: no hidden node could be added (%v)", stop)
+	}
+	return m, err
+}
+
+// builder holds the state of one fit: the data, the growing least-squares
+// factorisation and the accepted nodes.
+type builder struct {
+	cfg    Config
+	x      Images
+	n, d   int
+	nm     nodeMap
+	np     int // hidden parameters per node
+	rng    *rand.Rand
+	ls     *lsq
+	params []float32 // accepted nodes, L x np
+	bias   []float32 // accepted biases
+	trace  []Step
+	tried  int
+	reject int
+
+	// A batch of k candidates: parameters, biases, weights and outputs.
+	cp, cb, cw, z []float32
+	k             int
+	h             []float64 // one column in float64
+	next          int       // random choice: next unused column of the batch
+}
+
+func newBuilder(c Config, p Problem) *builder {
+	nm := newNodeMap(c.Kind.Input, p.X.Rows, p.X.Cols)
+	n := p.X.Len()
+	return &builder{
+		cfg: c, x: p.X, n: n, d: p.X.Dim(), nm: nm, np: nm.size(),
+		rng: rand.New(rand.NewPCG(c.Seed, 0x2d5c4e)),
+		ls:  newLSQ(p.T, n, p.M),
+		h:   make([]float64, n),
+	}
+}
+
+// rmse returns the current training RMSE.
+func (b *builder) rmse() float64 {
+	return math.Sqrt(b.ls.residualNorm2() / float64(b.n*b.ls.m))
+}
+
+// run adds nodes until a stopping rule holds.
+func (b *builder) run(ctx context.Context, pick func() (Step, bool), progress func(Step)) (StopReason, error) {
+	supervised := b.cfg.Kind.Choice == Supervised
+	for b.ls.l < b.cfg.MaxNodes {
+		if err := ctx.Err(); err != nil {
+			return Cancelled, err
+		}
+		if supervised && b.rmse() <= b.cfg.Tolerance {
+			return ReachedTolerance, nil
+		}
+		step, ok := pick()
+		b.tried += step.Tried
+		b.reject += step.Rejected
+		if !ok {
+			return NoAdmissible, nil
+		}
+		step.L = b.ls.l
+		step.RMSE = b.rmse()
+		b.trace = append(b.trace, step)
+		if progress != nil {
+			progress(step)
+		}
+	}
+	if supervised && b.rmse() <= b.cfg.Tolerance {
+		return ReachedTolerance, nil
+	}
+	return ReachedMaxNodes, nil
+}
+
+// drawBatch draws k candidates at scale lambda and computes their hidden
+// outputs on the training set with one matrix product.
+func (b *builder) drawBatch(k int, lambda float64) {
+	b.k = k
+	b.cp = grow(b.cp, k*b.np)
+	b.cb = grow(b.cb, k)
+	b.cw = grow(b.cw, k*b.d)
+	b.z = grow(b.z, b.n*k)
+	for j := 0; j < k; j++ {
+		p := b.cp[j*b.np : (j+1)*b.np]
+		b.nm.draw(b.rng, lambda, p)
+		b.cb[j] = float32(lambda * (2*b.rng.Float64() - 1))
+		b.nm.weight(p, b.cw[j*b.d:(j+1)*b.d])
+	}
+	linalg.Sgemm(false, true, b.n, k, b.d, 1, b.x.Pix, b.d, b.cw, b.d, 0, b.z, k)
+	act, bias := b.cfg.Activation, b.cb
+	forChunks(b.n, 2048, func(_, lo, hi int) {
+		act.apply(b.z[lo*k:hi*k], bias)
+	})
+}
+
+// column copies candidate j's outputs into b.h as float64.
+func (b *builder) column(j int) []float64 {
+	for i := range b.h {
+		b.h[i] = float64(b.z[i*b.k+j])
+	}
+	return b.h
+}
+
+// accept appends candidate j, whose column was just added to the factorisation.
+func (b *builder) accept(j int) {
+	b.params = append(b.params, b.cp[j*b.np:(j+1)*b.np]...)
+	b.bias = append(b.bias, b.cb[j])
+}
+
+// pickRandom adds the next random node (RVFL and 2DRVFL), drawing nodes
+// randomBlock at a time at the first scale.
+func (b *builder) pickRandom() (Step, bool) {
+	lambda := b.cfg.Scales[0]
+	st := Step{Scale: lambda}
+	for run := 0; run < maxDependentRun; run++ {
+		if b.k == 0 || b.next == b.k {
+			left := b.cfg.MaxNodes - b.ls.l
+			b.drawBatch(min(randomBlock, max(left, 1)), lambda)
+			b.next = 0
+		}
+		j := b.next
+		b.next++
+		st.Tried++
+		if b.ls.add(b.column(j)) {
+			b.accept(j)
+			return st, true
+		}
+		st.Rejected++
+	}
+	return st, false
+}
+
+// pickSupervised adds one node by the supervisory inequality (the paper's
+// Algorithm 1). For each lambda in turn it draws T_max candidates once and
+// reuses them for every r in turn, as the authors' SCN code does; the first
+// (lambda, r) with an admissible candidate gives the node, the admissible
+// candidate with the largest sum of xi_q. A candidate whose column turns out
+// (nearly) dependent on the chosen ones is refused and the next best taken.
+func (b *builder) pickSupervised() (Step, bool) {
+	var st Step
+	m := b.ls.m
+	ee := b.residualColumnNorms()
+	for _, lambda := range b.cfg.Scales {
+		k := b.cfg.Candidates
+		b.drawBatch(k, lambda)
+		st.Tried += k
+		hh, eh := b.correlations()
+		dead := make([]bool, k)
+		for _, r := range b.cfg.Ratios {
+			for _, j := range admissible(hh, eh, ee, m, r, dead) {
+				if b.ls.add(b.column(j)) {
+					b.accept(j)
+					st.Scale, st.Ratio = lambda, r
+					return st, true
+				}
+				dead[j] = true
+				st.Rejected++
+			}
+		}
+	}
+	return st, false
+}
+
+// residualColumnNorms returns e_q^T e_q for each output q.
+func (b *builder) residualColumnNorms() []float64 {
+	m := b.ls.m
+	ee := make([]float64, m)
+	for i, v := range b.ls.e {
+		ee[i%m] += v * v
+	}
+	return ee
+}
+
+// corrChunk is the row chunk of the candidate statistics; fixed so that the
+// sums do not depend on the number of goroutines.
+const corrChunk = 4096
+
+// correlations returns, for the current batch, h_j^T h_j (k values) and
+// e_q^T h_j (k x m), summed in float64 over fixed row chunks.
+func (b *builder) correlations() (hh, eh []float64) {
+	k, m := b.k, b.ls.m
+	chunks := (b.n + corrChunk - 1) / corrChunk
+	part := make([]float64, chunks*k*(m+1))
+	forChunks(b.n, corrChunk, func(c, lo, hi int) {
+		acc := part[c*k*(m+1) : (c+1)*k*(m+1)]
+		for i := lo; i < hi; i++ {
+			zi := b.z[i*k : (i+1)*k]
+			ei := b.ls.e[i*m : (i+1)*m]
+			for j, h32 := range zi {
+				h := float64(h32)
+				a := acc[j*(m+1) : (j+1)*(m+1)]
+				a[m] += h * h
+				for q, e := range ei {
+					a[q] += e * h
+				}
+			}
+		}
+	})
+	hh = make([]float64, k)
+	eh = make([]float64, k*m)
+	for c := 0; c < chunks; c++ {
+		acc := part[c*k*(m+1) : (c+1)*k*(m+1)]
+		for j := 0; j < k; j++ {
+			a := acc[j*(m+1) : (j+1)*(m+1)]
+			hh[j] += a[m]
+			for q := 0; q < m; q++ {
+				eh[j*m+q] += a[q]
+			}
+		}
+	}
+	return hh, eh
+}
+
+// admissible returns the candidates that meet the supervisory inequality at
+// r, min_q xi_q >= 0 with xi_q = (e_q^T h)^2 / (h^T h) - (1-r) e_q^T e_q, best
+// (largest sum of xi_q) first, skipping those marked dead.
+func admissible(hh, eh, ee []float64, m int, r float64, dead []bool) []int {
+	type cand struct {
+		j   int
+		sum float64
+	}
+	var ok []cand
+	for j, h2 := range hh {
+		if dead[j] || !(h2 > 0) {
+			continue
+		}
+		sum, minXi := 0.0, math.Inf(1)
+		for q := 0; q < m; q++ {
+			p := eh[j*m+q]
+			xi := p*p/h2 - (1-r)*ee[q]
+			sum += xi
+			minXi = min(minXi, xi)
+		}
+		if minXi >= 0 {
+			ok = append(ok, cand{j, sum})
+		}
+	}
+	sort.SliceStable(ok, func(a, b int) bool { return ok[a].sum > ok[b].sum })
+	idx := make([]int, len(ok))
+	for i, c := range ok {
+		idx[i] = c.j
+	}
+	return idx
+}
+
+// model assembles the fitted model.
+func (b *builder) model(stop StopReason) (*Model, error) {
+	beta, err := b.ls.solve(b.ls.l, b.cfg.Ridge)
+	if err != nil {
+		return nil, err
+	}
+	m := &Model{
+		Kind: b.cfg.Kind, Activation: b.cfg.Activation,
+		Rows: b.x.Rows, Cols: b.x.Cols, M: b.ls.m,
+		Params: b.params, Bias: b.bias, Beta: beta,
+		Config: b.cfg,
+		Summary: Summary{
+			Nodes: b.ls.l, Samples: b.n, Stop: stop, TrainRMSE: b.rmse(),
+			Tried: b.tried, Rejected: b.reject, Trace: b.trace,
+		},
+		ls: b.ls,
+	}
+	m.Config.Scales = append([]float64(nil), b.cfg.Scales...)
+	m.Config.Ratios = append([]float64(nil), b.cfg.Ratios...)
+	return m, nil
+}
+
+// grow returns s resized to n, reusing its storage when it can.
+func grow[T any](s []T, n int) []T {
+	if cap(s) >= n {
+		return s[:n]
+	}
+	return make([]T, n)
+}

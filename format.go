@@ -1,0 +1,340 @@
+package scn
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+)
+
+// Model files (format version 1) are little-endian:
+//
+//	offset  size  content
+//	0       8     magic "2DSCNMDL"
+//	8       4     format version (uint32), 1
+//	12      4     header length H (uint32), at most 1 MiB
+//	16      H     header: UTF-8 JSON (fileHeader): kind, activation, shapes,
+//	              nodes, outputs, class names, configuration (preset, seed,
+//	              lists), training summary, metadata
+//	16+H    ...   Params: L x P float32 (P = d1*d2 for vector learners,
+//	              d1+d2 for matrix ones: u then v)
+//	        ...   Bias: L float32
+//	        ...   Beta: L x M float64
+//	end-4   4     CRC-32 (Castagnoli) of every byte before it (uint32)
+//
+// A reader refuses a file whose magic, version, header, sizes or checksum are
+// wrong, before allocating anything the file cannot hold.
+
+const (
+	magic         = "2DSCNMDL"
+	formatVersion = 1
+	maxHeader     = 1 << 20
+	preambleSize  = 16
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// ErrFormat is wrapped by every error about an unreadable model file.
+var ErrFormat = errors.New("scn: bad model file")
+
+type fileConfig struct {
+	MaxNodes   int       `json:"max_nodes"`
+	Tolerance  float64   `json:"tolerance"`
+	Candidates int       `json:"candidates"`
+	Scales     []float64 `json:"scales"`
+	Ratios     []float64 `json:"ratios"`
+	Seed       uint64    `json:"seed"`
+	Ridge      float64   `json:"ridge"`
+	Preset     string    `json:"preset"`
+}
+
+type fileSummary struct {
+	Samples   int     `json:"samples"`
+	Stop      string  `json:"stop"`
+	TrainRMSE float64 `json:"train_rmse"`
+	Tried     int     `json:"tried"`
+	Rejected  int     `json:"rejected"`
+}
+
+// fileHeader is the JSON header of a model file.
+type fileHeader struct {
+	Kind       string            `json:"kind"`
+	Activation string            `json:"activation"`
+	Rows       int               `json:"rows"`
+	Cols       int               `json:"cols"`
+	Outputs    int               `json:"outputs"`
+	Nodes      int               `json:"nodes"`
+	Classes    []string          `json:"classes,omitempty"`
+	Config     fileConfig        `json:"config"`
+	Summary    fileSummary       `json:"summary"`
+	Meta       map[string]string `json:"meta,omitempty"`
+}
+
+// WriteTo writes the model in the project's binary format.
+func (m *Model) WriteTo(w io.Writer) (int64, error) {
+	if err := m.check(); err != nil {
+		return 0, err
+	}
+	hdr, err := json.Marshal(m.header())
+	if err != nil {
+		return 0, fmt.Errorf("scn: encode header: %w", err)
+	}
+	if len(hdr) > maxHeader {
+		return 0, fmt.Errorf("scn: model header of %d bytes exceeds %d", len(hdr), maxHeader)
+	}
+	var buf bytes.Buffer
+	buf.Grow(preambleSize + len(hdr) + m.payloadSize() + 4)
+	buf.WriteString(magic)
+	le := binary.LittleEndian
+	buf.Write(le.AppendUint32(nil, formatVersion))
+	buf.Write(le.AppendUint32(nil, uint32(len(hdr))))
+	buf.Write(hdr)
+	b := buf.AvailableBuffer()
+	for _, v := range m.Params {
+		b = le.AppendUint32(b, math.Float32bits(v))
+	}
+	for _, v := range m.Bias {
+		b = le.AppendUint32(b, math.Float32bits(v))
+	}
+	for _, v := range m.Beta {
+		b = le.AppendUint64(b, math.Float64bits(v))
+	}
+	buf.Write(b)
+	buf.Write(le.AppendUint32(nil, crc32.Checksum(buf.Bytes(), castagnoli)))
+	n, err := w.Write(buf.Bytes())
+	return int64(n), err
+}
+
+// Save writes the model to path atomically: to a temporary file in the same
+// directory, synced, then renamed over path.
+func (m *Model) Save(path string) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("scn: save %s: %w", path, err)
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp) // a no-op once renamed
+	if _, err := m.WriteTo(f); err != nil {
+		f.Close()
+		return fmt.Errorf("scn: save %s: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("scn: save %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("scn: save %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("scn: save %s: %w", path, err)
+	}
+	return nil
+}
+
+// Load reads a model file written by Save.
+func Load(path string) (*Model, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("scn: load: %w", err)
+	}
+	defer f.Close()
+	m, err := Read(f)
+	if err != nil {
+		return nil, fmt.Errorf("scn: load %s: %w", path, err)
+	}
+	return m, nil
+}
+
+// Read reads one model in the project's format from r, which must hold
+// nothing after it. Memory grows with the bytes actually read, never with
+// what a header claims.
+func Read(r io.Reader) (*Model, error) {
+	var raw bytes.Buffer
+	if _, err := io.CopyN(&raw, r, preambleSize); err != nil {
+		return nil, fmt.Errorf("%w: truncated preamble (%d of %d bytes)", ErrFormat, raw.Len(), preambleSize)
+	}
+	pre := raw.Bytes()
+	if string(pre[:8]) != magic {
+		return nil, fmt.Errorf("%w: wrong magic %q, not a model file", ErrFormat, pre[:8])
+	}
+	le := binary.LittleEndian
+	if v := le.Uint32(pre[8:]); v != formatVersion {
+		return nil, fmt.Errorf("%w: format version %d, this build reads version %d", ErrFormat, v, formatVersion)
+	}
+	hlen := int64(le.Uint32(pre[12:]))
+	if hlen > maxHeader {
+		return nil, fmt.Errorf("%w: header length %d exceeds %d", ErrFormat, hlen, maxHeader)
+	}
+	if n, err := io.CopyN(&raw, r, hlen); err != nil {
+		return nil, fmt.Errorf("%w: truncated header (%d of %d bytes)", ErrFormat, n, hlen)
+	}
+	var h fileHeader
+	dec := json.NewDecoder(bytes.NewReader(raw.Bytes()[preambleSize:]))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&h); err != nil {
+		return nil, fmt.Errorf("%w: header: %v", ErrFormat, err)
+	}
+	m, err := h.model()
+	if err != nil {
+		return nil, err
+	}
+	body := int64(m.payloadSize()) + 4
+	if n, err := io.CopyN(&raw, r, body); err != nil {
+		return nil, fmt.Errorf("%w: truncated weights (%d of %d bytes)", ErrFormat, n, body)
+	}
+	if n, _ := io.CopyN(io.Discard, r, 1); n != 0 {
+		return nil, fmt.Errorf("%w: data after the checksum", ErrFormat)
+	}
+	all := raw.Bytes()
+	end := len(all) - 4
+	if got, want := crc32.Checksum(all[:end], castagnoli), le.Uint32(all[end:]); got != want {
+		return nil, fmt.Errorf("%w: checksum mismatch (file says %08x, content gives %08x)", ErrFormat, want, got)
+	}
+	m.decodeWeights(all[preambleSize+int(hlen) : end])
+	if err := m.check(); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrFormat, err)
+	}
+	return m, nil
+}
+
+// header describes the model for its file.
+func (m *Model) header() fileHeader {
+	c, s := m.Config, m.Summary
+	return fileHeader{
+		Kind: m.Kind.String(), Activation: m.Activation.String(),
+		Rows: m.Rows, Cols: m.Cols, Outputs: m.M, Nodes: m.Nodes(),
+		Classes: m.Classes,
+		Config: fileConfig{
+			MaxNodes: c.MaxNodes, Tolerance: c.Tolerance, Candidates: c.Candidates,
+			Scales: c.Scales, Ratios: c.Ratios, Seed: c.Seed, Ridge: c.Ridge, Preset: c.Preset,
+		},
+		Summary: fileSummary{
+			Samples: s.Samples, Stop: s.Stop.String(), TrainRMSE: s.TrainRMSE,
+			Tried: s.Tried, Rejected: s.Rejected,
+		},
+		Meta: m.Meta,
+	}
+}
+
+// maxModelValues bounds what a header may claim (2^33 values is 32 GiB of
+// float32), so that sizes cannot overflow.
+const maxModelValues = 1 << 33
+
+// model checks a header's claims and returns a model without weights.
+func (h fileHeader) model() (*Model, error) {
+	kind, err := ParseKind(h.Kind)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrFormat, err)
+	}
+	act, err := ParseActivation(h.Activation)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrFormat, err)
+	}
+	for _, v := range []struct {
+		name string
+		n    int
+	}{{"rows", h.Rows}, {"cols", h.Cols}, {"outputs", h.Outputs}, {"nodes", h.Nodes}} {
+		if v.n < 1 || v.n > maxModelValues {
+			return nil, fmt.Errorf("%w: %s = %d", ErrFormat, v.name, v.n)
+		}
+	}
+	if h.Classes != nil && len(h.Classes) != h.Outputs {
+		return nil, fmt.Errorf("%w: %d class names for %d outputs", ErrFormat, len(h.Classes), h.Outputs)
+	}
+	per := newNodeMap(kind.Input, h.Rows, h.Cols).size()
+	if float64(h.Rows)*float64(h.Cols) > maxModelValues ||
+		float64(h.Nodes)*float64(per+1+2*h.Outputs) > maxModelValues {
+		return nil, fmt.Errorf("%w: header claims %d nodes of %d x %d inputs and %d outputs, too large", ErrFormat, h.Nodes, h.Rows, h.Cols, h.Outputs)
+	}
+	var stop StopReason
+	for i, s := range stopNames {
+		if s == h.Summary.Stop {
+			stop = StopReason(i)
+		}
+	}
+	c := h.Config
+	return &Model{
+		Kind: kind, Activation: act, Rows: h.Rows, Cols: h.Cols, M: h.Outputs,
+		Classes: h.Classes, Meta: h.Meta,
+		Params: make([]float32, 0), Bias: make([]float32, 0), Beta: make([]float64, 0),
+		Config: Config{
+			Kind: kind, MaxNodes: c.MaxNodes, Tolerance: c.Tolerance, Candidates: c.Candidates,
+			Scales: c.Scales, Ratios: c.Ratios, Activation: act, Seed: c.Seed, Ridge: c.Ridge, Preset: c.Preset,
+		},
+		Summary: Summary{
+			Nodes: h.Nodes, Samples: h.Summary.Samples, Stop: stop, TrainRMSE: h.Summary.TrainRMSE,
+			Tried: h.Summary.Tried, Rejected: h.Summary.Rejected,
+		},
+		ls: nil,
+	}, nil
+}
+
+// payloadSize returns the bytes of the model's weights in a file.
+func (m *Model) payloadSize() int {
+	l := m.expectedNodes()
+	return l*m.ParamsPerNode()*4 + l*4 + l*m.M*8
+}
+
+// expectedNodes returns the node count of a model, or the header's claim for
+// a model whose weights are not read yet.
+func (m *Model) expectedNodes() int {
+	if len(m.Bias) > 0 {
+		return len(m.Bias)
+	}
+	return m.Summary.Nodes
+}
+
+// decodeWeights fills Params, Bias and Beta from the payload b.
+func (m *Model) decodeWeights(b []byte) {
+	le := binary.LittleEndian
+	l := m.expectedNodes()
+	f32 := func(n int) []float32 {
+		out := make([]float32, n)
+		for i := range out {
+			out[i] = math.Float32frombits(le.Uint32(b))
+			b = b[4:]
+		}
+		return out
+	}
+	m.Params = f32(l * m.ParamsPerNode())
+	m.Bias = f32(l)
+	m.Beta = make([]float64, l*m.M)
+	for i := range m.Beta {
+		m.Beta[i] = math.Float64frombits(le.Uint64(b))
+		b = b[8:]
+	}
+}
+
+// check reports whether the model's slices agree with its shapes and hold
+// finite numbers.
+func (m *Model) check() error {
+	l := len(m.Bias)
+	switch {
+	case !m.Kind.valid():
+		return fmt.Errorf("scn: model of unknown kind %+v", m.Kind)
+	case m.Rows < 1 || m.Cols < 1 || m.M < 1:
+		return fmt.Errorf("scn: model shapes %d x %d -> %d", m.Rows, m.Cols, m.M)
+	case len(m.Params) != l*m.ParamsPerNode() || len(m.Beta) != l*m.M:
+		return fmt.Errorf("scn: model holds %d parameters and %d output weights for %d nodes", len(m.Params), len(m.Beta), l)
+	case l == 0:
+		return fmt.Errorf("scn: model has no nodes")
+	}
+	for _, v := range m.Params {
+		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+			return fmt.Errorf("scn: model has a non-finite hidden parameter")
+		}
+	}
+	for _, v := range m.Bias {
+		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+			return fmt.Errorf("scn: model has a non-finite bias")
+		}
+	}
+	return checkFinite(m.Beta, "output weight")
+}

@@ -1,0 +1,132 @@
+package scn
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// Images is a set of N equally sized grey images, each Rows x Cols,
+// stored one after another in row-major order. Vector learners read each
+// image as the flat vector vec(X) of length Rows*Cols.
+type Images struct {
+	Rows, Cols int
+	Pix        []float32 // N*Rows*Cols values; image i starts at i*Rows*Cols
+}
+
+// Len returns the number of images, N.
+func (im Images) Len() int {
+	if im.Rows <= 0 || im.Cols <= 0 {
+		return 0
+	}
+	return len(im.Pix) / (im.Rows * im.Cols)
+}
+
+// Dim returns d = Rows*Cols.
+func (im Images) Dim() int { return im.Rows * im.Cols }
+
+// Image returns image i as a slice of Pix.
+func (im Images) Image(i int) []float32 {
+	d := im.Dim()
+	return im.Pix[i*d : (i+1)*d]
+}
+
+// ErrData is wrapped by every error about unusable training or test data.
+var ErrData = errors.New("scn: invalid data")
+
+// check reports whether the images are a usable, non-empty set.
+func (im Images) check() error {
+	switch {
+	case im.Rows <= 0 || im.Cols <= 0:
+		return fmt.Errorf("%w: image shape %d x %d", ErrData, im.Rows, im.Cols)
+	case len(im.Pix) == 0:
+		return fmt.Errorf("%w: no images", ErrData)
+	case len(im.Pix)%(im.Rows*im.Cols) != 0:
+		return fmt.Errorf("%w: %d pixel values are not a whole number of %d x %d images", ErrData, len(im.Pix), im.Rows, im.Cols)
+	}
+	for i, v := range im.Pix {
+		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+			d := im.Dim()
+			return fmt.Errorf("%w: image %d pixel %d is %v", ErrData, i/d, i%d, v)
+		}
+	}
+	return nil
+}
+
+// Problem is a training set: images and their targets. Build one with
+// Classification or Regression.
+type Problem struct {
+	X Images
+	// T holds N x M targets, row-major: one-hot rows for classification.
+	T []float64
+	// M is the number of outputs.
+	M int
+	// Classes names the classes of a classification problem (len M); it is
+	// nil for regression.
+	Classes []string
+}
+
+// Classification builds a problem whose targets are the one-hot rows of
+// labels (each in [0, len(classes))). Predictions take the arg-max.
+func Classification(x Images, labels []int, classes []string) (Problem, error) {
+	if err := x.check(); err != nil {
+		return Problem{}, err
+	}
+	n, m := x.Len(), len(classes)
+	if len(labels) != n {
+		return Problem{}, fmt.Errorf("%w: %d labels for %d images", ErrData, len(labels), n)
+	}
+	if m < 2 {
+		return Problem{}, fmt.Errorf("%w: %d classes, want at least 2", ErrData, m)
+	}
+	t := make([]float64, n*m)
+	for i, l := range labels {
+		if l < 0 || l >= m {
+			return Problem{}, fmt.Errorf("%w: label %d of image %d is outside [0, %d)", ErrData, l, i, m)
+		}
+		t[i*m+l] = 1
+	}
+	return Problem{X: x, T: t, M: m, Classes: append([]string(nil), classes...)}, nil
+}
+
+// Regression builds a problem with m real-valued outputs per image; targets
+// holds N x m values, row-major.
+func Regression(x Images, targets []float64, m int) (Problem, error) {
+	if err := x.check(); err != nil {
+		return Problem{}, err
+	}
+	n := x.Len()
+	if m < 1 {
+		return Problem{}, fmt.Errorf("%w: %d outputs, want at least 1", ErrData, m)
+	}
+	if len(targets) != n*m {
+		return Problem{}, fmt.Errorf("%w: %d target values for %d images x %d outputs", ErrData, len(targets), n, m)
+	}
+	if err := checkFinite(targets, "target"); err != nil {
+		return Problem{}, err
+	}
+	return Problem{X: x, T: append([]float64(nil), targets...), M: m}, nil
+}
+
+// check validates a problem built by hand.
+func (p Problem) check() error {
+	if err := p.X.check(); err != nil {
+		return err
+	}
+	if p.M < 1 || len(p.T) != p.X.Len()*p.M {
+		return fmt.Errorf("%w: %d target values for %d images x %d outputs", ErrData, len(p.T), p.X.Len(), p.M)
+	}
+	if p.Classes != nil && len(p.Classes) != p.M {
+		return fmt.Errorf("%w: %d class names for %d outputs", ErrData, len(p.Classes), p.M)
+	}
+	return checkFinite(p.T, "target")
+}
+
+func checkFinite(v []float64, what string) error {
+	for i, x := range v {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return fmt.Errorf("%w: %s %d is %v", ErrData, what, i, x)
+		}
+	}
+	return nil
+}
