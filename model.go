@@ -196,7 +196,7 @@ func (m *Model) Prefix(l int) (*Model, error) {
 	}
 	p := *m
 	np := m.ParamsPerNode()
-	p.Params = m.Params[:l*np:l*np]
+	p.Params = m.Params[: l*np : l*np]
 	p.Bias = m.Bias[:l:l]
 	p.Beta = beta
 	p.Summary.Nodes = l
