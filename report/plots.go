@@ -1,0 +1,326 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+	"math"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/palette/moreland"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// Default plot size.
+const (
+	plotWidth  = 6 * vg.Inch
+	plotHeight = 4 * vg.Inch
+)
+
+// Colors used for successive series (the first four are the four models).
+var Colors = []color.RGBA{
+	{R: 0xd6, G: 0x27, B: 0x28, A: 0xff}, // red
+	{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff}, // blue
+	{R: 0x2c, G: 0xa0, B: 0x2c, A: 0xff}, // green
+	{R: 0xff, G: 0x7f, B: 0x0e, A: 0xff}, // orange
+	{R: 0x94, G: 0x67, B: 0xbd, A: 0xff}, // purple
+	{R: 0x8c, G: 0x56, B: 0x4b, A: 0xff}, // brown
+	{R: 0x7f, G: 0x7f, B: 0x7f, A: 0xff}, // grey
+	{R: 0x17, G: 0xbe, B: 0xcf, A: 0xff}, // cyan
+}
+
+func colorOf(i int) color.RGBA { return Colors[i%len(Colors)] }
+
+// render draws p on an SVG canvas of the given size.
+func render(p *plot.Plot, w, h vg.Length) ([]byte, error) {
+	c := vgsvg.New(w, h)
+	p.Draw(draw.New(c))
+	var buf bytes.Buffer
+	if _, err := c.WriteTo(&buf); err != nil {
+		return nil, fmt.Errorf("report: rendering SVG: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+func newPlot(title, xlabel, ylabel string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = xlabel
+	p.Y.Label.Text = ylabel
+	p.Add(plotter.NewGrid())
+	p.Legend.Top = true
+	return p
+}
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// Series is one line of a band plot: Mean[i] at X[i], with a shaded band
+// Mean[i] +/- Std[i] (no band when Std is nil). Dashed draws a dashed line.
+type Series struct {
+	Name   string
+	X      []float64
+	Mean   []float64
+	Std    []float64
+	Dashed bool
+}
+
+// BandPlot draws each series as a line with a translucent mean +/- std band
+// and returns the plot as an SVG document.
+func BandPlot(title, xlabel, ylabel string, series []Series) ([]byte, error) {
+	p := newPlot(title, xlabel, ylabel)
+	for i, s := range series {
+		if len(s.X) != len(s.Mean) || (s.Std != nil && len(s.Std) != len(s.Mean)) {
+			return nil, fmt.Errorf("report: series %q: %d x values, %d means, %d stds", s.Name, len(s.X), len(s.Mean), len(s.Std))
+		}
+		if len(s.X) == 0 {
+			continue
+		}
+		col := colorOf(i)
+		if s.Std != nil {
+			band := make(plotter.XYs, 0, 2*len(s.X))
+			for j := range s.X {
+				band = append(band, plotter.XY{X: s.X[j], Y: s.Mean[j] + s.Std[j]})
+			}
+			for j := len(s.X) - 1; j >= 0; j-- {
+				band = append(band, plotter.XY{X: s.X[j], Y: s.Mean[j] - s.Std[j]})
+			}
+			if okXYs(band) {
+				poly, err := plotter.NewPolygon(band)
+				if err != nil {
+					return nil, err
+				}
+				fill := col
+				fill.A = 0x40
+				poly.Color = fill
+				poly.LineStyle.Width = 0
+				p.Add(poly)
+			}
+		}
+		pts := make(plotter.XYs, len(s.X))
+		for j := range s.X {
+			pts[j] = plotter.XY{X: s.X[j], Y: s.Mean[j]}
+		}
+		if !okXYs(pts) {
+			return nil, fmt.Errorf("report: series %q has non-finite values", s.Name)
+		}
+		line, points, err := plotter.NewLinePoints(pts)
+		if err != nil {
+			return nil, err
+		}
+		line.Color = col
+		line.Width = vg.Points(1.5)
+		if s.Dashed {
+			line.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
+		}
+		points.Color = col
+		points.Shape = draw.CircleGlyph{}
+		points.Radius = vg.Points(2)
+		p.Add(line, points)
+		p.Legend.Add(s.Name, line, points)
+	}
+	return render(p, plotWidth, plotHeight)
+}
+
+func okXYs(xy plotter.XYs) bool {
+	for _, v := range xy {
+		if !finite(v.X) || !finite(v.Y) {
+			return false
+		}
+	}
+	return true
+}
+
+// BoxSeries is one set of boxes of a box plot: Groups[i] holds the values
+// of category i.
+type BoxSeries struct {
+	Name   string
+	Groups [][]float64
+}
+
+// BoxPlot draws, for each category, one box per series side by side
+// (median, quartiles, whiskers at 1.5 IQR, outliers) and returns the SVG.
+func BoxPlot(title, xlabel, ylabel string, categories []string, series []BoxSeries) ([]byte, error) {
+	p := newPlot(title, xlabel, ylabel)
+	ns := len(series)
+	width := vg.Points(float64(300) / float64(max(1, len(categories)*ns)))
+	width = min(width, vg.Points(20))
+	for si, s := range series {
+		if len(s.Groups) != len(categories) {
+			return nil, fmt.Errorf("report: box series %q has %d groups for %d categories", s.Name, len(s.Groups), len(categories))
+		}
+		col := colorOf(si)
+		var first *plotter.BoxPlot
+		for ci, g := range s.Groups {
+			if len(g) == 0 {
+				continue
+			}
+			vals := make(plotter.Values, 0, len(g))
+			for _, v := range g {
+				if finite(v) {
+					vals = append(vals, v)
+				}
+			}
+			if len(vals) == 0 {
+				continue
+			}
+			b, err := plotter.NewBoxPlot(width, float64(ci), vals)
+			if err != nil {
+				return nil, err
+			}
+			b.Offset = (vg.Length(si) - vg.Length(ns-1)/2) * (width + vg.Points(2))
+			b.BoxStyle.Color = col
+			b.MedianStyle.Color = col
+			b.WhiskerStyle.Color = col
+			b.GlyphStyle.Color = col
+			b.GlyphStyle.Radius = vg.Points(1)
+			p.Add(b)
+			if first == nil {
+				first = b
+			}
+		}
+		if first != nil {
+			sw := plotter.NewFunction(func(float64) float64 { return math.NaN() })
+			sw.Color = col
+			sw.Width = vg.Points(6)
+			p.Legend.Add(s.Name, sw)
+		}
+	}
+	p.NominalX(categories...)
+	return render(p, plotWidth, plotHeight)
+}
+
+// Points is one set of markers of a scatter plot.
+type Points struct {
+	Name string
+	X, Y []float64
+}
+
+// Scatter draws each set of points in its own color and returns the SVG.
+func Scatter(title, xlabel, ylabel string, sets []Points) ([]byte, error) {
+	p := newPlot(title, xlabel, ylabel)
+	shapes := []draw.GlyphDrawer{draw.CircleGlyph{}, draw.TriangleGlyph{}, draw.SquareGlyph{}, draw.PlusGlyph{}, draw.CrossGlyph{}, draw.RingGlyph{}}
+	for i, s := range sets {
+		if len(s.X) != len(s.Y) {
+			return nil, fmt.Errorf("report: points %q: %d x values, %d y values", s.Name, len(s.X), len(s.Y))
+		}
+		pts := make(plotter.XYs, 0, len(s.X))
+		for j := range s.X {
+			if finite(s.X[j]) && finite(s.Y[j]) {
+				pts = append(pts, plotter.XY{X: s.X[j], Y: s.Y[j]})
+			}
+		}
+		if len(pts) == 0 {
+			continue
+		}
+		sc, err := plotter.NewScatter(pts)
+		if err != nil {
+			return nil, err
+		}
+		sc.Color = colorOf(i)
+		sc.Shape = shapes[i%len(shapes)]
+		sc.Radius = vg.Points(3)
+		p.Add(sc)
+		p.Legend.Add(s.Name, sc)
+	}
+	return render(p, plotWidth, plotHeight)
+}
+
+// grid is a rows x cols image for plotter.HeatMap, row 0 drawn at the top.
+type grid struct {
+	rows, cols int
+	v          []float64
+}
+
+func (g grid) Dims() (c, r int)   { return g.cols, g.rows }
+func (g grid) Z(c, r int) float64 { return g.v[(g.rows-1-r)*g.cols+c] }
+func (g grid) X(c int) float64    { return float64(c) }
+func (g grid) Y(r int) float64    { return float64(r) }
+
+// HeatMap draws a rows x cols array of values (row-major, row 0 at the top)
+// with a diverging palette centred on zero and returns the SVG.
+func HeatMap(title string, rows, cols int, values []float64) ([]byte, error) {
+	if rows <= 0 || cols <= 0 || len(values) != rows*cols {
+		return nil, fmt.Errorf("report: heat map of %d x %d needs %d values, got %d", rows, cols, rows*cols, len(values))
+	}
+	var lim float64
+	for _, v := range values {
+		if !finite(v) {
+			return nil, fmt.Errorf("report: heat map has a non-finite value")
+		}
+		lim = math.Max(lim, math.Abs(v))
+	}
+	if lim == 0 {
+		lim = 1
+	}
+	pal := moreland.SmoothBlueRed()
+	pal.SetMin(-lim)
+	pal.SetMax(lim)
+	hm := plotter.NewHeatMap(grid{rows, cols, values}, pal.Palette(255))
+	hm.Min, hm.Max = -lim, lim
+	p := plot.New()
+	p.Title.Text = title
+	p.Add(hm)
+	p.HideAxes()
+	// A colour bar as a legend: a few swatches.
+	for _, f := range []float64{1, 0.5, 0, -0.5, -1} {
+		c, err := pal.At(f * lim)
+		if err != nil {
+			continue
+		}
+		sw := &swatch{c}
+		p.Legend.Add(fmt.Sprintf("%+.3g", f*lim), sw)
+	}
+	p.Legend.Left = false
+	p.Legend.Top = true
+	p.Legend.XOffs = vg.Points(0)
+	side := 4 * vg.Inch
+	return render(p, side+vg.Inch, side)
+}
+
+// swatch is a filled square legend entry.
+type swatch struct{ c color.Color }
+
+// Thumbnail draws the legend entry.
+func (s *swatch) Thumbnail(c *draw.Canvas) {
+	pts := []vg.Point{{X: c.Min.X, Y: c.Min.Y}, {X: c.Min.X, Y: c.Max.Y}, {X: c.Max.X, Y: c.Max.Y}, {X: c.Max.X, Y: c.Min.Y}}
+	c.FillPolygon(s.c, pts)
+}
+
+// BarSeries is one set of bars: Values[i] is the bar of category i.
+type BarSeries struct {
+	Name   string
+	Values []float64
+}
+
+// Bars draws grouped bars from zero, one group per category and one bar per
+// series, and returns the SVG.
+func Bars(title, ylabel string, categories []string, series []BarSeries) ([]byte, error) {
+	p := newPlot(title, "", ylabel)
+	ns := len(series)
+	w := vg.Points(float64(360) / float64(max(1, len(categories)*ns)))
+	w = min(w, vg.Points(40))
+	for i, s := range series {
+		if len(s.Values) != len(categories) {
+			return nil, fmt.Errorf("report: bar series %q has %d values for %d categories", s.Name, len(s.Values), len(categories))
+		}
+		for _, v := range s.Values {
+			if !finite(v) {
+				return nil, fmt.Errorf("report: bar series %q has value %v", s.Name, v)
+			}
+		}
+		b, err := plotter.NewBarChart(plotter.Values(s.Values), w)
+		if err != nil {
+			return nil, err
+		}
+		b.Color = colorOf(i)
+		b.LineStyle.Width = 0
+		b.Offset = (vg.Length(i) - vg.Length(ns-1)/2) * w
+		p.Add(b)
+		p.Legend.Add(s.Name, b)
+	}
+	p.NominalX(categories...)
+	return render(p, plotWidth, plotHeight)
+}
