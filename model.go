@@ -210,10 +210,11 @@ func (m *Model) Prefix(l int) (*Model, error) {
 // Indicator returns the generalization indicator Theta_raw of the paper
 // (SPEC section 3) on the training images x:
 //
-//	||H o g'(H) o W||_F * ||beta||_F
+//	||g'(H) o W||_F * ||beta||_F
 //
 // where H (N x L) holds the hidden outputs, g'(H) the activation's slope
-// written in terms of H (H o (1-H) for the sigmoid), and W repeats the row of
+// written in terms of them (H o (1-H) for the sigmoid, so that for the
+// sigmoid this is the paper's ||H o (1-H) o W||_F), and W repeats the row of
 // weight norms ||w_j|| (||u_j|| ||v_j|| for matrix learners).
 func (m *Model) Indicator(x Images) (float64, error) {
 	if err := m.checkInput(x); err != nil {
@@ -229,7 +230,7 @@ func (m *Model) Indicator(x Images) (float64, error) {
 	m.hidden(x, func(_, _ int, h []float32) {
 		for i, v := range h {
 			hv := float64(v)
-			s := hv * m.Activation.slope(hv) * wn[i%l]
+			s := m.Activation.slope(hv) * wn[i%l]
 			sum += s * s
 		}
 	})

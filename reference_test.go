@@ -15,9 +15,10 @@ import (
 
 // pinv returns the Moore-Penrose pseudo-inverse of a, truncating singular
 // values below max(r, c) * sigma_max * eps as MATLAB's pinv does.
-var refTol = 1.0
+func pinv(a *mat.Dense) *mat.Dense { return pinvTol(a, 1) }
 
-func pinv(a *mat.Dense) *mat.Dense {
+// pinvTol is pinv with MATLAB's tolerance scaled by scale.
+func pinvTol(a *mat.Dense, scale float64) *mat.Dense {
 	r, c := a.Dims()
 	var svd mat.SVD
 	if !svd.Factorize(a, mat.SVDThin) {
@@ -27,7 +28,7 @@ func pinv(a *mat.Dense) *mat.Dense {
 	var u, v mat.Dense
 	svd.UTo(&u)
 	svd.VTo(&v)
-	tol := refTol * float64(max(r, c)) * s[0] * 0x1p-52
+	tol := scale * float64(max(r, c)) * s[0] * 0x1p-52
 	k := len(s)
 	out := mat.NewDense(c, r, nil)
 	for i := 0; i < k; i++ {
@@ -41,9 +42,10 @@ func pinv(a *mat.Dense) *mat.Dense {
 	return out
 }
 
-// referenceFit is the reference SCN (vector input, sigmoid). It returns the
-// training RMSE after each node and the final output weights.
-func referenceFit(c Config, x [][]float64, t *mat.Dense, seed uint64) (rmse []float64, beta *mat.Dense, w [][]float64, b []float64) {
+// referenceFit is the reference SCN (vector input, sigmoid), with the
+// pseudo-inverse tolerance scaled by pinvScale (1: MATLAB's). It returns the
+// training RMSE after each node, the final output weights and the nodes.
+func referenceFit(c Config, x [][]float64, t *mat.Dense, seed uint64, pinvScale float64) (rmse []float64, beta *mat.Dense, w [][]float64, b []float64) {
 	n, d := len(x), len(x[0])
 	_, m := t.Dims()
 	rng := rand.New(rand.NewPCG(seed, 7))
@@ -113,7 +115,7 @@ func referenceFit(c Config, x [][]float64, t *mat.Dense, seed uint64) (rmse []fl
 			}
 		}
 		beta = &mat.Dense{}
-		beta.Mul(pinv(h), t)
+		beta.Mul(pinvTol(h, pinvScale), t)
 		var o mat.Dense
 		o.Mul(h, beta)
 		e.Sub(t, &o)

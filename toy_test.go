@@ -4,6 +4,8 @@ import (
 	"context"
 	"math"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
 )
 
 // toyProblem is the 1D regression target of the SCN paper.
@@ -32,7 +34,12 @@ func toyConfig() Config {
 	return c
 }
 
-func TestSCNToyReachesTolerance(t *testing.T) {
+// TestSCNToy runs the SCN paper's 1D toy with the settings of the authors'
+// demo. With exact least squares the supervisory inequality finds no
+// admissible candidate once the training RMSE is near 0.003 (about 77 nodes);
+// the 0.001 the authors' MATLAB code reaches comes from pinv's truncation of
+// tiny singular values (see TestReferenceToyNeedsPinvTruncation).
+func TestSCNToy(t *testing.T) {
 	p := toyProblem(t, 1000)
 	m, err := toyConfig().Fit(context.Background(), p, nil)
 	if err != nil {
@@ -43,10 +50,36 @@ func TestSCNToyReachesTolerance(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("nodes %d, stop %v, train RMSE (fit) %.6f, (predict) %.6f", m.Nodes(), m.Summary.Stop, m.Summary.TrainRMSE, rmse)
-	if m.Summary.Stop != ReachedTolerance || m.Nodes() > 150 {
-		t.Errorf("stopped with %v after %d nodes, want tolerance 0.001 within 150", m.Summary.Stop, m.Nodes())
+	if m.Nodes() > 150 || rmse > 0.0035 {
+		t.Errorf("%d nodes, training RMSE %.5f: want <= 0.0035 within 150 nodes", m.Nodes(), rmse)
 	}
-	if rmse > 0.0011 {
-		t.Errorf("predicted training RMSE %.6f, want <= 0.001 (as the fit's residual says)", rmse)
+	if math.Abs(rmse-m.Summary.TrainRMSE) > 1e-6 {
+		t.Errorf("predicted training RMSE %.7f differs from the fit's residual %.7f", rmse, m.Summary.TrainRMSE)
+	}
+}
+
+// TestReferenceToyNeedsPinvTruncation shows, with the plain reference
+// implementation, why the authors' code gets further on the toy than exact
+// least squares: with MATLAB's pinv tolerance it reaches RMSE 0.001, with a
+// (nearly) exact pseudo-inverse it stalls, as the fast builder does.
+func TestReferenceToyNeedsPinvTruncation(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: the reference recomputes a pseudo-inverse per node")
+	}
+	p := toyProblem(t, 1000)
+	x := make([][]float64, len(p.X.Pix))
+	for i, v := range p.X.Pix {
+		x[i] = []float64{float64(v)}
+	}
+	tt := mat.NewDense(len(x), 1, p.T)
+	matlab, _, _, _ := referenceFit(toyConfig(), x, tt, 3, 1)
+	exact, _, _, _ := referenceFit(toyConfig(), x, tt, 3, 1e-6)
+	lm, le := matlab[len(matlab)-1], exact[len(exact)-1]
+	t.Logf("MATLAB pinv: %d nodes, RMSE %.5f; exact: %d nodes, RMSE %.5f", len(matlab), lm, len(exact), le)
+	if lm > 0.001 || len(matlab) > 150 {
+		t.Errorf("MATLAB-tolerance reference: RMSE %.5f after %d nodes, want 0.001 within 150", lm, len(matlab))
+	}
+	if le < 0.0015 {
+		t.Errorf("exact reference reached RMSE %.5f; the stall this test documents is gone", le)
 	}
 }

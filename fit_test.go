@@ -1,0 +1,397 @@
+package scn
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// blobs returns n rows x cols images of k classes: a class prototype plus
+// noise, clipped to [0, 1].
+func blobs(n, rows, cols, k int, seed uint64) (Images, []int, []string) {
+	rng := rand.New(rand.NewPCG(seed, 2))
+	d := rows * cols
+	proto := make([]float64, k*d)
+	for i := range proto {
+		proto[i] = rng.Float64()
+	}
+	x := Images{Rows: rows, Cols: cols, Pix: make([]float32, n*d)}
+	labels := make([]int, n)
+	for i := range labels {
+		c := i % k
+		labels[i] = c
+		for j := 0; j < d; j++ {
+			v := proto[c*d+j] + 0.35*rng.NormFloat64()
+			x.Pix[i*d+j] = float32(min(1, max(0, v)))
+		}
+	}
+	names := make([]string, k)
+	for i := range names {
+		names[i] = string(rune('a' + i))
+	}
+	return x, labels, names
+}
+
+func blobProblem(t testing.TB, n int) Problem {
+	x, y, names := blobs(n, 10, 8, 3, 5)
+	p, err := Classification(x, y, names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func fitT(t testing.TB, c Config, p Problem) *Model {
+	t.Helper()
+	m, err := c.Fit(context.Background(), p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func TestResidualNeverGrows(t *testing.T) {
+	p := blobProblem(t, 300)
+	for _, k := range []Kind{SCN2D, SCN} {
+		c := Paper(k)
+		c.MaxNodes = 60
+		m := fitT(t, c, p)
+		prev := math.Sqrt(dot(p.T, p.T) / float64(len(p.T)))
+		for _, s := range m.Summary.Trace {
+			// The convergence argument: ||e_L||^2 <= r ||e_{L-1}||^2.
+			if s.RMSE*s.RMSE > s.Ratio*prev*prev*(1+1e-9) {
+				t.Fatalf("%v: node %d: RMSE %.6g after %.6g breaks ||e_L||^2 <= r ||e_L-1||^2 with r=%v", k, s.L, s.RMSE, prev, s.Ratio)
+			}
+			prev = s.RMSE
+		}
+		if len(m.Summary.Trace) != m.Nodes() {
+			t.Fatalf("%v: %d trace steps for %d nodes", k, len(m.Summary.Trace), m.Nodes())
+		}
+	}
+}
+
+func TestLearnersClassifyBlobs(t *testing.T) {
+	train, test := blobProblem(t, 600), blobProblem(t, 300)
+	_, testLabels, _ := blobs(300, 10, 8, 3, 5)
+	for _, k := range Kinds {
+		c := Paper(k)
+		c.MaxNodes = 40
+		m := fitT(t, c, train)
+		acc, err := m.Accuracy(test.X, testLabels)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if acc < 0.9 {
+			t.Errorf("%v: test accuracy %.3f on separable blobs, want >= 0.9", k, acc)
+		}
+	}
+}
+
+// TestMatrixNodeIsRankOneVectorNode checks u^T X v + b = vec(u v^T)^T vec(X) + b.
+func TestMatrixNodeIsRankOneVectorNode(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	const rows, cols = 7, 5
+	mm := matrixMap{rows, cols}
+	for trial := 0; trial < 20; trial++ {
+		p := make([]float32, mm.size())
+		mm.draw(rng, 3, p)
+		x := make([]float64, rows*cols)
+		for i := range x {
+			x[i] = rng.Float64()
+		}
+		b := rng.Float64()
+		u, v := p[:rows], p[rows:]
+		// u^T X v computed as a matrix expression in float64.
+		direct := b
+		for a := 0; a < rows; a++ {
+			var xv float64
+			for c := 0; c < cols; c++ {
+				xv += x[a*cols+c] * float64(v[c])
+			}
+			direct += float64(u[a]) * xv
+		}
+		// w = vec(u v^T) in float64, then w^T vec(X).
+		flat := b
+		for a := 0; a < rows; a++ {
+			for c := 0; c < cols; c++ {
+				flat += float64(u[a]) * float64(v[c]) * x[a*cols+c]
+			}
+		}
+		if math.Abs(direct-flat) > 1e-12*math.Max(1, math.Abs(direct)) {
+			t.Fatalf("u^T X v + b = %.17g, vec(uv^T)^T vec(X) + b = %.17g", direct, flat)
+		}
+		// The weight the learner uses is vec(u v^T), rounded once to float32.
+		w := make([]float32, rows*cols)
+		mm.weight(p, w)
+		for a := 0; a < rows; a++ {
+			for c := 0; c < cols; c++ {
+				if w[a*cols+c] != float32(float64(u[a])*float64(v[c])) {
+					t.Fatalf("weight (%d,%d) = %v, want u_a v_c = %v", a, c, w[a*cols+c], u[a]*v[c])
+				}
+			}
+		}
+		if got, want := mm.weightNorm(p), norm32(w); math.Abs(got-want) > 1e-6*want {
+			t.Fatalf("||u|| ||v|| = %v, ||vec(uv^T)|| = %v", got, want)
+		}
+	}
+}
+
+// hiddenMatrix returns the model's hidden outputs on x as float64, N x L.
+func hiddenMatrix(m *Model, x Images) *mat.Dense {
+	h := mat.NewDense(x.Len(), m.Nodes(), nil)
+	m.hidden(x, func(lo, rows int, hb []float32) {
+		for i := 0; i < rows; i++ {
+			for j := 0; j < m.Nodes(); j++ {
+				h.Set(lo+i, j, float64(hb[i*m.Nodes()+j]))
+			}
+		}
+	})
+	return h
+}
+
+func TestRVFLOutputWeightsAreClosedForm(t *testing.T) {
+	p := blobProblem(t, 400)
+	for _, k := range []Kind{RVFL, RVFL2D} {
+		c := Paper(k)
+		c.MaxNodes = 150
+		m := fitT(t, c, p)
+		if m.Nodes() != 150 || m.Summary.Stop != ReachedMaxNodes {
+			t.Fatalf("%v: %d nodes, stop %v", k, m.Nodes(), m.Summary.Stop)
+		}
+		var want mat.Dense
+		want.Mul(pinv(hiddenMatrix(m, p.X)), mat.NewDense(p.X.Len(), p.M, p.T))
+		if d := relDiff(m.Beta, want.RawMatrix().Data); d > 1e-8 {
+			t.Errorf("%v: beta differs from pinv(H) T by %.3g relative", k, d)
+		}
+		for i, v := range m.Params {
+			if math.Abs(float64(v)) > 1 {
+				t.Fatalf("%v: hidden parameter %d = %v outside [-1, 1]", k, i, v)
+			}
+		}
+	}
+}
+
+func TestRankDeficientFitDoesNotBlowUp(t *testing.T) {
+	// 40 samples, every image the same pair of patterns: H has tiny rank,
+	// and L_max far exceeds N.
+	x, y, names := blobs(2, 6, 6, 2, 1)
+	pix := make([]float32, 0, 40*36)
+	labels := make([]int, 0, 40)
+	for i := 0; i < 20; i++ {
+		pix = append(pix, x.Pix...)
+		labels = append(labels, y...)
+	}
+	p, err := Classification(Images{Rows: 6, Cols: 6, Pix: pix}, labels, names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range Kinds {
+		c := Paper(k)
+		c.MaxNodes = 100
+		m := fitT(t, c, p)
+		if err := checkFinite(m.Beta, "beta"); err != nil {
+			t.Fatalf("%v: %v", k, err)
+		}
+		if m.Nodes() > 2 {
+			t.Errorf("%v: %d nodes kept on data of rank 2", k, m.Nodes())
+		}
+		if acc, _ := m.Accuracy(p.X, labels); acc != 1 {
+			t.Errorf("%v: training accuracy %v on two distinct images", k, acc)
+		}
+		t.Logf("%v: %d nodes, stop %v, rejected %d", k, m.Nodes(), m.Summary.Stop, m.Summary.Rejected)
+	}
+}
+
+func TestPrefixIsTheShorterFit(t *testing.T) {
+	p := blobProblem(t, 200)
+	for _, k := range Kinds {
+		c := Paper(k)
+		c.MaxNodes = 30
+		full := fitT(t, c, p)
+		c.MaxNodes = 12
+		short := fitT(t, c, p)
+		pre, err := full.Prefix(12)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !equal32(pre.Params, short.Params) || !equal32(pre.Bias, short.Bias) {
+			t.Fatalf("%v: prefix nodes differ from a 12-node fit", k)
+		}
+		if d := relDiff(pre.Beta, short.Beta); d > 1e-10 {
+			t.Errorf("%v: prefix beta differs from the 12-node fit by %.3g", k, d)
+		}
+	}
+}
+
+func equal32(a, b []float32) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestSameSeedSameFileWhateverGOMAXPROCS(t *testing.T) {
+	p := blobProblem(t, 5000) // big enough for the parallel paths
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, k := range Kinds {
+		c := Paper(k)
+		c.MaxNodes = 25
+		var files [][]byte
+		for _, procs := range []int{1, 2, 1} {
+			runtime.GOMAXPROCS(procs)
+			var buf bytes.Buffer
+			if _, err := fitT(t, c, p).WriteTo(&buf); err != nil {
+				t.Fatal(err)
+			}
+			files = append(files, buf.Bytes())
+		}
+		if !bytes.Equal(files[0], files[1]) || !bytes.Equal(files[0], files[2]) {
+			t.Errorf("%v: model files differ between GOMAXPROCS=1 and 2", k)
+		}
+		c.Seed++
+		var other bytes.Buffer
+		fitT(t, c, p).WriteTo(&other)
+		if bytes.Equal(files[0], other.Bytes()) {
+			t.Errorf("%v: a different seed gave the same file", k)
+		}
+	}
+}
+
+func TestIndicatorMatchesDefinition(t *testing.T) {
+	p := blobProblem(t, 100)
+	for _, k := range Kinds {
+		c := Paper(k)
+		c.MaxNodes = 10
+		m := fitT(t, c, p)
+		got, err := m.Indicator(p.X)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := hiddenMatrix(m, p.X)
+		w := m.weights()
+		d := p.X.Dim()
+		var s float64
+		for j := 0; j < m.Nodes(); j++ {
+			wn := norm32(w[j*d : (j+1)*d])
+			for i := 0; i < p.X.Len(); i++ {
+				v := h.At(i, j) * (1 - h.At(i, j)) * wn
+				s += v * v
+			}
+		}
+		want := math.Sqrt(s) * mat.Norm(mat.NewDense(m.Nodes(), m.M, m.Beta), 2)
+		if math.Abs(got-want) > 1e-5*want {
+			t.Errorf("%v: indicator %v, direct computation %v", k, got, want)
+		}
+	}
+}
+
+func TestCancelledFitReturnsPartialModel(t *testing.T) {
+	p := blobProblem(t, 300)
+	ctx, cancel := context.WithCancel(context.Background())
+	c := Paper(SCN2D)
+	c.MaxNodes = 500
+	m, err := c.Fit(ctx, p, func(s Step) {
+		if s.L == 7 {
+			cancel()
+		}
+	})
+	if !errors.Is(err, context.Canceled) || m == nil || m.Nodes() != 7 || m.Summary.Stop != Cancelled {
+		t.Fatalf("got err %v, model %v", err, m != nil)
+	}
+}
+
+func TestBadInputIsAnErrorNotAPanic(t *testing.T) {
+	x, y, names := blobs(30, 4, 4, 2, 1)
+	good, _ := Classification(x, y, names)
+	nan := Images{Rows: 4, Cols: 4, Pix: append([]float32(nil), x.Pix...)}
+	nan.Pix[17] = float32(math.NaN())
+	inf := Images{Rows: 4, Cols: 4, Pix: append([]float32(nil), x.Pix...)}
+	inf.Pix[3] = float32(math.Inf(1))
+	cases := []struct {
+		name string
+		run  func() error
+	}{
+		{"NaN pixel", func() error { _, err := Classification(nan, y, names); return err }},
+		{"Inf pixel", func() error { _, err := Classification(inf, y, names); return err }},
+		{"empty set", func() error { _, err := Classification(Images{Rows: 4, Cols: 4}, nil, names); return err }},
+		{"label count", func() error { _, err := Classification(x, y[:29], names); return err }},
+		{"label range", func() error {
+			bad := append([]int(nil), y...)
+			bad[0] = 2
+			_, err := Classification(x, bad, names)
+			return err
+		}},
+		{"one class", func() error { _, err := Classification(x, make([]int, 30), names[:1]); return err }},
+		{"ragged images", func() error { _, err := Classification(Images{Rows: 4, Cols: 4, Pix: x.Pix[:100]}, y, names); return err }},
+		{"zero shape", func() error { _, err := Classification(Images{Rows: 0, Cols: 4, Pix: x.Pix}, y, names); return err }},
+		{"NaN target", func() error { _, err := Regression(x, append(make([]float64, 29), math.NaN()), 1); return err }},
+		{"target count", func() error { _, err := Regression(x, make([]float64, 31), 1); return err }},
+		{"hand-made problem", func() error {
+			_, err := Paper(SCN).Fit(context.Background(), Problem{X: x, T: make([]float64, 5), M: 2}, nil)
+			return err
+		}},
+	}
+	cfgs := map[string]func(*Config){
+		"L_max 0":          func(c *Config) { c.MaxNodes = 0 },
+		"T_max 0":          func(c *Config) { c.Candidates = 0 },
+		"empty scales":     func(c *Config) { c.Scales = nil },
+		"empty r list":     func(c *Config) { c.Ratios = nil },
+		"r = 1":            func(c *Config) { c.Ratios = []float64{0.9, 1} },
+		"r = 0":            func(c *Config) { c.Ratios = []float64{0} },
+		"r decreasing":     func(c *Config) { c.Ratios = []float64{0.99, 0.9} },
+		"negative scale":   func(c *Config) { c.Scales = []float64{1, -5} },
+		"NaN tolerance":    func(c *Config) { c.Tolerance = math.NaN() },
+		"negative ridge":   func(c *Config) { c.Ridge = -1 },
+		"bad activation":   func(c *Config) { c.Activation = 9 },
+		"bad kind":         func(c *Config) { c.Kind = Kind{Input: 5} },
+		"absurd L_max":     func(c *Config) { c.MaxNodes = 1 << 40 },
+		"absurd T_max":     func(c *Config) { c.Candidates = 1 << 30 },
+		"infinite scale":   func(c *Config) { c.Scales = []float64{math.Inf(1)} },
+		"infinite ridge":   func(c *Config) { c.Ridge = math.Inf(1) },
+		"negative tol":     func(c *Config) { c.Tolerance = -1 },
+		"r above one only": func(c *Config) { c.Ratios = []float64{1.5} },
+	}
+	for name, mod := range cfgs {
+		cases = append(cases, struct {
+			name string
+			run  func() error
+		}{name, func() error {
+			c := Paper(SCN2D)
+			mod(&c)
+			_, err := c.Fit(context.Background(), good, nil)
+			if err != nil && !errors.Is(err, ErrConfig) {
+				t.Errorf("%s: error %v does not wrap ErrConfig", name, err)
+			}
+			return err
+		}})
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Fatalf("panic: %v", r)
+				}
+			}()
+			err := tc.run()
+			if err == nil {
+				t.Fatal("no error")
+			}
+			t.Log(err)
+		})
+	}
+	m := fitT(t, Paper(SCN2D), good)
+	if _, err := m.Predict(Images{Rows: 5, Cols: 4, Pix: make([]float32, 20)}); err == nil {
+		t.Error("predicting on 5x4 images with a 4x4 model gave no error")
+	}
+}
