@@ -1,0 +1,426 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+
+	"github.com/scn2d/scn/report"
+)
+
+// Distribution is the law P of the entries of E6's random vectors.
+type Distribution int
+
+const (
+	// Uniform is the uniform law on [-1, 1] (the paper's case 1).
+	Uniform Distribution = iota
+	// Normal is the standard normal law (the paper's case 2).
+	Normal
+)
+
+// String names the law.
+func (p Distribution) String() string {
+	if p == Normal {
+		return "standard normal"
+	}
+	return "uniform[-1,1]"
+}
+
+func (p Distribution) draw(r *rand.Rand) float64 {
+	if p == Normal {
+		return r.NormFloat64()
+	}
+	return 2*r.Float64() - 1
+}
+
+// Weight-vector models of SPEC section 4.
+const (
+	M1 = iota // i.i.d. entries from P
+	M2        // element-wise product of two i.i.d. vectors
+	M3        // vec(u v^T), u and v i.i.d.
+	numModels
+)
+
+var modelNames = [numModels]string{"M1 (i.i.d.)", "M2 (z1 o z2)", "M3 vec(u v^T)"}
+
+// SmallWeightsConfig sets up the E6 simulation.
+type SmallWeightsConfig struct {
+	D1, D2   int       // weight shape; d = D1*D2
+	Eps      []float64 // thresholds epsilon
+	P        []float64 // shares p
+	Draws    int       // independent draws per model
+	Seed     uint64
+	Dist     Distribution
+	Parallel int // goroutines; 0 = GOMAXPROCS. Results do not depend on it.
+}
+
+// SmallWeightsCell is one (epsilon, p) cell: the estimated probability
+// Prob(#{i : |w_i| <= eps}/d >= p) for each model, its Monte Carlo standard
+// error sqrt(q(1-q)/n), and the exact value for M1 and M2 (NaN for M3).
+type SmallWeightsCell struct {
+	Eps, P float64
+	Sim    [numModels]float64
+	SE     [numModels]float64 // from the simulated value
+	Exact  [numModels]float64
+	// Z is (Sim-Exact)/SE_exact for M1 and M2, SE_exact computed from the
+	// exact value (NaN for M3).
+	Z [numModels]float64
+}
+
+// smallChunks is the fixed number of work pieces: piece c draws its share
+// with its own generator seeded (Seed, c), so the result does not depend on
+// the number of goroutines.
+const smallChunks = 64
+
+// SimulateSmallWeights runs the E6 simulation: for each model, Draws
+// vectors, counting for every epsilon how many entries are at most epsilon
+// in absolute value. It returns one cell per (epsilon, p), epsilon major.
+func SimulateSmallWeights(ctx context.Context, c SmallWeightsConfig) ([]SmallWeightsCell, error) {
+	d := c.D1 * c.D2
+	if d <= 0 || c.Draws <= 0 || len(c.Eps) == 0 || len(c.P) == 0 {
+		return nil, fmt.Errorf("experiment: bad small-weights configuration %+v", c)
+	}
+	ne := len(c.Eps)
+	// hist[model][eps][k]: draws with exactly k small entries.
+	type hist [numModels][][]int64
+	newHist := func() *hist {
+		var h hist
+		for m := range h {
+			h[m] = make([][]int64, ne)
+			for e := range h[m] {
+				h[m][e] = make([]int64, d+1)
+			}
+		}
+		return &h
+	}
+	par := c.Parallel
+	if par <= 0 {
+		par = runtime.GOMAXPROCS(0)
+	}
+	hs := make([]*hist, smallChunks)
+	next := make(chan int, smallChunks)
+	for i := 0; i < smallChunks; i++ {
+		next <- i
+	}
+	close(next)
+	var wg sync.WaitGroup
+	for w := 0; w < par; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w := make([]float64, d)
+			u := make([]float64, c.D1)
+			v := make([]float64, c.D2)
+			for ch := range next {
+				if ctx.Err() != nil {
+					continue
+				}
+				h := newHist()
+				rng := rand.New(rand.NewPCG(c.Seed, 0xe6000+uint64(ch)))
+				lo, hi := ch*c.Draws/smallChunks, (ch+1)*c.Draws/smallChunks
+				for n := lo; n < hi; n++ {
+					for m := 0; m < numModels; m++ {
+						switch m {
+						case M1:
+							for i := range w {
+								w[i] = c.Dist.draw(rng)
+							}
+						case M2:
+							for i := range w {
+								w[i] = c.Dist.draw(rng)
+							}
+							for i := range w {
+								w[i] *= c.Dist.draw(rng)
+							}
+						case M3:
+							for i := range u {
+								u[i] = c.Dist.draw(rng)
+							}
+							for j := range v {
+								v[j] = c.Dist.draw(rng)
+							}
+							for i := range u {
+								for j := range v {
+									w[i*c.D2+j] = u[i] * v[j]
+								}
+							}
+						}
+						for e, eps := range c.Eps {
+							k := 0
+							for _, x := range w {
+								if math.Abs(x) <= eps {
+									k++
+								}
+							}
+							h[m][e][k]++
+						}
+					}
+				}
+				hs[ch] = h
+			}
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	total := newHist()
+	for _, h := range hs {
+		for m := range h {
+			for e := range h[m] {
+				for k, v := range h[m][e] {
+					total[m][e][k] += v
+				}
+			}
+		}
+	}
+	n := float64(c.Draws)
+	var cells []SmallWeightsCell
+	for e, eps := range c.Eps {
+		q1 := smallProbM1(c.Dist, eps)
+		q2 := smallProbM2(c.Dist, eps)
+		for _, p := range c.P {
+			kmin := minCount(p, d)
+			cell := SmallWeightsCell{Eps: eps, P: p}
+			for m := 0; m < numModels; m++ {
+				var hits int64
+				for k := kmin; k <= d; k++ {
+					hits += total[m][e][k]
+				}
+				s := float64(hits) / n
+				cell.Sim[m] = s
+				cell.SE[m] = math.Sqrt(s * (1 - s) / n)
+				cell.Exact[m] = math.NaN()
+				cell.Z[m] = math.NaN()
+			}
+			cell.Exact[M1] = BinomialTail(d, q1, kmin)
+			cell.Exact[M2] = BinomialTail(d, q2, kmin)
+			for _, m := range []int{M1, M2} {
+				x := cell.Exact[m]
+				se := math.Sqrt(x * (1 - x) / n)
+				switch {
+				case se > 0:
+					cell.Z[m] = (cell.Sim[m] - x) / se
+				case cell.Sim[m] == x:
+					cell.Z[m] = 0
+				default:
+					cell.Z[m] = math.Inf(1)
+				}
+			}
+			cells = append(cells, cell)
+		}
+	}
+	return cells, nil
+}
+
+// minCount returns the least k with k/d >= p.
+func minCount(p float64, d int) int {
+	k := int(math.Ceil(p*float64(d) - 1e-9))
+	for k > 0 && float64(k-1)/float64(d) >= p {
+		k--
+	}
+	for float64(k)/float64(d) < p {
+		k++
+	}
+	return k
+}
+
+// smallProbM1 returns P(|z| <= eps) for z drawn from P.
+func smallProbM1(dist Distribution, eps float64) float64 {
+	if dist == Normal {
+		return math.Erf(eps / math.Sqrt2)
+	}
+	return math.Min(eps, 1)
+}
+
+// smallProbM2 returns P(|z1 z2| <= eps) for z1, z2 i.i.d. from P: for the
+// uniform law eps(1 - ln eps); for the normal law E_z1[erf(eps/(|z1| sqrt 2))],
+// computed by adaptive quadrature.
+func smallProbM2(dist Distribution, eps float64) float64 {
+	if dist == Normal {
+		return NormalProductSmallProb(eps)
+	}
+	if eps >= 1 {
+		return 1
+	}
+	return eps * (1 - math.Log(eps))
+}
+
+// NormalProductSmallProb returns P(|z1 z2| <= eps) for independent
+// standard normals: 2 * integral over x > 0 of phi(x) erf(eps/(x sqrt 2)) dx,
+// by adaptive Simpson quadrature on pieces split at log-spaced points (the
+// integrand bends near x = eps).
+func NormalProductSmallProb(eps float64) float64 {
+	if eps <= 0 {
+		return 0
+	}
+	f := func(x float64) float64 {
+		phi := math.Exp(-x*x/2) / math.Sqrt(2*math.Pi)
+		if x == 0 {
+			return phi
+		}
+		return phi * math.Erf(eps/(x*math.Sqrt2))
+	}
+	// Break points: 0, eps/64, eps/16, ..., up to 40 (phi is ~0 beyond).
+	pts := []float64{0}
+	for x := eps / 64; x < 40; x *= 4 {
+		pts = append(pts, x)
+	}
+	pts = append(pts, 40)
+	var s float64
+	for i := 0; i+1 < len(pts); i++ {
+		s += adaptiveSimpson(f, pts[i], pts[i+1], 1e-15, 40)
+	}
+	return math.Min(2*s, 1)
+}
+
+func adaptiveSimpson(f func(float64) float64, a, b, tol float64, depth int) float64 {
+	fa, fb, fm := f(a), f(b), f((a+b)/2)
+	whole := (b - a) / 6 * (fa + 4*fm + fb)
+	return simpsonRec(f, a, b, fa, fm, fb, whole, tol, depth)
+}
+
+func simpsonRec(f func(float64) float64, a, b, fa, fm, fb, whole, tol float64, depth int) float64 {
+	m := (a + b) / 2
+	lm, rm := (a+m)/2, (m+b)/2
+	flm, frm := f(lm), f(rm)
+	left := (m - a) / 6 * (fa + 4*flm + fm)
+	right := (b - m) / 6 * (fm + 4*frm + fb)
+	if depth <= 0 || math.Abs(left+right-whole) <= 15*tol {
+		return left + right + (left+right-whole)/15
+	}
+	return simpsonRec(f, a, m, fa, flm, fm, left, tol/2, depth-1) + simpsonRec(f, m, b, fm, frm, fb, right, tol/2, depth-1)
+}
+
+// BinomialTail returns P(X >= k) for X ~ Binomial(n, q), summing the
+// probability mass function in log space.
+func BinomialTail(n int, q float64, k int) float64 {
+	switch {
+	case k <= 0:
+		return 1
+	case k > n:
+		return 0
+	case q <= 0:
+		return 0
+	case q >= 1:
+		return 1
+	}
+	lq, l1q := math.Log(q), math.Log1p(-q)
+	ln, _ := math.Lgamma(float64(n + 1))
+	var s float64
+	for j := k; j <= n; j++ {
+		a, _ := math.Lgamma(float64(j + 1))
+		b, _ := math.Lgamma(float64(n - j + 1))
+		t := math.Exp(ln - a - b + float64(j)*lq + float64(n-j)*l1q)
+		s += t
+		if t < s*1e-18 && float64(j) > float64(n)*q {
+			break
+		}
+	}
+	return math.Min(s, 1)
+}
+
+// E6 settings of SPEC section 4.
+var (
+	smallEps = []float64{0.001, 0.005, 0.01}
+	smallP   = []float64{0.08, 0.10, 0.12, 0.15}
+)
+
+func runSmallWeights(ctx context.Context, o Options, r *Result) error {
+	draws := 100000
+	if o.Quick {
+		draws = 20000
+	}
+	if o.Trials > 0 {
+		// Trials counts thousands of draws here.
+		draws = o.Trials * 1000
+	}
+	r.Trials = draws
+	r.protocol("d1 = d2 = 28 (d = 784)")
+	r.protocol("%d independent draws per model and law", draws)
+	r.protocol("eps in {0.001, 0.005, 0.01}; p in {8%%, 10%%, 12%%, 15%%}")
+	r.protocol("work split into %d fixed pieces, piece c seeded (Seed, c): results do not depend on GOMAXPROCS", smallChunks)
+	r.Provenance = append(r.Provenance, "No data: pure simulation (SPEC section 4).")
+	worst := 0.0
+	for ci, dist := range []Distribution{Uniform, Normal} {
+		o.logf("E6: simulating %s, %d draws", dist, draws)
+		cells, err := SimulateSmallWeights(ctx, SmallWeightsConfig{
+			D1: 28, D2: 28, Eps: smallEps, P: smallP, Draws: draws, Seed: o.Seed + uint64(ci), Dist: dist,
+		})
+		if err != nil {
+			return err
+		}
+		tab := Table{
+			Name:  fmt.Sprintf("case%d_%s", ci+1, map[Distribution]string{Uniform: "uniform", Normal: "normal"}[dist]),
+			Title: fmt.Sprintf("Case %d: P = %s; Prob(#{|w_i| <= eps}/d >= p), %d draws", ci+1, dist, draws),
+			Header: []string{"eps", "p",
+				"M1 sim", "M1 exact", "M1 SE", "M1 z",
+				"M2 sim", "M2 exact", "M2 SE", "M2 z",
+				"M3 sim", "M3 SE"},
+			Caption: "sim: share of draws; SE: Monte Carlo standard error sqrt(q(1-q)/n) of the simulated share; exact: binomial tail with P(|w_i| <= eps) in closed form (M3 has dependent entries: simulation only); z = (sim - exact) / SE(exact).",
+		}
+		for _, c := range cells {
+			tab.Rows = append(tab.Rows, []string{
+				fmt.Sprint(c.Eps), fmt.Sprintf("%g%%", 100*c.P),
+				fmtProb(c.Sim[M1]), fmtProb(c.Exact[M1]), fmtProb(c.SE[M1]), fmt.Sprintf("%.2f", c.Z[M1]),
+				fmtProb(c.Sim[M2]), fmtProb(c.Exact[M2]), fmtProb(c.SE[M2]), fmt.Sprintf("%.2f", c.Z[M2]),
+				fmtProb(c.Sim[M3]), fmtProb(c.SE[M3]),
+			})
+			for _, m := range []int{M1, M2} {
+				worst = math.Max(worst, math.Abs(c.Z[m]))
+			}
+			key := fmt.Sprintf("%s/eps=%g/p=%g", tab.Name, c.Eps, c.P)
+			for m := 0; m < numModels; m++ {
+				r.value(fmt.Sprintf("%s/M%d/sim", key, m+1), c.Sim[m])
+			}
+			r.value(key+"/M1/exact", c.Exact[M1])
+			r.value(key+"/M2/exact", c.Exact[M2])
+		}
+		r.Tables = append(r.Tables, tab)
+		probs := Table{
+			Name:   tab.Name + "_entry_probabilities",
+			Title:  fmt.Sprintf("Case %d: probability that one entry is small, P(|w_i| <= eps)", ci+1),
+			Header: []string{"eps", "M1: P(|z| <= eps)", "M2: P(|z1 z2| <= eps)"},
+		}
+		for _, eps := range smallEps {
+			probs.Rows = append(probs.Rows, []string{fmt.Sprint(eps), fmt.Sprintf("%.6g", smallProbM1(dist, eps)), fmt.Sprintf("%.6g", smallProbM2(dist, eps))})
+		}
+		r.Tables = append(r.Tables, probs)
+	}
+	r.value("max_abs_z", worst)
+	r.note("Agreement of simulation and exact binomial tails for M1 and M2: largest |z| = %.2f over both laws and all (eps, p) (|z| <= 4 expected).", worst)
+	r.note("M3 (2D weights vec(u v^T)) has far more small entries than M1 and M2 at every (eps, p): the rank-one structure makes small weights likely.")
+	// Figures: one random 1D weight vector and one 2D one, as 28 x 28 images.
+	rng := rand.New(rand.NewPCG(o.Seed, 0xe6f))
+	w1 := make([]float64, 784)
+	for i := range w1 {
+		w1[i] = Uniform.draw(rng)
+	}
+	u, v := make([]float64, 28), make([]float64, 28)
+	for i := range u {
+		u[i] = Uniform.draw(rng)
+		v[i] = Uniform.draw(rng)
+	}
+	w2 := make([]float64, 784)
+	for i := range u {
+		for j := range v {
+			w2[i*28+j] = u[i] * v[j]
+		}
+	}
+	svg, err := report.HeatMap("1D weight w, i.i.d. uniform[-1,1] (M1)", 28, 28, w1)
+	if err := r.addFigure("weights_1d", "A random 1D weight vector (28 x 28)", "Entries i.i.d. uniform on [-1,1].", svg, err); err != nil {
+		return err
+	}
+	svg, err = report.HeatMap("2D weight vec(u v^T), u, v uniform[-1,1] (M3)", 28, 28, w2)
+	return r.addFigure("weights_2d", "A random 2D weight vector vec(u v^T) (28 x 28)", "u and v i.i.d. uniform on [-1,1]: whole rows and columns are near zero where u_i or v_j is.", svg, err)
+}
+
+func fmtProb(x float64) string {
+	if math.IsNaN(x) {
+		return "-"
+	}
+	return fmt.Sprintf("%.5f", x)
+}
