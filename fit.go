@@ -56,9 +56,20 @@ type Summary struct {
 	Rejected  int        // candidates refused as dependent in all
 	// Trace has one step per node. It is kept in memory, not in model files.
 	Trace []Step
-	// Duration is the fit's wall time. It is not saved, so that the same
-	// seed gives the same file.
+	// Duration is the fit's wall time, and Profile splits it. Neither is
+	// saved, so that the same seed gives the same file.
 	Duration time.Duration
+	Profile  Profile
+}
+
+// Profile splits a fit's time into its parts.
+type Profile struct {
+	Draw      time.Duration // drawing candidates and forming their weights
+	Scoring   time.Duration // the candidates' hidden outputs: X W^T and g
+	Selection time.Duration // E^T H_c, h^T h and the supervisory inequality
+	Ortho     time.Duration // orthogonalising chosen columns, updating the residual
+	Solve     time.Duration // the final solve for the output weights
+	Products  int64         // candidate columns computed (each N x d multiply-adds)
 }
 
 // randomBlock is how many random nodes are drawn and evaluated per matrix
@@ -119,6 +130,7 @@ type builder struct {
 	tried  int
 	reject int
 
+	prof Profile
 	// A batch of k candidates: parameters, biases, weights and outputs.
 	cp, cb, cw, z []float32
 	k             int
@@ -179,17 +191,34 @@ func (b *builder) drawBatch(k int, lambda float64) {
 	b.cb = grow(b.cb, k)
 	b.cw = grow(b.cw, k*b.d)
 	b.z = grow(b.z, b.n*k)
+	t0 := time.Now()
 	for j := 0; j < k; j++ {
 		p := b.cp[j*b.np : (j+1)*b.np]
 		b.nm.draw(b.rng, lambda, p)
 		b.cb[j] = float32(lambda * (2*b.rng.Float64() - 1))
 		b.nm.weight(p, b.cw[j*b.d:(j+1)*b.d])
 	}
+	t1 := time.Now()
 	linalg.Sgemm(false, true, b.n, k, b.d, 1, b.x.Pix, b.d, b.cw, b.d, 0, b.z, k)
 	act, bias := b.cfg.Activation, b.cb
 	forChunks(b.n, 2048, func(_, lo, hi int) {
 		act.apply(b.z[lo*k:hi*k], bias)
 	})
+	b.prof.Draw += t1.Sub(t0)
+	b.prof.Scoring += time.Since(t1)
+	b.prof.Products += int64(k)
+}
+
+// addColumn offers candidate j to the factorisation and keeps it if it is
+// independent of the chosen nodes.
+func (b *builder) addColumn(j int) bool {
+	t0 := time.Now()
+	ok := b.ls.add(b.column(j))
+	if ok {
+		b.accept(j)
+	}
+	b.prof.Ortho += time.Since(t0)
+	return ok
 }
 
 // column copies candidate j's outputs into b.h as float64.
@@ -220,8 +249,7 @@ func (b *builder) pickRandom() (Step, bool) {
 		j := b.next
 		b.next++
 		st.Tried++
-		if b.ls.add(b.column(j)) {
-			b.accept(j)
+		if b.addColumn(j) {
 			return st, true
 		}
 		st.Rejected++
@@ -243,18 +271,21 @@ func (b *builder) pickSupervised() (Step, bool) {
 		k := b.cfg.Candidates
 		b.drawBatch(k, lambda)
 		st.Tried += k
+		t0 := time.Now()
 		hh, eh := b.correlations()
 		dead := make([]bool, k)
 		for _, r := range b.cfg.Ratios {
-			for _, j := range admissible(hh, eh, ee, m, r, dead) {
-				if b.ls.add(b.column(j)) {
-					b.accept(j)
+			order := admissible(hh, eh, ee, m, r, dead)
+			b.prof.Selection += time.Since(t0)
+			for _, j := range order {
+				if b.addColumn(j) {
 					st.Scale, st.Ratio = lambda, r
 					return st, true
 				}
 				dead[j] = true
 				st.Rejected++
 			}
+			t0 = time.Now()
 		}
 	}
 	return st, false
@@ -344,7 +375,9 @@ func admissible(hh, eh, ee []float64, m int, r float64, dead []bool) []int {
 
 // model assembles the fitted model.
 func (b *builder) model(stop StopReason) (*Model, error) {
+	t0 := time.Now()
 	beta, err := b.ls.solve(b.ls.l, b.cfg.Ridge)
+	b.prof.Solve = time.Since(t0)
 	if err != nil {
 		return nil, err
 	}
@@ -355,7 +388,7 @@ func (b *builder) model(stop StopReason) (*Model, error) {
 		Config: b.cfg,
 		Summary: Summary{
 			Nodes: b.ls.l, Samples: b.n, Stop: stop, TrainRMSE: b.rmse(),
-			Tried: b.tried, Rejected: b.reject, Trace: b.trace,
+			Tried: b.tried, Rejected: b.reject, Trace: b.trace, Profile: b.prof,
 		},
 		ls: b.ls,
 	}

@@ -333,7 +333,10 @@ func TestBadInputIsAnErrorNotAPanic(t *testing.T) {
 			return err
 		}},
 		{"one class", func() error { _, err := Classification(x, make([]int, 30), names[:1]); return err }},
-		{"ragged images", func() error { _, err := Classification(Images{Rows: 4, Cols: 4, Pix: x.Pix[:100]}, y, names); return err }},
+		{"ragged images", func() error {
+			_, err := Classification(Images{Rows: 4, Cols: 4, Pix: x.Pix[:100]}, y, names)
+			return err
+		}},
 		{"zero shape", func() error { _, err := Classification(Images{Rows: 0, Cols: 4, Pix: x.Pix}, y, names); return err }},
 		{"NaN target", func() error { _, err := Regression(x, append(make([]float64, 29), math.NaN()), 1); return err }},
 		{"target count", func() error { _, err := Regression(x, make([]float64, 31), 1); return err }},

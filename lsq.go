@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/scn2d/scn/internal/linalg"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -27,13 +27,14 @@ const qChunkRows = 32
 // and O(N*m) for the residual; the output weights are solved once, from R and
 // Q^T T, when they are asked for.
 type lsq struct {
-	n, m   int
-	t, e   []float64   // targets and residual, N x m row-major
-	q      [][]float64 // Q^T in blocks of qChunkRows rows of length N
-	r      [][]float64 // r[j] is column j of R: R[0..j, j]
-	qtt    []float64   // Q^T T, L x m row-major
-	l      int         // columns so far
-	c1, c2 []float64   // projection coefficients, scratch
+	n, m int
+	t, e []float64   // targets and residual, N x m row-major
+	q    [][]float64 // Q^T in blocks of qChunkRows rows of length N
+	r    [][]float64 // r[j] is column j of R: R[0..j, j]
+	qtt  []float64   // Q^T T, L x m row-major
+	l    int         // columns so far
+	c2   []float64   // re-orthogonalisation coefficients, scratch
+	part []float64   // per-tile partial sums, scratch
 }
 
 func newLSQ(t []float64, n, m int) *lsq {
@@ -49,24 +50,67 @@ func (s *lsq) residualNorm2() float64 {
 	return sum
 }
 
-// project sets c = Q^T h (first s.l entries) and h -= Q c.
-func (s *lsq) project(h, c []float64) {
-	for b, blk := range s.q {
-		off := b * qChunkRows
-		rows := min(qChunkRows, s.l-off)
-		if rows <= 0 {
-			break
+// sampleBlock is the number of samples (rows of Q) per tile of the
+// orthogonalisation. A tile row of Q at L = 1000 is 1 MB, so that the
+// fused passes below find it in cache the second time.
+const sampleBlock = 128
+
+// orthogonalise runs CGS2 on h against Q: c = c1 + c2 where c1 = Q^T h,
+// h -= Q c1, c2 = Q^T h, h -= Q c2. It reads Q three times, not four: the
+// update with c1 and the projection giving c2 are fused, tile by tile of
+// samples. Tiles are fixed and partial sums are added in tile order, so the
+// result does not depend on the number of goroutines. It returns ||h||^2
+// after orthogonalisation.
+func (s *lsq) orthogonalise(h, c []float64) float64 {
+	l := s.l
+	nb := (s.n + sampleBlock - 1) / sampleBlock
+	s.part = grow(s.part, nb*(l+1))
+	part := s.part
+	sum := func(dst []float64) {
+		clear(dst)
+		for b := 0; b < nb; b++ {
+			p := part[b*(l+1) : (b+1)*(l+1)]
+			for j := range dst {
+				dst[j] += p[j]
+			}
 		}
-		linalg.Dgemv(false, rows, s.n, 1, blk, s.n, h, 0, c[off:off+rows])
 	}
-	for b, blk := range s.q {
-		off := b * qChunkRows
-		rows := min(qChunkRows, s.l-off)
-		if rows <= 0 {
-			break
+	c1, c2 := c[:l], s.c2[:l]
+	// Pass 1: c1 = Q^T h.
+	forChunks(s.n, sampleBlock, func(b, lo, hi int) {
+		p, hb := part[b*(l+1):(b+1)*(l+1)], h[lo:hi]
+		for j := 0; j < l; j++ {
+			p[j] = floats.Dot(s.tile(j, b, hi-lo), hb)
 		}
-		linalg.Dgemv(true, rows, s.n, -1, blk, s.n, c[off:off+rows], 1, h)
+	})
+	sum(c1)
+	// Pass 2: h -= Q c1, and c2 = Q^T h on the same tile.
+	forChunks(s.n, sampleBlock, func(b, lo, hi int) {
+		p, hb := part[b*(l+1):(b+1)*(l+1)], h[lo:hi]
+		for j := 0; j < l; j++ {
+			floats.AddScaled(hb, -c1[j], s.tile(j, b, hi-lo))
+		}
+		for j := 0; j < l; j++ {
+			p[j] = floats.Dot(s.tile(j, b, hi-lo), hb)
+		}
+	})
+	sum(c2)
+	// Pass 3: h -= Q c2, with the squared norm of each tile.
+	forChunks(s.n, sampleBlock, func(b, lo, hi int) {
+		hb := h[lo:hi]
+		for j := 0; j < l; j++ {
+			floats.AddScaled(hb, -c2[j], s.tile(j, b, hi-lo))
+		}
+		part[b*(l+1)+l] = floats.Dot(hb, hb)
+	})
+	var norm2 float64
+	for b := 0; b < nb; b++ {
+		norm2 += part[b*(l+1)+l]
 	}
+	for j := range c1 {
+		c1[j] += c2[j]
+	}
+	return norm2
 }
 
 // add orthogonalises the column h (overwritten) against Q and appends it. It
@@ -77,20 +121,11 @@ func (s *lsq) add(h []float64) bool {
 	if !(norm0 > 0) || math.IsInf(norm0, 0) {
 		return false
 	}
-	if cap(s.c1) < s.l+1 {
-		s.c1 = make([]float64, s.l+1, 2*s.l+qChunkRows)
-		s.c2 = make([]float64, s.l+1, 2*s.l+qChunkRows)
-	}
-	c1, c2 := s.c1[:s.l+1], s.c2[:s.l+1]
-	s.project(h, c1)
-	s.project(h, c2)
-	norm := math.Sqrt(dot(h, h))
+	s.c2 = grow(s.c2, s.l+1)
+	col := make([]float64, s.l+1)
+	norm := math.Sqrt(s.orthogonalise(h, col))
 	if !(norm > dependenceTol*norm0) {
 		return false
-	}
-	col := make([]float64, s.l+1)
-	for i := 0; i < s.l; i++ {
-		col[i] = c1[i] + c2[i]
 	}
 	col[s.l] = norm
 	inv := 1 / norm
@@ -104,13 +139,27 @@ func (s *lsq) add(h []float64) bool {
 	return true
 }
 
-// appendQ stores q as row s.l of Q^T.
+// Q is stored tile-major: a block of qChunkRows columns of Q is one slice
+// holding, for each tile of sampleBlock samples in turn, the tile's part of
+// each column. The orthogonalisation walks tile by tile, so it reads long
+// contiguous runs that the hardware prefetches well.
+
+// tile returns the part of column j of Q in sample tile b (n values).
+func (s *lsq) tile(j, b, n int) []float64 {
+	off := b*qChunkRows*sampleBlock + (j%qChunkRows)*sampleBlock
+	return s.q[j/qChunkRows][off : off+n]
+}
+
+// appendQ stores q as column s.l of Q.
 func (s *lsq) appendQ(q []float64) {
-	b, off := s.l/qChunkRows, s.l%qChunkRows
-	if b == len(s.q) {
-		s.q = append(s.q, make([]float64, qChunkRows*s.n))
+	if s.l/qChunkRows == len(s.q) {
+		nb := (s.n + sampleBlock - 1) / sampleBlock
+		s.q = append(s.q, make([]float64, qChunkRows*nb*sampleBlock))
 	}
-	copy(s.q[b][off*s.n:(off+1)*s.n], q)
+	for b, lo := 0, 0; lo < s.n; b, lo = b+1, lo+sampleBlock {
+		hi := min(s.n, lo+sampleBlock)
+		copy(s.tile(s.l, b, hi-lo), q[lo:hi])
+	}
 }
 
 // updateResidual records q^T T and sets e -= q (q^T e) for the new unit

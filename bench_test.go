@@ -1,0 +1,92 @@
+package scn
+
+import (
+	"context"
+	"fmt"
+	"testing"
+)
+
+// Benchmarks of the parts of a fit. Run with
+//
+//	go test -run x -bench . -benchtime 5x
+//	go test -tags openblas -run x -bench . -benchtime 5x
+//
+// They use synthetic 28 x 28 images with 10 classes (blobs), so that no data
+// set is needed; the work per node does not depend on the pixel values.
+
+func benchProblem(b *testing.B, n int) Problem {
+	x, y, names := blobs(n, 28, 28, 10, 1)
+	p, err := Classification(x, y, names)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return p
+}
+
+// BenchmarkScoreBatch times one batch of T_max = 5 candidates (and 45, all
+// nine scales at once) on N images: X W^T, the activation and E^T H_c.
+func BenchmarkScoreBatch(b *testing.B) {
+	for _, n := range []int{5000, 60000} {
+		for _, k := range []int{5, 45} {
+			b.Run(fmt.Sprintf("N=%d/K=%d", n, k), func(b *testing.B) {
+				p := benchProblem(b, n)
+				bl := newBuilder(Paper(SCN2D), p)
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					bl.drawBatch(k, 1)
+					bl.correlations()
+				}
+				flops := 2 * float64(n) * float64(k) * float64(p.X.Dim())
+				b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+			})
+		}
+	}
+}
+
+// BenchmarkAppendNode times adding one column to a factorisation that holds
+// L columns already (CGS2 against Q and the residual update).
+func BenchmarkAppendNode(b *testing.B) {
+	const n, m = 5000, 10
+	for _, l := range []int{500, 1000} {
+		b.Run(fmt.Sprintf("N=%d/L=%d", n, l), func(b *testing.B) {
+			p := benchProblem(b, n)
+			c := Paper(RVFL2D)
+			c.MaxNodes = l
+			mod, err := c.Fit(context.Background(), p, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			s := mod.ls
+			h := make([]float64, n)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				for j := range h {
+					h[j] = float64((i*7919+j*104729)%1000) / 1000
+				}
+				if !s.add(h) {
+					b.Fatal("refused")
+				}
+				s.l-- // forget it again: every iteration appends node l+1
+				s.r = s.r[:s.l]
+				s.qtt = s.qtt[:s.l*m]
+			}
+			b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/node")
+			b.ReportMetric(4*8*float64(n*l)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GB/s(Q)")
+		})
+	}
+}
+
+// BenchmarkFit2DSCN times a whole 2DSCN fit with the paper preset on N = 5000
+// images of 28 x 28 to L = 300.
+func BenchmarkFit2DSCN(b *testing.B) {
+	p := benchProblem(b, 5000)
+	c := Paper(SCN2D)
+	c.MaxNodes = 300
+	for i := 0; i < b.N; i++ {
+		m, err := c.Fit(context.Background(), p, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(m.Summary.Duration.Milliseconds())/float64(m.Nodes()), "ms/node")
+	}
+}
