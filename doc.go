@@ -1,0 +1,44 @@
+// Package scn implements two-dimensional stochastic configuration networks
+// (2DSCN) and their baselines SCN, RVFL and 2DRVFL: single-hidden-layer
+// networks f(X) = sum_j beta_j g(a_j(X)) whose hidden parameters are random
+// and fixed once chosen and whose output weights are found by least squares.
+//
+// The four learners are a 2 x 2 grid, and the code follows it: a Kind pairs
+// an InputMap (Vector: a_j(x) = w_j^T x + b_j on the flattened image; Matrix:
+// a_j(X) = u_j^T X v_j + b_j on the image itself) with a NodeChoice (Random:
+// all nodes drawn uniformly on [-lambda, lambda], as RVFL; Supervised: nodes
+// added one at a time, each the best of T_max random candidates that meets
+// the supervisory inequality of stochastic configuration). One builder serves
+// all four cells.
+//
+// Usage follows the estimator pattern: hyper-parameters live in a Config
+// (Paper gives the published settings), Config.Fit returns a fitted *Model,
+// and the model predicts, classifies, scores, saves and loads:
+//
+//	p, _ := scn.Classification(images, labels, classNames)
+//	cfg := scn.Paper(scn.SCN2D)
+//	cfg.MaxNodes = 300
+//	model, err := cfg.Fit(ctx, p, nil)
+//	acc, _ := model.Accuracy(testImages, testLabels)
+//	err = model.Save("digits.scn")
+//
+// # How a fit works
+//
+// Candidate nodes are scored in batches: the hidden outputs of all T_max
+// candidates drawn at one scale are one matrix product X W^T (float32, the
+// image data as stored), and their statistics e_q^T h and h^T h are summed in
+// float64. For each scale lambda the candidates are drawn once and reused for
+// every r of the list, as the authors' SCN code does. The output weights are
+// the least-squares solution kept by a thin QR factorisation grown by
+// classical Gram-Schmidt with one re-orthogonalisation (float64): adding node
+// L costs O(N*L), the residual is updated in O(N*m), and beta is solved once
+// at the end. A candidate whose column is (nearly) dependent on the chosen
+// ones is refused and counted in the trace.
+//
+// Every random draw comes from one PCG stream seeded by Config.Seed, and
+// every parallel sum uses fixed chunks, so the same seed gives the same
+// model, bit for bit, whatever GOMAXPROCS is.
+//
+// The dense kernels live in internal/linalg: pure Go (gonum) by default, or
+// OpenBLAS with the build tag "openblas".
+package scn
