@@ -1,0 +1,247 @@
+package experiment
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"fmt"
+	"image"
+	"image/png"
+	"math"
+	"math/rand/v2"
+	"sort"
+
+	"github.com/scn2d/scn"
+	"github.com/scn2d/scn/report"
+)
+
+// E3/E5 protocol: per subject, half the images train and half test.
+var (
+	faceLPaper = []int{200, 400, 600, 800, 1000}
+	faceLQuick = []int{200, 400}
+)
+
+const (
+	faceTrialsPaper, faceTrialsQuick = 50, 2
+	faceTrainPerSubject              = 5
+
+	indLPaper, indLQuick           = 600, 200
+	indTrialsPaper, indTrialsQuick = 50, 3
+
+	occludedImages = 50 // E5: training images that get a block
+	occludeBlock   = 40 // E5: side of the square block, pixels
+)
+
+// occluderPNG is the unrelated natural image E5 cuts blocks from: the test
+// picture image/testdata/video-001.png of the Go distribution (BSD licence,
+// The Go Authors), 150 x 103.
+//
+//go:embed occluder.png
+var occluderPNG []byte
+
+const occluderSource = "E5 occluder: image/testdata/video-001.png of the Go distribution (BSD licence, The Go Authors), 150 x 103, converted to grey"
+
+// occluder decodes the embedded natural image as grey values in [0, 1].
+func occluder() (rows, cols int, pix []float32, err error) {
+	img, err := png.Decode(bytes.NewReader(occluderPNG))
+	if err != nil {
+		return 0, 0, nil, err
+	}
+	b := img.Bounds()
+	pix = make([]float32, b.Dx()*b.Dy())
+	for y := 0; y < b.Dy(); y++ {
+		for x := 0; x < b.Dx(); x++ {
+			r, g, bb, _ := img.At(b.Min.X+x, b.Min.Y+y).RGBA()
+			pix[y*b.Dx()+x] = float32((0.299*float64(r) + 0.587*float64(g) + 0.114*float64(bb)) / 65535)
+		}
+	}
+	return b.Dy(), b.Dx(), pix, nil
+}
+
+var _ image.Image // image is used through png.Decode
+
+// occlude replaces, in n randomly chosen images of s (in place), a
+// randomly placed block x block square with a randomly placed block of the
+// occluder image. It returns the chosen image indices.
+func occlude(s *set, n, block int, rng *rand.Rand) ([]int, error) {
+	orow, ocol, opix, err := occluder()
+	if err != nil {
+		return nil, err
+	}
+	block = min(block, s.Rows, s.Cols, orow, ocol)
+	d := s.Rows * s.Cols
+	chosen := rng.Perm(s.Len())[:min(n, s.Len())]
+	sort.Ints(chosen)
+	for _, i := range chosen {
+		y0, x0 := rng.IntN(s.Rows-block+1), rng.IntN(s.Cols-block+1)
+		sy, sx := rng.IntN(orow-block+1), rng.IntN(ocol-block+1)
+		img := s.Pix[i*d : (i+1)*d]
+		for y := 0; y < block; y++ {
+			copy(img[(y0+y)*s.Cols+x0:(y0+y)*s.Cols+x0+block], opix[(sy+y)*ocol+sx:(sy+y)*ocol+sx+block])
+		}
+	}
+	return chosen, nil
+}
+
+func faceProtocol(o Options, r *Result, ls []int, trials int) {
+	r.protocol("ORL: 40 subjects x 10 images of 112 x 92 (vector learners: d = 10304), pixels in [0, 1]")
+	r.protocol("per subject a random half (5 images) for training and the rest for testing, anew every trial: 200 training and 200 test images")
+	r.protocol("L = %v (one fit to the largest L per trial, smaller L by Model.Prefix); %d trials (trial t: seed %d+t for the split and the learners)", ls, trials, o.Seed)
+	r.protocol("paper preset: T_max = 5, Upsilon = %v, R = {1-10^-j, j=2..7}; RVFL and 2DRVFL lambda = 1", scn.PaperScales)
+}
+
+// faceTable tabulates test accuracy per L and model.
+func faceTable(name, title string, outs [][]trialOutcome) Table {
+	t := curveTable(name, title, scn.Kinds, outs, mTestAcc)
+	return t
+}
+
+func runFaceTrials(ctx context.Context, o Options, label string, ls []int, trials int, occ bool, indicator bool) ([][]trialOutcome, error) {
+	faces, err := loadORL(o.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	maxL := 0
+	for _, l := range ls {
+		maxL = max(maxL, l)
+	}
+	return runTrials(ctx, trialSpec{
+		Kinds: scn.Kinds, Trials: trials, Seed: o.Seed, MaxNodes: maxL, Checkpoints: ls,
+		Log: o.Log, Label: label, Indicator: indicator,
+		Data: func(t int) (*set, *set, error) {
+			rng := rand.New(rand.NewPCG(o.Seed+uint64(t), 0xe3))
+			train, test := splitPerClass(faces, faceTrainPerSubject, rng)
+			if occ {
+				if _, err := occlude(train, occludedImages, occludeBlock, rng); err != nil {
+					return nil, nil, err
+				}
+			}
+			return train, test, nil
+		},
+	})
+}
+
+func orlProvenance(o Options, r *Result) {
+	r.Provenance = append(r.Provenance, "ORL / AT&T Database of Faces (Olivetti Research Laboratory), "+o.DataDir+"/orl_faces")
+}
+
+func runFaces(ctx context.Context, o Options, r *Result) error {
+	ls := faceLPaper
+	if o.Quick {
+		ls = faceLQuick
+	}
+	trials := o.trials(faceTrialsPaper, faceTrialsQuick)
+	r.Trials = trials
+	faceProtocol(o, r, ls, trials)
+	outs, err := runFaceTrials(ctx, o, "E3", ls, trials, false, false)
+	if err != nil {
+		return err
+	}
+	orlProvenance(o, r)
+	r.Tables = append(r.Tables, faceTable("faces", fmt.Sprintf("ORL test accuracy (%%) per L, mean ± std over %d trials", trials), outs))
+	if err := addCurves(r, "e3", "E3 ORL", scn.Kinds, outs, mTestAcc, mTrainAcc); err != nil {
+		return err
+	}
+	r.Tables = r.Tables[:len(r.Tables)-2] // keep the summary table; the curve tables repeat it
+	r.Tables = append(r.Tables, curveTable("faces_train", "ORL training accuracy (%) per L", scn.Kinds, outs, mTrainAcc))
+	fitNotes(r, "E3", scn.Kinds, outs, ls[len(ls)-1])
+	return nil
+}
+
+func runRobustness(ctx context.Context, o Options, r *Result) error {
+	ls := faceLPaper
+	if o.Quick {
+		ls = faceLQuick
+	}
+	trials := o.trials(faceTrialsPaper, faceTrialsQuick)
+	r.Trials = trials
+	faceProtocol(o, r, ls, trials)
+	r.protocol("%d of the 200 training images, chosen at random each trial, get a randomly placed %d x %d block replaced by a randomly placed block of an unrelated natural image; test images are clean", occludedImages, occludeBlock, occludeBlock)
+	outs, err := runFaceTrials(ctx, o, "E5", ls, trials, true, false)
+	if err != nil {
+		return err
+	}
+	orlProvenance(o, r)
+	r.Provenance = append(r.Provenance, occluderSource)
+	r.Tables = append(r.Tables, faceTable("robustness", fmt.Sprintf("ORL with %d occluded training images: test accuracy (%%) per L, mean ± std over %d trials", occludedImages, trials), outs))
+	if err := addCurves(r, "e5", "E5 occluded ORL", scn.Kinds, outs, mTestAcc); err != nil {
+		return err
+	}
+	r.Tables = r.Tables[:len(r.Tables)-1]
+	fitNotes(r, "E5", scn.Kinds, outs, ls[len(ls)-1])
+	// An example of an occluded training image.
+	faces, err := loadORL(o.DataDir)
+	if err != nil {
+		return err
+	}
+	rng := rand.New(rand.NewPCG(o.Seed, 0xe5f))
+	ex := faces.subset([]int{0})
+	if _, err := occlude(ex, 1, occludeBlock, rng); err != nil {
+		return err
+	}
+	v := make([]float64, len(ex.Pix))
+	for i, p := range ex.Pix {
+		v[i] = 2*float64(p) - 1
+	}
+	svg, err := report.HeatMap("An occluded training face (grey values mapped to [-1, 1])", ex.Rows, ex.Cols, v)
+	return r.addFigure("e5_example", "Example of an occluded face", "Subject 1, image 1, with a 40 x 40 block from the unrelated image.", svg, err)
+}
+
+func runIndicator(ctx context.Context, o Options, r *Result) error {
+	l := indLPaper
+	if o.Quick {
+		l = indLQuick
+	}
+	trials := o.trials(indTrialsPaper, indTrialsQuick)
+	r.Trials = trials
+	faceProtocol(o, r, []int{l}, trials)
+	r.protocol("Theta_raw = ||H o (1-H) o W||_F ||beta||_F on the training images (SPEC section 3); Theta = Theta_raw / max over all %d models", trials*len(scn.Kinds))
+	outs, err := runFaceTrials(ctx, o, "E4", []int{l}, trials, false, true)
+	if err != nil {
+		return err
+	}
+	orlProvenance(o, r)
+	var maxRaw float64
+	for _, ks := range outs {
+		for _, t := range ks {
+			maxRaw = math.Max(maxRaw, t.Theta)
+		}
+	}
+	tab := Table{Name: "indicator", Title: fmt.Sprintf("Generalization indicator and test accuracy at L = %d, %d trials", l, trials),
+		Header: []string{"model", "Theta (mean ± std)", "Theta_raw (mean)", "test accuracy (%)", "train accuracy (%)"}}
+	var pts []report.Points
+	bestTheta, bestAcc := -1, -1
+	var thetaMeans, accMeans []float64
+	for ki, k := range scn.Kinds {
+		var th, raw []float64
+		for _, t := range outs[ki] {
+			raw = append(raw, t.Theta)
+			th = append(th, t.Theta/maxRaw)
+		}
+		acc := collect(outs[ki], -1, mTestAcc.f)
+		tacc := collect(outs[ki], -1, mTrainAcc.f)
+		ts, as := statOf(th), statOf(acc)
+		thetaMeans = append(thetaMeans, ts.Mean)
+		accMeans = append(accMeans, as.Mean)
+		if bestTheta < 0 || ts.Mean < thetaMeans[bestTheta] {
+			bestTheta = ki
+		}
+		if bestAcc < 0 || as.Mean > accMeans[bestAcc] {
+			bestAcc = ki
+		}
+		tab.Rows = append(tab.Rows, []string{k.Title(), fmtStat(ts, 4), fmt.Sprintf("%.4g", statOf(raw).Mean), as.pct(), statOf(tacc).pct()})
+		pts = append(pts, report.Points{Name: k.Title(), X: th, Y: scaled(acc, 100)})
+		r.value(fmt.Sprintf("e4/%s/theta/mean", k), ts.Mean)
+		r.value(fmt.Sprintf("e4/%s/test_acc/mean", k), as.Mean)
+	}
+	r.Tables = append(r.Tables, tab)
+	if bestTheta == bestAcc {
+		r.note("The claim holds in this run: %s has both the lowest mean Theta (%.4f) and the best mean test accuracy (%.2f%%).", scn.Kinds[bestTheta].Title(), thetaMeans[bestTheta], 100*accMeans[bestAcc])
+	} else {
+		r.note("The claim does not hold in this run: %s has the lowest mean Theta (%.4f) but %s has the best mean test accuracy (%.2f%% against %.2f%%).",
+			scn.Kinds[bestTheta].Title(), thetaMeans[bestTheta], scn.Kinds[bestAcc].Title(), 100*accMeans[bestAcc], 100*accMeans[bestTheta])
+	}
+	fitNotes(r, "E4", scn.Kinds, outs, l)
+	svg, err := report.Scatter(fmt.Sprintf("E4: Theta vs test accuracy, ORL, L = %d", l), "Theta (normalised indicator)", "test accuracy (%)", pts)
+	return r.addFigure("e4_theta_vs_accuracy", "Generalization indicator Theta against test accuracy, one point per trained model", "", svg, err)
+}

@@ -1,0 +1,301 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"time"
+
+	"github.com/scn2d/scn"
+)
+
+// set is the experiment package's view of a data set: N images of
+// Rows x Cols with labels (classification) or targets (regression).
+type set struct {
+	Rows, Cols int
+	Pix        []float32
+	Labels     []int     // classification: one label per image
+	Classes    []string  // classification: class names
+	Targets    []float64 // regression: N x TargetDim
+	TargetDim  int
+	Source     string
+	// Digits keeps the digit of each image of a regression set (E1), for
+	// per-digit box plots; nil otherwise.
+	Digits []int
+}
+
+func (s *set) Len() int {
+	if s == nil || s.Rows*s.Cols == 0 {
+		return 0
+	}
+	return len(s.Pix) / (s.Rows * s.Cols)
+}
+
+func (s *set) images() scn.Images { return scn.Images{Rows: s.Rows, Cols: s.Cols, Pix: s.Pix} }
+
+func (s *set) classification() bool { return s.Targets == nil }
+
+func (s *set) problem() (scn.Problem, error) {
+	if s.classification() {
+		return scn.Classification(s.images(), s.Labels, s.Classes)
+	}
+	return scn.Regression(s.images(), s.Targets, s.TargetDim)
+}
+
+// subset returns the images at idx (copied).
+func (s *set) subset(idx []int) *set {
+	d := s.Rows * s.Cols
+	out := &set{Rows: s.Rows, Cols: s.Cols, Classes: s.Classes, TargetDim: s.TargetDim, Source: s.Source}
+	out.Pix = make([]float32, 0, len(idx)*d)
+	for _, i := range idx {
+		out.Pix = append(out.Pix, s.Pix[i*d:(i+1)*d]...)
+		if s.Labels != nil {
+			out.Labels = append(out.Labels, s.Labels[i])
+		}
+		if s.Targets != nil {
+			out.Targets = append(out.Targets, s.Targets[i*s.TargetDim:(i+1)*s.TargetDim]...)
+		}
+		if s.Digits != nil {
+			out.Digits = append(out.Digits, s.Digits[i])
+		}
+	}
+	return out
+}
+
+// metrics are one model's scores on one set.
+type metrics struct {
+	Acc   float64 // classification accuracy
+	RMSE  float64 // regression RMSE (all outputs)
+	PPA15 float64 // regression: share with |error| < 15 (first output)
+	PPA25 float64 // regression: share with |error| < 25
+}
+
+// score evaluates m on s; it also returns the outputs.
+func score(m *scn.Model, s *set) (metrics, []float64, error) {
+	y, err := m.Predict(s.images())
+	if err != nil {
+		return metrics{}, nil, err
+	}
+	var out metrics
+	if s.classification() {
+		out.Acc = scn.Accuracy(scn.ArgMax(y, m.M), s.Labels)
+		return out, y, nil
+	}
+	out.RMSE = scn.RMSE(y, s.Targets)
+	out.PPA15 = ppa(y, s.Targets, s.TargetDim, 15)
+	out.PPA25 = ppa(y, s.Targets, s.TargetDim, 25)
+	return out, y, nil
+}
+
+// ppa returns the share of rows whose first output is within theta of the
+// target (strictly).
+func ppa(y, t []float64, m int, theta float64) float64 {
+	n := len(t) / m
+	if n == 0 {
+		return 0
+	}
+	hit := 0
+	for i := 0; i < n; i++ {
+		if math.Abs(y[i*m]-t[i*m]) < theta {
+			hit++
+		}
+	}
+	return float64(hit) / float64(n)
+}
+
+// trialOutcome is one fitted model's record.
+type trialOutcome struct {
+	Kind        scn.Kind
+	Trial       int
+	Checkpoints []int     // L values asked for; a model with fewer nodes is evaluated with all it has
+	Train, Test []metrics // per checkpoint
+	FitSeconds  float64
+	Nodes       int
+	Stop        string
+	Bytes       int64 // model file size
+	Params      int
+	Theta       float64   // generalization indicator on the training images (if asked)
+	TestOut     []float64 // final model's test outputs (if asked)
+	TestTargets []float64 // the test targets (regression, if asked)
+	TestDigits  []int     // the test images' digits (E1, if asked)
+}
+
+// trialSpec describes a batch of fits.
+type trialSpec struct {
+	Kinds       []scn.Kind
+	Trials      int
+	Seed        uint64
+	MaxNodes    int
+	Checkpoints []int                     // L values to evaluate with Model.Prefix; MaxNodes is always added
+	Config      func(scn.Kind) scn.Config // nil: scn.Paper
+	Data        func(trial int) (train, test *set, err error)
+	Indicator   bool // compute Theta_raw on the training images
+	KeepOutputs bool // keep the final test outputs
+	Log         io.Writer
+	Label       string
+}
+
+// runTrials fits every kind on every trial's data; out[k][t].
+func runTrials(ctx context.Context, sp trialSpec) ([][]trialOutcome, error) {
+	if sp.Log == nil {
+		sp.Log = io.Discard
+	}
+	cps := checkpointsUpTo(sp.Checkpoints, sp.MaxNodes)
+	out := make([][]trialOutcome, len(sp.Kinds))
+	for k := range out {
+		out[k] = make([]trialOutcome, sp.Trials)
+	}
+	for t := 0; t < sp.Trials; t++ {
+		train, test, err := sp.Data(t)
+		if err != nil {
+			return nil, err
+		}
+		p, err := train.problem()
+		if err != nil {
+			return nil, err
+		}
+		for ki, k := range sp.Kinds {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			cfg := scn.Paper(k)
+			if sp.Config != nil {
+				cfg = sp.Config(k)
+			}
+			cfg.Kind = k
+			cfg.MaxNodes = sp.MaxNodes
+			cfg.Seed = sp.Seed + uint64(t)
+			start := time.Now()
+			m, err := cfg.Fit(ctx, p, nil)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %s trial %d: %w", sp.Label, k.Title(), t, err)
+			}
+			o := trialOutcome{Kind: k, Trial: t, FitSeconds: time.Since(start).Seconds(), Nodes: m.Nodes(), Stop: m.Summary.Stop.String(), Params: m.ParamCount()}
+			var cw countingWriter
+			if _, err := m.WriteTo(&cw); err != nil {
+				return nil, err
+			}
+			o.Bytes = cw.n
+			for _, req := range cps {
+				l := min(req, m.Nodes())
+				pm, err := m.Prefix(l)
+				if err != nil {
+					return nil, err
+				}
+				tr, _, err := score(pm, train)
+				if err != nil {
+					return nil, err
+				}
+				te, y, err := score(pm, test)
+				if err != nil {
+					return nil, err
+				}
+				o.Checkpoints = append(o.Checkpoints, req)
+				o.Train = append(o.Train, tr)
+				o.Test = append(o.Test, te)
+				if sp.KeepOutputs && req == cps[len(cps)-1] {
+					o.TestOut = y
+					o.TestTargets = test.Targets
+					o.TestDigits = test.Digits
+				}
+			}
+			if sp.Indicator {
+				if o.Theta, err = m.Indicator(train.images()); err != nil {
+					return nil, err
+				}
+			}
+			last := len(o.Test) - 1
+			if train.classification() {
+				fmt.Fprintf(sp.Log, "%s trial %d/%d %-6s L=%-5d fit %6.2fs train acc %.4f test acc %.4f (%s)\n",
+					sp.Label, t+1, sp.Trials, k.Title(), m.Nodes(), o.FitSeconds, o.Train[last].Acc, o.Test[last].Acc, o.Stop)
+			} else {
+				fmt.Fprintf(sp.Log, "%s trial %d/%d %-6s L=%-5d fit %6.2fs train RMSE %.3f test RMSE %.3f PPA15 %.3f (%s)\n",
+					sp.Label, t+1, sp.Trials, k.Title(), m.Nodes(), o.FitSeconds, o.Train[last].RMSE, o.Test[last].RMSE, o.Test[last].PPA15, o.Stop)
+			}
+			out[ki][t] = o
+		}
+	}
+	return out, nil
+}
+
+// checkpointsUpTo returns the sorted, distinct checkpoints <= max, with max added.
+func checkpointsUpTo(cps []int, maxL int) []int {
+	var out []int
+	seen := map[int]bool{}
+	for _, c := range append(append([]int(nil), cps...), maxL) {
+		if c >= 1 && c <= maxL && !seen[c] {
+			seen[c] = true
+			out = append(out, c)
+		}
+	}
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j] < out[j-1]; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}
+
+// evenCheckpoints returns about n checkpoints evenly spread over (0, maxL].
+func evenCheckpoints(maxL, n int) []int {
+	var out []int
+	for i := 1; i <= n; i++ {
+		out = append(out, int(math.Round(float64(maxL)*float64(i)/float64(n))))
+	}
+	return checkpointsUpTo(out, maxL)
+}
+
+// countingWriter counts bytes written.
+type countingWriter struct{ n int64 }
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	c.n += int64(len(p))
+	return len(p), nil
+}
+
+// Stat is a mean and a sample standard deviation (n-1 denominator; 0 for
+// one value).
+type Stat struct {
+	Mean float64 `json:"mean"`
+	Std  float64 `json:"std"`
+}
+
+func statOf(v []float64) Stat {
+	if len(v) == 0 {
+		return Stat{math.NaN(), math.NaN()}
+	}
+	var s float64
+	for _, x := range v {
+		s += x
+	}
+	mean := s / float64(len(v))
+	if len(v) == 1 {
+		return Stat{mean, 0}
+	}
+	var ss float64
+	for _, x := range v {
+		ss += (x - mean) * (x - mean)
+	}
+	return Stat{mean, math.Sqrt(ss / float64(len(v)-1))}
+}
+
+// String formats the stat as "mean ± std".
+func (s Stat) String() string { return fmt.Sprintf("%.4f ± %.4f", s.Mean, s.Std) }
+
+// pct formats a share as a percentage "mean ± std".
+func (s Stat) pct() string { return fmt.Sprintf("%.2f ± %.2f", 100*s.Mean, 100*s.Std) }
+
+// collect gathers f over the trials of one kind at checkpoint index c
+// (-1: the last).
+func collect(ts []trialOutcome, c int, f func(trialOutcome, int) float64) []float64 {
+	v := make([]float64, len(ts))
+	for i, t := range ts {
+		ci := c
+		if ci < 0 || ci >= len(t.Checkpoints) {
+			ci = len(t.Checkpoints) - 1
+		}
+		v[i] = f(t, ci)
+	}
+	return v
+}
