@@ -70,6 +70,7 @@ type Profile struct {
 	Ortho     time.Duration // orthogonalising chosen columns, updating the residual
 	Solve     time.Duration // the final solve for the output weights
 	Products  int64         // candidate columns computed (each N x d multiply-adds)
+	Batches   int64         // matrix products X W^T, each one pass over the images
 }
 
 // randomBlock is how many random nodes are drawn and evaluated per matrix
@@ -207,6 +208,7 @@ func (b *builder) drawBatch(k int, lambda float64) {
 	b.prof.Draw += t1.Sub(t0)
 	b.prof.Scoring += time.Since(t1)
 	b.prof.Products += int64(k)
+	b.prof.Batches++
 }
 
 // addColumn offers candidate j to the factorisation and keeps it if it is

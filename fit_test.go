@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/scn2d/scn/internal/reference"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -165,9 +166,9 @@ func TestRVFLOutputWeightsAreClosedForm(t *testing.T) {
 			t.Fatalf("%v: %d nodes, stop %v", k, m.Nodes(), m.Summary.Stop)
 		}
 		var want mat.Dense
-		want.Mul(pinv(hiddenMatrix(m, p.X)), mat.NewDense(p.X.Len(), p.M, p.T))
+		want.Mul(reference.Pinv(hiddenMatrix(m, p.X)), mat.NewDense(p.X.Len(), p.M, p.T))
 		if d := relDiff(m.Beta, want.RawMatrix().Data); d > 1e-8 {
-			t.Errorf("%v: beta differs from pinv(H) T by %.3g relative", k, d)
+			t.Errorf("%v: beta differs from reference.Pinv(H) T by %.3g relative", k, d)
 		}
 		for i, v := range m.Params {
 			if math.Abs(float64(v)) > 1 {

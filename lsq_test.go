@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/scn2d/scn/internal/reference"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -49,9 +50,9 @@ func TestIncrementalLeastSquaresMatchesPinv(t *testing.T) {
 			t.Fatal(err)
 		}
 		var want mat.Dense
-		want.Mul(pinv(h), tt)
+		want.Mul(reference.Pinv(h), tt)
 		if d := relDiff(beta, want.RawMatrix().Data); d > 1e-8 {
-			t.Errorf("%+v: incremental beta differs from pinv(H)T by %.3g relative", sz, d)
+			t.Errorf("%+v: incremental beta differs from reference.Pinv(H)T by %.3g relative", sz, d)
 		}
 		// The kept residual is T - H beta.
 		var o, e mat.Dense
@@ -64,7 +65,7 @@ func TestIncrementalLeastSquaresMatchesPinv(t *testing.T) {
 		l := sz.l / 2
 		pb, _ := s.solve(l, 0)
 		var wantP mat.Dense
-		wantP.Mul(pinv(mat.DenseCopyOf(h.Slice(0, sz.n, 0, l))), tt)
+		wantP.Mul(reference.Pinv(mat.DenseCopyOf(h.Slice(0, sz.n, 0, l))), tt)
 		if d := relDiff(pb, wantP.RawMatrix().Data); d > 1e-8 {
 			t.Errorf("%+v: prefix %d beta differs from pinv by %.3g", sz, l, d)
 		}

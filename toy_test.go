@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/scn2d/scn/internal/reference"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -72,8 +73,12 @@ func TestReferenceToyNeedsPinvTruncation(t *testing.T) {
 		x[i] = []float64{float64(v)}
 	}
 	tt := mat.NewDense(len(x), 1, p.T)
-	matlab, _, _, _ := referenceFit(toyConfig(), x, tt, 3, 1)
-	exact, _, _, _ := referenceFit(toyConfig(), x, tt, 3, 1e-6)
+	c := toyConfig()
+	s := reference.Settings{MaxNodes: c.MaxNodes, Tolerance: c.Tolerance, Candidates: c.Candidates,
+		Scales: c.Scales, Ratios: c.Ratios, Seed: 3, PinvScale: 1}
+	matlab, _ := reference.Fit(s, x, tt)
+	s.PinvScale = 1e-6
+	exact, _ := reference.Fit(s, x, tt)
 	lm, le := matlab[len(matlab)-1], exact[len(exact)-1]
 	t.Logf("MATLAB pinv: %d nodes, RMSE %.5f; exact: %d nodes, RMSE %.5f", len(matlab), lm, len(exact), le)
 	if lm > 0.001 || len(matlab) > 150 {
