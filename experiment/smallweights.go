@@ -422,5 +422,5 @@ func fmtProb(x float64) string {
 	if math.IsNaN(x) {
 		return "-"
 	}
-	return fmt.Sprintf("%.5f", x)
+	return fmt.Sprintf("%.4g", x)
 }
