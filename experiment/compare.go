@@ -87,7 +87,7 @@ func Compare(ctx context.Context, o CompareOptions) (*CompareResult, error) {
 		outs, err := runTrials(ctx, trialSpec{
 			Kinds: []scn.Kind{k}, Trials: trials, Seed: o.Seed, MaxNodes: maxL,
 			Config: cfg, Log: o.Log, Label: "compare",
-			Data:   func(int) (*set, *set, error) { return train, test, nil },
+			Data: func(int) (*set, *set, error) { return train, test, nil },
 		})
 		if err != nil {
 			return nil, err
