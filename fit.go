@@ -399,10 +399,12 @@ func (b *builder) model(stop StopReason) (*Model, error) {
 	return m, nil
 }
 
-// grow returns s resized to n, reusing its storage when it can.
+// grow returns s resized to n, reusing its storage when it can and
+// otherwise leaving room to grow by half, so that buffers that grow with L
+// are reallocated O(log L) times, not once per node.
 func grow[T any](s []T, n int) []T {
 	if cap(s) >= n {
 		return s[:n]
 	}
-	return make([]T, n)
+	return make([]T, n, n+n/2)
 }

@@ -53,7 +53,7 @@ func (s *lsq) residualNorm2() float64 {
 // sampleBlock is the number of samples (rows of Q) per tile of the
 // orthogonalisation. A tile row of Q at L = 1000 is 1 MB, so that the
 // fused passes below find it in cache the second time.
-const sampleBlock = 128
+const sampleBlock = 512
 
 // orthogonalise runs CGS2 on h against Q: c = c1 + c2 where c1 = Q^T h,
 // h -= Q c1, c2 = Q^T h, h -= Q c2. It reads Q three times, not four: the
