@@ -25,7 +25,7 @@ const (
 	faceTrialsPaper, faceTrialsQuick = 50, 2
 	faceTrainPerSubject              = 5
 
-	indLPaper, indLQuick           = 600, 200
+	indLPaper, indLQuick           = 600, 100
 	indTrialsPaper, indTrialsQuick = 50, 3
 
 	occludedImages = 50 // E5: training images that get a block

@@ -299,6 +299,7 @@ type BarSeries struct {
 // series, and returns the SVG.
 func Bars(title, ylabel string, categories []string, series []BarSeries) ([]byte, error) {
 	p := newPlot(title, "", ylabel)
+	p.Legend.Left = true // bars tend to grow to the right
 	ns := len(series)
 	w := vg.Points(float64(360) / float64(max(1, len(categories)*ns)))
 	w = min(w, vg.Points(40))
