@@ -136,7 +136,11 @@ type builder struct {
 	cp, cb, cw, z []float32
 	k             int
 	h             []float64 // one column in float64
-	next          int       // random choice: next unused column of the batch
+	// Random choice: a block's columns, its steps, and the next to hand out.
+	hb           []float64
+	pending      []Step
+	next         int
+	dependentRun int // dependent draws in a row
 }
 
 func newBuilder(c Config, p Problem) *builder {
@@ -171,8 +175,7 @@ func (b *builder) run(ctx context.Context, pick func() (Step, bool), progress fu
 		if !ok {
 			return NoAdmissible, nil
 		}
-		step.L = b.ls.l
-		step.RMSE = b.rmse()
+		step.L = len(b.trace) + 1
 		b.trace = append(b.trace, step)
 		if progress != nil {
 			progress(step)
@@ -237,26 +240,50 @@ func (b *builder) accept(j int) {
 	b.bias = append(b.bias, b.cb[j])
 }
 
-// pickRandom adds the next random node (RVFL and 2DRVFL), drawing nodes
-// randomBlock at a time at the first scale.
+// pickRandom adds the next random node (RVFL and 2DRVFL). Nodes are drawn
+// randomBlock at a time at the first scale, their outputs computed with one
+// matrix product and appended to the factorisation as one block; the steps
+// are then handed out one by one.
 func (b *builder) pickRandom() (Step, bool) {
-	lambda := b.cfg.Scales[0]
-	st := Step{Scale: lambda}
-	for run := 0; run < maxDependentRun; run++ {
-		if b.k == 0 || b.next == b.k {
-			left := b.cfg.MaxNodes - b.ls.l
-			b.drawBatch(min(randomBlock, max(left, 1)), lambda)
-			b.next = 0
+	for b.next == len(b.pending) {
+		if b.dependentRun >= maxDependentRun {
+			return Step{Scale: b.cfg.Scales[0], Tried: 0}, false
 		}
-		j := b.next
-		b.next++
-		st.Tried++
-		if b.addColumn(j) {
-			return st, true
-		}
-		st.Rejected++
+		b.randomBlock()
 	}
-	return st, false
+	st := b.pending[b.next]
+	b.next++
+	return st, true
+}
+
+// randomBlock draws, scores and appends the next block of random nodes.
+func (b *builder) randomBlock() {
+	lambda := b.cfg.Scales[0]
+	k := min(randomBlock, max(b.cfg.MaxNodes-b.ls.l, 1))
+	b.drawBatch(k, lambda)
+	t0 := time.Now()
+	hb := grow(b.hb, k*b.n)
+	b.hb = hb
+	for j := 0; j < k; j++ {
+		copy(hb[j*b.n:(j+1)*b.n], b.column(j))
+	}
+	ok, rmse := b.ls.addBlock(hb, k)
+	b.pending, b.next = b.pending[:0], 0
+	st := Step{Scale: lambda}
+	for j, accepted := range ok {
+		st.Tried++
+		if !accepted {
+			st.Rejected++
+			b.dependentRun++
+			continue
+		}
+		b.accept(j)
+		st.RMSE = rmse[j]
+		b.pending = append(b.pending, st)
+		st = Step{Scale: lambda}
+		b.dependentRun = 0
+	}
+	b.prof.Ortho += time.Since(t0)
 }
 
 // pickSupervised adds one node by the supervisory inequality (the paper's
@@ -281,7 +308,7 @@ func (b *builder) pickSupervised() (Step, bool) {
 			b.prof.Selection += time.Since(t0)
 			for _, j := range order {
 				if b.addColumn(j) {
-					st.Scale, st.Ratio = lambda, r
+					st.Scale, st.Ratio, st.RMSE = lambda, r, b.rmse()
 					return st, true
 				}
 				dead[j] = true

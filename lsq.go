@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/scn2d/scn/internal/linalg"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -27,27 +28,27 @@ const qChunkRows = 32
 // and O(N*m) for the residual; the output weights are solved once, from R and
 // Q^T T, when they are asked for.
 type lsq struct {
-	n, m int
-	t, e []float64   // targets and residual, N x m row-major
-	q    [][]float64 // Q^T in blocks of qChunkRows rows of length N
-	r    [][]float64 // r[j] is column j of R: R[0..j, j]
-	qtt  []float64   // Q^T T, L x m row-major
-	l    int         // columns so far
-	c2   []float64   // re-orthogonalisation coefficients, scratch
-	part []float64   // per-tile partial sums, scratch
+	n, m  int
+	t, e  []float64   // targets and residual, N x m row-major
+	q     [][]float64 // Q in blocks of qChunkRows columns, tile-major (see tile)
+	r     [][]float64 // r[j] is column j of R: R[0..j, j]
+	qtt   []float64   // Q^T T, L x m row-major
+	l     int         // columns so far
+	c2    []float64   // re-orthogonalisation coefficients, scratch
+	part  []float64   // per-tile partial sums, scratch
+	norm2 float64     // ||e||_F^2, or -1 when it must be recomputed
 }
 
 func newLSQ(t []float64, n, m int) *lsq {
-	return &lsq{n: n, m: m, t: t, e: append([]float64(nil), t...)}
+	return &lsq{n: n, m: m, t: t, e: append([]float64(nil), t...), norm2: -1}
 }
 
 // residualNorm2 returns ||e||_F^2.
 func (s *lsq) residualNorm2() float64 {
-	var sum float64
-	for _, v := range s.e {
-		sum += v * v
+	if s.norm2 < 0 {
+		s.norm2 = dot(s.e, s.e)
 	}
-	return sum
+	return s.norm2
 }
 
 // sampleBlock is the number of samples (rows of Q) per tile of the
@@ -55,88 +56,151 @@ func (s *lsq) residualNorm2() float64 {
 // fused passes below find it in cache the second time.
 const sampleBlock = 512
 
-// orthogonalise runs CGS2 on h against Q: c = c1 + c2 where c1 = Q^T h,
-// h -= Q c1, c2 = Q^T h, h -= Q c2. It reads Q three times, not four: the
-// update with c1 and the projection giving c2 are fused, tile by tile of
-// samples. Tiles are fixed and partial sums are added in tile order, so the
-// result does not depend on the number of goroutines. It returns ||h||^2
-// after orthogonalisation.
-func (s *lsq) orthogonalise(h, c []float64) float64 {
-	l := s.l
-	nb := (s.n + sampleBlock - 1) / sampleBlock
-	s.part = grow(s.part, nb*(l+1))
+// orthogonalise runs CGS2 on the k columns hb (k rows of N, row-major,
+// overwritten) against the columns [from, l) of Q: for each column h,
+// c1 = Q^T h, h -= Q c1, c2 = Q^T h, h -= Q c2, and coef (k rows of l-from)
+// receives c1 + c2. It reads that part of Q three times, not four, whatever
+// k is: the update with c1 and the projection giving c2 are fused, tile by
+// tile of samples. Tiles are fixed and partial sums are added in tile order,
+// so the result does not depend on the number of goroutines. It returns the
+// squared norms of the columns after orthogonalisation.
+func (s *lsq) orthogonalise(hb []float64, k, from int, coef []float64) []float64 {
+	n, w := s.n, s.l-from // w: columns of Q involved
+	nb := (n + sampleBlock - 1) / sampleBlock
+	stride := k*w + k // per tile: k*w projections, then k squared norms
+	s.part = grow(s.part, nb*stride)
 	part := s.part
 	sum := func(dst []float64) {
 		clear(dst)
 		for b := 0; b < nb; b++ {
-			p := part[b*(l+1) : (b+1)*(l+1)]
+			p := part[b*stride : b*stride+len(dst)]
 			for j := range dst {
 				dst[j] += p[j]
 			}
 		}
 	}
-	c1, c2 := c[:l], s.c2[:l]
-	// Pass 1: c1 = Q^T h.
-	forChunks(s.n, sampleBlock, func(b, lo, hi int) {
-		p, hb := part[b*(l+1):(b+1)*(l+1)], h[lo:hi]
-		for j := 0; j < l; j++ {
-			p[j] = floats.Dot(s.tile(j, b, hi-lo), hb)
+	gemm := k > 1 && from == 0       // whole blocks of Q: use matrix products
+	project := func(b, lo, hi int) { // part[b] = Q_b^T h_b for each column
+		p := part[b*stride:]
+		if gemm {
+			for j0 := 0; j0 < w; j0 += qChunkRows {
+				cols := min(qChunkRows, w-j0)
+				linalg.Dgemm(false, true, k, cols, hi-lo, 1, hb[lo:], n, s.q[j0/qChunkRows][b*qChunkRows*sampleBlock:], sampleBlock, 0, p[j0:], w)
+			}
+			return
 		}
-	})
+		for c := 0; c < k; c++ {
+			hc := hb[c*n+lo : c*n+hi]
+			for j := 0; j < w; j++ {
+				p[c*w+j] = floats.Dot(s.tile(from+j, b, hi-lo), hc)
+			}
+		}
+	}
+	update := func(b, lo, hi int, cc []float64) { // h_b -= Q_b cc for each column
+		if gemm {
+			for j0 := 0; j0 < w; j0 += qChunkRows {
+				cols := min(qChunkRows, w-j0)
+				linalg.Dgemm(false, false, k, hi-lo, cols, -1, cc[j0:], w, s.q[j0/qChunkRows][b*qChunkRows*sampleBlock:], sampleBlock, 1, hb[lo:], n)
+			}
+			return
+		}
+		for c := 0; c < k; c++ {
+			hc := hb[c*n+lo : c*n+hi]
+			for j := 0; j < w; j++ {
+				floats.AddScaled(hc, -cc[c*w+j], s.tile(from+j, b, hi-lo))
+			}
+		}
+	}
+	c1 := coef[:k*w]
+	s.c2 = grow(s.c2, k*w)
+	c2 := s.c2
+	// Pass 1: c1 = Q^T h.
+	forChunks(n, sampleBlock, func(b, lo, hi int) { project(b, lo, hi) })
 	sum(c1)
 	// Pass 2: h -= Q c1, and c2 = Q^T h on the same tile.
-	forChunks(s.n, sampleBlock, func(b, lo, hi int) {
-		p, hb := part[b*(l+1):(b+1)*(l+1)], h[lo:hi]
-		for j := 0; j < l; j++ {
-			floats.AddScaled(hb, -c1[j], s.tile(j, b, hi-lo))
-		}
-		for j := 0; j < l; j++ {
-			p[j] = floats.Dot(s.tile(j, b, hi-lo), hb)
-		}
+	forChunks(n, sampleBlock, func(b, lo, hi int) {
+		update(b, lo, hi, c1)
+		project(b, lo, hi)
 	})
 	sum(c2)
 	// Pass 3: h -= Q c2, with the squared norm of each tile.
-	forChunks(s.n, sampleBlock, func(b, lo, hi int) {
-		hb := h[lo:hi]
-		for j := 0; j < l; j++ {
-			floats.AddScaled(hb, -c2[j], s.tile(j, b, hi-lo))
+	forChunks(n, sampleBlock, func(b, lo, hi int) {
+		update(b, lo, hi, c2)
+		p := part[b*stride+k*w:]
+		for c := 0; c < k; c++ {
+			hc := hb[c*n+lo : c*n+hi]
+			p[c] = floats.Dot(hc, hc)
 		}
-		part[b*(l+1)+l] = floats.Dot(hb, hb)
 	})
-	var norm2 float64
+	norms := make([]float64, k)
 	for b := 0; b < nb; b++ {
-		norm2 += part[b*(l+1)+l]
+		p := part[b*stride+k*w:]
+		for c := range norms {
+			norms[c] += p[c]
+		}
 	}
 	for j := range c1 {
 		c1[j] += c2[j]
 	}
-	return norm2
+	return norms
 }
 
 // add orthogonalises the column h (overwritten) against Q and appends it. It
 // returns false, leaving the factorisation unchanged, when the column is
 // (nearly) dependent on the columns already in H.
 func (s *lsq) add(h []float64) bool {
-	norm0 := math.Sqrt(dot(h, h))
-	if !(norm0 > 0) || math.IsInf(norm0, 0) {
-		return false
+	ok, _ := s.addBlock(h, 1)
+	return ok[0]
+}
+
+// addBlock appends the k columns hb (k rows of N, row-major, overwritten) in
+// order, refusing those (nearly) dependent on the columns before them. The
+// block is orthogonalised against the earlier columns of Q together, so Q is
+// read three times per block rather than per column; then each column is
+// orthogonalised against the block's columns accepted before it.
+func (s *lsq) addBlock(hb []float64, k int) (ok []bool, rmse []float64) {
+	n, l0 := s.n, s.l
+	norm0 := make([]float64, k)
+	for c := range norm0 {
+		h := hb[c*n : (c+1)*n]
+		norm0[c] = math.Sqrt(dot(h, h))
 	}
-	s.c2 = grow(s.c2, s.l+1)
-	col := make([]float64, s.l+1)
-	norm := math.Sqrt(s.orthogonalise(h, col))
-	if !(norm > dependenceTol*norm0) {
-		return false
+	coef := make([]float64, k*l0)
+	if l0 > 0 {
+		s.orthogonalise(hb, k, 0, coef)
 	}
-	col[s.l] = norm
-	inv := 1 / norm
-	for i := range h {
-		h[i] *= inv
+	ok = make([]bool, k)
+	rmse = make([]float64, k)
+	for c := 0; c < k; c++ {
+		h := hb[c*n : (c+1)*n]
+		if !(norm0[c] > 0) || math.IsInf(norm0[c], 0) {
+			continue
+		}
+		col := make([]float64, s.l+1)
+		copy(col, coef[c*l0:(c+1)*l0])
+		var norm2 float64
+		if s.l > l0 {
+			norm2 = s.orthogonalise(h, 1, l0, col[l0:s.l])[0]
+		} else {
+			norm2 = dot(h, h)
+		}
+		norm := math.Sqrt(norm2)
+		if !(norm > dependenceTol*norm0[c]) {
+			continue
+		}
+		col[s.l] = norm
+		inv := 1 / norm
+		for i := range h {
+			h[i] *= inv
+		}
+		s.appendQ(h)
+		s.r = append(s.r, col)
+		s.updateResidual(h)
+		s.l++
+		ok[c] = true
+		rmse[c] = math.Sqrt(s.residualNorm2() / float64(n*s.m))
 	}
-	s.appendQ(h)
-	s.r = append(s.r, col)
-	s.updateResidual(h)
-	s.l++
-	return true
+	return ok, rmse
 }
 
 // Q is stored tile-major: a block of qChunkRows columns of Q is one slice
@@ -165,6 +229,7 @@ func (s *lsq) appendQ(q []float64) {
 // updateResidual records q^T T and sets e -= q (q^T e) for the new unit
 // column q, orthogonal to all earlier ones.
 func (s *lsq) updateResidual(q []float64) {
+	s.norm2 = -1
 	m := s.m
 	qt := make([]float64, m)
 	qe := make([]float64, m)
