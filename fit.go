@@ -13,12 +13,15 @@ import (
 
 // Step reports one added hidden node to a progress callback.
 type Step struct {
-	L        int     // hidden nodes after this step
-	RMSE     float64 // training RMSE after this step: ||e||_F / sqrt(N*m)
-	Scale    float64 // lambda of the chosen node
-	Ratio    float64 // r at which the node was admissible (0 for random nodes)
-	Tried    int     // candidates scored for this node
-	Rejected int     // admissible candidates refused as (nearly) dependent on earlier nodes
+	L     int     // hidden nodes after this step
+	RMSE  float64 // training RMSE after this step: ||e||_F / sqrt(N*m)
+	Scale float64 // lambda of the chosen node
+	Ratio float64 // r at which the node was admissible (0 for random nodes)
+	Tried int     // candidates scored for this node
+	// Rejected counts admissible candidates refused as (nearly) dependent on
+	// the chosen nodes. A random learner keeps such a node (Rejected = 1):
+	// its output weights are then the minimum-norm solution pinv(H) T.
+	Rejected int
 }
 
 // StopReason says why building stopped.
@@ -30,7 +33,7 @@ const (
 	// ReachedTolerance: the training RMSE fell to the tolerance.
 	ReachedTolerance
 	// NoAdmissible: no candidate at any (lambda, r) met the supervisory
-	// inequality (or, for random nodes, many draws in a row were dependent).
+	// inequality (or every admissible one was dependent on the chosen nodes).
 	NoAdmissible
 	// Cancelled: the context was cancelled; the model holds the nodes so far.
 	Cancelled
@@ -76,10 +79,6 @@ type Profile struct {
 // randomBlock is how many random nodes are drawn and evaluated per matrix
 // product by random node choice.
 const randomBlock = 64
-
-// maxDependentRun stops a random build after this many dependent draws in a
-// row (H has then reached its numerical rank).
-const maxDependentRun = 100
 
 // Fit builds a network on p with the configuration c. progress, if not nil,
 // is called after every added node. The returned model records why building
@@ -137,10 +136,13 @@ type builder struct {
 	k             int
 	h             []float64 // one column in float64
 	// Random choice: a block's columns, its steps, and the next to hand out.
-	hb           []float64
-	pending      []Step
-	next         int
-	dependentRun int // dependent draws in a row
+	hb      []float64
+	pending []Step
+	next    int
+	// deficient is set once a random node was dependent on the earlier
+	// ones; independent counts the nodes before the first such one.
+	deficient   bool
+	independent int
 }
 
 func newBuilder(c Config, p Problem) *builder {
@@ -162,7 +164,7 @@ func (b *builder) rmse() float64 {
 // run adds nodes until a stopping rule holds.
 func (b *builder) run(ctx context.Context, pick func() (Step, bool), progress func(Step)) (StopReason, error) {
 	supervised := b.cfg.Kind.Choice == Supervised
-	for b.ls.l < b.cfg.MaxNodes {
+	for len(b.trace) < b.cfg.MaxNodes {
 		if err := ctx.Err(); err != nil {
 			return Cancelled, err
 		}
@@ -245,10 +247,7 @@ func (b *builder) accept(j int) {
 // matrix product and appended to the factorisation as one block; the steps
 // are then handed out one by one.
 func (b *builder) pickRandom() (Step, bool) {
-	for b.next == len(b.pending) {
-		if b.dependentRun >= maxDependentRun {
-			return Step{Scale: b.cfg.Scales[0], Tried: 0}, false
-		}
+	if b.next == len(b.pending) {
 		b.randomBlock()
 	}
 	st := b.pending[b.next]
@@ -256,10 +255,14 @@ func (b *builder) pickRandom() (Step, bool) {
 	return st, true
 }
 
-// randomBlock draws, scores and appends the next block of random nodes.
+// randomBlock draws, scores and appends the next block of random nodes. A
+// random learner keeps every node it draws: a node whose column is (nearly)
+// dependent on the earlier ones (as when L exceeds N) is kept out of the QR
+// factorisation, counted as rejected in its step, and the output weights are
+// then solved by a pseudo-inverse of the whole H (see minNorm).
 func (b *builder) randomBlock() {
 	lambda := b.cfg.Scales[0]
-	k := min(randomBlock, max(b.cfg.MaxNodes-b.ls.l, 1))
+	k := min(randomBlock, max(b.cfg.MaxNodes-len(b.bias), 1))
 	b.drawBatch(k, lambda)
 	t0 := time.Now()
 	hb := grow(b.hb, k*b.n)
@@ -267,21 +270,22 @@ func (b *builder) randomBlock() {
 	for j := 0; j < k; j++ {
 		copy(hb[j*b.n:(j+1)*b.n], b.column(j))
 	}
+	last := b.rmse() // before the block
 	ok, rmse := b.ls.addBlock(hb, k)
 	b.pending, b.next = b.pending[:0], 0
-	st := Step{Scale: lambda}
 	for j, accepted := range ok {
-		st.Tried++
-		if !accepted {
-			st.Rejected++
-			b.dependentRun++
-			continue
+		st := Step{Scale: lambda, Tried: 1, RMSE: last}
+		if accepted {
+			st.RMSE, last = rmse[j], rmse[j]
+			if !b.deficient {
+				b.independent++
+			}
+		} else {
+			st.Rejected = 1
+			b.deficient = true
 		}
 		b.accept(j)
-		st.RMSE = rmse[j]
 		b.pending = append(b.pending, st)
-		st = Step{Scale: lambda}
-		b.dependentRun = 0
 	}
 	b.prof.Ortho += time.Since(t0)
 }
@@ -405,25 +409,54 @@ func admissible(hh, eh, ee []float64, m int, r float64, dead []bool) []int {
 // model assembles the fitted model.
 func (b *builder) model(stop StopReason) (*Model, error) {
 	t0 := time.Now()
-	beta, err := b.ls.solve(b.ls.l, b.cfg.Ridge)
-	b.prof.Solve = time.Since(t0)
-	if err != nil {
-		return nil, err
+	fs := &fitState{ls: b.ls, x: b.x, t: b.ls.t, independent: b.ls.l, ridge: b.cfg.Ridge}
+	if b.deficient {
+		fs.independent = b.independent
 	}
 	m := &Model{
 		Kind: b.cfg.Kind, Activation: b.cfg.Activation,
 		Rows: b.x.Rows, Cols: b.x.Cols, M: b.ls.m,
-		Params: b.params, Bias: b.bias, Beta: beta,
+		Params: b.params, Bias: b.bias,
 		Config: b.cfg,
 		Summary: Summary{
-			Nodes: b.ls.l, Samples: b.n, Stop: stop, TrainRMSE: b.rmse(),
-			Tried: b.tried, Rejected: b.reject, Trace: b.trace, Profile: b.prof,
+			Nodes: len(b.bias), Samples: b.n, Stop: stop, TrainRMSE: b.rmse(),
+			Tried: b.tried, Rejected: b.reject, Trace: b.trace,
 		},
-		ls: b.ls,
+		fit: fs,
 	}
+	beta, err := fs.solve(m, len(b.bias))
+	if err != nil {
+		return nil, err
+	}
+	m.Beta = beta
+	b.prof.Solve = time.Since(t0)
+	m.Summary.Profile = b.prof
 	m.Config.Scales = append([]float64(nil), b.cfg.Scales...)
 	m.Config.Ratios = append([]float64(nil), b.cfg.Ratios...)
 	return m, nil
+}
+
+// fitState is what a fitted model keeps in memory (never in its file) to
+// re-solve its output weights for its first l nodes.
+type fitState struct {
+	ls          *lsq
+	x           Images    // the training images
+	t           []float64 // the training targets
+	independent int       // leading nodes whose columns are all in ls
+	ridge       float64
+}
+
+// solve returns the output weights of the first l nodes of m: from the QR
+// factorisation when those nodes are all in it, otherwise by minNorm.
+func (f *fitState) solve(m *Model, l int) ([]float64, error) {
+	if l <= f.independent {
+		return f.ls.solve(l, f.ridge)
+	}
+	p, err := m.truncate(l, nil)
+	if err != nil {
+		return nil, err
+	}
+	return minNorm(hiddenDense(p, f.x), f.t, m.M, f.ridge)
 }
 
 // grow returns s resized to n, reusing its storage when it can and

@@ -178,6 +178,37 @@ func TestRVFLOutputWeightsAreClosedForm(t *testing.T) {
 	}
 }
 
+// TestRVFLWithMoreNodesThanSamples checks that a random learner with L > N
+// keeps all L nodes and gets the minimum-norm solution pinv(H) T, for the
+// whole model and for its prefixes on both sides of N.
+func TestRVFLWithMoreNodesThanSamples(t *testing.T) {
+	p := blobProblem(t, 60)
+	for _, k := range []Kind{RVFL, RVFL2D} {
+		c := Paper(k)
+		c.MaxNodes = 150
+		m := fitT(t, c, p)
+		if m.Nodes() != 150 || m.Summary.Rejected == 0 {
+			t.Fatalf("%v: %d nodes, %d rejected", k, m.Nodes(), m.Summary.Rejected)
+		}
+		for _, l := range []int{40, 60, 100, 150} {
+			pm, err := m.Prefix(l)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want mat.Dense
+			want.Mul(reference.Pinv(hiddenMatrix(pm, p.X)), mat.NewDense(p.X.Len(), p.M, p.T))
+			if d := relDiff(pm.Beta, want.RawMatrix().Data); d > 1e-6 {
+				t.Errorf("%v, L=%d: beta differs from pinv(H) T by %.3g relative", k, l, d)
+			}
+		}
+		if acc, _ := m.Accuracy(p.X, labelsOf(p)); acc != 1 {
+			t.Errorf("%v: training accuracy %v with L > N", k, acc)
+		}
+	}
+}
+
+func labelsOf(p Problem) []int { return ArgMax(p.T, p.M) }
+
 func TestRankDeficientFitDoesNotBlowUp(t *testing.T) {
 	// 40 samples, every image the same pair of patterns: H has tiny rank,
 	// and L_max far exceeds N.
@@ -199,7 +230,9 @@ func TestRankDeficientFitDoesNotBlowUp(t *testing.T) {
 		if err := checkFinite(m.Beta, "beta"); err != nil {
 			t.Fatalf("%v: %v", k, err)
 		}
-		if m.Nodes() > 2 {
+		// Supervised learners stop: no candidate can reduce a zero residual.
+		// Random learners keep every node, solved by the pseudo-inverse.
+		if k.Choice == Supervised && m.Nodes() > 2 || k.Choice == Random && m.Nodes() != 100 {
 			t.Errorf("%v: %d nodes kept on data of rank 2", k, m.Nodes())
 		}
 		if acc, _ := m.Accuracy(p.X, labels); acc != 1 {

@@ -272,7 +272,6 @@ func (h fileHeader) model() (*Model, error) {
 			Nodes: h.Nodes, Samples: h.Summary.Samples, Stop: stop, TrainRMSE: h.Summary.TrainRMSE,
 			Tried: h.Summary.Tried, Rejected: h.Summary.Rejected,
 		},
-		ls: nil,
 	}, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/scn2d/scn/internal/linalg"
+	"gonum.org/v1/gonum/mat"
 )
 
 // Model is a fitted network f(X) = sum_j beta_j g(a_j(X)). It is safe for
@@ -26,7 +27,7 @@ type Model struct {
 	Summary Summary           // how the fit went
 	Meta    map[string]string // free-form metadata (e.g. preprocessing), saved with the model
 
-	ls *lsq // the fit's factorisation, for Prefix; nil for loaded models
+	fit *fitState // what Prefix needs; nil for loaded models
 }
 
 // Nodes returns the number of hidden nodes L.
@@ -181,18 +182,32 @@ func RMSE(y, t []float64) float64 {
 
 // Prefix returns the model made of the first l hidden nodes, with output
 // weights solved anew by least squares for those l nodes: exactly the model
-// the fit had after l steps. It works on freshly fitted models only (the
-// factorisation it needs is not saved).
+// the fit had after l steps. It works on freshly fitted models only (what it
+// needs is not saved).
 func (m *Model) Prefix(l int) (*Model, error) {
-	if m.ls == nil {
+	if m.fit == nil {
 		return nil, fmt.Errorf("scn: Prefix needs a freshly fitted model, not a loaded one")
 	}
-	if l < 0 || l > m.Nodes() {
+	if l < 1 || l > m.Nodes() {
 		return nil, fmt.Errorf("scn: prefix of %d nodes of a model with %d", l, m.Nodes())
 	}
-	beta, err := m.ls.solve(l, m.Config.Ridge)
+	beta, err := m.fit.solve(m, l)
 	if err != nil {
 		return nil, err
+	}
+	p, _ := m.truncate(l, beta)
+	p.Summary.Trace = m.Summary.Trace[:min(l, len(m.Summary.Trace))]
+	if l <= len(p.Summary.Trace) {
+		p.Summary.TrainRMSE = p.Summary.Trace[l-1].RMSE
+	}
+	return p, nil
+}
+
+// truncate returns a shallow copy of m with its first l nodes and the given
+// output weights.
+func (m *Model) truncate(l int, beta []float64) (*Model, error) {
+	if l < 1 || l > m.Nodes() {
+		return nil, fmt.Errorf("scn: prefix of %d nodes of a model with %d", l, m.Nodes())
 	}
 	p := *m
 	np := m.ParamsPerNode()
@@ -200,11 +215,72 @@ func (m *Model) Prefix(l int) (*Model, error) {
 	p.Bias = m.Bias[:l:l]
 	p.Beta = beta
 	p.Summary.Nodes = l
-	p.Summary.Trace = m.Summary.Trace[:min(l, len(m.Summary.Trace))]
-	if l > 0 && l <= len(p.Summary.Trace) {
-		p.Summary.TrainRMSE = p.Summary.Trace[l-1].RMSE
-	}
 	return &p, nil
+}
+
+// hiddenDense returns the hidden outputs of m on x as a float64 N x L matrix.
+func hiddenDense(m *Model, x Images) *mat.Dense {
+	l := m.Nodes()
+	h := mat.NewDense(x.Len(), l, nil)
+	raw := h.RawMatrix().Data
+	m.hidden(x, func(lo, rows int, hb []float32) {
+		for i, v := range hb[:rows*l] {
+			raw[lo*l+i] = float64(v)
+		}
+	})
+	return h
+}
+
+// minNorm returns the minimum-norm least-squares output weights pinv(H) T
+// (L x m), with singular values below max(N, L) * sigma_max * eps treated as
+// zero as MATLAB's pinv does, or with ridge > 0 the solution of
+// (H^T H + ridge I) beta = H^T T. It serves random learners whose H is rank
+// deficient (L > N, say), where the QR factorisation holds only the
+// independent columns.
+func minNorm(h *mat.Dense, t []float64, m int, ridge float64) ([]float64, error) {
+	n, l := h.Dims()
+	tt := mat.NewDense(n, m, t)
+	out := mat.NewDense(l, m, nil)
+	if ridge > 0 {
+		var a mat.SymDense
+		a.SymOuterK(1, h.T())
+		for i := 0; i < l; i++ {
+			a.SetSym(i, i, a.At(i, i)+ridge)
+		}
+		var rhs mat.Dense
+		rhs.Mul(h.T(), tt)
+		var ch mat.Cholesky
+		if !ch.Factorize(&a) {
+			return nil, fmt.Errorf("scn: ridge system is not positive definite")
+		}
+		if err := ch.SolveTo(out, &rhs); err != nil {
+			return nil, fmt.Errorf("scn: ridge solve: %w", err)
+		}
+		return out.RawMatrix().Data, nil
+	}
+	var svd mat.SVD
+	if !svd.Factorize(h, mat.SVDThin) {
+		return nil, fmt.Errorf("scn: SVD of the hidden outputs failed")
+	}
+	s := svd.Values(nil)
+	var u, v mat.Dense
+	svd.UTo(&u)
+	svd.VTo(&v)
+	tol := float64(max(n, l)) * s[0] * 0x1p-52
+	var ut mat.Dense
+	ut.Mul(u.T(), tt) // k x m
+	for i, si := range s {
+		row := ut.RawRowView(i)
+		for j := range row {
+			if si > tol {
+				row[j] /= si
+			} else {
+				row[j] = 0
+			}
+		}
+	}
+	out.Mul(&v, &ut)
+	return out.RawMatrix().Data, nil
 }
 
 // Indicator returns the generalization indicator Theta_raw of the paper
