@@ -52,8 +52,9 @@ func (s *lsq) residualNorm2() float64 {
 }
 
 // sampleBlock is the number of samples (rows of Q) per tile of the
-// orthogonalisation. A tile row of Q at L = 1000 is 1 MB, so that the
-// fused passes below find it in cache the second time.
+// orthogonalisation. A tile of Q at L = 1000 is 4 MB: the fused passes below
+// find it in the 32 MB L3 cache the second time. Measured at N = 60000,
+// L = 500 (BenchmarkAppendNode): 512 beat 128 and 256.
 const sampleBlock = 512
 
 // orthogonalise runs CGS2 on the k columns hb (k rows of N, row-major,
