@@ -14,6 +14,13 @@ func (a Activation) apply(z []float32, b []float32) {
 	}
 }
 
+// applyRow overwrites z with g(z + b).
+func (a Activation) applyRow(z []float32, b float32) {
+	for i, v := range z {
+		z[i] = a.eval(v + b)
+	}
+}
+
 // eval returns g(t), computed in float64 and rounded once.
 func (a Activation) eval(t float32) float32 {
 	switch a {

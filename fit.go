@@ -131,7 +131,8 @@ type builder struct {
 	reject int
 
 	prof Profile
-	// A batch of k candidates: parameters, biases, weights and outputs.
+	// A batch of k candidates: parameters, biases, weights, and outputs z
+	// (k x N: candidate j's outputs are row j).
 	cp, cb, cw, z []float32
 	k             int
 	h             []float64 // one column in float64
@@ -205,10 +206,13 @@ func (b *builder) drawBatch(k int, lambda float64) {
 		b.nm.weight(p, b.cw[j*b.d:(j+1)*b.d])
 	}
 	t1 := time.Now()
-	linalg.Sgemm(false, true, b.n, k, b.d, 1, b.x.Pix, b.d, b.cw, b.d, 0, b.z, k)
+	// Z^T = W X^T (k x N): each candidate's outputs are one contiguous row.
+	linalg.Sgemm(false, true, k, b.n, b.d, 1, b.cw, b.d, b.x.Pix, b.d, 0, b.z, b.n)
 	act, bias := b.cfg.Activation, b.cb
 	forChunks(b.n, 2048, func(_, lo, hi int) {
-		act.apply(b.z[lo*k:hi*k], bias)
+		for j, bj := range bias {
+			act.applyRow(b.z[j*b.n+lo:j*b.n+hi], bj)
+		}
 	})
 	b.prof.Draw += t1.Sub(t0)
 	b.prof.Scoring += time.Since(t1)
@@ -230,8 +234,8 @@ func (b *builder) addColumn(j int) bool {
 
 // column copies candidate j's outputs into b.h as float64.
 func (b *builder) column(j int) []float64 {
-	for i := range b.h {
-		b.h[i] = float64(b.z[i*b.k+j])
+	for i, v := range b.z[j*b.n : (j+1)*b.n] {
+		b.h[i] = float64(v)
 	}
 	return b.h
 }
@@ -347,10 +351,9 @@ func (b *builder) correlations() (hh, eh []float64) {
 	forChunks(b.n, corrChunk, func(c, lo, hi int) {
 		acc := part[c*k*(m+1) : (c+1)*k*(m+1)]
 		for i := lo; i < hi; i++ {
-			zi := b.z[i*k : (i+1)*k]
 			ei := b.ls.e[i*m : (i+1)*m]
-			for j, h32 := range zi {
-				h := float64(h32)
+			for j := 0; j < k; j++ {
+				h := float64(b.z[j*b.n+i])
 				a := acc[j*(m+1) : (j+1)*(m+1)]
 				a[m] += h * h
 				for q, e := range ei {

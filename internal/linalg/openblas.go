@@ -1,0 +1,162 @@
+//go:build openblas
+
+package linalg
+
+// #cgo pkg-config: openblas
+// #include <cblas.h>
+// void openblas_set_num_threads(int);
+import "C"
+
+import (
+	"runtime"
+	"sync"
+	"unsafe"
+)
+
+const backend = "openblas"
+
+// OpenBLAS runs single-threaded: its own threads spin after each call and
+// steal the cores from the Go code that runs between calls. Large products
+// are split by rows into fixed chunks, one single-threaded call per chunk on
+// up to GOMAXPROCS goroutines; each row of the result is computed by the
+// same call shape whatever the number of goroutines, so results do not
+// depend on it.
+func init() { C.openblas_set_num_threads(1) }
+
+// rowChunk is the rows per call of a split product.
+const rowChunk = 256
+
+// colChunk is the columns per call of a product split by columns.
+const colChunk = 2048
+
+// splitRows calls f(lo, hi) on fixed chunks of rows of [0, m), in parallel
+// when the product is large enough to pay for it.
+func splitRows(m, work int, f func(lo, hi int)) { split(m, rowChunk, work, f) }
+
+// splitCols is splitRows for chunks of columns.
+func splitCols(n, work int, f func(lo, hi int)) { split(n, colChunk, work, f) }
+
+func split(m, chunk, work int, f func(lo, hi int)) {
+	if m <= chunk || work < 1<<20 || runtime.GOMAXPROCS(0) == 1 {
+		for lo := 0; lo < m; lo += chunk {
+			f(lo, min(m, lo+chunk))
+		}
+		return
+	}
+	chunks := (m + chunk - 1) / chunk
+	next := make(chan int, chunks)
+	for c := 0; c < chunks; c++ {
+		next <- c
+	}
+	close(next)
+	var wg sync.WaitGroup
+	for w := 0; w < min(runtime.GOMAXPROCS(0), chunks); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for c := range next {
+				f(c*chunk, min(m, (c+1)*chunk))
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+func trans(t bool) C.enum_CBLAS_TRANSPOSE {
+	if t {
+		return C.CblasTrans
+	}
+	return C.CblasNoTrans
+}
+
+// The callers check that m and n are positive, so every slice holds at
+// least one element and &a[0] is safe.
+
+func sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	if k == 0 {
+		scale32(m, n, beta, c, ldc)
+		return
+	}
+	if transA { // rows of op(A) are columns of A: not split
+		C.cblas_sgemm(C.CblasRowMajor, trans(transA), trans(transB), C.blasint(m), C.blasint(n), C.blasint(k),
+			C.float(alpha), (*C.float)(unsafe.Pointer(&a[0])), C.blasint(lda),
+			(*C.float)(unsafe.Pointer(&b[0])), C.blasint(ldb),
+			C.float(beta), (*C.float)(unsafe.Pointer(&c[0])), C.blasint(ldc))
+		return
+	}
+	if m <= rowChunk && n > colChunk {
+		// A short, wide product (candidate scoring: W X^T): split the columns.
+		splitCols(n, m*n*k, func(lo, hi int) {
+			boff := lo
+			if transB {
+				boff = lo * ldb
+			}
+			C.cblas_sgemm(C.CblasRowMajor, C.CblasNoTrans, trans(transB), C.blasint(m), C.blasint(hi-lo), C.blasint(k),
+				C.float(alpha), (*C.float)(unsafe.Pointer(&a[0])), C.blasint(lda),
+				(*C.float)(unsafe.Pointer(&b[boff])), C.blasint(ldb),
+				C.float(beta), (*C.float)(unsafe.Pointer(&c[lo])), C.blasint(ldc))
+		})
+		return
+	}
+	splitRows(m, m*n*k, func(lo, hi int) {
+		C.cblas_sgemm(C.CblasRowMajor, C.CblasNoTrans, trans(transB), C.blasint(hi-lo), C.blasint(n), C.blasint(k),
+			C.float(alpha), (*C.float)(unsafe.Pointer(&a[lo*lda])), C.blasint(lda),
+			(*C.float)(unsafe.Pointer(&b[0])), C.blasint(ldb),
+			C.float(beta), (*C.float)(unsafe.Pointer(&c[lo*ldc])), C.blasint(ldc))
+	})
+}
+
+func dgemm(transA, transB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+	if k == 0 {
+		scale64(m, n, beta, c, ldc)
+		return
+	}
+	if transA {
+		C.cblas_dgemm(C.CblasRowMajor, trans(transA), trans(transB), C.blasint(m), C.blasint(n), C.blasint(k),
+			C.double(alpha), (*C.double)(unsafe.Pointer(&a[0])), C.blasint(lda),
+			(*C.double)(unsafe.Pointer(&b[0])), C.blasint(ldb),
+			C.double(beta), (*C.double)(unsafe.Pointer(&c[0])), C.blasint(ldc))
+		return
+	}
+	splitRows(m, m*n*k, func(lo, hi int) {
+		C.cblas_dgemm(C.CblasRowMajor, C.CblasNoTrans, trans(transB), C.blasint(hi-lo), C.blasint(n), C.blasint(k),
+			C.double(alpha), (*C.double)(unsafe.Pointer(&a[lo*lda])), C.blasint(lda),
+			(*C.double)(unsafe.Pointer(&b[0])), C.blasint(ldb),
+			C.double(beta), (*C.double)(unsafe.Pointer(&c[lo*ldc])), C.blasint(ldc))
+	})
+}
+
+func dgemv(trans_ bool, m, n int, alpha float64, a []float64, lda int, x []float64, beta float64, y []float64) {
+	C.cblas_dgemv(C.CblasRowMajor, trans(trans_), C.blasint(m), C.blasint(n),
+		C.double(alpha), (*C.double)(unsafe.Pointer(&a[0])), C.blasint(lda),
+		(*C.double)(unsafe.Pointer(&x[0])), 1,
+		C.double(beta), (*C.double)(unsafe.Pointer(&y[0])), 1)
+}
+
+// scale32 sets C = beta * C (the product is empty when k = 0).
+func scale32(m, n int, beta float32, c []float32, ldc int) {
+	for i := 0; i < m; i++ {
+		row := c[i*ldc : i*ldc+n]
+		for j := range row {
+			if beta == 0 {
+				row[j] = 0
+			} else {
+				row[j] *= beta
+			}
+		}
+	}
+}
+
+// scale64 sets C = beta * C (the product is empty when k = 0).
+func scale64(m, n int, beta float64, c []float64, ldc int) {
+	for i := 0; i < m; i++ {
+		row := c[i*ldc : i*ldc+n]
+		for j := range row {
+			if beta == 0 {
+				row[j] = 0
+			} else {
+				row[j] *= beta
+			}
+		}
+	}
+}
