@@ -2,18 +2,6 @@ package scn
 
 import "math"
 
-// apply overwrites z with g(z + b[k]) for a row-major block of rows x k
-// pre-activations, where column j gets bias b[j].
-func (a Activation) apply(z []float32, b []float32) {
-	k := len(b)
-	for i := 0; i < len(z); i += k {
-		row := z[i : i+k]
-		for j := range row {
-			row[j] = a.eval(row[j] + b[j])
-		}
-	}
-}
-
 // applyRow overwrites z with g(z + b).
 func (a Activation) applyRow(z []float32, b float32) {
 	for i, v := range z {

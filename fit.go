@@ -207,7 +207,7 @@ func (b *builder) drawBatch(k int, lambda float64) {
 	}
 	t1 := time.Now()
 	// Z^T = W X^T (k x N): each candidate's outputs are one contiguous row.
-	linalg.Sgemm(false, true, k, b.n, b.d, 1, b.cw, b.d, b.x.Pix, b.d, 0, b.z, b.n)
+	linalg.ScoreNT(k, b.n, b.d, b.cw, b.x.Pix, b.z, b.n)
 	act, bias := b.cfg.Activation, b.cb
 	forChunks(b.n, 2048, func(_, lo, hi int) {
 		for j, bj := range bias {

@@ -144,17 +144,7 @@ func TestMatrixNodeIsRankOneVectorNode(t *testing.T) {
 }
 
 // hiddenMatrix returns the model's hidden outputs on x as float64, N x L.
-func hiddenMatrix(m *Model, x Images) *mat.Dense {
-	h := mat.NewDense(x.Len(), m.Nodes(), nil)
-	m.hidden(x, func(lo, rows int, hb []float32) {
-		for i := 0; i < rows; i++ {
-			for j := 0; j < m.Nodes(); j++ {
-				h.Set(lo+i, j, float64(hb[i*m.Nodes()+j]))
-			}
-		}
-	})
-	return h
-}
+func hiddenMatrix(m *Model, x Images) *mat.Dense { return hiddenDense(m, x) }
 
 func TestRVFLOutputWeightsAreClosedForm(t *testing.T) {
 	p := blobProblem(t, 400)

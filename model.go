@@ -69,18 +69,24 @@ func (m *Model) checkInput(x Images) error {
 // matrix product.
 const predictBatch = 512
 
-// hidden calls f with the hidden outputs (rows x L, row-major) of
-// consecutive batches of images, starting at image lo.
+// hidden calls f with the hidden outputs of consecutive batches of images,
+// starting at image lo, as an L x rows matrix (row j: node j on each image).
+// It uses the same kernel as the fit's candidate scoring, so that the hidden
+// outputs of the training images are bit for bit those the fit saw.
 func (m *Model) hidden(x Images, f func(lo, rows int, h []float32)) {
 	w := m.weights()
 	n, d, l := x.Len(), x.Dim(), m.Nodes()
-	h := make([]float32, predictBatch*l)
+	h := make([]float32, l*predictBatch)
 	for lo := 0; lo < n; lo += predictBatch {
 		rows := min(predictBatch, n-lo)
-		hb := h[:rows*l]
-		linalg.Sgemm(false, true, rows, l, d, 1, x.Pix[lo*d:(lo+rows)*d], d, w, d, 0, hb, l)
+		hb := h[:l*rows]
+		linalg.ScoreNT(l, rows, d, w, x.Pix[lo*d:(lo+rows)*d], hb, rows)
 		act := m.Activation
-		forChunks(rows, 64, func(_, a, b int) { act.apply(hb[a*l:b*l], m.Bias) })
+		forChunks(l, 16, func(_, a, b int) {
+			for j := a; j < b; j++ {
+				act.applyRow(hb[j*rows:(j+1)*rows], m.Bias[j])
+			}
+		})
 		f(lo, rows, hb)
 	}
 }
@@ -98,7 +104,8 @@ func (m *Model) Predict(x Images) ([]float64, error) {
 		for i, v := range h {
 			hb[i] = float64(v)
 		}
-		linalg.Dgemm(false, false, rows, m.M, l, 1, hb, l, m.Beta, m.M, 0, out[lo*m.M:(lo+rows)*m.M], m.M)
+		// Y = H beta, with H^T (L x rows) as computed.
+		linalg.Dgemm(true, false, rows, m.M, l, 1, hb, rows, m.Beta, m.M, 0, out[lo*m.M:(lo+rows)*m.M], m.M)
 	})
 	return out, nil
 }
@@ -224,8 +231,10 @@ func hiddenDense(m *Model, x Images) *mat.Dense {
 	h := mat.NewDense(x.Len(), l, nil)
 	raw := h.RawMatrix().Data
 	m.hidden(x, func(lo, rows int, hb []float32) {
-		for i, v := range hb[:rows*l] {
-			raw[lo*l+i] = float64(v)
+		for j := 0; j < l; j++ {
+			for i, v := range hb[j*rows : (j+1)*rows] {
+				raw[(lo+i)*l+j] = float64(v)
+			}
 		}
 	})
 	return h
@@ -303,10 +312,9 @@ func (m *Model) Indicator(x Images) (float64, error) {
 		wn[j] = nm.weightNorm(m.Params[j*np : (j+1)*np])
 	}
 	var sum float64
-	m.hidden(x, func(_, _ int, h []float32) {
+	m.hidden(x, func(_, rows int, h []float32) {
 		for i, v := range h {
-			hv := float64(v)
-			s := m.Activation.slope(hv) * wn[i%l]
+			s := m.Activation.slope(float64(v)) * wn[i/rows]
 			sum += s * s
 		}
 	})

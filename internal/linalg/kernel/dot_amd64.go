@@ -1,0 +1,14 @@
+//go:build !purego
+
+package kernel
+
+import "golang.org/x/sys/cpu"
+
+// Available reports whether Dot2x4 can run here (AVX2 and FMA).
+var Available = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+
+// Dot2x4 sets out[2*j+r] to the dot product of x_r (r = 0, 1) and w_j
+// (j = 0..3) over their first n elements; n must be a multiple of 8.
+//
+//go:noescape
+func Dot2x4(x0, x1, w0, w1, w2, w3 *float32, n int, out *float32)

@@ -1,0 +1,11 @@
+//go:build !amd64 || purego
+
+package kernel
+
+// Available reports whether Dot2x4 can run here: never on this platform.
+const Available = false
+
+// Dot2x4 is not available on this platform; see Available.
+func Dot2x4(x0, x1, w0, w1, w2, w3 *float32, n int, out *float32) {
+	panic("kernel: Dot2x4 without AVX2")
+}

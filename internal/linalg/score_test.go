@@ -1,0 +1,63 @@
+package linalg
+
+import (
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"testing"
+)
+
+func TestScoreNTMatchesNaive(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, sz := range []struct{ k, n, d int }{{1, 1, 8}, {5, 7, 784}, {4, 600, 31}, {9, 513, 10304}, {3, 2, 5}, {45, 33, 784}} {
+		w := make([]float32, sz.k*sz.d)
+		x := make([]float32, sz.n*sz.d)
+		for i := range w {
+			w[i] = float32(2*rng.Float64() - 1)
+		}
+		for i := range x {
+			x[i] = float32(rng.Float64())
+		}
+		ldz := sz.n + 3
+		z := make([]float32, sz.k*ldz)
+		ScoreNT(sz.k, sz.n, sz.d, w, x, z, ldz)
+		for j := 0; j < sz.k; j++ {
+			for i := 0; i < sz.n; i++ {
+				var want, mag float64
+				for t := 0; t < sz.d; t++ {
+					p := float64(w[j*sz.d+t]) * float64(x[i*sz.d+t])
+					want += p
+					mag += math.Abs(p)
+				}
+				if got := float64(z[j*ldz+i]); math.Abs(got-want) > 1e-5*mag {
+					t.Fatalf("%+v: z[%d,%d] = %v, want %v", sz, j, i, got, want)
+				}
+			}
+		}
+	}
+}
+
+func TestScoreNTDeterministic(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	rng := rand.New(rand.NewPCG(3, 4))
+	k, n, d := 5, 3000, 784
+	w := make([]float32, k*d)
+	x := make([]float32, n*d)
+	for i := range w {
+		w[i] = float32(rng.NormFloat64())
+	}
+	for i := range x {
+		x[i] = float32(rng.Float64())
+	}
+	var zs [2][]float32
+	for p := range zs {
+		runtime.GOMAXPROCS(p + 1)
+		zs[p] = make([]float32, k*n)
+		ScoreNT(k, n, d, w, x, zs[p], n)
+	}
+	for i := range zs[0] {
+		if zs[0][i] != zs[1][i] {
+			t.Fatalf("element %d differs between GOMAXPROCS 1 and 2", i)
+		}
+	}
+}
