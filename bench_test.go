@@ -104,3 +104,23 @@ func BenchmarkFit2DSCN(b *testing.B) {
 		b.ReportMetric(float64(m.Summary.Duration.Milliseconds())/float64(m.Nodes()), "ms/node")
 	}
 }
+
+// BenchmarkPredict times predictions of a 2DSCN with L = 1000 on 28 x 28
+// images (the model is a 2DRVFL-built network of the same shape: prediction
+// does not care how the nodes were chosen).
+func BenchmarkPredict(b *testing.B) {
+	p := benchProblem(b, 10000)
+	c := Paper(RVFL2D)
+	c.MaxNodes = 1000
+	m, err := c.Fit(context.Background(), p, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := m.Predict(p.X); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(p.X.Len())*float64(b.N)/b.Elapsed().Seconds(), "images/s")
+}

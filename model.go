@@ -99,13 +99,20 @@ func (m *Model) Predict(x Images) ([]float64, error) {
 	l := m.Nodes()
 	out := make([]float64, x.Len()*m.M)
 	h64 := make([]float64, predictBatch*l)
+	yt := make([]float64, m.M*predictBatch)
 	m.hidden(x, func(lo, rows int, h []float32) {
 		hb := h64[:rows*l]
 		for i, v := range h {
 			hb[i] = float64(v)
 		}
-		// Y = H beta, with H^T (L x rows) as computed.
-		linalg.Dgemm(true, false, rows, m.M, l, 1, hb, rows, m.Beta, m.M, 0, out[lo*m.M:(lo+rows)*m.M], m.M)
+		// Y^T = beta^T H^T, with H^T (L x rows) as computed: the long rows
+		// of H^T make this the fast orientation of the product.
+		linalg.Dgemm(true, false, m.M, rows, l, 1, m.Beta, m.M, hb, rows, 0, yt, rows)
+		for q := 0; q < m.M; q++ {
+			for i, v := range yt[q*rows : (q+1)*rows] {
+				out[(lo+i)*m.M+q] = v
+			}
+		}
 	})
 	return out, nil
 }

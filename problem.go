@@ -45,7 +45,7 @@ func (im Images) check() error {
 		return fmt.Errorf("%w: %d pixel values are not a whole number of %d x %d images", ErrData, len(im.Pix), im.Rows, im.Cols)
 	}
 	for i, v := range im.Pix {
-		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+		if d := v - v; d != d { // NaN or an infinity
 			d := im.Dim()
 			return fmt.Errorf("%w: image %d pixel %d is %v", ErrData, i/d, i%d, v)
 		}

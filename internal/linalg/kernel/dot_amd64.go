@@ -12,3 +12,9 @@ var Available = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 //
 //go:noescape
 func Dot2x4(x0, x1, w0, w1, w2, w3 *float32, n int, out *float32)
+
+// SigmoidBias8 sets z[i] = 1/(1+exp(-(z[i]+b))) for i < n, with the Cephes
+// single-precision exp (about 2 ulp); n must be a multiple of 8.
+//
+//go:noescape
+func SigmoidBias8(z *float32, n int, b float32)

@@ -9,3 +9,8 @@ const Available = false
 func Dot2x4(x0, x1, w0, w1, w2, w3 *float32, n int, out *float32) {
 	panic("kernel: Dot2x4 without AVX2")
 }
+
+// SigmoidBias8 is not available on this platform; see Available.
+func SigmoidBias8(z *float32, n int, b float32) {
+	panic("kernel: SigmoidBias8 without AVX2")
+}
