@@ -1,0 +1,193 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/scn2d/scn"
+	"github.com/scn2d/scn/dataset"
+	"github.com/spf13/cobra"
+)
+
+// dataFlags say where a data set comes from and how its images are
+// prepared. With no source flag the built-in data set is used.
+type dataFlags struct {
+	prefix                           string // flag name prefix, e.g. "test-"
+	idxImages, idxLabels, idxTargets string
+	folder, csv                      string
+	rows, cols                       int
+	invert, resize                   string
+	mnist                            bool
+}
+
+// add registers the source flags and, with prep, the preprocessing flags
+// (training only: evaluation re-applies what the model recorded).
+func (d *dataFlags) add(cmd *cobra.Command, prep bool) {
+	f := cmd.Flags()
+	p, what := d.prefix, strings.TrimSuffix(d.prefix, "-")
+	if what != "" {
+		what += " "
+	}
+	f.StringVar(&d.idxImages, p+"idx-images", "", what+"IDX image file (plain or gzip)")
+	f.StringVar(&d.idxLabels, p+"idx-labels", "", what+"IDX label file, for classification")
+	f.StringVar(&d.idxTargets, p+"idx-targets", "", what+"IDX float target file, for regression")
+	f.StringVar(&d.folder, p+"folder", "", what+"folder of class subfolders of images (root/<class>/*.png)")
+	f.StringVar(&d.csv, p+"csv", "", what+"CSV file: label, then pixels (header optional)")
+	f.IntVar(&d.rows, p+"rows", 0, what+"image rows of a CSV file (0: square)")
+	f.IntVar(&d.cols, p+"cols", 0, what+"image columns of a CSV file (0: square)")
+	d.invert = "no"
+	if !prep {
+		return
+	}
+	f.StringVar(&d.invert, "invert", "no", "invert grey levels: auto (dark ink on light is inverted), yes or no")
+	f.StringVar(&d.resize, "resize", "", "resize images to RxC, e.g. 28x28")
+	f.BoolVar(&d.mnist, "mnist-normalize", false, "bring digits to the MNIST convention (20x20 box, centred mass, 28x28)")
+}
+
+// preprocess returns the preprocessing the flags ask for.
+func (d *dataFlags) preprocess() (dataset.Preprocess, error) {
+	p := dataset.Preprocess{Invert: d.invert, MNIST: d.mnist}
+	switch d.invert {
+	case "auto", "yes", "no":
+	default:
+		return p, usageError{fmt.Errorf("--invert %q: want auto, yes or no", d.invert)}
+	}
+	if d.resize != "" {
+		r, c, ok := strings.Cut(strings.ToLower(d.resize), "x")
+		rows, err1 := strconv.Atoi(r)
+		cols, err2 := strconv.Atoi(c)
+		if !ok || err1 != nil || err2 != nil || rows < 1 || cols < 1 {
+			return p, usageError{fmt.Errorf("--resize %q: want RxC, e.g. 28x28", d.resize)}
+		}
+		p.ResizeRows, p.ResizeCols = rows, cols
+	}
+	return p, nil
+}
+
+// load reads the data set and prepares its images with p; half picks the
+// built-in set's train or test half.
+func (d *dataFlags) load(half string, p dataset.Preprocess) (*dataset.Set, error) {
+	var err error
+	sources := 0
+	for _, s := range []string{d.idxImages, d.folder, d.csv} {
+		if s != "" {
+			sources++
+		}
+	}
+	if sources > 1 {
+		return nil, usageError{fmt.Errorf("give one data source: --idx-images, --folder or --csv")}
+	}
+	var s *dataset.Set
+	switch {
+	case d.folder != "":
+		return dataset.ReadFolder(d.folder, p) // the reader applies p
+	case d.csv != "":
+		s, err = dataset.ReadCSV(d.csv, d.rows, d.cols)
+	case d.idxImages != "":
+		s, err = d.readIDX()
+	default:
+		if d.idxLabels != "" || d.idxTargets != "" {
+			return nil, usageError{fmt.Errorf("--idx-labels and --idx-targets need --idx-images")}
+		}
+		var train, test *dataset.Set
+		if train, test, err = dataset.Default(); err == nil {
+			s = train
+			if half == "test" {
+				s = test
+			}
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return applyAll(s, p), nil
+}
+
+// readIDX reads an IDX image file with its labels or targets.
+func (d *dataFlags) readIDX() (*dataset.Set, error) {
+	switch {
+	case d.idxLabels != "" && d.idxTargets != "":
+		return nil, usageError{fmt.Errorf("give --idx-labels or --idx-targets, not both")}
+	case d.idxTargets != "":
+		s, err := dataset.ReadIDX(d.idxImages, "")
+		if err != nil {
+			return nil, err
+		}
+		t, dim, err := dataset.ReadIDXTargets(d.idxTargets)
+		if err != nil {
+			return nil, err
+		}
+		if len(t) != s.Len()*dim {
+			return nil, fmt.Errorf("%s holds %d targets of dimension %d for %d images in %s", d.idxTargets, len(t)/max(dim, 1), dim, s.Len(), d.idxImages)
+		}
+		s.Targets, s.TargetDim = t, dim
+		return s, nil
+	case d.idxLabels != "":
+		return dataset.ReadIDX(d.idxImages, d.idxLabels)
+	}
+	return nil, usageError{fmt.Errorf("--idx-images needs --idx-labels (classification) or --idx-targets (regression)")}
+}
+
+// applyAll applies p to every image of s.
+func applyAll(s *dataset.Set, p dataset.Preprocess) *dataset.Set {
+	if p == (dataset.Preprocess{Invert: "no"}) || p == (dataset.Preprocess{}) {
+		return s
+	}
+	out := *s
+	out.Pix = nil
+	for i := 0; i < s.Len(); i++ {
+		img, r, c := p.Apply(s.Image(i), s.Rows, s.Cols)
+		out.Rows, out.Cols = r, c
+		out.Pix = append(out.Pix, img...)
+	}
+	return &out
+}
+
+// images returns the set's images as the learners take them.
+func images(s *dataset.Set) scn.Images {
+	return scn.Images{Rows: s.Rows, Cols: s.Cols, Pix: s.Pix}
+}
+
+// problem turns a set into a training problem: regression when it has
+// targets, classification otherwise.
+func problem(s *dataset.Set) (scn.Problem, error) {
+	if s.Targets != nil {
+		return scn.Regression(images(s), s.Targets, s.TargetDim)
+	}
+	return scn.Classification(images(s), s.Labels, s.Classes)
+}
+
+// Keys of the metadata a model file records for the command line.
+const (
+	metaPreprocess = "preprocess"
+	metaSource     = "source"
+)
+
+// recordData stores the preprocessing and the source in the model.
+func recordData(m *scn.Model, s *dataset.Set, p dataset.Preprocess) error {
+	b, err := json.Marshal(p)
+	if err != nil {
+		return err
+	}
+	if m.Meta == nil {
+		m.Meta = map[string]string{}
+	}
+	m.Meta[metaPreprocess] = string(b)
+	m.Meta[metaSource] = s.Source
+	return nil
+}
+
+// recordedPreprocess returns the preprocessing a model was trained with.
+func recordedPreprocess(m *scn.Model) (dataset.Preprocess, error) {
+	var p dataset.Preprocess
+	raw, ok := m.Meta[metaPreprocess]
+	if !ok {
+		return dataset.Preprocess{Invert: "no"}, nil
+	}
+	if err := json.Unmarshal([]byte(raw), &p); err != nil {
+		return p, fmt.Errorf("model records unreadable preprocessing %q: %w", raw, err)
+	}
+	return p, nil
+}

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/scn2d/scn/experiment"
+	"github.com/spf13/cobra"
+)
+
+func newExperiment() *cobra.Command {
+	var (
+		o     experiment.Options
+		quiet bool
+	)
+	names := experiment.Names()
+	cmd := &cobra.Command{
+		Use:   "experiment NAME|all",
+		Short: "Reproduce an experiment of the paper (E1-E7)",
+		Long: "Run one of the paper's experiments, or all, with the paper's protocol by\n" +
+			"default (--quick scales it down), and write result.json, CSV tables and a\n" +
+			"self-contained report.html under --out/NAME. Experiments:\n\n" + describeAll(names),
+		Args: minArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if _, err := os.Stat(o.DataDir); err != nil && args[0] != "smallweights" && args[0] != "e6" {
+				return fmt.Errorf("data folder %s: %w (give --data)", o.DataDir, err)
+			}
+			o.Command = "scn " + strings.Join(os.Args[1:], " ")
+			if !quiet {
+				o.Log = cmd.ErrOrStderr()
+			}
+			for _, name := range args {
+				r, err := experiment.Run(cmd.Context(), name, o)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "%s: %s (%s)\n", name, r.Dir, r.Elapsed)
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.DataDir, "data", experiment.DefaultDataDir, "folder holding mnist/, fashion-mnist/, orl_faces/, cvl-digits.tar.gz")
+	f.StringVar(&o.OutDir, "out", experiment.DefaultOutDir, "folder for results")
+	f.IntVar(&o.Trials, "trials", 0, "trials (0: the protocol's)")
+	f.BoolVar(&o.Quick, "quick", false, "scaled-down protocol that finishes in about a minute")
+	f.Uint64Var(&o.Seed, "seed", 1, "base seed (trial t uses seed+t)")
+	f.BoolVarP(&quiet, "quiet", "q", false, "no progress lines")
+	return cmd
+}
+
+func describeAll(names []string) string {
+	var b strings.Builder
+	for _, n := range names {
+		fmt.Fprintf(&b, "  %-13s %s\n", n, experiment.Describe(n))
+	}
+	b.WriteString("  all           every one of them\n")
+	return b.String()
+}

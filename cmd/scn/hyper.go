@@ -1,0 +1,106 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/scn2d/scn"
+	"github.com/spf13/cobra"
+)
+
+// hyperFlags are the learner's hyper-parameters as flags. Unset flags keep
+// the preset's values.
+type hyperFlags struct {
+	model, preset, activation, scales, ratios string
+	nodes, candidates                         int
+	tolerance, ridge                          float64
+	seed                                      uint64
+}
+
+func (h *hyperFlags) add(cmd *cobra.Command, defaultNodes int) {
+	f := cmd.Flags()
+	f.StringVar(&h.model, "model", "2dscn", "learner: 2dscn, scn, 2drvfl or rvfl")
+	f.StringVar(&h.preset, "preset", "paper", "hyper-parameter preset (paper: T_max 5, lambda 1..250, r 1-10^-j)")
+	f.IntVar(&h.nodes, "nodes", defaultNodes, "L_max, the hidden nodes at most")
+	f.IntVar(&h.candidates, "candidates", 0, "T_max, candidates per scale (0: the preset's)")
+	f.Float64Var(&h.tolerance, "tolerance", 0, "stop when the training RMSE is at or below this")
+	f.StringVar(&h.scales, "scales", "", "comma-separated scale list lambda (default: the preset's)")
+	f.StringVar(&h.ratios, "ratios", "", "comma-separated increasing r list in (0,1) (default: the preset's)")
+	f.StringVar(&h.activation, "activation", "sigmoid", "activation: sigmoid, tanh or relu")
+	f.Float64Var(&h.ridge, "ridge", 0, "ridge term on the output weights (0: plain least squares)")
+	f.Uint64Var(&h.seed, "seed", 1, "random seed: the same seed gives the same model")
+}
+
+// kind returns the chosen learner.
+func (h *hyperFlags) kind() (scn.Kind, error) {
+	k, err := scn.ParseKind(h.model)
+	if err != nil {
+		return k, usageError{err}
+	}
+	return k, nil
+}
+
+// config returns the configuration for learner k.
+func (h *hyperFlags) config(k scn.Kind) (scn.Config, error) {
+	if h.preset != "paper" {
+		return scn.Config{}, usageError{fmt.Errorf("unknown preset %q (want paper)", h.preset)}
+	}
+	c := scn.Paper(k)
+	c.MaxNodes, c.Tolerance, c.Ridge, c.Seed = h.nodes, h.tolerance, h.ridge, h.seed
+	if h.candidates != 0 {
+		c.Candidates = h.candidates
+	}
+	var err error
+	if c.Activation, err = scn.ParseActivation(h.activation); err != nil {
+		return c, usageError{err}
+	}
+	if h.scales != "" {
+		if c.Scales, err = floatList(h.scales); err != nil {
+			return c, usageError{fmt.Errorf("--scales: %w", err)}
+		}
+		if h.preset == "paper" {
+			c.Preset = "custom"
+		}
+	}
+	if h.ratios != "" {
+		if c.Ratios, err = floatList(h.ratios); err != nil {
+			return c, usageError{fmt.Errorf("--ratios: %w", err)}
+		}
+		c.Preset = "custom"
+	}
+	if err := c.Validate(); err != nil {
+		return c, usageError{err}
+	}
+	return c, nil
+}
+
+// floatList parses "1, 5, 15".
+func floatList(s string) ([]float64, error) {
+	var out []float64
+	items, err := splitList(s)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range items {
+		v, err := strconv.ParseFloat(f, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a number", f)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// splitList splits a comma-separated list, refusing empty items.
+func splitList(s string) ([]string, error) {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			return nil, usageError{fmt.Errorf("empty item in list %q", s)}
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/scn2d/scn"
+	"github.com/spf13/cobra"
+)
+
+func newInspect() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "inspect MODEL",
+		Short: "Show what a model file holds",
+		Args:  minArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			m, err := scn.Load(args[0])
+			if err != nil {
+				return err
+			}
+			st, err := os.Stat(args[0])
+			if err != nil {
+				return err
+			}
+			info := map[string]any{
+				"file": args[0], "bytes": st.Size(), "kind": m.Kind.String(),
+				"rows": m.Rows, "cols": m.Cols, "outputs": m.M, "nodes": m.Nodes(),
+				"params_per_node": m.ParamsPerNode(), "parameters": m.ParamCount(),
+				"activation": m.Activation.String(), "preset": m.Config.Preset, "seed": m.Config.Seed,
+				"max_nodes": m.Config.MaxNodes, "candidates": m.Config.Candidates,
+				"scales": m.Config.Scales, "ratios": m.Config.Ratios,
+				"tolerance": m.Config.Tolerance, "ridge": m.Config.Ridge,
+				"samples": m.Summary.Samples, "stop": m.Summary.Stop.String(),
+				"train_rmse": m.Summary.TrainRMSE, "tried": m.Summary.Tried, "rejected": m.Summary.Rejected,
+				"classes": m.Classes, "meta": m.Meta,
+			}
+			if asJSON {
+				enc := json.NewEncoder(cmd.OutOrStdout())
+				enc.SetIndent("", "  ")
+				return enc.Encode(info)
+			}
+			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			fmt.Fprintf(w, "file\t%s (%d bytes)\n", args[0], st.Size())
+			fmt.Fprintf(w, "model\t%s: %d x %d input, %d outputs, %d nodes\n", m.Kind.Title(), m.Rows, m.Cols, m.M, m.Nodes())
+			fmt.Fprintf(w, "parameters\t%d (%d per node + bias + %d output weights)\n", m.ParamCount(), m.ParamsPerNode(), m.M)
+			fmt.Fprintf(w, "activation\t%s\n", m.Activation)
+			c := m.Config
+			fmt.Fprintf(w, "preset\t%s, seed %d, L_max %d, T_max %d, tolerance %g, ridge %g\n", c.Preset, c.Seed, c.MaxNodes, c.Candidates, c.Tolerance, c.Ridge)
+			fmt.Fprintf(w, "scales\t%v\n", c.Scales)
+			if m.Kind.Choice == scn.Supervised {
+				fmt.Fprintf(w, "ratios\t%v\n", c.Ratios)
+			}
+			s := m.Summary
+			fmt.Fprintf(w, "training\t%d images, %v, RMSE %.5g, %d candidates scored, %d rejected\n", s.Samples, s.Stop, s.TrainRMSE, s.Tried, s.Rejected)
+			if m.Classes != nil {
+				fmt.Fprintf(w, "classes\t%s\n", strings.Join(m.Classes, " "))
+			}
+			for _, k := range sortedKeys(m.Meta) {
+				fmt.Fprintf(w, "%s\t%s\n", k, m.Meta[k])
+			}
+			return w.Flush()
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+// sortedKeys returns the keys of m in order.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

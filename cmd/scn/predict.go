@@ -1,0 +1,73 @@
+package main
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/scn2d/scn"
+	"github.com/scn2d/scn/dataset"
+	"github.com/spf13/cobra"
+)
+
+func newPredict() *cobra.Command {
+	var top int
+	cmd := &cobra.Command{
+		Use:   "predict MODEL IMAGE...",
+		Short: "Predict the class (or outputs) of image files",
+		Long: `Predict the class of each image file (PNG, JPEG, GIF, BMP, PGM/PPM) with a
+saved model, after the preprocessing recorded in the model, and print the top
+scores; for a regression model, print its outputs.`,
+		Args: minArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			m, err := scn.Load(args[0])
+			if err != nil {
+				return err
+			}
+			p, err := recordedPreprocess(m)
+			if err != nil {
+				return err
+			}
+			w := cmd.OutOrStdout()
+			for _, path := range args[1:] {
+				pix, rows, cols, err := dataset.LoadImageFile(path, p)
+				if err != nil {
+					return err
+				}
+				if rows != m.Rows || cols != m.Cols {
+					return fmt.Errorf("%s: image is %d x %d after preprocessing, the model takes %d x %d", path, rows, cols, m.Rows, m.Cols)
+				}
+				y, err := m.Predict(scn.Images{Rows: rows, Cols: cols, Pix: pix})
+				if err != nil {
+					return fmt.Errorf("%s: %w", path, err)
+				}
+				fmt.Fprintf(w, "%s\t%s\n", path, describe(m, y, top))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().IntVar(&top, "top", 3, "scores to show per image")
+	return cmd
+}
+
+// describe renders one prediction: the class and its top scores, or the
+// regression outputs.
+func describe(m *scn.Model, y []float64, top int) string {
+	if !m.IsClassifier() {
+		parts := make([]string, len(y))
+		for i, v := range y {
+			parts[i] = fmt.Sprintf("%.6g", v)
+		}
+		return strings.Join(parts, " ")
+	}
+	idx := make([]int, len(y))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return y[idx[a]] > y[idx[b]] })
+	parts := []string{m.Classes[idx[0]]}
+	for _, i := range idx[:min(top, len(idx))] {
+		parts = append(parts, fmt.Sprintf("%s=%.3f", m.Classes[i], y[i]))
+	}
+	return strings.Join(parts, "\t")
+}

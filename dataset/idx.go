@@ -1,0 +1,292 @@
+package dataset
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// IDX element types.
+const (
+	idxUbyte   = 0x08
+	idxFloat32 = 0x0D
+	idxFloat64 = 0x0E
+)
+
+// maxIDXBytes bounds what an IDX header may claim (4 GiB).
+const maxIDXBytes = 1 << 32
+
+// idx is one decoded IDX file.
+type idx struct {
+	kind byte
+	dims []int
+	data []byte // big-endian elements
+}
+
+// openMaybeGzip returns a reader of r's content, gunzipped when it starts
+// with the gzip magic bytes (detected by content, not by name).
+func openMaybeGzip(r io.Reader) (io.Reader, error) {
+	br := bufio.NewReader(r)
+	magic, err := br.Peek(2)
+	if err == nil && magic[0] == 0x1f && magic[1] == 0x8b {
+		return gzip.NewReader(br)
+	}
+	return br, nil
+}
+
+// readIDX decodes an IDX stream. Memory grows with the bytes actually read,
+// so a header claiming more than the stream holds fails without a large
+// allocation.
+func readIDX(r io.Reader) (*idx, error) {
+	r, err := openMaybeGzip(r)
+	if err != nil {
+		return nil, fmt.Errorf("%w: gzip: %v", ErrFormat, err)
+	}
+	var hdr [4]byte
+	if _, err := io.ReadFull(r, hdr[:]); err != nil {
+		return nil, fmt.Errorf("%w: truncated IDX header", ErrFormat)
+	}
+	if hdr[0] != 0 || hdr[1] != 0 {
+		return nil, fmt.Errorf("%w: wrong IDX magic %x", ErrFormat, hdr)
+	}
+	size := map[byte]int64{idxUbyte: 1, idxFloat32: 4, idxFloat64: 8}[hdr[2]]
+	if size == 0 {
+		return nil, fmt.Errorf("%w: unsupported IDX element type 0x%02x", ErrFormat, hdr[2])
+	}
+	if hdr[3] < 1 || hdr[3] > 4 {
+		return nil, fmt.Errorf("%w: IDX with %d dimensions", ErrFormat, hdr[3])
+	}
+	dims := make([]int, hdr[3])
+	total := size
+	for i := range dims {
+		var b [4]byte
+		if _, err := io.ReadFull(r, b[:]); err != nil {
+			return nil, fmt.Errorf("%w: truncated IDX header", ErrFormat)
+		}
+		dims[i] = int(binary.BigEndian.Uint32(b[:]))
+		if dims[i] == 0 {
+			return nil, fmt.Errorf("%w: IDX dimension %d is zero", ErrFormat, i)
+		}
+		total *= int64(dims[i])
+		if total > maxIDXBytes {
+			return nil, fmt.Errorf("%w: IDX header claims more than %d bytes", ErrFormat, int64(maxIDXBytes))
+		}
+	}
+	var buf bytes.Buffer
+	n, err := io.CopyN(&buf, r, total)
+	if err != nil {
+		return nil, fmt.Errorf("%w: IDX truncated: header claims %d bytes of data, file holds %d", ErrFormat, total, n)
+	}
+	return &idx{kind: hdr[2], dims: dims, data: buf.Bytes()}, nil
+}
+
+// readIDXFile reads and decodes an IDX file.
+func readIDXFile(path string) (*idx, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("dataset: %w", err)
+	}
+	defer f.Close()
+	x, err := readIDX(f)
+	if err != nil {
+		return nil, fmt.Errorf("dataset: %s: %w", path, err)
+	}
+	return x, nil
+}
+
+// ReadIDX reads an IDX image file (ubyte, N x rows x cols, magic 0x803)
+// and, unless labelsPath is empty, its IDX label file (ubyte, N, magic
+// 0x801). Files may be gzip-compressed. Pixels are scaled to [0, 1]; the
+// classes are "0", "1", ... up to the largest label.
+func ReadIDX(imagesPath, labelsPath string) (*Set, error) {
+	img, err := readIDXFile(imagesPath)
+	if err != nil {
+		return nil, err
+	}
+	var lab *idx
+	if labelsPath != "" {
+		if lab, err = readIDXFile(labelsPath); err != nil {
+			return nil, err
+		}
+	}
+	s, err := idxSet(img, lab)
+	if err != nil {
+		return nil, fmt.Errorf("dataset: %s: %w", imagesPath, err)
+	}
+	s.Source = imagesPath
+	return s, nil
+}
+
+// ReadIDXFrom is ReadIDX on readers; labels may be nil. name is used in
+// errors and as the set's source.
+func ReadIDXFrom(images, labels io.Reader, name string) (*Set, error) {
+	img, err := readIDX(images)
+	if err != nil {
+		return nil, fmt.Errorf("dataset: %s: %w", name, err)
+	}
+	var lab *idx
+	if labels != nil {
+		if lab, err = readIDX(labels); err != nil {
+			return nil, fmt.Errorf("dataset: %s labels: %w", name, err)
+		}
+	}
+	s, err := idxSet(img, lab)
+	if err != nil {
+		return nil, fmt.Errorf("dataset: %s: %w", name, err)
+	}
+	s.Source = name
+	return s, nil
+}
+
+// idxSet builds a set from decoded image and label files.
+func idxSet(img, lab *idx) (*Set, error) {
+	if img.kind != idxUbyte || len(img.dims) != 3 {
+		return nil, fmt.Errorf("%w: images must be unsigned bytes of N x rows x cols, got type 0x%02x with %d dimensions", ErrFormat, img.kind, len(img.dims))
+	}
+	s := &Set{Rows: img.dims[1], Cols: img.dims[2], Pix: make([]float32, len(img.data))}
+	for i, v := range img.data {
+		s.Pix[i] = float32(v) / 255
+	}
+	if lab == nil {
+		return s, nil
+	}
+	if lab.kind != idxUbyte || len(lab.dims) != 1 {
+		return nil, fmt.Errorf("%w: labels must be unsigned bytes of one dimension", ErrFormat)
+	}
+	if lab.dims[0] != img.dims[0] {
+		return nil, fmt.Errorf("%w: %d labels for %d images", ErrFormat, lab.dims[0], img.dims[0])
+	}
+	s.Labels = make([]int, len(lab.data))
+	most := 0
+	for i, v := range lab.data {
+		s.Labels[i] = int(v)
+		most = max(most, int(v))
+	}
+	s.Classes = digitClasses(max(most+1, 2))
+	return s, nil
+}
+
+// ReadIDXTargets reads an IDX file of real targets (float32 0x0D or float64
+// 0x0E; N values, or N x dim) and returns them with their dimension.
+func ReadIDXTargets(path string) ([]float64, int, error) {
+	x, err := readIDXFile(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	if (x.kind != idxFloat32 && x.kind != idxFloat64) || len(x.dims) > 2 {
+		return nil, 0, fmt.Errorf("dataset: %s: %w: targets must be float32 or float64 of N or N x dim", path, ErrFormat)
+	}
+	dim := 1
+	if len(x.dims) == 2 {
+		dim = x.dims[1]
+	}
+	out := make([]float64, x.dims[0]*dim)
+	for i := range out {
+		if x.kind == idxFloat32 {
+			out[i] = float64(math.Float32frombits(binary.BigEndian.Uint32(x.data[4*i:])))
+		} else {
+			out[i] = math.Float64frombits(binary.BigEndian.Uint64(x.data[8*i:]))
+		}
+		if math.IsNaN(out[i]) || math.IsInf(out[i], 0) {
+			return nil, 0, fmt.Errorf("dataset: %s: %w: target %d is %v", path, ErrFormat, i, out[i])
+		}
+	}
+	return out, dim, nil
+}
+
+// idxHeader encodes an IDX header.
+func idxHeader(kind byte, dims ...int) []byte {
+	b := []byte{0, 0, kind, byte(len(dims))}
+	for _, d := range dims {
+		b = binary.BigEndian.AppendUint32(b, uint32(d))
+	}
+	return b
+}
+
+// WriteIDX writes the set's images (pixels rounded to bytes) and, unless
+// labelsPath is empty, its labels, as IDX files; a name ending in ".gz" is
+// gzip-compressed. Each file is written atomically.
+func WriteIDX(imagesPath, labelsPath string, s *Set) error {
+	if err := s.Validate(); err != nil {
+		return err
+	}
+	img := idxHeader(idxUbyte, s.Len(), s.Rows, s.Cols)
+	for _, v := range s.Pix {
+		img = append(img, byte(math.Round(float64(min(max(v, 0), 1))*255)))
+	}
+	if err := writeAtomic(imagesPath, img); err != nil {
+		return err
+	}
+	if labelsPath == "" {
+		return nil
+	}
+	if s.Labels == nil {
+		return fmt.Errorf("dataset: %s: the set has no labels", labelsPath)
+	}
+	lab := idxHeader(idxUbyte, s.Len())
+	for _, l := range s.Labels {
+		if l > 255 {
+			return fmt.Errorf("dataset: %s: label %d does not fit a byte", labelsPath, l)
+		}
+		lab = append(lab, byte(l))
+	}
+	return writeAtomic(labelsPath, lab)
+}
+
+// WriteIDXTargets writes the set's real targets as a float32 IDX file.
+func WriteIDXTargets(path string, s *Set) error {
+	if s.Targets == nil || s.TargetDim < 1 {
+		return fmt.Errorf("dataset: %s: the set has no targets", path)
+	}
+	b := idxHeader(idxFloat32, s.Len(), s.TargetDim)
+	if s.TargetDim == 1 {
+		b = idxHeader(idxFloat32, s.Len())
+	}
+	for _, v := range s.Targets {
+		b = binary.BigEndian.AppendUint32(b, math.Float32bits(float32(v)))
+	}
+	return writeAtomic(path, b)
+}
+
+// writeAtomic writes data to path through a temporary file in the same
+// folder, synced and renamed; gzip-compressed when path ends in ".gz".
+func writeAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("dataset: %w", err)
+	}
+	defer os.Remove(f.Name())
+	var w io.Writer = f
+	var gz *gzip.Writer
+	if strings.HasSuffix(path, ".gz") {
+		gz = gzip.NewWriter(f)
+		w = gz
+	}
+	_, err = w.Write(data)
+	if gz != nil && err == nil {
+		err = gz.Close()
+	}
+	if err == nil {
+		err = f.Chmod(0o644) // CreateTemp makes 0600 files
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		return fmt.Errorf("dataset: write %s: %w", path, err)
+	}
+	return nil
+}

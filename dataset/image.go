@@ -1,0 +1,77 @@
+package dataset
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"image"
+	_ "image/gif" // GIF decoder
+	_ "image/jpeg" // JPEG decoder
+	_ "image/png" // PNG decoder
+	"io"
+	"os"
+
+	_ "golang.org/x/image/bmp" // BMP decoder
+)
+
+// maxPixels bounds the size of one image (a 16384 x 16384 picture).
+const maxPixels = 1 << 28
+
+// DecodeImage decodes one image (PNG, JPEG, GIF, BMP, or PGM/PPM in the
+// P2, P3, P5 and P6 forms) into grey levels in [0, 1], row-major; colours
+// become luma (ITU-R BT.601). name is used in errors.
+func DecodeImage(r io.Reader, name string) (pix []float32, rows, cols int, err error) {
+	br := bufio.NewReader(r)
+	head, _ := br.Peek(2)
+	if len(head) == 2 && head[0] == 'P' && head[1] >= '1' && head[1] <= '6' {
+		pix, rows, cols, err = readPNM(br)
+	} else {
+		pix, rows, cols, err = decodeStd(br)
+	}
+	if err != nil {
+		return nil, 0, 0, fmt.Errorf("dataset: %s: %w", name, err)
+	}
+	return pix, rows, cols, nil
+}
+
+// decodeStd decodes with Go's image packages, checking the size the header
+// claims before decoding the pixels.
+func decodeStd(r *bufio.Reader) ([]float32, int, int, error) {
+	var buf bytes.Buffer
+	cfg, _, err := image.DecodeConfig(io.TeeReader(r, &buf))
+	if err != nil {
+		return nil, 0, 0, fmt.Errorf("%w: %v", ErrFormat, err)
+	}
+	if cfg.Width <= 0 || cfg.Height <= 0 || cfg.Width*cfg.Height > maxPixels {
+		return nil, 0, 0, fmt.Errorf("%w: image of %d x %d", ErrFormat, cfg.Width, cfg.Height)
+	}
+	img, _, err := image.Decode(io.MultiReader(&buf, r))
+	if err != nil {
+		return nil, 0, 0, fmt.Errorf("%w: %v", ErrFormat, err)
+	}
+	b := img.Bounds()
+	rows, cols := b.Dy(), b.Dx()
+	pix := make([]float32, rows*cols)
+	for y := 0; y < rows; y++ {
+		for x := 0; x < cols; x++ {
+			r, g, bl, _ := img.At(b.Min.X+x, b.Min.Y+y).RGBA()
+			pix[y*cols+x] = float32((0.299*float64(r) + 0.587*float64(g) + 0.114*float64(bl)) / 65535)
+		}
+	}
+	return pix, rows, cols, nil
+}
+
+// LoadImageFile reads one image file and prepares it with p.
+func LoadImageFile(path string, p Preprocess) (pix []float32, rows, cols int, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, 0, fmt.Errorf("dataset: %w", err)
+	}
+	defer f.Close()
+	pix, rows, cols, err = DecodeImage(f, path)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	pix, rows, cols = p.Apply(pix, rows, cols)
+	return pix, rows, cols, nil
+}

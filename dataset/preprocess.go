@@ -1,0 +1,139 @@
+package dataset
+
+import "math"
+
+// Preprocess says how raw images are prepared before a learner sees them.
+// A model records it, so that predictions prepare new images the same way.
+type Preprocess struct {
+	// Invert is "no" (or empty), "yes", or "auto": invert images with dark
+	// ink on a light background, detected by a bright border.
+	Invert string `json:"invert,omitempty"`
+	// ResizeRows and ResizeCols, if positive, resize every image.
+	ResizeRows int `json:"resize_rows,omitempty"`
+	ResizeCols int `json:"resize_cols,omitempty"`
+	// MNIST brings digits to the MNIST convention: bright ink on dark, the
+	// ink scaled to fit a 20 x 20 box keeping its aspect ratio, placed with
+	// its centre of mass at the centre of a 28 x 28 image.
+	MNIST bool `json:"mnist,omitempty"`
+}
+
+// Apply prepares one image (grey levels in [0, 1], rows x cols) and returns
+// the result with its shape. It never changes its input.
+func (p Preprocess) Apply(pix []float32, rows, cols int) ([]float32, int, int) {
+	out := append([]float32(nil), pix...)
+	if p.Invert == "yes" || (p.Invert == "auto" || p.MNIST && p.Invert != "no") && DarkInk(out, rows, cols) {
+		Invert(out)
+	}
+	if p.MNIST {
+		out = NormalizeMNIST(out, rows, cols)
+		rows, cols = 28, 28
+	}
+	if p.ResizeRows > 0 && p.ResizeCols > 0 && (p.ResizeRows != rows || p.ResizeCols != cols) {
+		out = Resize(out, rows, cols, p.ResizeRows, p.ResizeCols)
+		rows, cols = p.ResizeRows, p.ResizeCols
+	}
+	return out, rows, cols
+}
+
+// DarkInk reports whether an image looks like dark ink on a light
+// background: the mean of its border pixels is above one half.
+func DarkInk(pix []float32, rows, cols int) bool {
+	var sum float64
+	n := 0
+	for r := 0; r < rows; r++ {
+		for c := 0; c < cols; c++ {
+			if r == 0 || c == 0 || r == rows-1 || c == cols-1 {
+				sum += float64(pix[r*cols+c])
+				n++
+			}
+		}
+	}
+	return n > 0 && sum/float64(n) > 0.5
+}
+
+// Invert replaces every grey level v by 1 - v.
+func Invert(pix []float32) {
+	for i, v := range pix {
+		pix[i] = 1 - v
+	}
+}
+
+// Resize resamples an image to newRows x newCols by area averaging: each
+// output pixel is the mean of the input area it covers (so shrinking is
+// anti-aliased), which for enlargement reduces to sampling the input pixel
+// under it blended at the borders.
+func Resize(pix []float32, rows, cols, newRows, newCols int) []float32 {
+	out := make([]float32, newRows*newCols)
+	sy, sx := float64(rows)/float64(newRows), float64(cols)/float64(newCols)
+	for y := 0; y < newRows; y++ {
+		y0, y1 := float64(y)*sy, float64(y+1)*sy
+		for x := 0; x < newCols; x++ {
+			x0, x1 := float64(x)*sx, float64(x+1)*sx
+			var sum, area float64
+			for r := int(y0); r < int(math.Ceil(y1)) && r < rows; r++ {
+				wy := math.Min(y1, float64(r+1)) - math.Max(y0, float64(r))
+				for c := int(x0); c < int(math.Ceil(x1)) && c < cols; c++ {
+					wx := math.Min(x1, float64(c+1)) - math.Max(x0, float64(c))
+					sum += wy * wx * float64(pix[r*cols+c])
+					area += wy * wx
+				}
+			}
+			if area > 0 {
+				out[y*newCols+x] = float32(sum / area)
+			}
+		}
+	}
+	return out
+}
+
+// NormalizeMNIST brings a bright-on-dark digit to the MNIST convention: it
+// crops the ink's bounding box, scales it to fit 20 x 20 keeping the aspect
+// ratio, and places it in a 28 x 28 image with its centre of mass at the
+// centre (shifted by whole pixels, as in LeCun's preparation of MNIST). An
+// image without ink gives an empty 28 x 28 image.
+func NormalizeMNIST(pix []float32, rows, cols int) []float32 {
+	out := make([]float32, 28*28)
+	var peak float32
+	for _, v := range pix {
+		peak = max(peak, v)
+	}
+	if peak <= 0 {
+		return out
+	}
+	top, left, bottom, right := rows, cols, -1, -1
+	for r := 0; r < rows; r++ {
+		for c := 0; c < cols; c++ {
+			if pix[r*cols+c] > 0.1*peak {
+				top, bottom = min(top, r), max(bottom, r)
+				left, right = min(left, c), max(right, c)
+			}
+		}
+	}
+	h, w := bottom-top+1, right-left+1
+	crop := make([]float32, h*w)
+	for r := 0; r < h; r++ {
+		copy(crop[r*w:(r+1)*w], pix[(top+r)*cols+left:(top+r)*cols+left+w])
+	}
+	scale := 20 / float64(max(h, w))
+	nh, nw := max(1, int(math.Round(float64(h)*scale))), max(1, int(math.Round(float64(w)*scale)))
+	small := Resize(crop, h, w, nh, nw)
+	var mass, my, mx float64
+	for r := 0; r < nh; r++ {
+		for c := 0; c < nw; c++ {
+			v := float64(small[r*nw+c])
+			mass += v
+			my += v * (float64(r) + 0.5)
+			mx += v * (float64(c) + 0.5)
+		}
+	}
+	oy, ox := int(math.Round(14-my/mass)), int(math.Round(14-mx/mass))
+	for r := 0; r < nh; r++ {
+		for c := 0; c < nw; c++ {
+			y, x := r+oy, c+ox
+			if y >= 0 && y < 28 && x >= 0 && x < 28 {
+				out[y*28+x] = small[r*nw+c]
+			}
+		}
+	}
+	return out
+}
