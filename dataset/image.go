@@ -5,9 +5,9 @@ import (
 	"bytes"
 	"fmt"
 	"image"
-	_ "image/gif" // GIF decoder
+	_ "image/gif"  // GIF decoder
 	_ "image/jpeg" // JPEG decoder
-	_ "image/png" // PNG decoder
+	_ "image/png"  // PNG decoder
 	"io"
 	"os"
 

@@ -13,8 +13,8 @@ import (
 // Defaults of "scn compare": sized so that the run with no arguments
 // finishes in about a minute on two cores with the pure-Go build.
 const (
-	compareNodes  = 500
-	compareTrials = 3
+	compareNodes  = 1000
+	compareTrials = 5
 )
 
 func newCompare() *cobra.Command {

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -28,7 +29,8 @@ func main() {
 	if err == nil {
 		return
 	}
-	fmt.Fprintf(os.Stderr, "scn: %v\n", err)
+	// The library's errors carry their own "scn: " prefixes; say it once.
+	fmt.Fprintf(os.Stderr, "scn: %s\n", strings.ReplaceAll(err.Error(), "scn: ", ""))
 	var ue usageError
 	if errors.As(err, &ue) {
 		os.Exit(2)

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"image"
-	"image/color"
 	"image/png"
 	"os"
 	"os/exec"
