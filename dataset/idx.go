@@ -74,6 +74,9 @@ func readIDX(r io.Reader) (*idx, error) {
 		if dims[i] == 0 {
 			return nil, fmt.Errorf("%w: IDX dimension %d is zero", ErrFormat, i)
 		}
+		if int64(dims[i]) > maxIDXBytes/total { // checked before multiplying: no overflow
+			return nil, fmt.Errorf("%w: IDX header claims more than %d bytes", ErrFormat, int64(maxIDXBytes))
+		}
 		total *= int64(dims[i])
 		if total > maxIDXBytes {
 			return nil, fmt.Errorf("%w: IDX header claims more than %d bytes", ErrFormat, int64(maxIDXBytes))

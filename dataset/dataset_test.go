@@ -1,0 +1,461 @@
+package dataset
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"image"
+	"image/png"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// dataDir locates ../shared/data (or $SCN_DATA), skipping the test when it
+// is absent.
+func dataDir(t *testing.T, sub string) string {
+	t.Helper()
+	dir := os.Getenv("SCN_DATA")
+	if dir == "" {
+		dir = filepath.Join("..", "..", "shared", "data")
+	}
+	p := filepath.Join(dir, sub)
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("integration test: %s is absent (set SCN_DATA to the data folder)", p)
+	}
+	return p
+}
+
+func TestDefaultIsBalanced(t *testing.T) {
+	train, test, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		s    *Set
+		n, k int
+	}{{train, 3000, 300}, {test, 1000, 100}} {
+		if c.s.Len() != c.n || c.s.Rows != 28 || c.s.Cols != 28 || c.s.Validate() != nil {
+			t.Fatalf("default set: %d images of %d x %d", c.s.Len(), c.s.Rows, c.s.Cols)
+		}
+		for d, n := range c.s.ClassCounts() {
+			if n != c.k {
+				t.Errorf("digit %d: %d images, want %d", d, n, c.k)
+			}
+		}
+	}
+}
+
+func TestMNISTCounts(t *testing.T) {
+	dir := dataDir(t, "mnist")
+	train, err := ReadIDX(filepath.Join(dir, "train-images-idx3-ubyte.gz"), filepath.Join(dir, "train-labels-idx1-ubyte.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	test, err := ReadIDX(filepath.Join(dir, "t10k-images-idx3-ubyte.gz"), filepath.Join(dir, "t10k-labels-idx1-ubyte.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if train.Len() != 60000 || test.Len() != 10000 || train.Rows != 28 || train.Cols != 28 {
+		t.Fatalf("MNIST: %d / %d images of %d x %d", train.Len(), test.Len(), train.Rows, train.Cols)
+	}
+	want := []int{5923, 6742, 5958, 6131, 5842, 5421, 5918, 6265, 5851, 5949}
+	if got := train.ClassCounts(); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("training class counts %v, want %v", got, want)
+	}
+}
+
+func TestORLFaces(t *testing.T) {
+	s, err := ReadORL(dataDir(t, "orl_faces"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Classes) != 40 || s.Len() != 400 || s.Rows != 112 || s.Cols != 92 {
+		t.Fatalf("ORL: %d classes, %d images of %d x %d", len(s.Classes), s.Len(), s.Rows, s.Cols)
+	}
+	for c, n := range s.ClassCounts() {
+		if n != 10 {
+			t.Errorf("subject %s has %d images", s.Classes[c], n)
+		}
+	}
+	tr, te, err := SplitPerClass(s, 5, 1)
+	if err != nil || tr.Len() != 200 || te.Len() != 200 {
+		t.Fatalf("split: %v", err)
+	}
+}
+
+// inkBox returns the bounding box size and centre of mass of an image.
+func inkBox(pix []float32, rows, cols int) (h, w int, cy, cx float64) {
+	top, left, bottom, right := rows, cols, -1, -1
+	var m float64
+	for r := 0; r < rows; r++ {
+		for c := 0; c < cols; c++ {
+			v := float64(pix[r*cols+c])
+			if v > 0.05 {
+				top, bottom, left, right = min(top, r), max(bottom, r), min(left, c), max(right, c)
+			}
+			m += v
+			cy += v * (float64(r) + 0.5)
+			cx += v * (float64(c) + 0.5)
+		}
+	}
+	return bottom - top + 1, right - left + 1, cy / m, cx / m
+}
+
+func TestNormalizeMNISTOnCVL(t *testing.T) {
+	archive := dataDir(t, "cvl-digits.tar.gz")
+	s, err := ReadFolderTarGz(archive, "cvl-digits/test", Preprocess{Invert: "auto", MNIST: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Rows != 28 || s.Cols != 28 || len(s.Classes) != 10 || s.Len() != 21780 {
+		t.Fatalf("CVL test: %d images of %d x %d, %d classes", s.Len(), s.Rows, s.Cols, len(s.Classes))
+	}
+	for i := 0; i < s.Len(); i += 97 {
+		img := s.Image(i)
+		if DarkInk(img, 28, 28) {
+			t.Fatalf("image %d is still dark on light", i)
+		}
+		h, w, cy, cx := inkBox(img, 28, 28)
+		if h > 21 || w > 21 || math.Abs(cy-14) > 1 || math.Abs(cx-14) > 1 {
+			t.Fatalf("image %d: ink box %d x %d, centre of mass (%.2f, %.2f)", i, h, w, cy, cx)
+		}
+	}
+}
+
+func TestNormalizeMNISTChangesMNISTLittle(t *testing.T) {
+	train, _, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var diff float64
+	n := 300
+	for i := 0; i < n; i++ {
+		img := train.Image(i)
+		out := NormalizeMNIST(img, 28, 28)
+		for j := range img {
+			diff += math.Abs(float64(out[j] - img[j]))
+		}
+	}
+	diff /= float64(n * 784)
+	var mean float64
+	for _, v := range train.Pix[:n*784] {
+		mean += float64(v)
+	}
+	mean /= float64(n * 784)
+	t.Logf("mean absolute change %.4f (mean pixel %.4f)", diff, mean)
+	if diff > 0.5*mean {
+		t.Errorf("MNIST normalisation changed MNIST digits by %.4f per pixel on average", diff)
+	}
+}
+
+func TestRotate(t *testing.T) {
+	train, _, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	img := train.Image(7)
+	if got := Rotate(img, 28, 28, 0); fmt.Sprint(got) != fmt.Sprint(img) {
+		t.Fatal("rotation by 0 changed the image")
+	}
+	var diff, mass float64
+	for i := 0; i < 100; i++ {
+		im := train.Image(i)
+		back := Rotate(Rotate(im, 28, 28, 30), 28, 28, -30)
+		for j := range im {
+			diff += math.Abs(float64(back[j] - im[j]))
+			mass += float64(im[j])
+		}
+	}
+	// Measured: two bilinear resamplings blur the strokes, about 16% of
+	// the ink's mass moves.
+	if rel := diff / mass; rel > 0.3 {
+		t.Errorf("rotating by +30 then -30 degrees moved %.2f of the ink", rel)
+	} else {
+		t.Logf("rotate +30/-30: %.3f of the ink moved", rel)
+	}
+	// A quarter turn of a square image is exact.
+	sq := []float32{1, 2, 3, 4}
+	if got := Rotate(sq, 2, 2, 90); math.Abs(float64(got[0]-2)) > 1e-5 || math.Abs(float64(got[3]-3)) > 1e-5 {
+		t.Errorf("quarter turn of [1 2; 3 4] gave %v", got)
+	}
+}
+
+func TestRotatedDigitAnglesAreUniform(t *testing.T) {
+	train, test, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, te, err := RotatedDigits(train, test, 2000, 1000, 42)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.Len() != 2000 || te.Len() != 1000 || tr.TargetDim != 1 || tr.Labels == nil {
+		t.Fatal("wrong sizes")
+	}
+	// Kolmogorov-Smirnov against U[-45, 45]: D_n < 1.63/sqrt(n) at the 1% level.
+	a := append([]float64(nil), tr.Targets...)
+	sort.Float64s(a)
+	var d float64
+	for i, v := range a {
+		f := (v + 45) / 90
+		d = max(d, math.Abs(f-float64(i)/float64(len(a))), math.Abs(f-float64(i+1)/float64(len(a))))
+	}
+	if lim := 1.63 / math.Sqrt(float64(len(a))); d > lim || a[0] < -45 || a[len(a)-1] > 45 {
+		t.Errorf("KS distance %.4f exceeds %.4f (or angles out of range)", d, lim)
+	}
+	again, _, _ := RotatedDigits(train, test, 2000, 1000, 42)
+	if fmt.Sprint(again.Targets[:20]) != fmt.Sprint(tr.Targets[:20]) {
+		t.Error("the same seed gave different angles")
+	}
+}
+
+// idxBytes encodes an IDX file.
+func idxBytes(kind byte, dims []int, data []byte) []byte {
+	return append(idxHeader(kind, dims...), data...)
+}
+
+func TestIDXRoundTripAndBadFiles(t *testing.T) {
+	train, _, _ := Default()
+	s := train.Subset([]int{0, 1, 2, 3, 4})
+	dir := t.TempDir()
+	for _, ext := range []string{"", ".gz"} {
+		ip, lp := filepath.Join(dir, "i"+ext), filepath.Join(dir, "l"+ext)
+		if err := WriteIDX(ip, lp, s); err != nil {
+			t.Fatal(err)
+		}
+		back, err := ReadIDX(ip, lp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(back.Pix) != fmt.Sprint(s.Pix) || fmt.Sprint(back.Labels) != fmt.Sprint(s.Labels) {
+			t.Fatalf("%q: round trip changed the set", ext)
+		}
+	}
+	s.Targets, s.TargetDim = []float64{1.5, -2, 3, 4.25, 45}, 1
+	tp := filepath.Join(dir, "t")
+	if err := WriteIDXTargets(tp, s); err != nil {
+		t.Fatal(err)
+	}
+	if got, dim, err := ReadIDXTargets(tp); err != nil || dim != 1 || fmt.Sprint(got) != fmt.Sprint(s.Targets) {
+		t.Fatalf("targets round trip: %v %d %v", got, dim, err)
+	}
+	good, _ := os.ReadFile(filepath.Join(dir, "i"))
+	labels := idxBytes(8, []int{5}, []byte{1, 2, 3, 4, 5})
+	huge := make([]byte, 16)
+	copy(huge, idxHeader(8, 1<<31-1, 28, 28)) // 20 bytes claiming 2^31 images
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(idxHeader(8, 1<<20, 28, 28))
+	zw.Close()
+	bad := map[string][]byte{
+		"empty":       {},
+		"wrong magic": append([]byte{1, 2, 8, 3}, good[4:]...),
+		"bad type":    append([]byte{0, 0, 9, 3}, good[4:]...),
+		"truncated":   good[:len(good)-10],
+		"cut header":  good[:9],
+		"absurd size": huge,
+		"gzip claims": gz.Bytes(),
+		"zero dim":    idxBytes(8, []int{0, 28, 28}, nil),
+	}
+	for name, data := range bad {
+		_, err := ReadIDXFrom(bytes.NewReader(data), bytes.NewReader(labels), name)
+		if err == nil || !errors.Is(err, ErrFormat) {
+			t.Errorf("%s: error %v", name, err)
+		}
+	}
+	if _, err := ReadIDXFrom(bytes.NewReader(good), bytes.NewReader(idxBytes(8, []int{4}, []byte{1, 2, 3, 4})), "count"); err == nil {
+		t.Error("4 labels for 5 images accepted")
+	}
+	if _, err := ReadIDX(filepath.Join(dir, "missing"), ""); err == nil || !strings.Contains(err.Error(), "missing") {
+		t.Errorf("missing file: %v", err)
+	}
+}
+
+func FuzzReadIDX(f *testing.F) {
+	f.Add(idxBytes(8, []int{2, 2, 2}, []byte{0, 1, 2, 3, 4, 5, 6, 255}))
+	f.Add(idxBytes(8, []int{1}, []byte{7}))
+	f.Add(idxBytes(0x0D, []int{1}, []byte{0, 0, 0, 0}))
+	f.Add(idxHeader(8, 1<<31-1, 28, 28))
+	f.Add([]byte{0x1f, 0x8b, 0, 0})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if s, err := ReadIDXFrom(bytes.NewReader(data), nil, "fuzz"); err == nil {
+			if err := s.Validate(); err != nil {
+				t.Fatalf("accepted an invalid set: %v", err)
+			}
+		}
+	})
+}
+
+func pngBytes(t testing.TB, w, h int) []byte {
+	img := image.NewGray(image.Rect(0, 0, w, h))
+	for i := range img.Pix {
+		img.Pix[i] = uint8(i * 7)
+	}
+	var b bytes.Buffer
+	if err := png.Encode(&b, img); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func TestDecodeImages(t *testing.T) {
+	cases := map[string]struct {
+		data       string
+		rows, cols int
+		first      float32
+	}{
+		"P2":       {"P2\n# comment\n3 2\n4\n0 1 2\n3 4 4\n", 2, 3, 0},
+		"P5":       {"P5 2 1 255\n\x00\xff", 1, 2, 0},
+		"P5 16bit": {"P5 1 1 65535\n\xff\xff", 1, 1, 1},
+		"P3":       {"P3 1 1 255 255 255 255", 1, 1, 1},
+		"P6":       {"P6 1 1 255\n\xff\x00\x00", 1, 1, 0.299},
+	}
+	for name, c := range cases {
+		pix, rows, cols, err := DecodeImage(strings.NewReader(c.data), name)
+		if err != nil || rows != c.rows || cols != c.cols || math.Abs(float64(pix[0]-c.first)) > 1e-3 {
+			t.Errorf("%s: %v %dx%d %v", name, pix, rows, cols, err)
+		}
+	}
+	if _, rows, cols, err := DecodeImage(bytes.NewReader(pngBytes(t, 5, 3)), "png"); err != nil || rows != 3 || cols != 5 {
+		t.Errorf("png: %dx%d %v", rows, cols, err)
+	}
+	for name, data := range map[string]string{
+		"truncated P5": "P5 4 4 255\n\x00\x00",
+		"huge P5":      "P5 100000 100000 255\n",
+		"maxval 0":     "P2 1 1 0 0",
+		"garbage":      "hello world",
+		"P2 letter":    "P2 1 1 255 x",
+		"empty":        "",
+	} {
+		if _, _, _, err := DecodeImage(strings.NewReader(data), name); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
+
+func FuzzDecodeImage(f *testing.F) {
+	f.Add(pngBytes(f, 3, 2))
+	f.Add([]byte("P5 2 1 255\n\x00\xff"))
+	f.Add([]byte("P3 1 1 255 1 2 3"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		pix, rows, cols, err := DecodeImage(bytes.NewReader(data), "fuzz")
+		if err == nil && len(pix) != rows*cols {
+			t.Fatalf("%d pixels for %d x %d", len(pix), rows, cols)
+		}
+	})
+}
+
+func FuzzReadPNM(f *testing.F) {
+	f.Add([]byte("P2\n# c\n3 2\n4\n0 1 2\n3 4 4\n"))
+	f.Add([]byte("P6 1 1 65535\n\x00\x01\x00\x02\x00\x03"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if !bytes.HasPrefix(data, []byte("P")) {
+			data = append([]byte("P5 "), data...)
+		}
+		pix, rows, cols, err := DecodeImage(bytes.NewReader(data), "fuzz")
+		if err == nil {
+			for _, v := range pix {
+				if v < 0 || v > 1 {
+					t.Fatalf("grey level %v outside [0, 1]", v)
+				}
+			}
+			if len(pix) != rows*cols {
+				t.Fatal("size mismatch")
+			}
+		}
+	})
+}
+
+func TestCSV(t *testing.T) {
+	s, err := ReadCSVFrom(strings.NewReader("label,p1,p2,p3,p4\n3,0,255,255,0\n1,10,20,30,40\n"), 0, 0)
+	if err != nil || s.Len() != 2 || s.Rows != 2 || s.Labels[0] != 3 || s.Pix[1] != 1 || len(s.Classes) != 4 {
+		t.Fatalf("%+v %v", s, err)
+	}
+	if s, err := ReadCSVFrom(strings.NewReader("0,0.5,1,0\n1,0,0,1\n"), 1, 3); err != nil || s.Pix[0] != 0.5 || s.Cols != 3 {
+		t.Fatalf("unscaled CSV: %v", err)
+	}
+	for name, data := range map[string]string{
+		"empty":       "",
+		"header only": "label,a,b,c,d\n",
+		"ragged":      "1,0,0,0,0\n2,0,0\n",
+		"NaN":         "1,0,NaN,0,0\n",
+		"Inf":         "1,0,+Inf,0,0\n",
+		"text":        "1,0,x,0,0\n2,1,1,1,1\n",
+		"bad label":   "1,0,0,0,0\nx,0,0,0,0\n",
+		"not square":  "1,0,0,0\n",
+		"negative":    "-1,0,0,0,0\n",
+	} {
+		if _, err := ReadCSVFrom(strings.NewReader(data), 0, 0); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
+
+func FuzzReadCSV(f *testing.F) {
+	f.Add("label,a,b,c,d\n1,0,1,0,1\n")
+	f.Add("0,0.5,0.25,1,0\n")
+	f.Fuzz(func(t *testing.T, data string) {
+		if s, err := ReadCSVFrom(strings.NewReader(data), 0, 0); err == nil {
+			if err := s.Validate(); err != nil {
+				t.Fatalf("accepted an invalid set: %v", err)
+			}
+		}
+	})
+}
+
+func TestReadFolder(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, data []byte) {
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, data, 0o644)
+	}
+	write("good/cat/1.png", pngBytes(t, 4, 4))
+	write("good/cat/2.pgm", []byte("P2 4 4 1 0 1 0 1 0 1 0 1 0 1 0 1 0 1 0 1"))
+	write("good/dog/a.png", pngBytes(t, 4, 4))
+	write("good/dog/notes.txt", []byte("ignored"))
+	s, err := ReadFolder(filepath.Join(dir, "good"), Preprocess{})
+	if err != nil || s.Len() != 3 || fmt.Sprint(s.Classes) != "[cat dog]" || fmt.Sprint(s.Labels) != "[0 0 1]" {
+		t.Fatalf("%v %v", s, err)
+	}
+	if s, err := ReadFolder(filepath.Join(dir, "good"), Preprocess{ResizeRows: 2, ResizeCols: 3}); err != nil || s.Rows != 2 || s.Cols != 3 {
+		t.Fatalf("resize: %v", err)
+	}
+	write("mixed/a/1.png", pngBytes(t, 4, 4))
+	write("mixed/b/1.png", pngBytes(t, 5, 4))
+	write("broken/a/1.png", []byte("not a png"))
+	os.MkdirAll(filepath.Join(dir, "empty", "a"), 0o755)
+	for _, name := range []string{"mixed", "broken", "empty", "absent"} {
+		if _, err := ReadFolder(filepath.Join(dir, name), Preprocess{}); err == nil {
+			t.Errorf("%s folder accepted", name)
+		} else {
+			t.Log(err)
+		}
+	}
+}
+
+func TestValidate(t *testing.T) {
+	ok := &Set{Rows: 1, Cols: 2, Pix: []float32{0, 1}, Labels: []int{1}, Classes: []string{"a", "b"}}
+	if err := ok.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for name, s := range map[string]*Set{
+		"no shape":    {Pix: []float32{1}},
+		"ragged":      {Rows: 1, Cols: 2, Pix: []float32{1, 2, 3}},
+		"NaN":         {Rows: 1, Cols: 1, Pix: []float32{float32(math.NaN())}},
+		"label range": {Rows: 1, Cols: 1, Pix: []float32{1}, Labels: []int{2}, Classes: []string{"a", "b"}},
+		"label count": {Rows: 1, Cols: 1, Pix: []float32{1}, Labels: []int{0, 1}, Classes: []string{"a", "b"}},
+		"targets":     {Rows: 1, Cols: 1, Pix: []float32{1}, Targets: []float64{1, 2}, TargetDim: 1},
+	} {
+		if s.Validate() == nil {
+			t.Errorf("%s: valid", name)
+		}
+	}
+	_ = binary.BigEndian
+}
