@@ -5,7 +5,6 @@ import (
 	"io"
 
 	"github.com/scn2d/scn"
-	"github.com/scn2d/scn/dataset"
 	"github.com/scn2d/scn/experiment"
 	"github.com/spf13/cobra"
 )
@@ -67,7 +66,7 @@ digits from MNIST).`,
 			fmt.Fprintf(cmd.OutOrStdout(), "train: %s (%d images)\ntest:  %s (%d images)\nL_max %d, %d trial(s), seed %d\n\n",
 				tr.Source, tr.Len(), te.Source, te.Len(), h.nodes, trials, h.seed)
 			res, err := experiment.Compare(cmd.Context(), experiment.CompareOptions{
-				Train: toExperiment(tr), Test: toExperiment(te), Kinds: kinds, Trials: trials, Seed: h.seed, Log: log,
+				Train: tr, Test: te, Kinds: kinds, Trials: trials, Seed: h.seed, Log: log,
 				Config: func(k scn.Kind) scn.Config { c, _ := h.config(k); return c },
 			})
 			if err != nil {
@@ -104,10 +103,4 @@ func parseKinds(s string) ([]scn.Kind, error) {
 		out = append(out, k)
 	}
 	return out, nil
-}
-
-// toExperiment converts a data set for the experiment package.
-func toExperiment(s *dataset.Set) *experiment.DataSet {
-	return &experiment.DataSet{Rows: s.Rows, Cols: s.Cols, Pix: s.Pix, Labels: s.Labels, Classes: s.Classes,
-		Targets: s.Targets, TargetDim: s.TargetDim, Source: s.Source}
 }
