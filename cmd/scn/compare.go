@@ -39,6 +39,9 @@ digits from MNIST).`,
 			if err != nil {
 				return err
 			}
+			if trials < 1 {
+				return usageError{fmt.Errorf("--trials %d: want at least 1", trials)}
+			}
 			for _, k := range kinds {
 				if _, err := h.config(k); err != nil {
 					return err

@@ -23,7 +23,19 @@ func newExperiment() *cobra.Command {
 			"self-contained report.html under --out/NAME. Experiments:\n\n" + describeAll(names),
 		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if _, err := os.Stat(o.DataDir); err != nil && args[0] != "smallweights" && args[0] != "e6" {
+			needData := false
+			for _, name := range args {
+				if !strings.EqualFold(name, "all") && experiment.Describe(name) == "" {
+					return usageError{fmt.Errorf("unknown experiment %q (want one of %s, e1..e7 or all)", name, strings.Join(names, ", "))}
+				}
+				if n := strings.ToLower(name); n != "smallweights" && n != "e6" {
+					needData = true
+				}
+			}
+			if o.Trials < 0 {
+				return usageError{fmt.Errorf("--trials %d: want 0 (the protocol's) or more", o.Trials)}
+			}
+			if _, err := os.Stat(o.DataDir); err != nil && needData {
 				return fmt.Errorf("data folder %s: %w (give --data)", o.DataDir, err)
 			}
 			o.Command = "scn " + strings.Join(os.Args[1:], " ")
@@ -43,7 +55,7 @@ func newExperiment() *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&o.DataDir, "data", experiment.DefaultDataDir, "folder holding mnist/, fashion-mnist/, orl_faces/, cvl-digits.tar.gz")
 	f.StringVar(&o.OutDir, "out", experiment.DefaultOutDir, "folder for results")
-	f.IntVar(&o.Trials, "trials", 0, "trials (0: the protocol's)")
+	f.IntVar(&o.Trials, "trials", 0, "trials (0: the protocol's); for E6, thousands of draws")
 	f.BoolVar(&o.Quick, "quick", false, "scaled-down protocol that finishes in about a minute")
 	f.Uint64Var(&o.Seed, "seed", 1, "base seed (trial t uses seed+t)")
 	f.BoolVarP(&quiet, "quiet", "q", false, "no progress lines")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -19,16 +20,24 @@ type hyperFlags struct {
 }
 
 func (h *hyperFlags) add(cmd *cobra.Command, defaultNodes int) {
+	h.addBasic(cmd, defaultNodes)
 	f := cmd.Flags()
-	f.StringVar(&h.model, "model", "2dscn", "learner: 2dscn, scn, 2drvfl or rvfl")
-	f.StringVar(&h.preset, "preset", "paper", "hyper-parameter preset (paper: T_max 5, lambda 1..250, r 1-10^-j)")
-	f.IntVar(&h.nodes, "nodes", defaultNodes, "L_max, the hidden nodes at most")
+	f.StringVar(&h.preset, "preset", "paper", "hyper-parameter preset (paper: T_max 5, lambda 1..250, r 1-10^-j); any other hyper-parameter flag makes it custom")
 	f.IntVar(&h.candidates, "candidates", 0, "T_max, candidates per scale (0: the preset's)")
 	f.Float64Var(&h.tolerance, "tolerance", 0, "stop when the training RMSE is at or below this")
 	f.StringVar(&h.scales, "scales", "", "comma-separated scale list lambda (default: the preset's)")
 	f.StringVar(&h.ratios, "ratios", "", "comma-separated increasing r list in (0,1) (default: the preset's)")
 	f.StringVar(&h.activation, "activation", "sigmoid", "activation: sigmoid, tanh or relu")
 	f.Float64Var(&h.ridge, "ridge", 0, "ridge term on the output weights (0: plain least squares)")
+}
+
+// addBasic registers only the learner, L_max and the seed: the flags of
+// commands that always use the paper preset (bench).
+func (h *hyperFlags) addBasic(cmd *cobra.Command, defaultNodes int) {
+	f := cmd.Flags()
+	h.preset = "paper"
+	f.StringVar(&h.model, "model", "2dscn", "learner: 2dscn, scn, 2drvfl or rvfl")
+	f.IntVar(&h.nodes, "nodes", defaultNodes, "L_max, the hidden nodes at most")
 	f.Uint64Var(&h.seed, "seed", 1, "random seed: the same seed gives the same model")
 }
 
@@ -41,7 +50,9 @@ func (h *hyperFlags) kind() (scn.Kind, error) {
 	return k, nil
 }
 
-// config returns the configuration for learner k.
+// config returns the configuration for learner k. L_max and the seed are
+// chosen per run; any other hyper-parameter that differs from the preset
+// makes the configuration "custom".
 func (h *hyperFlags) config(k scn.Kind) (scn.Config, error) {
 	if h.preset != "paper" {
 		return scn.Config{}, usageError{fmt.Errorf("unknown preset %q (want paper)", h.preset)}
@@ -52,27 +63,35 @@ func (h *hyperFlags) config(k scn.Kind) (scn.Config, error) {
 		c.Candidates = h.candidates
 	}
 	var err error
-	if c.Activation, err = scn.ParseActivation(h.activation); err != nil {
-		return c, usageError{err}
+	if h.activation != "" {
+		if c.Activation, err = scn.ParseActivation(h.activation); err != nil {
+			return c, usageError{err}
+		}
 	}
 	if h.scales != "" {
 		if c.Scales, err = floatList(h.scales); err != nil {
 			return c, usageError{fmt.Errorf("--scales: %w", err)}
-		}
-		if h.preset == "paper" {
-			c.Preset = "custom"
 		}
 	}
 	if h.ratios != "" {
 		if c.Ratios, err = floatList(h.ratios); err != nil {
 			return c, usageError{fmt.Errorf("--ratios: %w", err)}
 		}
+	}
+	if !samePreset(c, scn.Paper(k)) {
 		c.Preset = "custom"
 	}
 	if err := c.Validate(); err != nil {
 		return c, usageError{err}
 	}
 	return c, nil
+}
+
+// samePreset reports whether c has the hyper-parameters of preset p: all
+// but L_max and the seed, which every run chooses.
+func samePreset(c, p scn.Config) bool {
+	return c.Candidates == p.Candidates && c.Tolerance == p.Tolerance && c.Ridge == p.Ridge &&
+		c.Activation == p.Activation && slices.Equal(c.Scales, p.Scales) && slices.Equal(c.Ratios, p.Ratios)
 }
 
 // floatList parses "1, 5, 15".

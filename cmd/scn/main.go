@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
 )
@@ -21,21 +22,59 @@ import (
 // usageError marks errors in the command line itself (exit status 2).
 type usageError struct{ error }
 
+// interruptHint adds a hint to the message of an interrupted command.
+type interruptHint struct {
+	error
+	hint string
+}
+
+func (h interruptHint) Unwrap() error { return h.error }
+
+// Exit statuses.
+const (
+	exitError       = 1   // a missing or bad file, a failed fit, ...
+	exitUsage       = 2   // a bad flag or argument
+	exitInterrupted = 130 // Ctrl-C (128 + SIGINT), as shells report it
+)
+
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	root := newRoot()
-	err := root.ExecuteContext(ctx)
+	go func() {
+		// After the first Ctrl-C the command winds down (train saves what it
+		// has with --save-partial); a second one ends the process at once.
+		<-ctx.Done()
+		stop()
+	}()
+	err := newRoot().ExecuteContext(ctx)
 	if err == nil {
 		return
 	}
-	// The library's errors carry their own "scn: " prefixes; say it once.
-	fmt.Fprintf(os.Stderr, "scn: %s\n", strings.ReplaceAll(err.Error(), "scn: ", ""))
-	var ue usageError
-	if errors.As(err, &ue) {
-		os.Exit(2)
+	msg, code := describeError(err, ctx.Err() != nil)
+	fmt.Fprintln(os.Stderr, msg)
+	os.Exit(code)
+}
+
+// describeError turns an error into the one line the command prints and
+// its exit status; interrupted says whether a signal cancelled the run.
+func describeError(err error, interrupted bool) (string, int) {
+	if interrupted && errors.Is(err, context.Canceled) {
+		msg := "scn: interrupted"
+		var h interruptHint
+		if errors.As(err, &h) {
+			msg += "; " + h.hint
+		}
+		return msg, exitInterrupted
 	}
-	os.Exit(1)
+	// The library's errors carry their own "scn: " prefixes; say it once,
+	// and keep the message on one line.
+	msg := strings.ReplaceAll(err.Error(), "scn: ", "")
+	msg = strings.Join(strings.Fields(msg), " ")
+	var ue usageError
+	if errors.As(err, &ue) || strings.HasPrefix(err.Error(), "unknown command ") {
+		return "scn: " + msg, exitUsage
+	}
+	return "scn: " + msg, exitError
 }
 
 // newRoot builds the command tree.

@@ -62,6 +62,13 @@ func ok(t *testing.T, args ...string) string {
 // fails runs the binary and checks it fails with a one-line scn: error.
 func fails(t *testing.T, args ...string) string {
 	t.Helper()
+	out, _ := failsCode(t, args...)
+	return out
+}
+
+// failsCode is fails that also returns the exit status.
+func failsCode(t *testing.T, args ...string) (string, int) {
+	t.Helper()
 	out, code := run(t, args...)
 	if code == 0 {
 		t.Fatalf("scn %s succeeded:\n%s", strings.Join(args, " "), out)
@@ -70,7 +77,7 @@ func fails(t *testing.T, args ...string) string {
 		strings.Contains(out, "panic") || strings.Contains(out, "goroutine") {
 		t.Fatalf("scn %s: want a one-line error, got:\n%s", strings.Join(args, " "), out)
 	}
-	return out
+	return out, code
 }
 
 // files writes a small IDX pair and a PNG class folder from the built-in set.

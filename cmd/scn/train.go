@@ -48,6 +48,9 @@ by eval and predict.`,
 			bar := newProgress(cfg.MaxNodes, k.Title(), quiet)
 			m, err := cfg.Fit(cmd.Context(), prob, bar.step)
 			bar.finish()
+			if err != nil && errors.Is(err, context.Canceled) && !part {
+				return interruptHint{err, "nothing saved (--save-partial keeps the nodes built so far)"}
+			}
 			if err != nil && !(part && errors.Is(err, context.Canceled) && m != nil) {
 				return err
 			}
