@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/scn2d/scn/internal/linalg"
+	"github.com/scn2d/scn/internal/linalg/kernel"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -57,6 +58,10 @@ func (s *lsq) residualNorm2() float64 {
 // L = 500 (BenchmarkAppendNode): 512 beat 128 and 256.
 const sampleBlock = 512
 
+// subBlock is the sub-tile of the fused update and projection: at L = 1000
+// its part of Q (1 MB) stays in a 2 MB L2 cache between the two.
+const subBlock = 512
+
 // orthogonalise runs CGS2 on the k columns hb (k rows of N, row-major,
 // overwritten) against the columns [from, l) of Q: for each column h,
 // c1 = Q^T h, h -= Q c1, c2 = Q^T h, h -= Q c2, and coef (k rows of l-from)
@@ -90,11 +95,9 @@ func (s *lsq) orthogonalise(hb []float64, k, from int, coef []float64) []float64
 			}
 			return
 		}
+		clear(p[:k*w])
 		for c := 0; c < k; c++ {
-			hc := hb[c*n+lo : c*n+hi]
-			for j := 0; j < w; j++ {
-				p[c*w+j] = floats.Dot(s.tile(from+j, b, hi-lo), hc)
-			}
+			s.tileDots(from, b, 0, hb[c*n+lo:c*n+hi], p[c*w:(c+1)*w])
 		}
 	}
 	update := func(b, lo, hi int, cc []float64) { // h_b -= Q_b cc for each column
@@ -106,9 +109,27 @@ func (s *lsq) orthogonalise(hb []float64, k, from int, coef []float64) []float64
 			return
 		}
 		for c := 0; c < k; c++ {
-			hc := hb[c*n+lo : c*n+hi]
-			for j := 0; j < w; j++ {
-				floats.AddScaled(hc, -cc[c*w+j], s.tile(from+j, b, hi-lo))
+			s.tileAxpy(from, b, 0, cc[c*w:(c+1)*w], hb[c*n+lo:c*n+hi])
+		}
+	}
+	// updateProject is update then project on one tile. Without matrix
+	// products it goes by sub-tiles of subBlock samples, so that the part
+	// of Q the update brought into cache (subBlock x w values) is still in
+	// L2 when the projection reads it again.
+	updateProject := func(b, lo, hi int, cc []float64) {
+		if gemm {
+			update(b, lo, hi, cc)
+			project(b, lo, hi)
+			return
+		}
+		p := part[b*stride:]
+		clear(p[:k*w])
+		for s0 := lo; s0 < hi; s0 += subBlock {
+			s1 := min(hi, s0+subBlock)
+			for c := 0; c < k; c++ {
+				hc := hb[c*n+s0 : c*n+s1]
+				s.tileAxpy(from, b, s0-lo, cc[c*w:(c+1)*w], hc)
+				s.tileDots(from, b, s0-lo, hc, p[c*w:(c+1)*w])
 			}
 		}
 	}
@@ -119,10 +140,7 @@ func (s *lsq) orthogonalise(hb []float64, k, from int, coef []float64) []float64
 	forChunks(n, sampleBlock, func(b, lo, hi int) { project(b, lo, hi) })
 	sum(c1)
 	// Pass 2: h -= Q c1, and c2 = Q^T h on the same tile.
-	forChunks(n, sampleBlock, func(b, lo, hi int) {
-		update(b, lo, hi, c1)
-		project(b, lo, hi)
-	})
+	forChunks(n, sampleBlock, func(b, lo, hi int) { updateProject(b, lo, hi, c1) })
 	sum(c2)
 	// Pass 3: h -= Q c2, with the squared norm of each tile.
 	forChunks(n, sampleBlock, func(b, lo, hi int) {
@@ -211,8 +229,58 @@ func (s *lsq) addBlock(hb []float64, k int) (ok []bool, rmse []float64) {
 
 // tile returns the part of column j of Q in sample tile b (n values).
 func (s *lsq) tile(j, b, n int) []float64 {
-	off := b*qChunkRows*sampleBlock + (j%qChunkRows)*sampleBlock
+	off := s.tileOffset(j, b)
 	return s.q[j/qChunkRows][off : off+n]
+}
+
+// tileOffset is where column j's part in sample tile b starts in its block.
+func (s *lsq) tileOffset(j, b int) int {
+	return b*qChunkRows*sampleBlock + (j%qChunkRows)*sampleBlock
+}
+
+// tileDots adds to out[j] the dot product of x with column from+j of Q
+// over the samples [s0, s0+len(x)) of sample tile b, for j < len(out).
+// Columns are taken four at a time where they lie in one block of Q, so
+// that the kernel reads x once per four columns.
+func (s *lsq) tileDots(from, b, s0 int, x, out []float64) {
+	var o [4]float64
+	n := len(x)
+	for j := 0; j < len(out); {
+		col := from + j
+		off := s.tileOffset(col, b) + s0
+		if col%qChunkRows+4 <= qChunkRows && j+4 <= len(out) {
+			kernel.DotRows4(s.q[col/qChunkRows][off:], sampleBlock, x, n, &o)
+			for g, v := range o {
+				out[j+g] += v
+			}
+			j += 4
+			continue
+		}
+		out[j] += floats.Dot(s.q[col/qChunkRows][off:off+n], x)
+		j++
+	}
+}
+
+// tileAxpy sets y -= sum_j cc[j] q_j over the samples [s0, s0+len(y)) of
+// sample tile b, where q_j is column from+j of Q, four columns per read of
+// y where it can.
+func (s *lsq) tileAxpy(from, b, s0 int, cc, y []float64) {
+	var c4 [4]float64
+	n := len(y)
+	for j := 0; j < len(cc); {
+		col := from + j
+		off := s.tileOffset(col, b) + s0
+		if col%qChunkRows+4 <= qChunkRows && j+4 <= len(cc) {
+			for g := range c4 {
+				c4[g] = -cc[j+g]
+			}
+			kernel.AxpyRows4(s.q[col/qChunkRows][off:], sampleBlock, &c4, y, n)
+			j += 4
+			continue
+		}
+		floats.AddScaled(y, -cc[j], s.q[col/qChunkRows][off:off+n])
+		j++
+	}
 }
 
 // appendQ stores q as column s.l of Q.

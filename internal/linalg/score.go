@@ -37,20 +37,30 @@ const scoreChunk = 256
 func scoreRows(k, d int, w, x, z []float32, ldz, lo, hi int) {
 	d8 := d &^ 7
 	kb := max(4, min(64, (50000/d)&^3))
-	var out [8]float32
-	var wr [4][]float32
+	var out [10]float32
+	var wr [5][]float32
 	for j0 := 0; j0 < k; j0 += kb {
 		j1 := min(k, j0+kb)
 		for i := lo; i < hi; i += 2 {
 			i1 := min(i+1, hi-1) // an odd last image is paired with itself
 			x0, x1 := x[i*d:(i+1)*d], x[i1*d:(i1+1)*d]
-			for j := j0; j < j1; j += 4 {
+			for j := j0; j < j1; {
+				// Five candidates at a time where four would leave a
+				// padded group (T_max = 5 is one call, not two).
+				gs := 4
+				if rem := j1 - j; rem%4 != 0 && rem >= 5 {
+					gs = 5
+				}
 				for g := range wr {
 					r := min(j+g, j1-1)
 					wr[g] = w[r*d : (r+1)*d]
 				}
-				kernel.Dot2x4(&x0[0], &x1[0], &wr[0][0], &wr[1][0], &wr[2][0], &wr[3][0], d8, &out[0])
-				for g := 0; g < 4 && j+g < j1; g++ {
+				if gs == 5 {
+					kernel.Dot2x5(&x0[0], &x1[0], &wr[0][0], &wr[1][0], &wr[2][0], &wr[3][0], &wr[4][0], d8, &out[0])
+				} else {
+					kernel.Dot2x4(&x0[0], &x1[0], &wr[0][0], &wr[1][0], &wr[2][0], &wr[3][0], d8, &out[0])
+				}
+				for g := 0; g < gs && j+g < j1; g++ {
 					s0, s1 := out[2*g], out[2*g+1]
 					for t := d8; t < d; t++ { // the tail of fewer than 8 inputs
 						s0 += x0[t] * wr[g][t]
@@ -59,6 +69,7 @@ func scoreRows(k, d int, w, x, z []float32, ldz, lo, hi int) {
 					z[(j+g)*ldz+i] = s0
 					z[(j+g)*ldz+i1] = s1
 				}
+				j += gs
 			}
 		}
 	}

@@ -61,3 +61,35 @@ func TestScoreNTDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// A candidate's output must not depend on the batch it is scored in (four
+// or five at a time, or alone): prediction recomputes the hidden outputs of
+// the chosen nodes in other groupings than the fit scored them in.
+func TestScoreNTIndependentOfGrouping(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	k, n, d := 13, 257, 787
+	w := make([]float32, k*d)
+	x := make([]float32, n*d)
+	for i := range w {
+		w[i] = float32(rng.NormFloat64())
+	}
+	for i := range x {
+		x[i] = float32(rng.Float64())
+	}
+	all := make([]float32, k*n)
+	ScoreNT(k, n, d, w, x, all, n)
+	for _, g := range []int{1, 4, 5} {
+		for j0 := 0; j0 < k; j0 += g {
+			j1 := min(k, j0+g)
+			z := make([]float32, (j1-j0)*n)
+			ScoreNT(j1-j0, n, d, w[j0*d:j1*d], x, z, n)
+			for j := j0; j < j1; j++ {
+				for i := 0; i < n; i++ {
+					if z[(j-j0)*n+i] != all[j*n+i] {
+						t.Fatalf("groups of %d: z[%d,%d] = %v, in one batch %v", g, j, i, z[(j-j0)*n+i], all[j*n+i])
+					}
+				}
+			}
+		}
+	}
+}

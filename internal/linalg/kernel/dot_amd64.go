@@ -18,3 +18,21 @@ func Dot2x4(x0, x1, w0, w1, w2, w3 *float32, n int, out *float32)
 //
 //go:noescape
 func SigmoidBias8(z *float32, n int, b float32)
+
+// DotN4 sets out[r] = sum_{i<n} a[r*lda+i] * x[i] for r = 0..3 (float64);
+// n must be a multiple of 8.
+//
+//go:noescape
+func DotN4(a *float64, lda int, x *float64, n int, out *float64)
+
+// AxpyN4 sets y[i] += sum_r c[r] * a[r*lda+i] for i < n (float64); n must
+// be a multiple of 8.
+//
+//go:noescape
+func AxpyN4(a *float64, lda int, c *float64, y *float64, n int)
+
+// Dot2x5 is Dot2x4 for five candidates: out[2*j+r] for j = 0..4, each sum
+// formed exactly as Dot2x4 forms it.
+//
+//go:noescape
+func Dot2x5(x0, x1, w0, w1, w2, w3, w4 *float32, n int, out *float32)

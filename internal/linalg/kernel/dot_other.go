@@ -14,3 +14,18 @@ func Dot2x4(x0, x1, w0, w1, w2, w3 *float32, n int, out *float32) {
 func SigmoidBias8(z *float32, n int, b float32) {
 	panic("kernel: SigmoidBias8 without AVX2")
 }
+
+// DotN4 is not available on this platform; see Available.
+func DotN4(a *float64, lda int, x *float64, n int, out *float64) {
+	panic("kernel: DotN4 without AVX2")
+}
+
+// AxpyN4 is not available on this platform; see Available.
+func AxpyN4(a *float64, lda int, c *float64, y *float64, n int) {
+	panic("kernel: AxpyN4 without AVX2")
+}
+
+// Dot2x5 is not available on this platform; see Available.
+func Dot2x5(x0, x1, w0, w1, w2, w3, w4 *float32, n int, out *float32) {
+	panic("kernel: Dot2x5 without AVX2")
+}
