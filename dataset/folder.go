@@ -3,7 +3,6 @@ package dataset
 import (
 	"archive/tar"
 	"bytes"
-	"compress/gzip"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -12,6 +11,7 @@ import (
 	"math"
 	"os"
 	"path"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -23,47 +23,89 @@ var imageExt = map[string]bool{".png": true, ".jpg": true, ".jpeg": true, ".gif"
 
 // ReadFolder reads root/<class>/<image> files (the convention of
 // torchvision's ImageFolder): one class per subfolder, classes sorted by
-// name, each image prepared with p. All images must end up the same size.
+// name, files sorted by name, each image prepared with p. Files whose
+// names do not end in an image extension (.png, .jpg, .jpeg, .gif, .bmp,
+// .pgm, .ppm, .pnm) and folders whose names start with a dot are ignored.
+// It refuses, with an error naming the file or folder: a root without
+// class subfolders, a class subfolder without images, an unreadable or
+// undecodable image, and images that do not all come out the same size.
+// The set's Inverted field and Source say how many images p inverted.
 func ReadFolder(root string, p Preprocess) (*Set, error) {
-	s, err := ReadFolderFS(os.DirFS(root), ".", p)
+	s, err := readFolder(os.DirFS(root), ".", p, func(name string) string { return filepath.Join(root, filepath.FromSlash(name)) })
 	if err != nil {
-		return nil, fmt.Errorf("dataset: %s: %w", root, err)
+		return nil, fmt.Errorf("dataset: %w", err)
 	}
-	s.Source = root
+	s.Source = root + p.describe(s.Inverted, s.Len())
 	return s, nil
 }
 
-// ReadFolderFS is ReadFolder on a file system, below the folder dir.
+// ReadFolderFS is ReadFolder on a file system, below the folder dir; errors
+// name files by their path in fsys.
 func ReadFolderFS(fsys fs.FS, dir string, p Preprocess) (*Set, error) {
+	s, err := readFolder(fsys, dir, p, func(name string) string { return name })
+	if err != nil {
+		return nil, fmt.Errorf("dataset: %w", err)
+	}
+	s.Source = dir + p.describe(s.Inverted, s.Len())
+	return s, nil
+}
+
+// readFolder implements ReadFolder; show turns a path in fsys into the
+// name errors give.
+func readFolder(fsys fs.FS, dir string, p Preprocess, show func(string) string) (*Set, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
 	entries, err := fs.ReadDir(fsys, dir)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", show(dir), unwrapPath(err))
 	}
 	s := &Set{}
 	for _, e := range entries {
-		if !e.IsDir() {
+		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
 			continue
 		}
-		files, err := fs.ReadDir(fsys, path.Join(dir, e.Name()))
+		sub := path.Join(dir, e.Name())
+		files, err := fs.ReadDir(fsys, sub)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%s: %w", show(sub), unwrapPath(err))
 		}
-		label := len(s.Classes)
 		names := imageNames(files)
 		if len(names) == 0 {
-			continue
+			return nil, fmt.Errorf("%s: %w: class folder holds no image (%s)", show(sub), ErrFormat, extList())
 		}
+		label := len(s.Classes)
 		s.Classes = append(s.Classes, e.Name())
 		for _, name := range names {
-			if err := s.addImage(fsys, path.Join(dir, e.Name(), name), label, p); err != nil {
+			if err := s.addImage(fsys, path.Join(sub, name), label, p, show); err != nil {
 				return nil, err
 			}
 		}
 	}
 	if len(s.Classes) == 0 {
-		return nil, errors.New("no class subfolder holds an image")
+		return nil, fmt.Errorf("%s: %w: no class subfolders (want root/<class>/<image>)", show(dir), ErrFormat)
 	}
 	return s, nil
+}
+
+// unwrapPath drops the operation and path of a *fs.PathError, whose path is
+// relative to the file system and which the caller names better.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// extList lists the image extensions, for messages.
+func extList() string {
+	var e []string
+	for x := range imageExt {
+		e = append(e, x)
+	}
+	sort.Strings(e)
+	return strings.Join(e, " ")
 }
 
 // imageNames returns the sorted names of the image files among files.
@@ -78,90 +120,144 @@ func imageNames(files []fs.DirEntry) []string {
 	return names
 }
 
-// addImage decodes, prepares and appends one image file.
-func (s *Set) addImage(fsys fs.FS, name string, label int, p Preprocess) error {
+// addImage decodes, prepares and appends one image file; errors name it
+// by show(name).
+func (s *Set) addImage(fsys fs.FS, name string, label int, p Preprocess, show func(string) string) error {
 	f, err := fsys.Open(name)
 	if err != nil {
-		return err
+		return fmt.Errorf("%s: %w", show(name), unwrapPath(err))
 	}
 	defer f.Close()
-	pix, rows, cols, err := DecodeImage(f, name)
+	pix, rows, cols, err := decodeImage(f)
 	if err != nil {
-		return err
+		return fmt.Errorf("%s: %w", show(name), err)
 	}
-	pix, rows, cols = p.Apply(pix, rows, cols)
+	pix, rows, cols, inverted := p.apply(pix, rows, cols)
 	if s.Rows == 0 {
 		s.Rows, s.Cols = rows, cols
 	}
 	if rows != s.Rows || cols != s.Cols {
-		return fmt.Errorf("%s is %d x %d, earlier images are %d x %d (resize them with a preprocessing option)", name, rows, cols, s.Rows, s.Cols)
+		return fmt.Errorf("%s: %w: image is %d x %d (rows x columns), earlier images are %d x %d (resize them with a preprocessing option)", show(name), ErrFormat, rows, cols, s.Rows, s.Cols)
+	}
+	if inverted {
+		s.Inverted++
 	}
 	s.Pix = append(s.Pix, pix...)
 	s.Labels = append(s.Labels, label)
 	return nil
 }
 
-// ReadFolderTarGz reads class subfolders of images below dir inside a
-// .tar.gz archive, without unpacking it to disk.
+// ReadFolderTarGz reads class subfolders of images below dir inside a tar
+// archive, gzip-compressed or not (detected by content), without unpacking
+// it to disk. Errors name the archive and the file in it.
 func ReadFolderTarGz(archive, dir string, p Preprocess) (*Set, error) {
-	fsys, err := tarGzFS(archive)
+	f, err := os.Open(archive)
+	if err != nil {
+		return nil, fmt.Errorf("dataset: %w", err)
+	}
+	defer f.Close()
+	fsys, err := tarFS(f)
 	if err != nil {
 		return nil, fmt.Errorf("dataset: %s: %w", archive, err)
 	}
-	s, err := ReadFolderFS(fsys, dir, p)
+	s, err := readFolder(fsys, path.Clean(dir), p, func(name string) string { return archive + ":" + name })
 	if err != nil {
-		return nil, fmt.Errorf("dataset: %s: %s: %w", archive, dir, err)
+		return nil, fmt.Errorf("dataset: %w", err)
 	}
-	s.Source = archive + ":" + dir
+	s.Source = archive + ":" + dir + p.describe(s.Inverted, s.Len())
 	return s, nil
 }
 
-// tarGzFS loads the regular files of a .tar.gz archive into memory.
-func tarGzFS(archive string) (fs.FS, error) {
-	f, err := os.Open(archive)
+// maxTarEntry bounds one file read from a tar archive.
+const maxTarEntry = 64 << 20
+
+// tarFS loads the regular files of a tar stream, gzip-compressed or not,
+// into memory (what an entry's header claims is only read as far as the
+// stream holds it).
+func tarFS(r io.Reader) (fstest.MapFS, error) {
+	r, err := openMaybeGzip(r)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: gzip: %v", ErrFormat, err)
 	}
-	defer f.Close()
-	gz, err := gzip.NewReader(f)
-	if err != nil {
-		return nil, err
-	}
-	tr := tar.NewReader(gz)
+	tail := &tailReader{r: r}
+	tr := tar.NewReader(tail)
 	m := fstest.MapFS{}
 	for {
 		h, err := tr.Next()
 		if err == io.EOF {
+			// Go's reader takes an archive cut at a block boundary for a
+			// whole one; a whole one ends with two zero blocks.
+			if !tail.zeroEnd() {
+				return nil, fmt.Errorf("%w: tar archive truncated (no end-of-archive marker after %d bytes)", ErrFormat, tail.n)
+			}
+			if len(m) == 0 {
+				return nil, fmt.Errorf("%w: tar archive without files", ErrFormat)
+			}
 			return m, nil
 		}
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%w: tar: %v", ErrFormat, err)
 		}
-		if h.Typeflag != tar.TypeReg || h.Size > 64<<20 {
+		if h.Typeflag != tar.TypeReg || h.Size > maxTarEntry {
+			continue
+		}
+		name := path.Clean(strings.TrimPrefix(h.Name, "/"))
+		if !fs.ValidPath(name) || name == "." {
 			continue
 		}
 		var buf bytes.Buffer
 		if _, err := io.CopyN(&buf, tr, h.Size); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%w: tar: %s: %v", ErrFormat, h.Name, err)
 		}
-		m[path.Clean(h.Name)] = &fstest.MapFile{Data: buf.Bytes()}
+		m[name] = &fstest.MapFile{Data: buf.Bytes()}
 	}
+}
+
+// tailReader remembers the last 1024 bytes read through it.
+type tailReader struct {
+	r    io.Reader
+	n    int64
+	last []byte
+}
+
+func (t *tailReader) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	t.n += int64(n)
+	t.last = append(t.last, p[:n]...)
+	if len(t.last) > 4096 {
+		t.last = append(t.last[:0], t.last[len(t.last)-1024:]...)
+	}
+	return n, err
+}
+
+// zeroEnd reports whether what was read ends with two zero blocks.
+func (t *tailReader) zeroEnd() bool {
+	if len(t.last) < 1024 || t.n%512 != 0 {
+		return false
+	}
+	for _, b := range t.last[len(t.last)-1024:] {
+		if b != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // ReadORL reads the ORL / AT&T face database: root/s1 ... root/s40, each
 // with 1.pgm ... 10.pgm of 112 x 92. Classes are ordered by subject number.
 func ReadORL(root string) (*Set, error) {
 	s := &Set{Source: root + " (ORL faces, Olivetti Research Laboratory)"}
+	show := func(name string) string { return filepath.Join(root, filepath.FromSlash(name)) }
 	for subject := 1; ; subject++ {
 		dir := fmt.Sprintf("s%d", subject)
-		if _, err := os.Stat(path.Join(root, dir)); err != nil {
+		if _, err := os.Stat(filepath.Join(root, dir)); err != nil {
 			break
 		}
 		s.Classes = append(s.Classes, dir)
 		for i := 1; i <= 10; i++ {
 			name := path.Join(dir, fmt.Sprintf("%d.pgm", i))
-			if err := s.addImage(os.DirFS(root), name, subject-1, Preprocess{}); err != nil {
-				return nil, fmt.Errorf("dataset: %s: %w", root, err)
+			if err := s.addImage(os.DirFS(root), name, subject-1, Preprocess{}, show); err != nil {
+				return nil, fmt.Errorf("dataset: %w", err)
 			}
 		}
 	}
@@ -173,8 +269,9 @@ func ReadORL(root string) (*Set, error) {
 
 // ReadCSV reads images from a CSV file: a label, then the pixels of one
 // image per line; an optional header line is recognised by a non-numeric
-// first field. rows x cols gives the shape (0, 0: a square). Pixels above 1
-// mean 0-255 values, which are scaled to [0, 1].
+// first field. rows x cols gives the shape (0, 0: a square). Pixels lie in
+// [0, 255]; if any is above 1 they are all taken as 0-255 values and
+// scaled to [0, 1]. Errors name the file and the line.
 func ReadCSV(path string, rows, cols int) (*Set, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -205,6 +302,9 @@ func ReadCSVFrom(r io.Reader, rows, cols int) (*Set, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrFormat, err)
 		}
+		if line == 1 {
+			rec[0] = strings.TrimPrefix(rec[0], "\ufeff") // a byte-order mark
+		}
 		label, err := strconv.Atoi(strings.TrimSpace(rec[0]))
 		if err != nil {
 			if line == 1 {
@@ -222,6 +322,9 @@ func ReadCSVFrom(r io.Reader, rows, cols int) (*Set, error) {
 			v, err := strconv.ParseFloat(strings.TrimSpace(field), 64)
 			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 				return nil, fmt.Errorf("%w: line %d: pixel %q is not a finite number", ErrFormat, line, field)
+			}
+			if v < 0 || v > 255 {
+				return nil, fmt.Errorf("%w: line %d: pixel %v is outside [0, 255]", ErrFormat, line, v)
 			}
 			raw = append(raw, v)
 		}

@@ -16,6 +16,7 @@ import (
 // IDX element types.
 const (
 	idxUbyte   = 0x08
+	idxInt32   = 0x0C
 	idxFloat32 = 0x0D
 	idxFloat64 = 0x0E
 )
@@ -41,9 +42,12 @@ func openMaybeGzip(r io.Reader) (io.Reader, error) {
 	return br, nil
 }
 
-// readIDX decodes an IDX stream. Memory grows with the bytes actually read,
-// so a header claiming more than the stream holds fails without a large
-// allocation.
+// readIDX decodes an IDX stream. The header's claim is bounded before
+// anything is allocated for it, and memory then grows with the bytes
+// actually read, so a header claiming more than the stream holds fails
+// without a large allocation. Data after the claimed elements is refused
+// (it means the header is wrong), and a gzip stream is read to its end, so
+// that its checksum is verified.
 func readIDX(r io.Reader) (*idx, error) {
 	r, err := openMaybeGzip(r)
 	if err != nil {
@@ -56,7 +60,7 @@ func readIDX(r io.Reader) (*idx, error) {
 	if hdr[0] != 0 || hdr[1] != 0 {
 		return nil, fmt.Errorf("%w: wrong IDX magic %x", ErrFormat, hdr)
 	}
-	size := map[byte]int64{idxUbyte: 1, idxFloat32: 4, idxFloat64: 8}[hdr[2]]
+	size := map[byte]int64{idxUbyte: 1, idxInt32: 4, idxFloat32: 4, idxFloat64: 8}[hdr[2]]
 	if size == 0 {
 		return nil, fmt.Errorf("%w: unsupported IDX element type 0x%02x", ErrFormat, hdr[2])
 	}
@@ -86,6 +90,14 @@ func readIDX(r io.Reader) (*idx, error) {
 	n, err := io.CopyN(&buf, r, total)
 	if err != nil {
 		return nil, fmt.Errorf("%w: IDX truncated: header claims %d bytes of data, file holds %d", ErrFormat, total, n)
+	}
+	var one [1]byte
+	switch _, err := io.ReadFull(r, one[:]); err {
+	case io.EOF:
+	case nil:
+		return nil, fmt.Errorf("%w: IDX holds more data than its header claims (%d bytes)", ErrFormat, total)
+	default:
+		return nil, fmt.Errorf("%w: IDX: %v", ErrFormat, err)
 	}
 	return &idx{kind: hdr[2], dims: dims, data: buf.Bytes()}, nil
 }
@@ -121,6 +133,9 @@ func ReadIDX(imagesPath, labelsPath string) (*Set, error) {
 	}
 	s, err := idxSet(img, lab)
 	if err != nil {
+		if lab != nil {
+			return nil, fmt.Errorf("dataset: %s with %s: %w", imagesPath, labelsPath, err)
+		}
 		return nil, fmt.Errorf("dataset: %s: %w", imagesPath, err)
 	}
 	s.Source = imagesPath
@@ -164,7 +179,7 @@ func idxSet(img, lab *idx) (*Set, error) {
 		return nil, fmt.Errorf("%w: labels must be unsigned bytes of one dimension", ErrFormat)
 	}
 	if lab.dims[0] != img.dims[0] {
-		return nil, fmt.Errorf("%w: %d labels for %d images", ErrFormat, lab.dims[0], img.dims[0])
+		return nil, fmt.Errorf("%w: the label file holds %d labels, the image file %d images", ErrFormat, lab.dims[0], img.dims[0])
 	}
 	s.Labels = make([]int, len(lab.data))
 	most := 0

@@ -14,24 +14,31 @@ import (
 	_ "golang.org/x/image/bmp" // BMP decoder
 )
 
-// maxPixels bounds the size of one image (a 16384 x 16384 picture).
-const maxPixels = 1 << 28
+// maxPixels bounds the size of one image (a 4096 x 4096 picture, far more
+// than the learners take): a header claiming more is refused before the
+// decoder allocates for it.
+const maxPixels = 1 << 24
 
 // DecodeImage decodes one image (PNG, JPEG, GIF, BMP, or PGM/PPM in the
 // P2, P3, P5 and P6 forms) into grey levels in [0, 1], row-major; colours
 // become luma (ITU-R BT.601). name is used in errors.
 func DecodeImage(r io.Reader, name string) (pix []float32, rows, cols int, err error) {
-	br := bufio.NewReader(r)
-	head, _ := br.Peek(2)
-	if len(head) == 2 && head[0] == 'P' && head[1] >= '1' && head[1] <= '6' {
-		pix, rows, cols, err = readPNM(br)
-	} else {
-		pix, rows, cols, err = decodeStd(br)
-	}
+	pix, rows, cols, err = decodeImage(r)
 	if err != nil {
 		return nil, 0, 0, fmt.Errorf("dataset: %s: %w", name, err)
 	}
 	return pix, rows, cols, nil
+}
+
+// decodeImage is DecodeImage without the name; the format is told by
+// content.
+func decodeImage(r io.Reader) (pix []float32, rows, cols int, err error) {
+	br := bufio.NewReader(r)
+	head, _ := br.Peek(2)
+	if len(head) == 2 && head[0] == 'P' && head[1] >= '1' && head[1] <= '6' {
+		return readPNM(br)
+	}
+	return decodeStd(br)
 }
 
 // decodeStd decodes with Go's image packages, checking the size the header

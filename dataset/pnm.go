@@ -7,7 +7,9 @@ import (
 )
 
 // readPNM decodes a Netpbm grey or colour image: P2 (grey, text), P5 (grey,
-// binary), P3 (RGB, text), P6 (RGB, binary); maxval up to 65535.
+// binary), P3 (RGB, text), P6 (RGB, binary); maxval up to 65535. The size
+// the header claims is bounded (maxPixels) before anything is allocated for
+// it; samples above maxval are refused. Colours become luma (BT.601).
 func readPNM(r *bufio.Reader) ([]float32, int, int, error) {
 	magic := make([]byte, 2)
 	if _, err := io.ReadFull(r, magic); err != nil {
@@ -48,8 +50,12 @@ func readPNM(r *bufio.Reader) ([]float32, int, int, error) {
 		}
 	} else {
 		// One whitespace byte separates the header from binary data.
-		if _, err := r.ReadByte(); err != nil {
+		c, err := r.ReadByte()
+		if err != nil {
 			return nil, 0, 0, fmt.Errorf("%w: truncated PNM", ErrFormat)
+		}
+		if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+			return nil, 0, 0, fmt.Errorf("%w: PNM: byte %q after maxval, want white space", ErrFormat, c)
 		}
 		width := 1
 		if maxval > 255 {
@@ -67,11 +73,16 @@ func readPNM(r *bufio.Reader) ([]float32, int, int, error) {
 			vals = append(vals, v)
 		}
 	}
+	for i, v := range vals {
+		if v > maxval {
+			return nil, 0, 0, fmt.Errorf("%w: PNM sample %d (pixel %d) exceeds maxval %d", ErrFormat, v, i/channels, maxval)
+		}
+	}
 	pix := make([]float32, rows*cols)
 	m := float64(maxval)
 	for i := range pix {
 		if channels == 1 {
-			pix[i] = float32(min(float64(vals[i]), m) / m)
+			pix[i] = float32(float64(vals[i]) / m)
 			continue
 		}
 		r, g, b := float64(vals[3*i]), float64(vals[3*i+1]), float64(vals[3*i+2])

@@ -1,12 +1,17 @@
 package dataset
 
-import "math"
+import (
+	"fmt"
+	"math"
+)
 
 // Preprocess says how raw images are prepared before a learner sees them.
 // A model records it, so that predictions prepare new images the same way.
+// The readers already give grey levels in [0, 1] (colours become luma).
 type Preprocess struct {
-	// Invert is "no" (or empty), "yes", or "auto": invert images with dark
-	// ink on a light background, detected by a bright border.
+	// Invert is "no", "yes", or "auto": invert images with dark ink on a
+	// light background, detected by a bright border (DarkInk). Empty means
+	// "no", except with MNIST, where it means "auto".
 	Invert string `json:"invert,omitempty"`
 	// ResizeRows and ResizeCols, if positive, resize every image.
 	ResizeRows int `json:"resize_rows,omitempty"`
@@ -17,12 +22,94 @@ type Preprocess struct {
 	MNIST bool `json:"mnist,omitempty"`
 }
 
+// Validate reports an unknown Invert value or a half-given or negative
+// resize.
+func (p Preprocess) Validate() error {
+	switch p.Invert {
+	case "", "no", "yes", "auto":
+	default:
+		return fmt.Errorf("dataset: invert %q: want auto, yes or no", p.Invert)
+	}
+	if p.ResizeRows < 0 || p.ResizeCols < 0 || (p.ResizeRows > 0) != (p.ResizeCols > 0) {
+		return fmt.Errorf("dataset: resize to %d x %d: give both sizes, positive", p.ResizeRows, p.ResizeCols)
+	}
+	if p.ResizeRows*p.ResizeCols > maxPixels {
+		return fmt.Errorf("dataset: resize to %d x %d: more than %d pixels", p.ResizeRows, p.ResizeCols, maxPixels)
+	}
+	return nil
+}
+
 // Apply prepares one image (grey levels in [0, 1], rows x cols) and returns
 // the result with its shape. It never changes its input.
 func (p Preprocess) Apply(pix []float32, rows, cols int) ([]float32, int, int) {
+	out, rows, cols, _ := p.apply(pix, rows, cols)
+	return out, rows, cols
+}
+
+// Prepare applies p to every image of s and returns the new set; its
+// Inverted field counts the images inverted (add to what s had), and its
+// Source says so. Images must all come out the same size, which they do
+// unless p is invalid.
+func Prepare(s *Set, p Preprocess) (*Set, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	out := s.Clone()
+	out.Pix = out.Pix[:0:0]
+	inverted := 0
+	for i := 0; i < s.Len(); i++ {
+		img, r, c, inv := p.apply(s.Image(i), s.Rows, s.Cols)
+		if inv {
+			inverted++
+		}
+		out.Rows, out.Cols = r, c
+		out.Pix = append(out.Pix, img...)
+	}
+	out.Inverted += inverted
+	out.Source = s.Source + p.describe(inverted, s.Len())
+	return out, nil
+}
+
+// describe says, for a source string, what p did to n images of which
+// inverted were inverted.
+func (p Preprocess) describe(inverted, n int) string {
+	d := ""
+	switch {
+	case p.Invert == "yes":
+		d += "; inverted"
+	case p.Invert == "auto" || p.MNIST && p.Invert != "no":
+		d += fmt.Sprintf("; polarity detected: %d of %d images were dark ink on light and were inverted", inverted, n)
+	}
+	if p.MNIST {
+		d += "; brought to the MNIST convention (20 x 20 box, centre of mass at the centre of 28 x 28)"
+	}
+	if p.ResizeRows > 0 && p.ResizeCols > 0 {
+		d += fmt.Sprintf("; resized to %d x %d", p.ResizeRows, p.ResizeCols)
+	}
+	return d
+}
+
+// DarkInkCount returns how many images of s look like dark ink on a light
+// background (DarkInk): a set where most do wants inverting (Preprocess
+// Invert "auto" or "yes") before a learner trained on MNIST-like data sees
+// it.
+func (s *Set) DarkInkCount() int {
+	n := 0
+	for i := 0; i < s.Len(); i++ {
+		if DarkInk(s.Image(i), s.Rows, s.Cols) {
+			n++
+		}
+	}
+	return n
+}
+
+// apply is Apply that also says whether it inverted the image.
+func (p Preprocess) apply(pix []float32, rows, cols int) ([]float32, int, int, bool) {
 	out := append([]float32(nil), pix...)
+	inverted := false
 	if p.Invert == "yes" || (p.Invert == "auto" || p.MNIST && p.Invert != "no") && DarkInk(out, rows, cols) {
 		Invert(out)
+		inverted = true
 	}
 	if p.MNIST {
 		out = NormalizeMNIST(out, rows, cols)
@@ -32,7 +119,7 @@ func (p Preprocess) Apply(pix []float32, rows, cols int) ([]float32, int, int) {
 		out = Resize(out, rows, cols, p.ResizeRows, p.ResizeCols)
 		rows, cols = p.ResizeRows, p.ResizeCols
 	}
-	return out, rows, cols
+	return out, rows, cols, inverted
 }
 
 // DarkInk reports whether an image looks like dark ink on a light

@@ -17,7 +17,8 @@ import (
 )
 
 // Set is a collection of equally sized grey images with class labels or
-// real-valued targets.
+// real-valued targets. The 2D learners take each image as a Rows x Cols
+// matrix; the vector learners flatten it (row-major).
 type Set struct {
 	Rows, Cols int       // image height and width
 	Pix        []float32 // N*Rows*Cols values in [0,1]; image i at Pix[i*Rows*Cols:], row-major
@@ -26,6 +27,13 @@ type Set struct {
 	Targets    []float64 // N*TargetDim real targets (row-major), or nil
 	TargetDim  int
 	Source     string // provenance, for reports
+	// Origin, if not nil, gives for each image its index in the set it was
+	// read from (Subset composes them), so that a derived set says which
+	// images it took.
+	Origin []int
+	// Inverted counts the images that preprocessing inverted (dark ink on
+	// a light background detected, or asked for).
+	Inverted int
 }
 
 // ErrFormat is wrapped by every error about a malformed file.
@@ -45,13 +53,36 @@ func (s *Set) Image(i int) []float32 {
 	return s.Pix[i*d : (i+1)*d]
 }
 
-// Subset returns a new set with the images idx, in that order.
+// Clone returns a deep copy of s.
+func (s *Set) Clone() *Set {
+	out := *s
+	out.Pix = append([]float32(nil), s.Pix...)
+	out.Classes = append([]string(nil), s.Classes...)
+	if s.Labels != nil {
+		out.Labels = append([]int(nil), s.Labels...)
+	}
+	if s.Targets != nil {
+		out.Targets = append([]float64(nil), s.Targets...)
+	}
+	if s.Origin != nil {
+		out.Origin = append([]int(nil), s.Origin...)
+	}
+	return &out
+}
+
+// Subset returns a new set with the images idx, in that order; its Origin
+// says where each image came from.
 func (s *Set) Subset(idx []int) *Set {
 	d := s.Rows * s.Cols
 	out := &Set{Rows: s.Rows, Cols: s.Cols, Classes: s.Classes, TargetDim: s.TargetDim, Source: s.Source,
-		Pix: make([]float32, 0, len(idx)*d)}
+		Pix: make([]float32, 0, len(idx)*d), Origin: make([]int, 0, len(idx))}
 	for _, i := range idx {
 		out.Pix = append(out.Pix, s.Image(i)...)
+		if s.Origin != nil {
+			out.Origin = append(out.Origin, s.Origin[i])
+		} else {
+			out.Origin = append(out.Origin, i)
+		}
 		if s.Labels != nil {
 			out.Labels = append(out.Labels, s.Labels[i])
 		}
@@ -102,6 +133,14 @@ func (s *Set) Validate() error {
 	}
 	if s.Targets != nil && (s.TargetDim < 1 || len(s.Targets) != n*s.TargetDim) {
 		return fmt.Errorf("dataset: %d targets for %d images of dimension %d", len(s.Targets), n, s.TargetDim)
+	}
+	for i, t := range s.Targets {
+		if math.IsNaN(t) || math.IsInf(t, 0) {
+			return fmt.Errorf("dataset: target %d of image %d is %v", i%max(s.TargetDim, 1), i/max(s.TargetDim, 1), t)
+		}
+	}
+	if s.Origin != nil && len(s.Origin) != n {
+		return fmt.Errorf("dataset: %d origin indices for %d images", len(s.Origin), n)
 	}
 	return nil
 }
