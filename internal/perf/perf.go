@@ -10,16 +10,19 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"os"
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 
 	"github.com/scn2d/scn"
 	"github.com/scn2d/scn/internal/linalg"
+	"github.com/scn2d/scn/internal/linalg/kernel"
 	"github.com/scn2d/scn/internal/reference"
 	"gonum.org/v1/gonum/mat"
 )
@@ -54,6 +57,12 @@ type Report struct {
 	RefPerNode           time.Duration
 	FastPerNode          time.Duration
 	RefN, RefNodes       int
+	// ReadGBps is the machine's streaming read bandwidth, measured in the
+	// same run on all GOMAXPROCS threads; BoundSeconds is the time a
+	// supervised fit needs at that rate just to read the images once per
+	// batch of candidates and Q twice per node (0 for random learners).
+	ReadGBps     float64
+	BoundSeconds float64
 }
 
 // Synthetic returns n random images of rows x cols in 10 classes: a class
@@ -126,6 +135,12 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		l := float64(m.Nodes())
 		r.OrthoGBps = 3 * 8 * float64(n) * l * (l - 1) / 2 / s / 1e9
 	}
+	r.ReadGBps = readBandwidth()
+	if o.Kind.Choice == scn.Supervised && r.ReadGBps > 0 {
+		l := float64(m.Nodes())
+		bytes := float64(pr.Batches)*float64(n)*float64(d)*4 + 2*8*float64(n)*l*(l-1)/2
+		r.BoundSeconds = bytes / (r.ReadGBps * 1e9)
+	}
 	t0 := time.Now()
 	if _, err := m.Predict(p.X); err != nil {
 		return nil, err
@@ -195,6 +210,10 @@ func (r *Report) Print(w io.Writer) error {
 		fmt.Fprintf(tw, "peak memory\t%.0f MB = %.2f x data (images + N x L factor: %.0f MB)\n",
 			float64(r.PeakRSS)/1e6, float64(r.PeakRSS)/float64(r.DataBytes), float64(r.DataBytes)/1e6)
 	}
+	if r.BoundSeconds > 0 {
+		fmt.Fprintf(tw, "memory bound\t%.2f s: images once per batch, Q twice per node, at %.1f GB/s (read bandwidth measured now); wall time = %.2f x bound\n",
+			r.BoundSeconds, r.ReadGBps, r.Wall.Seconds()/r.BoundSeconds)
+	}
 	fmt.Fprintf(tw, "prediction\t%.0f images/s\n", r.PredictPerSec)
 	if r.RefPerNode > 0 {
 		fmt.Fprintf(tw, "reference\tN=%d, L=%d: %.1f ms/node vs %.3f ms/node here: %.0fx faster\n",
@@ -217,4 +236,52 @@ func peakRSS() int64 {
 		}
 	}
 	return 0
+}
+
+// readBandwidth measures the streaming read bandwidth in GB/s: the best of
+// three reads of a 1 GiB buffer (four times the largest last-level caches
+// seen here), split over GOMAXPROCS goroutines, through the same float64
+// kernel the orthogonalisation uses.
+func readBandwidth() float64 {
+	const row = 2048
+	const rows = 1 << 16 // 2048 * 65536 * 8 bytes = 1 GiB
+	buf := make([]float64, row*rows)
+	x := make([]float64, row)
+	for i := range x {
+		x[i] = 1
+	}
+	workers := runtime.GOMAXPROCS(0)
+	// Touch every page first: unwritten pages all map the zero page and
+	// would read from cache.
+	parallelRows(rows, workers, func(lo, hi int) {
+		for i := lo * row; i < hi*row; i++ {
+			buf[i] = 1
+		}
+	})
+	best := time.Duration(math.MaxInt64)
+	for rep := 0; rep < 3; rep++ {
+		t0 := time.Now()
+		parallelRows(rows, workers, func(lo, hi int) {
+			var out [4]float64
+			for g := lo; g+4 <= hi; g += 4 {
+				kernel.DotRows4(buf[g*row:], row, x, row, &out)
+			}
+		})
+		best = min(best, time.Since(t0))
+	}
+	return float64(len(buf)*8) / best.Seconds() / 1e9
+}
+
+// parallelRows calls f on workers equal slices of [0, rows), each a multiple
+// of four rows, at once.
+func parallelRows(rows, workers int, f func(lo, hi int)) {
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			f(w*rows/workers&^3, (w+1)*rows/workers&^3)
+		}(w)
+	}
+	wg.Wait()
 }
