@@ -3,22 +3,30 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"image"
 	"image/color"
 	"math"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/palette/moreland"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
 )
 
-// Default plot size.
+// Default plot size: the data area, plus a strip on the right for the
+// legend.
 const (
-	plotWidth  = 6 * vg.Inch
+	plotWidth  = 7 * vg.Inch
 	plotHeight = 4 * vg.Inch
 )
+
+// legendGap separates the legend strip from the plot and the canvas edge
+// (vg.Length is in points).
+const legendGap vg.Length = 8
 
 // Colors used for successive series (the first four are the four models).
 var Colors = []color.RGBA{
@@ -34,15 +42,37 @@ var Colors = []color.RGBA{
 
 func colorOf(i int) color.RGBA { return Colors[i%len(Colors)] }
 
-// render draws p on an SVG canvas of the given size.
+// render draws p on an SVG canvas of the given size. The legend, if any,
+// goes in a strip to the right of the plot, top-aligned with the data
+// area, so that it never covers data.
 func render(p *plot.Plot, w, h vg.Length) ([]byte, error) {
 	c := vgsvg.New(w, h)
-	p.Draw(draw.New(c))
+	dc := draw.New(c)
+	leg := p.Legend
+	p.Legend = plot.NewLegend()
+	lr := leg.Rectangle(dc)
+	lw := lr.Max.X - lr.Min.X
+	if lw <= 0 {
+		p.Draw(dc)
+		return svgBytes(c)
+	}
+	area := draw.Crop(dc, 0, -(lw + 2*legendGap), 0, 0)
+	p.Draw(area)
+	top := p.DataCanvas(area).Max.Y
+	strip := draw.Crop(dc, w-lw-legendGap, -legendGap, 0, top-h)
+	leg.Left, leg.Top, leg.XOffs, leg.YOffs = true, true, 0, 0
+	leg.Draw(strip)
+	return svgBytes(c)
+}
+
+// svgBytes returns the canvas as an SVG document. Embedded raster images
+// are PNG (the SVG back end labels them JPEG).
+func svgBytes(c *vgsvg.Canvas) ([]byte, error) {
 	var buf bytes.Buffer
 	if _, err := c.WriteTo(&buf); err != nil {
 		return nil, fmt.Errorf("report: rendering SVG: %w", err)
 	}
-	return buf.Bytes(), nil
+	return bytes.ReplaceAll(buf.Bytes(), []byte("data:image/jpg;base64,"), []byte("data:image/png;base64,")), nil
 }
 
 func newPlot(title, xlabel, ylabel string) *plot.Plot {
@@ -51,8 +81,15 @@ func newPlot(title, xlabel, ylabel string) *plot.Plot {
 	p.X.Label.Text = xlabel
 	p.Y.Label.Text = ylabel
 	p.Add(plotter.NewGrid())
-	p.Legend.Top = true
+	p.Legend.TextStyle.Font.Size = vg.Points(11)
 	return p
+}
+
+// translucent returns c with opacity a (0-255) as a valid colour:
+// color.RGBA is alpha-premultiplied, so a colour with a lower alpha must be
+// NRGBA (an RGBA with R > A is not a colour).
+func translucent(c color.RGBA, a uint8) color.NRGBA {
+	return color.NRGBA{R: c.R, G: c.G, B: c.B, A: a}
 }
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
@@ -92,9 +129,7 @@ func BandPlot(title, xlabel, ylabel string, series []Series) ([]byte, error) {
 				if err != nil {
 					return nil, err
 				}
-				fill := col
-				fill.A = 0x40
-				poly.Color = fill
+				poly.Color = translucent(col, 0x40)
 				poly.LineStyle.Width = 0
 				p.Add(poly)
 			}
@@ -200,21 +235,33 @@ type Points struct {
 
 // Scatter draws each set of points in its own color and returns the SVG.
 func Scatter(title, xlabel, ylabel string, sets []Points) ([]byte, error) {
+	return scatter(title, xlabel, ylabel, sets, false)
+}
+
+// ScatterLogX is Scatter with a logarithmic x axis, for values spanning
+// orders of magnitude; points with x <= 0 are left out.
+func ScatterLogX(title, xlabel, ylabel string, sets []Points) ([]byte, error) {
+	return scatter(title, xlabel, ylabel, sets, true)
+}
+
+func scatter(title, xlabel, ylabel string, sets []Points, logX bool) ([]byte, error) {
 	p := newPlot(title, xlabel, ylabel)
 	shapes := []draw.GlyphDrawer{draw.CircleGlyph{}, draw.TriangleGlyph{}, draw.SquareGlyph{}, draw.PlusGlyph{}, draw.CrossGlyph{}, draw.RingGlyph{}}
+	n := 0
 	for i, s := range sets {
 		if len(s.X) != len(s.Y) {
 			return nil, fmt.Errorf("report: points %q: %d x values, %d y values", s.Name, len(s.X), len(s.Y))
 		}
 		pts := make(plotter.XYs, 0, len(s.X))
 		for j := range s.X {
-			if finite(s.X[j]) && finite(s.Y[j]) {
+			if finite(s.X[j]) && finite(s.Y[j]) && (!logX || s.X[j] > 0) {
 				pts = append(pts, plotter.XY{X: s.X[j], Y: s.Y[j]})
 			}
 		}
 		if len(pts) == 0 {
 			continue
 		}
+		n += len(pts)
 		sc, err := plotter.NewScatter(pts)
 		if err != nil {
 			return nil, err
@@ -225,22 +272,23 @@ func Scatter(title, xlabel, ylabel string, sets []Points) ([]byte, error) {
 		p.Add(sc)
 		p.Legend.Add(s.Name, sc)
 	}
+	if logX && n > 0 {
+		p.X.Scale = plot.LogScale{}
+		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+		// Whole decades, so that the axis has labelled ticks.
+		p.X.Min = math.Pow10(int(math.Floor(math.Log10(p.X.Min))))
+		p.X.Max = math.Pow10(int(math.Ceil(math.Log10(p.X.Max))))
+		if p.X.Max <= p.X.Min {
+			p.X.Max = 10 * p.X.Min
+		}
+	}
 	return render(p, plotWidth, plotHeight)
 }
 
-// grid is a rows x cols image for plotter.HeatMap, row 0 drawn at the top.
-type grid struct {
-	rows, cols int
-	v          []float64
-}
-
-func (g grid) Dims() (c, r int)   { return g.cols, g.rows }
-func (g grid) Z(c, r int) float64 { return g.v[(g.rows-1-r)*g.cols+c] }
-func (g grid) X(c int) float64    { return float64(c) }
-func (g grid) Y(r int) float64    { return float64(r) }
-
 // HeatMap draws a rows x cols array of values (row-major, row 0 at the top)
-// with a diverging palette centred on zero and returns the SVG.
+// as an image with square cells, in a diverging palette centred on zero
+// (blue negative, grey zero, red positive), with a colour bar on the right,
+// and returns the SVG.
 func HeatMap(title string, rows, cols int, values []float64) ([]byte, error) {
 	if rows <= 0 || cols <= 0 || len(values) != rows*cols {
 		return nil, fmt.Errorf("report: heat map of %d x %d needs %d values, got %d", rows, cols, rows*cols, len(values))
@@ -258,35 +306,68 @@ func HeatMap(title string, rows, cols int, values []float64) ([]byte, error) {
 	pal := moreland.SmoothBlueRed()
 	pal.SetMin(-lim)
 	pal.SetMax(lim)
-	hm := plotter.NewHeatMap(grid{rows, cols, values}, pal.Palette(255))
-	hm.Min, hm.Max = -lim, lim
-	p := plot.New()
-	p.Title.Text = title
-	p.Add(hm)
-	p.HideAxes()
-	// A colour bar as a legend: a few swatches.
-	for _, f := range []float64{1, 0.5, 0, -0.5, -1} {
-		c, err := pal.At(f * lim)
+	colorAt := func(v float64) color.Color {
+		c, err := pal.At(math.Max(-lim, math.Min(lim, v)))
 		if err != nil {
-			continue
+			return color.Gray{0x80}
 		}
-		sw := &swatch{c}
-		p.Legend.Add(fmt.Sprintf("%+.3g", f*lim), sw)
+		return c
 	}
-	p.Legend.Left = false
-	p.Legend.Top = true
-	p.Legend.XOffs = vg.Points(0)
-	side := 4 * vg.Inch
-	return render(p, side+vg.Inch, side)
+	// The image, each cell k x k pixels so that it stays sharp when scaled.
+	k := max(1, 280/max(rows, cols))
+	img := image.NewRGBA(image.Rect(0, 0, cols*k, rows*k))
+	for r := 0; r < rows; r++ {
+		for c := 0; c < cols; c++ {
+			col := colorAt(values[r*cols+c])
+			for y := r * k; y < (r+1)*k; y++ {
+				for x := c * k; x < (c+1)*k; x++ {
+					img.Set(x, y, col)
+				}
+			}
+		}
+	}
+	const bar = 256
+	barImg := image.NewRGBA(image.Rect(0, 0, 8, bar))
+	for y := 0; y < bar; y++ {
+		col := colorAt(lim * (1 - 2*(float64(y)+0.5)/bar))
+		for x := 0; x < 8; x++ {
+			barImg.Set(x, y, col)
+		}
+	}
+
+	w, h := 4.75*vg.Inch, 4*vg.Inch
+	cv := vgsvg.New(w, h)
+	dc := draw.New(cv)
+	titleSty := textStyle(12, draw.XCenter)
+	labelSty := textStyle(10, draw.XLeft)
+	labelSty.YAlign = draw.YCenter
+	margin := vg.Points(6)
+	titleH := titleSty.Rectangle(title).Size().Y + margin
+	barStrip := vg.Points(16) + labelSty.Rectangle(fmt.Sprintf("%+.3g", -lim)).Size().X + 2*margin
+	aw, ah := w-barStrip-2*margin, h-titleH-2*margin
+	cell := min(aw/vg.Length(cols), ah/vg.Length(rows))
+	iw, ih := cell*vg.Length(cols), cell*vg.Length(rows)
+	x0, top := margin, h-titleH-margin
+	dc.FillText(titleSty, vg.Point{X: x0 + iw/2, Y: h - titleH + titleSty.FontExtents().Descent}, title)
+	dc.DrawImage(vg.Rectangle{Min: vg.Point{X: x0, Y: top - ih}, Max: vg.Point{X: x0 + iw, Y: top}}, img)
+	bx := x0 + iw + 2*margin
+	dc.DrawImage(vg.Rectangle{Min: vg.Point{X: bx, Y: top - ih}, Max: vg.Point{X: bx + vg.Points(12), Y: top}}, barImg)
+	for _, f := range []float64{1, 0.5, 0, -0.5, -1} {
+		y := top - ih + ih*vg.Length((1+f)/2)
+		dc.StrokeLine2(draw.LineStyle{Color: color.Black, Width: vg.Points(0.5)}, bx+vg.Points(12), y, bx+vg.Points(15), y)
+		dc.FillText(labelSty, vg.Point{X: bx + vg.Points(17), Y: y}, fmt.Sprintf("%+.3g", f*lim))
+	}
+	return svgBytes(cv)
 }
 
-// swatch is a filled square legend entry.
-type swatch struct{ c color.Color }
-
-// Thumbnail draws the legend entry.
-func (s *swatch) Thumbnail(c *draw.Canvas) {
-	pts := []vg.Point{{X: c.Min.X, Y: c.Min.Y}, {X: c.Min.X, Y: c.Max.Y}, {X: c.Max.X, Y: c.Max.Y}, {X: c.Max.X, Y: c.Min.Y}}
-	c.FillPolygon(s.c, pts)
+// textStyle is the plots' font at the given size.
+func textStyle(size float64, align text.XAlignment) text.Style {
+	return text.Style{
+		Color:   color.Black,
+		Font:    font.From(plot.DefaultFont, vg.Points(size)),
+		XAlign:  align,
+		Handler: plot.DefaultTextHandler,
+	}
 }
 
 // BarSeries is one set of bars: Values[i] is the bar of category i.
@@ -299,7 +380,6 @@ type BarSeries struct {
 // series, and returns the SVG.
 func Bars(title, ylabel string, categories []string, series []BarSeries) ([]byte, error) {
 	p := newPlot(title, "", ylabel)
-	p.Legend.Left = true // bars tend to grow to the right
 	ns := len(series)
 	w := vg.Points(float64(360) / float64(max(1, len(categories)*ns)))
 	w = min(w, vg.Points(40))

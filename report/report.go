@@ -3,12 +3,14 @@
 // time, tables, notes and plots embedded as inline SVG (made with gonum/plot).
 //
 // A report.html needs nothing beside it: no scripts, style sheets, fonts or
-// images are fetched. report/screenshot.sh renders one in headless Chromium.
+// images are fetched (the plots' font is embedded once per page). Screenshot
+// (or report/screenshot.sh) renders one in headless Chromium.
 package report
 
 import (
 	"bufio"
 	"bytes"
+	"encoding/base64"
 	"fmt"
 	"html/template"
 	"os"
@@ -16,7 +18,12 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
+
+	"golang.org/x/image/font/sfnt"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
 )
 
 // Table is a titled grid of cells. Header names the columns; every row of
@@ -152,6 +159,7 @@ dl.meta dt{font-weight:bold}dl.meta dd{margin:0}
 code{background:#f4f4f4;padding:0 .2em;word-break:break-all}
 figure{margin:1em 0}figcaption,.caption{font-size:.9em;color:#555}
 .svg svg{max-width:100%;height:auto}
+{{.FontFace}}
 </style>
 </head>
 <body>
@@ -189,6 +197,32 @@ figure{margin:1em 0}figcaption,.caption{font-size:.9em;color:#555}
 </html>
 `))
 
+// plotFontCSS returns an @font-face rule that embeds the plots' font (the
+// SVG documents name it but do not carry it). Without it a browser that
+// lacks the font draws the plots' text in another one, whose wider glyphs
+// overrun the places gonum/plot measured for them (cut tick labels,
+// overlapping legends). One copy serves every figure of a page.
+var plotFontCSS = sync.OnceValues(func() (template.CSS, error) {
+	face := font.DefaultCache.Lookup(plot.DefaultFont, 12)
+	if face.Face == nil {
+		return "", fmt.Errorf("report: the plots' font %v is not available", plot.DefaultFont.Typeface)
+	}
+	var nb sfnt.Buffer
+	family, err := face.Face.Name(&nb, sfnt.NameIDFamily)
+	if err != nil {
+		return "", fmt.Errorf("report: the plots' font: %w", err)
+	}
+	var raw bytes.Buffer
+	if _, err := face.Face.WriteSourceTo(nil, &raw); err != nil {
+		return "", fmt.Errorf("report: the plots' font: %w", err)
+	}
+	if strings.ContainsAny(family, `"\<>`) {
+		return "", fmt.Errorf("report: unexpected font family name %q", family)
+	}
+	return template.CSS(fmt.Sprintf(`@font-face{font-family:"%s";src:url(data:font/ttf;base64,%s) format("truetype")}`,
+		family, base64.StdEncoding.EncodeToString(raw.Bytes()))), nil
+})
+
 // figureView is a Figure with its SVG ready to inline.
 type figureView struct {
 	Figure
@@ -218,12 +252,20 @@ func Render(p Page) ([]byte, error) {
 		}
 		figs[i] = figureView{Figure: f, Inline: in}
 	}
+	var fontFace template.CSS
+	if len(figs) > 0 {
+		var err error
+		if fontFace, err = plotFontCSS(); err != nil {
+			return nil, err
+		}
+	}
 	data := struct {
 		Page
 		Generated string
 		Elapsed   string
 		Figures   []figureView
-	}{p, p.Generated.UTC().Format(time.RFC3339), p.Elapsed.Round(time.Millisecond).String(), figs}
+		FontFace  template.CSS
+	}{p, p.Generated.UTC().Format(time.RFC3339), p.Elapsed.Round(time.Millisecond).String(), figs, fontFace}
 	var buf bytes.Buffer
 	if err := pageTmpl.Execute(&buf, data); err != nil {
 		return nil, fmt.Errorf("report: %w", err)

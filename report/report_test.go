@@ -2,8 +2,11 @@ package report
 
 import (
 	"bytes"
+	"context"
 	"encoding/xml"
 	"fmt"
+	"image/color"
+	"image/png"
 	"io"
 	"math"
 	"os"
@@ -12,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"gonum.org/v1/plot/palette/moreland"
 )
 
 // samplePlots makes one plot of each kind.
@@ -170,5 +175,141 @@ func TestPlotErrors(t *testing.T) {
 	}
 	if _, err := Bars("x", "", []string{"a"}, []BarSeries{{Name: "a", Values: []float64{math.NaN()}}}); err == nil {
 		t.Error("NaN bar accepted")
+	}
+}
+
+// near reports whether two colours differ by at most tol in every channel.
+func near(c color.Color, want color.RGBA, tol int) bool {
+	r, g, b, _ := c.RGBA()
+	d := func(x uint32, y uint8) bool { return abs(int(x>>8)-int(y)) <= tol }
+	return d(r, want.R) && d(g, want.G) && d(b, want.B)
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// over returns colour c with opacity a drawn on white.
+func over(c color.RGBA, a float64) color.RGBA {
+	f := func(v uint8) uint8 { return uint8(math.Round(255 + (float64(v)-255)*a)) }
+	return color.RGBA{f(c.R), f(c.G), f(c.B), 0xff}
+}
+
+// TestRenderInBrowser renders a page with one plot of each kind in headless
+// Chromium and checks the screenshot shows them: the series colours of the
+// lines and bars, the translucent mean ± std bands in the series' own
+// colour, both ends of the heat map's palette, and the table's header. It
+// skips when no Chromium is installed.
+func TestRenderInBrowser(t *testing.T) {
+	if _, err := Browser(); err != nil {
+		t.Skip(err)
+	}
+	figs := samplePlots(t)
+	dir := t.TempDir()
+	page := Page{Title: "Rendering", Command: "go test", Seed: 1, Versions: CurrentVersions("gonum"), Hardware: CurrentHardware(),
+		Tables: []Table{{Name: "t", Title: "A table", Header: []string{"model", "acc"}, Rows: [][]string{{"2DSCN", "0.95"}}}},
+		Figures: figs}
+	html := filepath.Join(dir, "report.html")
+	if err := Write(html, page); err != nil {
+		t.Fatal(err)
+	}
+	shot := filepath.Join(dir, "report.png")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	const w, h = 1200, 3400
+	if err := Screenshot(ctx, html, shot, w, h); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(shot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := img.Bounds(); b.Dx() != w || b.Dy() != h {
+		t.Fatalf("screenshot is %v, want %d x %d", b, w, h)
+	}
+	pal := moreland.SmoothBlueRed()
+	pal.SetMin(-1)
+	pal.SetMax(1)
+	lo, _ := pal.At(-1)
+	hi, _ := pal.At(1)
+	rgba := func(c color.Color) color.RGBA { r, g, b, _ := c.RGBA(); return color.RGBA{uint8(r >> 8), uint8(g >> 8), uint8(b >> 8), 0xff} }
+	checks := []struct {
+		what  string
+		color color.RGBA
+		tol   int
+		least int
+	}{
+		{"red series (lines, boxes, bars)", Colors[0], 10, 300},
+		{"blue series (lines, boxes, bars)", Colors[1], 10, 300},
+		{"red mean ± std band", over(Colors[0], 0x40/255.0), 6, 2000},
+		{"blue mean ± std band", over(Colors[1], 0x40/255.0), 6, 2000},
+		{"heat map, negative end", rgba(lo), 12, 300},
+		{"heat map, positive end", rgba(hi), 12, 300},
+		{"table header", color.RGBA{0xf0, 0xf0, 0xf0, 0xff}, 0, 300},
+		{"text", color.RGBA{0x22, 0x22, 0x22, 0xff}, 40, 2000},
+	}
+	b := img.Bounds()
+	for _, c := range checks {
+		n := 0
+		for y := b.Min.Y; y < b.Max.Y; y++ {
+			for x := b.Min.X; x < b.Max.X; x++ {
+				if near(img.At(x, y), c.color, c.tol) {
+					n++
+				}
+			}
+		}
+		if n < c.least {
+			t.Errorf("%s: %d pixels near %v, want at least %d", c.what, n, c.color, c.least)
+		} else {
+			t.Logf("%s: %d pixels", c.what, n)
+		}
+	}
+	if os.Getenv("REPORT_SCREENSHOT") != "" {
+		b, _ := os.ReadFile(shot)
+		os.WriteFile(os.Getenv("REPORT_SCREENSHOT"), b, 0o644)
+	}
+}
+
+func TestPlotFontEmbeddedOnce(t *testing.T) {
+	b, err := Render(Page{Title: "x", Figures: samplePlots(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	if n := strings.Count(doc, "@font-face"); n != 1 {
+		t.Fatalf("%d @font-face rules, want 1", n)
+	}
+	if !strings.Contains(doc, `font-family:"Liberation Serif";src:url(data:font/ttf;base64,`) ||
+		!strings.Contains(doc, "font-family:Liberation Serif") {
+		t.Error("the page does not embed the font its SVG text names")
+	}
+	// A page without figures does not carry the font.
+	b, err = Render(Page{Title: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), "@font-face") {
+		t.Error("font embedded in a page without figures")
+	}
+}
+
+func TestSVGColoursAreValid(t *testing.T) {
+	// Every fill and stroke colour is #RRGGBB: a translucent colour built
+	// as a non-premultiplied color.RGBA used to come out as "#3549B9F".
+	re := regexp.MustCompile(`(?:fill|stroke):#([0-9A-Fa-f]*)`)
+	for _, f := range samplePlots(t) {
+		for _, m := range re.FindAllStringSubmatch(string(f.SVG), -1) {
+			if len(m[1]) != 6 {
+				t.Errorf("%s: colour #%s", f.Name, m[1])
+			}
+		}
 	}
 }

@@ -7,6 +7,7 @@
 # networking features off and a throw-away profile; the report is
 # self-contained, so nothing is fetched. Default output: report.png beside
 # the HTML file; default window 1200x2000 (make it taller for long reports).
+# report.Screenshot does the same from Go (the tests use it).
 set -eu
 if [ $# -lt 1 ]; then
 	echo "usage: $0 report.html [out.png] [width,height]" >&2
@@ -23,7 +24,7 @@ fi
 profile=$(mktemp -d)
 trap 'rm -rf "$profile"' EXIT
 "$browser" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
-	--disable-background-networking --disable-component-update --disable-sync \
+	--disable-background-networking --disable-component-update --disable-sync --hide-scrollbars \
 	--user-data-dir="$profile" --screenshot="$out" --window-size="$size" \
 	"file://$html" >/dev/null 2>&1
 echo "$out"
