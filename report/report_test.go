@@ -210,7 +210,7 @@ func TestRenderInBrowser(t *testing.T) {
 	figs := samplePlots(t)
 	dir := t.TempDir()
 	page := Page{Title: "Rendering", Command: "go test", Seed: 1, Versions: CurrentVersions("gonum"), Hardware: CurrentHardware(),
-		Tables: []Table{{Name: "t", Title: "A table", Header: []string{"model", "acc"}, Rows: [][]string{{"2DSCN", "0.95"}}}},
+		Tables:  []Table{{Name: "t", Title: "A table", Header: []string{"model", "acc"}, Rows: [][]string{{"2DSCN", "0.95"}}}},
 		Figures: figs}
 	html := filepath.Join(dir, "report.html")
 	if err := Write(html, page); err != nil {
@@ -240,7 +240,10 @@ func TestRenderInBrowser(t *testing.T) {
 	pal.SetMax(1)
 	lo, _ := pal.At(-1)
 	hi, _ := pal.At(1)
-	rgba := func(c color.Color) color.RGBA { r, g, b, _ := c.RGBA(); return color.RGBA{uint8(r >> 8), uint8(g >> 8), uint8(b >> 8), 0xff} }
+	rgba := func(c color.Color) color.RGBA {
+		r, g, b, _ := c.RGBA()
+		return color.RGBA{uint8(r >> 8), uint8(g >> 8), uint8(b >> 8), 0xff}
+	}
 	checks := []struct {
 		what  string
 		color color.RGBA
