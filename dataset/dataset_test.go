@@ -116,41 +116,64 @@ func TestNormalizeMNISTOnCVL(t *testing.T) {
 	if s.Rows != 28 || s.Cols != 28 || len(s.Classes) != 10 || s.Len() != 21780 {
 		t.Fatalf("CVL test: %d images of %d x %d, %d classes", s.Len(), s.Rows, s.Cols, len(s.Classes))
 	}
-	for i := 0; i < s.Len(); i += 97 {
+	// CVL is dark ink on white: every image is detected as such, and said so.
+	if s.Inverted != s.Len() || !strings.Contains(s.Source, "21780 of 21780 images were dark ink on light") {
+		t.Errorf("%d of %d images inverted; source %q", s.Inverted, s.Len(), s.Source)
+	}
+	var worst float64
+	for i := 0; i < s.Len(); i++ {
 		img := s.Image(i)
 		if DarkInk(img, 28, 28) {
 			t.Fatalf("image %d is still dark on light", i)
 		}
+		// bright on dark: the border is black (a stroke may touch it, as
+		// in MNIST), the ink bright
+		var border, peak float32
+		for r := 0; r < 28; r++ {
+			for c := 0; c < 28; c++ {
+				peak = max(peak, img[r*28+c])
+				if r == 0 || c == 0 || r == 27 || c == 27 {
+					border += img[r*28+c] / 108
+				}
+			}
+		}
+		// the digit fits 20 x 20 and fills it along its longer side; its
+		// centre of mass is where MNIST puts it, the centre of pixel (14, 14)
 		h, w, cy, cx := inkBox(img, 28, 28)
-		if h > 21 || w > 21 || math.Abs(cy-14) > 1 || math.Abs(cx-14) > 1 {
-			t.Fatalf("image %d: ink box %d x %d, centre of mass (%.2f, %.2f)", i, h, w, cy, cx)
+		off := max(math.Abs(cy-14.5), math.Abs(cx-14.5))
+		worst = max(worst, off)
+		if border > 0.05 || peak < 0.5 || h > 20 || w > 20 || max(h, w) < 19 || off > 0.5+1e-9 {
+			t.Fatalf("image %d: border %.2f, peak %.2f, ink box %d x %d, centre of mass (%.2f, %.2f)", i, border, peak, h, w, cy, cx)
 		}
 	}
+	t.Logf("worst centre of mass offset %.3f pixels", worst)
 }
 
 func TestNormalizeMNISTChangesMNISTLittle(t *testing.T) {
+	// The built-in set is 3000 real MNIST training digits, unchanged.
 	train, _, err := Default()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var diff float64
-	n := 300
-	for i := 0; i < n; i++ {
+	var diff, mass float64
+	moved := 0
+	for i := 0; i < train.Len(); i++ {
 		img := train.Image(i)
 		out := NormalizeMNIST(img, 28, 28)
+		_, _, cy0, cx0 := inkBox(img, 28, 28)
+		_, _, cy1, cx1 := inkBox(out, 28, 28)
+		if math.Abs(cy1-cy0) > 0.5 || math.Abs(cx1-cx0) > 0.5 {
+			moved++
+		}
 		for j := range img {
 			diff += math.Abs(float64(out[j] - img[j]))
+			mass += float64(img[j])
 		}
 	}
-	diff /= float64(n * 784)
-	var mean float64
-	for _, v := range train.Pix[:n*784] {
-		mean += float64(v)
-	}
-	mean /= float64(n * 784)
-	t.Logf("mean absolute change %.4f (mean pixel %.4f)", diff, mean)
-	if diff > 0.5*mean {
-		t.Errorf("MNIST normalisation changed MNIST digits by %.4f per pixel on average", diff)
+	// Measured: 0.26% of the ink changes, 13 of 3000 digits move by a pixel.
+	t.Logf("%.4f of the ink changed; %d of %d digits moved", diff/mass, moved, train.Len())
+	if diff/mass > 0.01 || moved > train.Len()/100 {
+		t.Errorf("MNIST normalisation changed %.4f of MNIST's ink and moved %d of %d digits", diff/mass, moved, train.Len())
 	}
 }
 
