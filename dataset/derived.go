@@ -52,22 +52,25 @@ func rng(seed uint64, stream uint64) *rand.Rand { return rand.New(rand.NewPCG(se
 // angle is the target (TargetDim 1); the digit labels are kept.
 func RotatedDigits(train, test *Set, nTrain, nTest int, seed uint64) (tr, te *Set, err error) {
 	r := rng(seed, 0xe1)
-	if tr, err = rotated(train, nTrain, r); err != nil {
+	if tr, err = rotated(train, nTrain, r, seed); err != nil {
 		return nil, nil, err
 	}
-	if te, err = rotated(test, nTest, r); err != nil {
+	if te, err = rotated(test, nTest, r, seed); err != nil {
 		return nil, nil, err
 	}
 	return tr, te, nil
 }
 
-func rotated(s *Set, n int, r *rand.Rand) (*Set, error) {
+func rotated(s *Set, n int, r *rand.Rand, seed uint64) (*Set, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
 	if n < 1 || n > s.Len() {
 		return nil, fmt.Errorf("dataset: %d rotated images asked of a set of %d", n, s.Len())
 	}
 	out := s.Subset(r.Perm(s.Len())[:n])
 	out.Targets, out.TargetDim = make([]float64, n), 1
-	out.Source = fmt.Sprintf("%s, rotated by U[-45, 45] degrees", s.Source)
+	out.Source = fmt.Sprintf("%s; %d images drawn at random and rotated about their centre by U[-45, 45] degrees, bilinear (seed %d)", s.Source, n, seed)
 	for i := 0; i < n; i++ {
 		a := 90*r.Float64() - 45
 		out.Targets[i] = a
@@ -80,6 +83,15 @@ func rotated(s *Set, n int, r *rand.Rand) (*Set, error) {
 // class go to train, the rest to test (the faces protocol: half of each
 // subject's images).
 func SplitPerClass(s *Set, perClass int, seed uint64) (train, test *Set, err error) {
+	if err := s.Validate(); err != nil {
+		return nil, nil, err
+	}
+	if s.Labels == nil {
+		return nil, nil, fmt.Errorf("dataset: a per-class split needs labels")
+	}
+	if perClass < 1 {
+		return nil, nil, fmt.Errorf("dataset: %d training images per class", perClass)
+	}
 	byClass := make([][]int, len(s.Classes))
 	for i, l := range s.Labels {
 		byClass[l] = append(byClass[l], i)
@@ -94,5 +106,98 @@ func SplitPerClass(s *Set, perClass int, seed uint64) (train, test *Set, err err
 		tr = append(tr, idx[:perClass]...)
 		te = append(te, idx[perClass:]...)
 	}
-	return s.Subset(tr), s.Subset(te), nil
+	train, test = s.Subset(tr), s.Subset(te)
+	train.Source = fmt.Sprintf("%s; per class a random %d images for training (seed %d)", s.Source, perClass, seed)
+	test.Source = fmt.Sprintf("%s; per class the images not drawn for training (seed %d)", s.Source, seed)
+	return train, test, nil
+}
+
+// sources lists the distinct sources of sets, in order, with extra ones.
+func sources(sets []*Set, extra ...string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, s := range sets {
+		if !seen[s.Source] {
+			seen[s.Source] = true
+			out = append(out, s.Source)
+		}
+	}
+	return append(out, extra...)
+}
+
+// BuildRotated builds the data set of experiment E1 (see RotatedDigits)
+// from a digit set's training and test parts, with pixels rounded to bytes
+// as the files hold them. The sources' Source fields should say where they
+// come from and under what terms; the manifest copies them.
+func BuildRotated(train, test *Set, nTrain, nTest int, seed uint64) (*Derived, error) {
+	tr, te, err := RotatedDigits(train, test, nTrain, nTest, seed)
+	if err != nil {
+		return nil, err
+	}
+	Quantize(tr)
+	Quantize(te)
+	return &Derived{
+		Manifest: Manifest{
+			Name: "rotated-digits",
+			Description: fmt.Sprintf("Rotation regression (the paper's E1): %d training digits drawn from the source's training set and %d test digits from its test set, "+
+				"each rotated about its centre by an angle uniform in [-45, 45] degrees (counter-clockwise positive, as displayed), bilinear interpolation, outside pixels black. "+
+				"The target is the angle in degrees; the labels keep each image's digit class; origin gives its index in the source set.", nTrain, nTest),
+			Generator: generator("BuildRotated"),
+			Seed:      seed,
+			Params:    map[string]string{"train": fmt.Sprint(nTrain), "test": fmt.Sprint(nTest), "angle": "U[-45, 45] degrees"},
+			Sources:   sources([]*Set{train, test}),
+		},
+		Parts: []Part{{"train", tr}, {"test", te}},
+	}, nil
+}
+
+// BuildFaceSplit builds the split of experiments E3 and E4: per subject
+// (class), a random perClass images for training and the rest for test.
+func BuildFaceSplit(faces *Set, perClass int, seed uint64) (*Derived, error) {
+	tr, te, err := SplitPerClass(faces, perClass, seed)
+	if err != nil {
+		return nil, err
+	}
+	Quantize(tr)
+	Quantize(te)
+	return &Derived{
+		Manifest: Manifest{
+			Name:        "face-split",
+			Description: fmt.Sprintf("Per-subject random split (the paper's E3): for each subject, %d images chosen at random for training and the others for test. origin gives each image's index in the source set.", perClass),
+			Generator:   generator("BuildFaceSplit"),
+			Seed:        seed,
+			Params:      map[string]string{"train_per_subject": fmt.Sprint(perClass)},
+			Sources:     sources([]*Set{faces}),
+		},
+		Parts: []Part{{"train", tr}, {"test", te}},
+	}, nil
+}
+
+// BuildOccluded builds the data set of experiment E5: the split of
+// BuildFaceSplit (same seed, same split), then k of the training images,
+// chosen at random, get a block x block square at a random place replaced
+// by the matching part of the built-in natural image (Occlude). Test
+// images are clean. The manifest lists the blocks.
+func BuildOccluded(faces *Set, perClass, k, block int, seed uint64) (*Derived, error) {
+	d, err := BuildFaceSplit(faces, perClass, seed)
+	if err != nil {
+		return nil, err
+	}
+	tr, places, err := Occlude(d.Parts[0].Set, k, block, seed)
+	if err != nil {
+		return nil, err
+	}
+	Quantize(tr)
+	d.Parts[0].Set = tr
+	m := &d.Manifest
+	m.Name = "occluded-faces"
+	m.Description = fmt.Sprintf("Occluded faces (the paper's E5): the per-subject split (%d training images per subject, the rest for test), "+
+		"then %d training images chosen at random each get a randomly placed %d x %d block replaced by the same rows and columns of an unrelated natural image "+
+		"(scaled to cover the face, aspect ratio kept, centred). Test images are clean. origin gives each image's index in the source set.", perClass, k, block, block)
+	m.Generator = generator("BuildOccluded")
+	m.Params["occluded"] = fmt.Sprint(k)
+	m.Params["block"] = fmt.Sprint(block)
+	m.Sources = append(m.Sources, OccluderSource)
+	m.Occlusions = places
+	return d, nil
 }

@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"math"
@@ -48,10 +50,17 @@ func openMaybeGzip(r io.Reader) (io.Reader, error) {
 // without a large allocation. Data after the claimed elements is refused
 // (it means the header is wrong), and a gzip stream is read to its end, so
 // that its checksum is verified.
-func readIDX(r io.Reader) (*idx, error) {
+func readIDX(r io.Reader) (*idx, error) { return readIDXHashed(r, nil) }
+
+// readIDXHashed is readIDX that also writes the (decompressed) IDX bytes
+// to h, unless h is nil.
+func readIDXHashed(r io.Reader, h io.Writer) (*idx, error) {
 	r, err := openMaybeGzip(r)
 	if err != nil {
 		return nil, fmt.Errorf("%w: gzip: %v", ErrFormat, err)
+	}
+	if h != nil {
+		r = io.TeeReader(r, h)
 	}
 	var hdr [4]byte
 	if _, err := io.ReadFull(r, hdr[:]); err != nil {
@@ -104,16 +113,24 @@ func readIDX(r io.Reader) (*idx, error) {
 
 // readIDXFile reads and decodes an IDX file.
 func readIDXFile(path string) (*idx, error) {
+	x, _, err := readIDXFileHashed(path)
+	return x, err
+}
+
+// readIDXFileHashed reads and decodes an IDX file and returns the SHA-256
+// of its decompressed bytes, in hex.
+func readIDXFileHashed(path string) (*idx, string, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("dataset: %w", err)
+		return nil, "", fmt.Errorf("dataset: %w", err)
 	}
 	defer f.Close()
-	x, err := readIDX(f)
+	h := sha256.New()
+	x, err := readIDXHashed(f, h)
 	if err != nil {
-		return nil, fmt.Errorf("dataset: %s: %w", path, err)
+		return nil, "", fmt.Errorf("dataset: %s: %w", path, err)
 	}
-	return x, nil
+	return x, hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // ReadIDX reads an IDX image file (ubyte, N x rows x cols, magic 0x803)
@@ -198,6 +215,11 @@ func ReadIDXTargets(path string) ([]float64, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
+	return idxTargets(x, path)
+}
+
+// idxTargets decodes the real targets of a decoded IDX file.
+func idxTargets(x *idx, path string) ([]float64, int, error) {
 	if (x.kind != idxFloat32 && x.kind != idxFloat64) || len(x.dims) > 2 {
 		return nil, 0, fmt.Errorf("dataset: %s: %w: targets must be float32 or float64 of N or N x dim", path, ErrFormat)
 	}
@@ -235,25 +257,21 @@ func WriteIDX(imagesPath, labelsPath string, s *Set) error {
 	if err := s.Validate(); err != nil {
 		return err
 	}
-	img := idxHeader(idxUbyte, s.Len(), s.Rows, s.Cols)
-	for _, v := range s.Pix {
-		img = append(img, byte(math.Round(float64(min(max(v, 0), 1))*255)))
+	var lab []byte
+	if labelsPath != "" {
+		if s.Labels == nil {
+			return fmt.Errorf("dataset: %s: the set has no labels", labelsPath)
+		}
+		var err error
+		if lab, err = idxLabelBytes(s.Labels, labelsPath); err != nil {
+			return err
+		}
 	}
-	if err := writeAtomic(imagesPath, img); err != nil {
+	if err := writeAtomic(imagesPath, idxImageBytes(s)); err != nil {
 		return err
 	}
 	if labelsPath == "" {
 		return nil
-	}
-	if s.Labels == nil {
-		return fmt.Errorf("dataset: %s: the set has no labels", labelsPath)
-	}
-	lab := idxHeader(idxUbyte, s.Len())
-	for _, l := range s.Labels {
-		if l > 255 {
-			return fmt.Errorf("dataset: %s: label %d does not fit a byte", labelsPath, l)
-		}
-		lab = append(lab, byte(l))
 	}
 	return writeAtomic(labelsPath, lab)
 }
@@ -271,6 +289,67 @@ func WriteIDXTargets(path string, s *Set) error {
 		b = binary.BigEndian.AppendUint32(b, math.Float32bits(float32(v)))
 	}
 	return writeAtomic(path, b)
+}
+
+// idxImageBytes encodes the set's images as an IDX ubyte file (pixels
+// rounded to bytes).
+func idxImageBytes(s *Set) []byte {
+	img := idxHeader(idxUbyte, s.Len(), s.Rows, s.Cols)
+	for _, v := range s.Pix {
+		img = append(img, pixelByte(v))
+	}
+	return img
+}
+
+// pixelByte rounds a grey level in [0, 1] to a byte.
+func pixelByte(v float32) byte {
+	return byte(math.Round(float64(min(max(v, 0), 1)) * 255))
+}
+
+// idxLabelBytes encodes labels as an IDX ubyte file.
+func idxLabelBytes(labels []int, name string) ([]byte, error) {
+	lab := idxHeader(idxUbyte, len(labels))
+	for _, l := range labels {
+		if l < 0 || l > 255 {
+			return nil, fmt.Errorf("dataset: %s: label %d does not fit a byte", name, l)
+		}
+		lab = append(lab, byte(l))
+	}
+	return lab, nil
+}
+
+// idxFloat64Bytes encodes n x dim values as an IDX float64 file (one
+// dimension when dim is 1).
+func idxFloat64Bytes(v []float64, n, dim int) []byte {
+	b := idxHeader(idxFloat64, n, dim)
+	if dim == 1 {
+		b = idxHeader(idxFloat64, n)
+	}
+	for _, x := range v {
+		b = binary.BigEndian.AppendUint64(b, math.Float64bits(x))
+	}
+	return b
+}
+
+// idxInt32Bytes encodes integers as a one-dimensional IDX int32 file.
+func idxInt32Bytes(v []int) []byte {
+	b := idxHeader(idxInt32, len(v))
+	for _, x := range v {
+		b = binary.BigEndian.AppendUint32(b, uint32(int32(x)))
+	}
+	return b
+}
+
+// idxInts decodes a one-dimensional IDX int32 file.
+func idxInts(x *idx) ([]int, error) {
+	if x.kind != idxInt32 || len(x.dims) != 1 {
+		return nil, fmt.Errorf("%w: want int32 values of one dimension, got type 0x%02x with %d dimensions", ErrFormat, x.kind, len(x.dims))
+	}
+	out := make([]int, x.dims[0])
+	for i := range out {
+		out[i] = int(int32(binary.BigEndian.Uint32(x.data[4*i:])))
+	}
+	return out, nil
 }
 
 // writeAtomic writes data to path through a temporary file in the same
