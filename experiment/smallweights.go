@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"strings"
 	"sync"
 
 	"github.com/scn2d/scn/report"
@@ -59,14 +60,18 @@ type SmallWeightsConfig struct {
 
 // SmallWeightsCell is one (epsilon, p) cell: the estimated probability
 // Prob(#{i : |w_i| <= eps}/d >= p) for each model, its Monte Carlo standard
-// error sqrt(q(1-q)/n), and the exact value for M1 and M2 (NaN for M3).
+// error, and the exact value for M1 and M2 (NaN for M3).
 type SmallWeightsCell struct {
 	Eps, P float64
 	Sim    [numModels]float64
-	SE     [numModels]float64 // from the simulated value
+	Hits   [numModels]int64   // draws with at least p*d small entries
+	SE     [numModels]float64 // sqrt(s(1-s)/n) from the simulated share s
 	Exact  [numModels]float64
-	// Z is (Sim-Exact)/SE_exact for M1 and M2, SE_exact computed from the
-	// exact value (NaN for M3).
+	// MCError is the Monte Carlo error of the simulated share:
+	// sqrt(q(1-q)/n) with q the exact value for M1 and M2 (the standard
+	// deviation of the share if the exact value is right), SE for M3.
+	MCError [numModels]float64
+	// Z is (Sim-Exact)/MCError for M1 and M2 (NaN for M3).
 	Z [numModels]float64
 }
 
@@ -191,8 +196,9 @@ func SimulateSmallWeights(ctx context.Context, c SmallWeightsConfig) ([]SmallWei
 					hits += total[m][e][k]
 				}
 				s := float64(hits) / n
-				cell.Sim[m] = s
+				cell.Sim[m], cell.Hits[m] = s, hits
 				cell.SE[m] = math.Sqrt(s * (1 - s) / n)
+				cell.MCError[m] = cell.SE[m]
 				cell.Exact[m] = math.NaN()
 				cell.Z[m] = math.NaN()
 			}
@@ -201,6 +207,7 @@ func SimulateSmallWeights(ctx context.Context, c SmallWeightsConfig) ([]SmallWei
 			for _, m := range []int{M1, M2} {
 				x := cell.Exact[m]
 				se := math.Sqrt(x * (1 - x) / n)
+				cell.MCError[m] = se
 				switch {
 				case se > 0:
 					cell.Z[m] = (cell.Sim[m] - x) / se
@@ -357,20 +364,37 @@ func runSmallWeights(ctx context.Context, o Options, r *Result) error {
 			Name:  fmt.Sprintf("case%d_%s", ci+1, map[Distribution]string{Uniform: "uniform", Normal: "normal"}[dist]),
 			Title: fmt.Sprintf("Case %d: P = %s; Prob(#{|w_i| <= eps}/d >= p), %d draws", ci+1, dist, draws),
 			Header: []string{"eps", "p",
-				"M1 sim", "M1 exact", "M1 SE", "M1 z",
-				"M2 sim", "M2 exact", "M2 SE", "M2 z",
-				"M3 sim", "M3 SE"},
-			Caption: "sim: share of draws; SE: Monte Carlo standard error sqrt(q(1-q)/n) of the simulated share; exact: binomial tail with P(|w_i| <= eps) in closed form (M3 has dependent entries: simulation only); z = (sim - exact) / SE(exact).",
+				"M1 sim", "M1 exact", "M1 MC error", "M1 z",
+				"M2 sim", "M2 exact", "M2 MC error", "M2 z",
+				"M3 sim", "M3 MC error", "sim within 4 MC errors of exact"},
+			Caption: fmt.Sprintf("sim: share of the %d draws; exact: binomial tail with P(|w_i| <= eps) in closed form (M3 has dependent entries: simulation only); "+
+				"MC error: Monte Carlo standard error of the simulated share, sqrt(q(1-q)/n) with q the exact value for M1 and M2 and the simulated share for M3 "+
+				"(no hit: the 95%% upper bound 3/n instead); z = (sim - exact) / MC error.", draws),
 		}
+		informative := 0
 		for _, c := range cells {
+			within := func(m int) string {
+				if math.Abs(c.Z[m]) <= 4 {
+					return "yes"
+				}
+				return "NO"
+			}
+			m3err := fmtProb(c.MCError[M3])
+			if c.Hits[M3] == 0 {
+				m3err = fmt.Sprintf("< %.2g", 3/float64(draws))
+			}
 			tab.Rows = append(tab.Rows, []string{
 				fmt.Sprint(c.Eps), fmt.Sprintf("%g%%", 100*c.P),
-				fmtProb(c.Sim[M1]), fmtProb(c.Exact[M1]), fmtProb(c.SE[M1]), fmt.Sprintf("%.2f", c.Z[M1]),
-				fmtProb(c.Sim[M2]), fmtProb(c.Exact[M2]), fmtProb(c.SE[M2]), fmt.Sprintf("%.2f", c.Z[M2]),
-				fmtProb(c.Sim[M3]), fmtProb(c.SE[M3]),
+				fmtProb(c.Sim[M1]), fmtProb(c.Exact[M1]), fmtProb(c.MCError[M1]), fmtZ(c.Z[M1]),
+				fmtProb(c.Sim[M2]), fmtProb(c.Exact[M2]), fmtProb(c.MCError[M2]), fmtZ(c.Z[M2]),
+				fmtProb(c.Sim[M3]), m3err,
+				fmt.Sprintf("M1 %s, M2 %s", within(M1), within(M2)),
 			})
 			for _, m := range []int{M1, M2} {
 				worst = math.Max(worst, math.Abs(c.Z[m]))
+				if c.Exact[m]*float64(draws) >= 5 {
+					informative++
+				}
 			}
 			key := fmt.Sprintf("%s/eps=%g/p=%g", tab.Name, c.Eps, c.P)
 			for m := 0; m < numModels; m++ {
@@ -378,7 +402,11 @@ func runSmallWeights(ctx context.Context, o Options, r *Result) error {
 			}
 			r.value(key+"/M1/exact", c.Exact[M1])
 			r.value(key+"/M2/exact", c.Exact[M2])
+			r.value(key+"/M1/mc_error", c.MCError[M1])
+			r.value(key+"/M2/mc_error", c.MCError[M2])
 		}
+		r.note("Case %d (%s): in %d of the %d (model, eps, p) cells of M1 and M2 the exact value predicts at least 5 hits in %d draws; in the others it is so small that the simulation is expected to see no hit, and agreement there only says so.",
+			ci+1, dist, informative, 2*len(cells), draws)
 		r.Tables = append(r.Tables, tab)
 		probs := Table{
 			Name:   tab.Name + "_entry_probabilities",
@@ -410,12 +438,33 @@ func runSmallWeights(ctx context.Context, o Options, r *Result) error {
 			w2[i*28+j] = u[i] * v[j]
 		}
 	}
+	small := func(w []float64) string {
+		var parts []string
+		for _, eps := range []float64{0.01, 0.05} {
+			k := 0
+			for _, x := range w {
+				if math.Abs(x) <= eps {
+					k++
+				}
+			}
+			parts = append(parts, fmt.Sprintf("%d of 784 entries (%.1f%%) have |w_i| <= %g", k, 100*float64(k)/784, eps))
+		}
+		return strings.Join(parts, "; ")
+	}
 	svg, err := report.HeatMap("1D weight w, i.i.d. uniform[-1,1] (M1)", 28, 28, w1)
-	if err := r.addFigure("weights_1d", "A random 1D weight vector (28 x 28)", "Entries i.i.d. uniform on [-1,1].", svg, err); err != nil {
+	if err := r.addFigure("weights_1d", "A random 1D weight vector (28 x 28)", "Entries i.i.d. uniform on [-1,1]: "+small(w1)+".", svg, err); err != nil {
 		return err
 	}
 	svg, err = report.HeatMap("2D weight vec(u v^T), u, v uniform[-1,1] (M3)", 28, 28, w2)
-	return r.addFigure("weights_2d", "A random 2D weight vector vec(u v^T) (28 x 28)", "u and v i.i.d. uniform on [-1,1]: whole rows and columns are near zero where u_i or v_j is.", svg, err)
+	return r.addFigure("weights_2d", "A random 2D weight vector vec(u v^T) (28 x 28)", "u and v i.i.d. uniform on [-1,1]: whole rows and columns are near zero where u_i or v_j is; "+small(w2)+".", svg, err)
+}
+
+// fmtZ formats a z score with two decimals, without "-0.00".
+func fmtZ(z float64) string {
+	if math.Abs(z) < 0.005 {
+		z = 0
+	}
+	return fmt.Sprintf("%.2f", z)
 }
 
 func fmtProb(x float64) string {

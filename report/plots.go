@@ -6,6 +6,7 @@ import (
 	"image"
 	"image/color"
 	"math"
+	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -274,7 +275,7 @@ func scatter(title, xlabel, ylabel string, sets []Points, logX bool) ([]byte, er
 	}
 	if logX && n > 0 {
 		p.X.Scale = plot.LogScale{}
-		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+		p.X.Tick.Marker = decadeTicks{}
 		// Whole decades, so that the axis has labelled ticks.
 		p.X.Min = math.Pow10(int(math.Floor(math.Log10(p.X.Min))))
 		p.X.Max = math.Pow10(int(math.Ceil(math.Log10(p.X.Max))))
@@ -283,6 +284,36 @@ func scatter(title, xlabel, ylabel string, sets []Points, logX bool) ([]byte, er
 		}
 	}
 	return render(p, plotWidth, plotHeight)
+}
+
+// decadeTicks marks every power of ten of a log axis and labels at most
+// about six of them ("1e-12", "1e-9", ..., "0.001", "1"), so that labels of an axis
+// spanning many decades do not overlap.
+type decadeTicks struct{}
+
+func (decadeTicks) Ticks(lo, hi float64) []plot.Tick {
+	elo, ehi := int(math.Floor(math.Log10(lo))), int(math.Ceil(math.Log10(hi)))
+	step := max(1, (ehi-elo+5)/6)
+	var ticks []plot.Tick
+	for e := elo; e <= ehi; e++ {
+		v := math.Pow10(e)
+		if v < lo*(1-1e-9) || v > hi*(1+1e-9) {
+			continue
+		}
+		t := plot.Tick{Value: v}
+		if (e-ehi)%step == 0 {
+			t.Label = decadeLabel(e)
+		}
+		ticks = append(ticks, t)
+	}
+	return ticks
+}
+
+func decadeLabel(e int) string {
+	if e >= -3 && e <= 3 {
+		return strconv.FormatFloat(math.Pow10(e), 'f', -1, 64)
+	}
+	return fmt.Sprintf("1e%d", e)
 }
 
 // HeatMap draws a rows x cols array of values (row-major, row 0 at the top)

@@ -154,6 +154,7 @@ h1{font-size:1.6em}h2{font-size:1.25em;margin-top:1.6em;border-bottom:1px solid 
 table{border-collapse:collapse;margin:.6em 0}
 th,td{border:1px solid #bbb;padding:.25em .6em;text-align:right;font-variant-numeric:tabular-nums}
 th{background:#f0f0f0}td:first-child,th:first-child{text-align:left}
+td{white-space:nowrap}.tbl{overflow-x:auto}
 dl.meta{display:grid;grid-template-columns:max-content auto;gap:.2em 1em}
 dl.meta dt{font-weight:bold}dl.meta dd{margin:0}
 code{background:#f4f4f4;padding:0 .2em;word-break:break-all}
@@ -179,12 +180,12 @@ figure{margin:1em 0}figcaption,.caption{font-size:.9em;color:#555}
 {{if .Notes}}<h2>Notes</h2>
 <ul>{{range .Notes}}<li>{{.}}</li>{{end}}</ul>{{end}}
 {{range .Tables}}<h2>{{.Title}}</h2>
-<table>
+<div class="tbl"><table>
 <thead><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr></thead>
 <tbody>{{range .Rows}}
 <tr>{{range .}}<td>{{.}}</td>{{end}}</tr>{{end}}
 </tbody>
-</table>
+</table></div>
 {{if .Caption}}<p class="caption">{{.Caption}}</p>{{end}}
 {{end}}
 {{range .Figures}}<h2>{{.Title}}</h2>

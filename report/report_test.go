@@ -316,3 +316,27 @@ func TestSVGColoursAreValid(t *testing.T) {
 		}
 	}
 }
+
+func TestDecadeTicks(t *testing.T) {
+	ticks := decadeTicks{}.Ticks(1e-14, 1)
+	var labels []string
+	for _, tk := range ticks {
+		if tk.Label != "" {
+			labels = append(labels, tk.Label)
+		}
+	}
+	if len(ticks) != 15 || strings.Join(labels, " ") != "1e-12 1e-9 1e-6 0.001 1" {
+		t.Errorf("%d ticks, labels %v", len(ticks), labels)
+	}
+	ticks = decadeTicks{}.Ticks(0.01, 10)
+	labels = labels[:0]
+	for _, tk := range ticks {
+		labels = append(labels, tk.Label)
+	}
+	if strings.Join(labels, " ") != "0.01 0.1 1 10" {
+		t.Errorf("labels %v", labels)
+	}
+	if _, err := ScatterLogX("x", "", "", []Points{{Name: "a", X: []float64{1e-14, 0, -1, 1}, Y: []float64{1, 2, 3, 4}}}); err != nil {
+		t.Error(err)
+	}
+}
