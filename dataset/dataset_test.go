@@ -68,6 +68,35 @@ func TestMNISTCounts(t *testing.T) {
 	if got := train.ClassCounts(); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("training class counts %v, want %v", got, want)
 	}
+	want = []int{980, 1135, 1032, 1010, 982, 892, 958, 1028, 974, 1009}
+	if got := test.ClassCounts(); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("test class counts %v, want %v", got, want)
+	}
+	// MNIST is bright ink on dark: nothing to invert.
+	if n := train.Subset([]int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}).DarkInkCount(); n != 0 {
+		t.Errorf("%d of 10 MNIST digits look dark on light", n)
+	}
+}
+
+func TestFashionMNISTCounts(t *testing.T) {
+	dir := dataDir(t, "fashion-mnist")
+	for _, c := range []struct {
+		prefix string
+		n      int
+	}{{"train", 60000}, {"t10k", 10000}} {
+		s, err := ReadIDX(filepath.Join(dir, c.prefix+"-images-idx3-ubyte.gz"), filepath.Join(dir, c.prefix+"-labels-idx1-ubyte.gz"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Len() != c.n || s.Rows != 28 || s.Cols != 28 || len(s.Classes) != 10 {
+			t.Fatalf("%s: %d images of %d x %d, %d classes", c.prefix, s.Len(), s.Rows, s.Cols, len(s.Classes))
+		}
+		for k, n := range s.ClassCounts() {
+			if n != c.n/10 {
+				t.Errorf("%s: class %d has %d images", c.prefix, k, n)
+			}
+		}
+	}
 }
 
 func TestORLFaces(t *testing.T) {

@@ -70,6 +70,9 @@ func decodeStd(r *bufio.Reader) ([]float32, int, int, error) {
 
 // LoadImageFile reads one image file and prepares it with p.
 func LoadImageFile(path string, p Preprocess) (pix []float32, rows, cols int, err error) {
+	if err := p.Validate(); err != nil {
+		return nil, 0, 0, err
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, 0, 0, fmt.Errorf("dataset: %w", err)

@@ -33,7 +33,7 @@ func (p Preprocess) Validate() error {
 	if p.ResizeRows < 0 || p.ResizeCols < 0 || (p.ResizeRows > 0) != (p.ResizeCols > 0) {
 		return fmt.Errorf("dataset: resize to %d x %d: give both sizes, positive", p.ResizeRows, p.ResizeCols)
 	}
-	if p.ResizeRows*p.ResizeCols > maxPixels {
+	if p.ResizeRows > maxPixels || p.ResizeCols > maxPixels || p.ResizeRows*p.ResizeCols > maxPixels {
 		return fmt.Errorf("dataset: resize to %d x %d: more than %d pixels", p.ResizeRows, p.ResizeCols, maxPixels)
 	}
 	return nil

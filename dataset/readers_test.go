@@ -494,3 +494,55 @@ func TestReadFolderFSNamesFiles(t *testing.T) {
 	_, err := ReadFolderFS(fsys, "d", Preprocess{})
 	wantErr(t, "bad bmp", err, "d/b/x.bmp")
 }
+
+func TestReadORLRefusals(t *testing.T) {
+	face := []byte("P5 3 4 255\n" + strings.Repeat("\x80", 12))
+	build := func() string {
+		dir := t.TempDir()
+		for s := 1; s <= 3; s++ {
+			for i := 1; i <= 10; i++ {
+				writeFile(t, dir, fmt.Sprintf("s%d/%d.pgm", s, i), face)
+			}
+		}
+		return dir
+	}
+	dir := build()
+	s, err := ReadORL(dir)
+	if err != nil || s.Len() != 30 || s.Rows != 4 || s.Cols != 3 || fmt.Sprint(s.Classes) != "[s1 s2 s3]" {
+		t.Fatalf("%v %v", s, err)
+	}
+	dir = build()
+	os.Remove(filepath.Join(dir, "s2", "7.pgm"))
+	_, err = ReadORL(dir)
+	wantErr(t, "missing image", err, filepath.Join(dir, "s2", "7.pgm"))
+	dir = build()
+	writeFile(t, dir, "s3/4.pgm", []byte("P5 4 3 255\n"+strings.Repeat("\x80", 12)))
+	_, err = ReadORL(dir)
+	wantErr(t, "other size", err, filepath.Join(dir, "s3", "4.pgm"), "3 x 4")
+	dir = build()
+	writeFile(t, dir, "s1/1.pgm", face[:14])
+	_, err = ReadORL(dir)
+	wantErr(t, "truncated", err, filepath.Join(dir, "s1", "1.pgm"), "truncated")
+	_, err = ReadORL(t.TempDir())
+	wantErr(t, "no subjects", err, "no subject folders")
+}
+
+func TestPreprocessValidate(t *testing.T) {
+	for _, p := range []Preprocess{{}, {Invert: "auto", MNIST: true}, {Invert: "no", ResizeRows: 28, ResizeCols: 28}} {
+		if err := p.Validate(); err != nil {
+			t.Errorf("%+v: %v", p, err)
+		}
+	}
+	for _, p := range []Preprocess{{Invert: "true"}, {ResizeRows: 3}, {ResizeRows: -1, ResizeCols: -1}, {ResizeRows: 1 << 32, ResizeCols: 1 << 32}, {ResizeRows: 5000, ResizeCols: 5000}} {
+		if err := p.Validate(); err == nil {
+			t.Errorf("%+v: valid", p)
+		}
+	}
+	path := writeFile(t, t.TempDir(), "x.png", pngBytes(t, 3, 3))
+	if _, _, _, err := LoadImageFile(path, Preprocess{ResizeRows: 1 << 32, ResizeCols: 1 << 32}); err == nil {
+		t.Error("LoadImageFile took an absurd resize")
+	}
+	if pix, rows, cols, err := LoadImageFile(path, Preprocess{ResizeRows: 2, ResizeCols: 5}); err != nil || rows != 2 || cols != 5 || len(pix) != 10 {
+		t.Errorf("LoadImageFile: %d x %d, %v", rows, cols, err)
+	}
+}

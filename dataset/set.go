@@ -1,13 +1,17 @@
 // Package dataset reads the image formats people have (IDX, PGM/PPM, PNG,
-// JPEG, GIF, BMP, folders of class subfolders, CSV), prepares images (grey
-// levels, polarity, resizing, the MNIST convention) and builds the derived
-// data sets of the paper's experiments (rotated digits, per-class splits).
-// It also embeds a small balanced MNIST subset, the default data set of the
-// command line.
+// JPEG, GIF, BMP, folders of class subfolders, also inside tar archives,
+// CSV), prepares images (grey levels, polarity, resizing, the MNIST
+// convention) and builds the derived data sets of the paper's experiments:
+// rotated digits (BuildRotated), per-subject splits (BuildFaceSplit) and
+// occluded faces (BuildOccluded, Occlude), which Derived.Write puts in a
+// folder as ordinary files with a manifest of their provenance and
+// ReadDerived reads back. It also embeds a small balanced MNIST subset, the
+// default data set of the command line, and the natural image that
+// occlusion pastes from.
 //
 // Every reader checks what a file claims before allocating for it and
 // returns an error naming the file; no input makes it panic (each reader
-// has a fuzz target).
+// has a fuzz target, whose seeds a plain go test runs).
 package dataset
 
 import (
