@@ -48,7 +48,8 @@ the same run on a smaller problem. The learner uses the paper preset; only
 	}
 	// The bench fits the paper preset: only the learner, L_max and the seed
 	// are flags (hyper-parameter flags would be ignored, so there are none).
-	h.addBasic(cmd, 300)
+	h.addModel(cmd)
+	h.addRun(cmd, 300)
 	d.add(cmd, false)
 	f := cmd.Flags()
 	f.IntVar(&o.N, "n", 5000, "synthetic images")

@@ -78,8 +78,8 @@ digits from MNIST).`,
 			return res.WriteTable(cmd.OutOrStdout())
 		},
 	}
-	h.add(cmd, compareNodes)
-	cmd.Flags().Lookup("model").Hidden = true
+	h.addRun(cmd, compareNodes) // the learners are --models
+	h.addPreset(cmd)
 	train.add(cmd, true)
 	test.add(cmd, false)
 	cmd.Flags().IntVar(&trials, "trials", compareTrials, "trials per learner")

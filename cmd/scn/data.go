@@ -77,7 +77,13 @@ func (d *dataFlags) load(half string, p dataset.Preprocess) (*dataset.Set, error
 		}
 	}
 	if sources > 1 {
-		return nil, usageError{fmt.Errorf("give one data source: --idx-images, --folder or --csv")}
+		return nil, usageError{fmt.Errorf("give one data source: --%sidx-images, --%sfolder or --%scsv", d.prefix, d.prefix, d.prefix)}
+	}
+	if (d.idxLabels != "" || d.idxTargets != "") && d.idxImages == "" {
+		return nil, usageError{fmt.Errorf("--%sidx-labels and --%sidx-targets need --%sidx-images", d.prefix, d.prefix, d.prefix)}
+	}
+	if (d.rows != 0 || d.cols != 0) && d.csv == "" {
+		return nil, usageError{fmt.Errorf("--%srows and --%scols give the image shape of a CSV file; there is no --%scsv", d.prefix, d.prefix, d.prefix)}
 	}
 	var s *dataset.Set
 	switch {
@@ -88,9 +94,6 @@ func (d *dataFlags) load(half string, p dataset.Preprocess) (*dataset.Set, error
 	case d.idxImages != "":
 		s, err = d.readIDX()
 	default:
-		if d.idxLabels != "" || d.idxTargets != "" {
-			return nil, usageError{fmt.Errorf("--idx-labels and --idx-targets need --idx-images")}
-		}
 		var train, test *dataset.Set
 		if train, test, err = dataset.Default(); err == nil {
 			s = train

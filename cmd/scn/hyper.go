@@ -19,8 +19,29 @@ type hyperFlags struct {
 	seed                                      uint64
 }
 
+// add registers every hyper-parameter flag: the learner, L_max, the seed
+// and the preset's settings.
 func (h *hyperFlags) add(cmd *cobra.Command, defaultNodes int) {
-	h.addBasic(cmd, defaultNodes)
+	h.addModel(cmd)
+	h.addRun(cmd, defaultNodes)
+	h.addPreset(cmd)
+}
+
+// addModel registers --model, the learner.
+func (h *hyperFlags) addModel(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&h.model, "model", "2dscn", "learner: 2dscn, scn, 2drvfl or rvfl")
+}
+
+// addRun registers what every run chooses: L_max and the seed.
+func (h *hyperFlags) addRun(cmd *cobra.Command, defaultNodes int) {
+	f := cmd.Flags()
+	h.preset = "paper"
+	f.IntVar(&h.nodes, "nodes", defaultNodes, "L_max, the hidden nodes at most")
+	f.Uint64Var(&h.seed, "seed", 1, "random seed: the same seed gives the same model")
+}
+
+// addPreset registers the preset and the settings that depart from it.
+func (h *hyperFlags) addPreset(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVar(&h.preset, "preset", "paper", "hyper-parameter preset (paper: T_max 5, lambda 1..250, r 1-10^-j); any other hyper-parameter flag makes it custom")
 	f.IntVar(&h.candidates, "candidates", 0, "T_max, candidates per scale (0: the preset's)")
@@ -29,16 +50,6 @@ func (h *hyperFlags) add(cmd *cobra.Command, defaultNodes int) {
 	f.StringVar(&h.ratios, "ratios", "", "comma-separated increasing r list in (0,1) (default: the preset's)")
 	f.StringVar(&h.activation, "activation", "sigmoid", "activation: sigmoid, tanh or relu")
 	f.Float64Var(&h.ridge, "ridge", 0, "ridge term on the output weights (0: plain least squares)")
-}
-
-// addBasic registers only the learner, L_max and the seed: the flags of
-// commands that always use the paper preset (bench).
-func (h *hyperFlags) addBasic(cmd *cobra.Command, defaultNodes int) {
-	f := cmd.Flags()
-	h.preset = "paper"
-	f.StringVar(&h.model, "model", "2dscn", "learner: 2dscn, scn, 2drvfl or rvfl")
-	f.IntVar(&h.nodes, "nodes", defaultNodes, "L_max, the hidden nodes at most")
-	f.Uint64Var(&h.seed, "seed", 1, "random seed: the same seed gives the same model")
 }
 
 // kind returns the chosen learner.

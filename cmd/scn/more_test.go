@@ -374,6 +374,11 @@ func TestMoreBadInput(t *testing.T) {
 		{exitUsage, []string{"experiment", "e99", "e1", "--data", dir, "-q"}},
 		{exitError, []string{"experiment", "faces", "--data", p("missing"), "--out", p("out"), "-q"}},
 		{exitError, []string{"experiment", "faces", "--data", dir, "--out", p("out"), "-q"}},
+		{exitUsage, []string{"train", "--folder", p("folder"), "--idx-labels", p("train-labels.gz"), "-q"}},
+		{exitUsage, []string{"train", "--rows", "28", "-q"}},
+		{exitUsage, []string{"eval", model, "--idx-images", p("test-images"), "--idx-labels", p("test-labels"), "--cols", "28"}},
+		{exitUsage, []string{"compare", "--model", "rvfl"}}, // the learners are --models
+		{exitUsage, []string{"compare", "--test-idx-labels", p("test-labels")}},
 		{exitUsage, []string{"nonsense-command"}},
 		{exitUsage, []string{"version", "extra"}},
 	}
