@@ -51,6 +51,9 @@ by eval and predict.`,
 			if err != nil && errors.Is(err, context.Canceled) && !part {
 				return interruptHint{err, "nothing saved (--save-partial keeps the nodes built so far)"}
 			}
+			if err != nil && errors.Is(err, context.Canceled) && (m == nil || m.Nodes() == 0) {
+				return interruptHint{err, "no node was built, nothing saved"}
+			}
 			if err != nil && !(part && errors.Is(err, context.Canceled) && m != nil) {
 				return err
 			}
