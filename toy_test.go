@@ -36,33 +36,48 @@ func toyConfig() Config {
 }
 
 // TestSCNToy runs the SCN paper's 1D toy with the settings of the authors'
-// demo. With exact least squares the supervisory inequality finds no
-// admissible candidate once the training RMSE is near 0.003 (about 77 nodes);
-// the 0.001 the authors' MATLAB code reaches comes from pinv's truncation of
-// tiny singular values (see TestReferenceToyNeedsPinvTruncation).
+// demo: training RMSE 0.001 within 150 nodes (the authors' code needs about
+// 70). With seed 1 it stops at tolerance after 64 nodes. Over seeds 1..8 it
+// reaches the tolerance with 64 to 76 nodes for six of them; for the other
+// two (7 and 8) no candidate is admissible any more once the RMSE is near
+// 0.0012 and 0.0019, so the test asks for six of eight as well as for seed 1.
 func TestSCNToy(t *testing.T) {
 	p := toyProblem(t, 1000)
-	m, err := toyConfig().Fit(context.Background(), p, nil)
-	if err != nil {
-		t.Fatal(err)
+	reached := 0
+	for seed := uint64(1); seed <= 8; seed++ {
+		c := toyConfig()
+		c.Seed = seed
+		m, err := c.Fit(context.Background(), p, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rmse, err := m.RMSE(p.X, p.T)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("seed %d: %d nodes, stop %v, train RMSE (fit) %.6f, (predict) %.6f", seed, m.Nodes(), m.Summary.Stop, m.Summary.TrainRMSE, rmse)
+		ok := m.Nodes() <= 150 && rmse <= 0.001
+		if ok {
+			reached++
+		}
+		if seed == 1 && !ok {
+			t.Errorf("seed 1: %d nodes, training RMSE %.5f: want <= 0.001 within 150 nodes", m.Nodes(), rmse)
+		}
+		if math.Abs(rmse-m.Summary.TrainRMSE) > 1e-6 {
+			t.Errorf("seed %d: predicted training RMSE %.7f differs from the fit's residual %.7f", seed, rmse, m.Summary.TrainRMSE)
+		}
 	}
-	rmse, err := m.RMSE(p.X, p.T)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("nodes %d, stop %v, train RMSE (fit) %.6f, (predict) %.6f", m.Nodes(), m.Summary.Stop, m.Summary.TrainRMSE, rmse)
-	if m.Nodes() > 150 || rmse > 0.0035 {
-		t.Errorf("%d nodes, training RMSE %.5f: want <= 0.0035 within 150 nodes", m.Nodes(), rmse)
-	}
-	if math.Abs(rmse-m.Summary.TrainRMSE) > 1e-6 {
-		t.Errorf("predicted training RMSE %.7f differs from the fit's residual %.7f", rmse, m.Summary.TrainRMSE)
+	if reached < 6 {
+		t.Errorf("%d of 8 seeds reached RMSE 0.001 within 150 nodes, want at least 6", reached)
 	}
 }
 
 // TestReferenceToyNeedsPinvTruncation shows, with the plain reference
-// implementation, why the authors' code gets further on the toy than exact
-// least squares: with MATLAB's pinv tolerance it reaches RMSE 0.001, with a
-// (nearly) exact pseudo-inverse it stalls, as the fast builder does.
+// implementation (pseudo-inverse per node), how much the authors' MATLAB
+// pinv tolerance matters on the toy: with it the reference reaches RMSE
+// 0.001; with a (nearly) exact pseudo-inverse and the same seed it stalls
+// above 0.0015 (no admissible candidate), as the fast builder does for some
+// seeds (see TestSCNToy).
 func TestReferenceToyNeedsPinvTruncation(t *testing.T) {
 	if testing.Short() {
 		t.Skip("slow: the reference recomputes a pseudo-inverse per node")
