@@ -83,7 +83,7 @@ const randomBlock = 64
 // Fit builds a network on p with the configuration c. progress, if not nil,
 // is called after every added node. The returned model records why building
 // stopped; if ctx is cancelled, Fit returns the model built so far together
-// with ctx's error.
+// with ctx's error (a nil model if no node was added yet).
 func (c Config) Fit(ctx context.Context, p Problem, progress func(Step)) (*Model, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
@@ -93,6 +93,9 @@ func (c Config) Fit(ctx context.Context, p Problem, progress func(Step)) (*Model
 	}
 	start := time.Now()
 	b := newBuilder(c, p)
+	if rmse := b.rmse(); c.Kind.Choice == Supervised && rmse <= c.Tolerance {
+		return nil, fmt.Errorf("%w: Tolerance = %g, but the training RMSE is %.4g before any node: nothing to fit", ErrConfig, c.Tolerance, rmse)
+	}
 	var pick func() (Step, bool)
 	if c.Kind.Choice == Supervised {
 		pick = b.pickSupervised
@@ -108,7 +111,10 @@ func (c Config) Fit(ctx context.Context, p Problem, progress func(Step)) (*Model
 		return nil, serr
 	}
 	m.Summary.Duration = time.Since(start)
-	if m.Nodes() == 0 && err == nil {
+	if m.Nodes() == 0 {
+		if err != nil {
+			return nil, err
+		}
 		return nil, fmt.Errorf("scn: no hidden node could be added (%v)", stop)
 	}
 	return m, err

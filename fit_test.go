@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/scn2d/scn/internal/reference"
@@ -332,6 +333,24 @@ func TestCancelledFitReturnsPartialModel(t *testing.T) {
 	})
 	if !errors.Is(err, context.Canceled) || m == nil || m.Nodes() != 7 || m.Summary.Stop != Cancelled {
 		t.Fatalf("got err %v, model %v", err, m != nil)
+	}
+	// Cancelled before the first node: no model, the context's error.
+	cancel()
+	m, err = c.Fit(ctx, p, nil)
+	if !errors.Is(err, context.Canceled) || m != nil {
+		t.Fatalf("cancelled before any node: got err %v, model %v", err, m)
+	}
+}
+
+// A tolerance the untrained network already meets is a configuration
+// error that says what the starting error is, not an empty model.
+func TestToleranceAlreadyMet(t *testing.T) {
+	p := blobProblem(t, 100)
+	c := Paper(SCN2D)
+	c.Tolerance = 10
+	m, err := c.Fit(context.Background(), p, nil)
+	if !errors.Is(err, ErrConfig) || m != nil || !strings.Contains(err.Error(), "before any node") {
+		t.Fatalf("got %v, %v", m, err)
 	}
 }
 
