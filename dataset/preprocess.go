@@ -54,8 +54,9 @@ func Prepare(s *Set, p Preprocess) (*Set, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	out := s.Clone()
-	out.Pix = out.Pix[:0:0]
+	src := *s
+	src.Pix = nil // Clone copies everything but the pixels, which are made anew
+	out := src.Clone()
 	inverted := 0
 	for i := 0; i < s.Len(); i++ {
 		img, r, c, inv := p.apply(s.Image(i), s.Rows, s.Cols)

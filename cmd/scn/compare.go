@@ -32,7 +32,8 @@ func newCompare() *cobra.Command {
 trials with seeds seed..seed+K-1, and print the mean and standard deviation of
 train and test accuracy (or RMSE and PPA), time to train and model size. With
 no data flags it runs on the built-in data set (3000 training and 1000 test
-digits from MNIST).`,
+digits from MNIST); --derived DIR (a folder written by scn derive) gives both
+its train and its test part.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			kinds, err := parseKinds(learner)
@@ -55,8 +56,12 @@ digits from MNIST).`,
 			if err != nil {
 				return err
 			}
+			polarityNote(cmd.ErrOrStderr(), tr, &train)
+			if train.derived != "" && !test.given() {
+				test.derived = train.derived // its test part
+			}
 			if train.given() != test.given() {
-				return usageError{fmt.Errorf("give both a training set and a test set (--test-idx-images, --test-folder or --test-csv), or neither")}
+				return usageError{fmt.Errorf("give both a training set and a test set (--test-idx-images, --test-folder, --test-csv or --test-derived), or neither")}
 			}
 			te, err := test.load("test", p)
 			if err != nil {
@@ -89,7 +94,9 @@ digits from MNIST).`,
 }
 
 // given reports whether any data source flag is set.
-func (d *dataFlags) given() bool { return d.idxImages != "" || d.folder != "" || d.csv != "" }
+func (d *dataFlags) given() bool {
+	return d.idxImages != "" || d.folder != "" || d.csv != "" || d.derived != ""
+}
 
 // parseKinds reads "2dscn,scn".
 func parseKinds(s string) ([]scn.Kind, error) {

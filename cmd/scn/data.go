@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 
@@ -16,7 +17,7 @@ import (
 type dataFlags struct {
 	prefix                           string // flag name prefix, e.g. "test-"
 	idxImages, idxLabels, idxTargets string
-	folder, csv                      string
+	folder, csv, derived             string
 	rows, cols                       int
 	invert, resize                   string
 	mnist                            bool
@@ -37,20 +38,22 @@ func (d *dataFlags) add(cmd *cobra.Command, prep bool) {
 	f.StringVar(&d.csv, p+"csv", "", what+"CSV file: label, then pixels (header optional)")
 	f.IntVar(&d.rows, p+"rows", 0, what+"image rows of a CSV file (0: square)")
 	f.IntVar(&d.cols, p+"cols", 0, what+"image columns of a CSV file (0: square)")
-	d.invert = "no"
+	f.StringVar(&d.derived, p+"derived", "", what+"folder written by scn derive: its train part for training, its test part for evaluation")
 	if !prep {
 		return
 	}
-	f.StringVar(&d.invert, "invert", "no", "invert grey levels: auto (dark ink on light is inverted), yes or no")
+	f.StringVar(&d.invert, "invert", "", "invert grey levels: auto (each image with dark ink on a light background), yes or no (default: no, auto with --mnist-normalize)")
 	f.StringVar(&d.resize, "resize", "", "resize images to RxC, e.g. 28x28")
 	f.BoolVar(&d.mnist, "mnist-normalize", false, "bring digits to the MNIST convention (20x20 box, centred mass, 28x28)")
 }
 
-// preprocess returns the preprocessing the flags ask for.
+// preprocess returns the preprocessing the flags ask for. Without
+// --invert, Invert stays empty, which the dataset package reads as "no",
+// or "auto" with the MNIST convention.
 func (d *dataFlags) preprocess() (dataset.Preprocess, error) {
 	p := dataset.Preprocess{Invert: d.invert, MNIST: d.mnist}
 	switch d.invert {
-	case "auto", "yes", "no":
+	case "", "auto", "yes", "no":
 	default:
 		return p, usageError{fmt.Errorf("--invert %q: want auto, yes or no", d.invert)}
 	}
@@ -63,21 +66,24 @@ func (d *dataFlags) preprocess() (dataset.Preprocess, error) {
 		}
 		p.ResizeRows, p.ResizeCols = rows, cols
 	}
+	if err := p.Validate(); err != nil {
+		return p, usageError{fmt.Errorf("--resize %q: %w", d.resize, err)}
+	}
 	return p, nil
 }
 
 // load reads the data set and prepares its images with p; half picks the
-// built-in set's train or test half.
+// train or test part of the built-in set or of a --derived folder.
 func (d *dataFlags) load(half string, p dataset.Preprocess) (*dataset.Set, error) {
 	var err error
 	sources := 0
-	for _, s := range []string{d.idxImages, d.folder, d.csv} {
+	for _, s := range []string{d.idxImages, d.folder, d.csv, d.derived} {
 		if s != "" {
 			sources++
 		}
 	}
 	if sources > 1 {
-		return nil, usageError{fmt.Errorf("give one data source: --%sidx-images, --%sfolder or --%scsv", d.prefix, d.prefix, d.prefix)}
+		return nil, usageError{fmt.Errorf("give one data source: --%sidx-images, --%sfolder, --%scsv or --%sderived", d.prefix, d.prefix, d.prefix, d.prefix)}
 	}
 	if (d.idxLabels != "" || d.idxTargets != "") && d.idxImages == "" {
 		return nil, usageError{fmt.Errorf("--%sidx-labels and --%sidx-targets need --%sidx-images", d.prefix, d.prefix, d.prefix)}
@@ -93,6 +99,8 @@ func (d *dataFlags) load(half string, p dataset.Preprocess) (*dataset.Set, error
 		s, err = dataset.ReadCSV(d.csv, d.rows, d.cols)
 	case d.idxImages != "":
 		s, err = d.readIDX()
+	case d.derived != "":
+		s, err = readDerivedPart(d.derived, half)
 	default:
 		var train, test *dataset.Set
 		if train, test, err = dataset.Default(); err == nil {
@@ -105,7 +113,29 @@ func (d *dataFlags) load(half string, p dataset.Preprocess) (*dataset.Set, error
 	if err != nil {
 		return nil, err
 	}
-	return applyAll(s, p), nil
+	if noPreprocessing(p) {
+		return s, nil
+	}
+	return dataset.Prepare(s, p)
+}
+
+// readDerivedPart reads the part called half of a folder written by scn
+// derive (dataset.Derived.Write), checked against its manifest.
+func readDerivedPart(dir, half string) (*dataset.Set, error) {
+	d, err := dataset.ReadDerived(dir)
+	if err != nil {
+		return nil, err
+	}
+	s := d.Part(half)
+	if s == nil {
+		var names []string
+		for _, p := range d.Parts {
+			names = append(names, p.Name)
+		}
+		return nil, fmt.Errorf("%s has no %s part (it has %s)", dir, half, strings.Join(names, ", "))
+	}
+	s.Source = fmt.Sprintf("%s, %s part (%s, seed %d): %s", dir, half, d.Manifest.Name, d.Manifest.Seed, s.Source)
+	return s, nil
 }
 
 // readIDX reads an IDX image file with its labels or targets.
@@ -133,19 +163,23 @@ func (d *dataFlags) readIDX() (*dataset.Set, error) {
 	return nil, usageError{fmt.Errorf("--idx-images needs --idx-labels (classification) or --idx-targets (regression)")}
 }
 
-// applyAll applies p to every image of s.
-func applyAll(s *dataset.Set, p dataset.Preprocess) *dataset.Set {
-	if p == (dataset.Preprocess{Invert: "no"}) || p == (dataset.Preprocess{}) {
-		return s
+// noPreprocessing reports whether p leaves every image as it is (so that
+// the set need not be copied).
+func noPreprocessing(p dataset.Preprocess) bool {
+	return (p.Invert == "" || p.Invert == "no") && !p.MNIST && p.ResizeRows == 0 && p.ResizeCols == 0
+}
+
+// polarityNote says, in one line on w, when most images of a training set
+// look like dark ink on a light background and the flags neither invert
+// them nor say not to (--invert no): learners trained on MNIST-like data
+// expect bright ink on dark.
+func polarityNote(w io.Writer, s *dataset.Set, d *dataFlags) {
+	if d.invert != "" || d.mnist {
+		return
 	}
-	out := *s
-	out.Pix = nil
-	for i := 0; i < s.Len(); i++ {
-		img, r, c := p.Apply(s.Image(i), s.Rows, s.Cols)
-		out.Rows, out.Cols = r, c
-		out.Pix = append(out.Pix, img...)
+	if n := s.DarkInkCount(); 2*n > s.Len() {
+		fmt.Fprintf(w, "scn: note: %d of %d training images look like dark ink on a light background (bright border); they are used as they are (--invert auto inverts them, --invert no silences this note)\n", n, s.Len())
 	}
-	return &out
 }
 
 // images returns the set's images as the learners take them.
@@ -166,6 +200,7 @@ func problem(s *dataset.Set) (scn.Problem, error) {
 const (
 	metaPreprocess = "preprocess"
 	metaSource     = "source"
+	metaInverted   = "inverted_images" // how many training images preprocessing inverted
 )
 
 // recordData stores the preprocessing and the source in the model.
@@ -179,6 +214,7 @@ func recordData(m *scn.Model, s *dataset.Set, p dataset.Preprocess) error {
 	}
 	m.Meta[metaPreprocess] = string(b)
 	m.Meta[metaSource] = s.Source
+	m.Meta[metaInverted] = fmt.Sprintf("%d of %d", s.Inverted, s.Len())
 	return nil
 }
 

@@ -35,7 +35,8 @@ func newEval() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "eval MODEL",
 		Short: "Score a saved model on a data set",
-		Long: `Score a saved model on a data set (default: the built-in test set) with the
+		Long: `Score a saved model on a data set (default: the built-in test set; with
+--derived, the test part of a folder written by scn derive) with the
 preprocessing recorded in the model: accuracy, per-class accuracy and the
 confusion matrix for classification; RMSE and PPA (share of predictions within
 each threshold) for regression.`,

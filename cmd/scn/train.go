@@ -19,10 +19,13 @@ func newTrain() *cobra.Command {
 		Use:   "train",
 		Short: "Fit one learner on a data set and save the model",
 		Long: `Fit one learner (2dscn, scn, 2drvfl or rvfl) on a data set given as an IDX
-pair, a folder of class subfolders, a CSV file, or the built-in data set (the
-default), and write a model file. Labels give classification; --idx-targets
-gives regression. The preprocessing is recorded in the model and applied again
-by eval and predict.`,
+pair, a folder of class subfolders, a CSV file, the train part of a folder
+written by scn derive (--derived), or the built-in data set (the default), and
+write a model file. Labels give classification; targets (--idx-targets, or a
+derived set that has them) give regression. The preprocessing is recorded in
+the model and applied again by eval and predict. A training set whose images
+mostly look like dark ink on a light background gets a one-line note unless
+--invert is given.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			k, err := h.kind()
@@ -41,6 +44,7 @@ by eval and predict.`,
 			if err != nil {
 				return err
 			}
+			polarityNote(cmd.ErrOrStderr(), s, &d)
 			prob, err := problem(s)
 			if err != nil {
 				return err
