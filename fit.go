@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/scn2d/scn/internal/linalg"
+	"github.com/scn2d/scn/internal/linalg/kernel"
+	"gonum.org/v1/gonum/floats"
 )
 
 // Step reports one added hidden node to a progress callback.
@@ -142,6 +144,7 @@ type builder struct {
 	cp, cb, cw, z []float32
 	k             int
 	h             []float64 // one column in float64
+	z64, part     []float64 // the batch's outputs in float64; per-chunk sums
 	// Random choice: a block's columns, its steps, and the next to hand out.
 	hb      []float64
 	pending []Step
@@ -309,7 +312,7 @@ func (b *builder) randomBlock() {
 func (b *builder) pickSupervised() (Step, bool) {
 	var st Step
 	m := b.ls.m
-	ee := b.residualColumnNorms()
+	ee := append([]float64(nil), b.ls.residualColumnNorms()...)
 	for _, lambda := range b.cfg.Scales {
 		k := b.cfg.Candidates
 		b.drawBatch(k, lambda)
@@ -334,53 +337,47 @@ func (b *builder) pickSupervised() (Step, bool) {
 	return st, false
 }
 
-// residualColumnNorms returns e_q^T e_q for each output q.
-func (b *builder) residualColumnNorms() []float64 {
-	m := b.ls.m
-	ee := make([]float64, m)
-	for i, v := range b.ls.e {
-		ee[i%m] += v * v
-	}
-	return ee
-}
-
 // corrChunk is the row chunk of the candidate statistics; fixed so that the
 // sums do not depend on the number of goroutines.
 const corrChunk = 4096
 
 // correlations returns, for the current batch, h_j^T h_j (k values) and
-// e_q^T h_j (k x m), summed in float64 over fixed row chunks.
+// e_q^T h_j (k x m), summed in float64 over fixed row chunks: each chunk's
+// candidate outputs are widened to float64 once, then every e_q is dotted
+// with four candidates at a time.
 func (b *builder) correlations() (hh, eh []float64) {
-	k, m := b.k, b.ls.m
-	chunks := (b.n + corrChunk - 1) / corrChunk
-	part := make([]float64, chunks*k*(m+1))
-	forChunks(b.n, corrChunk, func(c, lo, hi int) {
-		acc := part[c*k*(m+1) : (c+1)*k*(m+1)]
-		for i := lo; i < hi; i++ {
-			ei := b.ls.e[i*m : (i+1)*m]
-			for j := 0; j < k; j++ {
-				h := float64(b.z[j*b.n+i])
-				a := acc[j*(m+1) : (j+1)*(m+1)]
-				a[m] += h * h
-				for q, e := range ei {
-					a[q] += e * h
+	k, m, n := b.k, b.ls.m, b.n
+	chunks := (n + corrChunk - 1) / corrChunk
+	stride := k * (m + 1) // per chunk: eh (k x m), then hh (k)
+	b.part = grow(b.part, chunks*stride)
+	b.z64 = grow(b.z64, k*n)
+	part, z64 := b.part, b.z64
+	forChunks(n, corrChunk, func(c, lo, hi int) {
+		acc := part[c*stride : (c+1)*stride]
+		for j := 0; j < k; j++ {
+			zj, hj := b.z[j*n+lo:j*n+hi], z64[j*n+lo:j*n+hi]
+			for i, v := range zj {
+				hj[i] = float64(v)
+			}
+			acc[k*m+j] = floats.Dot(hj, hj)
+		}
+		var o [4]float64
+		for q := 0; q < m; q++ {
+			eq := b.ls.residual(q)[lo:hi]
+			j := 0
+			for ; j+4 <= k; j += 4 {
+				kernel.DotRows4(z64[j*n+lo:], n, eq, hi-lo, &o)
+				for g, v := range o {
+					acc[(j+g)*m+q] = v
 				}
+			}
+			for ; j < k; j++ {
+				acc[j*m+q] = floats.Dot(z64[j*n+lo:j*n+hi], eq)
 			}
 		}
 	})
-	hh = make([]float64, k)
-	eh = make([]float64, k*m)
-	for c := 0; c < chunks; c++ {
-		acc := part[c*k*(m+1) : (c+1)*k*(m+1)]
-		for j := 0; j < k; j++ {
-			a := acc[j*(m+1) : (j+1)*(m+1)]
-			hh[j] += a[m]
-			for q := 0; q < m; q++ {
-				eh[j*m+q] += a[q]
-			}
-		}
-	}
-	return hh, eh
+	sums := sumChunks(part, chunks, make([]float64, stride))
+	return sums[k*m:], sums[:k*m]
 }
 
 // admissible returns the candidates that meet the supervisory inequality at

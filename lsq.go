@@ -30,26 +30,72 @@ const qChunkRows = 32
 // Q^T T, when they are asked for.
 type lsq struct {
 	n, m  int
-	t, e  []float64   // targets and residual, N x m row-major
+	t     []float64   // targets, N x m row-major, as given
+	tc, e []float64   // targets and residual by output: m rows of N values
 	q     [][]float64 // Q in blocks of qChunkRows columns, tile-major (see tile)
 	r     [][]float64 // r[j] is column j of R: R[0..j, j]
 	qtt   []float64   // Q^T T, L x m row-major
 	l     int         // columns so far
 	c2    []float64   // re-orthogonalisation coefficients, scratch
 	part  []float64   // per-tile partial sums, scratch
-	norm2 float64     // ||e||_F^2, or -1 when it must be recomputed
+	ee    []float64   // e_q^T e_q for each output q, nil until computed
+	rpart []float64   // per-chunk partial sums of updateResidual, scratch
 }
 
 func newLSQ(t []float64, n, m int) *lsq {
-	return &lsq{n: n, m: m, t: t, e: append([]float64(nil), t...), norm2: -1}
+	tc := make([]float64, m*n)
+	for i := 0; i < n; i++ {
+		for q := 0; q < m; q++ {
+			tc[q*n+i] = t[i*m+q]
+		}
+	}
+	return &lsq{n: n, m: m, t: t, tc: tc, e: append([]float64(nil), tc...)}
+}
+
+// residual returns e_q, the residual of output q (N values).
+func (s *lsq) residual(q int) []float64 { return s.e[q*s.n : (q+1)*s.n] }
+
+// residualChunk is the row chunk of the residual's sums; fixed, so that
+// they do not depend on the number of goroutines.
+const residualChunk = 4096
+
+// residualColumnNorms returns e_q^T e_q for each output q (m values, owned
+// by s, valid until the residual changes).
+func (s *lsq) residualColumnNorms() []float64 {
+	if s.ee == nil {
+		m := s.m
+		chunks := (s.n + residualChunk - 1) / residualChunk
+		part := make([]float64, chunks*m)
+		forChunks(s.n, residualChunk, func(c, lo, hi int) {
+			for q := 0; q < m; q++ {
+				eq := s.residual(q)[lo:hi]
+				part[c*m+q] = floats.Dot(eq, eq)
+			}
+		})
+		s.ee = sumChunks(part, chunks, make([]float64, m))
+	}
+	return s.ee
 }
 
 // residualNorm2 returns ||e||_F^2.
 func (s *lsq) residualNorm2() float64 {
-	if s.norm2 < 0 {
-		s.norm2 = dot(s.e, s.e)
+	var sum float64
+	for _, v := range s.residualColumnNorms() {
+		sum += v
 	}
-	return s.norm2
+	return sum
+}
+
+// sumChunks sets dst to the sum, in chunk order, of the chunks consecutive
+// parts of len(dst) values in part, and returns it.
+func sumChunks(part []float64, chunks int, dst []float64) []float64 {
+	clear(dst)
+	for c := 0; c < chunks; c++ {
+		for j, v := range part[c*len(dst) : (c+1)*len(dst)] {
+			dst[j] += v
+		}
+	}
+	return dst
 }
 
 // sampleBlock is the number of samples (rows of Q) per tile of the
@@ -278,26 +324,52 @@ func (s *lsq) appendQ(q []float64) {
 }
 
 // updateResidual records q^T T and sets e -= q (q^T e) for the new unit
-// column q, orthogonal to all earlier ones.
+// column q, orthogonal to all earlier ones. Both passes over the residual
+// run on fixed row chunks in parallel; the second also gives the
+// residual's new column norms.
 func (s *lsq) updateResidual(q []float64) {
-	s.norm2 = -1
-	m := s.m
-	qt := make([]float64, m)
-	qe := make([]float64, m)
-	for i, qi := range q {
-		ti, ei := s.t[i*m:(i+1)*m], s.e[i*m:(i+1)*m]
-		for j := range qt {
-			qt[j] += qi * ti[j]
-			qe[j] += qi * ei[j]
+	m, n := s.m, s.n
+	chunks := (n + residualChunk - 1) / residualChunk
+	s.rpart = grow(s.rpart, chunks*2*m)
+	part := s.rpart
+	forChunks(n, residualChunk, func(c, lo, hi int) {
+		p := part[c*2*m : (c+1)*2*m]
+		qc := q[lo:hi]
+		rowDots(s.tc[lo:], n, m, qc, p[:m])
+		rowDots(s.e[lo:], n, m, qc, p[m:])
+	})
+	both := sumChunks(part, chunks, make([]float64, 2*m))
+	qt, qe := both[:m], both[m:]
+	forChunks(n, residualChunk, func(c, lo, hi int) {
+		p := part[c*m : (c+1)*m] // the first pass's sums are no longer needed
+		qc := q[lo:hi]
+		for j := 0; j < m; j++ {
+			ej, a := s.residual(j)[lo:hi], qe[j]
+			var sum float64
+			for i, qi := range qc {
+				v := ej[i] - a*qi
+				ej[i] = v
+				sum += v * v
+			}
+			p[j] = sum
 		}
-	}
-	for i, qi := range q {
-		ei := s.e[i*m : (i+1)*m]
-		for j := range ei {
-			ei[j] -= qi * qe[j]
-		}
-	}
+	})
+	s.ee = sumChunks(part, chunks, grow(s.ee, m))
 	s.qtt = append(s.qtt, qt...)
+}
+
+// rowDots sets out[j] to the dot product of x with row j of a (rows of
+// stride lda, len(x) values used), for j < rows, four rows at a time.
+func rowDots(a []float64, lda, rows int, x, out []float64) {
+	var o [4]float64
+	j := 0
+	for ; j+4 <= rows; j += 4 {
+		kernel.DotRows4(a[j*lda:], lda, x, len(x), &o)
+		copy(out[j:j+4], o[:])
+	}
+	for ; j < rows; j++ {
+		out[j] = floats.Dot(a[j*lda:j*lda+len(x)], x)
+	}
 }
 
 // solve returns the output weights (l x m, row-major) of the first l columns:
