@@ -3,7 +3,6 @@ package experiment
 import (
 	"context"
 	"encoding/json"
-	"image/png"
 	"math"
 	"os"
 	"path/filepath"
@@ -243,15 +242,7 @@ func TestQuickSmallWeights(t *testing.T) {
 	shot := filepath.Join(t.TempDir(), "e6.png")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	if err := report.Screenshot(ctx, filepath.Join(r.Dir, "report.html"), shot, 1200, 6000); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(shot)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
+	img, err := report.ScreenshotImage(ctx, filepath.Join(r.Dir, "report.html"), shot, 1200, 6000)
 	if err != nil {
 		t.Fatal(err)
 	}

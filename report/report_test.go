@@ -6,7 +6,6 @@ import (
 	"encoding/xml"
 	"fmt"
 	"image/color"
-	"image/png"
 	"io"
 	"math"
 	"os"
@@ -220,15 +219,7 @@ func TestRenderInBrowser(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	const w, h = 1200, 3400
-	if err := Screenshot(ctx, html, shot, w, h); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(shot)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
+	img, err := ScreenshotImage(ctx, html, shot, w, h)
 	if err != nil {
 		t.Fatal(err)
 	}

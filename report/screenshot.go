@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"image"
+	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -76,4 +78,23 @@ func Screenshot(ctx context.Context, htmlPath, pngPath string, width, height int
 func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	return lines[len(lines)-1]
+}
+
+// ScreenshotImage renders the page at htmlPath as Screenshot does, keeps the
+// picture at pngPath and returns it decoded, for checks of what a browser
+// shows.
+func ScreenshotImage(ctx context.Context, htmlPath, pngPath string, width, height int) (image.Image, error) {
+	if err := Screenshot(ctx, htmlPath, pngPath, width, height); err != nil {
+		return nil, err
+	}
+	f, err := os.Open(pngPath)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		return nil, fmt.Errorf("report: screenshot %s: %w", pngPath, err)
+	}
+	return img, nil
 }
