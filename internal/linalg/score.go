@@ -30,47 +30,55 @@ func ScoreNT(k, n, d int, w, x, z []float32, ldz int) {
 // scoreChunk is the images per chunk of ScoreNT.
 const scoreChunk = 256
 
-// scoreRows computes columns [lo, hi) of Z. Candidates are taken in blocks
-// of about 200 KB of weights, so that a block stays in the L2 cache while
-// the chunk's images stream past it; each image pair is reused from L1 for
-// the whole block.
+// scoreRows computes columns [lo, hi) of Z. The images are taken in blocks
+// of about 512 KB, which stay in the L2 cache while every group of four or
+// five candidates (their weights in L1) passes over them: the images are
+// read from memory once per block, whatever k is, and the kernel's
+// inner loop reads only the images from L2 (reading the weights from L2
+// instead, as a loop over candidates inside the image pairs would, halves
+// the rate at large k).
 func scoreRows(k, d int, w, x, z []float32, ldz, lo, hi int) {
 	d8 := d &^ 7
-	kb := max(4, min(64, (50000/d)&^3))
-	var out [10]float32
+	ib := max(2, min(hi-lo, (512<<10)/(4*d))&^1) // images per block, even
+	var out [12]float32
 	var wr [5][]float32
-	for j0 := 0; j0 < k; j0 += kb {
-		j1 := min(k, j0+kb)
-		for i := lo; i < hi; i += 2 {
-			i1 := min(i+1, hi-1) // an odd last image is paired with itself
-			x0, x1 := x[i*d:(i+1)*d], x[i1*d:(i1+1)*d]
-			for j := j0; j < j1; {
-				// Five candidates at a time where four would leave a
-				// padded group (T_max = 5 is one call, not two).
-				gs := 4
-				if rem := j1 - j; rem%4 != 0 && rem >= 5 {
-					gs = 5
-				}
-				for g := range wr {
-					r := min(j+g, j1-1)
-					wr[g] = w[r*d : (r+1)*d]
-				}
-				if gs == 5 {
-					kernel.Dot2x5(&x0[0], &x1[0], &wr[0][0], &wr[1][0], &wr[2][0], &wr[3][0], &wr[4][0], d8, &out[0])
-				} else {
-					kernel.Dot2x4(&x0[0], &x1[0], &wr[0][0], &wr[1][0], &wr[2][0], &wr[3][0], d8, &out[0])
-				}
-				for g := 0; g < gs && j+g < j1; g++ {
-					s0, s1 := out[2*g], out[2*g+1]
-					for t := d8; t < d; t++ { // the tail of fewer than 8 inputs
-						s0 += x0[t] * wr[g][t]
-						s1 += x1[t] * wr[g][t]
-					}
-					z[(j+g)*ldz+i] = s0
-					z[(j+g)*ldz+i1] = s1
-				}
-				j += gs
+	var idx [3]int
+	var xs [3][]float32
+	for b0 := lo; b0 < hi; b0 += ib {
+		b1 := min(hi, b0+ib)
+		for j := 0; j < k; {
+			// Five candidates at a time (two images per call) where four
+			// would leave a padded group: T_max = 5 is one call, not two.
+			// Otherwise four candidates and three images per call.
+			gs, ni := 4, 3
+			if rem := k - j; rem%4 != 0 && rem >= 5 {
+				gs, ni = 5, 2
 			}
+			for g := range wr {
+				r := min(j+g, k-1)
+				wr[g] = w[r*d : (r+1)*d]
+			}
+			for i := b0; i < b1; i += ni {
+				for r := 0; r < ni; r++ {
+					idx[r] = min(i+r, b1-1) // the last images repeat at the end
+					xs[r] = x[idx[r]*d : (idx[r]+1)*d]
+				}
+				if ni == 2 {
+					kernel.Dot2x5(&xs[0][0], &xs[1][0], &wr[0][0], &wr[1][0], &wr[2][0], &wr[3][0], &wr[4][0], d8, &out[0])
+				} else {
+					kernel.Dot3x4(&xs[0][0], &xs[1][0], &xs[2][0], &wr[0][0], &wr[1][0], &wr[2][0], &wr[3][0], d8, &out[0])
+				}
+				for g := 0; g < gs && j+g < k; g++ {
+					for r := 0; r < ni; r++ {
+						v := out[ni*g+r]
+						for t := d8; t < d; t++ { // the tail of fewer than 8 inputs
+							v += xs[r][t] * wr[g][t]
+						}
+						z[(j+g)*ldz+idx[r]] = v
+					}
+				}
+			}
+			j += gs
 		}
 	}
 }

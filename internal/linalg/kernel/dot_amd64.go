@@ -36,3 +36,9 @@ func AxpyN4(a *float64, lda int, c *float64, y *float64, n int)
 //
 //go:noescape
 func Dot2x5(x0, x1, w0, w1, w2, w3, w4 *float32, n int, out *float32)
+
+// Dot3x4 is Dot2x4 for three images: out[3*j+r] for r = 0..2, j = 0..3,
+// each sum formed exactly as Dot2x4 forms it.
+//
+//go:noescape
+func Dot3x4(x0, x1, x2, w0, w1, w2, w3 *float32, n int, out *float32)

@@ -29,3 +29,8 @@ func AxpyN4(a *float64, lda int, c *float64, y *float64, n int) {
 func Dot2x5(x0, x1, w0, w1, w2, w3, w4 *float32, n int, out *float32) {
 	panic("kernel: Dot2x5 without AVX2")
 }
+
+// Dot3x4 is not available on this platform; see Available.
+func Dot3x4(x0, x1, x2, w0, w1, w2, w3 *float32, n int, out *float32) {
+	panic("kernel: Dot3x4 without AVX2")
+}
