@@ -9,13 +9,13 @@ import (
 
 // ScoreNT computes Z = W X^T in float32: W is k x d, X is n x d (both
 // row-major, rows contiguous), Z is k x n with row stride ldz. It is the
-// product that scores a batch of candidate nodes: k is small (T_max), n is
-// the number of images. Where AVX2 and FMA are available a hand-written
-// kernel does it, two images and four candidates at a time, streaming X
-// once per four candidates; it measured faster than both gonum and
-// OpenBLAS on this shape (internal/linalg/BENCH.md). Elsewhere it falls
-// back to Sgemm. Rows are split into fixed chunks, so the result does not
-// depend on the number of goroutines.
+// product that scores a batch of candidate nodes (k = T_max, n the number
+// of images) and that predicts (k = L). Where AVX2 and FMA are available
+// the project's kernels do it: three images by four candidates, or two by
+// five, per call, with sixteen-lane AVX-512 forms where the processor has
+// them; they measured faster than both gonum and OpenBLAS on these shapes
+// (BenchmarkScoreNT). Elsewhere it falls back to Sgemm. Rows are split into
+// fixed chunks, so the result does not depend on the number of goroutines.
 func ScoreNT(k, n, d int, w, x, z []float32, ldz int) {
 	if k == 0 || n == 0 {
 		return
@@ -26,6 +26,13 @@ func ScoreNT(k, n, d int, w, x, z []float32, ldz int) {
 	}
 	parallelChunks(n, scoreChunk, func(lo, hi int) { scoreRows(k, d, w, x, z, ldz, lo, hi) })
 }
+
+// useAVX512 selects the AVX-512 kernels where the processor has them (a
+// variable so that tests can run the AVX2 ones too). Every group of
+// candidates goes through kernels of one width, so a candidate's output
+// never depends on the group it was scored in; it may differ in the last
+// bits between machines with and without AVX-512.
+var useAVX512 = kernel.Available512
 
 // scoreChunk is the images per chunk of ScoreNT.
 const scoreChunk = 256
@@ -38,7 +45,11 @@ const scoreChunk = 256
 // instead, as a loop over candidates inside the image pairs would, halves
 // the rate at large k).
 func scoreRows(k, d int, w, x, z []float32, ldz, lo, hi int) {
-	d8 := d &^ 7
+	wide := useAVX512
+	d8 := d &^ 7 // the inputs the kernels take; the rest is added in Go
+	if wide {
+		d8 = d &^ 15
+	}
 	ib := max(2, min(hi-lo, (512<<10)/(4*d))&^1) // images per block, even
 	var out [12]float32
 	var wr [5][]float32
@@ -63,9 +74,14 @@ func scoreRows(k, d int, w, x, z []float32, ldz, lo, hi int) {
 					idx[r] = min(i+r, b1-1) // the last images repeat at the end
 					xs[r] = x[idx[r]*d : (idx[r]+1)*d]
 				}
-				if ni == 2 {
+				switch {
+				case ni == 2 && wide:
+					kernel.Dot2x5AVX512(&xs[0][0], &xs[1][0], &wr[0][0], &wr[1][0], &wr[2][0], &wr[3][0], &wr[4][0], d8, &out[0])
+				case ni == 2:
 					kernel.Dot2x5(&xs[0][0], &xs[1][0], &wr[0][0], &wr[1][0], &wr[2][0], &wr[3][0], &wr[4][0], d8, &out[0])
-				} else {
+				case wide:
+					kernel.Dot3x4AVX512(&xs[0][0], &xs[1][0], &xs[2][0], &wr[0][0], &wr[1][0], &wr[2][0], &wr[3][0], d8, &out[0])
+				default:
 					kernel.Dot3x4(&xs[0][0], &xs[1][0], &xs[2][0], &wr[0][0], &wr[1][0], &wr[2][0], &wr[3][0], d8, &out[0])
 				}
 				for g := 0; g < gs && j+g < k; g++ {

@@ -5,9 +5,25 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"testing"
+
+	"github.com/scn2d/scn/internal/linalg/kernel"
 )
 
-func TestScoreNTMatchesNaive(t *testing.T) {
+// bothWidths runs f with the AVX2 kernels and, where the processor has
+// them, with the AVX-512 ones.
+func bothWidths(t *testing.T, f func(t *testing.T)) {
+	defer func(w bool) { useAVX512 = w }(useAVX512)
+	useAVX512 = false
+	t.Run("avx2", f)
+	if kernel.Available512 {
+		useAVX512 = true
+		t.Run("avx512", f)
+	}
+}
+
+func TestScoreNTMatchesNaive(t *testing.T) { bothWidths(t, testScoreNTMatchesNaive) }
+
+func testScoreNTMatchesNaive(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, sz := range []struct{ k, n, d int }{{1, 1, 8}, {5, 7, 784}, {4, 600, 31}, {9, 513, 10304}, {3, 2, 5}, {45, 33, 784}} {
 		w := make([]float32, sz.k*sz.d)
@@ -65,7 +81,9 @@ func TestScoreNTDeterministic(t *testing.T) {
 // A candidate's output must not depend on the batch it is scored in (four
 // or five at a time, or alone): prediction recomputes the hidden outputs of
 // the chosen nodes in other groupings than the fit scored them in.
-func TestScoreNTIndependentOfGrouping(t *testing.T) {
+func TestScoreNTIndependentOfGrouping(t *testing.T) { bothWidths(t, testScoreNTIndependentOfGrouping) }
+
+func testScoreNTIndependentOfGrouping(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	k, n, d := 13, 257, 787
 	w := make([]float32, k*d)

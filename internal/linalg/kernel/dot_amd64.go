@@ -4,14 +4,8 @@ package kernel
 
 import "golang.org/x/sys/cpu"
 
-// Available reports whether Dot2x4 can run here (AVX2 and FMA).
+// Available reports whether the AVX2 kernels can run here (AVX2 and FMA).
 var Available = cpu.X86.HasAVX2 && cpu.X86.HasFMA
-
-// Dot2x4 sets out[2*j+r] to the dot product of x_r (r = 0, 1) and w_j
-// (j = 0..3) over their first n elements; n must be a multiple of 8.
-//
-//go:noescape
-func Dot2x4(x0, x1, w0, w1, w2, w3 *float32, n int, out *float32)
 
 // SigmoidBias8 sets z[i] = 1/(1+exp(-(z[i]+b))) for i < n, with the Cephes
 // single-precision exp (about 2 ulp); n must be a multiple of 8.
@@ -31,14 +25,31 @@ func DotN4(a *float64, lda int, x *float64, n int, out *float64)
 //go:noescape
 func AxpyN4(a *float64, lda int, c *float64, y *float64, n int)
 
-// Dot2x5 is Dot2x4 for five candidates: out[2*j+r] for j = 0..4, each sum
-// formed exactly as Dot2x4 forms it.
+// Dot2x5 sets out[2*j+r] to the dot product of x_r (r = 0, 1) and w_j
+// (j = 0..4) over their first n elements, n a multiple of 8, each sum
+// formed exactly as Dot3x4 forms it (one accumulator of eight lanes, the
+// same reduction).
 //
 //go:noescape
 func Dot2x5(x0, x1, w0, w1, w2, w3, w4 *float32, n int, out *float32)
 
-// Dot3x4 is Dot2x4 for three images: out[3*j+r] for r = 0..2, j = 0..3,
-// each sum formed exactly as Dot2x4 forms it.
+// Dot3x4 sets out[3*j+r] to the dot product of x_r (r = 0..2) and w_j
+// (j = 0..3) over their first n elements; n must be a multiple of 8.
 //
 //go:noescape
 func Dot3x4(x0, x1, x2, w0, w1, w2, w3 *float32, n int, out *float32)
+
+// Available512 reports whether the AVX-512 kernels can run here. Where they
+// can, ScoreNT uses them for every candidate group, so that the outputs
+// still do not depend on the grouping.
+var Available512 = Available && cpu.X86.HasAVX512F && cpu.X86.HasAVX512DQ && cpu.X86.HasAVX512VL
+
+// Dot3x4AVX512 is Dot3x4 with sixteen lanes; n must be a multiple of 16.
+//
+//go:noescape
+func Dot3x4AVX512(x0, x1, x2, w0, w1, w2, w3 *float32, n int, out *float32)
+
+// Dot2x5AVX512 is Dot2x5 with sixteen lanes; n must be a multiple of 16.
+//
+//go:noescape
+func Dot2x5AVX512(x0, x1, w0, w1, w2, w3, w4 *float32, n int, out *float32)

@@ -2,105 +2,9 @@
 
 #include "textflag.h"
 
-// func Dot2x4(x0, x1, w0, w1, w2, w3 *float32, n int, out *float32)
-// out[2*j+r] = sum_{t<n} x_r[t] * w_j[t] for r in {0,1}, j in {0..3};
-// n must be a multiple of 8. Eight independent FMA chains keep both FMA
-// pipes busy; x rows stream from memory, w rows stay in L1.
-TEXT ·Dot2x4(SB), NOSPLIT, $0-64
-	MOVQ x0+0(FP), SI
-	MOVQ x1+8(FP), DI
-	MOVQ w0+16(FP), R8
-	MOVQ w1+24(FP), R9
-	MOVQ w2+32(FP), R10
-	MOVQ w3+40(FP), R11
-	MOVQ n+48(FP), CX
-	MOVQ out+56(FP), DX
-	// R12, R13: the next two images after x1 when x0, x1 are consecutive
-	// rows (the caller's layout); prefetched while this pair is summed, so
-	// that the next call finds them in cache. Prefetches never fault.
-	MOVQ DI, BX
-	SUBQ SI, BX
-	LEAQ (DI)(BX*1), R12
-	LEAQ (R12)(BX*1), R13
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
-	VXORPS Y4, Y4, Y4
-	VXORPS Y5, Y5, Y5
-	VXORPS Y6, Y6, Y6
-	VXORPS Y7, Y7, Y7
-	XORQ AX, AX
-
-loop:
-	CMPQ AX, CX
-	JGE  done
-	PREFETCHT0 (R12)(AX*4)
-	PREFETCHT0 (R13)(AX*4)
-	VMOVUPS (SI)(AX*4), Y8
-	VMOVUPS (DI)(AX*4), Y9
-	VMOVUPS (R8)(AX*4), Y10
-	VFMADD231PS Y8, Y10, Y0
-	VFMADD231PS Y9, Y10, Y1
-	VMOVUPS (R9)(AX*4), Y11
-	VFMADD231PS Y8, Y11, Y2
-	VFMADD231PS Y9, Y11, Y3
-	VMOVUPS (R10)(AX*4), Y12
-	VFMADD231PS Y8, Y12, Y4
-	VFMADD231PS Y9, Y12, Y5
-	VMOVUPS (R11)(AX*4), Y13
-	VFMADD231PS Y8, Y13, Y6
-	VFMADD231PS Y9, Y13, Y7
-	ADDQ $8, AX
-	JMP  loop
-
-done:
-	VEXTRACTF128 $1, Y0, X8
-	VADDPS       X8, X0, X0
-	VHADDPS      X0, X0, X0
-	VHADDPS      X0, X0, X0
-	MOVSS        X0, 0(DX)
-	VEXTRACTF128 $1, Y1, X8
-	VADDPS       X8, X1, X1
-	VHADDPS      X1, X1, X1
-	VHADDPS      X1, X1, X1
-	MOVSS        X1, 4(DX)
-	VEXTRACTF128 $1, Y2, X8
-	VADDPS       X8, X2, X2
-	VHADDPS      X2, X2, X2
-	VHADDPS      X2, X2, X2
-	MOVSS        X2, 8(DX)
-	VEXTRACTF128 $1, Y3, X8
-	VADDPS       X8, X3, X3
-	VHADDPS      X3, X3, X3
-	VHADDPS      X3, X3, X3
-	MOVSS        X3, 12(DX)
-	VEXTRACTF128 $1, Y4, X8
-	VADDPS       X8, X4, X4
-	VHADDPS      X4, X4, X4
-	VHADDPS      X4, X4, X4
-	MOVSS        X4, 16(DX)
-	VEXTRACTF128 $1, Y5, X8
-	VADDPS       X8, X5, X5
-	VHADDPS      X5, X5, X5
-	VHADDPS      X5, X5, X5
-	MOVSS        X5, 20(DX)
-	VEXTRACTF128 $1, Y6, X8
-	VADDPS       X8, X6, X6
-	VHADDPS      X6, X6, X6
-	VHADDPS      X6, X6, X6
-	MOVSS        X6, 24(DX)
-	VEXTRACTF128 $1, Y7, X8
-	VADDPS       X8, X7, X7
-	VHADDPS      X7, X7, X7
-	VHADDPS      X7, X7, X7
-	MOVSS        X7, 28(DX)
-	VZEROUPPER
-	RET
-
 // func Dot2x5(x0, x1, w0, w1, w2, w3, w4 *float32, n int, out *float32)
 // out[2*j+r] = sum_{t<n} x_r[t] * w_j[t] for r in {0,1}, j in {0..4};
-// n must be a multiple of 8. Each sum is formed exactly as in Dot2x4 (one
+// n must be a multiple of 8. Each sum is formed exactly as in Dot3x4 (one
 // accumulator of eight lanes, the same final reduction), so a candidate's
 // output does not depend on which kernel computed it.
 TEXT ·Dot2x5(SB), NOSPLIT, $0-72
@@ -211,7 +115,7 @@ done5:
 // func Dot3x4(x0, x1, x2, w0, w1, w2, w3 *float32, n int, out *float32)
 // out[3*j+r] = sum_{t<n} x_r[t] * w_j[t] for r in {0,1,2}, j in {0..3};
 // n must be a multiple of 8. Twelve accumulators, seven loads per twelve
-// FMAs; each sum is formed exactly as in Dot2x4 (one accumulator of eight
+// FMAs; each sum is formed exactly as in Dot2x5 (one accumulator of eight
 // lanes, the same final reduction), so the outputs do not depend on which
 // kernel computed them. The three images after x2 are prefetched when the
 // rows are consecutive (the caller's layout).

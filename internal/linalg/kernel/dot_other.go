@@ -2,13 +2,9 @@
 
 package kernel
 
-// Available reports whether Dot2x4 can run here: never on this platform.
+// Available reports whether the AVX2 kernels can run here: never on this
+// platform.
 const Available = false
-
-// Dot2x4 is not available on this platform; see Available.
-func Dot2x4(x0, x1, w0, w1, w2, w3 *float32, n int, out *float32) {
-	panic("kernel: Dot2x4 without AVX2")
-}
 
 // SigmoidBias8 is not available on this platform; see Available.
 func SigmoidBias8(z *float32, n int, b float32) {
@@ -33,4 +29,18 @@ func Dot2x5(x0, x1, w0, w1, w2, w3, w4 *float32, n int, out *float32) {
 // Dot3x4 is not available on this platform; see Available.
 func Dot3x4(x0, x1, x2, w0, w1, w2, w3 *float32, n int, out *float32) {
 	panic("kernel: Dot3x4 without AVX2")
+}
+
+// Available512 reports whether the AVX-512 kernels can run here: never on
+// this platform.
+const Available512 = false
+
+// Dot3x4AVX512 is not available on this platform; see Available512.
+func Dot3x4AVX512(x0, x1, x2, w0, w1, w2, w3 *float32, n int, out *float32) {
+	panic("kernel: Dot3x4AVX512 without AVX-512")
+}
+
+// Dot2x5AVX512 is not available on this platform; see Available512.
+func Dot2x5AVX512(x0, x1, w0, w1, w2, w3, w4 *float32, n int, out *float32) {
+	panic("kernel: Dot2x5AVX512 without AVX-512")
 }
