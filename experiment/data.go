@@ -47,6 +47,15 @@ func fromDataset(d *dataset.Set) *set {
 // loadIDXPair reads images and labels of an MNIST-layout folder; prefix is
 // "train" or "t10k".
 func loadIDXPair(dir, prefix string, classes []string, source string) (*set, error) {
+	d, err := readIDXPair(dir, prefix, classes, source)
+	if err != nil {
+		return nil, err
+	}
+	return fromDataset(d), nil
+}
+
+// readIDXPair is loadIDXPair as a dataset.Set.
+func readIDXPair(dir, prefix string, classes []string, source string) (*dataset.Set, error) {
 	ip := filepath.Join(dir, prefix+"-images-idx3-ubyte.gz")
 	lp := filepath.Join(dir, prefix+"-labels-idx1-ubyte.gz")
 	for _, p := range []string{ip, lp} {
@@ -65,7 +74,7 @@ func loadIDXPair(dir, prefix string, classes []string, source string) (*set, err
 		d.Classes = classes
 	}
 	d.Source = source
-	return fromDataset(d), nil
+	return d, nil
 }
 
 // loadMNISTLike reads the train and test sets of mnist/ or fashion-mnist/.
@@ -80,8 +89,23 @@ func loadMNISTLike(dataDir, sub string, classes []string, source string) (train,
 	return train, test, nil
 }
 
+const mnistSource = "MNIST (LeCun, Cortes, Burges)"
+
 func loadMNIST(dataDir string) (*set, *set, error) {
-	return loadMNISTLike(dataDir, "mnist", nil, "MNIST (LeCun, Cortes, Burges), "+filepath.Join(dataDir, "mnist"))
+	return loadMNISTLike(dataDir, "mnist", nil, mnistSource+", "+filepath.Join(dataDir, "mnist"))
+}
+
+// readMNIST reads MNIST's training and test sets as dataset.Sets, for the
+// dataset package's builders.
+func readMNIST(dataDir string) (train, test *dataset.Set, err error) {
+	dir := filepath.Join(dataDir, "mnist")
+	if train, err = readIDXPair(dir, "train", nil, mnistSource+", training set, "+dir); err != nil {
+		return nil, nil, err
+	}
+	if test, err = readIDXPair(dir, "t10k", nil, mnistSource+", test set, "+dir); err != nil {
+		return nil, nil, err
+	}
+	return train, test, nil
 }
 
 func loadFashion(dataDir string) (*set, *set, error) {
@@ -122,23 +146,6 @@ func loadCVL(dataDir string) (train, test *set, err error) {
 		sets[i] = fromDataset(d)
 	}
 	return sets[0], sets[1], nil
-}
-
-// rotated returns the images idx of s (digits), each rotated about its
-// centre by an angle uniform in [-maxDeg, maxDeg] (positive: counter-clockwise
-// as displayed) by dataset.Rotate; the target is the angle in degrees and
-// Digits keeps the digit labels.
-func rotated(s *set, idx []int, maxDeg float64, rng *rand.Rand) *set {
-	out := s.subset(idx)
-	out.Targets, out.TargetDim = make([]float64, len(idx)), 1
-	out.Digits, out.Labels, out.Classes = out.Labels, nil, nil
-	for n := range idx {
-		deg := maxDeg * (2*rng.Float64() - 1)
-		img := out.Pix[n*s.Rows*s.Cols : (n+1)*s.Rows*s.Cols]
-		copy(img, dataset.Rotate(img, s.Rows, s.Cols, deg))
-		out.Targets[n] = deg
-	}
-	return out
 }
 
 // sample returns n indices of [0, total) drawn without replacement, in

@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"sort"
 
 	"github.com/scn2d/scn"
+	"github.com/scn2d/scn/dataset"
 	"github.com/scn2d/scn/report"
 )
 
@@ -15,7 +15,6 @@ import (
 const (
 	rotTrainPaper, rotTestPaper, rotLPaper, rotTrialsPaper = 5000, 5000, 1800, 50
 	rotTrainQuick, rotTestQuick, rotLQuick, rotTrialsQuick = 1000, 1000, 200, 2
-	rotMaxDeg                                              = 45
 )
 
 func runRotation(ctx context.Context, o Options, r *Result) error {
@@ -25,13 +24,13 @@ func runRotation(ctx context.Context, o Options, r *Result) error {
 	}
 	trials := o.trials(rotTrialsPaper, rotTrialsQuick)
 	r.Trials = trials
-	mtr, mte, err := loadMNIST(o.DataDir)
+	mtr, mte, err := readMNIST(o.DataDir)
 	if err != nil {
 		return err
 	}
-	r.Provenance = append(r.Provenance, mtr.Source)
+	r.Provenance = append(r.Provenance, mtr.Source, mte.Source)
 	r.note("Substitute data: the paper used the synthetic rotated-digit set shipped with a commercial toolbox; this run builds the same task from MNIST: each image is rotated about its centre by an angle drawn uniformly from [-45, 45] degrees (bilinear interpolation), and the target is that angle in degrees (positive = counter-clockwise).")
-	r.protocol("%d training images drawn from the MNIST training set and %d test images from the MNIST test set, new draws and angles every trial", ntr, nte)
+	r.protocol("%d training images drawn from the MNIST training set and %d test images from the MNIST test set, new draws and angles every trial (dataset.BuildRotated; trial t's sets are the ones `scn derive rotated --train %d --test %d --seed %d+t` writes)", ntr, nte, ntr, nte, o.Seed)
 	r.protocol("L = %d, %d trials (trial t: seed %d+t for images, angles and learners)", maxL, trials, o.Seed)
 	r.protocol("paper preset: T_max = 5, Upsilon = %v, R = {1-10^-j, j=2..7}; RVFL and 2DRVFL lambda = 1", scn.PaperScales)
 	r.protocol("PPA(theta) = share of predictions with |error| < theta degrees, theta = 15 and 25")
@@ -40,10 +39,11 @@ func runRotation(ctx context.Context, o Options, r *Result) error {
 		Kinds: kinds, Trials: trials, Seed: o.Seed, MaxNodes: maxL,
 		Checkpoints: evenCheckpoints(maxL, 10), KeepOutputs: true, Log: o.Log, Label: "E1",
 		Data: func(t int) (*set, *set, error) {
-			rng := rand.New(rand.NewPCG(o.Seed+uint64(t), 0xe1))
-			train := rotated(mtr, sample(mtr.Len(), ntr, rng), rotMaxDeg, rng)
-			test := rotated(mte, sample(mte.Len(), nte, rng), rotMaxDeg, rng)
-			return train, test, nil
+			d, err := dataset.BuildRotated(mtr, mte, ntr, nte, o.Seed+uint64(t))
+			if err != nil {
+				return nil, nil, err
+			}
+			return fromDataset(d.Part("train")), fromDataset(d.Part("test")), nil
 		},
 	})
 	if err != nil {
