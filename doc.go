@@ -40,5 +40,8 @@
 // model, bit for bit, whatever GOMAXPROCS is.
 //
 // The dense kernels live in internal/linalg: pure Go (gonum) by default, or
-// OpenBLAS with the build tag "openblas".
+// OpenBLAS with the build tag "openblas". The hot loops (candidate scoring,
+// the Gram-Schmidt passes over Q, the residual statistics) run the
+// project's own AVX2/FMA and AVX-512 kernels in both builds, so supervised
+// fits give the same bits with either.
 package scn

@@ -139,7 +139,7 @@ func (s *lsq) orthogonalise(hb []float64, k, from int, coef []float64) []float64
 		}
 		clear(p[:k*w])
 		for c := 0; c < k; c++ {
-			s.tileDots(from, b, 0, hb[c*n+lo:c*n+hi], p[c*w:(c+1)*w])
+			s.tileDots(from, b, hb[c*n+lo:c*n+hi], p[c*w:(c+1)*w])
 		}
 	}
 	update := func(b, lo, hi int, cc []float64) { // h_b -= Q_b cc for each column
@@ -151,7 +151,7 @@ func (s *lsq) orthogonalise(hb []float64, k, from int, coef []float64) []float64
 			return
 		}
 		for c := 0; c < k; c++ {
-			s.tileAxpy(from, b, 0, cc[c*w:(c+1)*w], hb[c*n+lo:c*n+hi])
+			s.tileAxpy(from, b, cc[c*w:(c+1)*w], hb[c*n+lo:c*n+hi])
 		}
 	}
 	// updateProject is update then project on one tile: the projection
@@ -267,15 +267,15 @@ func (s *lsq) tileOffset(j, b int) int {
 }
 
 // tileDots adds to out[j] the dot product of x with column from+j of Q
-// over the samples [s0, s0+len(x)) of sample tile b, for j < len(out).
+// over the first len(x) samples of sample tile b, for j < len(out).
 // Columns are taken four at a time where they lie in one block of Q, so
 // that the kernel reads x once per four columns.
-func (s *lsq) tileDots(from, b, s0 int, x, out []float64) {
+func (s *lsq) tileDots(from, b int, x, out []float64) {
 	var o [4]float64
 	n := len(x)
 	for j := 0; j < len(out); {
 		col := from + j
-		off := s.tileOffset(col, b) + s0
+		off := s.tileOffset(col, b)
 		if col%qChunkRows+4 <= qChunkRows && j+4 <= len(out) {
 			kernel.DotRows4(s.q[col/qChunkRows][off:], sampleBlock, x, n, &o)
 			for g, v := range o {
@@ -289,15 +289,15 @@ func (s *lsq) tileDots(from, b, s0 int, x, out []float64) {
 	}
 }
 
-// tileAxpy sets y -= sum_j cc[j] q_j over the samples [s0, s0+len(y)) of
+// tileAxpy sets y -= sum_j cc[j] q_j over the first len(y) samples of
 // sample tile b, where q_j is column from+j of Q, four columns per read of
 // y where it can.
-func (s *lsq) tileAxpy(from, b, s0 int, cc, y []float64) {
+func (s *lsq) tileAxpy(from, b int, cc, y []float64) {
 	var c4 [4]float64
 	n := len(y)
 	for j := 0; j < len(cc); {
 		col := from + j
-		off := s.tileOffset(col, b) + s0
+		off := s.tileOffset(col, b)
 		if col%qChunkRows+4 <= qChunkRows && j+4 <= len(cc) {
 			for g := range c4 {
 				c4[g] = -cc[j+g]
