@@ -58,6 +58,11 @@ func decodeStd(r *bufio.Reader) ([]float32, int, int, error) {
 	}
 	b := img.Bounds()
 	rows, cols := b.Dy(), b.Dx()
+	// The pixels can have other bounds than the header (a GIF's first frame
+	// may be empty inside a non-empty screen).
+	if rows <= 0 || cols <= 0 || rows*cols > maxPixels {
+		return nil, 0, 0, fmt.Errorf("%w: decoded image of %d x %d (header: %d x %d)", ErrFormat, cols, rows, cfg.Width, cfg.Height)
+	}
 	pix := make([]float32, rows*cols)
 	for y := 0; y < rows; y++ {
 		for x := 0; x < cols; x++ {
