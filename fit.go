@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/scn2d/scn/internal/linalg"
-	"github.com/scn2d/scn/internal/linalg/kernel"
 	"gonum.org/v1/gonum/floats"
 )
 
@@ -342,13 +341,13 @@ func (b *builder) pickSupervised() (Step, bool) {
 const corrChunk = 4096
 
 // correlations returns, for the current batch, h_j^T h_j (k values) and
-// e_q^T h_j (k x m), summed in float64 over fixed row chunks: each chunk's
-// candidate outputs are widened to float64 once, then every e_q is dotted
-// with four candidates at a time.
+// e_q^T h_j (m x k: eh[q*k+j]), summed in float64 over fixed row chunks:
+// each chunk's candidate outputs are widened to float64 once, then every
+// e_q is dotted with four candidates at a time.
 func (b *builder) correlations() (hh, eh []float64) {
 	k, m, n := b.k, b.ls.m, b.n
 	chunks := (n + corrChunk - 1) / corrChunk
-	stride := k * (m + 1) // per chunk: eh (k x m), then hh (k)
+	stride := k * (m + 1) // per chunk: eh (m x k), then hh (k)
 	b.part = grow(b.part, chunks*stride)
 	b.z64 = grow(b.z64, k*n)
 	part, z64 := b.part, b.z64
@@ -361,19 +360,8 @@ func (b *builder) correlations() (hh, eh []float64) {
 			}
 			acc[k*m+j] = floats.Dot(hj, hj)
 		}
-		var o [4]float64
 		for q := 0; q < m; q++ {
-			eq := b.ls.residual(q)[lo:hi]
-			j := 0
-			for ; j+4 <= k; j += 4 {
-				kernel.DotRows4(z64[j*n+lo:], n, eq, hi-lo, &o)
-				for g, v := range o {
-					acc[(j+g)*m+q] = v
-				}
-			}
-			for ; j < k; j++ {
-				acc[j*m+q] = floats.Dot(z64[j*n+lo:j*n+hi], eq)
-			}
+			rowDots(z64[lo:], n, k, b.ls.residual(q)[lo:hi], acc[q*k:(q+1)*k])
 		}
 	})
 	sums := sumChunks(part, chunks, make([]float64, stride))
@@ -382,7 +370,8 @@ func (b *builder) correlations() (hh, eh []float64) {
 
 // admissible returns the candidates that meet the supervisory inequality at
 // r, min_q xi_q >= 0 with xi_q = (e_q^T h)^2 / (h^T h) - (1-r) e_q^T e_q, best
-// (largest sum of xi_q) first, skipping those marked dead.
+// (largest sum of xi_q) first, skipping those marked dead. eh holds e_q^T h_j
+// at q*k+j, as correlations returns it.
 func admissible(hh, eh, ee []float64, m int, r float64, dead []bool) []int {
 	type cand struct {
 		j   int
@@ -395,7 +384,7 @@ func admissible(hh, eh, ee []float64, m int, r float64, dead []bool) []int {
 		}
 		sum, minXi := 0.0, math.Inf(1)
 		for q := 0; q < m; q++ {
-			p := eh[j*m+q]
+			p := eh[q*len(hh)+j]
 			xi := p*p/h2 - (1-r)*ee[q]
 			sum += xi
 			minXi = min(minXi, xi)
