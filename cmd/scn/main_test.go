@@ -40,13 +40,7 @@ func run(t *testing.T, args ...string) (string, int) {
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return out.String(), code
+	return out.String(), exitCode(t, err)
 }
 
 // ok runs the binary and fails the test unless it succeeds.
@@ -207,4 +201,16 @@ func TestBadInputGivesOneLineErrors(t *testing.T) {
 	for _, c := range cases {
 		t.Run(strings.Join(c, " "), func(t *testing.T) { t.Log(fails(t, c...)) })
 	}
+}
+
+// exitCode is the exit status a finished run of the binary reported (0 on
+// success); any failure to run it at all ends the test.
+func exitCode(t *testing.T, err error) int {
+	t.Helper()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return 0
 }

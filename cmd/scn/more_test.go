@@ -287,13 +287,7 @@ func interrupt(t *testing.T, delay time.Duration, args ...string) (string, int) 
 	time.Sleep(delay)
 	cmd.Process.Signal(syscall.SIGINT)
 	err := cmd.Wait()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return out.String(), code
+	return out.String(), exitCode(t, err)
 }
 
 func TestCtrlC(t *testing.T) {
