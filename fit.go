@@ -93,6 +93,9 @@ func (c Config) Fit(ctx context.Context, p Problem, progress func(Step)) (*Model
 		return nil, err
 	}
 	start := time.Now()
+	if c.blockMode() {
+		return c.fitBlocks(ctx, p, progress, start)
+	}
 	b := newBuilder(c, p)
 	if rmse := b.rmse(); c.Kind.Choice == Supervised && rmse <= c.Tolerance {
 		return nil, fmt.Errorf("%w: Tolerance = %g, but the training RMSE is %.4g before any node: nothing to fit", ErrConfig, c.Tolerance, rmse)
@@ -435,6 +438,7 @@ func (b *builder) model(stop StopReason) (*Model, error) {
 // re-solve its output weights for its first l nodes.
 type fitState struct {
 	ls          *lsq
+	eng         *gramEngine // the block engine, in place of ls for block fits
 	x           Images    // the training images
 	t           []float64 // the training targets
 	independent int       // leading nodes whose columns are all in ls
@@ -444,6 +448,9 @@ type fitState struct {
 // solve returns the output weights of the first l nodes of m: from the QR
 // factorisation when those nodes are all in it, otherwise by minNorm.
 func (f *fitState) solve(m *Model, l int) ([]float64, error) {
+	if l <= f.independent && f.eng != nil {
+		return f.eng.solve(l, f.ridge)
+	}
 	if l <= f.independent {
 		return f.ls.solve(l, f.ridge)
 	}
