@@ -46,6 +46,16 @@ func (c Config) blockMode() bool {
 	return c.BlockSize > 1 || c.FieldMin > 0 || c.Standardize || c.Float32Gram
 }
 
+// blockSize is the block size a model file records: BlockSize for block
+// fits, 0 for one-node fits (BlockSize 0 and 1 are the same fit, and their
+// files are the same bytes).
+func (c Config) blockSize() int {
+	if c.blockMode() {
+		return c.BlockSize
+	}
+	return 0
+}
+
 // blockBuilder is the state of a block fit.
 type blockBuilder struct {
 	*builder

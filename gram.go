@@ -163,7 +163,7 @@ func (e *gramEngine) tryBlock(hb []float32, idx []int) (dep []bool) {
 	for s := range e.shards {
 		sh := &e.shards[s]
 		r := sh.hi - sh.lo
-		sh.h = grow(sh.h, l1*r)
+		sh.h = extend(sh.h, l1*r)
 		for k, j := range idx {
 			copy(sh.h[(l0+k)*r:(l0+k+1)*r], hb[j*n+sh.lo:j*n+sh.hi])
 		}
@@ -180,7 +180,7 @@ func (e *gramEngine) tryBlock(hb []float32, idx []int) (dep []bool) {
 	cross, hbt := sum[:b*l1], sum[b*l1:]
 	ld, g := e.ld, e.g
 	// G above the diagonal and its diagonal.
-	gd := grow(e.gd, l1)
+	gd := extend(e.gd, l1)
 	for k := 0; k < b; k++ {
 		row := cross[k*l1 : (k+1)*l1]
 		for i := 0; i < l0+k; i++ {
@@ -206,6 +206,13 @@ func (e *gramEngine) tryBlock(hb []float32, idx []int) (dep []bool) {
 		linalg.Dgemm(false, true, b, b, l0, -1, g[l0*ld:], ld, g[l0*ld:], ld, 1, sblk, ld)
 	}
 	dep = cholInPlace(sblk, ld, b, gd[l0:l1], e.alpha)
+	// The product above wrote the whole diagonal block: put G back above
+	// its diagonal.
+	for k := 0; k < b; k++ {
+		for j := k + 1; j < b; j++ {
+			sblk[k*ld+j] = cross[j*l1+l0+k]
+		}
+	}
 	if dep != nil {
 		for s := range e.shards {
 			sh := &e.shards[s]
@@ -217,6 +224,17 @@ func (e *gramEngine) tryBlock(hb []float32, idx []int) (dep []bool) {
 	e.ht = append(e.ht[:l0*m], hbt...)
 	e.l = l1
 	return nil
+}
+
+// extend returns s resized to n, keeping its contents, growing its storage
+// by half when it has to.
+func extend[T any](s []T, n int) []T {
+	if cap(s) >= n {
+		return s[:n]
+	}
+	t := make([]T, n, n+n/2)
+	copy(t, s)
+	return t
 }
 
 // shardCross writes shard s's part of the block's sums into out: the b x
@@ -254,9 +272,17 @@ func (e *gramEngine) shardCross(s, l0, b int, out []float64) {
 	})
 }
 
+// gramDependenceTol is the share of a column's squared norm that must be
+// left after projection on the earlier columns (the Cholesky pivot) for the
+// column to count as independent, without a ridge. The normal equations
+// square the condition number, so this asks for 1e-4 of the norm where the
+// QR path asks for dependenceTol = 1e-6: the output weights then keep
+// about eight digits.
+const gramDependenceTol = 1e-8
+
 // cholInPlace overwrites the lower triangle of the b x b matrix a (lda) by
 // its Cholesky factor, column by column. With alpha = 0, a column whose
-// pivot is at most dependenceTol^2 times its squared norm (norm2) counts as
+// pivot is at most gramDependenceTol times its squared norm (norm2) counts as
 // dependent on the earlier ones: cholInPlace then carries on without it and
 // returns which columns were dependent (nil if none). With alpha > 0 a
 // pivot can only vanish through rounding; such a column counts as
@@ -270,7 +296,7 @@ func cholInPlace(a []float64, lda, b int, norm2 []float64, alpha float64) (dep [
 				d -= rj[k] * rj[k]
 			}
 		}
-		tol := dependenceTol * dependenceTol * norm2[j]
+		tol := gramDependenceTol * norm2[j]
 		if alpha > 0 {
 			tol = 0
 		}
