@@ -84,8 +84,23 @@ const randomBlock = 64
 // Fit builds a network on p with the configuration c. progress, if not nil,
 // is called after every added node. The returned model records why building
 // stopped; if ctx is cancelled, Fit returns the model built so far together
-// with ctx's error (a nil model if no node was added yet).
+// with ctx's error (a nil model if no node was added yet). The model holds
+// its nodes and output weights only; FitPath also keeps what re-solving the
+// output weights of its prefixes needs.
 func (c Config) Fit(ctx context.Context, p Problem, progress func(Step)) (*Model, error) {
+	path, err := c.FitPath(ctx, p, progress)
+	if path == nil {
+		return nil, err
+	}
+	return path.Model(), err
+}
+
+// FitPath is Fit, returning the fit's Path: the model together with the
+// least-squares factorisation and the training data, from which the model
+// after any number of its nodes, with any ridge term, is an L x L problem
+// away. If ctx is cancelled, FitPath returns the path of the nodes built so
+// far together with ctx's error (nil if no node was added yet).
+func (c Config) FitPath(ctx context.Context, p Problem, progress func(Step)) (*Path, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
@@ -104,21 +119,21 @@ func (c Config) Fit(ctx context.Context, p Problem, progress func(Step)) (*Model
 		pick = b.pickRandom
 	}
 	stop, err := b.run(ctx, pick, progress)
-	m, serr := b.model(stop)
-	if serr == nil && p.Classes != nil {
-		m.Classes = append([]string(nil), p.Classes...)
-	}
-	if serr != nil {
-		return nil, serr
-	}
-	m.Summary.Duration = time.Since(start)
-	if m.Nodes() == 0 {
+	if len(b.bias) == 0 {
 		if err != nil {
 			return nil, err
 		}
 		return nil, fmt.Errorf("scn: no hidden node could be added (%v)", stop)
 	}
-	return m, err
+	path, serr := b.path(stop)
+	if serr != nil {
+		return nil, serr
+	}
+	if p.Classes != nil {
+		path.model.Classes = append([]string(nil), p.Classes...)
+	}
+	path.model.Summary.Duration = time.Since(start)
+	return path, err
 }
 
 // builder holds the state of one fit: the data, the growing least-squares
@@ -401,12 +416,12 @@ func admissible(hh, eh, ee []float64, m int, r float64, dead []bool) []int {
 	return idx
 }
 
-// model assembles the fitted model.
-func (b *builder) model(stop StopReason) (*Model, error) {
+// path assembles the fitted model and its path.
+func (b *builder) path(stop StopReason) (*Path, error) {
 	t0 := time.Now()
-	fs := &fitState{ls: b.ls, x: b.x, t: b.ls.t, independent: b.ls.l, ridge: b.cfg.Ridge}
+	p := &Path{eng: b.ls, x: b.x, t: b.ls.t, independent: b.ls.l, ridge: b.cfg.Ridge}
 	if b.deficient {
-		fs.independent = b.independent
+		p.independent = b.independent
 	}
 	m := &Model{
 		Kind: b.cfg.Kind, Activation: b.cfg.Activation,
@@ -417,9 +432,8 @@ func (b *builder) model(stop StopReason) (*Model, error) {
 			Nodes: len(b.bias), Samples: b.n, Stop: stop, TrainRMSE: b.rmse(),
 			Tried: b.tried, Rejected: b.reject, Trace: b.trace,
 		},
-		fit: fs,
 	}
-	beta, err := fs.solve(m, len(b.bias))
+	beta, err := p.beta(m, len(b.bias), b.cfg.Ridge)
 	if err != nil {
 		return nil, err
 	}
@@ -428,30 +442,8 @@ func (b *builder) model(stop StopReason) (*Model, error) {
 	m.Summary.Profile = b.prof
 	m.Config.Scales = append([]float64(nil), b.cfg.Scales...)
 	m.Config.Ratios = append([]float64(nil), b.cfg.Ratios...)
-	return m, nil
-}
-
-// fitState is what a fitted model keeps in memory (never in its file) to
-// re-solve its output weights for its first l nodes.
-type fitState struct {
-	ls          *lsq
-	x           Images    // the training images
-	t           []float64 // the training targets
-	independent int       // leading nodes whose columns are all in ls
-	ridge       float64
-}
-
-// solve returns the output weights of the first l nodes of m: from the QR
-// factorisation when those nodes are all in it, otherwise by minNorm.
-func (f *fitState) solve(m *Model, l int) ([]float64, error) {
-	if l <= f.independent {
-		return f.ls.solve(l, f.ridge)
-	}
-	p, err := m.truncate(l, nil)
-	if err != nil {
-		return nil, err
-	}
-	return minNorm(hiddenDense(p, f.x), f.t, m.M, f.ridge)
+	p.model = m
+	return p, nil
 }
 
 // grow returns s resized to n, reusing its storage when it can and

@@ -177,12 +177,16 @@ func TestRVFLWithMoreNodesThanSamples(t *testing.T) {
 	for _, k := range []Kind{RVFL, RVFL2D} {
 		c := Paper(k)
 		c.MaxNodes = 150
-		m := fitT(t, c, p)
+		path, err := c.FitPath(context.Background(), p, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := path.Model()
 		if m.Nodes() != 150 || m.Summary.Rejected == 0 {
 			t.Fatalf("%v: %d nodes, %d rejected", k, m.Nodes(), m.Summary.Rejected)
 		}
 		for _, l := range []int{40, 60, 100, 150} {
-			pm, err := m.Prefix(l)
+			pm, err := path.Prefix(l)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -238,7 +242,10 @@ func TestPrefixIsTheShorterFit(t *testing.T) {
 	for _, k := range Kinds {
 		c := Paper(k)
 		c.MaxNodes = 30
-		full := fitT(t, c, p)
+		full, err := c.FitPath(context.Background(), p, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
 		c.MaxNodes = 12
 		short := fitT(t, c, p)
 		pre, err := full.Prefix(12)
