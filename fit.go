@@ -38,9 +38,12 @@ const (
 	NoAdmissible
 	// Cancelled: the context was cancelled; the model holds the nodes so far.
 	Cancelled
+	// NoValidationGain: model selection's Patience ran out, the held-out
+	// score having stopped improving.
+	NoValidationGain
 )
 
-var stopNames = []string{"reached L_max", "reached tolerance", "no admissible candidate", "cancelled"}
+var stopNames = []string{"reached L_max", "reached tolerance", "no admissible candidate", "cancelled", "no validation gain"}
 
 // String describes the reason in a few words.
 func (s StopReason) String() string {
@@ -101,6 +104,13 @@ func (c Config) Fit(ctx context.Context, p Problem, progress func(Step)) (*Model
 // away. If ctx is cancelled, FitPath returns the path of the nodes built so
 // far together with ctx's error (nil if no node was added yet).
 func (c Config) FitPath(ctx context.Context, p Problem, progress func(Step)) (*Path, error) {
+	return c.fitPath(ctx, p, progress, nil)
+}
+
+// fitPath is FitPath with an optional check, called after every node with
+// the path so far (whose model has no output weights yet), that stops
+// building with NoValidationGain when it returns true.
+func (c Config) fitPath(ctx context.Context, p Problem, progress func(Step), check func(*Path) bool) (*Path, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
@@ -118,6 +128,7 @@ func (c Config) FitPath(ctx context.Context, p Problem, progress func(Step)) (*P
 	} else {
 		pick = b.pickRandom
 	}
+	b.check = check
 	stop, err := b.run(ctx, pick, progress)
 	if len(b.bias) == 0 {
 		if err != nil {
@@ -167,6 +178,8 @@ type builder struct {
 	// ones; independent counts the nodes before the first such one.
 	deficient   bool
 	independent int
+	// check, if set, is asked after every node whether to stop (Patience).
+	check func(*Path) bool
 }
 
 func newBuilder(c Config, p Problem) *builder {
@@ -205,6 +218,9 @@ func (b *builder) run(ctx context.Context, pick func() (Step, bool), progress fu
 		b.trace = append(b.trace, step)
 		if progress != nil {
 			progress(step)
+		}
+		if b.check != nil && b.check(b.partial()) {
+			return NoValidationGain, nil
 		}
 	}
 	if supervised && b.rmse() <= b.cfg.Tolerance {
@@ -416,24 +432,34 @@ func admissible(hh, eh, ee []float64, m int, r float64, dead []bool) []int {
 	return idx
 }
 
+// partial returns the path of the nodes so far, without output weights.
+func (b *builder) partial() *Path {
+	l := len(b.trace)
+	m := &Model{Kind: b.cfg.Kind, Activation: b.cfg.Activation, Rows: b.x.Rows, Cols: b.x.Cols, M: b.ls.m,
+		Params: b.params[:l*b.np], Bias: b.bias[:l], Config: b.cfg}
+	ind := b.ls.l
+	if b.deficient {
+		ind = b.independent
+	}
+	return &Path{model: m, eng: b.ls, x: b.x, t: b.ls.t, independent: min(ind, l), ridge: b.cfg.Ridge}
+}
+
 // path assembles the fitted model and its path.
 func (b *builder) path(stop StopReason) (*Path, error) {
 	t0 := time.Now()
-	p := &Path{eng: b.ls, x: b.x, t: b.ls.t, independent: b.ls.l, ridge: b.cfg.Ridge}
-	if b.deficient {
-		p.independent = b.independent
+	// A random learner draws its nodes by blocks: a fit stopped inside a
+	// block keeps the nodes handed out so far, the ones its trace has.
+	p := b.partial()
+	l, rmse := len(b.trace), b.rmse()
+	if l < len(b.bias) {
+		rmse = b.trace[l-1].RMSE
 	}
-	m := &Model{
-		Kind: b.cfg.Kind, Activation: b.cfg.Activation,
-		Rows: b.x.Rows, Cols: b.x.Cols, M: b.ls.m,
-		Params: b.params, Bias: b.bias,
-		Config: b.cfg,
-		Summary: Summary{
-			Nodes: len(b.bias), Samples: b.n, Stop: stop, TrainRMSE: b.rmse(),
-			Tried: b.tried, Rejected: b.reject, Trace: b.trace,
-		},
+	m := p.model
+	m.Summary = Summary{
+		Nodes: l, Samples: b.n, Stop: stop, TrainRMSE: rmse,
+		Tried: b.tried, Rejected: b.reject, Trace: b.trace,
 	}
-	beta, err := p.beta(m, len(b.bias), b.cfg.Ridge)
+	beta, err := p.beta(m, l, b.cfg.Ridge)
 	if err != nil {
 		return nil, err
 	}
@@ -442,7 +468,6 @@ func (b *builder) path(stop StopReason) (*Path, error) {
 	m.Summary.Profile = b.prof
 	m.Config.Scales = append([]float64(nil), b.cfg.Scales...)
 	m.Config.Ratios = append([]float64(nil), b.cfg.Ratios...)
-	p.model = m
 	return p, nil
 }
 

@@ -26,6 +26,9 @@ type Model struct {
 	Config  Config            // hyper-parameters the model was fitted with
 	Summary Summary           // how the fit went
 	Meta    map[string]string // free-form metadata (e.g. preprocessing), saved with the model
+	// Selection records how L and the ridge term were chosen on held-out
+	// data (Config.Select), nil for a model fitted without selection.
+	Selection *Choice
 }
 
 // Nodes returns the number of hidden nodes L.
