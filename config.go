@@ -68,6 +68,13 @@ type Config struct {
 	// output weights. 0 (the default) gives the minimum-norm least-squares
 	// solution pinv(H) T. The node search always uses plain least squares.
 	Ridge float64
+	// StopAtRank makes a supervised learner stop ("no admissible
+	// candidate") once every admissible candidate is (nearly) dependent on
+	// the chosen nodes, as when L reaches N. By default it goes on as the
+	// authors' SCN code does: such a node is kept, the output weights become
+	// the minimum-norm solution pinv(H) T (MATLAB's tolerance), and later
+	// candidates are judged on the residual that solution leaves.
+	StopAtRank bool
 	// Preset names the preset the configuration came from ("paper",
 	// "custom", ...). It is recorded in saved models.
 	Preset string

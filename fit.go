@@ -10,6 +10,7 @@ import (
 
 	"github.com/scn2d/scn/internal/linalg"
 	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
 )
 
 // Step reports one added hidden node to a progress callback.
@@ -180,6 +181,9 @@ type builder struct {
 	independent int
 	// check, if set, is asked after every node whether to stop (Patience).
 	check func(*Path) bool
+	// hcols holds every chosen node's column once a supervised fit is past
+	// rank (see acceptPastRank).
+	hcols [][]float64
 }
 
 func newBuilder(c Config, p Problem) *builder {
@@ -279,6 +283,49 @@ func (b *builder) column(j int) []float64 {
 	return b.h
 }
 
+// acceptPastRank keeps candidate c although its column is dependent on the
+// chosen ones (or the fit is already past rank), as the authors' SCN code
+// does with MATLAB's pinv: the nodes from here on stay out of the QR
+// factorisation, the output weights are the minimum-norm solution over all
+// hidden columns (with the ridge term, if any), and the residual becomes
+// what that solution leaves.
+func (b *builder) acceptPastRank(c *candidate) error {
+	t0 := time.Now()
+	defer func() { b.prof.Ortho += time.Since(t0) }()
+	if !b.deficient {
+		b.deficient, b.independent = true, len(b.bias)
+		l := len(b.bias)
+		m := &Model{Kind: b.cfg.Kind, Activation: b.cfg.Activation, Rows: b.x.Rows, Cols: b.x.Cols,
+			Params: b.params[:l*b.np], Bias: b.bias[:l]}
+		h := hiddenDense(m, b.x)
+		b.hcols = make([][]float64, l)
+		for c := range b.hcols {
+			b.hcols[c] = mat.Col(nil, c, h)
+		}
+	}
+	b.hcols = append(b.hcols, c.col)
+	b.params = append(b.params, c.params...)
+	b.bias = append(b.bias, c.bias)
+	l, n, m := len(b.hcols), b.n, b.ls.m
+	h := mat.NewDense(n, l, nil)
+	for c, col := range b.hcols {
+		h.SetCol(c, col)
+	}
+	beta, err := minNorm(h, b.ls.t, m, b.cfg.Ridge)
+	if err != nil {
+		return err
+	}
+	var y mat.Dense
+	y.Mul(h, mat.NewDense(l, m, beta))
+	for i := 0; i < n; i++ {
+		for q := 0; q < m; q++ {
+			b.ls.e[q*n+i] = b.ls.t[i*m+q] - y.At(i, q)
+		}
+	}
+	b.ls.ee = nil
+	return nil
+}
+
 // accept appends candidate j, whose column was just added to the factorisation.
 func (b *builder) accept(j int) {
 	b.params = append(b.params, b.cp[j*b.np:(j+1)*b.np]...)
@@ -341,6 +388,7 @@ func (b *builder) randomBlock() {
 // (nearly) dependent on the chosen ones is refused and the next best taken.
 func (b *builder) pickSupervised() (Step, bool) {
 	var st Step
+	var fallback *candidate // the first admissible but dependent candidate
 	m := b.ls.m
 	ee := append([]float64(nil), b.ls.residualColumnNorms()...)
 	for _, lambda := range b.cfg.Scales {
@@ -354,9 +402,17 @@ func (b *builder) pickSupervised() (Step, bool) {
 			order := admissible(hh, eh, ee, m, r, dead)
 			b.prof.Selection += time.Since(t0)
 			for _, j := range order {
+				if b.deficient {
+					// Past rank: the best admissible candidate, as the
+					// authors' code takes it.
+					return b.pastRank(st, b.saveCandidate(j, lambda, r))
+				}
 				if b.addColumn(j) {
 					st.Scale, st.Ratio, st.RMSE = lambda, r, b.rmse()
 					return st, true
+				}
+				if fallback == nil {
+					fallback = b.saveCandidate(j, lambda, r)
 				}
 				dead[j] = true
 				st.Rejected++
@@ -364,7 +420,38 @@ func (b *builder) pickSupervised() (Step, bool) {
 			t0 = time.Now()
 		}
 	}
+	if fallback != nil && !b.cfg.StopAtRank {
+		// Every admissible candidate was dependent on the chosen nodes:
+		// rank is reached. Go on past it with the best of the first
+		// (lambda, r) that had one, as the authors' code does.
+		return b.pastRank(st, fallback)
+	}
 	return st, false
+}
+
+// candidate is a saved candidate node: its parameters, bias and column.
+type candidate struct {
+	params        []float32
+	bias          float32
+	col           []float64
+	lambda, ratio float64
+}
+
+// saveCandidate copies candidate j of the current batch.
+func (b *builder) saveCandidate(j int, lambda, r float64) *candidate {
+	return &candidate{
+		params: append([]float32(nil), b.cp[j*b.np:(j+1)*b.np]...), bias: b.cb[j],
+		col: append([]float64(nil), b.column(j)...), lambda: lambda, ratio: r,
+	}
+}
+
+// pastRank keeps c as the next node past rank and completes the step.
+func (b *builder) pastRank(st Step, c *candidate) (Step, bool) {
+	if err := b.acceptPastRank(c); err != nil {
+		return st, false
+	}
+	st.Scale, st.Ratio, st.RMSE = c.lambda, c.ratio, b.rmse()
+	return st, true
 }
 
 // corrChunk is the row chunk of the candidate statistics; fixed so that the

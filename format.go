@@ -52,6 +52,7 @@ type fileConfig struct {
 	Seed       uint64    `json:"seed"`
 	Ridge      float64   `json:"ridge"`
 	Preset     string    `json:"preset"`
+	StopAtRank bool      `json:"stop_at_rank,omitempty"`
 }
 
 type fileSummary struct {
@@ -259,7 +260,7 @@ func (m *Model) header() fileHeader {
 		Classes: m.Classes,
 		Config: fileConfig{
 			MaxNodes: c.MaxNodes, Tolerance: c.Tolerance, Candidates: c.Candidates,
-			Scales: c.Scales, Ratios: c.Ratios, Seed: c.Seed, Ridge: c.Ridge, Preset: c.Preset,
+			Scales: c.Scales, Ratios: c.Ratios, Seed: c.Seed, Ridge: c.Ridge, Preset: c.Preset, StopAtRank: c.StopAtRank,
 		},
 		Summary: fileSummary{
 			Samples: s.Samples, Stop: s.Stop.String(), TrainRMSE: s.TrainRMSE,
@@ -318,7 +319,7 @@ func (h fileHeader) model() (*Model, error) {
 		Params: make([]float32, 0), Bias: make([]float32, 0), Beta: make([]float64, 0),
 		Config: Config{
 			Kind: kind, MaxNodes: c.MaxNodes, Tolerance: c.Tolerance, Candidates: c.Candidates,
-			Scales: c.Scales, Ratios: c.Ratios, Activation: act, Seed: c.Seed, Ridge: c.Ridge, Preset: c.Preset,
+			Scales: c.Scales, Ratios: c.Ratios, Activation: act, Seed: c.Seed, Ridge: c.Ridge, Preset: c.Preset, StopAtRank: c.StopAtRank,
 		},
 		Summary: Summary{
 			Nodes: h.Nodes, Samples: h.Summary.Samples, Stop: stop, TrainRMSE: h.Summary.TrainRMSE,
