@@ -63,6 +63,7 @@ type blockBuilder struct {
 	m       int
 	e, ee   []float64 // residual by output (m rows of N) and its column norms
 	rss     float64   // ||e||_F^2
+	t       []float64 // targets N x m, row-major (for paths past rank)
 	xbar    []float32 // mean image (standardised nodes)
 	sigma   []float32 // pixel covariance, d x d (standardised nodes)
 	scratch []float32
@@ -91,28 +92,29 @@ func newBlockBuilder(c Config, p Problem) *blockBuilder {
 	return bb
 }
 
-// fitBlocks is Fit for configurations in block mode.
-func (c Config) fitBlocks(ctx context.Context, p Problem, progress func(Step), start time.Time) (*Model, error) {
+// fitBlocks is fitPath for configurations in block mode.
+func (c Config) fitBlocks(ctx context.Context, p Problem, progress func(Step), check func(*Path) bool, start time.Time) (*Path, error) {
 	bb := newBlockBuilder(c, p)
 	if rmse := bb.rmse(); c.Kind.Choice == Supervised && rmse <= c.Tolerance {
 		return nil, fmt.Errorf("%w: Tolerance = %g, but the training RMSE is %.4g before any node: nothing to fit", ErrConfig, c.Tolerance, rmse)
 	}
+	bb.check = check
 	stop, err := bb.run(ctx, progress)
-	m, serr := bb.model(stop)
-	if serr != nil {
-		return nil, serr
-	}
-	if p.Classes != nil {
-		m.Classes = append([]string(nil), p.Classes...)
-	}
-	m.Summary.Duration = time.Since(start)
-	if m.Nodes() == 0 {
+	if len(bb.bias) == 0 {
 		if err != nil {
 			return nil, err
 		}
 		return nil, fmt.Errorf("scn: no hidden node could be added (%v)", stop)
 	}
-	return m, err
+	path, serr := bb.path(stop)
+	if serr != nil {
+		return nil, serr
+	}
+	if p.Classes != nil {
+		path.model.Classes = append([]string(nil), p.Classes...)
+	}
+	path.model.Summary.Duration = time.Since(start)
+	return path, err
 }
 
 // rmse returns the current training RMSE (of the regularised fit).
@@ -153,6 +155,9 @@ func (bb *blockBuilder) run(ctx context.Context, progress func(Step)) (StopReaso
 			if progress != nil {
 				progress(st)
 			}
+		}
+		if bb.check != nil && bb.check(bb.partial()) {
+			return NoValidationGain, nil
 		}
 	}
 	if supervised && bb.rmse() <= c.Tolerance {
@@ -419,36 +424,41 @@ func (bb *blockBuilder) correlations(k int) (hh, eh []float64) {
 	return sum[k*m:], sum[:k*m]
 }
 
-// model assembles the fitted model of a block fit.
-func (bb *blockBuilder) model(stop StopReason) (*Model, error) {
-	t0 := time.Now()
-	fs := &fitState{eng: bb.eng, x: bb.x, t: transposeBack(bb.eng.tc, bb.n, bb.m), independent: bb.eng.l, ridge: bb.cfg.Ridge}
+// partial returns the path of the nodes so far, without output weights.
+func (bb *blockBuilder) partial() *Path {
+	l := len(bb.bias)
+	m := &Model{Kind: bb.cfg.Kind, Activation: bb.cfg.Activation, Rows: bb.x.Rows, Cols: bb.x.Cols, M: bb.m,
+		Params: bb.params[:l*bb.np], Bias: bb.bias[:l], Config: bb.cfg}
+	ind := bb.eng.l
 	if bb.deficient {
-		fs.independent = bb.independent
+		ind = bb.independent
 	}
-	m := &Model{
-		Kind: bb.cfg.Kind, Activation: bb.cfg.Activation,
-		Rows: bb.x.Rows, Cols: bb.x.Cols, M: bb.m,
-		Params: bb.params, Bias: bb.bias,
-		Config: bb.cfg,
-		Summary: Summary{
-			Nodes: len(bb.bias), Samples: bb.n, Stop: stop, TrainRMSE: bb.rmse(),
-			Tried: bb.tried, Rejected: bb.reject, Trace: bb.trace,
-		},
-		fit: fs,
+	if bb.t == nil {
+		bb.t = transposeBack(bb.eng.tc, bb.n, bb.m)
 	}
-	if len(bb.bias) > 0 {
-		beta, err := fs.solve(m, len(bb.bias))
-		if err != nil {
-			return nil, err
-		}
-		m.Beta = beta
+	return &Path{model: m, eng: bb.eng, x: bb.x, t: bb.t, independent: min(ind, l), ridge: bb.cfg.Ridge}
+}
+
+// path assembles the fitted model of a block fit and its path.
+func (bb *blockBuilder) path(stop StopReason) (*Path, error) {
+	t0 := time.Now()
+	p := bb.partial()
+	m := p.model
+	l := len(bb.bias)
+	m.Summary = Summary{
+		Nodes: l, Samples: bb.n, Stop: stop, TrainRMSE: bb.rmse(),
+		Tried: bb.tried, Rejected: bb.reject, Trace: bb.trace,
 	}
+	beta, err := p.beta(m, l, bb.cfg.Ridge)
+	if err != nil {
+		return nil, err
+	}
+	m.Beta = beta
 	bb.prof.Solve = time.Since(t0)
 	m.Summary.Profile = bb.prof
 	m.Config.Scales = append([]float64(nil), bb.cfg.Scales...)
 	m.Config.Ratios = append([]float64(nil), bb.cfg.Ratios...)
-	return m, nil
+	return p, nil
 }
 
 // transposeBack returns the N x m row-major targets of tc (m rows of N).

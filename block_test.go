@@ -2,6 +2,7 @@ package scn
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -104,7 +105,7 @@ func TestBlockEngineIsTheClosedForm(t *testing.T) {
 			}
 		}
 		// normal() gives G and H^T T.
-		g, ht := er.normal(l)
+		g, ht := er.normalDense(l)
 		var wg, wht mat.Dense
 		wg.Mul(h.T(), h)
 		wht.Mul(h.T(), tt)
@@ -139,8 +140,8 @@ func TestBlockEngineFloat32Gram(t *testing.T) {
 	hb, _, tt := gaussH(n, l, m, 2)
 	e64 := fillEngine(t, hb, n, l, m, tt, 1, false, 50)
 	e32 := fillEngine(t, hb, n, l, m, tt, 1, true, 50)
-	g64, _ := e64.normal(l)
-	g32, _ := e32.normal(l)
+	g64, _ := e64.normalDense(l)
+	g32, _ := e32.normalDense(l)
 	for i := range g64 {
 		if d := math.Abs(g64[i] - g32[i]); d > 1e-5*n {
 			t.Fatalf("G entry %d: float32 %.8g, float64 %.8g", i, g32[i], g64[i])
@@ -255,14 +256,18 @@ func TestBlockInequalityOnTrace(t *testing.T) {
 		for _, ridge := range []float64{0, 0.2} {
 			c := blockConfig(k, 90, 12)
 			c.Ridge = ridge
-			m := fitT(t, c, p)
+			path, err := c.FitPath(context.Background(), p, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := path.Model()
 			h := hiddenDense(m, p.X)
 			n, mm := p.X.Len(), p.M
 			checked := 0
 			for l0 := 0; l0 < m.Nodes(); {
 				e := append([]float64(nil), p.T...) // N x m
 				if l0 > 0 {
-					pm, err := m.Prefix(l0)
+					pm, err := path.Prefix(l0)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -475,8 +480,12 @@ func TestBlockPrefixAndFileRoundTrip(t *testing.T) {
 	c := Fast(SCN2D)
 	c.MaxNodes, c.BlockSize, c.FieldMin, c.FieldMax = 60, 20, 3, 6
 	c.Float32Gram = false
-	m := fitT(t, c, p)
-	pm, err := m.Prefix(33)
+	path, err := c.FitPath(context.Background(), p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := path.Model()
+	pm, err := path.Prefix(33)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -93,6 +93,13 @@ type Config struct {
 	// within row shards of 2048 images (the hidden outputs are float32
 	// already), summed over shards in float64; false forms them in float64.
 	Float32Gram bool
+	// StopAtRank makes a supervised learner stop ("no admissible
+	// candidate") once every admissible candidate is (nearly) dependent on
+	// the chosen nodes, as when L reaches N. By default it goes on as the
+	// authors' SCN code does: such a node is kept, the output weights become
+	// the minimum-norm solution pinv(H) T (MATLAB's tolerance), and later
+	// candidates are judged on the residual that solution leaves.
+	StopAtRank bool
 	// Preset names the preset the configuration came from ("paper",
 	// "custom", ...). It is recorded in saved models.
 	Preset string

@@ -2,6 +2,7 @@ package scn
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -84,10 +85,13 @@ func TestGoldenModelBytes(t *testing.T) {
 	got := map[string]string{}
 	for _, gc := range goldenCases() {
 		p := blobProblem(t, gc.n)
-		m := fitT(t, gc.cfg(), p)
+		path, err := gc.cfg().FitPath(context.Background(), p, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", gc.name, err)
+		}
+		m := path.Model()
 		if gc.prefix > 0 {
-			var err error
-			if m, err = m.Prefix(gc.prefix); err != nil {
+			if m, err = path.Prefix(gc.prefix); err != nil {
 				t.Fatalf("%s: %v", gc.name, err)
 			}
 		}

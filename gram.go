@@ -6,6 +6,7 @@ import (
 
 	"github.com/scn2d/scn/internal/linalg"
 	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
 )
 
 // The block engine: least squares for fits that add nodes by whole blocks
@@ -342,7 +343,7 @@ func (e *gramEngine) solve(l int, alpha float64) ([]float64, error) {
 		linalg.TrsmLeftLower(true, l, m, e.g, e.ld, beta, m)
 		return beta, nil
 	}
-	g, _ := e.normal(l)
+	g, _ := e.normalDense(l)
 	for i := 0; i < l; i++ {
 		g[i*l+i] += alpha
 	}
@@ -388,9 +389,15 @@ func firstTrue(b []bool) int {
 	return -1
 }
 
-// normal returns G = H^T H (l x l, row-major, full) and H^T T (l x m) of
-// the first l columns, as fresh copies.
-func (e *gramEngine) normal(l int) (g, ht []float64) {
+// normal returns G = H^T H (l x l) and H^T T (l x m) of the first l
+// columns, as fresh copies.
+func (e *gramEngine) normal(l int) (*mat.SymDense, *mat.Dense) {
+	g, ht := e.normalDense(l)
+	return mat.NewSymDense(l, g), mat.NewDense(l, e.m, ht)
+}
+
+// normalDense is normal as row-major slices (G full).
+func (e *gramEngine) normalDense(l int) (g, ht []float64) {
 	g = make([]float64, l*l)
 	for i := 0; i < l; i++ {
 		g[i*l+i] = e.gd[i]

@@ -167,10 +167,11 @@ func runTrials(ctx context.Context, sp trialSpec) ([][]trialOutcome, error) {
 			cfg.MaxNodes = sp.MaxNodes
 			cfg.Seed = sp.Seed + uint64(t)
 			start := time.Now()
-			m, err := cfg.Fit(ctx, p, nil)
+			path, err := cfg.FitPath(ctx, p, nil)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %s trial %d: %w", sp.Label, k.Title(), t, err)
 			}
+			m := path.Model()
 			o := trialOutcome{Kind: k, Trial: t, FitSeconds: time.Since(start).Seconds(), Nodes: m.Nodes(), Stop: m.Summary.Stop.String(), Params: m.ParamCount()}
 			var cw countingWriter
 			if _, err := m.WriteTo(&cw); err != nil {
@@ -179,7 +180,7 @@ func runTrials(ctx context.Context, sp trialSpec) ([][]trialOutcome, error) {
 			o.Bytes = cw.n
 			for _, req := range cps {
 				l := min(req, m.Nodes())
-				pm, err := m.Prefix(l)
+				pm, err := path.Prefix(l)
 				if err != nil {
 					return nil, err
 				}
