@@ -43,7 +43,7 @@ import (
 // blockMode reports whether a configuration fits by the block engine: a
 // block size above 1, or any option only that path implements.
 func (c Config) blockMode() bool {
-	return c.BlockSize > 1 || c.FieldMin > 0 || c.Standardize || c.Float32Gram
+	return c.BlockSize > 1 || c.FieldMin > 0 || c.Standardize || c.Float32Gram || c.Pairs
 }
 
 // blockSize is the block size a model file records: BlockSize for block
@@ -317,7 +317,13 @@ func (bb *blockBuilder) supervisedBlock(b int) ([]Step, bool) {
 	k := c.Candidates * b
 	tried, rejected := 0, 0
 	for _, lambda := range c.Scales {
-		bb.draw(k, lambda)
+		if c.Pairs {
+			side := pairSide(k)
+			bb.drawPairs(side, side, lambda)
+			k = side * side
+		} else {
+			bb.draw(k, lambda)
+		}
 		tried += k
 		t0 := time.Now()
 		hh, eh := bb.correlations(k)
@@ -337,9 +343,14 @@ func (bb *blockBuilder) supervisedBlock(b int) ([]Step, bool) {
 		}
 		order = order[:min(b, len(order))]
 		t1 := time.Now()
-		hb := make([]float32, len(order)*bb.n)
-		for i, j := range order {
-			copy(hb[i*bb.n:(i+1)*bb.n], bb.z[j*bb.n:(j+1)*bb.n])
+		var hb []float32
+		if c.Pairs {
+			hb = bb.exactColumns(order)
+		} else {
+			hb = make([]float32, len(order)*bb.n)
+			for i, j := range order {
+				copy(hb[i*bb.n:(i+1)*bb.n], bb.z[j*bb.n:(j+1)*bb.n])
+			}
 		}
 		ok := bb.eng.addBlock(hb, len(order))
 		var steps []Step

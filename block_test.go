@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/scn2d/scn/internal/linalg"
 	"github.com/scn2d/scn/internal/reference"
 	"gonum.org/v1/gonum/mat"
 )
@@ -361,6 +362,7 @@ func TestReceptiveFieldNodes(t *testing.T) {
 	for _, k := range Kinds {
 		c := Fast(k)
 		c.MaxNodes, c.BlockSize, c.FieldMin, c.FieldMax = 40, 20, 2, 5
+		c.Pairs = k == SCN2D
 		m := fitT(t, c, p)
 		h := hiddenDense(m, p.X)
 		np := m.ParamsPerNode()
@@ -505,5 +507,80 @@ func TestBlockPrefixAndFileRoundTrip(t *testing.T) {
 	bc := back.Config
 	if bc.BlockSize != 20 || bc.FieldMin != 3 || bc.FieldMax != 6 || !bc.Standardize || bc.Float32Gram || bc.Preset != "fast" {
 		t.Errorf("block settings not kept by the file: %+v", bc)
+	}
+}
+
+// TestPairScoringIsEachPairAlone: the T_u x T_v pair products equal each
+// pair's u^T X v scored alone by the predicting kernel to 1e-6 relative to
+// sum |u_a| |X_ab| |v_b| (float32 products summed in two orders).
+func TestPairScoringIsEachPairAlone(t *testing.T) {
+	for _, shape := range [][2]int{{10, 8}, {28, 28}, {19, 33}} {
+		rows, cols := shape[0], shape[1]
+		x, _, _ := blobs(2500, rows, cols, 3, 7) // two shards
+		rng := rand.New(rand.NewPCG(3, 3))
+		tu, tv := 5, 7
+		u := make([]float32, tu*rows)
+		v := make([]float32, tv*cols)
+		for i := range u {
+			u[i] = float32(rng.NormFloat64())
+		}
+		for i := range v {
+			v[i] = float32(rng.NormFloat64())
+		}
+		n := x.Len()
+		z := make([]float32, tu*tv*n)
+		scorePairs(x, u, tu, v, tv, z)
+		mm := matrixMap{rows, cols}
+		w := make([]float32, rows*cols)
+		one := make([]float32, n)
+		for tt := 0; tt < tv; tt++ {
+			for s := 0; s < tu; s++ {
+				p := append(append([]float32(nil), u[s*rows:(s+1)*rows]...), v[tt*cols:(tt+1)*cols]...)
+				mm.weight(p, w)
+				linalg.ScoreNT(1, n, rows*cols, w, x.Pix, one, n)
+				for i := 0; i < n; i++ {
+					var scale float64
+					for a, xa := range x.Image(i) {
+						scale += math.Abs(float64(w[a]) * float64(xa))
+					}
+					got := z[(tt*tu+s)*n+i]
+					if d := math.Abs(float64(got) - float64(one[i])); d > 1e-6*scale {
+						t.Fatalf("%dx%d pair (%d,%d) image %d: pair product %.8g, alone %.8g", rows, cols, s, tt, i, got, one[i])
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestPairsFit: a 2DSCN block fit with pair scoring is deterministic,
+// its nodes' outputs are their u^T X v (the accepted columns recomputed),
+// and it learns.
+func TestPairsFit(t *testing.T) {
+	p := blobProblem(t, 3000)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	c := Fast(SCN2D)
+	c.MaxNodes, c.BlockSize, c.FieldMin, c.FieldMax, c.Pairs = 80, 20, 3, 6, true
+	var files [][]byte
+	var m *Model
+	for _, procs := range []int{1, 2} {
+		runtime.GOMAXPROCS(procs)
+		m = fitT(t, c, p)
+		var buf bytes.Buffer
+		m.WriteTo(&buf)
+		files = append(files, buf.Bytes())
+	}
+	if !bytes.Equal(files[0], files[1]) {
+		t.Errorf("pair fit: files differ between GOMAXPROCS 1 and 2")
+	}
+	if acc, _ := m.Accuracy(p.X, labelsOf(p)); acc < 0.9 {
+		t.Errorf("pair fit: training accuracy %.3f", acc)
+	}
+	if m.Summary.Tried != 4*49 { // side ceil(sqrt(2 x 20)) = 7: 49 per block
+		t.Errorf("tried %d candidates, want 4 blocks of 7 x 7", m.Summary.Tried)
+	}
+	c.Kind = RVFL2D
+	if err := c.Validate(); !errors.Is(err, ErrConfig) {
+		t.Errorf("Pairs on 2drvfl: Validate() = %v, want ErrConfig", err)
 	}
 }

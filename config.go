@@ -93,6 +93,12 @@ type Config struct {
 	// within row shards of 2048 images (the hidden outputs are float32
 	// already), summed over shards in float64; false forms them in float64.
 	Float32Gram bool
+	// Pairs draws a 2DSCN block step's candidates as all T_u x T_v pairs
+	// of T_u row vectors u and T_v column vectors v (T_u = T_v = the
+	// ceiling of sqrt(Candidates x BlockSize)), scored with one product
+	// X v per column vector: many more candidates for the same time. Only
+	// for the supervised matrix learner (2DSCN).
+	Pairs bool
 	// StopAtRank makes a supervised learner stop ("no admissible
 	// candidate") once every admissible candidate is (nearly) dependent on
 	// the chosen nodes, as when L reaches N. By default it goes on as the
@@ -171,6 +177,8 @@ func (c Config) Validate() error {
 		return bad("receptive field lengths %d ... %d, want >= 0", c.FieldMin, c.FieldMax)
 	case (c.FieldMin == 0) != (c.FieldMax == 0):
 		return bad("receptive field lengths %d ... %d: set both or neither", c.FieldMin, c.FieldMax)
+	case c.Pairs && c.Kind != SCN2D:
+		return bad("Pairs is for the supervised matrix learner (2dscn), not %v", c.Kind)
 	case c.FieldMin > c.FieldMax:
 		return bad("receptive field lengths %d ... %d, want FieldMin <= FieldMax", c.FieldMin, c.FieldMax)
 	}

@@ -59,7 +59,8 @@ type fileConfig struct {
 	FieldMax    int  `json:"field_max,omitempty"`
 	Standardize bool `json:"standardize,omitempty"`
 	Float32Gram bool `json:"float32_gram,omitempty"`
-	StopAtRank bool      `json:"stop_at_rank,omitempty"`
+	Pairs       bool `json:"pairs,omitempty"`
+	StopAtRank  bool `json:"stop_at_rank,omitempty"`
 }
 
 type fileSummary struct {
@@ -269,7 +270,7 @@ func (m *Model) header() fileHeader {
 			MaxNodes: c.MaxNodes, Tolerance: c.Tolerance, Candidates: c.Candidates,
 			Scales: c.Scales, Ratios: c.Ratios, Seed: c.Seed, Ridge: c.Ridge, Preset: c.Preset, StopAtRank: c.StopAtRank,
 			BlockSize: c.blockSize(), FieldMin: c.FieldMin, FieldMax: c.FieldMax,
-			Standardize: c.Standardize, Float32Gram: c.Float32Gram,
+			Standardize: c.Standardize, Float32Gram: c.Float32Gram, Pairs: c.Pairs,
 		},
 		Summary: fileSummary{
 			Samples: s.Samples, Stop: s.Stop.String(), TrainRMSE: s.TrainRMSE,
@@ -330,7 +331,7 @@ func (h fileHeader) model() (*Model, error) {
 			Kind: kind, MaxNodes: c.MaxNodes, Tolerance: c.Tolerance, Candidates: c.Candidates,
 			Scales: c.Scales, Ratios: c.Ratios, Activation: act, Seed: c.Seed, Ridge: c.Ridge, Preset: c.Preset, StopAtRank: c.StopAtRank,
 			BlockSize: c.BlockSize, FieldMin: c.FieldMin, FieldMax: c.FieldMax,
-			Standardize: c.Standardize, Float32Gram: c.Float32Gram,
+			Standardize: c.Standardize, Float32Gram: c.Float32Gram, Pairs: c.Pairs,
 		},
 		Summary: Summary{
 			Nodes: h.Nodes, Samples: h.Summary.Samples, Stop: stop, TrainRMSE: h.Summary.TrainRMSE,

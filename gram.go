@@ -204,7 +204,7 @@ func (e *gramEngine) tryBlock(hb []float32, idx []int) (dep []bool) {
 		sblk[k*ld+k] += e.alpha
 	}
 	if l0 > 0 {
-		linalg.Dgemm(false, true, b, b, l0, -1, g[l0*ld:], ld, g[l0*ld:], ld, 1, sblk, ld)
+		linalg.GemmNT64(b, b, l0, -1, g[l0*ld:], ld, g[l0*ld:], ld, 1, sblk, ld)
 	}
 	dep = cholInPlace(sblk, ld, b, gd[l0:l1], e.alpha)
 	// The product above wrote the whole diagonal block: put G back above
@@ -257,7 +257,7 @@ func (e *gramEngine) shardCross(s, l0, b int, out []float64) {
 		for i, v := range sh.h[:l1*r] {
 			w[i] = float64(v)
 		}
-		linalg.Dgemm(false, true, b, l1, r, 1, w[l0*r:], r, w, r, 0, out, l1)
+		linalg.GemmNT64(b, l1, r, 1, w[l0*r:], r, w, r, 0, out, l1)
 	}
 	ht := out[b*l1:]
 	forChunks(b, 16, func(_, lo, hi int) {
@@ -370,7 +370,7 @@ func cholesky(a []float64, n, lda int, alpha float64) error {
 		b := min(cholBlock, n-j0)
 		if j0 > 0 {
 			linalg.TrsmRightLowerT(b, j0, a, lda, a[j0*lda:], lda)
-			linalg.Dgemm(false, true, b, b, j0, -1, a[j0*lda:], lda, a[j0*lda:], lda, 1, a[j0*lda+j0:], lda)
+			linalg.GemmNT64(b, b, j0, -1, a[j0*lda:], lda, a[j0*lda:], lda, 1, a[j0*lda+j0:], lda)
 		}
 		if dep := cholInPlace(a[j0*lda+j0:], lda, b, norm2[j0:j0+b], alpha); dep != nil {
 			return fmt.Errorf("scn: the normal equations of %d nodes are singular (column %d dependent on the earlier ones): use a ridge > 0", n, j0+firstTrue(dep))

@@ -19,11 +19,11 @@ type hyperFlags struct {
 	tolerance, ridge                          float64
 	seed                                      uint64
 	// The block engine's settings (see scn.Config).
-	block          int
-	field          string
-	standardize    bool
-	float32Gram    bool
-	flags          *pflag.FlagSet
+	block       int
+	field       string
+	standardize bool
+	float32Gram bool
+	flags       *pflag.FlagSet
 }
 
 // add registers every hyper-parameter flag: the learner, L_max, the seed

@@ -3,6 +3,7 @@
 package linalg
 
 import (
+	"github.com/scn2d/scn/internal/linalg/kernel"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
 )
@@ -31,9 +32,21 @@ func dgemv(trans bool, m, n int, alpha float64, a []float64, lda int, x []float6
 }
 
 func trsmRLT(m, n int, a []float64, lda int, b []float64, ldb int) {
+	if kernel.Available512 {
+		trsmRLTOwn(m, n, a, lda, b, ldb)
+		return
+	}
 	impl.Dtrsm(blas.Right, blas.Lower, blas.Trans, blas.NonUnit, m, n, 1, a, lda, b, ldb)
 }
 
 func trsmLL(trans bool, n, m int, a []float64, lda int, b []float64, ldb int) {
 	impl.Dtrsm(blas.Left, blas.Lower, tr(trans), blas.NonUnit, n, m, 1, a, lda, b, ldb)
+}
+
+func gemmNT64(m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+	if kernel.Available512 {
+		gemmNT64Own(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
+	dgemm(false, true, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }

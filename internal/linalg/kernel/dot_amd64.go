@@ -53,3 +53,10 @@ func Dot3x4AVX512(x0, x1, x2, w0, w1, w2, w3 *float32, n int, out *float32)
 //
 //go:noescape
 func Dot2x5AVX512(x0, x1, w0, w1, w2, w3, w4 *float32, n int, out *float32)
+
+// Dot3x4PDAVX512 sets out[3*j+r] to the float64 dot product of x_r
+// (r = 0..2) and w_j (j = 0..3) over their first n elements; n must be a
+// multiple of 8. It needs Available512.
+//
+//go:noescape
+func Dot3x4PDAVX512(x0, x1, x2, w0, w1, w2, w3 *float64, n int, out *float64)
