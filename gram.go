@@ -450,14 +450,18 @@ func (e *gramEngine) rss(l int, beta []float64) float64 {
 }
 
 // residual writes E = T - H beta for the first l columns into e (m rows of
-// N, by output), computed shard by shard.
+// N, by output), computed shard by shard (each shard's rows are its own).
+// With float32 Gram products the product H beta is formed in float32 too
+// (linalg.ProductTN32, beta rounded to float32), otherwise in float64.
 func (e *gramEngine) residual(l int, beta []float64, out []float64) {
 	n, m := e.n, e.m
-	bt := make([]float32, m*l) // beta^T, m x l
-	for j := 0; j < l; j++ {
-		for q := 0; q < m; q++ {
-			bt[q*l+j] = float32(beta[j*m+q])
-		}
+	b32 := make([]float32, l*m)
+	for i, v := range beta[:l*m] {
+		b32[i] = float32(v)
+	}
+	var bt64 []float64
+	if !e.f32 {
+		bt64 = beta64T(beta, l, m)
 	}
 	forChunks(len(e.shards), 1, func(s, _, _ int) {
 		sh := e.shards[s]
@@ -465,7 +469,7 @@ func (e *gramEngine) residual(l int, beta []float64, out []float64) {
 		p := make([]float64, m*r)
 		if e.f32 {
 			p32 := make([]float32, m*r)
-			linalg.Sgemm(false, false, m, r, l, 1, bt, l, sh.h, r, 0, p32, r)
+			linalg.ProductTN32(l, m, r, b32, sh.h, r, p32)
 			for i, v := range p32 {
 				p[i] = float64(v)
 			}
@@ -474,7 +478,7 @@ func (e *gramEngine) residual(l int, beta []float64, out []float64) {
 			for i, v := range sh.h[:l*r] {
 				w[i] = float64(v)
 			}
-			linalg.Dgemm(false, false, m, r, l, 1, beta64T(beta, l, m), l, w, r, 0, p, r)
+			linalg.Dgemm(false, false, m, r, l, 1, bt64, l, w, r, 0, p, r)
 		}
 		for q := 0; q < m; q++ {
 			tq, eq, pq := e.tc[q*n+sh.lo:q*n+sh.hi], out[q*n+sh.lo:q*n+sh.hi], p[q*r:(q+1)*r]

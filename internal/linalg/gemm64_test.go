@@ -107,3 +107,34 @@ func BenchmarkTrsmRightLowerT(b *testing.B) {
 	}
 	b.ReportMetric(float64(m*n*n)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 }
+
+func TestProductTN32(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, sz := range [][3]int{{1, 1, 1}, {7, 10, 70}, {300, 3, 2048}, {33, 12, 100}} {
+		l, m, r := sz[0], sz[1], sz[2]
+		ldh := r + 5
+		b := make([]float32, l*m)
+		h := make([]float32, l*ldh)
+		for i := range b {
+			b[i] = float32(rng.NormFloat64())
+		}
+		for i := range h {
+			h[i] = float32(rng.NormFloat64())
+		}
+		p := make([]float32, m*r)
+		ProductTN32(l, m, r, b, h, ldh, p)
+		for q := 0; q < m; q++ {
+			for i := 0; i < r; i++ {
+				var s, abs float64
+				for j := 0; j < l; j++ {
+					v := float64(b[j*m+q]) * float64(h[j*ldh+i])
+					s += v
+					abs += math.Abs(v)
+				}
+				if d := math.Abs(float64(p[q*r+i]) - s); d > 1e-6*abs {
+					t.Fatalf("%v: P[%d,%d] = %.8g, want %.8g", sz, q, i, p[q*r+i], s)
+				}
+			}
+		}
+	}
+}
