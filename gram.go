@@ -469,7 +469,7 @@ func (e *gramEngine) residual(l int, beta []float64, out []float64) {
 		p := make([]float64, m*r)
 		if e.f32 {
 			p32 := make([]float32, m*r)
-			linalg.ProductTN32(l, m, r, b32, sh.h, r, p32)
+			linalg.ProductTN32(l, m, r, b32, sh.h, r, p32, r)
 			for i, v := range p32 {
 				p[i] = float64(v)
 			}

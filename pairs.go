@@ -24,45 +24,48 @@ import (
 // accepts are computed again with that kernel: the model's nodes give the
 // same bits in training and in prediction, as on every other path.
 
-// pad16 rounds d up to a multiple of 16 (the kernels' widest step).
-func pad16(d int) int { return (d + 15) &^ 15 }
-
 // scorePairs sets z[(t*tu+s)*n + i] = u_s^T X_i v_t for the tu row vectors
-// u (tu x rows) and tv column vectors v (tv x cols), on the images x, shard
-// by shard of shardRows images.
+// u (tu x rows) and tv column vectors v (tv x cols), on the images x. It
+// works shard by shard of shardRows images (in parallel), with the shard's
+// images transposed (pixel-major) so that both stages are products with
+// the images as the long, contiguous dimension (linalg.ProductTN32):
+//
+//	Y[a][t][i] = sum_b v_t[b] X_i[a][b]      (stage one, for each row a)
+//	z[t,s][i]  = sum_a u_s[a] Y[a][t][i]     (stage two, for each t)
 func scorePairs(x Images, u []float32, tu int, v []float32, tv int, z []float32) {
 	n, d1, d2 := x.Len(), x.Rows, x.Cols
-	p1, p2 := pad16(d1), pad16(d2)
-	up := make([]float32, tu*p1)
+	d := d1 * d2
+	ut := make([]float32, d1*tu) // U^T: d1 x tu
 	for s := 0; s < tu; s++ {
-		copy(up[s*p1:], u[s*d1:(s+1)*d1])
+		for a := 0; a < d1; a++ {
+			ut[a*tu+s] = u[s*d1+a]
+		}
 	}
-	vp := make([]float32, tv*p2)
+	vt := make([]float32, d2*tv) // V^T: d2 x tv
 	for t := 0; t < tv; t++ {
-		copy(vp[t*p2:], v[t*d2:(t+1)*d2])
+		for b := 0; b < d2; b++ {
+			vt[b*tv+t] = v[t*d2+b]
+		}
 	}
-	c := min(shardRows, n)
-	xp := make([]float32, c*d1*p2) // the shard's image rows, padded
-	y := make([]float32, tv*c*d1)  // Y_t of the shard, t by t
-	yp := make([]float32, tv*c*p1) // the same, each image's d1 values padded
-	for lo := 0; lo < n; lo += shardRows {
+	shards := (n + shardRows - 1) / shardRows
+	forChunks(shards, 1, func(sh, _, _ int) {
+		lo := sh * shardRows
 		hi := min(n, lo+shardRows)
 		r := hi - lo
-		for i := 0; i < r*d1; i++ {
-			copy(xp[i*p2:i*p2+d2], x.Pix[(lo*d1+i)*d2:(lo*d1+i+1)*d2])
-		}
-		// Stage 1: row (t) of Y: v_t against every image row of the shard.
-		linalg.ScoreNT(tv, r*d1, p2, vp, xp[:r*d1*p2], y, r*d1)
-		for t := 0; t < tv; t++ {
-			for i := 0; i < r; i++ {
-				copy(yp[(t*c+i)*p1:(t*c+i)*p1+d1], y[t*r*d1+i*d1:t*r*d1+(i+1)*d1])
+		xt := make([]float32, d*r) // pixel-major: pixel p of image i at p*r+i
+		for i := 0; i < r; i++ {
+			for p, v := range x.Pix[(lo+i)*d : (lo+i+1)*d] {
+				xt[p*r+i] = v
 			}
 		}
-		// Stage 2: every u_s against every image's Y_t.
-		for t := 0; t < tv; t++ {
-			linalg.ScoreNT(tu, r, p1, up, yp[t*c*p1:(t*c+r)*p1], z[t*tu*n+lo:], n)
+		y := make([]float32, d1*tv*r)
+		for a := 0; a < d1; a++ {
+			linalg.ProductTN32(d2, tv, r, vt, xt[a*d2*r:], r, y[a*tv*r:], r)
 		}
-	}
+		for t := 0; t < tv; t++ {
+			linalg.ProductTN32(d1, tu, r, ut, y[t*r:], tv*r, z[t*tu*n+lo:], n)
+		}
+	})
 }
 
 // pairSide returns the side of the pair grid for k candidates: ceil(sqrt(k)).

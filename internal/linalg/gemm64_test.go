@@ -122,7 +122,7 @@ func TestProductTN32(t *testing.T) {
 			h[i] = float32(rng.NormFloat64())
 		}
 		p := make([]float32, m*r)
-		ProductTN32(l, m, r, b, h, ldh, p)
+		ProductTN32(l, m, r, b, h, ldh, p, r)
 		for q := 0; q < m; q++ {
 			for i := 0; i < r; i++ {
 				var s, abs float64
