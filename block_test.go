@@ -396,7 +396,7 @@ func TestReceptiveFieldNodes(t *testing.T) {
 				for a, x := range p.X.Image(i) {
 					s += w[a] * float64(x)
 				}
-				want := math.Tanh(s + float64(m.Bias[j]))
+				want := refActivation(m.Activation, s+float64(m.Bias[j]))
 				if got := h.At(i, j); math.Abs(got-want) > 1e-6*max(1, math.Abs(want)) {
 					t.Fatalf("%v node %d image %d: output %.8g, u^T X v + b gives %.8g", k, j, i, got, want)
 				}
@@ -576,11 +576,22 @@ func TestPairsFit(t *testing.T) {
 	if acc, _ := m.Accuracy(p.X, labelsOf(p)); acc < 0.9 {
 		t.Errorf("pair fit: training accuracy %.3f", acc)
 	}
-	if m.Summary.Tried != 4*49 { // side ceil(sqrt(2 x 20)) = 7: 49 per block
-		t.Errorf("tried %d candidates, want 4 blocks of 7 x 7", m.Summary.Tried)
+	if m.Summary.Tried != 4*81 { // side ceil(sqrt(4 x 20)) = 9: 81 per block
+		t.Errorf("tried %d candidates, want 4 blocks of 9 x 9", m.Summary.Tried)
 	}
 	c.Kind = RVFL2D
 	if err := c.Validate(); !errors.Is(err, ErrConfig) {
 		t.Errorf("Pairs on 2drvfl: Validate() = %v, want ErrConfig", err)
 	}
+}
+
+// refActivation is g(t) in float64.
+func refActivation(a Activation, t float64) float64 {
+	switch a {
+	case Tanh:
+		return math.Tanh(t)
+	case ReLU:
+		return max(t, 0)
+	}
+	return 1 / (1 + math.Exp(-t))
 }

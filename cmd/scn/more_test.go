@@ -342,7 +342,7 @@ func TestMoreBadInput(t *testing.T) {
 		args []string
 	}{
 		{exitUsage, []string{"train", "--activation", "softmax", "-q"}},
-		{exitUsage, []string{"train", "--preset", "fast", "-q"}},
+		{exitUsage, []string{"train", "--preset", "turbo", "-q"}},
 		{exitUsage, []string{"train", "--candidates", "-1", "-q"}},
 		{exitUsage, []string{"train", "--tolerance", "-1", "-q"}},
 		{exitUsage, []string{"train", "--ridge", "-1", "-q"}},
