@@ -124,3 +124,46 @@ func BenchmarkFastFit(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkBlockLeastSquares compares the two ways of growing the least
+// squares by blocks, on the same H (N = 10000, 2000 columns in blocks of
+// 500): the Gram/Cholesky engine (float32 and float64 Gram products) and
+// the tiled CGS2 QR of the one-node path (lsq.addBlock, float64).
+func BenchmarkBlockLeastSquares(b *testing.B) {
+	const n, l, k, m = 10000, 2000, 500, 10
+	hb, _, tt := gaussH(n, l, m, 4)
+	h64 := make([]float64, len(hb))
+	for i, v := range hb {
+		h64[i] = float64(v)
+	}
+	for _, f32 := range []bool{true, false} {
+		name := "gram-float32"
+		if !f32 {
+			name = "gram-float64"
+		}
+		b.Run(name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				e := newGramEngine(tt.RawMatrix().Data, n, m, 1, f32, l)
+				for j0 := 0; j0 < l; j0 += k {
+					e.addBlock(hb[j0*n:(j0+k)*n], k)
+				}
+				if _, err := e.solve(l, 1); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+	b.Run("qr-cgs2", func(b *testing.B) {
+		w := make([]float64, k*n)
+		for i := 0; i < b.N; i++ {
+			s := newLSQ(tt.RawMatrix().Data, n, m)
+			for j0 := 0; j0 < l; j0 += k {
+				copy(w, h64[j0*n:(j0+k)*n])
+				s.addBlock(w, k)
+			}
+			if _, err := s.solve(l, 1); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -33,6 +33,7 @@ func TestPresetFast(t *testing.T) {
 	for _, args := range [][]string{
 		{"--field", "9-3"}, {"--field", "x"}, {"--field", "0-5"}, {"--block", "-2"},
 		{"--model", "2drvfl", "--preset", "fast", "--candidates", "1000000"},
+		{"--model", "scn", "--pairs"},
 	} {
 		out, code := failsCode(t, append([]string{"train", "-q", "--nodes", "10"}, args...)...)
 		if code != exitUsage {

@@ -23,6 +23,7 @@ type hyperFlags struct {
 	field       string
 	standardize bool
 	float32Gram bool
+	pairs       bool
 	flags       *pflag.FlagSet
 }
 
@@ -63,6 +64,7 @@ func (h *hyperFlags) addPreset(cmd *cobra.Command) {
 	f.StringVar(&h.field, "field", "", "receptive fields: side lengths MIN-MAX of the random rectangle each node sees (e.g. 5-27; 0: the whole image)")
 	f.BoolVar(&h.standardize, "standardize", false, "draw normal node weights and scale each node to spread lambda on the training images")
 	f.BoolVar(&h.float32Gram, "float32-gram", false, "Gram products of the block engine in float32 within row shards")
+	f.BoolVar(&h.pairs, "pairs", false, "2dscn block candidates as all pairs of row and column vectors (one product per column vector)")
 }
 
 // changed reports whether a flag was set on the command line (every flag
@@ -134,6 +136,9 @@ func (h *hyperFlags) config(k scn.Kind) (scn.Config, error) {
 	if h.changed("float32-gram") {
 		c.Float32Gram = h.float32Gram
 	}
+	if h.changed("pairs") {
+		c.Pairs = h.pairs
+	}
 	if h.field != "" {
 		lo, hi, err := parseField(h.field)
 		if err != nil {
@@ -172,7 +177,7 @@ func samePreset(c, p scn.Config) bool {
 	return c.Candidates == p.Candidates && c.Tolerance == p.Tolerance && c.Ridge == p.Ridge &&
 		c.Activation == p.Activation && slices.Equal(c.Scales, p.Scales) && slices.Equal(c.Ratios, p.Ratios) &&
 		c.BlockSize == p.BlockSize && c.FieldMin == p.FieldMin && c.FieldMax == p.FieldMax &&
-		c.Standardize == p.Standardize && c.Float32Gram == p.Float32Gram
+		c.Standardize == p.Standardize && c.Float32Gram == p.Float32Gram && c.Pairs == p.Pairs
 }
 
 // floatList parses "1, 5, 15".
