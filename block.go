@@ -67,6 +67,7 @@ type blockBuilder struct {
 	xbar    []float32 // mean image (standardised nodes)
 	sigma   []float32 // pixel covariance, d x d (standardised nodes)
 	scratch []float32
+	hb32    []float32 // the accepted candidates' columns, scratch
 }
 
 func newBlockBuilder(c Config, p Problem) *blockBuilder {
@@ -347,7 +348,8 @@ func (bb *blockBuilder) supervisedBlock(b int) ([]Step, bool) {
 		if c.Pairs {
 			hb = bb.exactColumns(order)
 		} else {
-			hb = make([]float32, len(order)*bb.n)
+			bb.hb32 = grow(bb.hb32, len(order)*bb.n)
+			hb = bb.hb32
 			for i, j := range order {
 				copy(hb[i*bb.n:(i+1)*bb.n], bb.z[j*bb.n:(j+1)*bb.n])
 			}

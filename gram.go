@@ -89,11 +89,27 @@ func newGramEngine(t []float64, n, m int, alpha float64, f32 bool, maxCols int) 
 		tq := e.tc[q*n : (q+1)*n]
 		e.tt[q] = floats.Dot(tq, tq)
 	}
+	// Storage for every column the fit may add is reserved up front when it
+	// is of a sane size: the pages are only made resident as columns are
+	// written, and the stores never need copying (copies would leave the
+	// old stores as garbage, up to doubling the peak memory).
+	reserveH := float64(n)*float64(maxCols)*4 <= maxReserve
 	for lo := 0; lo < n; lo += shardRows {
-		e.shards = append(e.shards, gramShard{lo: lo, hi: min(n, lo+shardRows)})
+		sh := gramShard{lo: lo, hi: min(n, lo+shardRows)}
+		if reserveH {
+			sh.h = make([]float32, 0, maxCols*(sh.hi-sh.lo))
+		}
+		e.shards = append(e.shards, sh)
+	}
+	if float64(maxCols)*float64(maxCols)*8 <= maxReserve/2 {
+		e.reserve(maxCols)
 	}
 	return e
 }
+
+// maxReserve is the most address space (bytes) the engine reserves for H
+// up front; larger fits grow their stores as they go.
+const maxReserve = 8 << 30
 
 // columns returns the number of columns (nodes) in the engine.
 func (e *gramEngine) columns() int { return e.l }
@@ -103,7 +119,7 @@ func (e *gramEngine) reserve(c int) {
 	if c <= e.ld {
 		return
 	}
-	nld := max(c, min(e.maxCap, 2*e.ld), 256)
+	nld := max(c, min(e.maxCap, 2*e.ld), min(e.maxCap, 256))
 	g := make([]float64, nld*nld)
 	for i := 0; i < e.l; i++ {
 		copy(g[i*nld:i*nld+e.l], e.g[i*e.ld:i*e.ld+e.l])

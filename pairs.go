@@ -156,7 +156,8 @@ func (bb *blockBuilder) exactColumns(idx []int) []float32 {
 	for i, j := range idx {
 		bb.nm.weight(bb.cp[j*bb.np:(j+1)*bb.np], w[i*d:(i+1)*d])
 	}
-	hb := make([]float32, k*n)
+	bb.hb32 = grow(bb.hb32, k*n)
+	hb := bb.hb32
 	t0 := time.Now()
 	linalg.ScoreNT(k, n, d, w, bb.x.Pix, hb, n)
 	act := bb.cfg.Activation
