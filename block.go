@@ -318,16 +318,19 @@ func (bb *blockBuilder) supervisedBlock(b int) ([]Step, bool) {
 	k := c.Candidates * b
 	tried, rejected := 0, 0
 	for _, lambda := range c.Scales {
+		var hh, eh []float64
+		t0 := time.Now()
 		if c.Pairs {
 			side := pairSide(k)
-			bb.drawPairs(side, side, lambda)
+			hh, eh = bb.pairCandidates(side, side, lambda)
 			k = side * side
+			t0 = time.Now()
 		} else {
 			bb.draw(k, lambda)
+			t0 = time.Now()
+			hh, eh = bb.correlations(k)
 		}
 		tried += k
-		t0 := time.Now()
-		hh, eh := bb.correlations(k)
 		dead := make([]bool, k)
 		var order []int
 		var ratio float64

@@ -2,7 +2,10 @@ package scn
 
 import (
 	"math"
+	"sync"
 	"time"
+
+	"gonum.org/v1/gonum/floats"
 
 	"github.com/scn2d/scn/internal/linalg"
 )
@@ -25,47 +28,59 @@ import (
 // same bits in training and in prediction, as on every other path.
 
 // scorePairs sets z[(t*tu+s)*n + i] = u_s^T X_i v_t for the tu row vectors
-// u (tu x rows) and tv column vectors v (tv x cols), on the images x. It
-// works shard by shard of shardRows images (in parallel), with the shard's
-// images transposed (pixel-major) so that both stages are products with
-// the images as the long, contiguous dimension (linalg.ProductTN32):
-//
-//	Y[a][t][i] = sum_b v_t[b] X_i[a][b]      (stage one, for each row a)
-//	z[t,s][i]  = sum_a u_s[a] Y[a][t][i]     (stage two, for each t)
+// u (tu x rows) and tv column vectors v (tv x cols), on the images x, shard
+// by shard of shardRows images (in parallel); see pairShard.
 func scorePairs(x Images, u []float32, tu int, v []float32, tv int, z []float32) {
-	n, d1, d2 := x.Len(), x.Rows, x.Cols
-	d := d1 * d2
-	ut := make([]float32, d1*tu) // U^T: d1 x tu
-	for s := 0; s < tu; s++ {
-		for a := 0; a < d1; a++ {
-			ut[a*tu+s] = u[s*d1+a]
-		}
-	}
-	vt := make([]float32, d2*tv) // V^T: d2 x tv
-	for t := 0; t < tv; t++ {
-		for b := 0; b < d2; b++ {
-			vt[b*tv+t] = v[t*d2+b]
-		}
-	}
+	n := x.Len()
+	ut, vt := transpose32(u, tu, x.Rows), transpose32(v, tv, x.Cols)
 	shards := (n + shardRows - 1) / shardRows
 	forChunks(shards, 1, func(sh, _, _ int) {
 		lo := sh * shardRows
-		hi := min(n, lo+shardRows)
-		r := hi - lo
-		xt := make([]float32, d*r) // pixel-major: pixel p of image i at p*r+i
-		for i := 0; i < r; i++ {
-			for p, v := range x.Pix[(lo+i)*d : (lo+i+1)*d] {
-				xt[p*r+i] = v
-			}
-		}
-		y := make([]float32, d1*tv*r)
-		for a := 0; a < d1; a++ {
-			linalg.ProductTN32(d2, tv, r, vt, xt[a*d2*r:], r, y[a*tv*r:], r)
-		}
-		for t := 0; t < tv; t++ {
-			linalg.ProductTN32(d1, tu, r, ut, y[t*r:], tv*r, z[t*tu*n+lo:], n)
-		}
+		var sc pairScratch
+		pairShard(x, lo, min(n, lo+shardRows), ut, tu, vt, tv, z[lo:], n, &sc)
 	})
+}
+
+// transpose32 returns the cols x rows transpose of a (rows x cols).
+func transpose32(a []float32, rows, cols int) []float32 {
+	t := make([]float32, rows*cols)
+	for i := 0; i < rows; i++ {
+		for j := 0; j < cols; j++ {
+			t[j*rows+i] = a[i*cols+j]
+		}
+	}
+	return t
+}
+
+// pairScratch is one goroutine's buffers for pairShard.
+type pairScratch struct{ xt, y []float32 }
+
+// pairShard sets out[(t*tu+s)*ldo + i] = u_s^T X_{lo+i} v_t for the images
+// [lo, hi), from U^T (rows x tu) and V^T (cols x tv). The shard's images
+// are transposed (pixel-major) so that both stages are products with the
+// images as the long, contiguous dimension (linalg.ProductTN32):
+//
+//	Y[a][t][i] = sum_b v_t[b] X_i[a][b]      (stage one, for each row a)
+//	z[t,s][i]  = sum_a u_s[a] Y[a][t][i]     (stage two, for each t)
+func pairShard(x Images, lo, hi int, ut []float32, tu int, vt []float32, tv int, out []float32, ldo int, sc *pairScratch) {
+	d1, d2 := x.Rows, x.Cols
+	d := d1 * d2
+	r := hi - lo
+	sc.xt = grow(sc.xt, d*r) // pixel p of image i at p*r+i
+	xt := sc.xt
+	for i := 0; i < r; i++ {
+		for p, v := range x.Pix[(lo+i)*d : (lo+i+1)*d] {
+			xt[p*r+i] = v
+		}
+	}
+	sc.y = grow(sc.y, d1*tv*r)
+	y := sc.y
+	for a := 0; a < d1; a++ {
+		linalg.ProductTN32(d2, tv, r, vt, xt[a*d2*r:], r, y[a*tv*r:], r)
+	}
+	for t := 0; t < tv; t++ {
+		linalg.ProductTN32(d1, tu, r, ut, y[t*r:], tv*r, out[t*tu*ldo:], ldo)
+	}
 }
 
 // pairSide returns the side of the pair grid for k candidates: ceil(sqrt(k)).
@@ -77,20 +92,23 @@ func pairSide(k int) int {
 	return max(s, 1)
 }
 
-// drawPairs draws tu row vectors and tv column vectors at scale lambda and
-// scores all tu x tv pairs; candidate j = t*tu + s is the pair (u_s, v_t).
-// Standardised candidates are centred and scaled to spread lambda with
-// their inputs' mean and spread over the training images (computed from the
-// pair outputs themselves). bb.z then holds the candidates' hidden outputs
-// (up to the rounding of the pair products: see exactColumns).
-func (bb *blockBuilder) drawPairs(tu, tv int, lambda float64) {
+// pairCandidates draws tu row vectors and tv column vectors at scale lambda
+// and returns the statistics of all tu x tv pairs as candidates (candidate
+// j = t*tu + s is the pair (u_s, v_t)): h_j^T h_j and e_q^T h_j (eh[q*k+j])
+// against the residual, as correlations does for drawn candidates. Their
+// outputs are never stored whole: each shard's pair products are formed,
+// put through the activation and reduced to the shard's sums, then dropped
+// (the accepted ones are computed again by exactColumns). Standardised
+// candidates are centred and scaled to spread lambda with their inputs'
+// mean and spread over the training images, from a first pass over the
+// shards.
+func (bb *blockBuilder) pairCandidates(tu, tv int, lambda float64) (hh, eh []float64) {
 	c := bb.cfg
-	d1, d2, n := bb.x.Rows, bb.x.Cols, bb.n
+	d1, d2, n, m := bb.x.Rows, bb.x.Cols, bb.n, bb.m
 	k := tu * tv
 	bb.k = k
 	bb.cp = grow(bb.cp, k*bb.np)
 	bb.cb = grow(bb.cb, k)
-	bb.z = grow(bb.z, n*k)
 	t0 := time.Now()
 	mm := matrixMap{d1, d2}
 	u := make([]float32, tu*d1)
@@ -104,47 +122,101 @@ func (bb *blockBuilder) drawPairs(tu, tv int, lambda float64) {
 		drawNode(bb.rng, mm, c, lambda, tmp)
 		copy(v[t*d2:], tmp[d1:])
 	}
+	b0 := make([]float32, k) // the random part of each bias
 	for t := 0; t < tv; t++ {
 		for s := 0; s < tu; s++ {
 			j := t*tu + s
 			p := bb.cp[j*bb.np : (j+1)*bb.np]
 			copy(p[:d1], u[s*d1:(s+1)*d1])
 			copy(p[d1:], v[t*d2:(t+1)*d2])
-			bb.cb[j] = float32(lambda * (2*bb.rng.Float64() - 1))
+			b0[j] = float32(lambda * (2*bb.rng.Float64() - 1))
+			bb.cb[j] = b0[j]
 		}
 	}
+	ut, vt := transpose32(u, tu, d1), transpose32(v, tv, d2)
+	shards := bb.eng.shards
+	pool := sync.Pool{New: func() any { return new(pairScratch) }}
+	outs := sync.Pool{New: func() any { return new([]float32) }}
+	products := func(s int) ([]float32, func()) {
+		sh := shards[s]
+		sc := pool.Get().(*pairScratch)
+		buf := outs.Get().(*[]float32)
+		*buf = grow(*buf, k*(sh.hi-sh.lo))
+		pairShard(bb.x, sh.lo, sh.hi, ut, tu, vt, tv, *buf, sh.hi-sh.lo, sc)
+		pool.Put(sc)
+		return *buf, func() { outs.Put(buf) }
+	}
 	t1 := time.Now()
-	scorePairs(bb.x, u, tu, v, tv, bb.z)
-	act := c.Activation
-	forChunks(k, 8, func(_, lo, hi int) {
-		for j := lo; j < hi; j++ {
-			zj := bb.z[j*n : (j+1)*n]
-			if c.Standardize {
+	// Pass one (standardised nodes): each candidate's mean and spread.
+	scale := make([]float64, k)
+	mean := make([]float64, k)
+	if c.Standardize {
+		part := make([]float64, len(shards)*2*k)
+		forChunks(len(shards), 1, func(s, _, _ int) {
+			z, done := products(s)
+			defer done()
+			r := shards[s].hi - shards[s].lo
+			acc := part[s*2*k : (s+1)*2*k]
+			for j := 0; j < k; j++ {
 				var s1, s2 float64
-				for _, x := range zj {
+				for _, x := range z[j*r : (j+1)*r] {
 					s1 += float64(x)
 					s2 += float64(x) * float64(x)
 				}
-				mean := s1 / float64(n)
-				sd := math.Sqrt(max(s2/float64(n)-mean*mean, 0))
-				if sd > 0 {
-					sc, b0 := lambda/sd, bb.cb[j]
-					for i, x := range zj {
-						zj[i] = float32((float64(x) - mean) * sc)
-					}
-					scaleNode(Matrix, bb.cp[j*bb.np:(j+1)*bb.np], d1, sc)
-					bb.cb[j] = float32(float64(b0) - sc*mean)
-					act.applyRow(zj, b0)
-					continue
+				acc[j], acc[k+j] = s1, s2
+			}
+		})
+		sum := make([]float64, 2*k)
+		for s := range shards {
+			reduce(sum, part[s*2*k:(s+1)*2*k])
+		}
+		for j := 0; j < k; j++ {
+			mu := sum[j] / float64(n)
+			sd := math.Sqrt(max(sum[k+j]/float64(n)-mu*mu, 0))
+			if sd > 0 {
+				scale[j], mean[j] = lambda/sd, mu
+				scaleNode(Matrix, bb.cp[j*bb.np:(j+1)*bb.np], d1, scale[j])
+				bb.cb[j] = float32(float64(b0[j]) - scale[j]*mu)
+			}
+		}
+	}
+	// Pass two: the activations and their sums against the residual.
+	act := c.Activation
+	size := k * (m + 1)
+	part := make([]float64, len(shards)*size)
+	forChunks(len(shards), 1, func(s, _, _ int) {
+		z, done := products(s)
+		defer done()
+		sh := shards[s]
+		r := sh.hi - sh.lo
+		acc := part[s*size : (s+1)*size]
+		col := make([]float64, r)
+		for j := 0; j < k; j++ {
+			zj := z[j*r : (j+1)*r]
+			if scale[j] > 0 {
+				for i, x := range zj {
+					zj[i] = float32((float64(x) - mean[j]) * scale[j])
 				}
 			}
-			act.applyRow(zj, bb.cb[j])
+			act.applyRow(zj, b0[j])
+			for i, x := range zj {
+				col[i] = float64(x)
+			}
+			acc[k*m+j] = floats.Dot(col, col)
+			for q := 0; q < m; q++ {
+				acc[q*k+j] = floats.Dot(col, bb.e[q*n+sh.lo:q*n+sh.hi])
+			}
 		}
 	})
+	sum := make([]float64, size)
+	for s := range shards {
+		reduce(sum, part[s*size:(s+1)*size])
+	}
 	bb.prof.Draw += t1.Sub(t0)
 	bb.prof.Scoring += time.Since(t1)
-	bb.prof.Products += int64(tv) // stage one: tv full products
+	bb.prof.Products += int64(tv) // stage one: tv full products per pass
 	bb.prof.Batches++
+	return sum[k*m:], sum[:k*m]
 }
 
 // exactColumns returns the hidden outputs (len(idx) rows of N) of the
