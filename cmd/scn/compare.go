@@ -48,6 +48,9 @@ its train and its test part.`,
 					return err
 				}
 			}
+			if _, err := h.selection(); err != nil {
+				return err
+			}
 			p, err := train.preprocess()
 			if err != nil {
 				return err
@@ -73,8 +76,12 @@ its train and its test part.`,
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "train: %s (%d images)\ntest:  %s (%d images)\nL_max %d, %d trial(s), seed %d\n\n",
 				tr.Source, tr.Len(), te.Source, te.Len(), h.nodes, trials, h.seed)
+			sel, err := h.selection()
+			if err != nil {
+				return err
+			}
 			res, err := experiment.Compare(cmd.Context(), experiment.CompareOptions{
-				Train: tr, Test: te, Kinds: kinds, Trials: trials, Seed: h.seed, Log: log,
+				Train: tr, Test: te, Kinds: kinds, Trials: trials, Seed: h.seed, Log: log, Select: sel,
 				Config: func(k scn.Kind) scn.Config { c, _ := h.config(k); return c },
 			})
 			if err != nil {

@@ -17,6 +17,11 @@ type hyperFlags struct {
 	nodes, candidates                         int
 	tolerance, ridge                          float64
 	seed                                      uint64
+	// Model selection (the default; off under --preset paper).
+	validation        float64
+	folds, patience   int
+	ridges            string
+	validationFlagSet func() bool
 }
 
 // add registers every hyper-parameter flag: the learner, L_max, the seed
@@ -35,7 +40,7 @@ func (h *hyperFlags) addModel(cmd *cobra.Command) {
 // addRun registers what every run chooses: L_max and the seed.
 func (h *hyperFlags) addRun(cmd *cobra.Command, defaultNodes int) {
 	f := cmd.Flags()
-	h.preset = "paper"
+	h.preset = "default"
 	f.IntVar(&h.nodes, "nodes", defaultNodes, "L_max, the hidden nodes at most")
 	f.Uint64Var(&h.seed, "seed", 1, "random seed: the same seed gives the same model")
 }
@@ -43,7 +48,14 @@ func (h *hyperFlags) addRun(cmd *cobra.Command, defaultNodes int) {
 // addPreset registers the preset and the settings that depart from it.
 func (h *hyperFlags) addPreset(cmd *cobra.Command) {
 	f := cmd.Flags()
-	f.StringVar(&h.preset, "preset", "paper", "hyper-parameter preset (paper: T_max 5, lambda 1..250, r 1-10^-j); any other hyper-parameter flag makes it custom")
+	f.StringVar(&h.preset, "preset", "default", "hyper-parameter preset: default (the paper's T_max 5, lambda 1..250, r 1-10^-j, with L and the ridge term chosen on held-out data) or paper (the paper's protocol exactly: L_max nodes, no selection); any other hyper-parameter flag makes it custom")
+	f.Float64Var(&h.validation, "validation", 0.1, "share of the training images held out (stratified) to choose L and the ridge term; 0 turns model selection off")
+	f.IntVar(&h.folds, "folds", 0, "choose L and the ridge term by k-fold cross-validation with this many folds instead of one hold-out (k+1 fits)")
+	f.IntVar(&h.patience, "patience", 0, "stop growing once the held-out score has not improved at this many consecutive checkpoints (0: grow to --nodes)")
+	f.StringVar(&h.ridges, "ridges", "", "comma-separated ridge grid for model selection (default: 0 and 1e-4 ... 1e4 by decades)")
+	h.validationFlagSet = func() bool {
+		return f.Changed("validation") || f.Changed("folds") || f.Changed("patience") || f.Changed("ridges")
+	}
 	f.IntVar(&h.candidates, "candidates", 0, "T_max, candidates per scale (0: the preset's)")
 	f.Float64Var(&h.tolerance, "tolerance", 0, "stop when the training RMSE is at or below this")
 	f.StringVar(&h.scales, "scales", "", "comma-separated scale list lambda (default: the preset's)")
@@ -65,10 +77,13 @@ func (h *hyperFlags) kind() (scn.Kind, error) {
 // chosen per run; any other hyper-parameter that differs from the preset
 // makes the configuration "custom".
 func (h *hyperFlags) config(k scn.Kind) (scn.Config, error) {
-	if h.preset != "paper" {
-		return scn.Config{}, usageError{fmt.Errorf("unknown preset %q (want paper)", h.preset)}
+	if h.preset != "paper" && h.preset != "default" {
+		return scn.Config{}, usageError{fmt.Errorf("unknown preset %q (want default or paper)", h.preset)}
 	}
 	c := scn.Paper(k)
+	if h.preset == "default" {
+		c.Preset = "default"
+	}
 	c.MaxNodes, c.Tolerance, c.Ridge, c.Seed = h.nodes, h.tolerance, h.ridge, h.seed
 	if h.candidates != 0 {
 		c.Candidates = h.candidates
@@ -92,10 +107,42 @@ func (h *hyperFlags) config(k scn.Kind) (scn.Config, error) {
 	if !samePreset(c, scn.Paper(k)) {
 		c.Preset = "custom"
 	}
+	if _, err := h.selection(); err != nil {
+		return c, err
+	}
 	if err := c.Validate(); err != nil {
 		return c, usageError{err}
 	}
 	return c, nil
+}
+
+// selection returns the model selection the flags ask for, nil for none:
+// none under --preset paper (the paper's protocol) or with --validation 0.
+func (h *hyperFlags) selection() (*scn.Selection, error) {
+	if h.preset == "paper" {
+		if h.validationFlagSet != nil && h.validationFlagSet() {
+			return nil, usageError{fmt.Errorf("--preset paper runs the paper's protocol, without model selection: drop --validation, --folds, --patience and --ridges, or the preset")}
+		}
+		return nil, nil
+	}
+	if h.validation == 0 && h.folds == 0 {
+		if h.patience != 0 || h.ridges != "" {
+			return nil, usageError{fmt.Errorf("--patience and --ridges need model selection (--validation > 0 or --folds)")}
+		}
+		return nil, nil
+	}
+	s := scn.Selection{Validation: h.validation, Folds: h.folds, Patience: h.patience}
+	if h.ridges != "" {
+		r, err := floatList(h.ridges)
+		if err != nil {
+			return nil, usageError{fmt.Errorf("--ridges: %w", err)}
+		}
+		s.Ridges = r
+	}
+	if err := s.Validate(); err != nil {
+		return nil, usageError{fmt.Errorf("model selection: %w", err)}
+	}
+	return &s, nil
 }
 
 // samePreset reports whether c has the hyper-parameters of preset p: all
