@@ -112,6 +112,7 @@ type trialOutcome struct {
 	Train, Test []metrics // per checkpoint
 	FitSeconds  float64
 	Nodes       int
+	Ridge       float64 // the final model's ridge term (chosen, with selection)
 	Stop        string
 	Bytes       int64 // model file size
 	Params      int
@@ -180,7 +181,7 @@ func runTrials(ctx context.Context, sp trialSpec) ([][]trialOutcome, error) {
 			if err != nil {
 				return nil, fmt.Errorf("%s: %s trial %d: %w", sp.Label, k.Title(), t, err)
 			}
-			o := trialOutcome{Kind: k, Trial: t, FitSeconds: time.Since(start).Seconds(), Nodes: m.Nodes(), Stop: m.Summary.Stop.String(), Params: m.ParamCount()}
+			o := trialOutcome{Kind: k, Trial: t, FitSeconds: time.Since(start).Seconds(), Nodes: m.Nodes(), Ridge: m.Config.Ridge, Stop: m.Summary.Stop.String(), Params: m.ParamCount()}
 			var cw countingWriter
 			if _, err := m.WriteTo(&cw); err != nil {
 				return nil, err
