@@ -3,6 +3,7 @@ package serve
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"unsafe"
 )
@@ -127,7 +128,7 @@ func (p *parser) batch() (*batch, error) {
 			}
 		}
 	}
-	if p.space() != 0 {
+	if p.space(); p.pos != len(p.data) {
 		return nil, p.errorf("data after the object")
 	}
 	if !seen["images"] {
@@ -227,6 +228,9 @@ func (p *parser) number() (float64, error) {
 		}
 	}
 	p.pos = i
+	if v, ok := fastFloat32(d[start:i]); ok {
+		return v, nil
+	}
 	// The bytes are not kept: a string header over them avoids a copy per
 	// number.
 	s := unsafe.String(&d[start], i-start)
@@ -235,6 +239,94 @@ func (p *parser) number() (float64, error) {
 		return 0, p.errorf("number %s out of range", s)
 	}
 	return v, nil
+}
+
+// pow10 are the powers of ten exactly representable in float64.
+var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
+
+// fastFloat32 converts the common short numbers (a mantissa of at most 15
+// digits, a power of ten within 10^22) to the float32 nearest to them, as
+// strconv.ParseFloat(s, 32) does, and says whether it could; s is a valid
+// JSON number. float64(m) / 10^e and float64(m) * 10^e are correctly
+// rounded float64 values (both operands are exact); rounding that to
+// float32 gives the float32 nearest the decimal unless the float64 falls
+// exactly on a midpoint between two float32 values (then the decimal may
+// lie on either side of it), or outside float32's normal range: those are
+// left to strconv.
+func fastFloat32(s []byte) (float64, bool) {
+	neg := false
+	if s[0] == '-' {
+		neg, s = true, s[1:]
+	}
+	var m uint64
+	digits, exp := 0, 0
+	i := 0
+	for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+		if m != 0 || s[i] != '0' {
+			digits++
+		}
+		m = m*10 + uint64(s[i]-'0')
+		if digits > 15 {
+			return 0, false
+		}
+	}
+	if i < len(s) && s[i] == '.' {
+		for i++; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+			if m != 0 || s[i] != '0' {
+				digits++
+			}
+			m = m*10 + uint64(s[i]-'0')
+			exp--
+			if digits > 15 {
+				return 0, false
+			}
+		}
+	}
+	if i < len(s) { // an exponent
+		i++
+		eneg := false
+		if s[i] == '+' || s[i] == '-' {
+			eneg = s[i] == '-'
+			i++
+		}
+		e := 0
+		for ; i < len(s); i++ {
+			e = e*10 + int(s[i]-'0')
+			if e > 1000 {
+				return 0, false
+			}
+		}
+		if eneg {
+			e = -e
+		}
+		exp += e
+	}
+	var f float64
+	switch {
+	case m == 0:
+		f = 0
+	case exp >= 0 && exp < len(pow10):
+		f = float64(m) * pow10[exp]
+	case exp < 0 && -exp < len(pow10):
+		f = float64(m) / pow10[-exp]
+	default:
+		return 0, false
+	}
+	if f != 0 {
+		if f < 0x1p-126 || f > math.MaxFloat32 {
+			return 0, false
+		}
+		// A float32 midpoint has its 29 low mantissa bits at 1 << 28.
+		if math.Float64bits(f)&(1<<29-1) == 1<<28 {
+			return 0, false
+		}
+	}
+	v := float64(float32(f))
+	if neg {
+		v = -v
+	}
+	return v, true
 }
 
 // images reads the array of images into b.
