@@ -42,7 +42,7 @@ const maxJSONTop = 1 << 20
 // float32 range, trailing data) with an error wrapping errJSON.
 func parseBatch(data []byte) (*batch, error) {
 	p := &parser{data: data}
-	b, err := p.batch()
+	b, err := p.batch(len(data)/2 + 1) // a number takes a byte and a separator at least
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", errJSON, err)
 	}
@@ -83,8 +83,9 @@ func (p *parser) expect(c byte) error {
 	return nil
 }
 
-func (p *parser) batch() (*batch, error) {
-	b := &batch{top: -1}
+// batch reads the object; values bounds the numbers it can hold.
+func (p *parser) batch(values int) (*batch, error) {
+	b := &batch{top: -1, pix: make([]float32, 0, values)}
 	if err := p.expect('{'); err != nil {
 		return nil, err
 	}
