@@ -48,6 +48,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -135,8 +136,9 @@ type Server struct {
 	models  map[string]*model
 	sem     chan struct{} // scoring passes running
 	decode  chan struct{} // image decodings running
-	metrics *metrics
-	handler http.Handler
+	metrics  *metrics
+	handler  http.Handler
+	answered atomic.Int64 // requests answered
 }
 
 // model is one loaded model file. It is replaced, never changed, on reload;
@@ -333,28 +335,81 @@ func (s *Server) HTTPServer() *http.Server {
 	}
 }
 
-// Serve answers requests on ln until ctx is done, then stops accepting
-// connections and waits for the requests in flight (at most
-// Options.ShutdownTimeout) before it returns.
+// Serve answers requests on ln until ctx is done, then stops: it answers
+// the connections already waiting in the listener's queue (until none has
+// come for 20 ms, at most one second), closes the listener, and waits for
+// the requests in flight (at most Options.ShutdownTimeout), with keep-alive
+// off so that each connection closes after its answer.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	hs := s.HTTPServer()
+	dl := &drainListener{Listener: ln, stopping: make(chan struct{})}
 	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
+	go func() { errc <- hs.Serve(dl) }()
 	select {
 	case err := <-errc:
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 	}
-	s.log.Info("shutting down: finishing the requests in flight")
+	s.log.Info("shutting down: answering the requests accepted")
+	hs.SetKeepAlivesEnabled(false)
+	dl.stop()
+	<-errc // the queue is drained
 	sctx, cancel := context.WithTimeout(context.Background(), s.opts.ShutdownTimeout)
 	defer cancel()
-	if err := hs.Shutdown(sctx); err != nil {
+	err := hs.Shutdown(sctx)
+	s.log.Info("stopped", "answered", s.answered.Load())
+	if err != nil {
 		return fmt.Errorf("serve: shutdown: %w", err)
 	}
-	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return fmt.Errorf("serve: %w", err)
-	}
 	return nil
+}
+
+// drainListener is a listener that, once stopped, still accepts the
+// connections that come within a quiet spell of each other (those the
+// kernel queued before the server stopped, which closing the listener would
+// reset), then reports itself closed.
+type drainListener struct {
+	net.Listener
+	stopping chan struct{}
+	since    time.Time
+}
+
+const (
+	drainQuiet = 20 * time.Millisecond
+	drainMax   = time.Second
+)
+
+func (l *drainListener) stop() {
+	l.since = time.Now()
+	close(l.stopping)
+	l.deadline()
+}
+
+// deadline wakes a blocked Accept after the quiet spell.
+func (l *drainListener) deadline() {
+	if d, ok := l.Listener.(interface{ SetDeadline(time.Time) error }); ok {
+		d.SetDeadline(time.Now().Add(drainQuiet))
+	}
+}
+
+func (l *drainListener) Accept() (net.Conn, error) {
+	select {
+	case <-l.stopping:
+		if time.Since(l.since) > drainMax {
+			return nil, net.ErrClosed
+		}
+	default:
+	}
+	c, err := l.Listener.Accept()
+	select {
+	case <-l.stopping:
+		if err != nil {
+			return nil, net.ErrClosed
+		}
+		l.deadline()
+	default:
+	}
+	return c, err
 }
 
 // httpError is an error with the status it answers with.
@@ -904,6 +959,7 @@ func (s *Server) instrument(h http.Handler) http.Handler {
 				code = http.StatusOK
 			}
 			s.metrics.requests.WithLabelValues(rt, strconv.Itoa(code)).Inc()
+			s.answered.Add(1)
 			s.metrics.latency.WithLabelValues(rt).Observe(time.Since(start).Seconds())
 		}()
 		h.ServeHTTP(sw, r)

@@ -46,7 +46,8 @@ that no longer reads leaves its model as it was, and the log says why).`,
 			if err := checkServeOptions(opts); err != nil {
 				return err
 			}
-			s := serve.New(opts)
+			type spec struct{ name, path string }
+			var specs []spec
 			seen := map[string]string{}
 			for _, a := range args {
 				name, path, err := serve.ParseModelArg(a)
@@ -57,7 +58,11 @@ that no longer reads leaves its model as it was, and the log says why).`,
 					return usageError{fmt.Errorf("two models named %q (%s and %s): give NAME=PATH", name, p, path)}
 				}
 				seen[name] = path
-				if err := s.Load(name, path); err != nil {
+				specs = append(specs, spec{name, path})
+			}
+			s := serve.New(opts)
+			for _, sp := range specs {
+				if err := s.Load(sp.name, sp.path); err != nil {
 					return err
 				}
 			}
