@@ -130,12 +130,12 @@ func (o Options) withDefaults() Options {
 // Server holds the loaded models and answers HTTP requests for them; it is
 // an http.Handler. Models can be added and reloaded while it serves.
 type Server struct {
-	opts    Options
-	log     *slog.Logger
-	mu      sync.RWMutex
-	models  map[string]*model
-	sem     chan struct{} // scoring passes running
-	decode  chan struct{} // image decodings running
+	opts     Options
+	log      *slog.Logger
+	mu       sync.RWMutex
+	models   map[string]*model
+	sem      chan struct{} // scoring passes running
+	decode   chan struct{} // image decodings running
 	metrics  *metrics
 	handler  http.Handler
 	answered atomic.Int64 // requests answered
