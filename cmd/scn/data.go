@@ -198,7 +198,7 @@ func problem(s *dataset.Set) (scn.Problem, error) {
 
 // Keys of the metadata a model file records for the command line.
 const (
-	metaPreprocess = "preprocess"
+	metaPreprocess = dataset.MetaKey
 	metaSource     = "source"
 	metaInverted   = "inverted_images" // how many training images preprocessing inverted
 )
@@ -220,13 +220,5 @@ func recordData(m *scn.Model, s *dataset.Set, p dataset.Preprocess) error {
 
 // recordedPreprocess returns the preprocessing a model was trained with.
 func recordedPreprocess(m *scn.Model) (dataset.Preprocess, error) {
-	var p dataset.Preprocess
-	raw, ok := m.Meta[metaPreprocess]
-	if !ok {
-		return dataset.Preprocess{Invert: "no"}, nil
-	}
-	if err := json.Unmarshal([]byte(raw), &p); err != nil {
-		return p, fmt.Errorf("model records unreadable preprocessing %q: %w", raw, err)
-	}
-	return p, nil
+	return dataset.RecordedPreprocess(m.Meta)
 }
