@@ -21,6 +21,7 @@ type dataFlags struct {
 	rows, cols                       int
 	invert, resize                   string
 	mnist                            bool
+	numpy                            numpyFlags // --npy-*, --npz*: numpy.go
 }
 
 // add registers the source flags and, with prep, the preprocessing flags
@@ -36,8 +37,9 @@ func (d *dataFlags) add(cmd *cobra.Command, prep bool) {
 	f.StringVar(&d.idxTargets, p+"idx-targets", "", what+"IDX float target file, for regression")
 	f.StringVar(&d.folder, p+"folder", "", what+"folder of class subfolders of images (root/<class>/*.png)")
 	f.StringVar(&d.csv, p+"csv", "", what+"CSV file: label, then pixels (header optional)")
-	f.IntVar(&d.rows, p+"rows", 0, what+"image rows of a CSV file (0: square)")
-	f.IntVar(&d.cols, p+"cols", 0, what+"image columns of a CSV file (0: square)")
+	d.numpy.add(f, p, what)
+	f.IntVar(&d.rows, p+"rows", 0, what+"image rows of a CSV file or a flat NumPy array (0: square)")
+	f.IntVar(&d.cols, p+"cols", 0, what+"image columns of a CSV file or a flat NumPy array (0: square)")
 	f.StringVar(&d.derived, p+"derived", "", what+"folder written by scn derive: its train part for training, its test part for evaluation")
 	if !prep {
 		return
@@ -77,19 +79,22 @@ func (d *dataFlags) preprocess() (dataset.Preprocess, error) {
 func (d *dataFlags) load(half string, p dataset.Preprocess) (*dataset.Set, error) {
 	var err error
 	sources := 0
-	for _, s := range []string{d.idxImages, d.folder, d.csv, d.derived} {
+	for _, s := range append([]string{d.idxImages, d.folder, d.csv, d.derived}, d.numpy.sources()...) {
 		if s != "" {
 			sources++
 		}
 	}
 	if sources > 1 {
-		return nil, usageError{fmt.Errorf("give one data source: --%sidx-images, --%sfolder, --%scsv or --%sderived", d.prefix, d.prefix, d.prefix, d.prefix)}
+		return nil, usageError{fmt.Errorf("give one data source: --%sidx-images, --%sfolder, --%scsv, --%sderived, --%snpy-images or --%snpz", d.prefix, d.prefix, d.prefix, d.prefix, d.prefix, d.prefix)}
+	}
+	if err := d.checkNumPyFlags(); err != nil {
+		return nil, err
 	}
 	if (d.idxLabels != "" || d.idxTargets != "") && d.idxImages == "" {
 		return nil, usageError{fmt.Errorf("--%sidx-labels and --%sidx-targets need --%sidx-images", d.prefix, d.prefix, d.prefix)}
 	}
-	if (d.rows != 0 || d.cols != 0) && d.csv == "" {
-		return nil, usageError{fmt.Errorf("--%srows and --%scols give the image shape of a CSV file; there is no --%scsv", d.prefix, d.prefix, d.prefix)}
+	if (d.rows != 0 || d.cols != 0) && d.csv == "" && !d.numpy.given() {
+		return nil, usageError{fmt.Errorf("--%srows and --%scols give the image shape of a CSV file or a NumPy array; there is no --%scsv, --%snpy-images or --%snpz", d.prefix, d.prefix, d.prefix, d.prefix, d.prefix)}
 	}
 	var s *dataset.Set
 	switch {
@@ -99,6 +104,8 @@ func (d *dataFlags) load(half string, p dataset.Preprocess) (*dataset.Set, error
 		s, err = dataset.ReadCSV(d.csv, d.rows, d.cols)
 	case d.idxImages != "":
 		s, err = d.readIDX()
+	case d.numpy.given():
+		s, err = d.readNumPy()
 	case d.derived != "":
 		s, err = readDerivedPart(d.derived, half)
 	default:
