@@ -345,7 +345,7 @@ func TestONNXChecker(t *testing.T) {
 		}
 	}
 	if py == "" {
-		t.Skip("no python3 with the onnx module (apt-get install python3-onnx)")
+		skipOrFail(t, "no python3 with the onnx module (apt-get install python3-onnx)")
 	}
 	dir := t.TempDir()
 	for _, k := range []scn.Kind{scn.RVFL2D, scn.SCN} {

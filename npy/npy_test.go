@@ -324,6 +324,9 @@ func pythonWithNumPy(t *testing.T) string {
 			return py
 		}
 	}
+	if os.Getenv("SCN_REQUIRE_TOOLS") != "" {
+		t.Fatal("no python3 with numpy (apt-get install python3-numpy), and SCN_REQUIRE_TOOLS is set")
+	}
 	t.Skip("no python3 with numpy (apt-get install python3-numpy)")
 	return ""
 }
