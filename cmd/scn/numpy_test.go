@@ -296,4 +296,3 @@ func indexOf(s []string, v string) int {
 	}
 	return -1
 }
-
