@@ -33,7 +33,7 @@ func Example() {
 	}
 	dir, _ := os.MkdirTemp("", "export-example")
 	defer os.RemoveAll(dir)
-	if err := export.WriteONNX(filepath.Join(dir, "digits.onnx"), m); err != nil {
+	if err := export.WriteONNX(filepath.Join(dir, "digits.onnx"), m, export.ONNXOptions{}); err != nil {
 		fmt.Println(err)
 		return
 	}

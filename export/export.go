@@ -16,6 +16,10 @@
 //	    XV = MatMul(x, V)                 N x d1 x L   (V: d2 x L, column j = v_j)
 //	    P  = Mul(XV, Ut)                  N x d1 x L   (Ut: d1 x L, column j = u_j)
 //	    Z  = ReduceSum(P, axes=[1])       N x L        (keepdims = 0)
+//	2D models with ONNXOptions.Expand: the weights formed from u and v
+//	once (runtimes fold these nodes at load), then one MatMul:
+//	    Wt = Reshape(Mul(Unsqueeze(Ut, [1]), Unsqueeze(V, [0])), [d, L])
+//	    Z  = MatMul(Reshape(x, [-1, d]), Wt)   N x L
 //	1D models (SCN, RVFL), node j: g(w_j^T vec(X) + b_j):
 //	    F  = Reshape(x, [-1, d1 d2])      N x d
 //	    Z  = MatMul(F, Wt)                N x L        (Wt: d x L, column j = w_j)

@@ -204,23 +204,30 @@ func TestONNXRuntimeAgrees(t *testing.T) {
 		kind       scn.Kind
 		act        scn.Activation
 		regression bool
+		expand     bool
 	}
 	var jobs []job
 	for _, k := range scn.Kinds {
 		for _, a := range activations {
-			jobs = append(jobs, job{k, a, false})
+			jobs = append(jobs, job{k, a, false, false})
+			if k.Input == scn.Matrix {
+				jobs = append(jobs, job{k, a, false, true})
+			}
 		}
 	}
-	jobs = append(jobs, job{scn.SCN2D, scn.Sigmoid, true}, job{scn.RVFL, scn.Tanh, true})
+	jobs = append(jobs, job{scn.SCN2D, scn.Sigmoid, true, false}, job{scn.RVFL, scn.Tanh, true, false})
 	for _, j := range jobs {
 		name := fmt.Sprintf("%s-%s", j.kind, j.act)
 		if j.regression {
 			name += "-regression"
 		}
+		if j.expand {
+			name += "-expand"
+		}
 		t.Run(name, func(t *testing.T) {
 			m := fit(t, j.kind, j.act, j.regression)
 			path := filepath.Join(dir, name+".onnx")
-			if err := WriteONNX(path, m); err != nil {
+			if err := WriteONNX(path, m, ONNXOptions{Expand: j.expand}); err != nil {
 				t.Fatal(err)
 			}
 			want, err := m.Predict(scn.Images{Rows: test.Rows, Cols: test.Cols, Pix: test.Pix})
@@ -273,13 +280,17 @@ func clearWinner(y []float64) bool {
 // v structure of 2D models (no d1 x d2 weights), the opset, the metadata;
 // and that a 2D model's ONNX file is about as small as its model file.
 func TestONNXStructure(t *testing.T) {
-	for _, k := range []scn.Kind{scn.SCN2D, scn.RVFL} {
+	for _, c := range []struct {
+		k      scn.Kind
+		expand bool
+	}{{scn.SCN2D, false}, {scn.SCN2D, true}, {scn.RVFL, false}} {
+		k := c.k
 		m := fit(t, k, scn.Sigmoid, false)
-		b, err := ONNX(m)
+		b, err := ONNX(m, ONNXOptions{Expand: c.expand})
 		if err != nil {
 			t.Fatal(err)
 		}
-		again, _ := ONNX(m)
+		again, _ := ONNX(m, ONNXOptions{Expand: c.expand})
 		if !bytes.Equal(b, again) {
 			t.Error("two exports of one model differ")
 		}
@@ -314,7 +325,11 @@ func TestONNXStructure(t *testing.T) {
 		}
 		t.Logf("%s: ONNX %d bytes, model file %d bytes; ops %v", k, len(b), file.Len(), ops)
 		if k.Input == scn.Matrix {
-			if got := strings.Join(ops, " "); got != "MatMul Mul ReduceSum Add Sigmoid Cast MatMul ArgMax" {
+			want := "MatMul Mul ReduceSum Add Sigmoid Cast MatMul ArgMax"
+			if c.expand {
+				want = "Unsqueeze Unsqueeze Mul Reshape Reshape MatMul Add Sigmoid Cast MatMul ArgMax"
+			}
+			if got := strings.Join(ops, " "); got != want {
 				t.Errorf("2D graph: %s", got)
 			}
 			if fmt.Sprint(shapes["V"], shapes["Ut"]) != fmt.Sprint([]int64{28, l}, []int64{28, l}) {
@@ -348,9 +363,9 @@ func TestONNXChecker(t *testing.T) {
 		skipOrFail(t, "no python3 with the onnx module (apt-get install python3-onnx)")
 	}
 	dir := t.TempDir()
-	for _, k := range []scn.Kind{scn.RVFL2D, scn.SCN} {
+	for i, k := range []scn.Kind{scn.RVFL2D, scn.SCN, scn.SCN2D} {
 		path := filepath.Join(dir, k.String()+".onnx")
-		if err := WriteONNX(path, fit(t, k, scn.Tanh, false)); err != nil {
+		if err := WriteONNX(path, fit(t, k, scn.Tanh, false), ONNXOptions{Expand: i == 2}); err != nil {
 			t.Fatal(err)
 		}
 		out, err := exec.Command(py, "-c", `import sys, onnx
@@ -378,20 +393,20 @@ func TestBadModels(t *testing.T) {
 	} {
 		m := *good
 		change(&m)
-		if _, err := ONNX(&m); err == nil {
+		if _, err := ONNX(&m, ONNXOptions{}); err == nil {
 			t.Errorf("%s: ONNX accepted", name)
 		}
 		if _, err := NPZ(&m); err == nil {
 			t.Errorf("%s: NPZ accepted", name)
 		}
 		path := filepath.Join(t.TempDir(), "m.onnx")
-		if err := WriteONNX(path, &m); err == nil {
+		if err := WriteONNX(path, &m, ONNXOptions{Expand: true}); err == nil {
 			t.Errorf("%s: WriteONNX accepted", name)
 		} else if _, err := os.Stat(path); !os.IsNotExist(err) {
 			t.Errorf("%s: a failed export left a file", name)
 		}
 	}
-	if _, err := ONNX(nil); err == nil {
+	if _, err := ONNX(nil, ONNXOptions{}); err == nil {
 		t.Error("nil model accepted")
 	}
 }

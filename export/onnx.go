@@ -13,10 +13,22 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
+// ONNXOptions choose between equivalent graphs.
+type ONNXOptions struct {
+	// Expand makes a 2D model's graph form the rank-one weights
+	// vec(u_j v_j^T) from the stored u and v (an outer product, which
+	// runtimes fold once when they load the model) and apply them with one
+	// MatMul, as Model.Predict does, instead of keeping u^T X v in the
+	// computation. The file is as small (it stores u and v only); in
+	// onnxruntime it runs about 2.5 times faster and needs no N x d1 x L
+	// intermediate tensor (measured in the README). Vector models ignore it.
+	Expand bool
+}
+
 // ONNX returns the model as a serialized ONNX ModelProto (see the package
 // documentation for the graph). The same model gives the same bytes.
-func ONNX(m *scn.Model) ([]byte, error) {
-	mp, err := onnxModel(m)
+func ONNX(m *scn.Model, opt ONNXOptions) ([]byte, error) {
+	mp, err := onnxModel(m, opt.Expand)
 	if err != nil {
 		return nil, err
 	}
@@ -28,8 +40,8 @@ func ONNX(m *scn.Model) ([]byte, error) {
 }
 
 // WriteONNX writes the model to path as an ONNX file, atomically.
-func WriteONNX(path string, m *scn.Model) error {
-	b, err := ONNX(m)
+func WriteONNX(path string, m *scn.Model, opt ONNXOptions) error {
+	b, err := ONNX(m, opt)
 	if err != nil {
 		return err
 	}
@@ -40,7 +52,7 @@ func WriteONNX(path string, m *scn.Model) error {
 }
 
 // onnxModel builds the ModelProto of m.
-func onnxModel(m *scn.Model) (*pb.ModelProto, error) {
+func onnxModel(m *scn.Model, expand bool) (*pb.ModelProto, error) {
 	if err := check(m); err != nil {
 		return nil, err
 	}
@@ -64,10 +76,23 @@ func onnxModel(m *scn.Model) (*pb.ModelProto, error) {
 		}
 		g.float32s("V", v, d2, l)
 		g.float32s("Ut", ut, d1, l)
-		g.int64s("reduce_axes", []int64{1}, 1)
-		g.node("MatMul", []string{"x", "V"}, "XV", nil)
-		g.node("Mul", []string{"XV", "Ut"}, "UXV", nil)
-		g.node("ReduceSum", []string{"UXV", "reduce_axes"}, "Z", []*pb.AttributeProto{intAttr("keepdims", 0)})
+		if expand {
+			g.int64s("axis0", []int64{0}, 1)
+			g.int64s("axis1", []int64{1}, 1)
+			g.int64s("w_shape", []int64{int64(d), int64(l)}, 2)
+			g.int64s("flat_shape", []int64{-1, int64(d)}, 2)
+			g.node("Unsqueeze", []string{"Ut", "axis1"}, "U3", nil)
+			g.node("Unsqueeze", []string{"V", "axis0"}, "V3", nil)
+			g.node("Mul", []string{"U3", "V3"}, "UV", nil)
+			g.node("Reshape", []string{"UV", "w_shape"}, "Wt", nil)
+			g.node("Reshape", []string{"x", "flat_shape"}, "F", nil)
+			g.node("MatMul", []string{"F", "Wt"}, "Z", nil)
+		} else {
+			g.int64s("reduce_axes", []int64{1}, 1)
+			g.node("MatMul", []string{"x", "V"}, "XV", nil)
+			g.node("Mul", []string{"XV", "Ut"}, "UXV", nil)
+			g.node("ReduceSum", []string{"UXV", "reduce_axes"}, "Z", []*pb.AttributeProto{intAttr("keepdims", 0)})
+		}
 		z = "Z"
 	} else {
 		wt := make([]float32, d*l)
@@ -197,3 +222,4 @@ func tensorInfo(name string, t pb.TensorProto_DataType, batch string, rest ...in
 		}}},
 	}
 }
+

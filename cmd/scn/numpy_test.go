@@ -209,6 +209,12 @@ func TestExportCommand(t *testing.T) {
 	if err := proto.Unmarshal(raw, &mp); err != nil || mp.GetGraph().GetInput()[0].GetName() != "x" {
 		t.Fatalf("exported ONNX: %v", err)
 	}
+	ok(t, "export", model, "--expand", "-o", p("expanded.onnx"))
+	raw, _ = os.ReadFile(p("expanded.onnx"))
+	var ex pb.ModelProto
+	if err := proto.Unmarshal(raw, &ex); err != nil || ex.GetGraph().GetNode()[0].GetOpType() != "Unsqueeze" {
+		t.Errorf("--expand: %v, first node %v", err, ex.GetGraph().GetNode()[0])
+	}
 	// The format from the extension, and the default name.
 	ok(t, "export", model, "-o", p("m.npz"))
 	ok(t, "export", model, "--format", "NPZ")
@@ -227,6 +233,7 @@ func TestExportCommand(t *testing.T) {
 	}{
 		{[]string{"export", model}, "give --format onnx or npz"},
 		{[]string{"export", model, "--format", "pt"}, `--format "pt"`},
+		{[]string{"export", model, "--format", "npz", "--expand"}, "--expand applies to --format onnx only"},
 		{[]string{"export", model, "-o", p("m.txt")}, "give --format"},
 		{[]string{"export", model, "--format", "onnx", "-o", model}, "overwrite the model"},
 		{[]string{"export", p("missing.scn"), "--format", "onnx"}, "no such file"},
