@@ -64,8 +64,34 @@ func data(t *testing.T) (train, test *dataset.Set) {
 	return trainSet, tests
 }
 
-// fit fits a small model of the given kind and activation.
+type fitKey struct {
+	kind       scn.Kind
+	act        scn.Activation
+	regression bool
+}
+
+var (
+	fitMu    sync.Mutex
+	fitCache = map[fitKey]*scn.Model{}
+)
+
+// fit fits a small model of the given kind and activation (once per test
+// binary: the tests share the models and do not change them).
 func fit(t *testing.T, kind scn.Kind, act scn.Activation, regression bool) *scn.Model {
+	t.Helper()
+	fitMu.Lock()
+	defer fitMu.Unlock()
+	key := fitKey{kind, act, regression}
+	if m, ok := fitCache[key]; ok {
+		return m
+	}
+	m := fitNew(t, kind, act, regression)
+	fitCache[key] = m
+	return m
+}
+
+// fitNew fits a small model of the given kind and activation.
+func fitNew(t *testing.T, kind scn.Kind, act scn.Activation, regression bool) *scn.Model {
 	t.Helper()
 	train, _ := data(t)
 	x := scn.Images{Rows: train.Rows, Cols: train.Cols, Pix: train.Pix}
