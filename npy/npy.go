@@ -1,5 +1,5 @@
 // Package npy reads and writes NumPy's array files: .npy (one array; format
-// versions 1.0, 2.0 and 3.0, little- or big-endian, C order) and .npz (a zip
+// versions 1.0, 2.0 and 3.0, little- or big-endian, C or Fortran order) and .npz (a zip
 // archive of .npy files, stored or deflated, as numpy.savez and
 // numpy.savez_compressed write them).
 //
@@ -7,7 +7,8 @@
 // need: unsigned and signed integers of 1, 2, 4 and 8 bytes, float32,
 // float64, and fixed-width strings (unicode '<U n', read also as byte
 // strings '|S n'). Arrays are held in C (row-major) order as plain Go
-// slices.
+// slices: a file in Fortran order (numpy.save of a transposed array) is
+// reordered when read; files are written in C order.
 //
 // Every reader checks what a header claims before allocating for it: the
 // bytes an array needs are compared with what the file (or the zip entry)
@@ -317,6 +318,9 @@ type header struct {
 	count int64 // elements
 	bytes int64 // data bytes
 	len   int64 // bytes before the data (magic, version, length, dict)
+	// fortran says the data are in Fortran (column-major) order; the
+	// reader puts them in C order.
+	fortran bool
 }
 
 // readHeader reads and checks a .npy header.
@@ -385,14 +389,11 @@ func parseHeader(s string) (*header, error) {
 		}
 		return nil, fmt.Errorf("%w: header %q: want exactly the keys descr (a string), fortran_order (a bool) and shape (a tuple of integers)", ErrFormat, clip(s))
 	}
-	if fortran && len(shape) > 1 {
-		return nil, fmt.Errorf("%w: array in Fortran (column-major) order is not supported; save it with numpy.ascontiguousarray(x)", ErrFormat)
-	}
 	t, err := parseDescr(descr)
 	if err != nil {
 		return nil, err
 	}
-	h := &header{t: t, shape: shape, count: 1}
+	h := &header{t: t, shape: shape, count: 1, fortran: fortran && len(shape) > 1}
 	for _, d := range shape {
 		if d > 0 && h.count > math.MaxInt32*int64(math.MaxInt32)/int64(d) {
 			return nil, fmt.Errorf("%w: shape %v is too large", ErrFormat, shape)
@@ -596,7 +597,72 @@ func read(r io.Reader, size int64, exact bool) (*Array, error) {
 	case err != io.EOF:
 		return nil, fmt.Errorf("npy: %w", err)
 	}
+	if h.fortran {
+		data = toCOrder(data, h.shape)
+	}
 	return &Array{Shape: h.shape, Data: data}, nil
+}
+
+// toCOrder returns the elements of an array stored in Fortran order
+// (first index fastest) in C order (last index fastest).
+func toCOrder(data any, shape []int) any {
+	switch d := data.(type) {
+	case []uint8:
+		return fromFortran(d, shape)
+	case []int8:
+		return fromFortran(d, shape)
+	case []uint16:
+		return fromFortran(d, shape)
+	case []int16:
+		return fromFortran(d, shape)
+	case []uint32:
+		return fromFortran(d, shape)
+	case []int32:
+		return fromFortran(d, shape)
+	case []uint64:
+		return fromFortran(d, shape)
+	case []int64:
+		return fromFortran(d, shape)
+	case []float32:
+		return fromFortran(d, shape)
+	case []float64:
+		return fromFortran(d, shape)
+	case []string:
+		return fromFortran(d, shape)
+	}
+	return data
+}
+
+// fromFortran reorders src, the elements of an array of the given shape
+// in Fortran order, into C order.
+func fromFortran[T any](src []T, shape []int) []T {
+	out := make([]T, len(src))
+	if len(src) == 0 {
+		return out
+	}
+	// stride[k]: the Fortran offset of a step along axis k.
+	stride := make([]int, len(shape))
+	s := 1
+	for k, d := range shape {
+		stride[k] = s
+		s *= d
+	}
+	idx := make([]int, len(shape))
+	off := 0
+	for i := range out {
+		out[i] = src[off]
+		// Advance the C-order multi-index (last axis fastest), keeping off.
+		for k := len(shape) - 1; k >= 0; k-- {
+			idx[k]++
+			off += stride[k]
+			if idx[k] < shape[k] {
+				break
+			}
+			off -= idx[k] * stride[k]
+			idx[k] = 0
+		}
+	}
+	return out
 }
 
 // chunk is the number of bytes decoded per read.
