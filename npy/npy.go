@@ -1,7 +1,7 @@
-// Package npy reads and writes NumPy's array files: .npy (one array; format
-// versions 1.0, 2.0 and 3.0, little- or big-endian, C or Fortran order) and .npz (a zip
-// archive of .npy files, stored or deflated, as numpy.savez and
-// numpy.savez_compressed write them).
+// Package npy reads and writes NumPy's array files: .npy (one array;
+// format versions 1.0, 2.0 and 3.0, little- or big-endian, C or Fortran
+// order) and .npz (a zip archive of .npy files, stored or deflated, as
+// numpy.savez and numpy.savez_compressed write them).
 //
 // The element types are the ones image data, labels and model weights
 // need: unsigned and signed integers of 1, 2, 4 and 8 bytes, float32,
