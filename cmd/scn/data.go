@@ -37,10 +37,11 @@ func (d *dataFlags) add(cmd *cobra.Command, prep bool) {
 	f.StringVar(&d.idxTargets, p+"idx-targets", "", what+"IDX float target file, for regression")
 	f.StringVar(&d.folder, p+"folder", "", what+"folder of class subfolders of images (root/<class>/*.png)")
 	f.StringVar(&d.csv, p+"csv", "", what+"CSV file: label, then pixels (header optional)")
-	d.numpy.add(f, p, what)
-	f.IntVar(&d.rows, p+"rows", 0, what+"image rows of a CSV file or a flat NumPy array (0: square)")
-	f.IntVar(&d.cols, p+"cols", 0, what+"image columns of a CSV file or a flat NumPy array (0: square)")
+	f.IntVar(&d.rows, p+"rows", 0, what+"image rows of a CSV file (0: square)")
+	f.IntVar(&d.cols, p+"cols", 0, what+"image columns of a CSV file (0: square)")
 	f.StringVar(&d.derived, p+"derived", "", what+"folder written by scn derive: its train part for training, its test part for evaluation")
+
+	d.numpy.add(f, p, what)
 	if !prep {
 		return
 	}
@@ -78,17 +79,17 @@ func (d *dataFlags) preprocess() (dataset.Preprocess, error) {
 // train or test part of the built-in set or of a --derived folder.
 func (d *dataFlags) load(half string, p dataset.Preprocess) (*dataset.Set, error) {
 	var err error
+	if err := d.checkNumPyFlags(); err != nil {
+		return nil, err
+	}
 	sources := 0
-	for _, s := range append([]string{d.idxImages, d.folder, d.csv, d.derived}, d.numpy.sources()...) {
+	for _, s := range []string{d.idxImages, d.folder, d.csv, d.derived} {
 		if s != "" {
 			sources++
 		}
 	}
 	if sources > 1 {
-		return nil, usageError{fmt.Errorf("give one data source: --%sidx-images, --%sfolder, --%scsv, --%sderived, --%snpy-images or --%snpz", d.prefix, d.prefix, d.prefix, d.prefix, d.prefix, d.prefix)}
-	}
-	if err := d.checkNumPyFlags(); err != nil {
-		return nil, err
+		return nil, usageError{fmt.Errorf("give one data source: --%sidx-images, --%sfolder, --%scsv or --%sderived", d.prefix, d.prefix, d.prefix, d.prefix)}
 	}
 	if (d.idxLabels != "" || d.idxTargets != "") && d.idxImages == "" {
 		return nil, usageError{fmt.Errorf("--%sidx-labels and --%sidx-targets need --%sidx-images", d.prefix, d.prefix, d.prefix)}

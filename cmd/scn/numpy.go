@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/scn2d/scn/dataset"
 	"github.com/spf13/pflag"
@@ -23,13 +24,17 @@ func (n *numpyFlags) add(f *pflag.FlagSet, p, what string) {
 	f.StringVar(&n.x, p+"npz-x", "", what+"name of the images array in the --"+p+"npz file (default x)")
 	f.StringVar(&n.y, p+"npz-y", "", what+"name of the labels array in the --"+p+"npz file (default y)")
 	f.StringVar(&n.npzTargets, p+"npz-targets", "", what+"name of an array of real targets in the --"+p+"npz file, for regression (instead of labels)")
+	// --rows and --cols (registered before) shape flat NumPy arrays too.
+	for _, name := range []string{"rows", "cols"} {
+		if fl := f.Lookup(p + name); fl != nil {
+			fl.Usage = strings.Replace(fl.Usage, "of a CSV file", "of a CSV file or a flat NumPy array", 1)
+		}
+	}
 }
 
 // given reports whether a NumPy source is set.
 func (n *numpyFlags) given() bool { return n.images != "" || n.npz != "" }
 
-// sources returns the NumPy source flags' values, to count the sources.
-func (n *numpyFlags) sources() []string { return []string{n.images, n.npz} }
 
 // readNumPy reads the NumPy data set the flags name.
 func (d *dataFlags) readNumPy() (*dataset.Set, error) {
@@ -61,9 +66,19 @@ func (d *dataFlags) readNumPy() (*dataset.Set, error) {
 	return dataset.ReadNPZ(n.npz, x, y, false, d.rows, d.cols)
 }
 
-// checkNumPyFlags reports NumPy flags given without the source they go with.
+// checkNumPyFlags reports NumPy flags given without the source they go
+// with, and a NumPy source given with another.
 func (d *dataFlags) checkNumPyFlags() error {
 	n, p := &d.numpy, d.prefix
+	others := 0
+	for _, s := range []string{d.idxImages, d.folder, d.csv, d.derived, n.images, n.npz} {
+		if s != "" {
+			others++
+		}
+	}
+	if n.given() && others > 1 {
+		return usageError{fmt.Errorf("give one data source: --%sidx-images, --%sfolder, --%scsv, --%sderived, --%snpy-images or --%snpz", p, p, p, p, p, p)}
+	}
 	if (n.labels != "" || n.targets != "") && n.images == "" {
 		return usageError{fmt.Errorf("--%snpy-labels and --%snpy-targets need --%snpy-images", p, p, p)}
 	}
