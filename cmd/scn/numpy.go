@@ -35,7 +35,6 @@ func (n *numpyFlags) add(f *pflag.FlagSet, p, what string) {
 // given reports whether a NumPy source is set.
 func (n *numpyFlags) given() bool { return n.images != "" || n.npz != "" }
 
-
 // readNumPy reads the NumPy data set the flags name.
 func (d *dataFlags) readNumPy() (*dataset.Set, error) {
 	n, p := &d.numpy, d.prefix
