@@ -167,7 +167,7 @@ func TestNumPyBadInput(t *testing.T) {
 		{[]string{"train", "--npz-x", "images"}, "there is none", exitUsage},
 		{[]string{"train", "--npz", p("test.npz"), "--npz-y", "y", "--npz-targets", "t"}, "not both", exitUsage},
 		{[]string{"train", "--npz", p("test.npz"), "--npz-x", "images"}, `no array "images" (it has x, y, t)`, exitError},
-		{[]string{"train", "--npz", p("test.npz"), "--rows", "10"}, "not 10 x 78", exitError},
+		{[]string{"train", "--npz", p("test.npz"), "--rows", "10", "--cols", "78"}, "not 10 x 78", exitError},
 		{[]string{"train", "--npy-images", p("corrupt.npy"), "--npy-labels", p("train-labels.npy")}, "corrupt.npy", exitError},
 		{[]string{"train", "--npy-images", p("huge.npy"), "--npy-labels", p("train-labels.npy")}, "header claims 1000000000000 elements", exitError},
 		{[]string{"train", "--npy-images", p("nan.npy"), "--npy-labels", p("one-label.npy")}, "non-finite", exitError},
