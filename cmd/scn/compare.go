@@ -102,7 +102,7 @@ its train and its test part.`,
 
 // given reports whether any data source flag is set.
 func (d *dataFlags) given() bool {
-	return d.idxImages != "" || d.folder != "" || d.csv != "" || d.derived != ""
+	return d.idxImages != "" || d.folder != "" || d.csv != "" || d.derived != "" || d.numpy.given()
 }
 
 // parseKinds reads "2dscn,scn".

@@ -21,6 +21,7 @@ type dataFlags struct {
 	rows, cols                       int
 	invert, resize                   string
 	mnist                            bool
+	numpy                            numpyFlags // --npy-*, --npz*: numpy.go
 }
 
 // add registers the source flags and, with prep, the preprocessing flags
@@ -39,6 +40,8 @@ func (d *dataFlags) add(cmd *cobra.Command, prep bool) {
 	f.IntVar(&d.rows, p+"rows", 0, what+"image rows of a CSV file (0: square)")
 	f.IntVar(&d.cols, p+"cols", 0, what+"image columns of a CSV file (0: square)")
 	f.StringVar(&d.derived, p+"derived", "", what+"folder written by scn derive: its train part for training, its test part for evaluation")
+
+	d.numpy.add(f, p, what)
 	if !prep {
 		return
 	}
@@ -76,6 +79,9 @@ func (d *dataFlags) preprocess() (dataset.Preprocess, error) {
 // train or test part of the built-in set or of a --derived folder.
 func (d *dataFlags) load(half string, p dataset.Preprocess) (*dataset.Set, error) {
 	var err error
+	if err := d.checkNumPyFlags(); err != nil {
+		return nil, err
+	}
 	sources := 0
 	for _, s := range []string{d.idxImages, d.folder, d.csv, d.derived} {
 		if s != "" {
@@ -88,8 +94,8 @@ func (d *dataFlags) load(half string, p dataset.Preprocess) (*dataset.Set, error
 	if (d.idxLabels != "" || d.idxTargets != "") && d.idxImages == "" {
 		return nil, usageError{fmt.Errorf("--%sidx-labels and --%sidx-targets need --%sidx-images", d.prefix, d.prefix, d.prefix)}
 	}
-	if (d.rows != 0 || d.cols != 0) && d.csv == "" {
-		return nil, usageError{fmt.Errorf("--%srows and --%scols give the image shape of a CSV file; there is no --%scsv", d.prefix, d.prefix, d.prefix)}
+	if (d.rows != 0 || d.cols != 0) && d.csv == "" && !d.numpy.given() {
+		return nil, usageError{fmt.Errorf("--%srows and --%scols give the image shape of a CSV file or a NumPy array; there is no --%scsv, --%snpy-images or --%snpz", d.prefix, d.prefix, d.prefix, d.prefix, d.prefix)}
 	}
 	var s *dataset.Set
 	switch {
@@ -99,6 +105,8 @@ func (d *dataFlags) load(half string, p dataset.Preprocess) (*dataset.Set, error
 		s, err = dataset.ReadCSV(d.csv, d.rows, d.cols)
 	case d.idxImages != "":
 		s, err = d.readIDX()
+	case d.numpy.given():
+		s, err = d.readNumPy()
 	case d.derived != "":
 		s, err = readDerivedPart(d.derived, half)
 	default:

@@ -89,7 +89,7 @@ reproduces the experiments of the method's paper (E1-E7).`,
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newTrain(), newEval(), newPredict(), newCompare(), newExperiment(), newDerive(), newInspect(), newBench(), newServe(), newVersion())
+	root.AddCommand(newTrain(), newEval(), newPredict(), newCompare(), newExperiment(), newDerive(), newInspect(), newExport(), newServe(), newBench(), newVersion())
 	return root
 }
 
