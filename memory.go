@@ -15,7 +15,7 @@ type Memory struct {
 	// residual and the targets by output.
 	Factor int64
 	// Solve is the final solve of a random learner with more nodes than
-	// images (or with a ridge term): H (N x L), its SVD or H^T H.
+	// images: H (N x L) and its SVD, or H^T H (L x L) with a ridge term.
 	Solve int64
 	// Model is the fitted model: hidden parameters, biases, output weights
 	// and the per-node trace.
@@ -49,7 +49,7 @@ func (c Config) EstimateMemory(n, rows, cols, m int) Memory {
 	lq := math.Min(L, N)
 	lqBlocks := math.Ceil(lq/qChunkRows) * qChunkRows
 	e.Factor = bytesOf(8*N*lqBlocks + 8*lq*(lq+1)/2 + 8*lq*M + 3*8*N*M)
-	if c.Kind.Choice == Random && (L > N || c.Ridge > 0) {
+	if c.Kind.Choice == Random && L > N {
 		// hiddenDense (N x L), the SVD's copy of it, U (N x k), V (L x k),
 		// k = min(N, L); with a ridge term H^T H (L x L) instead of the SVD.
 		kk := math.Min(N, L)

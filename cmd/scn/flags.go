@@ -24,7 +24,7 @@ type intValue struct {
 // intVar registers an int flag whose value must lie in [lo, hi].
 func intVar(f *pflag.FlagSet, p *int, name string, def, lo, hi int, usage string) {
 	*p = def
-	f.Var(&intValue{p: p, min: lo, max: hi}, name, usage+" ("+rangeText(float64(lo), float64(hi), true)+")")
+	f.Var(&intValue{p: p, min: lo, max: hi}, name, usage+" ("+intRange(lo, hi)+")")
 }
 
 func (v *intValue) String() string { return strconv.Itoa(*v.p) }
@@ -32,7 +32,7 @@ func (v *intValue) Type() string   { return "int" }
 func (v *intValue) Set(s string) error {
 	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
 	if err != nil || n < int64(v.min) || n > int64(v.max) {
-		return fmt.Errorf("want an integer %s", rangeText(float64(v.min), float64(v.max), true))
+		return fmt.Errorf("want an integer %s", intRange(v.min, v.max))
 	}
 	*v.p = int(n)
 	return nil
@@ -72,6 +72,9 @@ func inRange(x, lo, hi float64, loOK bool) bool {
 	}
 	return x > lo || (loOK && x == lo)
 }
+
+// intRange describes an allowed integer range: "from 1 to 1048576".
+func intRange(lo, hi int) string { return fmt.Sprintf("from %d to %d", lo, hi) }
 
 // rangeText describes an allowed range: "from 1 to 1048576", "in (0, 1e+06]".
 func rangeText(lo, hi float64, loOK bool) string {
@@ -148,3 +151,10 @@ func (r listRange) parseList(s string) ([]float64, error) {
 	}
 	return v, nil
 }
+
+// maxSide bounds --rows and --cols: an image has at most 2^24 pixels (the
+// readers' limit).
+const maxSide = 1 << 24
+
+// maxTrials bounds --trials.
+const maxTrials = 100000

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -36,20 +37,20 @@ func (h *hyperFlags) addModel(cmd *cobra.Command) {
 func (h *hyperFlags) addRun(cmd *cobra.Command, defaultNodes int) {
 	f := cmd.Flags()
 	h.preset = "paper"
-	f.IntVar(&h.nodes, "nodes", defaultNodes, "L_max, the hidden nodes at most")
-	f.Uint64Var(&h.seed, "seed", 1, "random seed: the same seed gives the same model")
+	intVar(f, &h.nodes, "nodes", defaultNodes, 1, maxNodesFlag, "L_max, the hidden nodes at most")
+	uint64Var(f, &h.seed, "seed", 1, "random seed: the same seed gives the same model")
 }
 
 // addPreset registers the preset and the settings that depart from it.
 func (h *hyperFlags) addPreset(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVar(&h.preset, "preset", "paper", "hyper-parameter preset (paper: T_max 5, lambda 1..250, r 1-10^-j); any other hyper-parameter flag makes it custom")
-	f.IntVar(&h.candidates, "candidates", 0, "T_max, candidates per scale (0: the preset's)")
-	f.Float64Var(&h.tolerance, "tolerance", 0, "stop when the training RMSE is at or below this")
+	intVar(f, &h.candidates, "candidates", 0, 0, maxCandidatesFlag, "T_max, candidates per scale (0: the preset's)")
+	floatVar(f, &h.tolerance, "tolerance", 0, 0, math.MaxFloat64, true, "stop when the training RMSE is at or below this")
 	f.StringVar(&h.scales, "scales", "", "comma-separated scale list lambda (default: the preset's)")
 	f.StringVar(&h.ratios, "ratios", "", "comma-separated increasing r list in (0,1) (default: the preset's)")
 	f.StringVar(&h.activation, "activation", "sigmoid", "activation: sigmoid, tanh or relu")
-	f.Float64Var(&h.ridge, "ridge", 0, "ridge term on the output weights (0: plain least squares)")
+	floatVar(f, &h.ridge, "ridge", 0, 0, math.MaxFloat64, true, "ridge term on the output weights (0: plain least squares)")
 }
 
 // kind returns the chosen learner.
@@ -80,13 +81,13 @@ func (h *hyperFlags) config(k scn.Kind) (scn.Config, error) {
 		}
 	}
 	if h.scales != "" {
-		if c.Scales, err = floatList(h.scales); err != nil {
-			return c, usageError{fmt.Errorf("--scales: %w", err)}
+		if c.Scales, err = scalesRange.parseList(h.scales); err != nil {
+			return c, err
 		}
 	}
 	if h.ratios != "" {
-		if c.Ratios, err = floatList(h.ratios); err != nil {
-			return c, usageError{fmt.Errorf("--ratios: %w", err)}
+		if c.Ratios, err = ratiosRange.parseList(h.ratios); err != nil {
+			return c, err
 		}
 	}
 	if !samePreset(c, scn.Paper(k)) {
@@ -104,6 +105,14 @@ func samePreset(c, p scn.Config) bool {
 	return c.Candidates == p.Candidates && c.Tolerance == p.Tolerance && c.Ridge == p.Ridge &&
 		c.Activation == p.Activation && slices.Equal(c.Scales, p.Scales) && slices.Equal(c.Ratios, p.Ratios)
 }
+
+// Upper bounds of --nodes and --candidates: the library's own limits
+// (scn.Config.Validate), which keep a mistyped value from asking for
+// terabytes; the memory estimate refuses most large values before them.
+const (
+	maxNodesFlag      = 1 << 20
+	maxCandidatesFlag = 1 << 16
+)
 
 // floatList parses "1, 5, 15".
 func floatList(s string) ([]float64, error) {

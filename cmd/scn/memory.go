@@ -181,7 +181,7 @@ func (b budget) checkFit(cfg scn.Config, train, test *dataset.Set) error {
 	return b.check(need, what, hint)
 }
 
-// nodesNote says, on w, when L_max exceeds the training images: a
+// nodesNote returns a note (or nothing) for when L_max exceeds the training images: a
 // supervised learner stops at L = N at the latest (no node can reduce a
 // zero residual), and a random one interpolates from there on.
 func nodesNote(cfg scn.Config, n int) string {
@@ -197,13 +197,17 @@ func nodesNote(cfg scn.Config, n int) string {
 // checkPredict refuses scoring n images with m when it exceeds the budget.
 func (b budget) checkPredict(m *scn.Model, n int, data int64) error {
 	need := data + m.PredictBytes(n)
-	return b.check(need, fmt.Sprintf("scoring %d images with a model of %d nodes", n, m.Nodes()), "score fewer images at a time")
+	return b.check(need, fmt.Sprintf("scoring %d images with a model of %d nodes of %d x %d", n, m.Nodes(), m.Rows, m.Cols), "use fewer images")
 }
 
-// withMemoryHint adds the flag to a dataset error about the limit.
-func withMemoryHint(err error) error {
-	if errors.Is(err, dataset.ErrTooLarge) {
-		return fmt.Errorf("%w (--max-memory raises the limit)", err)
+// withMemoryHint adds the flags to change to a dataset error about the
+// memory limit.
+func withMemoryHint(err error, p dataset.Preprocess) error {
+	if !errors.Is(err, dataset.ErrTooLarge) {
+		return err
 	}
-	return err
+	if p.ResizeRows > 0 {
+		return fmt.Errorf("%w: lower --resize, or raise --max-memory", err)
+	}
+	return fmt.Errorf("%w: use a smaller data set, or raise --max-memory", err)
 }

@@ -20,7 +20,7 @@ func physicalMemory() int64 {
 // without one.
 func addressLimit() int64 {
 	var r syscall.Rlimit
-	if syscall.Getrlimit(syscall.RLIMIT_AS, &r) != nil || r.Cur == syscall.RLIM_INFINITY || r.Cur > math.MaxInt64/2 {
+	if syscall.Getrlimit(syscall.RLIMIT_AS, &r) != nil || r.Cur > math.MaxInt64/2 {
 		return 0
 	}
 	return int64(r.Cur)
