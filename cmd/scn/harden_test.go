@@ -181,8 +181,7 @@ func TestNumericFlagValues(t *testing.T) {
 		"inspect":         {f.model},
 		"version":         {},
 	}
-	outside := []string{"-1", "-Inf", "NaN", "Inf", "1e308", "99999999999999999999", "x"}
-	values := append([]string{"0", "1e-300"}, outside...)
+	values := []string{"0", "1e-300", "-1", "-Inf", "NaN", "Inf", "1e308", "99999999999999999999", "x"}
 	runs := 0
 	for path, c := range leaves(newRoot()) {
 		args, known := base[path]
@@ -207,21 +206,51 @@ func TestNumericFlagValues(t *testing.T) {
 					t.Errorf("scn %s: %s", name, out)
 					continue
 				}
-				if code != 0 && (!strings.HasPrefix(out, "scn: ") || strings.Contains(strings.TrimSpace(out), "\n") && !strings.Contains(out, "scn: note")) {
-					t.Errorf("scn %s: exit %d, want a one-line error:\n%s", name, code, out)
+				last := out
+				if lines := strings.Split(strings.TrimSpace(out), "\n"); len(lines) > 0 {
+					last = lines[len(lines)-1] // compare prints its table's header first
 				}
-				for _, o := range outside {
-					if v == o && code != exitUsage {
-						t.Errorf("scn %s: exit %d, want %d (usage error):\n%s", name, code, exitUsage, out)
-					}
+				if code != 0 && !strings.HasPrefix(last, "scn: ") {
+					t.Errorf("scn %s: exit %d, want an error line:\n%s", name, code, out)
 				}
-				if code == exitUsage && v != "x" && !strings.Contains(out, "--"+fl.Name) {
+				reject := rejects(fl, v)
+				if !reject && (v == "-1" || v == "NaN" || v == "Inf" || v == "-Inf" || v == "x") {
+					t.Errorf("scn %s: the flag takes %s", name, v)
+				}
+				if reject && (code != exitUsage || strings.Count(strings.TrimSpace(out), "\n") > 0) {
+					t.Errorf("scn %s: exit %d, want %d (one-line usage error):\n%s", name, code, exitUsage, out)
+				}
+				if code == exitUsage && !strings.Contains(out, "--"+fl.Name) {
 					t.Errorf("scn %s: the usage error does not name the flag: %s", name, out)
 				}
 			}
 		}
 	}
 	t.Logf("%d runs", runs)
+}
+
+// rejects reports whether the flag refuses the value, asking a copy of
+// its checked type (or the list's range).
+func rejects(fl *pflag.Flag, v string) bool {
+	switch x := fl.Value.(type) {
+	case *intValue:
+		c, n := *x, 0
+		c.p = &n
+		return c.Set(v) != nil
+	case *floatValue:
+		c, f := *x, 0.0
+		c.p = &f
+		return c.Set(v) != nil
+	case *uint64Value:
+		var n uint64
+		return (&uint64Value{&n}).Set(v) != nil
+	case *memValue:
+		var m memLimit
+		return (&memValue{&m}).Set(v) != nil
+	}
+	r := map[string]listRange{"scales": scalesRange, "ratios": ratiosRange, "ppa": ppaRange}[fl.Name]
+	_, err := r.parseList(v)
+	return err != nil
 }
 
 // gzipMembers returns a gzip stream of head followed by n MiB of zeros,
@@ -295,8 +324,8 @@ func TestMemoryBombsRefused(t *testing.T) {
 	os.WriteFile(p("bomb.gz"), gzipMembers(t, idxHead(1000, 1000, 1000), 1000), 0o644)
 	// A header that claims one image of 1000 x 1000 before 1 GB of data.
 	os.WriteFile(p("long.gz"), gzipMembers(t, idxHead(1, 1000, 1000), 1000), 0o644)
-	// A header that claims 100 images of 1000 x 1000; 20 MB follow.
-	os.WriteFile(p("short.gz"), gzipMembers(t, idxHead(100, 1000, 1000), 20), 0o644)
+	// A header that claims 20 images of 1000 x 1000; 10 MB follow.
+	os.WriteFile(p("short.gz"), gzipMembers(t, idxHead(20, 1000, 1000), 10), 0o644)
 	labels := p("labels")
 	os.WriteFile(labels, idxHead(1000), 0o644) // never reached
 	if st, _ := os.Stat(p("bomb.gz")); st.Size() > 2<<20 {
@@ -335,5 +364,228 @@ func TestMemoryBombsRefused(t *testing.T) {
 				t.Errorf("CPU time %v, want < 2 s", cpu)
 			}
 		})
+	}
+}
+
+// copyClass copies the PNG class folder src/<class> to dst/<as>.
+func copyClass(t *testing.T, src, class, dst, as string) {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(src, class, "*.png"))
+	if len(files) == 0 {
+		t.Fatalf("no images in %s/%s", src, class)
+	}
+	os.MkdirAll(filepath.Join(dst, as), 0o755)
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dst, as, filepath.Base(f)), b, 0o644)
+	}
+}
+
+// TestClassesMatchedByName: eval and compare match a test set's classes to
+// the model's (or the training set's) by name: a subset in any order
+// scores as predict classifies; unknown classes are an error that lists
+// them.
+func TestClassesMatchedByName(t *testing.T) {
+	f := tiny(t)
+	dir := t.TempDir()
+	full := ok(t, "eval", f.model, "--folder", f.folder)
+	if !strings.Contains(full, "accuracy 100.00%") {
+		t.Fatalf("the tiny model does not fit its training images:\n%s", full)
+	}
+	// Classes 1 and 2 only: read as labels 0 and 1 of the folder, they
+	// are classes 1 and 2 of the model.
+	sub := filepath.Join(dir, "sub")
+	copyClass(t, f.folder, "1", sub, "1")
+	copyClass(t, f.folder, "2", sub, "2")
+	if out := ok(t, "eval", f.model, "--folder", sub); !strings.Contains(out, "accuracy 100.00%") {
+		t.Errorf("subset of classes:\n%s", out)
+	}
+	out := ok(t, "eval", f.model, "--folder", sub, "--json")
+	if !strings.Contains(out, `"1": 1`) || !strings.Contains(out, `"2": 1`) || strings.Contains(out, `"0": `) {
+		t.Errorf("per-class accuracy of the subset:\n%s", out)
+	}
+	// Renamed classes: unknown to the model, an error listing them.
+	renamed := filepath.Join(dir, "renamed")
+	copyClass(t, f.folder, "0", renamed, "a")
+	copyClass(t, f.folder, "1", renamed, "b")
+	copyClass(t, f.folder, "2", renamed, "c")
+	if out := fails(t, "eval", f.model, "--folder", renamed); !strings.Contains(out, "does not know: a, b, c") {
+		t.Errorf("renamed classes: %s", out)
+	}
+	// A superset: one class the model does not know.
+	super := filepath.Join(dir, "super")
+	for _, c := range []string{"0", "1", "2"} {
+		copyClass(t, f.folder, c, super, c)
+	}
+	copyClass(t, f.folder, "2", super, "7")
+	if out := fails(t, "eval", f.model, "--folder", super); !strings.Contains(out, "does not know: 7 ") {
+		t.Errorf("superset: %s", out)
+	}
+	// compare: a test folder with a subset of the training classes, and one
+	// with a class the training set lacks.
+	out = ok(t, "compare", "--idx-images", f.images, "--idx-labels", f.labels, "--test-folder", sub, "--nodes", "24", "--trials", "1", "-q", "--models", "2drvfl")
+	if !strings.Contains(out, "100.00 ± 0.00  100.00 ± 0.00") {
+		t.Errorf("compare on a subset of classes:\n%s", out)
+	}
+	if out := fails(t, "compare", "--idx-images", f.images, "--idx-labels", f.labels, "--test-folder", renamed, "--nodes", "3", "--trials", "1", "-q"); !strings.Contains(out, "does not know: a, b, c") {
+		t.Errorf("compare on renamed classes: %s", out)
+	}
+	// Training folders with names, tested on the same names in another
+	// order of folders (z sorts last in one, first in the other).
+	named := filepath.Join(dir, "named")
+	copyClass(t, f.folder, "0", named, "x")
+	copyClass(t, f.folder, "1", named, "y")
+	copyClass(t, f.folder, "2", named, "z")
+	other := filepath.Join(dir, "other")
+	copyClass(t, f.folder, "2", other, "z")
+	copyClass(t, f.folder, "0", other, "x")
+	m := filepath.Join(dir, "named.scn")
+	ok(t, "train", "--folder", named, "--nodes", "24", "-q", "-o", m)
+	if out := ok(t, "eval", m, "--folder", other); !strings.Contains(out, "accuracy 100.00%") {
+		t.Errorf("named classes:\n%s", out)
+	}
+}
+
+// TestStrayLabel: one label 200 among 0-2 would make a 201-class model;
+// refused with the reason. A few classes without images get a note.
+func TestStrayLabel(t *testing.T) {
+	f := tiny(t)
+	s := f.set.Clone()
+	s.Labels[5] = 200
+	s.Classes = make([]string, 201)
+	for i := range s.Classes {
+		s.Classes[i] = fmt.Sprint(i)
+	}
+	dir := t.TempDir()
+	img, lab := filepath.Join(dir, "img"), filepath.Join(dir, "lab")
+	if err := dataset.WriteIDX(img, lab, s); err != nil {
+		t.Fatal(err)
+	}
+	out := fails(t, "train", "--idx-images", img, "--idx-labels", lab, "-q", "--nodes", "3", "-o", filepath.Join(dir, "m.scn"))
+	if !strings.Contains(out, "labels run up to 200") {
+		t.Errorf("stray label: %s", out)
+	}
+	s.Labels[5] = 4 // classes 0-4, class 3 empty
+	if err := dataset.WriteIDX(img, lab, s); err != nil {
+		t.Fatal(err)
+	}
+	out = ok(t, "train", "--idx-images", img, "--idx-labels", lab, "-q", "--nodes", "3", "-o", filepath.Join(dir, "m.scn"))
+	if !strings.Contains(out, "note: 1 of the 5 classes have no training image (3)") {
+		t.Errorf("empty class: %s", out)
+	}
+}
+
+// TestOutputs: -o onto a character device writes through it (it stays a
+// device); new model files get 0666 less the umask; an existing file keeps
+// its mode; bad output paths are refused before any fit.
+func TestOutputs(t *testing.T) {
+	f := tiny(t)
+	dir := t.TempDir()
+	train := func(out string, extra ...string) (string, int) {
+		return runArgs(t, append([]string{"train", "--idx-images", f.images, "--idx-labels", f.labels, "--nodes", "3", "-q", "-o", out}, extra...)...)
+	}
+	t.Run("device", func(t *testing.T) {
+		if os.Geteuid() != 0 {
+			t.Skip("mknod needs root")
+		}
+		dev := filepath.Join(dir, "null")
+		if err := syscall.Mknod(dev, syscall.S_IFCHR|0o666, 1<<8|3); err != nil { // 1:3 is /dev/null
+			t.Skipf("mknod: %v", err)
+		}
+		if out, code := train(dev); code != 0 {
+			t.Fatalf("exit %d: %s", code, out)
+		}
+		st, err := os.Lstat(dev)
+		if err != nil || st.Mode()&os.ModeCharDevice == 0 {
+			t.Fatalf("%s is no longer a character device: %v %v", dev, st.Mode(), err)
+		}
+	})
+	t.Run("umask", func(t *testing.T) {
+		for _, c := range []struct {
+			umask string
+			want  os.FileMode
+		}{{"022", 0o644}, {"077", 0o600}, {"027", 0o640}} {
+			out := filepath.Join(dir, "u"+c.umask+".scn")
+			sh := exec.Command("sh", "-c", "umask "+c.umask+" && exec \"$@\"", "sh", binary, "train", "--idx-images", f.images, "--idx-labels", f.labels, "--nodes", "3", "-q", "-o", out)
+			if b, err := sh.CombinedOutput(); err != nil {
+				t.Fatalf("%v: %s", err, b)
+			}
+			if st, _ := os.Stat(out); st.Mode().Perm() != c.want {
+				t.Errorf("umask %s: mode %v, want %v", c.umask, st.Mode().Perm(), c.want)
+			}
+		}
+	})
+	t.Run("existing mode", func(t *testing.T) {
+		out := filepath.Join(dir, "kept.scn")
+		os.WriteFile(out, []byte("old"), 0o644)
+		os.Chmod(out, 0o664)
+		sh := exec.Command("sh", "-c", "umask 077 && exec \"$@\"", "sh", binary, "train", "--idx-images", f.images, "--idx-labels", f.labels, "--nodes", "3", "-q", "-o", out)
+		if b, err := sh.CombinedOutput(); err != nil {
+			t.Fatalf("%v: %s", err, b)
+		}
+		if st, _ := os.Stat(out); st.Mode().Perm() != 0o664 || st.Size() < 100 {
+			t.Errorf("mode %v, %d bytes: want 0664 kept and the model written", st.Mode().Perm(), st.Size())
+		}
+		// Through a symbolic link: the link stays, the file it names is replaced.
+		link := filepath.Join(dir, "link.scn")
+		os.Symlink(out, link)
+		if o, code := train(link); code != 0 {
+			t.Fatalf("exit %d: %s", code, o)
+		}
+		if st, _ := os.Lstat(link); st.Mode()&os.ModeSymlink == 0 {
+			t.Error("the symbolic link was replaced")
+		}
+	})
+	t.Run("bad paths", func(t *testing.T) {
+		for _, c := range []struct {
+			out, want string
+			code      int
+		}{
+			{"", "-o: empty file name", exitUsage},
+			{filepath.Join(dir, "no", "such", "m.scn"), "no such file or directory", exitError},
+			{dir, "is a directory", exitError},
+			{filepath.Join(f.images, "m.scn"), "not a directory", exitError},
+		} {
+			// A fit that would take long: the check must come first.
+			start := time.Now()
+			out, code := runArgs(t, "train", "--nodes", "100000", "--model", "scn", "-q", "-o", c.out)
+			if code != c.code || !strings.Contains(out, c.want) {
+				t.Errorf("-o %q: exit %d: %s", c.out, code, out)
+			}
+			t.Logf("-o %q: %v: %s", c.out, time.Since(start), strings.TrimSpace(out))
+		}
+	})
+}
+
+// TestErrorMessages: "scn: " once, file names intact, directories named
+// as such, CSV errors with the line and a short excerpt.
+func TestErrorMessages(t *testing.T) {
+	f := tiny(t)
+	dir := t.TempDir()
+	p := func(n string) string { return filepath.Join(dir, n) }
+	b, _ := os.ReadFile(f.model)
+	os.WriteFile(p("trunc4.scn"), b[:len(b)-4], 0o644)
+	long := "1;" + strings.Repeat("0;", 40) + "0\n"
+	os.WriteFile(p("semi.csv"), []byte(long+long), 0o644)
+	os.WriteFile(p("pixel.csv"), []byte("1,"+strings.Repeat("0,", 35)+"0\n2,"+strings.Repeat("0,", 35)+strings.Repeat("x", 100)+"\n"), 0o644)
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"eval", p("nope.scn")}, "nope.scn: no such file or directory"},
+		{[]string{"eval", p("trunc4.scn")}, "load " + p("trunc4.scn") + ": bad model file"},
+		{[]string{"inspect", dir}, dir + ": is a directory"},
+		{[]string{"predict", f.model, dir}, dir + " is a directory"},
+		{[]string{"train", "--csv", p("semi.csv"), "-q", "-o", p("m.scn")}, `line 2: label "1;0;0;0;0;0;0;0;0;0;0;0;"... (83 characters) is not an integer (the file is read with commas as separators)`},
+		{[]string{"train", "--csv", p("pixel.csv"), "-q", "-o", p("m.scn")}, `line 2: pixel "xxxxxxxxxxxxxxxxxxxxxxxx"... (100 characters) is not a finite number`},
+	}
+	for _, c := range cases {
+		out := fails(t, c.args...)
+		if !strings.Contains(out, c.want) || strings.Contains(out, ": scn: ") {
+			t.Errorf("scn %s:\n got %s\nwant %s", strings.Join(c.args, " "), out, c.want)
+		}
 	}
 }
