@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
+	"errors"
 	idxbin "encoding/binary"
 	"fmt"
 	"image"
@@ -587,5 +589,104 @@ func TestErrorMessages(t *testing.T) {
 		if !strings.Contains(out, c.want) || strings.Contains(out, ": scn: ") {
 			t.Errorf("scn %s:\n got %s\nwant %s", strings.Join(c.args, " "), out, c.want)
 		}
+	}
+}
+
+// snapshot returns the files of a folder and their bytes.
+func snapshot(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[e.Name()] = string(b)
+	}
+	return out
+}
+
+func sameSnapshot(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// TestDeriveLeavesExistingSetOnFailure: a failing, cancelled or killed
+// derive leaves a set written before byte for byte as it was (or, killed
+// after the swap, the whole new set); a folder holding other files is
+// refused.
+func TestDeriveLeavesExistingSetOnFailure(t *testing.T) {
+	data := fakeData(t)
+	root := t.TempDir()
+	set := filepath.Join(root, "set")
+	ok(t, "derive", "rotated", "--data", data, "--train", "50", "--test", "50", "--seed", "1", "-o", set)
+	old := snapshot(t, set)
+	d, err := dataset.ReadDerived(set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Failing: the second part is invalid, so Write fails after the first.
+	bad := &dataset.Derived{Manifest: d.Manifest, Parts: []dataset.Part{d.Parts[0], {Name: "test", Set: &dataset.Set{Rows: 2, Cols: 2, Pix: []float32{1}}}}}
+	var sink bytes.Buffer
+	if err := writeDerived(t.Context(), &sink, bad, set); err == nil {
+		t.Fatal("a derived set with an invalid part was written")
+	}
+	if !sameSnapshot(old, snapshot(t, set)) {
+		t.Error("a failed derive changed the existing set")
+	}
+	// Cancelled before the swap.
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if err := writeDerived(ctx, &sink, d, set); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled derive: %v", err)
+	}
+	if !sameSnapshot(old, snapshot(t, set)) {
+		t.Error("a cancelled derive changed the existing set")
+	}
+	if left, _ := filepath.Glob(filepath.Join(root, ".set.tmp*")); len(left) > 0 {
+		t.Errorf("temporary folders left: %v", left)
+	}
+	// Killed at random moments: the set is the old one or the whole new one.
+	fresh := filepath.Join(root, "fresh")
+	args := []string{"derive", "rotated", "--data", data, "--train", "3000", "--test", "1000", "--seed", "2"}
+	ok(t, append(args, "-o", fresh)...)
+	want := snapshot(t, fresh)
+	r := rand.New(rand.NewPCG(5, 6))
+	for i := 0; i < 6; i++ {
+		cmd := exec.Command(binary, append(args, "-o", set)...)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(r.IntN(400)) * time.Millisecond)
+		cmd.Process.Kill()
+		cmd.Wait()
+		now := snapshot(t, set)
+		switch {
+		case sameSnapshot(now, old):
+		case sameSnapshot(now, want):
+			old = want // later runs replace the new set by itself
+		default:
+			t.Fatalf("after kill %d the set is neither the old nor the new one", i)
+		}
+	}
+	// A folder with other files in it is refused and left alone.
+	os.WriteFile(filepath.Join(set, "notes.txt"), []byte("mine"), 0o644)
+	before := snapshot(t, set)
+	if out := fails(t, append(args, "-o", set)...); !strings.Contains(out, "notes.txt") {
+		t.Errorf("derive over a folder with other files: %s", out)
+	}
+	if !sameSnapshot(before, snapshot(t, set)) {
+		t.Error("a refused derive changed the folder")
 	}
 }
