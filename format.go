@@ -8,9 +8,13 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"io/fs"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 )
 
 // Model files (format version 1) are little-endian:
@@ -158,31 +162,99 @@ func (m *Model) WriteTo(w io.Writer) (int64, error) {
 	return int64(n), err
 }
 
-// Save writes the model to path atomically: to a temporary file in the same
-// directory, synced, then renamed over path.
+// Save writes the model to path atomically: to a temporary file in the
+// same directory, synced, then renamed over path. A new file gets mode
+// 0666 less the umask; a file that exists keeps its mode, and a symbolic
+// link keeps pointing to the file it names, which is replaced. A path that
+// names something other than a regular file or a folder (a device such as
+// /dev/null, a named pipe) is written to directly, never replaced.
 func (m *Model) Save(path string) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	if path == "" {
+		return errors.New("scn: save: empty file name")
+	}
+	target := path
+	if fi, err := os.Lstat(path); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		if target, err = filepath.EvalSymlinks(path); err != nil {
+			return wrapErr("save "+path, err)
+		}
+	}
+	st, err := os.Stat(target)
+	switch {
+	case err == nil && st.IsDir():
+		return fmt.Errorf("scn: save %s: is a directory", path)
+	case err == nil && !st.Mode().IsRegular():
+		return m.writeThrough(path, target)
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		return wrapErr("save "+path, err)
+	}
+	f, err := createTemp(filepath.Dir(target), "."+filepath.Base(target)+".tmp")
 	if err != nil {
-		return fmt.Errorf("scn: save %s: %w", path, err)
+		return wrapErr("save "+path, err)
 	}
 	tmp := f.Name()
 	defer os.Remove(tmp) // a no-op once renamed
-	if _, err := m.WriteTo(f); err != nil {
-		f.Close()
-		return fmt.Errorf("scn: save %s: %w", path, err)
+	_, err = m.WriteTo(f)
+	if err == nil && st != nil {
+		err = f.Chmod(st.Mode().Perm()) // the existing file's mode
 	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("scn: save %s: %w", path, err)
+	if err == nil {
+		err = f.Sync()
 	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("scn: save %s: %w", path, err)
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("scn: save %s: %w", path, err)
+	if err == nil {
+		err = os.Rename(tmp, target)
+	}
+	if err != nil {
+		return wrapErr("save "+path, err)
 	}
 	return nil
+}
+
+// writeThrough writes the model to target, which is not a regular file.
+func (m *Model) writeThrough(path, target string) error {
+	f, err := os.OpenFile(target, os.O_WRONLY, 0)
+	if err != nil {
+		return wrapErr("save "+path, err)
+	}
+	_, err = m.WriteTo(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return wrapErr("save "+path, err)
+	}
+	return nil
+}
+
+// createTemp creates a new file dir/prefix<random> with mode 0666 less the
+// umask (os.CreateTemp makes 0600 files).
+func createTemp(dir, prefix string) (*os.File, error) {
+	for range 100 {
+		name := filepath.Join(dir, prefix+strconv.FormatUint(rand.Uint64()%1e10, 10))
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if !errors.Is(err, fs.ErrExist) {
+			return f, err
+		}
+	}
+	return nil, fmt.Errorf("no free temporary name in %s", dir)
+}
+
+// prefixedError is an error whose message says "scn: " once: what wraps it
+// drops the "scn: " its message starts with.
+type prefixedError struct {
+	msg string
+	err error
+}
+
+func (e *prefixedError) Error() string { return e.msg }
+func (e *prefixedError) Unwrap() error { return e.err }
+
+// wrapErr returns "scn: what: err", with err's own "scn: " prefix dropped
+// from the message (it still wraps err).
+func wrapErr(what string, err error) error {
+	return &prefixedError{msg: "scn: " + what + ": " + strings.TrimPrefix(err.Error(), "scn: "), err: err}
 }
 
 // Load reads a model file written by Save.
@@ -192,9 +264,12 @@ func Load(path string) (*Model, error) {
 		return nil, fmt.Errorf("scn: load: %w", err)
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return nil, fmt.Errorf("scn: load %s: is a directory, not a model file", path)
+	}
 	m, err := Read(f)
 	if err != nil {
-		return nil, fmt.Errorf("scn: load %s: %w", path, err)
+		return nil, wrapErr("load "+path, err)
 	}
 	return m, nil
 }

@@ -9,7 +9,6 @@ import (
 	_ "image/jpeg" // JPEG decoder
 	_ "image/png"  // PNG decoder
 	"io"
-	"os"
 
 	_ "golang.org/x/image/bmp" // BMP decoder
 )
@@ -103,9 +102,9 @@ func LoadImageFile(path string, p Preprocess) (pix []float32, rows, cols int, er
 	if err := p.Validate(); err != nil {
 		return nil, 0, 0, err
 	}
-	f, err := os.Open(path)
+	f, err := openFile(path)
 	if err != nil {
-		return nil, 0, 0, fmt.Errorf("dataset: %w", err)
+		return nil, 0, 0, err
 	}
 	defer f.Close()
 	pix, rows, cols, err = DecodeImage(f, path)

@@ -69,7 +69,9 @@ func (p Preprocess) Apply(pix []float32, rows, cols int) ([]float32, int, int) {
 	return out, rows, cols
 }
 
-// Prepare applies p to every image of s and returns the new set; its
+// Prepare applies p to every image of s and returns the new set (refused,
+// wrapping ErrTooLarge, when its images would exceed the limit of
+// SetMemoryLimit); its
 // Inverted field counts the images inverted (add to what s had), and its
 // Source says so. Images must all come out the same size, which they do
 // unless p is invalid.
@@ -77,9 +79,15 @@ func Prepare(s *Set, p Preprocess) (*Set, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
+	r, c := p.outShape(s.Rows, s.Cols)
+	need := int64(s.Len()) * int64(r) * int64(c) * 4
+	if err := checkMemory(need, fmt.Sprintf("%d images prepared to %d x %d", s.Len(), r, c)); err != nil {
+		return nil, fmt.Errorf("dataset: %w", err)
+	}
 	src := *s
 	src.Pix = nil // Clone copies everything but the pixels, which are made anew
 	out := src.Clone()
+	out.Pix = make([]float32, 0, need/4)
 	inverted := 0
 	for i := 0; i < s.Len(); i++ {
 		img, r, c, inv := p.apply(s.Image(i), s.Rows, s.Cols)
@@ -125,6 +133,17 @@ func (s *Set) DarkInkCount() int {
 		}
 	}
 	return n
+}
+
+// outShape returns the shape p gives an image of rows x cols.
+func (p Preprocess) outShape(rows, cols int) (int, int) {
+	if p.MNIST {
+		rows, cols = 28, 28
+	}
+	if p.ResizeRows > 0 && p.ResizeCols > 0 {
+		rows, cols = p.ResizeRows, p.ResizeCols
+	}
+	return rows, cols
 }
 
 // apply is Apply that also says whether it inverted the image.

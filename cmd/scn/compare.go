@@ -40,11 +40,9 @@ its train and its test part.`,
 			if err != nil {
 				return err
 			}
-			if trials < 1 {
-				return usageError{fmt.Errorf("--trials %d: want at least 1", trials)}
-			}
-			for _, k := range kinds {
-				if _, err := h.config(k); err != nil {
+			cfgs := make([]scn.Config, len(kinds))
+			for i, k := range kinds {
+				if cfgs[i], err = h.config(k); err != nil {
 					return err
 				}
 			}
@@ -70,6 +68,20 @@ its train and its test part.`,
 			if err != nil {
 				return err
 			}
+			if err := checkTrainClasses(cmd.ErrOrStderr(), tr); err != nil {
+				return err
+			}
+			if tr.Labels != nil && te.Labels != nil {
+				if err := matchClasses(tr.Classes, te, "the test set"); err != nil {
+					return err
+				}
+			}
+			for _, cfg := range cfgs {
+				if err := currentBudget().checkFit(cfg, tr, te); err != nil {
+					return err
+				}
+			}
+			fmt.Fprint(cmd.ErrOrStderr(), nodesNote(cfgs[0], tr.Len()))
 			var log io.Writer = io.Discard
 			if !quiet {
 				log = cmd.ErrOrStderr()
@@ -94,7 +106,7 @@ its train and its test part.`,
 	h.addPreset(cmd)
 	train.add(cmd, true)
 	test.add(cmd, false)
-	cmd.Flags().IntVar(&trials, "trials", compareTrials, "trials per learner")
+	intVar(cmd.Flags(), &trials, "trials", compareTrials, 1, maxTrials, "trials per learner")
 	cmd.Flags().StringVar(&learner, "models", "2dscn,scn,2drvfl,rvfl", "learners to compare")
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no line per fit")
 	return cmd

@@ -37,8 +37,8 @@ func (d *dataFlags) add(cmd *cobra.Command, prep bool) {
 	f.StringVar(&d.idxTargets, p+"idx-targets", "", what+"IDX float target file, for regression")
 	f.StringVar(&d.folder, p+"folder", "", what+"folder of class subfolders of images (root/<class>/*.png)")
 	f.StringVar(&d.csv, p+"csv", "", what+"CSV file: label, then pixels (header optional)")
-	f.IntVar(&d.rows, p+"rows", 0, what+"image rows of a CSV file (0: square)")
-	f.IntVar(&d.cols, p+"cols", 0, what+"image columns of a CSV file (0: square)")
+	intVar(f, &d.rows, p+"rows", 0, 0, maxSide, what+"image rows of a CSV file (0: square)")
+	intVar(f, &d.cols, p+"cols", 0, 0, maxSide, what+"image columns of a CSV file (0: square)")
 	f.StringVar(&d.derived, p+"derived", "", what+"folder written by scn derive: its train part for training, its test part for evaluation")
 
 	d.numpy.add(f, p, what)
@@ -88,6 +88,9 @@ func (d *dataFlags) load(half string, p dataset.Preprocess) (*dataset.Set, error
 			sources++
 		}
 	}
+	if (d.rows == 0) != (d.cols == 0) {
+		return nil, usageError{fmt.Errorf("--%srows and --%scols: give both, or neither for square images", d.prefix, d.prefix)}
+	}
 	if sources > 1 {
 		return nil, usageError{fmt.Errorf("give one data source: --%sidx-images, --%sfolder, --%scsv or --%sderived", d.prefix, d.prefix, d.prefix, d.prefix)}
 	}
@@ -100,7 +103,8 @@ func (d *dataFlags) load(half string, p dataset.Preprocess) (*dataset.Set, error
 	var s *dataset.Set
 	switch {
 	case d.folder != "":
-		return dataset.ReadFolder(d.folder, p) // the reader applies p
+		s, err := dataset.ReadFolder(d.folder, p) // the reader applies p
+		return s, withMemoryHint(err, p)
 	case d.csv != "":
 		s, err = dataset.ReadCSV(d.csv, d.rows, d.cols)
 	case d.idxImages != "":
@@ -119,12 +123,13 @@ func (d *dataFlags) load(half string, p dataset.Preprocess) (*dataset.Set, error
 		}
 	}
 	if err != nil {
-		return nil, err
+		return nil, withMemoryHint(err, p)
 	}
 	if noPreprocessing(p) {
 		return s, nil
 	}
-	return dataset.Prepare(s, p)
+	s, err = dataset.Prepare(s, p)
+	return s, withMemoryHint(err, p)
 }
 
 // readDerivedPart reads the part called half of a folder written by scn

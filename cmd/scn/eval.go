@@ -50,13 +50,21 @@ each threshold) for regression.`,
 			if err != nil {
 				return err
 			}
+			thresholds, err := ppaRange.parseList(ppa)
+			if err != nil {
+				return err
+			}
 			s, err := d.load("test", p)
 			if err != nil {
 				return err
 			}
-			thresholds, err := floatList(ppa)
-			if err != nil {
-				return usageError{fmt.Errorf("--ppa: %w", err)}
+			if m.IsClassifier() {
+				if err := matchClasses(m.Classes, s, "the data set"); err != nil {
+					return err
+				}
+			}
+			if err := currentBudget().checkPredict(m, s.Len(), setBytes(s)); err != nil {
+				return err
 			}
 			ev, err := evaluate(m, s, thresholds)
 			if err != nil {
@@ -72,7 +80,7 @@ each threshold) for regression.`,
 	}
 	d.add(cmd, false)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
-	cmd.Flags().StringVar(&ppa, "ppa", "15,25", "PPA thresholds for regression")
+	cmd.Flags().StringVar(&ppa, "ppa", "15,25", "PPA thresholds for regression, comma-separated, each finite and > 0")
 	return cmd
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -41,27 +42,27 @@ func (h *hyperFlags) addModel(cmd *cobra.Command) {
 func (h *hyperFlags) addRun(cmd *cobra.Command, defaultNodes int) {
 	f := cmd.Flags()
 	h.preset = "default"
-	f.IntVar(&h.nodes, "nodes", defaultNodes, "L_max, the hidden nodes at most")
-	f.Uint64Var(&h.seed, "seed", 1, "random seed: the same seed gives the same model")
+	intVar(f, &h.nodes, "nodes", defaultNodes, 1, maxNodesFlag, "L_max, the hidden nodes at most")
+	uint64Var(f, &h.seed, "seed", 1, "random seed: the same seed gives the same model")
 }
 
 // addPreset registers the preset and the settings that depart from it.
 func (h *hyperFlags) addPreset(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVar(&h.preset, "preset", "default", "hyper-parameter preset: default (the paper's T_max 5, lambda 1..250, r 1-10^-j, with L and the ridge term chosen on held-out data) or paper (the paper's protocol exactly: L_max nodes, no selection); any other hyper-parameter flag makes it custom")
-	f.Float64Var(&h.validation, "validation", 0.1, "share of the training images held out (stratified) to choose L and the ridge term; 0 turns model selection off")
-	f.IntVar(&h.folds, "folds", 0, "choose L and the ridge term by k-fold cross-validation with this many folds instead of one hold-out (k+1 fits)")
-	f.IntVar(&h.patience, "patience", 0, "stop growing once the held-out score has not improved at this many consecutive checkpoints (0: grow to --nodes)")
+	floatVar(f, &h.validation, "validation", 0.1, 0, 1, true, "share of the training images held out (stratified) to choose L and the ridge term; 0 turns model selection off")
+	intVar(f, &h.folds, "folds", 0, 0, 100, "choose L and the ridge term by k-fold cross-validation with this many folds instead of one hold-out (k+1 fits)")
+	intVar(f, &h.patience, "patience", 0, 0, 1<<20, "stop growing once the held-out score has not improved at this many consecutive checkpoints (0: grow to --nodes)")
 	f.StringVar(&h.ridges, "ridges", "", "comma-separated ridge grid for model selection (default: 0 and 1e-4 ... 1e4 by decades)")
 	h.validationFlagSet = func() bool {
 		return f.Changed("validation") || f.Changed("folds") || f.Changed("patience") || f.Changed("ridges")
 	}
-	f.IntVar(&h.candidates, "candidates", 0, "T_max, candidates per scale (0: the preset's)")
-	f.Float64Var(&h.tolerance, "tolerance", 0, "stop when the training RMSE is at or below this")
+	intVar(f, &h.candidates, "candidates", 0, 0, maxCandidatesFlag, "T_max, candidates per scale (0: the preset's)")
+	floatVar(f, &h.tolerance, "tolerance", 0, 0, math.MaxFloat64, true, "stop when the training RMSE is at or below this")
 	f.StringVar(&h.scales, "scales", "", "comma-separated scale list lambda (default: the preset's)")
 	f.StringVar(&h.ratios, "ratios", "", "comma-separated increasing r list in (0,1) (default: the preset's)")
 	f.StringVar(&h.activation, "activation", "sigmoid", "activation: sigmoid, tanh or relu")
-	f.Float64Var(&h.ridge, "ridge", 0, "ridge term on the output weights (0: plain least squares)")
+	floatVar(f, &h.ridge, "ridge", 0, 0, math.MaxFloat64, true, "ridge term on the output weights (0: plain least squares)")
 }
 
 // kind returns the chosen learner.
@@ -95,13 +96,13 @@ func (h *hyperFlags) config(k scn.Kind) (scn.Config, error) {
 		}
 	}
 	if h.scales != "" {
-		if c.Scales, err = floatList(h.scales); err != nil {
-			return c, usageError{fmt.Errorf("--scales: %w", err)}
+		if c.Scales, err = scalesRange.parseList(h.scales); err != nil {
+			return c, err
 		}
 	}
 	if h.ratios != "" {
-		if c.Ratios, err = floatList(h.ratios); err != nil {
-			return c, usageError{fmt.Errorf("--ratios: %w", err)}
+		if c.Ratios, err = ratiosRange.parseList(h.ratios); err != nil {
+			return c, err
 		}
 	}
 	if !samePreset(c, scn.Paper(k)) {
@@ -151,6 +152,14 @@ func samePreset(c, p scn.Config) bool {
 	return c.Candidates == p.Candidates && c.Tolerance == p.Tolerance && c.Ridge == p.Ridge &&
 		c.Activation == p.Activation && slices.Equal(c.Scales, p.Scales) && slices.Equal(c.Ratios, p.Ratios)
 }
+
+// Upper bounds of --nodes and --candidates: the library's own limits
+// (scn.Config.Validate), which keep a mistyped value from asking for
+// terabytes; the memory estimate refuses most large values before them.
+const (
+	maxNodesFlag      = 1 << 20
+	maxCandidatesFlag = 1 << 16
+)
 
 // floatList parses "1, 5, 15".
 func floatList(s string) ([]float64, error) {

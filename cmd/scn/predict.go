@@ -27,6 +27,9 @@ scores; for a regression model, print its outputs.`,
 			if err != nil {
 				return err
 			}
+			if err := currentBudget().checkPredict(m, 1, 0); err != nil {
+				return err
+			}
 			w := cmd.OutOrStdout()
 			for _, path := range args[1:] {
 				pix, rows, cols, err := dataset.LoadImageFile(path, p)
@@ -45,7 +48,7 @@ scores; for a regression model, print its outputs.`,
 			return nil
 		},
 	}
-	cmd.Flags().IntVar(&top, "top", 3, "scores to show per image")
+	intVar(cmd.Flags(), &top, "top", 3, 0, 1<<20, "scores to show per image")
 	return cmd
 }
 

@@ -41,11 +41,22 @@ mostly look like dark ink on a light background gets a one-line note unless
 			if err != nil {
 				return err
 			}
+			if err := checkOutput("-o", out); err != nil {
+				return err
+			}
 			s, err := d.load("train", p)
 			if err != nil {
 				return err
 			}
-			polarityNote(cmd.ErrOrStderr(), s, &d)
+			stderr := cmd.ErrOrStderr()
+			if err := checkTrainClasses(stderr, s); err != nil {
+				return err
+			}
+			if err := currentBudget().checkFit(cfg, s, nil); err != nil {
+				return err
+			}
+			fmt.Fprint(stderr, nodesNote(cfg, s.Len()))
+			polarityNote(stderr, s, &d)
 			prob, err := problem(s)
 			if err != nil {
 				return err
@@ -62,13 +73,13 @@ mostly look like dark ink on a light background gets a one-line note unless
 				m, err = cfg.Fit(cmd.Context(), prob, bar.step)
 			}
 			bar.finish()
-			if err != nil && errors.Is(err, context.Canceled) && !part {
+			cancelled := err != nil && errors.Is(err, context.Canceled)
+			switch {
+			case cancelled && !part:
 				return interruptHint{err, "nothing saved (--save-partial keeps the nodes built so far)"}
-			}
-			if err != nil && errors.Is(err, context.Canceled) && (m == nil || m.Nodes() == 0) {
+			case cancelled && (m == nil || m.Nodes() == 0):
 				return interruptHint{err, "no node was built, nothing saved"}
-			}
-			if err != nil && !(part && errors.Is(err, context.Canceled) && m != nil) {
+			case err != nil && !cancelled:
 				return err
 			}
 			if err := recordData(m, s, p); err != nil {
@@ -78,8 +89,13 @@ mostly look like dark ink on a light background gets a one-line note unless
 				return err
 			}
 			summary(cmd.OutOrStdout(), m)
-			if m.Selection != nil {
+			if m.Selection != nil && !cancelled {
 				fmt.Fprintln(cmd.OutOrStdout(), selectionLine(m))
+			}
+			if cancelled {
+				// Interrupted all the same: status 130, so that a script
+				// does not go on as if the fit had finished.
+				return interruptHint{err, fmt.Sprintf("saved the %d nodes built so far to %s", m.Nodes(), out)}
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "saved %s\n", out)
 			return nil
@@ -89,7 +105,7 @@ mostly look like dark ink on a light background gets a one-line note unless
 	d.add(cmd, true)
 	cmd.Flags().StringVarP(&out, "out", "o", "model.scn", "model file to write")
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress bar")
-	cmd.Flags().BoolVar(&part, "save-partial", false, "on Ctrl-C, save the nodes built so far")
+	cmd.Flags().BoolVar(&part, "save-partial", false, "on Ctrl-C, save the nodes built so far (the exit status is still 130)")
 	return cmd
 }
 
