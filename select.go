@@ -674,12 +674,17 @@ func classGroups(p Problem, need int) ([][]int, error) {
 	for i, c := range ArgMax(p.T, p.M) {
 		groups[c] = append(groups[c], i)
 	}
+	kept := groups[:0]
 	for c, g := range groups {
+		if len(g) == 0 {
+			continue // a class with no image at all has nothing to hold out
+		}
+		kept = append(kept, g)
 		if len(g) < need {
 			return nil, fmt.Errorf("%w: class %q has %d image(s); model selection needs at least %d per class (turn validation off, or add images)", ErrData, p.Classes[c], len(g), need)
 		}
 	}
-	return groups, nil
+	return kept, nil
 }
 
 // subset returns the problem of the images idx of p.

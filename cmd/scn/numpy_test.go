@@ -191,7 +191,7 @@ func TestExportCommand(t *testing.T) {
 	dir, _, _ := files(t)
 	p := func(name string) string { return filepath.Join(dir, name) }
 	model := p("m.scn")
-	ok(t, "train", "--model", "2dscn", "--nodes", "25", "--seed", "2", "-q", "--activation", "tanh",
+	ok(t, "train", "--model", "2dscn", "--nodes", "25", "--seed", "2", "-q", "--preset", "paper", "--activation", "tanh",
 		"--idx-images", p("train-images.gz"), "--idx-labels", p("train-labels.gz"), "-o", model)
 	m, err := scn.Load(model)
 	if err != nil {

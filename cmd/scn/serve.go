@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/scn2d/scn/serve"
 	"github.com/spf13/cobra"
@@ -92,16 +93,16 @@ that no longer reads leaves its model as it was, and the log says why).`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&addr, "addr", "127.0.0.1:8080", "address to listen on (host:port; port 0 picks a free one)")
-	f.Int64Var(&opts.MaxBodyBytes, "max-body", 4<<20, "request body limit in bytes")
-	f.IntVar(&opts.MaxPixels, "max-pixels", 1<<22, "pixel limit of an image, checked on its header before decoding")
-	f.IntVar(&opts.MaxBatchImages, "max-batch", 4096, "images limit of one JSON batch")
-	f.IntVar(&opts.MaxConcurrent, "concurrency", 0, "scoring passes (and image decodings) at once (0: one per CPU)")
-	f.IntVar(&opts.Gather, "gather", 64, "most images one scoring pass gathers from waiting requests (1: none)")
-	f.IntVar(&opts.TopK, "top", 5, "scores per image when a request does not say (?top=N)")
-	f.DurationVar(&opts.ReadTimeout, "read-timeout", 0, "time to read a request (0: 30s)")
-	f.DurationVar(&opts.WriteTimeout, "write-timeout", 0, "time to answer a request (0: 30s)")
-	f.DurationVar(&opts.IdleTimeout, "idle-timeout", 0, "time a kept-alive connection may idle (0: 2m)")
-	f.DurationVar(&opts.ShutdownTimeout, "shutdown-timeout", 0, "time to finish the requests in flight on SIGTERM (0: 30s)")
+	int64Var(f, &opts.MaxBodyBytes, "max-body", 4<<20, 1, 1<<32, "request body limit in bytes")
+	intVar(f, &opts.MaxPixels, "max-pixels", 1<<22, 1, 1<<30, "pixel limit of an image, checked on its header before decoding")
+	intVar(f, &opts.MaxBatchImages, "max-batch", 4096, 1, 1<<20, "images limit of one JSON batch")
+	intVar(f, &opts.MaxConcurrent, "concurrency", 0, 0, 4096, "scoring passes (and image decodings) at once (0: one per CPU)")
+	intVar(f, &opts.Gather, "gather", 64, 1, 4096, "most images one scoring pass gathers from waiting requests (1: none)")
+	intVar(f, &opts.TopK, "top", 5, 1, 1<<20, "scores per image when a request does not say (?top=N)")
+	durationVar(f, &opts.ReadTimeout, "read-timeout", 0, 0, 24*time.Hour, "time to read a request (0: 30s)")
+	durationVar(f, &opts.WriteTimeout, "write-timeout", 0, 0, 24*time.Hour, "time to answer a request (0: 30s)")
+	durationVar(f, &opts.IdleTimeout, "idle-timeout", 0, 0, 24*time.Hour, "time a kept-alive connection may idle (0: 2m)")
+	durationVar(f, &opts.ShutdownTimeout, "shutdown-timeout", 0, 0, 24*time.Hour, "time to finish the requests in flight on SIGTERM (0: 30s)")
 	f.BoolVarP(&quiet, "quiet", "q", false, "log warnings and errors only")
 	return cmd
 }
