@@ -119,6 +119,9 @@ func (c Config) fitPath(ctx context.Context, p Problem, progress func(Step), che
 		return nil, err
 	}
 	start := time.Now()
+	if c.blockMode() {
+		return c.fitBlocks(ctx, p, progress, check, start)
+	}
 	b := newBuilder(c, p)
 	if rmse := b.rmse(); c.Kind.Choice == Supervised && rmse <= c.Tolerance {
 		return nil, fmt.Errorf("%w: Tolerance = %g, but the training RMSE is %.4g before any node: nothing to fit", ErrConfig, c.Tolerance, rmse)

@@ -56,7 +56,15 @@ type fileConfig struct {
 	Seed       uint64    `json:"seed"`
 	Ridge      float64   `json:"ridge"`
 	Preset     string    `json:"preset"`
-	StopAtRank bool      `json:"stop_at_rank,omitempty"`
+	// The block engine's settings; absent (zero) for one-node fits, so
+	// their files are unchanged.
+	BlockSize   int  `json:"block_size,omitempty"`
+	FieldMin    int  `json:"field_min,omitempty"`
+	FieldMax    int  `json:"field_max,omitempty"`
+	Standardize bool `json:"standardize,omitempty"`
+	Float32Gram bool `json:"float32_gram,omitempty"`
+	Pairs       bool `json:"pairs,omitempty"`
+	StopAtRank  bool `json:"stop_at_rank,omitempty"`
 }
 
 type fileSummary struct {
@@ -336,6 +344,8 @@ func (m *Model) header() fileHeader {
 		Config: fileConfig{
 			MaxNodes: c.MaxNodes, Tolerance: c.Tolerance, Candidates: c.Candidates,
 			Scales: c.Scales, Ratios: c.Ratios, Seed: c.Seed, Ridge: c.Ridge, Preset: c.Preset, StopAtRank: c.StopAtRank,
+			BlockSize: c.blockSize(), FieldMin: c.FieldMin, FieldMax: c.FieldMax,
+			Standardize: c.Standardize, Float32Gram: c.Float32Gram, Pairs: c.Pairs,
 		},
 		Summary: fileSummary{
 			Samples: s.Samples, Stop: s.Stop.String(), TrainRMSE: s.TrainRMSE,
@@ -395,6 +405,8 @@ func (h fileHeader) model() (*Model, error) {
 		Config: Config{
 			Kind: kind, MaxNodes: c.MaxNodes, Tolerance: c.Tolerance, Candidates: c.Candidates,
 			Scales: c.Scales, Ratios: c.Ratios, Activation: act, Seed: c.Seed, Ridge: c.Ridge, Preset: c.Preset, StopAtRank: c.StopAtRank,
+			BlockSize: c.BlockSize, FieldMin: c.FieldMin, FieldMax: c.FieldMax,
+			Standardize: c.Standardize, Float32Gram: c.Float32Gram, Pairs: c.Pairs,
 		},
 		Summary: Summary{
 			Nodes: h.Nodes, Samples: h.Summary.Samples, Stop: stop, TrainRMSE: h.Summary.TrainRMSE,
