@@ -595,3 +595,20 @@ func refActivation(a Activation, t float64) float64 {
 	}
 	return 1 / (1 + math.Exp(-t))
 }
+
+// TestSelectOnBlockFit: model selection (L and the ridge on a hold-out)
+// runs on a block fit through the engine interface.
+func TestSelectOnBlockFit(t *testing.T) {
+	p := blobProblem(t, 600)
+	for _, k := range []Kind{SCN2D, RVFL} {
+		c := Fast(k)
+		c.MaxNodes, c.BlockSize, c.FieldMin, c.FieldMax = 120, 30, 3, 6
+		m, err := c.Select(context.Background(), p, Selection{Validation: 0.25, Ridges: []float64{0, 0.1, 10}}, nil)
+		if err != nil {
+			t.Fatalf("%v: %v", k, err)
+		}
+		if m.Nodes() < 1 || m.Nodes() > 120 {
+			t.Errorf("%v: selected %d nodes", k, m.Nodes())
+		}
+	}
+}

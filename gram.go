@@ -222,7 +222,11 @@ func (e *gramEngine) tryBlock(hb []float32, idx []int) (dep []bool) {
 	if l0 > 0 {
 		linalg.GemmNT64(b, b, l0, -1, g[l0*ld:], ld, g[l0*ld:], ld, 1, sblk, ld)
 	}
-	dep = cholInPlace(sblk, ld, b, gd[l0:l1], e.alpha)
+	tol := 0.0
+	if e.alpha == 0 {
+		tol = gramDependenceTol
+	}
+	dep = cholInPlace(sblk, ld, b, gd[l0:l1], tol)
 	// The product above wrote the whole diagonal block: put G back above
 	// its diagonal.
 	for k := 0; k < b; k++ {
@@ -298,13 +302,13 @@ func (e *gramEngine) shardCross(s, l0, b int, out []float64) {
 const gramDependenceTol = 1e-8
 
 // cholInPlace overwrites the lower triangle of the b x b matrix a (lda) by
-// its Cholesky factor, column by column. With alpha = 0, a column whose
-// pivot is at most gramDependenceTol times its squared norm (norm2) counts as
+// its Cholesky factor, column by column. A column whose pivot is at most
+// tolRel times its squared norm (norm2), or not positive, counts as
 // dependent on the earlier ones: cholInPlace then carries on without it and
-// returns which columns were dependent (nil if none). With alpha > 0 a
-// pivot can only vanish through rounding; such a column counts as
-// dependent too.
-func cholInPlace(a []float64, lda, b int, norm2 []float64, alpha float64) (dep []bool) {
+// returns which columns were dependent (nil if none). The engine grows its
+// factor with tolRel = gramDependenceTol without a ridge and 0 with one
+// (a pivot can then only vanish through rounding).
+func cholInPlace(a []float64, lda, b int, norm2 []float64, tolRel float64) (dep []bool) {
 	for j := 0; j < b; j++ {
 		rj := a[j*lda : j*lda+j+1]
 		d := rj[j]
@@ -313,10 +317,7 @@ func cholInPlace(a []float64, lda, b int, norm2 []float64, alpha float64) (dep [
 				d -= rj[k] * rj[k]
 			}
 		}
-		tol := gramDependenceTol * norm2[j]
-		if alpha > 0 {
-			tol = 0
-		}
+		tol := tolRel * norm2[j]
 		if !(d > tol) || math.IsInf(d, 0) {
 			if dep == nil {
 				dep = make([]bool, b)
@@ -388,7 +389,7 @@ func cholesky(a []float64, n, lda int, alpha float64) error {
 			linalg.TrsmRightLowerT(b, j0, a, lda, a[j0*lda:], lda)
 			linalg.GemmNT64(b, b, j0, -1, a[j0*lda:], lda, a[j0*lda:], lda, 1, a[j0*lda+j0:], lda)
 		}
-		if dep := cholInPlace(a[j0*lda+j0:], lda, b, norm2[j0:j0+b], alpha); dep != nil {
+		if dep := cholInPlace(a[j0*lda+j0:], lda, b, norm2[j0:j0+b], 0); dep != nil {
 			return fmt.Errorf("scn: the normal equations of %d nodes are singular (column %d dependent on the earlier ones): use a ridge > 0", n, j0+firstTrue(dep))
 		}
 		// The rows below the block are filled when their block comes.
