@@ -50,6 +50,7 @@ func run() error {
 	total := flag.Int("n", 20000, "requests to send")
 	maxTime := flag.Duration("t", 60*time.Second, "stop after this long")
 	warm := flag.Int("warmup", 500, "requests sent first and not counted")
+	wait := flag.Duration("wait", 10*time.Second, "wait this long for the server's /healthz to answer")
 	pid := flag.Int("pid", 0, "the server's process id: report its peak resident memory (VmHWM)")
 	flag.Parse()
 	if *model == "" || *idx == "" {
@@ -105,6 +106,16 @@ func run() error {
 			return fmt.Errorf("status %d: %s", resp.StatusCode, bytes.TrimSpace(b))
 		}
 		return nil
+	}
+	for deadline := time.Now().Add(*wait); ; time.Sleep(50 * time.Millisecond) {
+		resp, err := client.Get(strings.TrimSuffix(*base, "/") + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the server does not answer: %w", err)
+		}
 	}
 	for i := 0; i < *warm; i++ {
 		if err := send(bodies[i%len(bodies)]); err != nil {
