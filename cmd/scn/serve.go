@@ -95,7 +95,7 @@ that no longer reads leaves its model as it was, and the log says why).`,
 	f.Int64Var(&opts.MaxBodyBytes, "max-body", 4<<20, "request body limit in bytes")
 	f.IntVar(&opts.MaxPixels, "max-pixels", 1<<22, "pixel limit of an image, checked on its header before decoding")
 	f.IntVar(&opts.MaxBatchImages, "max-batch", 4096, "images limit of one JSON batch")
-	f.IntVar(&opts.MaxConcurrent, "concurrency", 0, "scoring passes (and image decodings) at once (0: one per CPU)")
+	f.IntVar(&opts.MaxConcurrent, "concurrency", 0, "scoring passes at once (0: one per CPU)")
 	f.IntVar(&opts.Gather, "gather", 64, "most images one scoring pass gathers from waiting requests (1: none)")
 	f.IntVar(&opts.TopK, "top", 5, "scores per image when a request does not say (?top=N)")
 	f.DurationVar(&opts.ReadTimeout, "read-timeout", 0, "time to read a request (0: 30s)")
