@@ -2,6 +2,7 @@ package scn
 
 import (
 	"sort"
+	"sync"
 
 	"github.com/scn2d/scn/internal/linalg"
 )
@@ -14,8 +15,19 @@ import (
 // Model.Predict (the same kernels, in the same order). It is safe for
 // concurrent use.
 type Predictor struct {
-	m *Model
-	w []float32 // the nodes' weights, L x d
+	m       *Model
+	w       []float32 // the nodes' weights, L x d
+	scratch sync.Pool // *predictScratch
+}
+
+// predictScratch is the working memory of one Predict call, kept for the
+// next: a server's many small calls would otherwise allocate and clear it
+// every time. Every value used is written before it is read: ScoreNT
+// writes h, the loop h64, Dgemm (with beta 0) yt.
+type predictScratch struct {
+	h   []float32
+	h64 []float64
+	yt  []float64
 }
 
 // NewPredictor prepares m for repeated prediction. m must not change
@@ -35,9 +47,12 @@ func (p *Predictor) Predict(x Images) ([]float64, error) {
 	n, d, l := x.Len(), x.Dim(), m.Nodes()
 	batch := min(n, predictBatch)
 	out := make([]float64, n*m.M)
-	h := make([]float32, l*batch)
-	h64 := make([]float64, l*batch)
-	yt := make([]float64, m.M*batch)
+	sc, _ := p.scratch.Get().(*predictScratch)
+	if sc == nil || len(sc.h) < l*batch {
+		sc = &predictScratch{h: make([]float32, l*batch), h64: make([]float64, l*batch), yt: make([]float64, m.M*batch)}
+	}
+	defer p.scratch.Put(sc)
+	h, h64, yt := sc.h, sc.h64, sc.yt
 	act := m.Activation
 	for lo := 0; lo < n; lo += predictBatch {
 		rows := min(predictBatch, n-lo)

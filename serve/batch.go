@@ -184,30 +184,53 @@ func (p *parser) integer() (int, error) {
 	return int(v), nil
 }
 
-// number reads one JSON number (strict grammar) as a float64 that is finite
-// and within float32 range.
+// number reads one JSON number (strict grammar) as a float64 that is the
+// float32 nearest to it, as strconv.ParseFloat(s, 32) gives, and within
+// float32 range. It gathers the mantissa and exponent as it checks the
+// grammar; the rare numbers that path cannot convert exactly go to strconv.
 func (p *parser) number() (float64, error) {
 	p.space()
 	d := p.data
 	start, i := p.pos, p.pos
+	neg := false
 	if i < len(d) && d[i] == '-' {
+		neg = true
 		i++
 	}
+	var m uint64
+	digits, exp := 0, 0 // significant digits in m; decimal exponent
 	switch {
 	case i < len(d) && d[i] == '0':
 		i++
 	case i < len(d) && d[i] >= '1' && d[i] <= '9':
-		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
-			i++
+		for ; i < len(d) && d[i] >= '0' && d[i] <= '9'; i++ {
+			if digits < 19 {
+				m = m*10 + uint64(d[i]-'0')
+				digits++
+			} else {
+				exp++
+				digits = 99 // too many digits for the fast path
+			}
 		}
 	default:
+		p.pos = i
 		return 0, p.errorf("want a number")
 	}
 	if i < len(d) && d[i] == '.' {
 		i++
 		j := i
-		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
-			i++
+		for ; i < len(d) && d[i] >= '0' && d[i] <= '9'; i++ {
+			if m == 0 && d[i] == '0' {
+				exp-- // a leading zero: not significant
+				continue
+			}
+			if digits < 19 {
+				m = m*10 + uint64(d[i]-'0')
+				digits++
+				exp--
+			} else {
+				digits = 99
+			}
 		}
 		if i == j {
 			p.pos = i
@@ -216,21 +239,34 @@ func (p *parser) number() (float64, error) {
 	}
 	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
 		i++
+		eneg := false
 		if i < len(d) && (d[i] == '+' || d[i] == '-') {
+			eneg = d[i] == '-'
 			i++
 		}
-		j := i
-		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
-			i++
+		j, e := i, 0
+		for ; i < len(d) && d[i] >= '0' && d[i] <= '9'; i++ {
+			if e < 100000 {
+				e = e*10 + int(d[i]-'0')
+			}
 		}
 		if i == j {
 			p.pos = i
 			return 0, p.errorf("number without exponent digits")
 		}
+		if eneg {
+			e = -e
+		}
+		exp += e
 	}
 	p.pos = i
-	if v, ok := fastFloat32(d[start:i]); ok {
-		return v, nil
+	if digits <= 15 {
+		if v, ok := exactFloat32(m, exp); ok {
+			if neg {
+				v = -v
+			}
+			return v, nil
+		}
 	}
 	// The bytes are not kept: a string header over them avoids a copy per
 	// number.
@@ -246,67 +282,19 @@ func (p *parser) number() (float64, error) {
 var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
 	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
 
-// fastFloat32 converts the common short numbers (a mantissa of at most 15
-// digits, a power of ten within 10^22) to the float32 nearest to them, as
-// strconv.ParseFloat(s, 32) does, and says whether it could; s is a valid
-// JSON number. float64(m) / 10^e and float64(m) * 10^e are correctly
-// rounded float64 values (both operands are exact); rounding that to
-// float32 gives the float32 nearest the decimal unless the float64 falls
-// exactly on a midpoint between two float32 values (then the decimal may
-// lie on either side of it), or outside float32's normal range: those are
-// left to strconv.
-func fastFloat32(s []byte) (float64, bool) {
-	neg := false
-	if s[0] == '-' {
-		neg, s = true, s[1:]
-	}
-	var m uint64
-	digits, exp := 0, 0
-	i := 0
-	for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
-		if m != 0 || s[i] != '0' {
-			digits++
-		}
-		m = m*10 + uint64(s[i]-'0')
-		if digits > 15 {
-			return 0, false
-		}
-	}
-	if i < len(s) && s[i] == '.' {
-		for i++; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
-			if m != 0 || s[i] != '0' {
-				digits++
-			}
-			m = m*10 + uint64(s[i]-'0')
-			exp--
-			if digits > 15 {
-				return 0, false
-			}
-		}
-	}
-	if i < len(s) { // an exponent
-		i++
-		eneg := false
-		if s[i] == '+' || s[i] == '-' {
-			eneg = s[i] == '-'
-			i++
-		}
-		e := 0
-		for ; i < len(s); i++ {
-			e = e*10 + int(s[i]-'0')
-			if e > 1000 {
-				return 0, false
-			}
-		}
-		if eneg {
-			e = -e
-		}
-		exp += e
-	}
+// exactFloat32 returns the float32 nearest to m x 10^exp (m < 10^15), as
+// strconv.ParseFloat(s, 32) does, and says whether it could:
+// float64(m) / 10^-exp and float64(m) * 10^exp are correctly rounded
+// float64 values (both operands are exact), and rounding that to float32
+// gives the float32 nearest the decimal unless the float64 falls exactly on
+// a midpoint between two float32 values (the decimal may then lie on
+// either side of it) or outside float32's normal range: those are left to
+// strconv.
+func exactFloat32(m uint64, exp int) (float64, bool) {
 	var f float64
 	switch {
 	case m == 0:
-		f = 0
+		return 0, true
 	case exp >= 0 && exp < len(pow10):
 		f = float64(m) * pow10[exp]
 	case exp < 0 && -exp < len(pow10):
@@ -314,20 +302,14 @@ func fastFloat32(s []byte) (float64, bool) {
 	default:
 		return 0, false
 	}
-	if f != 0 {
-		if f < 0x1p-126 || f > math.MaxFloat32 {
-			return 0, false
-		}
-		// A float32 midpoint has its 29 low mantissa bits at 1 << 28.
-		if math.Float64bits(f)&(1<<29-1) == 1<<28 {
-			return 0, false
-		}
+	if f < 0x1p-126 || f > math.MaxFloat32 {
+		return 0, false
 	}
-	v := float64(float32(f))
-	if neg {
-		v = -v
+	// A float32 midpoint has its 29 low mantissa bits at 1 << 28.
+	if math.Float64bits(f)&(1<<29-1) == 1<<28 {
+		return 0, false
 	}
-	return v, true
+	return float64(float32(f)), true
 }
 
 // images reads the array of images into b.
@@ -405,9 +387,14 @@ func (p *parser) row(b *batch) (int, error) {
 	}
 	n := 0
 	for {
-		v, err := p.number()
-		if err != nil {
-			return 0, err
+		var v float64
+		if d := p.data; p.pos+1 < len(d) && d[p.pos] == '0' && (d[p.pos+1] == ',' || d[p.pos+1] == ']') {
+			p.pos++ // a plain 0, the commonest grey level
+		} else {
+			var err error
+			if v, err = p.number(); err != nil {
+				return 0, err
+			}
 		}
 		b.pix = append(b.pix, float32(v))
 		n++

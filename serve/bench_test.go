@@ -2,6 +2,7 @@ package serve
 
 import (
 	"bytes"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -68,4 +69,33 @@ func BenchmarkPNG(b *testing.B) {
 			b.Fatal(w.Code, w.Body.String())
 		}
 	}
+}
+
+// BenchmarkLoadPNG sends single PNG requests from 64 concurrent clients
+// over loopback HTTP to a server in the same process (so that a CPU
+// profile shows both ends); cmd/scnload does the same against scn serve.
+func BenchmarkLoadPNG(b *testing.B) {
+	s := benchServer(b, Options{})
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+	body := pngOf(b, testSet.Image(0), 28, 28)
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+	url := ts.URL + "/v1/models/bench:predict"
+	b.SetParallelism(32) // 64 clients on 2 CPUs
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			resp, err := client.Post(url, "image/png", bytes.NewReader(body))
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				b.Error(resp.Status)
+				return
+			}
+		}
+	})
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "requests/s")
 }

@@ -71,8 +71,8 @@ type Options struct {
 	// MaxBatchImages bounds the images of one JSON batch (default 4096).
 	MaxBatchImages int
 	// MaxConcurrent bounds the scoring passes running at once (default
-	// GOMAXPROCS); image decoding is bounded by the same number. Requests
-	// beyond it wait.
+	// GOMAXPROCS); requests beyond it wait, and are gathered into the next
+	// passes. Image decodings running at once are bounded by GOMAXPROCS.
 	MaxConcurrent int
 	// Gather is the most images one scoring pass gathers from the requests
 	// waiting for the same model (default 64); 1 scores every request on
@@ -174,7 +174,7 @@ func New(opts Options) *Server {
 		log:    o.Logger,
 		models: map[string]*model{},
 		sem:    make(chan struct{}, o.MaxConcurrent),
-		decode: make(chan struct{}, o.MaxConcurrent),
+		decode: make(chan struct{}, runtime.GOMAXPROCS(0)),
 	}
 	s.metrics = newMetrics(s)
 	mux := http.NewServeMux()
@@ -231,8 +231,7 @@ func readModel(name, path string) (*model, error) {
 	}
 	defer f.Close()
 	h := sha256.New()
-	cr := &countReader{r: io.TeeReader(f, h)}
-	m, err := scn.Read(cr)
+	m, err := scn.Read(io.TeeReader(f, h))
 	if err != nil {
 		return nil, fmt.Errorf("serve: %s: %w", path, err)
 	}
@@ -252,17 +251,6 @@ func readModel(name, path string) (*model, error) {
 		plain:  (prep.Invert == "" || prep.Invert == "no") && !prep.MNIST && prep.ResizeRows == 0,
 		sha256: hex.EncodeToString(h.Sum(nil)), size: st.Size(), loaded: time.Now().UTC(),
 	}, nil
-}
-
-type countReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
 }
 
 // Reload reads every model's file again. A model whose file is unchanged

@@ -26,6 +26,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/scn2d/scn/dataset"
@@ -49,6 +50,7 @@ func run() error {
 	total := flag.Int("n", 20000, "requests to send")
 	maxTime := flag.Duration("t", 60*time.Second, "stop after this long")
 	warm := flag.Int("warmup", 500, "requests sent first and not counted")
+	wait := flag.Duration("wait", 10*time.Second, "wait this long for the server's /healthz to answer")
 	pid := flag.Int("pid", 0, "the server's process id: report its peak resident memory (VmHWM)")
 	flag.Parse()
 	if *model == "" || *idx == "" {
@@ -105,11 +107,24 @@ func run() error {
 		}
 		return nil
 	}
+	for deadline := time.Now().Add(*wait); ; time.Sleep(50 * time.Millisecond) {
+		resp, err := client.Get(strings.TrimSuffix(*base, "/") + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the server does not answer: %w", err)
+		}
+	}
 	for i := 0; i < *warm; i++ {
 		if err := send(bodies[i%len(bodies)]); err != nil {
 			return fmt.Errorf("warm-up: %w", err)
 		}
 	}
+	cpu0 := cpuTime(*pid)
+	var self0 syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &self0)
 	ctx, cancel := context.WithTimeout(context.Background(), *maxTime)
 	defer cancel()
 	var next, failed atomic.Int64
@@ -138,6 +153,9 @@ func run() error {
 	}
 	wg.Wait()
 	wall := time.Since(start)
+	cpu1 := cpuTime(*pid)
+	var self1 syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &self1)
 	all := slices.Concat(lat...)
 	slices.Sort(all)
 	ok := len(all)
@@ -151,7 +169,12 @@ func run() error {
 	if e := firstErr.Load(); e != nil {
 		fmt.Printf("first error: %v\n", e)
 	}
+	selfCPU := time.Duration(self1.Utime.Nano() + self1.Stime.Nano() - self0.Utime.Nano() - self0.Stime.Nano())
+	fmt.Printf("load generator CPU %.1f us/request\n", float64(selfCPU.Microseconds())/float64(ok))
 	if *pid > 0 {
+		srv := cpu1 - cpu0
+		fmt.Printf("server CPU %.1f us/request, %.2f us/image: %.0f requests/s per core\n", float64(srv.Microseconds())/float64(ok),
+			float64(srv.Microseconds())/float64(ok*perReq), float64(ok)/srv.Seconds())
 		hwm, rss, err := memory(*pid)
 		if err != nil {
 			return err
@@ -193,6 +216,26 @@ func encodeJSON(s *dataset.Set, first, k, n int) []byte {
 		b = append(b, ']')
 	}
 	return append(b, "]}"...)
+}
+
+// cpuTime returns the user and system time a process has used (0 without
+// a pid).
+func cpuTime(pid int) time.Duration {
+	if pid <= 0 {
+		return 0
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// Fields after the command name (which may hold spaces) in parentheses.
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	ut, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(ut+st) * time.Second / 100 // USER_HZ is 100 on Linux
 }
 
 // memory returns a process's peak and current resident memory in bytes.
