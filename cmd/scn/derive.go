@@ -87,8 +87,8 @@ func newDeriveRotated() *cobra.Command {
 		Short: "E1: MNIST digits rotated by U[-45, 45] degrees, the angle as target",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if nTrain < 1 || nTest < 1 {
-				return usageError{fmt.Errorf("--train %d --test %d: want at least 1 image each", nTrain, nTest)}
+			if err := checkDeriveOut(f.out); err != nil {
+				return err
 			}
 			dir, terms, err := digitFolder(f.data)
 			if err != nil {
@@ -130,11 +130,8 @@ func newDeriveFaces(occluded bool) *cobra.Command {
 		Short: "E3/E4: ORL faces, per subject a random half for training and the rest for test",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if perSubject < 1 {
-				return usageError{fmt.Errorf("--per-subject %d: want at least 1", perSubject)}
-			}
-			if occluded && (nOcc < 0 || block < 1) {
-				return usageError{fmt.Errorf("--images %d --block %d: want 0 or more images and a block of at least 1 pixel", nOcc, block)}
+			if err := checkDeriveOut(f.out); err != nil {
+				return err
 			}
 			dir, err := orlFolder(f.data)
 			if err != nil {
@@ -228,22 +225,12 @@ func orlFolder(data string) (string, error) {
 // leaves what out held as it was. out must be new, empty, or hold a
 // derived set and nothing else.
 func writeDerived(ctx context.Context, w io.Writer, d *dataset.Derived, out string) error {
-	if out == "" {
-		return usageError{fmt.Errorf("--out: empty folder name")}
+	if err := checkDeriveOut(out); err != nil {
+		return err
 	}
 	out = filepath.Clean(out)
 	st, err := os.Stat(out)
 	exists := err == nil
-	switch {
-	case exists && !st.IsDir():
-		return fmt.Errorf("--out %s: not a folder", out)
-	case err != nil && !errors.Is(err, os.ErrNotExist):
-		return fmt.Errorf("--out %s: %w", out, unwrapPathErr(err))
-	case exists:
-		if err := onlyDerivedFiles(out); err != nil {
-			return err
-		}
-	}
 	parent := filepath.Dir(out)
 	if err := os.MkdirAll(parent, 0o777); err != nil {
 		return fmt.Errorf("--out %s: %w", out, err)
@@ -286,6 +273,31 @@ func writeDerived(ctx context.Context, w io.Writer, d *dataset.Derived, out stri
 		model = "angle.scn"
 	}
 	fmt.Fprintf(w, "next: scn train --derived %s -o %s && scn eval %s --derived %s\n", out, model, model, out)
+	return nil
+}
+
+// checkDeriveOut checks the folder a derived set is to replace, before
+// any work: a name, not the current folder or one holding it, and new,
+// empty, or holding a derived set and nothing else.
+func checkDeriveOut(out string) error {
+	if out == "" {
+		return usageError{fmt.Errorf("--out: empty folder name")}
+	}
+	out = filepath.Clean(out)
+	if abs, err := filepath.Abs(out); err == nil {
+		if wd, err := os.Getwd(); err == nil && (wd == abs || strings.HasPrefix(wd, abs+string(filepath.Separator)) || abs == filepath.Dir(abs)) {
+			return usageError{fmt.Errorf("--out %s is the current folder or holds it: the set replaces the whole folder; give a folder of its own", out)}
+		}
+	}
+	st, err := os.Stat(out)
+	switch {
+	case err == nil && !st.IsDir():
+		return fmt.Errorf("--out %s: not a folder", out)
+	case err != nil && !errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("--out %s: %w", out, unwrapPathErr(err))
+	case err == nil:
+		return onlyDerivedFiles(out)
+	}
 	return nil
 }
 

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/scn2d/scn/dataset"
 )
 
 // FuzzCommandLine runs the command tree in-process on argument vectors
@@ -108,6 +110,7 @@ func FuzzCommandLine(f *testing.F) {
 // runInProcess runs the command tree on args with ctx, and returns the
 // error line and exit status main would give, or the panic.
 func runInProcess(ctx context.Context, args []string) (msg string, code int, panicked string) {
+	defer dataset.SetMemoryLimit(0) // set by the command; not for the tests after it
 	defer func() {
 		if r := recover(); r != nil {
 			panicked = fmt.Sprint(r)
