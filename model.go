@@ -25,7 +25,9 @@ type Model struct {
 
 	Config  Config            // hyper-parameters the model was fitted with
 	Summary Summary           // how the fit went
-	Meta    map[string]string // free-form metadata (e.g. preprocessing), saved with the model
+	Meta    map[string]string // free-form metadata (e.g. the data's source), saved with the model
+
+	Preprocessing Preprocessing // how the training images were prepared, saved with the model
 
 	fit *fitState // what Prefix needs; nil for loaded models
 }

@@ -3,40 +3,41 @@ package dataset
 import (
 	"fmt"
 	"math"
+
+	"github.com/scn2d/scn"
 )
 
-// Preprocess says how raw images are prepared before a learner sees them.
-// A model records it, so that predictions prepare new images the same way.
-// The readers already give grey levels in [0, 1] (colours become luma).
-type Preprocess struct {
-	// Invert is "no", "yes", or "auto": invert images with dark ink on a
-	// light background, detected by a bright border (DarkInk). Empty means
-	// "no", except with MNIST, where it means "auto".
-	Invert string `json:"invert,omitempty"`
-	// ResizeRows and ResizeCols, if positive, resize every image.
-	ResizeRows int `json:"resize_rows,omitempty"`
-	ResizeCols int `json:"resize_cols,omitempty"`
-	// MNIST brings digits to the MNIST convention: bright ink on dark, the
-	// ink scaled to fit a 20 x 20 box keeping its aspect ratio, placed with
-	// its centre of mass at the centre of a 28 x 28 image (NormalizeMNIST).
-	MNIST bool `json:"mnist,omitempty"`
-}
+// Preprocess says how raw images are prepared before a learner sees them:
+// the record a model keeps (scn.Preprocessing, whose fields it has and
+// whose documentation says what they mean), with the image operations as
+// methods. Convert freely: dataset.Preprocess(m.Preprocessing) and
+// scn.Preprocessing(p). The readers already give grey levels in [0, 1]
+// (colours become luma).
+type Preprocess scn.Preprocessing
 
-// Validate reports an unknown Invert value or a half-given or negative
-// resize.
+// Validate reports an unknown Invert value, a half-given or negative
+// resize, or a resize to more pixels than an image may have.
 func (p Preprocess) Validate() error {
-	switch p.Invert {
-	case "", "no", "yes", "auto":
-	default:
-		return fmt.Errorf("dataset: invert %q: want auto, yes or no", p.Invert)
-	}
-	if p.ResizeRows < 0 || p.ResizeCols < 0 || (p.ResizeRows > 0) != (p.ResizeCols > 0) {
-		return fmt.Errorf("dataset: resize to %d x %d: give both sizes, positive", p.ResizeRows, p.ResizeCols)
+	if err := scn.Preprocessing(p).Validate(); err != nil {
+		return fmt.Errorf("dataset: %w", err)
 	}
 	if p.ResizeRows > maxPixels || p.ResizeCols > maxPixels || p.ResizeRows*p.ResizeCols > maxPixels {
 		return fmt.Errorf("dataset: resize to %d x %d: more than %d pixels", p.ResizeRows, p.ResizeCols, maxPixels)
 	}
 	return nil
+}
+
+// RecordedPreprocess returns the preprocessing a model records
+// (m.Preprocessing, read from the model file's header, or from the
+// metadata of files written before the header had the field), checked: new
+// images given to the model are to be prepared with it. A model that
+// records none was trained on images used as read.
+func RecordedPreprocess(m *scn.Model) (Preprocess, error) {
+	p := Preprocess(m.Preprocessing)
+	if err := p.Validate(); err != nil {
+		return p, fmt.Errorf("dataset: the model records unusable preprocessing: %w", err)
+	}
+	return p, nil
 }
 
 // Apply prepares one image (grey levels in [0, 1], rows x cols) and returns

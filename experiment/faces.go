@@ -121,12 +121,12 @@ func runFaceTrials(ctx context.Context, o Options, label string, ls []int, trial
 	return runTrials(ctx, trialSpec{
 		Kinds: scn.Kinds, Trials: trials, Seed: o.Seed, MaxNodes: maxL, Checkpoints: cps,
 		Log: o.Log, Label: label, Indicator: indicator,
-		Data: func(t int) (*set, *set, error) {
+		Data: func(t int) (*dataset.Set, *dataset.Set, error) {
 			d, err := faceSets(faces, o.Seed+uint64(t), occ)
 			if err != nil {
 				return nil, nil, err
 			}
-			return fromDataset(d.Part("train")), fromDataset(d.Part("test")), nil
+			return d.Part("train"), d.Part("test"), nil
 		},
 	})
 }

@@ -24,7 +24,7 @@ func runRotation(ctx context.Context, o Options, r *Result) error {
 	}
 	trials := o.trials(rotTrialsPaper, rotTrialsQuick)
 	r.Trials = trials
-	mtr, mte, err := readMNIST(o.DataDir)
+	mtr, mte, err := loadMNIST(o.DataDir)
 	if err != nil {
 		return err
 	}
@@ -38,12 +38,12 @@ func runRotation(ctx context.Context, o Options, r *Result) error {
 	outs, err := runTrials(ctx, trialSpec{
 		Kinds: kinds, Trials: trials, Seed: o.Seed, MaxNodes: maxL,
 		Checkpoints: evenCheckpoints(maxL, 10), KeepOutputs: true, Log: o.Log, Label: "E1",
-		Data: func(t int) (*set, *set, error) {
+		Data: func(t int) (*dataset.Set, *dataset.Set, error) {
 			d, err := dataset.BuildRotated(mtr, mte, ntr, nte, o.Seed+uint64(t))
 			if err != nil {
 				return nil, nil, err
 			}
-			return fromDataset(d.Part("train")), fromDataset(d.Part("test")), nil
+			return d.Part("train"), d.Part("test"), nil
 		},
 	})
 	if err != nil {

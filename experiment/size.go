@@ -2,13 +2,13 @@ package experiment
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 
 	"github.com/scn2d/scn"
+	"github.com/scn2d/scn/dataset"
 	"github.com/scn2d/scn/report"
 )
 
@@ -31,42 +31,44 @@ type SizeRow struct {
 }
 
 // modelFileSize saves m to dir and measures the file; it returns the size,
-// the JSON header length and the size expected from the format (16-byte
-// preamble, header, float32 hidden parameters and biases, float64 output
-// weights, 4-byte checksum).
+// the JSON header length (read by scn.LoadInfo) and the size expected from
+// the format (16-byte preamble, header, float32 hidden parameters and
+// biases, float64 output weights, 4-byte checksum), computed here from the
+// model rather than taken from the header, so that E7 checks the format.
 func modelFileSize(m *scn.Model, dir, name string) (size, header, expected int64, err error) {
 	p := filepath.Join(dir, name)
 	if err := m.Save(p); err != nil {
 		return 0, 0, 0, err
 	}
 	defer os.Remove(p)
-	b, err := os.ReadFile(p)
+	st, err := os.Stat(p)
 	if err != nil {
 		return 0, 0, 0, err
 	}
-	if len(b) < 16 {
-		return 0, 0, 0, fmt.Errorf("experiment: model file %s is %d bytes", p, len(b))
+	info, err := scn.LoadInfo(p)
+	if err != nil {
+		return 0, 0, 0, err
 	}
-	header = int64(binary.LittleEndian.Uint32(b[12:16]))
+	header = int64(info.HeaderBytes)
 	l, np := int64(m.Nodes()), int64(m.ParamsPerNode())
 	payload := l*np*4 + l*4 + l*int64(m.M)*8
-	return int64(len(b)), header, 16 + header + payload + 4, nil
+	return st.Size(), header, 16 + header + payload + 4, nil
 }
 
 // sizeData returns E7's training set: an MNIST subset when the data folder
 // has it, else (quick runs only) random 28 x 28 images with 10 classes,
 // since only the sizes matter.
-func sizeData(o Options, n int) (*set, error) {
+func sizeData(o Options, n int) (*dataset.Set, error) {
 	tr, _, err := loadMNIST(o.DataDir)
 	if err == nil {
 		rng := rand.New(rand.NewPCG(o.Seed, 0xe7))
-		return tr.subset(sample(tr.Len(), n, rng)), nil
+		return tr.Subset(sample(tr.Len(), n, rng)), nil
 	}
 	if !o.Quick {
 		return nil, err
 	}
 	rng := rand.New(rand.NewPCG(o.Seed, 0xe7))
-	s := &set{Rows: 28, Cols: 28, Classes: digitClasses, Source: "synthetic: random 28 x 28 images with random labels (MNIST not found; only sizes matter)"}
+	s := &dataset.Set{Rows: 28, Cols: 28, Classes: digitClasses, Source: "synthetic: random 28 x 28 images with random labels (MNIST not found; only sizes matter)"}
 	s.Pix = make([]float32, n*784)
 	for i := range s.Pix {
 		s.Pix[i] = float32(rng.Float64())
@@ -78,8 +80,8 @@ func sizeData(o Options, n int) (*set, error) {
 }
 
 // measureSizes fits every kind at every L on s and measures the saved files.
-func measureSizes(ctx context.Context, s *set, ls []int, seed uint64, log func(string, ...any)) ([]SizeRow, error) {
-	p, err := s.problem()
+func measureSizes(ctx context.Context, s *dataset.Set, ls []int, seed uint64, log func(string, ...any)) ([]SizeRow, error) {
+	p, err := s.Problem()
 	if err != nil {
 		return nil, err
 	}

@@ -35,7 +35,7 @@ the same run on a smaller problem. The learner uses the paper preset; only
 				if err != nil {
 					return err
 				}
-				if o.Train, err = problem(s); err != nil {
+				if o.Train, err = s.Problem(); err != nil {
 					return err
 				}
 			}

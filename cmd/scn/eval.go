@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -46,7 +45,7 @@ each threshold) for regression.`,
 			if err != nil {
 				return err
 			}
-			p, err := recordedPreprocess(m)
+			p, err := dataset.RecordedPreprocess(m)
 			if err != nil {
 				return err
 			}
@@ -78,7 +77,7 @@ each threshold) for regression.`,
 
 // evaluate scores m on s.
 func evaluate(m *scn.Model, s *dataset.Set, thresholds []float64) (*evaluation, error) {
-	x := images(s)
+	x := s.Images()
 	ev := &evaluation{Model: m.Kind.Title(), Images: s.Len()}
 	if m.IsClassifier() {
 		if s.Labels == nil {
@@ -125,13 +124,7 @@ func evaluate(m *scn.Model, s *dataset.Set, thresholds []float64) (*evaluation, 
 	ev.RMSE = &r
 	ev.PPA = map[string]float64{}
 	for _, th := range thresholds {
-		within := 0
-		for i := range y {
-			if math.Abs(y[i]-s.Targets[i]) < th {
-				within++
-			}
-		}
-		ev.PPA[strconv.FormatFloat(th, 'g', -1, 64)] = float64(within) / float64(len(y))
+		ev.PPA[strconv.FormatFloat(th, 'g', -1, 64)] = scn.PPA(y, s.Targets, th)
 	}
 	return ev, nil
 }

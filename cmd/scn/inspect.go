@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -17,19 +16,18 @@ func newInspect() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "inspect MODEL",
 		Short: "Show what a model file holds",
-		Args:  minArgs(1),
+		Long: `Show what a model file holds, from its header (scn.LoadInfo): the weights
+are not read, so a large model is described at once; the file's size is
+checked against the header (eval and predict verify the weights' checksum).`,
+		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			m, err := scn.Load(args[0])
-			if err != nil {
-				return err
-			}
-			st, err := os.Stat(args[0])
+			m, err := scn.LoadInfo(args[0])
 			if err != nil {
 				return err
 			}
 			info := map[string]any{
-				"file": args[0], "bytes": st.Size(), "kind": m.Kind.String(),
-				"rows": m.Rows, "cols": m.Cols, "outputs": m.M, "nodes": m.Nodes(),
+				"file": args[0], "bytes": m.FileBytes, "kind": m.Kind.String(),
+				"rows": m.Rows, "cols": m.Cols, "outputs": m.M, "nodes": m.Nodes,
 				"params_per_node": m.ParamsPerNode(), "parameters": m.ParamCount(),
 				"activation": m.Activation.String(), "preset": m.Config.Preset, "seed": m.Config.Seed,
 				"max_nodes": m.Config.MaxNodes, "candidates": m.Config.Candidates,
@@ -37,7 +35,7 @@ func newInspect() *cobra.Command {
 				"tolerance": m.Config.Tolerance, "ridge": m.Config.Ridge,
 				"samples": m.Summary.Samples, "stop": m.Summary.Stop.String(),
 				"train_rmse": m.Summary.TrainRMSE, "tried": m.Summary.Tried, "rejected": m.Summary.Rejected,
-				"classes": m.Classes, "meta": m.Meta,
+				"classes": m.Classes, "preprocessing": m.Preprocessing, "meta": m.Meta,
 			}
 			if asJSON {
 				enc := json.NewEncoder(cmd.OutOrStdout())
@@ -45,8 +43,8 @@ func newInspect() *cobra.Command {
 				return enc.Encode(info)
 			}
 			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-			fmt.Fprintf(w, "file\t%s (%d bytes)\n", args[0], st.Size())
-			fmt.Fprintf(w, "model\t%s: %d x %d input, %d outputs, %d nodes\n", m.Kind.Title(), m.Rows, m.Cols, m.M, m.Nodes())
+			fmt.Fprintf(w, "file\t%s (%d bytes)\n", args[0], m.FileBytes)
+			fmt.Fprintf(w, "model\t%s: %d x %d input, %d outputs, %d nodes\n", m.Kind.Title(), m.Rows, m.Cols, m.M, m.Nodes)
 			fmt.Fprintf(w, "parameters\t%d (%d per node + bias + %d output weights)\n", m.ParamCount(), m.ParamsPerNode(), m.M)
 			fmt.Fprintf(w, "activation\t%s\n", m.Activation)
 			c := m.Config
@@ -60,6 +58,7 @@ func newInspect() *cobra.Command {
 			if m.Classes != nil {
 				fmt.Fprintf(w, "classes\t%s\n", strings.Join(m.Classes, " "))
 			}
+			fmt.Fprintf(w, "preprocessing\t%s\n", describePreprocessing(m.Preprocessing))
 			for _, k := range sortedKeys(m.Meta) {
 				fmt.Fprintf(w, "%s\t%s\n", k, m.Meta[k])
 			}
@@ -68,6 +67,27 @@ func newInspect() *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
+}
+
+// describePreprocessing says in words what p does to an image.
+func describePreprocessing(p scn.Preprocessing) string {
+	var parts []string
+	switch {
+	case p.Invert == "yes":
+		parts = append(parts, "invert")
+	case p.Invert == "auto" || p.MNIST && p.Invert != "no":
+		parts = append(parts, "invert dark ink on light (auto)")
+	}
+	if p.MNIST {
+		parts = append(parts, "MNIST convention (20 x 20 box, centre of mass, 28 x 28)")
+	}
+	if p.ResizeRows > 0 {
+		parts = append(parts, fmt.Sprintf("resize to %d x %d", p.ResizeRows, p.ResizeCols))
+	}
+	if len(parts) == 0 {
+		return "none (images used as read)"
+	}
+	return strings.Join(parts, ", ")
 }
 
 // sortedKeys returns the keys of m in order.

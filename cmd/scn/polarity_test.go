@@ -54,8 +54,8 @@ func TestDarkInkNote(t *testing.T) {
 	}
 	// The model trained with --mnist-normalize records no invert flag, and
 	// eval reads that as auto with the MNIST convention, as train did.
-	if got := meta(info, metaPreprocess); got != `{"mnist":true}` {
-		t.Errorf("preprocess %s", got)
+	if got, _ := info["preprocessing"].(map[string]any); len(got) != 1 || got["mnist"] != true {
+		t.Errorf("preprocessing %v", info["preprocessing"])
 	}
 	out = ok(t, "eval", model, "--folder", dark)
 	if !strings.Contains(out, "on 30 images") {

@@ -24,7 +24,7 @@ scores; for a regression model, print its outputs.`,
 			if err != nil {
 				return err
 			}
-			p, err := recordedPreprocess(m)
+			p, err := dataset.RecordedPreprocess(m)
 			if err != nil {
 				return err
 			}

@@ -45,7 +45,7 @@ mostly look like dark ink on a light background gets a one-line note unless
 				return err
 			}
 			polarityNote(cmd.ErrOrStderr(), s, &d)
-			prob, err := problem(s)
+			prob, err := s.Problem()
 			if err != nil {
 				return err
 			}
@@ -61,9 +61,7 @@ mostly look like dark ink on a light background gets a one-line note unless
 			if err != nil && !(part && errors.Is(err, context.Canceled) && m != nil) {
 				return err
 			}
-			if err := recordData(m, s, p); err != nil {
-				return err
-			}
+			recordData(m, s, p)
 			if err := m.Save(out); err != nil {
 				return err
 			}
