@@ -14,7 +14,7 @@ import (
 func TestSaveLoadSamePredictions(t *testing.T) {
 	p := blobProblem(t, 200)
 	dir := t.TempDir()
-	for _, k := range Kinds {
+	for _, k := range Kinds() {
 		c := Paper(k)
 		c.MaxNodes = 20
 		c.Ridge = 0.001
@@ -122,7 +122,7 @@ func TestCorruptFilesAreRefused(t *testing.T) {
 
 func FuzzRead(f *testing.F) {
 	p := blobProblem(f, 60)
-	for _, k := range Kinds {
+	for _, k := range Kinds() {
 		c := Paper(k)
 		c.MaxNodes = 3
 		m, err := c.Fit(context.Background(), p, nil)

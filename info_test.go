@@ -127,7 +127,7 @@ func TestBadPreprocessingRecordsAreRefused(t *testing.T) {
 func TestReadInfo(t *testing.T) {
 	p := blobProblem(t, 80)
 	dir := t.TempDir()
-	for _, k := range Kinds {
+	for _, k := range Kinds() {
 		c := Paper(k)
 		c.MaxNodes = 7
 		m := fitT(t, c, p)

@@ -14,7 +14,7 @@ import (
 // CompareOptions set up Compare: the learners on one train/test pair.
 type CompareOptions struct {
 	Train, Test *dataset.Set
-	// Kinds are the learners to compare; nil means scn.Kinds (all four).
+	// Kinds are the learners to compare; nil means scn.Kinds() (all four).
 	Kinds []scn.Kind
 	// Trials is the number of fits per learner (seeds Seed..Seed+Trials-1);
 	// 0 means 1.
@@ -71,7 +71,7 @@ func Compare(ctx context.Context, o CompareOptions) (*CompareResult, error) {
 	}
 	kinds := o.Kinds
 	if kinds == nil {
-		kinds = scn.Kinds
+		kinds = scn.Kinds()
 	}
 	trials := max(o.Trials, 1)
 	maxL := 0

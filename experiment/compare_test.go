@@ -117,7 +117,7 @@ func TestSizes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	by := map[string]map[int]SizeRow{}
+	by := map[string]map[int]sizeRow{}
 	for _, r := range rows {
 		if r.Bytes != r.Expected {
 			t.Errorf("%s L=%d: file %d bytes, expected %d", r.Kind, r.L, r.Bytes, r.Expected)
@@ -126,7 +126,7 @@ func TestSizes(t *testing.T) {
 			t.Errorf("%s L=%d: %d parameters, formula %d", r.Kind, r.L, r.Params, r.Formula)
 		}
 		if by[r.Kind] == nil {
-			by[r.Kind] = map[int]SizeRow{}
+			by[r.Kind] = map[int]sizeRow{}
 		}
 		by[r.Kind][r.L] = r
 	}

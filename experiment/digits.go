@@ -55,14 +55,14 @@ func runDigits(ctx context.Context, o Options, r *Result) error {
 		r.Provenance = append(r.Provenance, tr.Source)
 	}
 	summary := Table{Name: "digits", Title: fmt.Sprintf("Test accuracy (%%) at L = %d, mean ± std over %d trials", maxL, trials), Header: []string{"data set"}}
-	for _, k := range scn.Kinds {
+	for _, k := range scn.Kinds() {
 		summary.Header = append(summary.Header, k.Title())
 	}
 	for i, ds := range digitSources {
 		trAll, teAll := sets[i][0], sets[i][1]
 		o.logf("E2: %s (%d train, %d test available)", ds.title, trAll.Len(), teAll.Len())
 		outs, err := runTrials(ctx, trialSpec{
-			Kinds: scn.Kinds, Trials: trials, Seed: o.Seed, MaxNodes: maxL,
+			Kinds: scn.Kinds(), Trials: trials, Seed: o.Seed, MaxNodes: maxL,
 			Checkpoints: evenCheckpoints(maxL, 10), Log: o.Log, Label: "E2 " + ds.name,
 			Data: func(t int) (*dataset.Set, *dataset.Set, error) {
 				rng := rand.New(rand.NewPCG(o.Seed+uint64(t), 0xe2))
@@ -72,12 +72,12 @@ func runDigits(ctx context.Context, o Options, r *Result) error {
 		if err != nil {
 			return err
 		}
-		if err := addCurves(r, "e2_"+ds.name, "E2 "+ds.title, scn.Kinds, outs, mTestAcc, mTrainAcc); err != nil {
+		if err := addCurves(r, "e2_"+ds.name, "E2 "+ds.title, scn.Kinds(), outs, mTestAcc, mTrainAcc); err != nil {
 			return err
 		}
-		fitNotes(r, "E2 "+ds.name, scn.Kinds, outs, maxL)
+		fitNotes(r, "E2 "+ds.name, scn.Kinds(), outs, maxL)
 		row := []string{ds.title}
-		for ki := range scn.Kinds {
+		for ki := range scn.Kinds() {
 			row = append(row, fmtStat(statOf(scaled(collect(outs[ki], -1, mTestAcc.f), 100)), 2))
 		}
 		summary.Rows = append(summary.Rows, row)

@@ -19,8 +19,8 @@ var (
 
 const sizeNPaper, sizeNQuick = 2000, 500
 
-// SizeRow is one saved model of E7.
-type SizeRow struct {
+// sizeRow is one saved model of E7.
+type sizeRow struct {
 	Kind     string `json:"kind"`
 	L        int    `json:"L"`
 	Bytes    int64  `json:"bytes"`    // measured file size
@@ -80,7 +80,7 @@ func sizeData(o Options, n int) (*dataset.Set, error) {
 }
 
 // measureSizes fits every kind at every L on s and measures the saved files.
-func measureSizes(ctx context.Context, s *dataset.Set, ls []int, seed uint64, log func(string, ...any)) ([]SizeRow, error) {
+func measureSizes(ctx context.Context, s *dataset.Set, ls []int, seed uint64, log func(string, ...any)) ([]sizeRow, error) {
 	p, err := s.Problem()
 	if err != nil {
 		return nil, err
@@ -90,10 +90,10 @@ func measureSizes(ctx context.Context, s *dataset.Set, ls []int, seed uint64, lo
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	var rows []SizeRow
+	var rows []sizeRow
 	d1, d2, m := s.Rows, s.Cols, len(s.Classes)
 	for _, l := range ls {
-		for _, k := range scn.Kinds {
+		for _, k := range scn.Kinds() {
 			cfg := scn.Paper(k)
 			cfg.MaxNodes = l
 			cfg.Seed = seed
@@ -110,7 +110,7 @@ func measureSizes(ctx context.Context, s *dataset.Set, ls []int, seed uint64, lo
 			if k.Input == scn.Matrix {
 				formula = nl * (d1 + d2 + 1 + m)
 			}
-			rows = append(rows, SizeRow{Kind: k.Title(), L: nl, Bytes: size, Header: hdr, Expected: exp, Params: mod.ParamCount(), Formula: formula})
+			rows = append(rows, sizeRow{Kind: k.Title(), L: nl, Bytes: size, Header: hdr, Expected: exp, Params: mod.ParamCount(), Formula: formula})
 			log("E7 %-6s L=%-5d %9d bytes (expected %d), %d parameters (formula %d)", k.Title(), nl, size, exp, mod.ParamCount(), formula)
 		}
 	}
@@ -147,13 +147,13 @@ func runSize(ctx context.Context, o Options, r *Result) error {
 	// Ratios 1D / 2D per L.
 	ratio := Table{Name: "size_ratio", Title: "1D / 2D file size ratio", Header: []string{"L", "SCN / 2DSCN", "RVFL / 2DRVFL", "formula (1D / 2D)"}}
 	cats := []string{}
-	bars := make([]report.BarSeries, len(scn.Kinds))
-	for i, k := range scn.Kinds {
+	bars := make([]report.BarSeries, len(scn.Kinds()))
+	for i, k := range scn.Kinds() {
 		bars[i].Name = k.Title()
 	}
 	m := len(s.Classes)
 	for li, l := range ls {
-		get := func(k scn.Kind) SizeRow { return rows[li*len(scn.Kinds)+kindIndex(k)] }
+		get := func(k scn.Kind) sizeRow { return rows[li*len(scn.Kinds())+kindIndex(k)] }
 		a := float64(get(scn.SCN).Bytes) / float64(get(scn.SCN2D).Bytes)
 		b := float64(get(scn.RVFL).Bytes) / float64(get(scn.RVFL2D).Bytes)
 		f := float64(s.Rows*s.Cols+1+m) / float64(s.Rows+s.Cols+1+m)
@@ -161,7 +161,7 @@ func runSize(ctx context.Context, o Options, r *Result) error {
 		r.value(fmt.Sprintf("e7/L=%d/ratio_scn", l), a)
 		r.value(fmt.Sprintf("e7/L=%d/ratio_rvfl", l), b)
 		cats = append(cats, fmt.Sprintf("L = %d", l))
-		for i, k := range scn.Kinds {
+		for i, k := range scn.Kinds() {
 			bars[i].Values = append(bars[i].Values, float64(get(k).Bytes)/1024)
 		}
 	}
@@ -172,7 +172,7 @@ func runSize(ctx context.Context, o Options, r *Result) error {
 }
 
 func kindIndex(k scn.Kind) int {
-	for i, x := range scn.Kinds {
+	for i, x := range scn.Kinds() {
 		if x == k {
 			return i
 		}

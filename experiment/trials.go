@@ -9,6 +9,7 @@ import (
 
 	"github.com/scn2d/scn"
 	"github.com/scn2d/scn/dataset"
+	"gonum.org/v1/gonum/stat"
 )
 
 // metrics are one model's scores on one set.
@@ -193,23 +194,18 @@ type Stat struct {
 	Std  float64 `json:"std"`
 }
 
+// statOf returns the mean and sample standard deviation of v by gonum's
+// stat.MeanStdDev (NaN for no value, a standard deviation of 0 for one,
+// where gonum's is NaN).
 func statOf(v []float64) Stat {
-	if len(v) == 0 {
+	switch len(v) {
+	case 0:
 		return Stat{math.NaN(), math.NaN()}
+	case 1:
+		return Stat{v[0], 0}
 	}
-	var s float64
-	for _, x := range v {
-		s += x
-	}
-	mean := s / float64(len(v))
-	if len(v) == 1 {
-		return Stat{mean, 0}
-	}
-	var ss float64
-	for _, x := range v {
-		ss += (x - mean) * (x - mean)
-	}
-	return Stat{mean, math.Sqrt(ss / float64(len(v)-1))}
+	mean, std := stat.MeanStdDev(v, nil)
+	return Stat{mean, std}
 }
 
 // String formats the stat as "mean ± std".

@@ -25,7 +25,3 @@ func sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int
 func dgemm(transA, transB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
 	impl.Dgemm(tr(transA), tr(transB), m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
-
-func dgemv(trans bool, m, n int, alpha float64, a []float64, lda int, x []float64, beta float64, y []float64) {
-	impl.Dgemv(tr(trans), m, n, alpha, a, lda, x, 1, beta, y, 1)
-}

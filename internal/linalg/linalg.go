@@ -28,14 +28,5 @@ func Dgemm(transA, transB bool, m, n, k int, alpha float64, a []float64, lda int
 	dgemm(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
-// Dgemv computes y = alpha * op(A) * x + beta * y in float64, where A is m x n
-// and op(A) is A or its transpose.
-func Dgemv(trans bool, m, n int, alpha float64, a []float64, lda int, x []float64, beta float64, y []float64) {
-	if m == 0 || n == 0 {
-		return
-	}
-	dgemv(trans, m, n, alpha, a, lda, x, beta, y)
-}
-
 // Backend names the implementation compiled in: "gonum" or "openblas".
 func Backend() string { return backend }

@@ -126,13 +126,6 @@ func dgemm(transA, transB bool, m, n, k int, alpha float64, a []float64, lda int
 	})
 }
 
-func dgemv(trans_ bool, m, n int, alpha float64, a []float64, lda int, x []float64, beta float64, y []float64) {
-	C.cblas_dgemv(C.CblasRowMajor, trans(trans_), C.blasint(m), C.blasint(n),
-		C.double(alpha), (*C.double)(unsafe.Pointer(&a[0])), C.blasint(lda),
-		(*C.double)(unsafe.Pointer(&x[0])), 1,
-		C.double(beta), (*C.double)(unsafe.Pointer(&y[0])), 1)
-}
-
 // scale32 sets C = beta * C (the product is empty when k = 0).
 func scale32(m, n int, beta float32, c []float32, ldc int) {
 	for i := 0; i < m; i++ {
