@@ -5,10 +5,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"strings"
-	"sync"
 
+	"github.com/scn2d/scn/internal/par"
 	"github.com/scn2d/scn/report"
 	"gonum.org/v1/gonum/integrate/quad"
 	"gonum.org/v1/gonum/mathext"
@@ -105,74 +104,57 @@ func SimulateSmallWeights(ctx context.Context, c SmallWeightsConfig) ([]SmallWei
 		}
 		return &h
 	}
-	par := c.Parallel
-	if par <= 0 {
-		par = runtime.GOMAXPROCS(0)
-	}
 	hs := make([]*hist, smallChunks)
-	next := make(chan int, smallChunks)
-	for i := 0; i < smallChunks; i++ {
-		next <- i
-	}
-	close(next)
-	var wg sync.WaitGroup
-	for w := 0; w < par; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			w := make([]float64, d)
-			u := make([]float64, c.D1)
-			v := make([]float64, c.D2)
-			for ch := range next {
-				if ctx.Err() != nil {
-					continue
-				}
-				h := newHist()
-				rng := rand.New(rand.NewPCG(c.Seed, 0xe6000+uint64(ch)))
-				lo, hi := ch*c.Draws/smallChunks, (ch+1)*c.Draws/smallChunks
-				for n := lo; n < hi; n++ {
-					for m := 0; m < numModels; m++ {
-						switch m {
-						case m1:
-							for i := range w {
-								w[i] = c.Dist.draw(rng)
-							}
-						case m2:
-							for i := range w {
-								w[i] = c.Dist.draw(rng)
-							}
-							for i := range w {
-								w[i] *= c.Dist.draw(rng)
-							}
-						case m3:
-							for i := range u {
-								u[i] = c.Dist.draw(rng)
-							}
-							for j := range v {
-								v[j] = c.Dist.draw(rng)
-							}
-							for i := range u {
-								for j := range v {
-									w[i*c.D2+j] = u[i] * v[j]
-								}
-							}
-						}
-						for e, eps := range c.Eps {
-							k := 0
-							for _, x := range w {
-								if math.Abs(x) <= eps {
-									k++
-								}
-							}
-							h[m][e][k]++
+	par.ChunksOn(c.Parallel, smallChunks, 1, func(ch, _, _ int) {
+		if ctx.Err() != nil {
+			return
+		}
+		w := make([]float64, d)
+		u := make([]float64, c.D1)
+		v := make([]float64, c.D2)
+		h := newHist()
+		rng := rand.New(rand.NewPCG(c.Seed, 0xe6000+uint64(ch)))
+		lo, hi := ch*c.Draws/smallChunks, (ch+1)*c.Draws/smallChunks
+		for n := lo; n < hi; n++ {
+			for m := 0; m < numModels; m++ {
+				switch m {
+				case m1:
+					for i := range w {
+						w[i] = c.Dist.draw(rng)
+					}
+				case m2:
+					for i := range w {
+						w[i] = c.Dist.draw(rng)
+					}
+					for i := range w {
+						w[i] *= c.Dist.draw(rng)
+					}
+				case m3:
+					for i := range u {
+						u[i] = c.Dist.draw(rng)
+					}
+					for j := range v {
+						v[j] = c.Dist.draw(rng)
+					}
+					for i := range u {
+						for j := range v {
+							w[i*c.D2+j] = u[i] * v[j]
 						}
 					}
 				}
-				hs[ch] = h
+				for e, eps := range c.Eps {
+					k := 0
+					for _, x := range w {
+						if math.Abs(x) <= eps {
+							k++
+						}
+					}
+					h[m][e][k]++
+				}
 			}
-		}()
-	}
-	wg.Wait()
+		}
+		hs[ch] = h
+	})
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

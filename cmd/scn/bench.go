@@ -31,7 +31,7 @@ the same run on a smaller problem. The learner uses the paper preset; only
 			}
 			o.Kind, o.Nodes, o.Seed = k, h.nodes, h.seed
 			if !synth {
-				s, err := d.load("train", mustPreprocess(d))
+				s, err := d.load("train", dataset.Preprocess{Invert: "no"}) // bench has no preprocessing flags
 				if err != nil {
 					return err
 				}
@@ -59,11 +59,4 @@ the same run on a smaller problem. The learner uses the paper preset; only
 		synth = !d.given()
 	}
 	return cmd
-}
-
-// mustPreprocess is the identity preprocessing of data flags without
-// preprocessing options.
-func mustPreprocess(d dataFlags) (p dataset.Preprocess) {
-	p.Invert = "no"
-	return p
 }

@@ -329,7 +329,9 @@ func TestCtrlC(t *testing.T) {
 	}
 }
 
-func TestMoreBadInput(t *testing.T) {
+// TestBadInputExitStatus checks the exit status of each kind of bad flag,
+// argument and file: 2 for a bad command line, 1 for an error.
+func TestBadInputExitStatus(t *testing.T) {
 	dir, _, _ := files(t)
 	p := func(n string) string { return filepath.Join(dir, n) }
 	model := p("m.scn")
