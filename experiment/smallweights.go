@@ -365,10 +365,10 @@ func runSmallWeights(ctx context.Context, o Options, r *Result) error {
 			for m := 0; m < numModels; m++ {
 				r.value(fmt.Sprintf("%s/M%d/sim", key, m+1), c.Sim[m])
 			}
-			r.value(key+"/m1/exact", c.Exact[m1])
-			r.value(key+"/m2/exact", c.Exact[m2])
-			r.value(key+"/m1/mc_error", c.MCError[m1])
-			r.value(key+"/m2/mc_error", c.MCError[m2])
+			r.value(key+"/M1/exact", c.Exact[m1])
+			r.value(key+"/M2/exact", c.Exact[m2])
+			r.value(key+"/M1/mc_error", c.MCError[m1])
+			r.value(key+"/M2/mc_error", c.MCError[m2])
 		}
 		r.note("Case %d (%s): in %d of the %d (model, eps, p) cells of M1 and M2 the exact value predicts at least 5 hits in %d draws; in the others it is so small that the simulation is expected to see no hit, and agreement there only says so.",
 			ci+1, dist, informative, 2*len(cells), draws)
@@ -376,7 +376,7 @@ func runSmallWeights(ctx context.Context, o Options, r *Result) error {
 		probs := Table{
 			Name:   tab.Name + "_entry_probabilities",
 			Title:  fmt.Sprintf("Case %d: probability that one entry is small, P(|w_i| <= eps)", ci+1),
-			Header: []string{"eps", "m1: P(|z| <= eps)", "m2: P(|z1 z2| <= eps)"},
+			Header: []string{"eps", "M1: P(|z| <= eps)", "M2: P(|z1 z2| <= eps)"},
 		}
 		for _, eps := range smallEps {
 			probs.Rows = append(probs.Rows, []string{fmt.Sprint(eps), fmt.Sprintf("%.6g", smallProbM1(dist, eps)), fmt.Sprintf("%.6g", smallProbM2(dist, eps))})
@@ -384,7 +384,7 @@ func runSmallWeights(ctx context.Context, o Options, r *Result) error {
 		r.Tables = append(r.Tables, probs)
 	}
 	r.value("max_abs_z", worst)
-	r.note("Agreement of simulation and exact binomial tails for M1 and m2: largest |z| = %.2f over both laws and all (eps, p) (|z| <= 4 expected).", worst)
+	r.note("Agreement of simulation and exact binomial tails for M1 and M2: largest |z| = %.2f over both laws and all (eps, p) (|z| <= 4 expected).", worst)
 	r.note("M3 (2D weights vec(u v^T)) has far more small entries than M1 and M2 at every (eps, p): the rank-one structure makes small weights likely.")
 	// Figures: one random 1D weight vector and one 2D one, as 28 x 28 images.
 	rng := rand.New(rand.NewPCG(o.Seed, 0xe6f))
@@ -416,11 +416,11 @@ func runSmallWeights(ctx context.Context, o Options, r *Result) error {
 		}
 		return strings.Join(parts, "; ")
 	}
-	svg, err := report.HeatMap("1D weight w, i.i.d. uniform[-1,1] (m1)", 28, 28, w1)
+	svg, err := report.HeatMap("1D weight w, i.i.d. uniform[-1,1] (M1)", 28, 28, w1)
 	if err := r.addFigure("weights_1d", "A random 1D weight vector (28 x 28)", "Entries i.i.d. uniform on [-1,1]: "+small(w1)+".", svg, err); err != nil {
 		return err
 	}
-	svg, err = report.HeatMap("2D weight vec(u v^T), u, v uniform[-1,1] (m3)", 28, 28, w2)
+	svg, err = report.HeatMap("2D weight vec(u v^T), u, v uniform[-1,1] (M3)", 28, 28, w2)
 	return r.addFigure("weights_2d", "A random 2D weight vector vec(u v^T) (28 x 28)", "u and v i.i.d. uniform on [-1,1]: whole rows and columns are near zero where u_i or v_j is; "+small(w2)+".", svg, err)
 }
 
