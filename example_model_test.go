@@ -9,7 +9,8 @@ import (
 	"github.com/scn2d/scn"
 )
 
-// bars returns n 6 x 6 images of a horizontal (class 0) or vertical
+// bars returns n 6 x 6 images (the data of the package example, which
+// keeps its own copy so as to read on its own) of a horizontal (class 0) or vertical
 // (class 1) bar, with their labels.
 func bars(n int) (scn.Images, []int) {
 	var pix []float32
@@ -46,6 +47,20 @@ func fitBars(k scn.Kind, l int) (*scn.Model, scn.Images, []int) {
 	return m, x, labels
 }
 
+// saveTemp saves m in a new temporary folder and returns the file's path
+// and a function that removes the folder.
+func saveTemp(m *scn.Model) (path string, cleanup func()) {
+	dir, err := os.MkdirTemp("", "scn-example-")
+	if err != nil {
+		panic(err)
+	}
+	path = filepath.Join(dir, "bars.scn")
+	if err := m.Save(path); err != nil {
+		panic(err)
+	}
+	return path, func() { os.RemoveAll(dir) }
+}
+
 // A model saved to a file and loaded back predicts the same numbers; the
 // file also records how the training images were prepared.
 func ExampleModel_Save() {
@@ -78,15 +93,8 @@ func ExampleModel_Save() {
 // the weights.
 func ExampleLoadInfo() {
 	m, _, _ := fitBars(scn.RVFL2D, 30)
-	dir, err := os.MkdirTemp("", "scn-example-")
-	if err != nil {
-		panic(err)
-	}
-	defer os.RemoveAll(dir)
-	path := filepath.Join(dir, "bars.scn")
-	if err := m.Save(path); err != nil {
-		panic(err)
-	}
+	path, cleanup := saveTemp(m) // m.Save(path)
+	defer cleanup()
 	info, err := scn.LoadInfo(path)
 	if err != nil {
 		panic(err)
