@@ -41,11 +41,7 @@ confusion matrix for classification; RMSE and PPA (share of predictions within
 each threshold) for regression.`,
 		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			m, err := scn.Load(args[0])
-			if err != nil {
-				return err
-			}
-			p, err := dataset.RecordedPreprocess(m)
+			m, p, err := loadModel(args[0])
 			if err != nil {
 				return err
 			}
@@ -73,6 +69,17 @@ each threshold) for regression.`,
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	cmd.Flags().StringVar(&ppa, "ppa", "15,25", "PPA thresholds for regression")
 	return cmd
+}
+
+// loadModel reads a model file and the preprocessing it records, with
+// which new images are to be prepared.
+func loadModel(path string) (*scn.Model, dataset.Preprocess, error) {
+	m, err := scn.Load(path)
+	if err != nil {
+		return nil, dataset.Preprocess{}, err
+	}
+	p, err := dataset.RecordedPreprocess(m)
+	return m, p, err
 }
 
 // evaluate scores m on s.
