@@ -9,6 +9,11 @@
 // default data set of the command line, and the natural image that
 // occlusion pastes from.
 //
+// Set is the one data-set type of the project: the readers return it, the
+// experiments and the command line use it, and its Images and Problem
+// methods give the learners' views (package scn). Preprocess is the model's
+// preprocessing record (scn.Preprocessing) with the image operations.
+//
 // Every reader checks what a file claims before allocating for it and
 // returns an error naming the file; no input makes it panic (each reader
 // has a fuzz target, whose seeds a plain go test runs).
