@@ -148,14 +148,22 @@ func runFaces(ctx context.Context, o Options, r *Result) error {
 		return err
 	}
 	orlProvenance(o, r)
-	r.Tables = append(r.Tables, faceTable("faces", fmt.Sprintf("ORL test accuracy (%%) per L, mean ± std over %d trials", trials), outs))
-	if err := addCurves(r, "e3", "E3 ORL", scn.Kinds(), outs, mTestAcc, mTrainAcc); err != nil {
+	return faceResults(r, outs, ls[len(ls)-1], "E3", "e3", "faces",
+		fmt.Sprintf("ORL test accuracy (%%) per L, mean ± std over %d trials", trials), "E3 ORL", "ORL training accuracy (%) per L")
+}
+
+// faceResults adds E3's or E5's results: the test accuracy table, the
+// curves over L (whose tables repeat it and are dropped), the training
+// accuracy table and the notes on the fits.
+func faceResults(r *Result, outs [][]trialOutcome, maxL int, id, prefix, name, testTitle, curveTitle, trainTitle string) error {
+	r.Tables = append(r.Tables, faceTable(name, testTitle, outs))
+	if err := addCurves(r, prefix, curveTitle, scn.Kinds(), outs, mTestAcc, mTrainAcc); err != nil {
 		return err
 	}
 	r.Tables = r.Tables[:len(r.Tables)-2] // keep the summary table; the curve tables repeat it
-	r.Tables = append(r.Tables, curveTable("faces_train", "ORL training accuracy (%) per L", scn.Kinds(), outs, mTrainAcc))
-	fitNotes(r, "E3", scn.Kinds(), outs, ls[len(ls)-1])
-	faceCurveNote(r, "E3", scn.Kinds(), outs)
+	r.Tables = append(r.Tables, curveTable(name+"_train", trainTitle, scn.Kinds(), outs, mTrainAcc))
+	fitNotes(r, id, scn.Kinds(), outs, maxL)
+	faceCurveNote(r, id, scn.Kinds(), outs)
 	return nil
 }
 
@@ -176,14 +184,11 @@ func runRobustness(ctx context.Context, o Options, r *Result) error {
 	}
 	orlProvenance(o, r)
 	r.Provenance = append(r.Provenance, "E5 "+dataset.OccluderSource)
-	r.Tables = append(r.Tables, faceTable("robustness", fmt.Sprintf("ORL with %d occluded training images: test accuracy (%%) per L, mean ± std over %d trials", occludedImages, trials), outs))
-	if err := addCurves(r, "e5", "E5 occluded ORL", scn.Kinds(), outs, mTestAcc, mTrainAcc); err != nil {
+	if err := faceResults(r, outs, ls[len(ls)-1], "E5", "e5", "robustness",
+		fmt.Sprintf("ORL with %d occluded training images: test accuracy (%%) per L, mean ± std over %d trials", occludedImages, trials),
+		"E5 occluded ORL", "ORL with occluded training images: training accuracy (%) per L"); err != nil {
 		return err
 	}
-	r.Tables = r.Tables[:len(r.Tables)-2] // the test curve repeats the table above
-	r.Tables = append(r.Tables, curveTable("robustness_train", "ORL with occluded training images: training accuracy (%) per L", scn.Kinds(), outs, mTrainAcc))
-	fitNotes(r, "E5", scn.Kinds(), outs, ls[len(ls)-1])
-	faceCurveNote(r, "E5", scn.Kinds(), outs)
 	return occlusionFigures(o, r)
 }
 
