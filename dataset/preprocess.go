@@ -3,6 +3,7 @@ package dataset
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/scn2d/scn"
 )
@@ -25,6 +26,29 @@ func (p Preprocess) Validate() error {
 		return fmt.Errorf("dataset: resize to %d x %d: more than %d pixels", p.ResizeRows, p.ResizeCols, maxPixels)
 	}
 	return nil
+}
+
+// String says in words what p does to an image, e.g. "invert dark ink on
+// light (auto), MNIST convention (20 x 20 box, centre of mass, 28 x 28)",
+// or "none (images used as read)".
+func (p Preprocess) String() string {
+	var parts []string
+	switch {
+	case p.Invert == "yes":
+		parts = append(parts, "invert")
+	case p.Invert == "auto" || p.MNIST && p.Invert != "no":
+		parts = append(parts, "invert dark ink on light (auto)")
+	}
+	if p.MNIST {
+		parts = append(parts, "MNIST convention (20 x 20 box, centre of mass, 28 x 28)")
+	}
+	if p.ResizeRows > 0 {
+		parts = append(parts, fmt.Sprintf("resize to %d x %d", p.ResizeRows, p.ResizeCols))
+	}
+	if len(parts) == 0 {
+		return "none (images used as read)"
+	}
+	return strings.Join(parts, ", ")
 }
 
 // RecordedPreprocess returns the preprocessing a model records

@@ -60,3 +60,19 @@ func TestPreprocessIsTheModelsRecord(t *testing.T) {
 		}
 	}
 }
+
+func TestPreprocessString(t *testing.T) {
+	for p, want := range map[Preprocess]string{
+		{}:                               "none (images used as read)",
+		{Invert: "no"}:                   "none (images used as read)",
+		{Invert: "yes"}:                  "invert",
+		{MNIST: true}:                    "invert dark ink on light (auto), MNIST convention (20 x 20 box, centre of mass, 28 x 28)",
+		{MNIST: true, Invert: "no"}:      "MNIST convention (20 x 20 box, centre of mass, 28 x 28)",
+		{ResizeRows: 14, ResizeCols: 12}: "resize to 14 x 12",
+		{Invert: "auto", ResizeRows: 2, ResizeCols: 2}: "invert dark ink on light (auto), resize to 2 x 2",
+	} {
+		if got := p.String(); got != want {
+			t.Errorf("%+v: %q, want %q", scn.Preprocessing(p), got, want)
+		}
+	}
+}

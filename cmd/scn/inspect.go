@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/scn2d/scn"
+	"github.com/scn2d/scn/dataset"
 	"github.com/spf13/cobra"
 )
 
@@ -58,7 +59,7 @@ checked against the header (eval and predict verify the weights' checksum).`,
 			if m.Classes != nil {
 				fmt.Fprintf(w, "classes\t%s\n", strings.Join(m.Classes, " "))
 			}
-			fmt.Fprintf(w, "preprocessing\t%s\n", describePreprocessing(m.Preprocessing))
+			fmt.Fprintf(w, "preprocessing\t%s\n", dataset.Preprocess(m.Preprocessing))
 			for _, k := range sortedKeys(m.Meta) {
 				fmt.Fprintf(w, "%s\t%s\n", k, m.Meta[k])
 			}
@@ -67,27 +68,6 @@ checked against the header (eval and predict verify the weights' checksum).`,
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
-}
-
-// describePreprocessing says in words what p does to an image.
-func describePreprocessing(p scn.Preprocessing) string {
-	var parts []string
-	switch {
-	case p.Invert == "yes":
-		parts = append(parts, "invert")
-	case p.Invert == "auto" || p.MNIST && p.Invert != "no":
-		parts = append(parts, "invert dark ink on light (auto)")
-	}
-	if p.MNIST {
-		parts = append(parts, "MNIST convention (20 x 20 box, centre of mass, 28 x 28)")
-	}
-	if p.ResizeRows > 0 {
-		parts = append(parts, fmt.Sprintf("resize to %d x %d", p.ResizeRows, p.ResizeCols))
-	}
-	if len(parts) == 0 {
-		return "none (images used as read)"
-	}
-	return strings.Join(parts, ", ")
 }
 
 // sortedKeys returns the keys of m in order.
