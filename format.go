@@ -25,7 +25,7 @@ import (
 //	12      4     header length H (uint32), at most 1 MiB
 //	16      H     header: UTF-8 JSON (fileHeader): kind, activation, shapes,
 //	              nodes, outputs, class names, configuration (preset, seed,
-//	              lists), training summary, metadata
+//	              lists), training summary, preprocessing, metadata
 //	16+H    ...   Params: L x P float32 (P = d1*d2 for vector learners,
 //	              d1+d2 for matrix ones: u then v)
 //	        ...   Bias: L float32
@@ -33,7 +33,10 @@ import (
 //	end-4   4     CRC-32 (Castagnoli) of every byte before it (uint32)
 //
 // A reader refuses a file whose magic, version, header, sizes or checksum are
-// wrong, before allocating anything the file cannot hold.
+// wrong, before allocating anything the file cannot hold. The header's
+// preprocessing field is absent when the images were used as read; files
+// written before it existed kept the record as JSON text under the metadata
+// key "preprocess", which Read and ReadInfo move to Model.Preprocessing.
 
 const (
 	magic         = "2DSCNMDL"
@@ -77,17 +80,20 @@ type fileSummary struct {
 
 // fileHeader is the JSON header of a model file.
 type fileHeader struct {
-	Kind       string            `json:"kind"`
-	Activation string            `json:"activation"`
-	Rows       int               `json:"rows"`
-	Cols       int               `json:"cols"`
-	Outputs    int               `json:"outputs"`
-	Nodes      int               `json:"nodes"`
-	Classes    []string          `json:"classes,omitempty"`
-	Config     fileConfig        `json:"config"`
-	Summary    fileSummary       `json:"summary"`
-	Meta       map[string]string `json:"meta,omitempty"`
-	Selection  *fileChoice       `json:"selection,omitempty"`
+	Kind       string      `json:"kind"`
+	Activation string      `json:"activation"`
+	Rows       int         `json:"rows"`
+	Cols       int         `json:"cols"`
+	Outputs    int         `json:"outputs"`
+	Nodes      int         `json:"nodes"`
+	Classes    []string    `json:"classes,omitempty"`
+	Config     fileConfig  `json:"config"`
+	Summary    fileSummary `json:"summary"`
+	// Preprocessing is omitted when zero, so that files of models without
+	// preprocessing are the bytes they were before the field existed.
+	Preprocessing Preprocessing     `json:"preprocessing,omitzero"`
+	Meta          map[string]string `json:"meta,omitempty"`
+	Selection     *fileChoice       `json:"selection,omitempty"`
 }
 
 // fileChoice is a model's Choice in its file header.
@@ -139,6 +145,12 @@ func (f *fileChoice) choice() (*Choice, error) {
 func (m *Model) WriteTo(w io.Writer) (int64, error) {
 	if err := m.check(); err != nil {
 		return 0, err
+	}
+	if err := m.Preprocessing.Validate(); err != nil {
+		return 0, fmt.Errorf("scn: model preprocessing: %w", err)
+	}
+	if _, ok := m.Meta[legacyPreprocessKey]; ok {
+		return 0, fmt.Errorf("scn: metadata key %q is reserved for the preprocessing record of older files; set Model.Preprocessing", legacyPreprocessKey)
 	}
 	hdr, err := json.Marshal(m.header())
 	if err != nil {
@@ -287,31 +299,7 @@ func Load(path string) (*Model, error) {
 // what a header claims.
 func Read(r io.Reader) (*Model, error) {
 	var raw bytes.Buffer
-	if _, err := io.CopyN(&raw, r, preambleSize); err != nil {
-		return nil, fmt.Errorf("%w: truncated preamble (%d of %d bytes)", ErrFormat, raw.Len(), preambleSize)
-	}
-	pre := raw.Bytes()
-	if string(pre[:8]) != magic {
-		return nil, fmt.Errorf("%w: wrong magic %q, not a model file", ErrFormat, pre[:8])
-	}
-	le := binary.LittleEndian
-	if v := le.Uint32(pre[8:]); v != formatVersion {
-		return nil, fmt.Errorf("%w: format version %d, this build reads version %d", ErrFormat, v, formatVersion)
-	}
-	hlen := int64(le.Uint32(pre[12:]))
-	if hlen > maxHeader {
-		return nil, fmt.Errorf("%w: header length %d exceeds %d", ErrFormat, hlen, maxHeader)
-	}
-	if n, err := io.CopyN(&raw, r, hlen); err != nil {
-		return nil, fmt.Errorf("%w: truncated header (%d of %d bytes)", ErrFormat, n, hlen)
-	}
-	var h fileHeader
-	dec := json.NewDecoder(bytes.NewReader(raw.Bytes()[preambleSize:]))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&h); err != nil {
-		return nil, fmt.Errorf("%w: header: %v", ErrFormat, err)
-	}
-	m, err := h.model()
+	m, hlen, err := readHeader(r, &raw)
 	if err != nil {
 		return nil, err
 	}
@@ -324,14 +312,49 @@ func Read(r io.Reader) (*Model, error) {
 	}
 	all := raw.Bytes()
 	end := len(all) - 4
+	le := binary.LittleEndian
 	if got, want := crc32.Checksum(all[:end], castagnoli), le.Uint32(all[end:]); got != want {
 		return nil, fmt.Errorf("%w: checksum mismatch (file says %08x, content gives %08x)", ErrFormat, want, got)
 	}
-	m.decodeWeights(all[preambleSize+int(hlen) : end])
+	m.decodeWeights(all[preambleSize+hlen : end])
 	if err := m.check(); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrFormat, err)
 	}
 	return m, nil
+}
+
+// readHeader reads the preamble and the header of a model file into raw and
+// returns the model they describe, without weights, and the header length.
+func readHeader(r io.Reader, raw *bytes.Buffer) (*Model, int, error) {
+	if _, err := io.CopyN(raw, r, preambleSize); err != nil {
+		return nil, 0, fmt.Errorf("%w: truncated preamble (%d of %d bytes)", ErrFormat, raw.Len(), preambleSize)
+	}
+	pre := raw.Bytes()
+	if string(pre[:8]) != magic {
+		return nil, 0, fmt.Errorf("%w: wrong magic %q, not a model file", ErrFormat, pre[:8])
+	}
+	le := binary.LittleEndian
+	if v := le.Uint32(pre[8:]); v != formatVersion {
+		return nil, 0, fmt.Errorf("%w: format version %d, this build reads version %d", ErrFormat, v, formatVersion)
+	}
+	hlen := int64(le.Uint32(pre[12:]))
+	if hlen > maxHeader {
+		return nil, 0, fmt.Errorf("%w: header length %d exceeds %d", ErrFormat, hlen, maxHeader)
+	}
+	if n, err := io.CopyN(raw, r, hlen); err != nil {
+		return nil, 0, fmt.Errorf("%w: truncated header (%d of %d bytes)", ErrFormat, n, hlen)
+	}
+	var h fileHeader
+	dec := json.NewDecoder(bytes.NewReader(raw.Bytes()[preambleSize:]))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&h); err != nil {
+		return nil, 0, fmt.Errorf("%w: header: %v", ErrFormat, err)
+	}
+	m, err := h.model()
+	if err != nil {
+		return nil, 0, err
+	}
+	return m, int(hlen), nil
 }
 
 // header describes the model for its file.
@@ -351,8 +374,9 @@ func (m *Model) header() fileHeader {
 			Samples: s.Samples, Stop: s.Stop.String(), TrainRMSE: s.TrainRMSE,
 			Tried: s.Tried, Rejected: s.Rejected,
 		},
-		Meta:      m.Meta,
-		Selection: toFileChoice(m.Selection),
+		Preprocessing: m.Preprocessing,
+		Meta:          m.Meta,
+		Selection:     toFileChoice(m.Selection),
 	}
 }
 
@@ -386,6 +410,17 @@ func (h fileHeader) model() (*Model, error) {
 		float64(h.Nodes)*float64(per+1+2*h.Outputs) > maxModelValues {
 		return nil, fmt.Errorf("%w: header claims %d nodes of %d x %d inputs and %d outputs, too large", ErrFormat, h.Nodes, h.Rows, h.Cols, h.Outputs)
 	}
+	prep, meta := h.Preprocessing, h.Meta
+	if err := prep.Validate(); err != nil {
+		return nil, fmt.Errorf("%w: preprocessing: %v", ErrFormat, err)
+	}
+	if prep == (Preprocessing{}) {
+		if prep, meta, err = legacyPreprocessing(meta); err != nil {
+			return nil, err
+		}
+	} else if _, ok := meta[legacyPreprocessKey]; ok {
+		return nil, fmt.Errorf("%w: preprocessing recorded twice (header field and metadata key %q)", ErrFormat, legacyPreprocessKey)
+	}
 	var stop StopReason
 	for i, s := range stopNames {
 		if s == h.Summary.Stop {
@@ -400,7 +435,7 @@ func (h fileHeader) model() (*Model, error) {
 	return &Model{
 		Selection: sel,
 		Kind:      kind, Activation: act, Rows: h.Rows, Cols: h.Cols, M: h.Outputs,
-		Classes: h.Classes, Meta: h.Meta,
+		Classes: h.Classes, Meta: meta, Preprocessing: prep,
 		Params: make([]float32, 0), Bias: make([]float32, 0), Beta: make([]float64, 0),
 		Config: Config{
 			Kind: kind, MaxNodes: c.MaxNodes, Tolerance: c.Tolerance, Candidates: c.Candidates,

@@ -17,7 +17,7 @@ func TestPredictorMatchesPredict(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, kind := range Kinds {
+	for _, kind := range Kinds() {
 		for _, act := range []Activation{Sigmoid, Tanh, ReLU} {
 			t.Run(fmt.Sprintf("%v/%v", kind, act), func(t *testing.T) {
 				c := Paper(kind)

@@ -568,18 +568,3 @@ func TestImageSize(t *testing.T) {
 	}
 }
 
-func TestRecordedPreprocess(t *testing.T) {
-	p, err := RecordedPreprocess(nil)
-	if err != nil || p != (Preprocess{Invert: "no"}) {
-		t.Errorf("nothing recorded: %+v %v", p, err)
-	}
-	p, err = RecordedPreprocess(map[string]string{MetaKey: `{"invert":"auto","mnist":true}`})
-	if err != nil || p != (Preprocess{Invert: "auto", MNIST: true}) {
-		t.Errorf("recorded: %+v %v", p, err)
-	}
-	for _, bad := range []string{`{`, `{"invert":"sometimes"}`, `{"resize_rows":3}`, `{"resize_rows":-1,"resize_cols":-1}`} {
-		if _, err := RecordedPreprocess(map[string]string{MetaKey: bad}); err == nil {
-			t.Errorf("%s: no error", bad)
-		}
-	}
-}

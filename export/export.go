@@ -71,7 +71,7 @@ func check(m *scn.Model) error {
 	if m == nil {
 		return fmt.Errorf("export: nil model")
 	}
-	if !slices.Contains(scn.Kinds, m.Kind) {
+	if !slices.Contains(scn.Kinds(), m.Kind) {
 		return fmt.Errorf("export: unknown model kind %v", m.Kind)
 	}
 	switch m.Activation {

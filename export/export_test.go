@@ -233,7 +233,7 @@ func TestONNXRuntimeAgrees(t *testing.T) {
 		expand     bool
 	}
 	var jobs []job
-	for _, k := range scn.Kinds {
+	for _, k := range scn.Kinds() {
 		for _, a := range activations {
 			jobs = append(jobs, job{k, a, false, false})
 			if k.Input == scn.Matrix {
@@ -511,7 +511,7 @@ func TestNumPyExample(t *testing.T) {
 		pix[i] = uint8(math.Round(float64(v) * 255))
 		x[i] = float32(pix[i]) / 255
 	}
-	for _, k := range scn.Kinds {
+	for _, k := range scn.Kinds() {
 		for _, a := range activations {
 			name := fmt.Sprintf("%s-%s", k, a)
 			t.Run(name, func(t *testing.T) {

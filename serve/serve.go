@@ -238,7 +238,7 @@ func readModel(name, path string) (*model, error) {
 	if _, err := io.Copy(h, f); err != nil { // scn.Read checks for trailing bytes; hash all the same
 		return nil, fmt.Errorf("serve: %s: %w", path, err)
 	}
-	prep, err := dataset.RecordedPreprocess(m.Meta)
+	prep, err := dataset.RecordedPreprocess(m)
 	if err != nil {
 		return nil, fmt.Errorf("serve: %s: %w", path, err)
 	}

@@ -74,7 +74,7 @@ func fixtures(t testing.TB) (digits, mnist, regress, other string) {
 		}
 		m := fit(scn.SCN2D, p, 60, 1)
 		must(m.Save(filepath.Join(fixDir, "digits.scn")))
-		m.Meta = map[string]string{dataset.MetaKey: `{"mnist":true}`}
+		m.Preprocessing = scn.Preprocessing{MNIST: true}
 		must(m.Save(filepath.Join(fixDir, "mnist.scn")))
 		must(fit(scn.RVFL2D, p, 40, 2).Save(filepath.Join(fixDir, "other.scn")))
 		t := make([]float64, train.Len())
@@ -133,7 +133,7 @@ func libraryPredict(t testing.TB, modelPath string, file []byte) []float64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := dataset.RecordedPreprocess(m.Meta)
+	p, err := dataset.RecordedPreprocess(m)
 	if err != nil {
 		t.Fatal(err)
 	}

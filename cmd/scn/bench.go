@@ -35,14 +35,14 @@ the same run on a smaller problem. The learner uses the paper preset; only
 			o.Kind, o.Nodes, o.Seed = k, h.nodes, h.seed
 			n, rows, cols, m := o.N, 28, 28, 10
 			if !synth {
-				s, err := d.load("train", mustPreprocess(d))
+				s, err := d.load("train", dataset.Preprocess{Invert: "no"}) // bench has no preprocessing flags
 				if err != nil {
 					return err
 				}
 				if err := checkTrainClasses(cmd.ErrOrStderr(), s); err != nil {
 					return err
 				}
-				if o.Train, err = problem(s); err != nil {
+				if o.Train, err = s.Problem(); err != nil {
 					return err
 				}
 				n, rows, cols, m = s.Len(), s.Rows, s.Cols, outputs(s)
@@ -70,13 +70,6 @@ the same run on a smaller problem. The learner uses the paper preset; only
 		synth = !d.given()
 	}
 	return cmd
-}
-
-// mustPreprocess is the identity preprocessing of data flags without
-// preprocessing options.
-func mustPreprocess(d dataFlags) (p dataset.Preprocess) {
-	p.Invert = "no"
-	return p
 }
 
 // checkBench refuses a bench whose memory exceeds the budget: the images,

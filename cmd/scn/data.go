@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -195,43 +194,19 @@ func polarityNote(w io.Writer, s *dataset.Set, d *dataFlags) {
 	}
 }
 
-// images returns the set's images as the learners take them.
-func images(s *dataset.Set) scn.Images {
-	return scn.Images{Rows: s.Rows, Cols: s.Cols, Pix: s.Pix}
-}
-
-// problem turns a set into a training problem: regression when it has
-// targets, classification otherwise.
-func problem(s *dataset.Set) (scn.Problem, error) {
-	if s.Targets != nil {
-		return scn.Regression(images(s), s.Targets, s.TargetDim)
-	}
-	return scn.Classification(images(s), s.Labels, s.Classes)
-}
-
-// Keys of the metadata a model file records for the command line.
+// Keys of the metadata a model file records for the command line (the
+// preprocessing has its own field, Model.Preprocessing).
 const (
-	metaPreprocess = dataset.MetaKey
-	metaSource     = "source"
-	metaInverted   = "inverted_images" // how many training images preprocessing inverted
+	metaSource   = "source"
+	metaInverted = "inverted_images" // how many training images preprocessing inverted
 )
 
 // recordData stores the preprocessing and the source in the model.
-func recordData(m *scn.Model, s *dataset.Set, p dataset.Preprocess) error {
-	b, err := json.Marshal(p)
-	if err != nil {
-		return err
-	}
+func recordData(m *scn.Model, s *dataset.Set, p dataset.Preprocess) {
+	m.Preprocessing = scn.Preprocessing(p)
 	if m.Meta == nil {
 		m.Meta = map[string]string{}
 	}
-	m.Meta[metaPreprocess] = string(b)
 	m.Meta[metaSource] = s.Source
 	m.Meta[metaInverted] = fmt.Sprintf("%d of %d", s.Inverted, s.Len())
-	return nil
-}
-
-// recordedPreprocess returns the preprocessing a model was trained with.
-func recordedPreprocess(m *scn.Model) (dataset.Preprocess, error) {
-	return dataset.RecordedPreprocess(m.Meta)
 }

@@ -255,7 +255,7 @@ func TestExportCommand(t *testing.T) {
 	}
 	pngs, _ := filepath.Glob(filepath.Join(dir, "folder", "*", "*.png"))
 	pngs = pngs[:3]
-	prep, _ := recordedPreprocess(m)
+	prep, _ := dataset.RecordedPreprocess(m)
 	var x []byte
 	for _, f := range pngs {
 		pix, _, _, err := dataset.LoadImageFile(f, prep)

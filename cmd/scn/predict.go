@@ -19,11 +19,7 @@ saved model, after the preprocessing recorded in the model, and print the top
 scores; for a regression model, print its outputs.`,
 		Args: minArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			m, err := scn.Load(args[0])
-			if err != nil {
-				return err
-			}
-			p, err := recordedPreprocess(m)
+			m, p, err := loadModel(args[0])
 			if err != nil {
 				return err
 			}

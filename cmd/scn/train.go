@@ -57,7 +57,7 @@ mostly look like dark ink on a light background gets a one-line note unless
 			}
 			fmt.Fprint(stderr, nodesNote(cfg, s.Len()))
 			polarityNote(stderr, s, &d)
-			prob, err := problem(s)
+			prob, err := s.Problem()
 			if err != nil {
 				return err
 			}
@@ -82,15 +82,13 @@ mostly look like dark ink on a light background gets a one-line note unless
 			case err != nil && !cancelled:
 				return err
 			}
-			if err := recordData(m, s, p); err != nil {
-				return err
-			}
+			recordData(m, s, p)
 			if err := m.Save(out); err != nil {
 				return err
 			}
 			summary(cmd.OutOrStdout(), m)
 			if m.Selection != nil && !cancelled {
-				fmt.Fprintln(cmd.OutOrStdout(), selectionLine(m))
+				fmt.Fprintln(cmd.OutOrStdout(), selectionLine(m.Selection))
 			}
 			if cancelled {
 				// Interrupted all the same: status 130, so that a script
@@ -110,8 +108,7 @@ mostly look like dark ink on a light background gets a one-line note unless
 }
 
 // selectionLine says in one line what model selection chose and why.
-func selectionLine(m *scn.Model) string {
-	c := m.Selection
+func selectionLine(c *scn.Choice) string {
 	score := fmt.Sprintf("held-out RMSE %.4g", c.RMSE)
 	if c.Metric == "accuracy" {
 		score = fmt.Sprintf("held-out accuracy %.2f%%", 100*c.Accuracy)

@@ -244,8 +244,11 @@ func TestTrainFromFolderAndCSV(t *testing.T) {
 	model = filepath.Join(dir, "folder.scn")
 	ok(t, "train", "--model", "2dscn", "--nodes", "20", "-q", "--folder", filepath.Join(dir, "folder"), "--resize", "14x14", "-o", model)
 	info := inspectJSON(t, model)
-	if info["rows"] != 14.0 || info["cols"] != 14.0 || !strings.Contains(fmt.Sprint(info["meta"]), `"resize_rows":14`) {
-		t.Errorf("folder model: %v x %v, meta %v", info["rows"], info["cols"], info["meta"])
+	if prep, _ := info["preprocessing"].(map[string]any); info["rows"] != 14.0 || info["cols"] != 14.0 || prep["resize_rows"] != 14.0 || prep["resize_cols"] != 14.0 {
+		t.Errorf("folder model: %v x %v, preprocessing %v", info["rows"], info["cols"], info["preprocessing"])
+	}
+	if out := ok(t, "inspect", model); !strings.Contains(out, "resize to 14 x 14") {
+		t.Errorf("inspect does not show the preprocessing:\n%s", out)
 	}
 	out = ok(t, "eval", model, "--idx-images", filepath.Join(dir, "test-images"), "--idx-labels", filepath.Join(dir, "test-labels"))
 	if !strings.Contains(out, fmt.Sprintf("on %d images", test.Len())) {
@@ -327,7 +330,9 @@ func TestCtrlC(t *testing.T) {
 	}
 }
 
-func TestMoreBadInput(t *testing.T) {
+// TestBadInputExitStatus checks the exit status of each kind of bad flag,
+// argument and file: 2 for a bad command line, 1 for an error.
+func TestBadInputExitStatus(t *testing.T) {
 	dir, _, _ := files(t)
 	p := func(n string) string { return filepath.Join(dir, n) }
 	model := p("m.scn")
