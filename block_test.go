@@ -206,7 +206,7 @@ func blockConfig(k Kind, l, b int) Config {
 
 func TestBlockResidualNeverGrows(t *testing.T) {
 	p := blobProblem(t, 400)
-	for _, k := range Kinds {
+	for _, k := range Kinds() {
 		for _, ridge := range []float64{0, 0.3} {
 			c := blockConfig(k, 120, 16)
 			c.Ridge = ridge
@@ -318,7 +318,7 @@ func TestBlockInequalityOnTrace(t *testing.T) {
 func TestBlockSameSeedSameFileWhateverGOMAXPROCS(t *testing.T) {
 	p := blobProblem(t, 5000) // several shards
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
-	for _, k := range Kinds {
+	for _, k := range Kinds() {
 		c := Fast(k)
 		c.MaxNodes, c.BlockSize = 120, 50
 		c.FieldMin, c.FieldMax = 3, 6
@@ -341,7 +341,7 @@ func TestBlockSameSeedSameFileWhateverGOMAXPROCS(t *testing.T) {
 // path, so its models are today's, byte for byte.
 func TestBlockSizeOneIsThePaperPath(t *testing.T) {
 	p := blobProblem(t, 300)
-	for _, k := range Kinds {
+	for _, k := range Kinds() {
 		c := Paper(k)
 		c.MaxNodes = 40
 		var a, b bytes.Buffer
@@ -359,7 +359,7 @@ func TestBlockSizeOneIsThePaperPath(t *testing.T) {
 // entry, zeros included, to 1e-6.
 func TestReceptiveFieldNodes(t *testing.T) {
 	p := blobProblem(t, 200) // 10 x 8 images
-	for _, k := range Kinds {
+	for _, k := range Kinds() {
 		c := Fast(k)
 		c.MaxNodes, c.BlockSize, c.FieldMin, c.FieldMax = 40, 20, 2, 5
 		c.Pairs = k == SCN2D
@@ -468,7 +468,7 @@ func TestBlockConfigValidation(t *testing.T) {
 			t.Errorf("%+v: Validate() = %v, want ErrConfig", c, err)
 		}
 	}
-	for _, k := range Kinds {
+	for _, k := range Kinds() {
 		if err := Fast(k).Validate(); err != nil {
 			t.Errorf("Fast(%v): %v", k, err)
 		}

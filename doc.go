@@ -22,6 +22,18 @@
 //	acc, _ := model.Accuracy(testImages, testLabels)
 //	err = model.Save("digits.scn")
 //
+// # Data, scores and files
+//
+// The learners take Images (N images of Rows x Cols, one float32 slice) and
+// a Problem (Classification or Regression builds one); package dataset reads
+// files into its Set, whose Images and Problem methods give these views.
+// Accuracy, RMSE and PPA are the scores of the paper's experiments, each
+// defined once here. A model file (Model.Save, Load, Read; format in
+// format.go and the README) holds the weights, the configuration, the
+// training summary, the preprocessing of the training images
+// (Model.Preprocessing) and free-form metadata; ReadInfo and LoadInfo read
+// its header alone, as image.DecodeConfig does for images.
+//
 // # How a fit works
 //
 // Candidate nodes are scored in batches: the hidden outputs of all T_max
@@ -50,8 +62,9 @@
 //	model, err := cfg.Fit(ctx, p, nil)
 //
 // Every random draw comes from one PCG stream seeded by Config.Seed, and
-// every parallel sum uses fixed chunks, so the same seed gives the same
-// model, bit for bit, whatever GOMAXPROCS is.
+// every parallel sum uses fixed chunks (internal/par, the project's one
+// goroutine pool), so the same seed gives the same model, bit for bit,
+// whatever GOMAXPROCS is.
 //
 // The dense kernels live in internal/linalg: pure Go (gonum) by default, or
 // OpenBLAS with the build tag "openblas". The hot loops (candidate scoring,

@@ -81,7 +81,7 @@ func TestResidualNeverGrows(t *testing.T) {
 func TestLearnersClassifyBlobs(t *testing.T) {
 	train, test := blobProblem(t, 600), blobProblem(t, 300)
 	_, testLabels, _ := blobs(300, 10, 8, 3, 5)
-	for _, k := range Kinds {
+	for _, k := range Kinds() {
 		c := Paper(k)
 		c.MaxNodes = 40
 		m := fitT(t, c, train)
@@ -218,7 +218,7 @@ func TestRankDeficientFitDoesNotBlowUp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range Kinds {
+	for _, k := range Kinds() {
 		c := Paper(k)
 		c.MaxNodes = 100
 		m := fitT(t, c, p)
@@ -247,7 +247,7 @@ func TestRankDeficientFitDoesNotBlowUp(t *testing.T) {
 
 func TestPrefixIsTheShorterFit(t *testing.T) {
 	p := blobProblem(t, 200)
-	for _, k := range Kinds {
+	for _, k := range Kinds() {
 		c := Paper(k)
 		c.MaxNodes = 30
 		full, err := c.FitPath(context.Background(), p, nil)
@@ -284,7 +284,7 @@ func equal32(a, b []float32) bool {
 func TestSameSeedSameFileWhateverGOMAXPROCS(t *testing.T) {
 	p := blobProblem(t, 5000) // big enough for the parallel paths
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
-	for _, k := range Kinds {
+	for _, k := range Kinds() {
 		c := Paper(k)
 		c.MaxNodes = 25
 		var files [][]byte
@@ -310,7 +310,7 @@ func TestSameSeedSameFileWhateverGOMAXPROCS(t *testing.T) {
 
 func TestIndicatorMatchesDefinition(t *testing.T) {
 	p := blobProblem(t, 100)
-	for _, k := range Kinds {
+	for _, k := range Kinds() {
 		c := Paper(k)
 		c.MaxNodes = 10
 		m := fitT(t, c, p)

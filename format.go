@@ -8,9 +8,13 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"io/fs"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 )
 
 // Model files (format version 1) are little-endian:
@@ -21,7 +25,7 @@ import (
 //	12      4     header length H (uint32), at most 1 MiB
 //	16      H     header: UTF-8 JSON (fileHeader): kind, activation, shapes,
 //	              nodes, outputs, class names, configuration (preset, seed,
-//	              lists), training summary, metadata
+//	              lists), training summary, preprocessing, metadata
 //	16+H    ...   Params: L x P float32 (P = d1*d2 for vector learners,
 //	              d1+d2 for matrix ones: u then v)
 //	        ...   Bias: L float32
@@ -29,7 +33,10 @@ import (
 //	end-4   4     CRC-32 (Castagnoli) of every byte before it (uint32)
 //
 // A reader refuses a file whose magic, version, header, sizes or checksum are
-// wrong, before allocating anything the file cannot hold.
+// wrong, before allocating anything the file cannot hold. The header's
+// preprocessing field is absent when the images were used as read; files
+// written before it existed kept the record as JSON text under the metadata
+// key "preprocess", which Read and ReadInfo move to Model.Preprocessing.
 
 const (
 	magic         = "2DSCNMDL"
@@ -73,17 +80,20 @@ type fileSummary struct {
 
 // fileHeader is the JSON header of a model file.
 type fileHeader struct {
-	Kind       string            `json:"kind"`
-	Activation string            `json:"activation"`
-	Rows       int               `json:"rows"`
-	Cols       int               `json:"cols"`
-	Outputs    int               `json:"outputs"`
-	Nodes      int               `json:"nodes"`
-	Classes    []string          `json:"classes,omitempty"`
-	Config     fileConfig        `json:"config"`
-	Summary    fileSummary       `json:"summary"`
-	Meta       map[string]string `json:"meta,omitempty"`
-	Selection  *fileChoice       `json:"selection,omitempty"`
+	Kind       string      `json:"kind"`
+	Activation string      `json:"activation"`
+	Rows       int         `json:"rows"`
+	Cols       int         `json:"cols"`
+	Outputs    int         `json:"outputs"`
+	Nodes      int         `json:"nodes"`
+	Classes    []string    `json:"classes,omitempty"`
+	Config     fileConfig  `json:"config"`
+	Summary    fileSummary `json:"summary"`
+	// Preprocessing is omitted when zero, so that files of models without
+	// preprocessing are the bytes they were before the field existed.
+	Preprocessing Preprocessing     `json:"preprocessing,omitzero"`
+	Meta          map[string]string `json:"meta,omitempty"`
+	Selection     *fileChoice       `json:"selection,omitempty"`
 }
 
 // fileChoice is a model's Choice in its file header.
@@ -136,6 +146,12 @@ func (m *Model) WriteTo(w io.Writer) (int64, error) {
 	if err := m.check(); err != nil {
 		return 0, err
 	}
+	if err := m.Preprocessing.Validate(); err != nil {
+		return 0, fmt.Errorf("scn: model preprocessing: %w", err)
+	}
+	if _, ok := m.Meta[legacyPreprocessKey]; ok {
+		return 0, fmt.Errorf("scn: metadata key %q is reserved for the preprocessing record of older files; set Model.Preprocessing", legacyPreprocessKey)
+	}
 	hdr, err := json.Marshal(m.header())
 	if err != nil {
 		return 0, fmt.Errorf("scn: encode header: %w", err)
@@ -166,31 +182,99 @@ func (m *Model) WriteTo(w io.Writer) (int64, error) {
 	return int64(n), err
 }
 
-// Save writes the model to path atomically: to a temporary file in the same
-// directory, synced, then renamed over path.
+// Save writes the model to path atomically: to a temporary file in the
+// same directory, synced, then renamed over path. A new file gets mode
+// 0666 less the umask; a file that exists keeps its mode, and a symbolic
+// link keeps pointing to the file it names, which is replaced. A path that
+// names something other than a regular file or a folder (a device such as
+// /dev/null, a named pipe) is written to directly, never replaced.
 func (m *Model) Save(path string) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	if path == "" {
+		return errors.New("scn: save: empty file name")
+	}
+	target := path
+	if fi, err := os.Lstat(path); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		if target, err = filepath.EvalSymlinks(path); err != nil {
+			return wrapErr("save "+path, err)
+		}
+	}
+	st, err := os.Stat(target)
+	switch {
+	case err == nil && st.IsDir():
+		return fmt.Errorf("scn: save %s: is a directory", path)
+	case err == nil && !st.Mode().IsRegular():
+		return m.writeThrough(path, target)
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		return wrapErr("save "+path, err)
+	}
+	f, err := createTemp(filepath.Dir(target), "."+filepath.Base(target)+".tmp")
 	if err != nil {
-		return fmt.Errorf("scn: save %s: %w", path, err)
+		return wrapErr("save "+path, err)
 	}
 	tmp := f.Name()
 	defer os.Remove(tmp) // a no-op once renamed
-	if _, err := m.WriteTo(f); err != nil {
-		f.Close()
-		return fmt.Errorf("scn: save %s: %w", path, err)
+	_, err = m.WriteTo(f)
+	if err == nil && st != nil {
+		err = f.Chmod(st.Mode().Perm()) // the existing file's mode
 	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("scn: save %s: %w", path, err)
+	if err == nil {
+		err = f.Sync()
 	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("scn: save %s: %w", path, err)
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("scn: save %s: %w", path, err)
+	if err == nil {
+		err = os.Rename(tmp, target)
+	}
+	if err != nil {
+		return wrapErr("save "+path, err)
 	}
 	return nil
+}
+
+// writeThrough writes the model to target, which is not a regular file.
+func (m *Model) writeThrough(path, target string) error {
+	f, err := os.OpenFile(target, os.O_WRONLY, 0)
+	if err != nil {
+		return wrapErr("save "+path, err)
+	}
+	_, err = m.WriteTo(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return wrapErr("save "+path, err)
+	}
+	return nil
+}
+
+// createTemp creates a new file dir/prefix<random> with mode 0666 less the
+// umask (os.CreateTemp makes 0600 files).
+func createTemp(dir, prefix string) (*os.File, error) {
+	for range 100 {
+		name := filepath.Join(dir, prefix+strconv.FormatUint(rand.Uint64()%1e10, 10))
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if !errors.Is(err, fs.ErrExist) {
+			return f, err
+		}
+	}
+	return nil, fmt.Errorf("no free temporary name in %s", dir)
+}
+
+// prefixedError is an error whose message says "scn: " once: what wraps it
+// drops the "scn: " its message starts with.
+type prefixedError struct {
+	msg string
+	err error
+}
+
+func (e *prefixedError) Error() string { return e.msg }
+func (e *prefixedError) Unwrap() error { return e.err }
+
+// wrapErr returns "scn: what: err", with err's own "scn: " prefix dropped
+// from the message (it still wraps err).
+func wrapErr(what string, err error) error {
+	return &prefixedError{msg: "scn: " + what + ": " + strings.TrimPrefix(err.Error(), "scn: "), err: err}
 }
 
 // Load reads a model file written by Save.
@@ -200,9 +284,12 @@ func Load(path string) (*Model, error) {
 		return nil, fmt.Errorf("scn: load: %w", err)
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return nil, fmt.Errorf("scn: load %s: is a directory, not a model file", path)
+	}
 	m, err := Read(f)
 	if err != nil {
-		return nil, fmt.Errorf("scn: load %s: %w", path, err)
+		return nil, wrapErr("load "+path, err)
 	}
 	return m, nil
 }
@@ -212,31 +299,7 @@ func Load(path string) (*Model, error) {
 // what a header claims.
 func Read(r io.Reader) (*Model, error) {
 	var raw bytes.Buffer
-	if _, err := io.CopyN(&raw, r, preambleSize); err != nil {
-		return nil, fmt.Errorf("%w: truncated preamble (%d of %d bytes)", ErrFormat, raw.Len(), preambleSize)
-	}
-	pre := raw.Bytes()
-	if string(pre[:8]) != magic {
-		return nil, fmt.Errorf("%w: wrong magic %q, not a model file", ErrFormat, pre[:8])
-	}
-	le := binary.LittleEndian
-	if v := le.Uint32(pre[8:]); v != formatVersion {
-		return nil, fmt.Errorf("%w: format version %d, this build reads version %d", ErrFormat, v, formatVersion)
-	}
-	hlen := int64(le.Uint32(pre[12:]))
-	if hlen > maxHeader {
-		return nil, fmt.Errorf("%w: header length %d exceeds %d", ErrFormat, hlen, maxHeader)
-	}
-	if n, err := io.CopyN(&raw, r, hlen); err != nil {
-		return nil, fmt.Errorf("%w: truncated header (%d of %d bytes)", ErrFormat, n, hlen)
-	}
-	var h fileHeader
-	dec := json.NewDecoder(bytes.NewReader(raw.Bytes()[preambleSize:]))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&h); err != nil {
-		return nil, fmt.Errorf("%w: header: %v", ErrFormat, err)
-	}
-	m, err := h.model()
+	m, hlen, err := readHeader(r, &raw)
 	if err != nil {
 		return nil, err
 	}
@@ -249,14 +312,49 @@ func Read(r io.Reader) (*Model, error) {
 	}
 	all := raw.Bytes()
 	end := len(all) - 4
+	le := binary.LittleEndian
 	if got, want := crc32.Checksum(all[:end], castagnoli), le.Uint32(all[end:]); got != want {
 		return nil, fmt.Errorf("%w: checksum mismatch (file says %08x, content gives %08x)", ErrFormat, want, got)
 	}
-	m.decodeWeights(all[preambleSize+int(hlen) : end])
+	m.decodeWeights(all[preambleSize+hlen : end])
 	if err := m.check(); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrFormat, err)
 	}
 	return m, nil
+}
+
+// readHeader reads the preamble and the header of a model file into raw and
+// returns the model they describe, without weights, and the header length.
+func readHeader(r io.Reader, raw *bytes.Buffer) (*Model, int, error) {
+	if _, err := io.CopyN(raw, r, preambleSize); err != nil {
+		return nil, 0, fmt.Errorf("%w: truncated preamble (%d of %d bytes)", ErrFormat, raw.Len(), preambleSize)
+	}
+	pre := raw.Bytes()
+	if string(pre[:8]) != magic {
+		return nil, 0, fmt.Errorf("%w: wrong magic %q, not a model file", ErrFormat, pre[:8])
+	}
+	le := binary.LittleEndian
+	if v := le.Uint32(pre[8:]); v != formatVersion {
+		return nil, 0, fmt.Errorf("%w: format version %d, this build reads version %d", ErrFormat, v, formatVersion)
+	}
+	hlen := int64(le.Uint32(pre[12:]))
+	if hlen > maxHeader {
+		return nil, 0, fmt.Errorf("%w: header length %d exceeds %d", ErrFormat, hlen, maxHeader)
+	}
+	if n, err := io.CopyN(raw, r, hlen); err != nil {
+		return nil, 0, fmt.Errorf("%w: truncated header (%d of %d bytes)", ErrFormat, n, hlen)
+	}
+	var h fileHeader
+	dec := json.NewDecoder(bytes.NewReader(raw.Bytes()[preambleSize:]))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&h); err != nil {
+		return nil, 0, fmt.Errorf("%w: header: %v", ErrFormat, err)
+	}
+	m, err := h.model()
+	if err != nil {
+		return nil, 0, err
+	}
+	return m, int(hlen), nil
 }
 
 // header describes the model for its file.
@@ -276,8 +374,9 @@ func (m *Model) header() fileHeader {
 			Samples: s.Samples, Stop: s.Stop.String(), TrainRMSE: s.TrainRMSE,
 			Tried: s.Tried, Rejected: s.Rejected,
 		},
-		Meta:      m.Meta,
-		Selection: toFileChoice(m.Selection),
+		Preprocessing: m.Preprocessing,
+		Meta:          m.Meta,
+		Selection:     toFileChoice(m.Selection),
 	}
 }
 
@@ -311,6 +410,17 @@ func (h fileHeader) model() (*Model, error) {
 		float64(h.Nodes)*float64(per+1+2*h.Outputs) > maxModelValues {
 		return nil, fmt.Errorf("%w: header claims %d nodes of %d x %d inputs and %d outputs, too large", ErrFormat, h.Nodes, h.Rows, h.Cols, h.Outputs)
 	}
+	prep, meta := h.Preprocessing, h.Meta
+	if err := prep.Validate(); err != nil {
+		return nil, fmt.Errorf("%w: preprocessing: %v", ErrFormat, err)
+	}
+	if prep == (Preprocessing{}) {
+		if prep, meta, err = legacyPreprocessing(meta); err != nil {
+			return nil, err
+		}
+	} else if _, ok := meta[legacyPreprocessKey]; ok {
+		return nil, fmt.Errorf("%w: preprocessing recorded twice (header field and metadata key %q)", ErrFormat, legacyPreprocessKey)
+	}
 	var stop StopReason
 	for i, s := range stopNames {
 		if s == h.Summary.Stop {
@@ -325,7 +435,7 @@ func (h fileHeader) model() (*Model, error) {
 	return &Model{
 		Selection: sel,
 		Kind:      kind, Activation: act, Rows: h.Rows, Cols: h.Cols, M: h.Outputs,
-		Classes: h.Classes, Meta: h.Meta,
+		Classes: h.Classes, Meta: meta, Preprocessing: prep,
 		Params: make([]float32, 0), Bias: make([]float32, 0), Beta: make([]float64, 0),
 		Config: Config{
 			Kind: kind, MaxNodes: c.MaxNodes, Tolerance: c.Tolerance, Candidates: c.Candidates,

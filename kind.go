@@ -43,8 +43,9 @@ var (
 	RVFL   = Kind{Vector, Random}     // RVFL: vector input, random nodes
 )
 
-// Kinds lists the four learners in the order reports show them.
-var Kinds = []Kind{SCN2D, SCN, RVFL2D, RVFL}
+// Kinds returns the four learners in the order reports show them (a new
+// slice each call, so that no caller can change another's list).
+func Kinds() []Kind { return []Kind{SCN2D, SCN, RVFL2D, RVFL} }
 
 // String returns the learner's short name: "2dscn", "scn", "2drvfl" or "rvfl".
 func (k Kind) String() string {
@@ -69,7 +70,7 @@ func (k Kind) valid() bool {
 // ParseKind reads a learner's name ("2dscn", "scn", "2drvfl", "rvfl"; case
 // is ignored).
 func ParseKind(s string) (Kind, error) {
-	for _, k := range Kinds {
+	for _, k := range Kinds() {
 		if strings.EqualFold(s, k.String()) {
 			return k, nil
 		}

@@ -25,7 +25,10 @@ type Model struct {
 
 	Config  Config            // hyper-parameters the model was fitted with
 	Summary Summary           // how the fit went
-	Meta    map[string]string // free-form metadata (e.g. preprocessing), saved with the model
+	Meta    map[string]string // free-form metadata (e.g. the data's source), saved with the model
+
+	Preprocessing Preprocessing // how the training images were prepared, saved with the model
+
 	// Selection records how L and the ridge term were chosen on held-out
 	// data (Config.Select), nil for a model fitted without selection.
 	Selection *Choice

@@ -15,7 +15,7 @@ import (
 func TestPathSolveIsTheRidgeClosedForm(t *testing.T) {
 	p := blobProblem(t, 60)
 	tt := mat.NewDense(p.X.Len(), p.M, p.T)
-	for _, k := range Kinds {
+	for _, k := range Kinds() {
 		c := Paper(k)
 		c.MaxNodes = 90
 		path, err := c.FitPath(context.Background(), p, nil)

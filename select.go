@@ -131,7 +131,9 @@ func (s Selection) Validate() error {
 // training part, and its output weights are re-solved on all of p (training
 // and held-out parts) with the chosen ridge term: one more pass over the
 // held-out images and an L x L problem, not a second fit. With k folds, a
-// last fit on all of p with the chosen L and ridge gives the model.
+// last fit on all of p with the chosen L and ridge gives the model. If ctx
+// is cancelled during a hold-out fit, Select returns the model of the nodes
+// built so far (without selection) together with ctx's error.
 func (c Config) Select(ctx context.Context, p Problem, s Selection, progress func(Step)) (*Model, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
@@ -157,7 +159,9 @@ func (c Config) Select(ctx context.Context, p Problem, s Selection, progress fun
 		return nil, err
 	}
 	if err != nil {
-		return nil, err // cancelled: no choice can be made
+		// Cancelled: no choice can be made; the nodes built so far, fitted
+		// on the training part, come back with the error, as Fit does.
+		return path.Model(), err
 	}
 	scores, err := ev.scorePath(path, ev.grid(path.Nodes()))
 	if err != nil {
@@ -670,12 +674,17 @@ func classGroups(p Problem, need int) ([][]int, error) {
 	for i, c := range ArgMax(p.T, p.M) {
 		groups[c] = append(groups[c], i)
 	}
+	kept := groups[:0]
 	for c, g := range groups {
+		if len(g) == 0 {
+			continue // a class with no image at all has nothing to hold out
+		}
+		kept = append(kept, g)
 		if len(g) < need {
 			return nil, fmt.Errorf("%w: class %q has %d image(s); model selection needs at least %d per class (turn validation off, or add images)", ErrData, p.Classes[c], len(g), need)
 		}
 	}
-	return groups, nil
+	return kept, nil
 }
 
 // subset returns the problem of the images idx of p.

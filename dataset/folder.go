@@ -12,6 +12,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -25,7 +26,11 @@ var imageExt = map[string]bool{".png": true, ".jpg": true, ".jpeg": true, ".gif"
 // torchvision's ImageFolder): one class per subfolder, classes sorted by
 // name, files sorted by name, each image prepared with p. Files whose
 // names do not end in an image extension (.png, .jpg, .jpeg, .gif, .bmp,
-// .pgm, .ppm, .pnm) and folders whose names start with a dot are ignored.
+// .pgm, .ppm, .pnm) and files and folders whose names start with a dot
+// (such as macOS's ._name files) are ignored; a symbolic link to a folder
+// is a class folder, and one that cannot be followed is an error. Before
+// decoding all images it checks the memory they will take against the
+// limit of SetMemoryLimit.
 // It refuses, with an error naming the file or folder: a root without
 // class subfolders, a class subfolder without images, an unreadable or
 // undecodable image, and images that do not all come out the same size.
@@ -60,12 +65,33 @@ func readFolder(fsys fs.FS, dir string, p Preprocess, show func(string) string) 
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", show(dir), unwrapPath(err))
 	}
-	s := &Set{}
+	// First the class folders and their image files, so that the memory
+	// the images will take is known before any is decoded.
+	type class struct {
+		name, dir string
+		images    []string
+	}
+	var classes []class
+	total := 0
 	for _, e := range entries {
-		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+		if strings.HasPrefix(e.Name(), ".") {
 			continue
 		}
 		sub := path.Join(dir, e.Name())
+		if !e.IsDir() {
+			if e.Type()&fs.ModeSymlink == 0 {
+				continue
+			}
+			// A symbolic link to a folder is a class folder; one that
+			// cannot be followed is an error, never silently dropped.
+			st, err := fs.Stat(fsys, sub)
+			if err != nil {
+				return nil, fmt.Errorf("%s: symbolic link: %w", show(sub), unwrapPath(err))
+			}
+			if !st.IsDir() {
+				continue
+			}
+		}
 		files, err := fs.ReadDir(fsys, sub)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", show(sub), unwrapPath(err))
@@ -74,16 +100,29 @@ func readFolder(fsys fs.FS, dir string, p Preprocess, show func(string) string) 
 		if len(names) == 0 {
 			return nil, fmt.Errorf("%s: %w: class folder holds no image (%s)", show(sub), ErrFormat, extList())
 		}
-		label := len(s.Classes)
-		s.Classes = append(s.Classes, e.Name())
-		for _, name := range names {
-			if err := s.addImage(fsys, path.Join(sub, name), label, p, show); err != nil {
+		classes = append(classes, class{e.Name(), sub, names})
+		total += len(names)
+	}
+	if len(classes) == 0 {
+		return nil, fmt.Errorf("%s: %w: no class subfolders (want root/<class>/<image>)", show(dir), ErrFormat)
+	}
+	s := &Set{}
+	for label, c := range classes {
+		s.Classes = append(s.Classes, c.name)
+		for _, name := range c.images {
+			if err := s.addImage(fsys, path.Join(c.dir, name), label, p, show); err != nil {
 				return nil, err
 			}
+			if len(s.Labels) == 1 {
+				// Every image comes out the size of the first.
+				need := int64(total) * int64(s.Rows) * int64(s.Cols) * 4
+				if err := checkMemory(need, fmt.Sprintf("%d images of %d x %d", total, s.Rows, s.Cols)); err != nil {
+					return nil, fmt.Errorf("%s: %w", show(dir), err)
+				}
+				s.Pix = slices.Grow(s.Pix, int(need/4)-len(s.Pix))
+				s.Labels = slices.Grow(s.Labels, total-1)
+			}
 		}
-	}
-	if len(s.Classes) == 0 {
-		return nil, fmt.Errorf("%s: %w: no class subfolders (want root/<class>/<image>)", show(dir), ErrFormat)
 	}
 	return s, nil
 }
@@ -112,7 +151,9 @@ func extList() string {
 func imageNames(files []fs.DirEntry) []string {
 	var names []string
 	for _, f := range files {
-		if !f.IsDir() && imageExt[strings.ToLower(path.Ext(f.Name()))] {
+		// Hidden files (macOS keeps ._name beside each file it copies) are
+		// skipped like hidden folders.
+		if !f.IsDir() && !strings.HasPrefix(f.Name(), ".") && imageExt[strings.ToLower(path.Ext(f.Name()))] {
 			names = append(names, f.Name())
 		}
 	}
@@ -151,9 +192,9 @@ func (s *Set) addImage(fsys fs.FS, name string, label int, p Preprocess, show fu
 // archive, gzip-compressed or not (detected by content), without unpacking
 // it to disk. Errors name the archive and the file in it.
 func ReadFolderTarGz(archive, dir string, p Preprocess) (*Set, error) {
-	f, err := os.Open(archive)
+	f, err := openFile(archive)
 	if err != nil {
-		return nil, fmt.Errorf("dataset: %w", err)
+		return nil, err
 	}
 	defer f.Close()
 	fsys, err := tarFS(f)
@@ -273,9 +314,9 @@ func ReadORL(root string) (*Set, error) {
 // [0, 255]; if any is above 1 they are all taken as 0-255 values and
 // scaled to [0, 1]. Errors name the file and the line.
 func ReadCSV(path string, rows, cols int) (*Set, error) {
-	f, err := os.Open(path)
+	f, err := openFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("dataset: %w", err)
+		return nil, err
 	}
 	defer f.Close()
 	s, err := ReadCSVFrom(f, rows, cols)
@@ -302,6 +343,7 @@ func ReadCSVFrom(r io.Reader, rows, cols int) (*Set, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrFormat, err)
 		}
+		at, _ := cr.FieldPos(0) // the line in the file, quoted line breaks counted
 		if line == 1 {
 			rec[0] = strings.TrimPrefix(rec[0], "\ufeff") // a byte-order mark
 		}
@@ -310,23 +352,27 @@ func ReadCSVFrom(r io.Reader, rows, cols int) (*Set, error) {
 			if line == 1 {
 				continue // a header
 			}
-			return nil, fmt.Errorf("%w: line %d: label %q is not an integer", ErrFormat, line, rec[0])
+			return nil, fmt.Errorf("%w: line %d: label %s is not an integer%s", ErrFormat, at, excerpt(rec[0]), separatorHint(rec))
 		}
 		if label < 0 || label > 1<<16 {
-			return nil, fmt.Errorf("%w: line %d: label %d", ErrFormat, line, label)
+			return nil, fmt.Errorf("%w: line %d: label %d", ErrFormat, at, label)
 		}
-		if err := s.setShape(len(rec)-1, rows, cols, line); err != nil {
+		if err := s.setShape(len(rec)-1, rows, cols, at); err != nil {
 			return nil, err
 		}
 		for _, field := range rec[1:] {
 			v, err := strconv.ParseFloat(strings.TrimSpace(field), 64)
 			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("%w: line %d: pixel %q is not a finite number", ErrFormat, line, field)
+				return nil, fmt.Errorf("%w: line %d: pixel %s is not a finite number", ErrFormat, at, excerpt(field))
 			}
 			if v < 0 || v > 255 {
-				return nil, fmt.Errorf("%w: line %d: pixel %v is outside [0, 255]", ErrFormat, line, v)
+				return nil, fmt.Errorf("%w: line %d: pixel %v is outside [0, 255]", ErrFormat, at, v)
 			}
 			raw = append(raw, v)
+		}
+		// The values read so far (float64) and the pixels they become (float32).
+		if err := checkMemory(int64(cap(raw))*8+int64(len(raw))*4, fmt.Sprintf("the first %d lines", at)); err != nil {
+			return nil, err
 		}
 		s.Labels = append(s.Labels, label)
 		most = max(most, label)
@@ -365,4 +411,24 @@ func (s *Set) setShape(d, rows, cols, line int) error {
 		return fmt.Errorf("%w: line %d has %d pixels, earlier lines %d", ErrFormat, line, d, s.Rows*s.Cols)
 	}
 	return nil
+}
+
+// excerpt quotes a field for an error message, shortened to its first 24
+// characters: a line in another separator is one long field.
+func excerpt(field string) string {
+	const n = 24
+	r := []rune(field)
+	if len(r) <= n {
+		return strconv.Quote(field)
+	}
+	return strconv.Quote(string(r[:n])) + fmt.Sprintf("... (%d characters)", len(r))
+}
+
+// separatorHint says when a record of one field looks like a line in
+// another separator.
+func separatorHint(rec []string) string {
+	if len(rec) == 1 && strings.ContainsAny(rec[0], ";\t ") {
+		return " (the file is read with commas as separators)"
+	}
+	return ""
 }

@@ -2,7 +2,6 @@ package dataset
 
 import (
 	"bufio"
-	"bytes"
 	"compress/gzip"
 	"crypto/sha256"
 	"encoding/binary"
@@ -95,10 +94,18 @@ func readIDXHashed(r io.Reader, h io.Writer) (*idx, error) {
 			return nil, fmt.Errorf("%w: IDX header claims more than %d bytes", ErrFormat, int64(maxIDXBytes))
 		}
 	}
-	var buf bytes.Buffer
-	n, err := io.CopyN(&buf, r, total)
+	// What the data become: float32 pixels for images, int or float64
+	// values otherwise; with the raw bytes, checked before reading them.
+	out := int64(8)
+	if hdr[2] == idxUbyte && len(dims) >= 2 {
+		out = 4
+	}
+	if err := checkMemory(total+total/size*out, "the IDX data its header claims ("+dimsText(dims)+")"); err != nil {
+		return nil, err
+	}
+	data, err := readBounded(r, total)
 	if err != nil {
-		return nil, fmt.Errorf("%w: IDX truncated: header claims %d bytes of data, file holds %d", ErrFormat, total, n)
+		return nil, fmt.Errorf("%w: IDX truncated: header claims %d bytes of data, file holds %d", ErrFormat, total, len(data))
 	}
 	var one [1]byte
 	switch _, err := io.ReadFull(r, one[:]); err {
@@ -108,7 +115,39 @@ func readIDXHashed(r io.Reader, h io.Writer) (*idx, error) {
 	default:
 		return nil, fmt.Errorf("%w: IDX: %v", ErrFormat, err)
 	}
-	return &idx{kind: hdr[2], dims: dims, data: buf.Bytes()}, nil
+	return &idx{kind: hdr[2], dims: dims, data: data}, nil
+}
+
+// readBounded reads exactly n bytes from r into a slice that grows with
+// what r delivers (doubling, never beyond n), so that a header claiming
+// more than the stream holds costs no more than the stream.
+func readBounded(r io.Reader, n int64) ([]byte, error) {
+	buf := make([]byte, 0, min(n, 1<<20))
+	for int64(len(buf)) < n {
+		if len(buf) == cap(buf) {
+			bigger := make([]byte, len(buf), min(n, 2*int64(cap(buf))))
+			copy(bigger, buf)
+			buf = bigger
+		}
+		k, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+k]
+		if err == io.EOF && int64(len(buf)) < n {
+			return buf, io.ErrUnexpectedEOF
+		}
+		if err != nil && err != io.EOF {
+			return buf, err
+		}
+	}
+	return buf, nil
+}
+
+// dimsText renders IDX dimensions: "1000 x 1000 x 1000".
+func dimsText(dims []int) string {
+	parts := make([]string, len(dims))
+	for i, d := range dims {
+		parts[i] = fmt.Sprint(d)
+	}
+	return strings.Join(parts, " x ")
 }
 
 // readIDXFile reads and decodes an IDX file.
@@ -120,9 +159,9 @@ func readIDXFile(path string) (*idx, error) {
 // readIDXFileHashed reads and decodes an IDX file and returns the SHA-256
 // of its decompressed bytes, in hex.
 func readIDXFileHashed(path string) (*idx, string, error) {
-	f, err := os.Open(path)
+	f, err := openFile(path)
 	if err != nil {
-		return nil, "", fmt.Errorf("dataset: %w", err)
+		return nil, "", err
 	}
 	defer f.Close()
 	h := sha256.New()

@@ -3,40 +3,65 @@ package dataset
 import (
 	"fmt"
 	"math"
+	"strings"
+
+	"github.com/scn2d/scn"
 )
 
-// Preprocess says how raw images are prepared before a learner sees them.
-// A model records it, so that predictions prepare new images the same way.
-// The readers already give grey levels in [0, 1] (colours become luma).
-type Preprocess struct {
-	// Invert is "no", "yes", or "auto": invert images with dark ink on a
-	// light background, detected by a bright border (DarkInk). Empty means
-	// "no", except with MNIST, where it means "auto".
-	Invert string `json:"invert,omitempty"`
-	// ResizeRows and ResizeCols, if positive, resize every image.
-	ResizeRows int `json:"resize_rows,omitempty"`
-	ResizeCols int `json:"resize_cols,omitempty"`
-	// MNIST brings digits to the MNIST convention: bright ink on dark, the
-	// ink scaled to fit a 20 x 20 box keeping its aspect ratio, placed with
-	// its centre of mass at the centre of a 28 x 28 image (NormalizeMNIST).
-	MNIST bool `json:"mnist,omitempty"`
-}
+// Preprocess says how raw images are prepared before a learner sees them:
+// the record a model keeps (scn.Preprocessing, whose fields it has and
+// whose documentation says what they mean), with the image operations as
+// methods. Convert freely: dataset.Preprocess(m.Preprocessing) and
+// scn.Preprocessing(p). The readers already give grey levels in [0, 1]
+// (colours become luma).
+type Preprocess scn.Preprocessing
 
-// Validate reports an unknown Invert value or a half-given or negative
-// resize.
+// Validate reports an unknown Invert value, a half-given or negative
+// resize, or a resize to more pixels than an image may have.
 func (p Preprocess) Validate() error {
-	switch p.Invert {
-	case "", "no", "yes", "auto":
-	default:
-		return fmt.Errorf("dataset: invert %q: want auto, yes or no", p.Invert)
-	}
-	if p.ResizeRows < 0 || p.ResizeCols < 0 || (p.ResizeRows > 0) != (p.ResizeCols > 0) {
-		return fmt.Errorf("dataset: resize to %d x %d: give both sizes, positive", p.ResizeRows, p.ResizeCols)
+	if err := scn.Preprocessing(p).Validate(); err != nil {
+		return fmt.Errorf("dataset: %w", err)
 	}
 	if p.ResizeRows > maxPixels || p.ResizeCols > maxPixels || p.ResizeRows*p.ResizeCols > maxPixels {
 		return fmt.Errorf("dataset: resize to %d x %d: more than %d pixels", p.ResizeRows, p.ResizeCols, maxPixels)
 	}
 	return nil
+}
+
+// String says in words what p does to an image, e.g. "invert dark ink on
+// light (auto), MNIST convention (20 x 20 box, centre of mass, 28 x 28)",
+// or "none (images used as read)".
+func (p Preprocess) String() string {
+	var parts []string
+	switch {
+	case p.Invert == "yes":
+		parts = append(parts, "invert")
+	case p.Invert == "auto" || p.MNIST && p.Invert != "no":
+		parts = append(parts, "invert dark ink on light (auto)")
+	}
+	if p.MNIST {
+		parts = append(parts, "MNIST convention (20 x 20 box, centre of mass, 28 x 28)")
+	}
+	if p.ResizeRows > 0 {
+		parts = append(parts, fmt.Sprintf("resize to %d x %d", p.ResizeRows, p.ResizeCols))
+	}
+	if len(parts) == 0 {
+		return "none (images used as read)"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// RecordedPreprocess returns the preprocessing a model records
+// (m.Preprocessing, read from the model file's header, or from the
+// metadata of files written before the header had the field), checked: new
+// images given to the model are to be prepared with it. A model that
+// records none was trained on images used as read.
+func RecordedPreprocess(m *scn.Model) (Preprocess, error) {
+	p := Preprocess(m.Preprocessing)
+	if err := p.Validate(); err != nil {
+		return p, fmt.Errorf("dataset: the model records unusable preprocessing: %w", err)
+	}
+	return p, nil
 }
 
 // Apply prepares one image (grey levels in [0, 1], rows x cols) and returns
@@ -46,7 +71,9 @@ func (p Preprocess) Apply(pix []float32, rows, cols int) ([]float32, int, int) {
 	return out, rows, cols
 }
 
-// Prepare applies p to every image of s and returns the new set; its
+// Prepare applies p to every image of s and returns the new set (refused,
+// wrapping ErrTooLarge, when its images would exceed the limit of
+// SetMemoryLimit); its
 // Inverted field counts the images inverted (add to what s had), and its
 // Source says so. Images must all come out the same size, which they do
 // unless p is invalid.
@@ -54,9 +81,15 @@ func Prepare(s *Set, p Preprocess) (*Set, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
+	r, c := p.outShape(s.Rows, s.Cols)
+	need := int64(s.Len()) * int64(r) * int64(c) * 4
+	if err := checkMemory(need, fmt.Sprintf("%d images prepared to %d x %d", s.Len(), r, c)); err != nil {
+		return nil, fmt.Errorf("dataset: %w", err)
+	}
 	src := *s
 	src.Pix = nil // Clone copies everything but the pixels, which are made anew
 	out := src.Clone()
+	out.Pix = make([]float32, 0, need/4)
 	inverted := 0
 	for i := 0; i < s.Len(); i++ {
 		img, r, c, inv := p.apply(s.Image(i), s.Rows, s.Cols)
@@ -102,6 +135,17 @@ func (s *Set) DarkInkCount() int {
 		}
 	}
 	return n
+}
+
+// outShape returns the shape p gives an image of rows x cols.
+func (p Preprocess) outShape(rows, cols int) (int, int) {
+	if p.MNIST {
+		rows, cols = 28, 28
+	}
+	if p.ResizeRows > 0 && p.ResizeCols > 0 {
+		rows, cols = p.ResizeRows, p.ResizeCols
+	}
+	return rows, cols
 }
 
 // apply is Apply that also says whether it inverted the image.

@@ -1,13 +1,19 @@
 // Package dataset reads the image formats people have (IDX, PGM/PPM, PNG,
 // JPEG, GIF, BMP, folders of class subfolders, also inside tar archives,
-// CSV), prepares images (grey levels, polarity, resizing, the MNIST
-// convention) and builds the derived data sets of the paper's experiments:
+// CSV, NumPy .npy/.npz arrays), prepares images (grey levels, polarity,
+// resizing, the MNIST convention) and builds the derived data sets of the
+// paper's experiments:
 // rotated digits (BuildRotated), per-subject splits (BuildFaceSplit) and
 // occluded faces (BuildOccluded, Occlude), which Derived.Write puts in a
 // folder as ordinary files with a manifest of their provenance and
 // ReadDerived reads back. It also embeds a small balanced MNIST subset, the
 // default data set of the command line, and the natural image that
 // occlusion pastes from.
+//
+// Set is the one data-set type of the project: the readers return it, the
+// experiments and the command line use it, and its Images and Problem
+// methods give the learners' views (package scn). Preprocess is the model's
+// preprocessing record (scn.Preprocessing) with the image operations.
 //
 // Every reader checks what a file claims before allocating for it and
 // returns an error naming the file; no input makes it panic (each reader
@@ -18,11 +24,25 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/scn2d/scn"
 )
 
 // Set is a collection of equally sized grey images with class labels or
-// real-valued targets. The 2D learners take each image as a Rows x Cols
-// matrix; the vector learners flatten it (row-major).
+// real-valued targets: the one data-set type of the project (readers,
+// derived sets, the experiments and the command line all use it). The 2D
+// learners take each image as a Rows x Cols matrix; the vector learners
+// flatten it (row-major). Images and Problem give the learners' view.
+//
+// A set with Targets is a regression set: the learners fit the targets and
+// Labels, if present, only describe the images (the digit of each rotated
+// digit of E1). A set without Targets is a classification set of Labels.
+//
+// Set does not embed scn.Images although its first three fields are the
+// same: embedding would change every composite literal (Set{Rows: ...}
+// becomes Set{Images: scn.Images{Rows: ...}}) and promote the learners'
+// view into the file-format package's API, for no saving (Images returns the
+// view without copying).
 type Set struct {
 	Rows, Cols int       // image height and width
 	Pix        []float32 // N*Rows*Cols values in [0,1]; image i at Pix[i*Rows*Cols:], row-major
@@ -55,6 +75,23 @@ func (s *Set) Len() int {
 func (s *Set) Image(i int) []float32 {
 	d := s.Rows * s.Cols
 	return s.Pix[i*d : (i+1)*d]
+}
+
+// Images returns the set's pixels as the learners take them; it shares Pix
+// (no copy).
+func (s *Set) Images() scn.Images { return scn.Images{Rows: s.Rows, Cols: s.Cols, Pix: s.Pix} }
+
+// IsRegression reports whether the set has real targets (see Set).
+func (s *Set) IsRegression() bool { return s.Targets != nil }
+
+// Problem returns the set as a training problem: a regression on Targets
+// when the set has them, a classification of Labels otherwise. The targets
+// are checked (scn.Classification, scn.Regression).
+func (s *Set) Problem() (scn.Problem, error) {
+	if s.IsRegression() {
+		return scn.Regression(s.Images(), s.Targets, s.TargetDim)
+	}
+	return scn.Classification(s.Images(), s.Labels, s.Classes)
 }
 
 // Clone returns a deep copy of s.

@@ -8,12 +8,13 @@ import (
 	"text/tabwriter"
 
 	"github.com/scn2d/scn"
+	"github.com/scn2d/scn/dataset"
 )
 
 // CompareOptions set up Compare: the learners on one train/test pair.
 type CompareOptions struct {
-	Train, Test *DataSet
-	// Kinds are the learners to compare; nil means scn.Kinds (all four).
+	Train, Test *dataset.Set
+	// Kinds are the learners to compare; nil means scn.Kinds() (all four).
 	Kinds []scn.Kind
 	// Trials is the number of fits per learner (seeds Seed..Seed+Trials-1);
 	// 0 means 1.
@@ -21,6 +22,9 @@ type CompareOptions struct {
 	// Config returns the configuration of a learner; nil means scn.Paper.
 	// Its Seed is replaced by the trial's seed.
 	Config func(scn.Kind) scn.Config
+	// Select, if set, makes each fit choose L and the ridge term on
+	// held-out training data; nil fits L_max nodes as configured.
+	Select *scn.Selection
 	Seed   uint64
 	// Log receives one line per fit; nil means io.Discard.
 	Log io.Writer
@@ -28,8 +32,9 @@ type CompareOptions struct {
 
 // CompareRow is one learner's scores over the trials (mean and sample
 // standard deviation). Classification fills TrainAcc and TestAcc;
-// regression fills the RMSE and PPA fields (PPA15/PPA25: share of
-// predictions whose first output is within 15 / 25 target units).
+// regression fills the RMSE and PPA fields (PPA15/PPA25: scn.PPA at
+// theta = 15 / 25, the share of predicted values within that many target
+// units, over every output).
 type CompareRow struct {
 	Kind       scn.Kind `json:"-"`
 	Model      string   `json:"model"`
@@ -63,13 +68,13 @@ func Compare(ctx context.Context, o CompareOptions) (*CompareResult, error) {
 	if o.Train == nil || o.Test == nil {
 		return nil, fmt.Errorf("experiment: Compare needs a training and a test set")
 	}
-	train, test := fromDataSet(o.Train), fromDataSet(o.Test)
-	if train.classification() != test.classification() {
+	train, test := o.Train, o.Test
+	if train.IsRegression() != test.IsRegression() {
 		return nil, fmt.Errorf("experiment: training set and test set are not the same kind of task")
 	}
 	kinds := o.Kinds
 	if kinds == nil {
-		kinds = scn.Kinds
+		kinds = scn.Kinds()
 	}
 	trials := max(o.Trials, 1)
 	maxL := 0
@@ -80,14 +85,14 @@ func Compare(ctx context.Context, o CompareOptions) (*CompareResult, error) {
 		return scn.Paper(k)
 	}
 	// runTrials takes one L_max; use each learner's own by running kinds one by one.
-	res := &CompareResult{Classification: train.classification()}
+	res := &CompareResult{Classification: !train.IsRegression()}
 	for _, k := range kinds {
 		c := cfg(k)
 		maxL = c.MaxNodes
 		outs, err := runTrials(ctx, trialSpec{
 			Kinds: []scn.Kind{k}, Trials: trials, Seed: o.Seed, MaxNodes: maxL,
-			Config: cfg, Log: o.Log, Label: "compare",
-			Data: func(int) (*set, *set, error) { return train, test, nil },
+			Config: cfg, Select: o.Select, Log: o.Log, Label: "compare",
+			Data: func(int) (*dataset.Set, *dataset.Set, error) { return train, test, nil },
 		})
 		if err != nil {
 			return nil, err

@@ -10,13 +10,14 @@ import (
 	"testing"
 
 	"github.com/scn2d/scn"
+	"github.com/scn2d/scn/dataset"
 )
 
 // toySet makes n 8 x 8 images of 3 classes: a bright bar in row, column or
 // diagonal, plus noise.
-func toySet(n int, seed uint64) *DataSet {
+func toySet(n int, seed uint64) *dataset.Set {
 	rng := rand.New(rand.NewPCG(seed, 9))
-	s := &DataSet{Rows: 8, Cols: 8, Classes: []string{"row", "col", "diag"}, Source: "toy"}
+	s := &dataset.Set{Rows: 8, Cols: 8, Classes: []string{"row", "col", "diag"}, Source: "toy"}
 	for i := 0; i < n; i++ {
 		c := i % 3
 		k := rng.IntN(8)
@@ -86,7 +87,7 @@ func TestCompare(t *testing.T) {
 
 func TestCompareRegression(t *testing.T) {
 	train, test := toySet(90, 3), toySet(30, 4)
-	for _, s := range []*DataSet{train, test} {
+	for _, s := range []*dataset.Set{train, test} {
 		for i, l := range s.Labels {
 			s.Targets = append(s.Targets, 30*float64(l)+float64(i%5))
 		}
@@ -110,13 +111,13 @@ func TestCompareRegression(t *testing.T) {
 
 func TestSizes(t *testing.T) {
 	ls := []int{10, 40}
-	s := fromDataSet(toySet(100, 7))
+	s := toySet(100, 7)
 	s.Rows, s.Cols = 8, 8
 	rows, err := measureSizes(context.Background(), s, ls, 1, func(string, ...any) {})
 	if err != nil {
 		t.Fatal(err)
 	}
-	by := map[string]map[int]SizeRow{}
+	by := map[string]map[int]sizeRow{}
 	for _, r := range rows {
 		if r.Bytes != r.Expected {
 			t.Errorf("%s L=%d: file %d bytes, expected %d", r.Kind, r.L, r.Bytes, r.Expected)
@@ -125,7 +126,7 @@ func TestSizes(t *testing.T) {
 			t.Errorf("%s L=%d: %d parameters, formula %d", r.Kind, r.L, r.Params, r.Formula)
 		}
 		if by[r.Kind] == nil {
-			by[r.Kind] = map[int]SizeRow{}
+			by[r.Kind] = map[int]sizeRow{}
 		}
 		by[r.Kind][r.L] = r
 	}

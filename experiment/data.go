@@ -32,29 +32,8 @@ var digitClasses = []string{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"}
 
 var fashionClasses = []string{"T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt", "Sneaker", "Bag", "Ankle boot"}
 
-// fromDataset converts a dataset.Set to the package's view; a set with
-// both labels and targets (rotated digits) is a regression set whose labels
-// become Digits.
-func fromDataset(d *dataset.Set) *set {
-	s := &set{Rows: d.Rows, Cols: d.Cols, Pix: d.Pix, Labels: d.Labels, Classes: d.Classes,
-		Targets: d.Targets, TargetDim: d.TargetDim, Source: d.Source}
-	if s.Targets != nil && s.Labels != nil {
-		s.Digits, s.Labels = s.Labels, nil
-	}
-	return s
-}
-
-// loadIDXPair reads images and labels of an MNIST-layout folder; prefix is
+// readIDXPair reads images and labels of an MNIST-layout folder; prefix is
 // "train" or "t10k".
-func loadIDXPair(dir, prefix string, classes []string, source string) (*set, error) {
-	d, err := readIDXPair(dir, prefix, classes, source)
-	if err != nil {
-		return nil, err
-	}
-	return fromDataset(d), nil
-}
-
-// readIDXPair is loadIDXPair as a dataset.Set.
 func readIDXPair(dir, prefix string, classes []string, source string) (*dataset.Set, error) {
 	ip := filepath.Join(dir, prefix+"-images-idx3-ubyte.gz")
 	lp := filepath.Join(dir, prefix+"-labels-idx1-ubyte.gz")
@@ -77,39 +56,27 @@ func readIDXPair(dir, prefix string, classes []string, source string) (*dataset.
 	return d, nil
 }
 
-// loadMNISTLike reads the train and test sets of mnist/ or fashion-mnist/.
-func loadMNISTLike(dataDir, sub string, classes []string, source string) (train, test *set, err error) {
+// loadMNISTLike reads the training and test sets of mnist/ or
+// fashion-mnist/; source names the data set for the reports.
+func loadMNISTLike(dataDir, sub string, classes []string, source string) (train, test *dataset.Set, err error) {
 	dir := filepath.Join(dataDir, sub)
-	if train, err = loadIDXPair(dir, "train", classes, source); err != nil {
+	if train, err = readIDXPair(dir, "train", classes, source+", training set, "+dir); err != nil {
 		return nil, nil, err
 	}
-	if test, err = loadIDXPair(dir, "t10k", classes, source); err != nil {
-		return nil, nil, err
-	}
-	return train, test, nil
-}
-
-const mnistSource = "MNIST (LeCun, Cortes, Burges)"
-
-func loadMNIST(dataDir string) (*set, *set, error) {
-	return loadMNISTLike(dataDir, "mnist", nil, mnistSource+", "+filepath.Join(dataDir, "mnist"))
-}
-
-// readMNIST reads MNIST's training and test sets as dataset.Sets, for the
-// dataset package's builders.
-func readMNIST(dataDir string) (train, test *dataset.Set, err error) {
-	dir := filepath.Join(dataDir, "mnist")
-	if train, err = readIDXPair(dir, "train", nil, mnistSource+", training set, "+dir); err != nil {
-		return nil, nil, err
-	}
-	if test, err = readIDXPair(dir, "t10k", nil, mnistSource+", test set, "+dir); err != nil {
+	if test, err = readIDXPair(dir, "t10k", classes, source+", test set, "+dir); err != nil {
 		return nil, nil, err
 	}
 	return train, test, nil
 }
 
-func loadFashion(dataDir string) (*set, *set, error) {
-	return loadMNISTLike(dataDir, "fashion-mnist", fashionClasses, "Fashion-MNIST (Zalando Research, MIT), "+filepath.Join(dataDir, "fashion-mnist"))
+// loadMNIST reads MNIST's training and test sets.
+func loadMNIST(dataDir string) (train, test *dataset.Set, err error) {
+	return loadMNISTLike(dataDir, "mnist", nil, "MNIST (LeCun, Cortes, Burges)")
+}
+
+// loadFashion reads Fashion-MNIST's training and test sets.
+func loadFashion(dataDir string) (train, test *dataset.Set, err error) {
+	return loadMNISTLike(dataDir, "fashion-mnist", fashionClasses, "Fashion-MNIST (Zalando Research, MIT)")
 }
 
 // loadORL reads orl_faces/sX/Y.pgm: 40 subjects x 10 images of 112 x 92,
@@ -129,21 +96,21 @@ func loadORL(dataDir string) (*dataset.Set, error) {
 
 // loadCVL reads the CVL single digits from the archive, brought to the
 // MNIST convention (the archive's digits are dark ink on white).
-func loadCVL(dataDir string) (train, test *set, err error) {
+func loadCVL(dataDir string) (train, test *dataset.Set, err error) {
 	p := filepath.Join(dataDir, "cvl-digits.tar.gz")
 	if err := needFile(p); err != nil {
 		return nil, nil, err
 	}
 	prep := dataset.Preprocess{Invert: "auto", MNIST: true}
 	src := "CVL single digits (Diem et al., ICDAR 2013 HDRC), " + p + ", inverted and normalised to the MNIST convention"
-	var sets [2]*set
+	var sets [2]*dataset.Set
 	for i, part := range []string{"train", "test"} {
 		d, err := dataset.ReadFolderTarGz(p, "cvl-digits/"+part, prep)
 		if err != nil {
 			return nil, nil, err
 		}
 		d.Source = src
-		sets[i] = fromDataset(d)
+		sets[i] = d
 	}
 	return sets[0], sets[1], nil
 }

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/scn2d/scn"
+	"github.com/scn2d/scn/dataset"
 )
 
 // E2 protocol sizes. The paper does not state how many training images it
@@ -19,7 +20,7 @@ const (
 // digitSource names a data set of E2 and how to load it.
 type digitSource struct {
 	name, title string
-	load        func(dataDir string) (*set, *set, error)
+	load        func(dataDir string) (*dataset.Set, *dataset.Set, error)
 }
 
 var digitSources = []digitSource{
@@ -44,39 +45,39 @@ func runDigits(ctx context.Context, o Options, r *Result) error {
 	r.protocol("paper preset: T_max = 5, Upsilon = %v, R = {1-10^-j, j=2..7}; RVFL and 2DRVFL lambda = 1", scn.PaperScales)
 	r.note("The paper also used the ISI Bangla, Devnagari and Oriya digit sets; they are not obtainable and are left out.")
 	// Check every file first so that a missing one is reported before hours of work.
-	sets := make([][2]*set, len(digitSources))
+	sets := make([][2]*dataset.Set, len(digitSources))
 	for i, ds := range digitSources {
 		tr, te, err := ds.load(o.DataDir)
 		if err != nil {
 			return err
 		}
-		sets[i] = [2]*set{tr, te}
+		sets[i] = [2]*dataset.Set{tr, te}
 		r.Provenance = append(r.Provenance, tr.Source)
 	}
 	summary := Table{Name: "digits", Title: fmt.Sprintf("Test accuracy (%%) at L = %d, mean ± std over %d trials", maxL, trials), Header: []string{"data set"}}
-	for _, k := range scn.Kinds {
+	for _, k := range scn.Kinds() {
 		summary.Header = append(summary.Header, k.Title())
 	}
 	for i, ds := range digitSources {
 		trAll, teAll := sets[i][0], sets[i][1]
 		o.logf("E2: %s (%d train, %d test available)", ds.title, trAll.Len(), teAll.Len())
 		outs, err := runTrials(ctx, trialSpec{
-			Kinds: scn.Kinds, Trials: trials, Seed: o.Seed, MaxNodes: maxL,
+			Kinds: scn.Kinds(), Trials: trials, Seed: o.Seed, MaxNodes: maxL,
 			Checkpoints: evenCheckpoints(maxL, 10), Log: o.Log, Label: "E2 " + ds.name,
-			Data: func(t int) (*set, *set, error) {
+			Data: func(t int) (*dataset.Set, *dataset.Set, error) {
 				rng := rand.New(rand.NewPCG(o.Seed+uint64(t), 0xe2))
-				return trAll.subset(sample(trAll.Len(), ntr, rng)), teAll.subset(sample(teAll.Len(), nte, rng)), nil
+				return trAll.Subset(sample(trAll.Len(), ntr, rng)), teAll.Subset(sample(teAll.Len(), nte, rng)), nil
 			},
 		})
 		if err != nil {
 			return err
 		}
-		if err := addCurves(r, "e2_"+ds.name, "E2 "+ds.title, scn.Kinds, outs, mTestAcc, mTrainAcc); err != nil {
+		if err := addCurves(r, "e2_"+ds.name, "E2 "+ds.title, scn.Kinds(), outs, mTestAcc, mTrainAcc); err != nil {
 			return err
 		}
-		fitNotes(r, "E2 "+ds.name, scn.Kinds, outs, maxL)
+		fitNotes(r, "E2 "+ds.name, scn.Kinds(), outs, maxL)
 		row := []string{ds.title}
-		for ki := range scn.Kinds {
+		for ki := range scn.Kinds() {
 			row = append(row, fmtStat(statOf(scaled(collect(outs[ki], -1, mTestAcc.f), 100)), 2))
 		}
 		summary.Rows = append(summary.Rows, row)

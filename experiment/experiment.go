@@ -1,5 +1,10 @@
-// Package experiment runs the experiments of the 2DSCN paper (SPEC section 5,
-// E1-E7) and side-by-side comparisons of the four learners.
+// Package experiment runs the experiments of the 2DSCN paper (Li & Wang,
+// "Two Dimensional Stochastic Configuration Networks for Image Data
+// Analytics": E1 rotation-angle regression, E2 digits, E3 faces, E4 the
+// generalization indicator, E5 occlusion, E6 small-weights statistics, E7
+// model size) and side-by-side comparisons of the four learners (Compare).
+// The experiments read their data with package dataset and take the one
+// data-set type, dataset.Set.
 //
 // Every experiment writes OutDir/<name>/result.json (the Result), one CSV
 // file per table, one SVG file per figure and a self-contained report.html.

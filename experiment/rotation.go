@@ -24,7 +24,7 @@ func runRotation(ctx context.Context, o Options, r *Result) error {
 	}
 	trials := o.trials(rotTrialsPaper, rotTrialsQuick)
 	r.Trials = trials
-	mtr, mte, err := readMNIST(o.DataDir)
+	mtr, mte, err := loadMNIST(o.DataDir)
 	if err != nil {
 		return err
 	}
@@ -34,16 +34,16 @@ func runRotation(ctx context.Context, o Options, r *Result) error {
 	r.protocol("L = %d, %d trials (trial t: seed %d+t for images, angles and learners)", maxL, trials, o.Seed)
 	r.protocol("paper preset: T_max = 5, Upsilon = %v, R = {1-10^-j, j=2..7}; RVFL and 2DRVFL lambda = 1", scn.PaperScales)
 	r.protocol("PPA(theta) = share of predictions with |error| < theta degrees, theta = 15 and 25")
-	kinds := scn.Kinds
+	kinds := scn.Kinds()
 	outs, err := runTrials(ctx, trialSpec{
 		Kinds: kinds, Trials: trials, Seed: o.Seed, MaxNodes: maxL,
 		Checkpoints: evenCheckpoints(maxL, 10), KeepOutputs: true, Log: o.Log, Label: "E1",
-		Data: func(t int) (*set, *set, error) {
+		Data: func(t int) (*dataset.Set, *dataset.Set, error) {
 			d, err := dataset.BuildRotated(mtr, mte, ntr, nte, o.Seed+uint64(t))
 			if err != nil {
 				return nil, nil, err
 			}
-			return fromDataset(d.Part("train")), fromDataset(d.Part("test")), nil
+			return d.Part("train"), d.Part("test"), nil
 		},
 	})
 	if err != nil {
@@ -103,6 +103,11 @@ func runRotation(ctx context.Context, o Options, r *Result) error {
 	return nil
 }
 
+// median returns the middle value of v, the mean of the two middle ones
+// for an even count: the median gonum/plot draws in the box plot beside the
+// table. gonum's stat.Quantile(0.5, ...) is not it for an even count: both
+// of its kinds (Empirical, LinInterp) return the lower middle value (2 for
+// {1, 2, 3, 4}, where this gives 2.5; TestMedianIsTheBoxPlots).
 func median(v []float64) float64 {
 	if len(v) == 0 {
 		return math.NaN()

@@ -2,13 +2,13 @@ package experiment
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 
 	"github.com/scn2d/scn"
+	"github.com/scn2d/scn/dataset"
 	"github.com/scn2d/scn/report"
 )
 
@@ -19,8 +19,8 @@ var (
 
 const sizeNPaper, sizeNQuick = 2000, 500
 
-// SizeRow is one saved model of E7.
-type SizeRow struct {
+// sizeRow is one saved model of E7.
+type sizeRow struct {
 	Kind     string `json:"kind"`
 	L        int    `json:"L"`
 	Bytes    int64  `json:"bytes"`    // measured file size
@@ -31,42 +31,44 @@ type SizeRow struct {
 }
 
 // modelFileSize saves m to dir and measures the file; it returns the size,
-// the JSON header length and the size expected from the format (16-byte
-// preamble, header, float32 hidden parameters and biases, float64 output
-// weights, 4-byte checksum).
+// the JSON header length (read by scn.LoadInfo) and the size expected from
+// the format (16-byte preamble, header, float32 hidden parameters and
+// biases, float64 output weights, 4-byte checksum), computed here from the
+// model rather than taken from the header, so that E7 checks the format.
 func modelFileSize(m *scn.Model, dir, name string) (size, header, expected int64, err error) {
 	p := filepath.Join(dir, name)
 	if err := m.Save(p); err != nil {
 		return 0, 0, 0, err
 	}
 	defer os.Remove(p)
-	b, err := os.ReadFile(p)
+	st, err := os.Stat(p)
 	if err != nil {
 		return 0, 0, 0, err
 	}
-	if len(b) < 16 {
-		return 0, 0, 0, fmt.Errorf("experiment: model file %s is %d bytes", p, len(b))
+	info, err := scn.LoadInfo(p)
+	if err != nil {
+		return 0, 0, 0, err
 	}
-	header = int64(binary.LittleEndian.Uint32(b[12:16]))
+	header = int64(info.HeaderBytes)
 	l, np := int64(m.Nodes()), int64(m.ParamsPerNode())
 	payload := l*np*4 + l*4 + l*int64(m.M)*8
-	return int64(len(b)), header, 16 + header + payload + 4, nil
+	return st.Size(), header, 16 + header + payload + 4, nil
 }
 
 // sizeData returns E7's training set: an MNIST subset when the data folder
 // has it, else (quick runs only) random 28 x 28 images with 10 classes,
 // since only the sizes matter.
-func sizeData(o Options, n int) (*set, error) {
+func sizeData(o Options, n int) (*dataset.Set, error) {
 	tr, _, err := loadMNIST(o.DataDir)
 	if err == nil {
 		rng := rand.New(rand.NewPCG(o.Seed, 0xe7))
-		return tr.subset(sample(tr.Len(), n, rng)), nil
+		return tr.Subset(sample(tr.Len(), n, rng)), nil
 	}
 	if !o.Quick {
 		return nil, err
 	}
 	rng := rand.New(rand.NewPCG(o.Seed, 0xe7))
-	s := &set{Rows: 28, Cols: 28, Classes: digitClasses, Source: "synthetic: random 28 x 28 images with random labels (MNIST not found; only sizes matter)"}
+	s := &dataset.Set{Rows: 28, Cols: 28, Classes: digitClasses, Source: "synthetic: random 28 x 28 images with random labels (MNIST not found; only sizes matter)"}
 	s.Pix = make([]float32, n*784)
 	for i := range s.Pix {
 		s.Pix[i] = float32(rng.Float64())
@@ -78,8 +80,8 @@ func sizeData(o Options, n int) (*set, error) {
 }
 
 // measureSizes fits every kind at every L on s and measures the saved files.
-func measureSizes(ctx context.Context, s *set, ls []int, seed uint64, log func(string, ...any)) ([]SizeRow, error) {
-	p, err := s.problem()
+func measureSizes(ctx context.Context, s *dataset.Set, ls []int, seed uint64, log func(string, ...any)) ([]sizeRow, error) {
+	p, err := s.Problem()
 	if err != nil {
 		return nil, err
 	}
@@ -88,10 +90,10 @@ func measureSizes(ctx context.Context, s *set, ls []int, seed uint64, log func(s
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	var rows []SizeRow
+	var rows []sizeRow
 	d1, d2, m := s.Rows, s.Cols, len(s.Classes)
 	for _, l := range ls {
-		for _, k := range scn.Kinds {
+		for _, k := range scn.Kinds() {
 			cfg := scn.Paper(k)
 			cfg.MaxNodes = l
 			cfg.Seed = seed
@@ -108,7 +110,7 @@ func measureSizes(ctx context.Context, s *set, ls []int, seed uint64, log func(s
 			if k.Input == scn.Matrix {
 				formula = nl * (d1 + d2 + 1 + m)
 			}
-			rows = append(rows, SizeRow{Kind: k.Title(), L: nl, Bytes: size, Header: hdr, Expected: exp, Params: mod.ParamCount(), Formula: formula})
+			rows = append(rows, sizeRow{Kind: k.Title(), L: nl, Bytes: size, Header: hdr, Expected: exp, Params: mod.ParamCount(), Formula: formula})
 			log("E7 %-6s L=%-5d %9d bytes (expected %d), %d parameters (formula %d)", k.Title(), nl, size, exp, mod.ParamCount(), formula)
 		}
 	}
@@ -145,13 +147,13 @@ func runSize(ctx context.Context, o Options, r *Result) error {
 	// Ratios 1D / 2D per L.
 	ratio := Table{Name: "size_ratio", Title: "1D / 2D file size ratio", Header: []string{"L", "SCN / 2DSCN", "RVFL / 2DRVFL", "formula (1D / 2D)"}}
 	cats := []string{}
-	bars := make([]report.BarSeries, len(scn.Kinds))
-	for i, k := range scn.Kinds {
+	bars := make([]report.BarSeries, len(scn.Kinds()))
+	for i, k := range scn.Kinds() {
 		bars[i].Name = k.Title()
 	}
 	m := len(s.Classes)
 	for li, l := range ls {
-		get := func(k scn.Kind) SizeRow { return rows[li*len(scn.Kinds)+kindIndex(k)] }
+		get := func(k scn.Kind) sizeRow { return rows[li*len(scn.Kinds())+kindIndex(k)] }
 		a := float64(get(scn.SCN).Bytes) / float64(get(scn.SCN2D).Bytes)
 		b := float64(get(scn.RVFL).Bytes) / float64(get(scn.RVFL2D).Bytes)
 		f := float64(s.Rows*s.Cols+1+m) / float64(s.Rows+s.Cols+1+m)
@@ -159,7 +161,7 @@ func runSize(ctx context.Context, o Options, r *Result) error {
 		r.value(fmt.Sprintf("e7/L=%d/ratio_scn", l), a)
 		r.value(fmt.Sprintf("e7/L=%d/ratio_rvfl", l), b)
 		cats = append(cats, fmt.Sprintf("L = %d", l))
-		for i, k := range scn.Kinds {
+		for i, k := range scn.Kinds() {
 			bars[i].Values = append(bars[i].Values, float64(get(k).Bytes)/1024)
 		}
 	}
@@ -170,7 +172,7 @@ func runSize(ctx context.Context, o Options, r *Result) error {
 }
 
 func kindIndex(k scn.Kind) int {
-	for i, x := range scn.Kinds {
+	for i, x := range scn.Kinds() {
 		if x == k {
 			return i
 		}

@@ -4,6 +4,9 @@ import (
 	"context"
 	"math"
 	"testing"
+
+	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 func TestBinomialTailDirect(t *testing.T) {
@@ -19,7 +22,7 @@ func TestBinomialTailDirect(t *testing.T) {
 		for j := k; j <= n; j++ {
 			want += pmf[j]
 		}
-		got := BinomialTail(n, q, k)
+		got := binomialTail(n, q, k)
 		if math.Abs(got-want) > 1e-12*math.Max(1, want) && math.Abs(got-want) > 1e-300 {
 			if math.Abs(got-want)/want > 1e-9 {
 				t.Errorf("tail(%d) = %g, want %g", k, got, want)
@@ -71,13 +74,13 @@ func TestSmallWeightsAgreement(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, c := range cells {
-			for _, m := range []int{M1, M2} {
+			for _, m := range []int{m1, m2} {
 				if !(math.Abs(c.Z[m]) <= 4) {
 					t.Errorf("%v eps=%g p=%g M%d: sim %g exact %g, z = %.2f", dist, c.Eps, c.P, m+1, c.Sim[m], c.Exact[m], c.Z[m])
 				}
 			}
-			if c.Sim[M3] < c.Sim[M1] {
-				t.Errorf("%v eps=%g p=%g: M3 %g below M1 %g", dist, c.Eps, c.P, c.Sim[M3], c.Sim[M1])
+			if c.Sim[m3] < c.Sim[m1] {
+				t.Errorf("%v eps=%g p=%g: M3 %g below M1 %g", dist, c.Eps, c.P, c.Sim[m3], c.Sim[m1])
 			}
 		}
 		// Same result whatever the number of goroutines.
@@ -91,5 +94,72 @@ func TestSmallWeightsAgreement(t *testing.T) {
 				t.Fatalf("results depend on parallelism: %v vs %v", a[i].Sim, b[i].Sim)
 			}
 		}
+	}
+}
+
+// TestBinomialSurvivalCancels measures why binomialTail does not use
+// gonum's distuv.Binomial.Survival: 1 - CDF loses every tail below 1e-16,
+// while E6's exact values go far lower.
+func TestBinomialSurvivalCancels(t *testing.T) {
+	n, q, k := 784, 0.001, 63
+	ours := binomialTail(n, q, k)
+	surv := distuv.Binomial{N: float64(n), P: q}.Survival(float64(k - 1))
+	if !(ours > 4.2e-96 && ours < 4.3e-96) {
+		t.Errorf("tail = %g, want 4.21e-96", ours)
+	}
+	if surv < 1e-20 {
+		t.Logf("distuv's Survival no longer cancels (%g): it could replace binomialTail", surv)
+	}
+	// Where the tail is large, both agree.
+	q, k = 0.05605, 63
+	if a, b := binomialTail(n, q, k), (distuv.Binomial{N: float64(n), P: q}).Survival(float64(k-1)); math.Abs(a-b) > 1e-12 {
+		t.Errorf("tail %g, Survival %g", a, b)
+	}
+}
+
+// TestStatOf checks statOf (gonum's stat.MeanStdDev) against the two-pass
+// formula it replaced.
+func TestStatOf(t *testing.T) {
+	v := []float64{0.9412, 0.9387, 0.9425, 0.9401, 0.9398, 1e-3, 12.5}
+	var s float64
+	for _, x := range v {
+		s += x
+	}
+	mean := s / float64(len(v))
+	var ss float64
+	for _, x := range v {
+		ss += (x - mean) * (x - mean)
+	}
+	std := math.Sqrt(ss / float64(len(v)-1))
+	got := statOf(v)
+	if math.Abs(got.Mean-mean) > 1e-15*mean || math.Abs(got.Std-std) > 1e-14*std {
+		t.Errorf("statOf = %+v, two-pass %v ± %v", got, mean, std)
+	}
+	if one := statOf([]float64{3}); one.Mean != 3 || one.Std != 0 {
+		t.Errorf("one value: %+v", one)
+	}
+	if none := statOf(nil); !math.IsNaN(none.Mean) || !math.IsNaN(none.Std) {
+		t.Errorf("no value: %+v", none)
+	}
+}
+
+// TestMedianIsTheBoxPlots measures why median does not use gonum's
+// stat.Quantile: for an even count it gives the lower middle value.
+func TestMedianIsTheBoxPlots(t *testing.T) {
+	v := []float64{4, 1, 3, 2}
+	if got := median(v); got != 2.5 {
+		t.Errorf("median = %v, want 2.5", got)
+	}
+	sorted := []float64{1, 2, 3, 4}
+	for _, k := range []stat.CumulantKind{stat.Empirical, stat.LinInterp} {
+		if q := stat.Quantile(0.5, k, sorted, nil); q != 2 {
+			t.Logf("stat.Quantile(0.5, %v) = %v: check whether it can replace median", k, q)
+		}
+	}
+	if got := median([]float64{5, 1, 3}); got != 3 {
+		t.Errorf("odd count: %v", got)
+	}
+	if !math.IsNaN(median(nil)) {
+		t.Error("empty: not NaN")
 	}
 }

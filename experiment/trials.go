@@ -8,100 +8,33 @@ import (
 	"time"
 
 	"github.com/scn2d/scn"
+	"github.com/scn2d/scn/dataset"
+	"gonum.org/v1/gonum/stat"
 )
-
-// set is the experiment package's view of a data set: N images of
-// Rows x Cols with labels (classification) or targets (regression).
-type set struct {
-	Rows, Cols int
-	Pix        []float32
-	Labels     []int     // classification: one label per image
-	Classes    []string  // classification: class names
-	Targets    []float64 // regression: N x TargetDim
-	TargetDim  int
-	Source     string
-	// Digits keeps the digit of each image of a regression set (E1), for
-	// per-digit box plots; nil otherwise.
-	Digits []int
-}
-
-func (s *set) Len() int {
-	if s == nil || s.Rows*s.Cols == 0 {
-		return 0
-	}
-	return len(s.Pix) / (s.Rows * s.Cols)
-}
-
-func (s *set) images() scn.Images { return scn.Images{Rows: s.Rows, Cols: s.Cols, Pix: s.Pix} }
-
-func (s *set) classification() bool { return s.Targets == nil }
-
-func (s *set) problem() (scn.Problem, error) {
-	if s.classification() {
-		return scn.Classification(s.images(), s.Labels, s.Classes)
-	}
-	return scn.Regression(s.images(), s.Targets, s.TargetDim)
-}
-
-// subset returns the images at idx (copied).
-func (s *set) subset(idx []int) *set {
-	d := s.Rows * s.Cols
-	out := &set{Rows: s.Rows, Cols: s.Cols, Classes: s.Classes, TargetDim: s.TargetDim, Source: s.Source}
-	out.Pix = make([]float32, 0, len(idx)*d)
-	for _, i := range idx {
-		out.Pix = append(out.Pix, s.Pix[i*d:(i+1)*d]...)
-		if s.Labels != nil {
-			out.Labels = append(out.Labels, s.Labels[i])
-		}
-		if s.Targets != nil {
-			out.Targets = append(out.Targets, s.Targets[i*s.TargetDim:(i+1)*s.TargetDim]...)
-		}
-		if s.Digits != nil {
-			out.Digits = append(out.Digits, s.Digits[i])
-		}
-	}
-	return out
-}
 
 // metrics are one model's scores on one set.
 type metrics struct {
 	Acc   float64 // classification accuracy
 	RMSE  float64 // regression RMSE (all outputs)
-	PPA15 float64 // regression: share with |error| < 15 (first output)
-	PPA25 float64 // regression: share with |error| < 25
+	PPA15 float64 // regression: scn.PPA with theta = 15
+	PPA25 float64 // regression: scn.PPA with theta = 25
 }
 
 // score evaluates m on s; it also returns the outputs.
-func score(m *scn.Model, s *set) (metrics, []float64, error) {
-	y, err := m.Predict(s.images())
+func score(m *scn.Model, s *dataset.Set) (metrics, []float64, error) {
+	y, err := m.Predict(s.Images())
 	if err != nil {
 		return metrics{}, nil, err
 	}
 	var out metrics
-	if s.classification() {
+	if !s.IsRegression() {
 		out.Acc = scn.Accuracy(scn.ArgMax(y, m.M), s.Labels)
 		return out, y, nil
 	}
 	out.RMSE = scn.RMSE(y, s.Targets)
-	out.PPA15 = ppa(y, s.Targets, s.TargetDim, 15)
-	out.PPA25 = ppa(y, s.Targets, s.TargetDim, 25)
+	out.PPA15 = scn.PPA(y, s.Targets, 15)
+	out.PPA25 = scn.PPA(y, s.Targets, 25)
 	return out, y, nil
-}
-
-// ppa returns the share of rows whose first output is within theta of the
-// target (strictly).
-func ppa(y, t []float64, m int, theta float64) float64 {
-	n := len(t) / m
-	if n == 0 {
-		return 0
-	}
-	hit := 0
-	for i := 0; i < n; i++ {
-		if math.Abs(y[i*m]-t[i*m]) < theta {
-			hit++
-		}
-	}
-	return float64(hit) / float64(n)
 }
 
 // trialOutcome is one fitted model's record.
@@ -112,13 +45,14 @@ type trialOutcome struct {
 	Train, Test []metrics // per checkpoint
 	FitSeconds  float64
 	Nodes       int
+	Ridge       float64 // the final model's ridge term (chosen, with selection)
 	Stop        string
 	Bytes       int64 // model file size
 	Params      int
 	Theta       float64   // generalization indicator on the training images (if asked)
 	TestOut     []float64 // final model's test outputs (if asked)
 	TestTargets []float64 // the test targets (regression, if asked)
-	TestDigits  []int     // the test images' digits (E1, if asked)
+	TestDigits  []int     // the test images' labels, the digits of E1's regression sets (if asked)
 }
 
 // trialSpec describes a batch of fits.
@@ -129,7 +63,10 @@ type trialSpec struct {
 	MaxNodes    int
 	Checkpoints []int                     // L values to evaluate with Model.Prefix; MaxNodes is always added
 	Config      func(scn.Kind) scn.Config // nil: scn.Paper
-	Data        func(trial int) (train, test *set, err error)
+	// Select, if set, chooses L and the ridge term on held-out training
+	// data (scn.Config.Select); every checkpoint then scores the chosen model.
+	Select      *scn.Selection
+	Data        func(trial int) (train, test *dataset.Set, err error)
 	Indicator   bool // compute Theta_raw on the training images
 	KeepOutputs bool // keep the final test outputs
 	Log         io.Writer
@@ -151,7 +88,7 @@ func runTrials(ctx context.Context, sp trialSpec) ([][]trialOutcome, error) {
 		if err != nil {
 			return nil, err
 		}
-		p, err := train.problem()
+		p, err := train.Problem()
 		if err != nil {
 			return nil, err
 		}
@@ -167,22 +104,28 @@ func runTrials(ctx context.Context, sp trialSpec) ([][]trialOutcome, error) {
 			cfg.MaxNodes = sp.MaxNodes
 			cfg.Seed = sp.Seed + uint64(t)
 			start := time.Now()
-			path, err := cfg.FitPath(ctx, p, nil)
+			var path *scn.Path
+			var m *scn.Model
+			if sp.Select != nil {
+				m, err = cfg.Select(ctx, p, *sp.Select, nil)
+			} else if path, err = cfg.FitPath(ctx, p, nil); err == nil {
+				m = path.Model()
+			}
 			if err != nil {
 				return nil, fmt.Errorf("%s: %s trial %d: %w", sp.Label, k.Title(), t, err)
 			}
-			m := path.Model()
-			o := trialOutcome{Kind: k, Trial: t, FitSeconds: time.Since(start).Seconds(), Nodes: m.Nodes(), Stop: m.Summary.Stop.String(), Params: m.ParamCount()}
+			o := trialOutcome{Kind: k, Trial: t, FitSeconds: time.Since(start).Seconds(), Nodes: m.Nodes(), Ridge: m.Config.Ridge, Stop: m.Summary.Stop.String(), Params: m.ParamCount()}
 			var cw countingWriter
 			if _, err := m.WriteTo(&cw); err != nil {
 				return nil, err
 			}
 			o.Bytes = cw.n
 			for _, req := range cps {
-				l := min(req, m.Nodes())
-				pm, err := path.Prefix(l)
-				if err != nil {
-					return nil, err
+				pm := m // a selected model is scored as chosen
+				if path != nil {
+					if pm, err = path.Prefix(min(req, m.Nodes())); err != nil {
+						return nil, err
+					}
 				}
 				tr, _, err := score(pm, train)
 				if err != nil {
@@ -198,16 +141,16 @@ func runTrials(ctx context.Context, sp trialSpec) ([][]trialOutcome, error) {
 				if sp.KeepOutputs && req == cps[len(cps)-1] {
 					o.TestOut = y
 					o.TestTargets = test.Targets
-					o.TestDigits = test.Digits
+					o.TestDigits = test.Labels
 				}
 			}
 			if sp.Indicator {
-				if o.Theta, err = m.Indicator(train.images()); err != nil {
+				if o.Theta, err = m.Indicator(train.Images()); err != nil {
 					return nil, err
 				}
 			}
 			last := len(o.Test) - 1
-			if train.classification() {
+			if !train.IsRegression() {
 				fmt.Fprintf(sp.Log, "%s trial %d/%d %-6s L=%-5d fit %6.2fs train acc %.4f test acc %.4f (%s)\n",
 					sp.Label, t+1, sp.Trials, k.Title(), m.Nodes(), o.FitSeconds, o.Train[last].Acc, o.Test[last].Acc, o.Stop)
 			} else {
@@ -262,23 +205,18 @@ type Stat struct {
 	Std  float64 `json:"std"`
 }
 
+// statOf returns the mean and sample standard deviation of v by gonum's
+// stat.MeanStdDev (NaN for no value, a standard deviation of 0 for one,
+// where gonum's is NaN).
 func statOf(v []float64) Stat {
-	if len(v) == 0 {
+	switch len(v) {
+	case 0:
 		return Stat{math.NaN(), math.NaN()}
+	case 1:
+		return Stat{v[0], 0}
 	}
-	var s float64
-	for _, x := range v {
-		s += x
-	}
-	mean := s / float64(len(v))
-	if len(v) == 1 {
-		return Stat{mean, 0}
-	}
-	var ss float64
-	for _, x := range v {
-		ss += (x - mean) * (x - mean)
-	}
-	return Stat{mean, math.Sqrt(ss / float64(len(v)-1))}
+	mean, std := stat.MeanStdDev(v, nil)
+	return Stat{mean, std}
 }
 
 // String formats the stat as "mean ± std".

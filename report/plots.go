@@ -29,8 +29,8 @@ const (
 // (vg.Length is in points).
 const legendGap vg.Length = 8
 
-// Colors used for successive series (the first four are the four models).
-var Colors = []color.RGBA{
+// colors are used for successive series (the first four are the four models).
+var colors = []color.RGBA{
 	{R: 0xd6, G: 0x27, B: 0x28, A: 0xff}, // red
 	{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff}, // blue
 	{R: 0x2c, G: 0xa0, B: 0x2c, A: 0xff}, // green
@@ -41,7 +41,7 @@ var Colors = []color.RGBA{
 	{R: 0x17, G: 0xbe, B: 0xcf, A: 0xff}, // cyan
 }
 
-func colorOf(i int) color.RGBA { return Colors[i%len(Colors)] }
+func colorOf(i int) color.RGBA { return colors[i%len(colors)] }
 
 // render draws p on an SVG canvas of the given size. The legend, if any,
 // goes in a strip to the right of the plot, top-aligned with the data

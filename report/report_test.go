@@ -241,10 +241,10 @@ func TestRenderInBrowser(t *testing.T) {
 		tol   int
 		least int
 	}{
-		{"red series (lines, boxes, bars)", Colors[0], 10, 300},
-		{"blue series (lines, boxes, bars)", Colors[1], 10, 300},
-		{"red mean ± std band", over(Colors[0], 0x40/255.0), 6, 2000},
-		{"blue mean ± std band", over(Colors[1], 0x40/255.0), 6, 2000},
+		{"red series (lines, boxes, bars)", colors[0], 10, 300},
+		{"blue series (lines, boxes, bars)", colors[1], 10, 300},
+		{"red mean ± std band", over(colors[0], 0x40/255.0), 6, 2000},
+		{"blue mean ± std band", over(colors[1], 0x40/255.0), 6, 2000},
 		{"heat map, negative end", rgba(lo), 12, 300},
 		{"heat map, positive end", rgba(hi), 12, 300},
 		{"table header", color.RGBA{0xf0, 0xf0, 0xf0, 0xff}, 0, 300},

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"fmt"
+
+	"github.com/scn2d/scn"
 	"github.com/scn2d/scn/dataset"
 	"github.com/scn2d/scn/internal/perf"
 	"github.com/spf13/cobra"
@@ -30,14 +33,22 @@ the same run on a smaller problem. The learner uses the paper preset; only
 				return err
 			}
 			o.Kind, o.Nodes, o.Seed = k, h.nodes, h.seed
+			n, rows, cols, m := o.N, 28, 28, 10
 			if !synth {
-				s, err := d.load("train", mustPreprocess(d))
+				s, err := d.load("train", dataset.Preprocess{Invert: "no"}) // bench has no preprocessing flags
 				if err != nil {
 					return err
 				}
-				if o.Train, err = problem(s); err != nil {
+				if err := checkTrainClasses(cmd.ErrOrStderr(), s); err != nil {
 					return err
 				}
+				if o.Train, err = s.Problem(); err != nil {
+					return err
+				}
+				n, rows, cols, m = s.Len(), s.Rows, s.Cols, outputs(s)
+			}
+			if err := checkBench(o, k, n, rows, cols, m); err != nil {
+				return err
 			}
 			r, err := perf.Run(cmd.Context(), o)
 			if err != nil {
@@ -52,18 +63,35 @@ the same run on a smaller problem. The learner uses the paper preset; only
 	h.addRun(cmd, 300)
 	d.add(cmd, false)
 	f := cmd.Flags()
-	f.IntVar(&o.N, "n", 5000, "synthetic images")
-	f.IntVar(&o.RefN, "ref-n", 1000, "images of the reference comparison")
-	f.IntVar(&o.RefNodes, "ref-nodes", 30, "nodes of the reference comparison (0: skip it)")
+	intVar(f, &o.N, "n", 5000, 1, 1<<24, "synthetic images")
+	intVar(f, &o.RefN, "ref-n", 1000, 1, 1<<24, "images of the reference comparison")
+	intVar(f, &o.RefNodes, "ref-nodes", 30, 0, maxNodesFlag, "nodes of the reference comparison (0: skip it)")
 	cmd.PreRun = func(cmd *cobra.Command, _ []string) {
 		synth = !d.given()
 	}
 	return cmd
 }
 
-// mustPreprocess is the identity preprocessing of data flags without
-// preprocessing options.
-func mustPreprocess(d dataFlags) (p dataset.Preprocess) {
-	p.Invert = "no"
-	return p
+// checkBench refuses a bench whose memory exceeds the budget: the images,
+// the fit, the 1 GiB buffer of the bandwidth measurement and the reference
+// comparison (float64 images, H and its pseudo-inverse per node).
+func checkBench(o perf.Options, k scn.Kind, n, rows, cols, m int) error {
+	cfg := scn.Paper(k)
+	cfg.MaxNodes = o.Nodes
+	d := int64(rows) * int64(cols)
+	fit := cfg.EstimateMemory(n, rows, cols, m)
+	need := int64(n)*d*4 + fit.Total() + 1<<30
+	hint := "lower --nodes or --n"
+	if o.RefNodes > 0 {
+		ref := scn.Paper(k)
+		ref.MaxNodes = o.RefNodes
+		rn, rl := int64(o.RefN), int64(o.RefNodes)
+		refNeed := rn*d*12 + ref.EstimateBytes(o.RefN, rows, cols, 10) + 4*8*rn*rl + 8*rl*rl
+		need += refNeed
+		if refNeed > need/2 {
+			hint = "lower --ref-n or --ref-nodes"
+		}
+	}
+	what := fmt.Sprintf("benchmarking %s with --nodes %d on %d images of %d x %d", k.Title(), o.Nodes, n, rows, cols)
+	return currentBudget().check(need, what, hint)
 }

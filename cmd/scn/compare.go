@@ -40,13 +40,14 @@ its train and its test part.`,
 			if err != nil {
 				return err
 			}
-			if trials < 1 {
-				return usageError{fmt.Errorf("--trials %d: want at least 1", trials)}
-			}
-			for _, k := range kinds {
-				if _, err := h.config(k); err != nil {
+			cfgs := make([]scn.Config, len(kinds))
+			for i, k := range kinds {
+				if cfgs[i], err = h.config(k); err != nil {
 					return err
 				}
+			}
+			if _, err := h.selection(); err != nil {
+				return err
 			}
 			p, err := train.preprocess()
 			if err != nil {
@@ -67,14 +68,32 @@ its train and its test part.`,
 			if err != nil {
 				return err
 			}
+			if err := checkTrainClasses(cmd.ErrOrStderr(), tr); err != nil {
+				return err
+			}
+			if tr.Labels != nil && te.Labels != nil {
+				if err := matchClasses(tr.Classes, te, "the test set"); err != nil {
+					return err
+				}
+			}
+			for _, cfg := range cfgs {
+				if err := currentBudget().checkFit(cfg, tr, te); err != nil {
+					return err
+				}
+			}
+			fmt.Fprint(cmd.ErrOrStderr(), nodesNote(cfgs[0], tr.Len()))
 			var log io.Writer = io.Discard
 			if !quiet {
 				log = cmd.ErrOrStderr()
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "train: %s (%d images)\ntest:  %s (%d images)\nL_max %d, %d trial(s), seed %d\n\n",
 				tr.Source, tr.Len(), te.Source, te.Len(), h.nodes, trials, h.seed)
+			sel, err := h.selection()
+			if err != nil {
+				return err
+			}
 			res, err := experiment.Compare(cmd.Context(), experiment.CompareOptions{
-				Train: tr, Test: te, Kinds: kinds, Trials: trials, Seed: h.seed, Log: log,
+				Train: tr, Test: te, Kinds: kinds, Trials: trials, Seed: h.seed, Log: log, Select: sel,
 				Config: func(k scn.Kind) scn.Config { c, _ := h.config(k); return c },
 			})
 			if err != nil {
@@ -87,7 +106,7 @@ its train and its test part.`,
 	h.addPreset(cmd)
 	train.add(cmd, true)
 	test.add(cmd, false)
-	cmd.Flags().IntVar(&trials, "trials", compareTrials, "trials per learner")
+	intVar(cmd.Flags(), &trials, "trials", compareTrials, 1, maxTrials, "trials per learner")
 	cmd.Flags().StringVar(&learner, "models", "2dscn,scn,2drvfl,rvfl", "learners to compare")
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no line per fit")
 	return cmd
@@ -95,7 +114,7 @@ its train and its test part.`,
 
 // given reports whether any data source flag is set.
 func (d *dataFlags) given() bool {
-	return d.idxImages != "" || d.folder != "" || d.csv != "" || d.derived != ""
+	return d.idxImages != "" || d.folder != "" || d.csv != "" || d.derived != "" || d.numpy.given()
 }
 
 // parseKinds reads "2dscn,scn".

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -21,6 +20,7 @@ type dataFlags struct {
 	rows, cols                       int
 	invert, resize                   string
 	mnist                            bool
+	numpy                            numpyFlags // --npy-*, --npz*: numpy.go
 }
 
 // add registers the source flags and, with prep, the preprocessing flags
@@ -36,9 +36,11 @@ func (d *dataFlags) add(cmd *cobra.Command, prep bool) {
 	f.StringVar(&d.idxTargets, p+"idx-targets", "", what+"IDX float target file, for regression")
 	f.StringVar(&d.folder, p+"folder", "", what+"folder of class subfolders of images (root/<class>/*.png)")
 	f.StringVar(&d.csv, p+"csv", "", what+"CSV file: label, then pixels (header optional)")
-	f.IntVar(&d.rows, p+"rows", 0, what+"image rows of a CSV file (0: square)")
-	f.IntVar(&d.cols, p+"cols", 0, what+"image columns of a CSV file (0: square)")
+	intVar(f, &d.rows, p+"rows", 0, 0, maxSide, what+"image rows of a CSV file (0: square)")
+	intVar(f, &d.cols, p+"cols", 0, 0, maxSide, what+"image columns of a CSV file (0: square)")
 	f.StringVar(&d.derived, p+"derived", "", what+"folder written by scn derive: its train part for training, its test part for evaluation")
+
+	d.numpy.add(f, p, what)
 	if !prep {
 		return
 	}
@@ -76,11 +78,17 @@ func (d *dataFlags) preprocess() (dataset.Preprocess, error) {
 // train or test part of the built-in set or of a --derived folder.
 func (d *dataFlags) load(half string, p dataset.Preprocess) (*dataset.Set, error) {
 	var err error
+	if err := d.checkNumPyFlags(); err != nil {
+		return nil, err
+	}
 	sources := 0
 	for _, s := range []string{d.idxImages, d.folder, d.csv, d.derived} {
 		if s != "" {
 			sources++
 		}
+	}
+	if (d.rows == 0) != (d.cols == 0) {
+		return nil, usageError{fmt.Errorf("--%srows and --%scols: give both, or neither for square images", d.prefix, d.prefix)}
 	}
 	if sources > 1 {
 		return nil, usageError{fmt.Errorf("give one data source: --%sidx-images, --%sfolder, --%scsv or --%sderived", d.prefix, d.prefix, d.prefix, d.prefix)}
@@ -88,17 +96,20 @@ func (d *dataFlags) load(half string, p dataset.Preprocess) (*dataset.Set, error
 	if (d.idxLabels != "" || d.idxTargets != "") && d.idxImages == "" {
 		return nil, usageError{fmt.Errorf("--%sidx-labels and --%sidx-targets need --%sidx-images", d.prefix, d.prefix, d.prefix)}
 	}
-	if (d.rows != 0 || d.cols != 0) && d.csv == "" {
-		return nil, usageError{fmt.Errorf("--%srows and --%scols give the image shape of a CSV file; there is no --%scsv", d.prefix, d.prefix, d.prefix)}
+	if (d.rows != 0 || d.cols != 0) && d.csv == "" && !d.numpy.given() {
+		return nil, usageError{fmt.Errorf("--%srows and --%scols give the image shape of a CSV file or a NumPy array; there is no --%scsv, --%snpy-images or --%snpz", d.prefix, d.prefix, d.prefix, d.prefix, d.prefix)}
 	}
 	var s *dataset.Set
 	switch {
 	case d.folder != "":
-		return dataset.ReadFolder(d.folder, p) // the reader applies p
+		s, err := dataset.ReadFolder(d.folder, p) // the reader applies p
+		return s, withMemoryHint(err, p)
 	case d.csv != "":
 		s, err = dataset.ReadCSV(d.csv, d.rows, d.cols)
 	case d.idxImages != "":
 		s, err = d.readIDX()
+	case d.numpy.given():
+		s, err = d.readNumPy()
 	case d.derived != "":
 		s, err = readDerivedPart(d.derived, half)
 	default:
@@ -111,12 +122,13 @@ func (d *dataFlags) load(half string, p dataset.Preprocess) (*dataset.Set, error
 		}
 	}
 	if err != nil {
-		return nil, err
+		return nil, withMemoryHint(err, p)
 	}
 	if noPreprocessing(p) {
 		return s, nil
 	}
-	return dataset.Prepare(s, p)
+	s, err = dataset.Prepare(s, p)
+	return s, withMemoryHint(err, p)
 }
 
 // readDerivedPart reads the part called half of a folder written by scn
@@ -182,51 +194,19 @@ func polarityNote(w io.Writer, s *dataset.Set, d *dataFlags) {
 	}
 }
 
-// images returns the set's images as the learners take them.
-func images(s *dataset.Set) scn.Images {
-	return scn.Images{Rows: s.Rows, Cols: s.Cols, Pix: s.Pix}
-}
-
-// problem turns a set into a training problem: regression when it has
-// targets, classification otherwise.
-func problem(s *dataset.Set) (scn.Problem, error) {
-	if s.Targets != nil {
-		return scn.Regression(images(s), s.Targets, s.TargetDim)
-	}
-	return scn.Classification(images(s), s.Labels, s.Classes)
-}
-
-// Keys of the metadata a model file records for the command line.
+// Keys of the metadata a model file records for the command line (the
+// preprocessing has its own field, Model.Preprocessing).
 const (
-	metaPreprocess = "preprocess"
-	metaSource     = "source"
-	metaInverted   = "inverted_images" // how many training images preprocessing inverted
+	metaSource   = "source"
+	metaInverted = "inverted_images" // how many training images preprocessing inverted
 )
 
 // recordData stores the preprocessing and the source in the model.
-func recordData(m *scn.Model, s *dataset.Set, p dataset.Preprocess) error {
-	b, err := json.Marshal(p)
-	if err != nil {
-		return err
-	}
+func recordData(m *scn.Model, s *dataset.Set, p dataset.Preprocess) {
+	m.Preprocessing = scn.Preprocessing(p)
 	if m.Meta == nil {
 		m.Meta = map[string]string{}
 	}
-	m.Meta[metaPreprocess] = string(b)
 	m.Meta[metaSource] = s.Source
 	m.Meta[metaInverted] = fmt.Sprintf("%d of %d", s.Inverted, s.Len())
-	return nil
-}
-
-// recordedPreprocess returns the preprocessing a model was trained with.
-func recordedPreprocess(m *scn.Model) (dataset.Preprocess, error) {
-	var p dataset.Preprocess
-	raw, ok := m.Meta[metaPreprocess]
-	if !ok {
-		return dataset.Preprocess{Invert: "no"}, nil
-	}
-	if err := json.Unmarshal([]byte(raw), &p); err != nil {
-		return p, fmt.Errorf("model records unreadable preprocessing %q: %w", raw, err)
-	}
-	return p, nil
 }

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/scn2d/scn/dataset"
@@ -71,7 +74,7 @@ type deriveFlags struct {
 func (f *deriveFlags) add(cmd *cobra.Command, what, defaultOut string) {
 	cmd.Flags().StringVar(&f.data, "data", experiment.DefaultDataDir, "folder holding "+what+" (or that folder itself)")
 	cmd.Flags().StringVarP(&f.out, "out", "o", defaultOut, "folder to write the set into")
-	cmd.Flags().Uint64Var(&f.seed, "seed", 1, "seed of every random choice: the same seed gives the same files")
+	uint64Var(cmd.Flags(), &f.seed, "seed", 1, "seed of every random choice: the same seed gives the same files")
 }
 
 func newDeriveRotated() *cobra.Command {
@@ -84,8 +87,8 @@ func newDeriveRotated() *cobra.Command {
 		Short: "E1: MNIST digits rotated by U[-45, 45] degrees, the angle as target",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if nTrain < 1 || nTest < 1 {
-				return usageError{fmt.Errorf("--train %d --test %d: want at least 1 image each", nTrain, nTest)}
+			if err := checkDeriveOut(f.out); err != nil {
+				return err
 			}
 			dir, terms, err := digitFolder(f.data)
 			if err != nil {
@@ -107,12 +110,12 @@ func newDeriveRotated() *cobra.Command {
 				return err
 			}
 			d.Manifest.Name = rotatedName
-			return writeDerived(cmd.OutOrStdout(), d, f.out)
+			return writeDerived(cmd.Context(), cmd.OutOrStdout(), d, f.out)
 		},
 	}
 	f.add(cmd, "mnist/ (train- and t10k- IDX files)", rotatedName)
-	cmd.Flags().IntVar(&nTrain, "train", 5000, "images drawn from the training set")
-	cmd.Flags().IntVar(&nTest, "test", 5000, "images drawn from the test set")
+	intVar(cmd.Flags(), &nTrain, "train", 5000, 1, 1<<24, "images drawn from the training set")
+	intVar(cmd.Flags(), &nTest, "test", 5000, 1, 1<<24, "images drawn from the test set")
 	return cmd
 }
 
@@ -127,11 +130,8 @@ func newDeriveFaces(occluded bool) *cobra.Command {
 		Short: "E3/E4: ORL faces, per subject a random half for training and the rest for test",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if perSubject < 1 {
-				return usageError{fmt.Errorf("--per-subject %d: want at least 1", perSubject)}
-			}
-			if occluded && (nOcc < 0 || block < 1) {
-				return usageError{fmt.Errorf("--images %d --block %d: want 0 or more images and a block of at least 1 pixel", nOcc, block)}
+			if err := checkDeriveOut(f.out); err != nil {
+				return err
 			}
 			dir, err := orlFolder(f.data)
 			if err != nil {
@@ -157,7 +157,7 @@ func newDeriveFaces(occluded bool) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return writeDerived(cmd.OutOrStdout(), d, f.out)
+			return writeDerived(cmd.Context(), cmd.OutOrStdout(), d, f.out)
 		},
 	}
 	out := facesName
@@ -170,11 +170,11 @@ func newDeriveFaces(occluded bool) *cobra.Command {
 			"a random place replaced by the same rows and columns of an unrelated natural\n" +
 			"image, scaled to cover the face. Test images are clean. manifest.json lists\n" +
 			"every block. The image is built in:\n\n" + dataset.OccluderSource + "."
-		cmd.Flags().IntVar(&nOcc, "images", 50, "training images that get a block")
-		cmd.Flags().IntVar(&block, "block", 40, "side of the square block, pixels")
+		intVar(cmd.Flags(), &nOcc, "images", 50, 0, 1<<24, "training images that get a block")
+		intVar(cmd.Flags(), &block, "block", 40, 1, 1<<12, "side of the square block, pixels")
 	}
 	f.add(cmd, "orl_faces/ (s1 ... s40)", out)
-	cmd.Flags().IntVar(&perSubject, "per-subject", 5, "training images per subject (the rest are for test)")
+	intVar(cmd.Flags(), &perSubject, "per-subject", 5, 1, 1<<12, "training images per subject (the rest are for test)")
 	return cmd
 }
 
@@ -218,26 +218,43 @@ func orlFolder(data string) (string, error) {
 	return dir, nil
 }
 
-// writeDerived writes d into out, removes the files of a set written there
-// before that the new one does not have, and says what it wrote and how to
-// use it.
-func writeDerived(w io.Writer, d *dataset.Derived, out string) error {
-	stale := oldFiles(out)
-	if err := d.Write(out); err != nil {
+// writeDerived writes d into the folder out, and says what it wrote and how
+// to use it. The set is written into a new folder beside out and put in
+// its place only when complete (over a set written there before, in one
+// step where the system allows it), so that a failed or interrupted derive
+// leaves what out held as it was. out must be new, empty, or hold a
+// derived set and nothing else.
+func writeDerived(ctx context.Context, w io.Writer, d *dataset.Derived, out string) error {
+	if err := checkDeriveOut(out); err != nil {
 		return err
 	}
-	keep := map[string]bool{}
-	for _, p := range d.Manifest.Parts {
-		for _, f := range p.Files {
-			keep[f.Name] = true
-		}
+	out = filepath.Clean(out)
+	st, err := os.Stat(out)
+	exists := err == nil
+	parent := filepath.Dir(out)
+	if err := os.MkdirAll(parent, 0o777); err != nil {
+		return fmt.Errorf("--out %s: %w", out, err)
 	}
-	for _, name := range stale {
-		if !keep[name] {
-			if err := os.Remove(filepath.Join(out, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
-				return err
-			}
+	tmp, err := makeTempFolder(parent, "."+filepath.Base(out)+".tmp")
+	if err != nil {
+		return fmt.Errorf("--out %s: %w", out, err)
+	}
+	defer os.RemoveAll(tmp) // the new set if anything failed, the old one after a swap
+	if exists {
+		os.Chmod(tmp, st.Mode().Perm())
+	}
+	if err := d.Write(tmp); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return interruptHint{err, out + " left as it was"}
+	}
+	if !exists {
+		if err := os.Rename(tmp, out); err != nil {
+			return fmt.Errorf("--out %s: %w", out, err)
 		}
+	} else if err := replaceFolder(tmp, out); err != nil {
+		return fmt.Errorf("--out %s: %w", out, err)
 	}
 	m := d.Manifest
 	fmt.Fprintf(w, "%s: %s, seed %d\n", out, m.Name, m.Seed)
@@ -256,6 +273,89 @@ func writeDerived(w io.Writer, d *dataset.Derived, out string) error {
 		model = "angle.scn"
 	}
 	fmt.Fprintf(w, "next: scn train --derived %s -o %s && scn eval %s --derived %s\n", out, model, model, out)
+	return nil
+}
+
+// checkDeriveOut checks the folder a derived set is to replace, before
+// any work: a name, not the current folder or one holding it, and new,
+// empty, or holding a derived set and nothing else.
+func checkDeriveOut(out string) error {
+	if out == "" {
+		return usageError{fmt.Errorf("--out: empty folder name")}
+	}
+	out = filepath.Clean(out)
+	if abs, err := filepath.Abs(out); err == nil {
+		if wd, err := os.Getwd(); err == nil && (wd == abs || strings.HasPrefix(wd, abs+string(filepath.Separator)) || abs == filepath.Dir(abs)) {
+			return usageError{fmt.Errorf("--out %s is the current folder or holds it: the set replaces the whole folder; give a folder of its own", out)}
+		}
+	}
+	st, err := os.Stat(out)
+	switch {
+	case err == nil && !st.IsDir():
+		return fmt.Errorf("--out %s: not a folder", out)
+	case err != nil && !errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("--out %s: %w", out, unwrapPathErr(err))
+	case err == nil:
+		return onlyDerivedFiles(out)
+	}
+	return nil
+}
+
+// makeTempFolder makes a new folder dir/prefix<random> with mode 0777 less
+// the umask (os.MkdirTemp makes 0700 folders).
+func makeTempFolder(dir, prefix string) (string, error) {
+	for range 100 {
+		name := filepath.Join(dir, prefix+strconv.FormatUint(rand.Uint64()%1e10, 10))
+		err := os.Mkdir(name, 0o777)
+		if err == nil {
+			return name, nil
+		}
+		if !errors.Is(err, os.ErrExist) {
+			return "", err
+		}
+	}
+	return "", fmt.Errorf("no free temporary name in %s", dir)
+}
+
+// replaceFolder puts the folder tmp in the place of the folder out and the
+// old out at tmp: in one step where the system can (renameat2), otherwise
+// by moving out aside first.
+func replaceFolder(tmp, out string) error {
+	if exchange(tmp, out) == nil {
+		return nil
+	}
+	aside := tmp + ".old"
+	if err := os.Rename(out, aside); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, out); err != nil {
+		os.Rename(aside, out)
+		return err
+	}
+	return os.Rename(aside, tmp) // removed by the caller
+}
+
+// onlyDerivedFiles refuses a folder that holds anything but a derived set
+// (its manifest, README and the files the manifest lists), which replacing
+// the folder would lose.
+func onlyDerivedFiles(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("--out %s: %w", dir, unwrapPathErr(err))
+	}
+	known := map[string]bool{"manifest.json": true, "README.md": true}
+	for _, name := range oldFiles(dir) {
+		known[name] = true
+	}
+	var other []string
+	for _, e := range entries {
+		if !known[e.Name()] {
+			other = append(other, e.Name())
+		}
+	}
+	if len(other) > 0 {
+		return fmt.Errorf("--out %s holds files that are not part of a derived set (%s); the set replaces the whole folder: give a new or empty folder", dir, nameList(other))
+	}
 	return nil
 }
 

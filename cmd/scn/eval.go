@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -42,11 +41,11 @@ confusion matrix for classification; RMSE and PPA (share of predictions within
 each threshold) for regression.`,
 		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			m, err := scn.Load(args[0])
+			m, p, err := loadModel(args[0])
 			if err != nil {
 				return err
 			}
-			p, err := recordedPreprocess(m)
+			thresholds, err := ppaRange.parseList(ppa)
 			if err != nil {
 				return err
 			}
@@ -54,9 +53,13 @@ each threshold) for regression.`,
 			if err != nil {
 				return err
 			}
-			thresholds, err := floatList(ppa)
-			if err != nil {
-				return usageError{fmt.Errorf("--ppa: %w", err)}
+			if m.IsClassifier() {
+				if err := matchClasses(m.Classes, s, "the data set"); err != nil {
+					return err
+				}
+			}
+			if err := currentBudget().checkPredict(m, s.Len(), setBytes(s)); err != nil {
+				return err
 			}
 			ev, err := evaluate(m, s, thresholds)
 			if err != nil {
@@ -72,13 +75,24 @@ each threshold) for regression.`,
 	}
 	d.add(cmd, false)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
-	cmd.Flags().StringVar(&ppa, "ppa", "15,25", "PPA thresholds for regression")
+	cmd.Flags().StringVar(&ppa, "ppa", "15,25", "PPA thresholds for regression, comma-separated, each finite and > 0")
 	return cmd
+}
+
+// loadModel reads a model file and the preprocessing it records, with
+// which new images are to be prepared.
+func loadModel(path string) (*scn.Model, dataset.Preprocess, error) {
+	m, err := scn.Load(path)
+	if err != nil {
+		return nil, dataset.Preprocess{}, err
+	}
+	p, err := dataset.RecordedPreprocess(m)
+	return m, p, err
 }
 
 // evaluate scores m on s.
 func evaluate(m *scn.Model, s *dataset.Set, thresholds []float64) (*evaluation, error) {
-	x := images(s)
+	x := s.Images()
 	ev := &evaluation{Model: m.Kind.Title(), Images: s.Len()}
 	if m.IsClassifier() {
 		if s.Labels == nil {
@@ -125,13 +139,7 @@ func evaluate(m *scn.Model, s *dataset.Set, thresholds []float64) (*evaluation, 
 	ev.RMSE = &r
 	ev.PPA = map[string]float64{}
 	for _, th := range thresholds {
-		within := 0
-		for i := range y {
-			if math.Abs(y[i]-s.Targets[i]) < th {
-				within++
-			}
-		}
-		ev.PPA[strconv.FormatFloat(th, 'g', -1, 64)] = float64(within) / float64(len(y))
+		ev.PPA[strconv.FormatFloat(th, 'g', -1, 64)] = scn.PPA(y, s.Targets, th)
 	}
 	return ev, nil
 }

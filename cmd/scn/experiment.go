@@ -32,9 +32,6 @@ func newExperiment() *cobra.Command {
 					needData = true
 				}
 			}
-			if o.Trials < 0 {
-				return usageError{fmt.Errorf("--trials %d: want 0 (the protocol's) or more", o.Trials)}
-			}
 			if _, err := os.Stat(o.DataDir); err != nil && needData {
 				return fmt.Errorf("data folder %s: %w (give --data)", o.DataDir, err)
 			}
@@ -55,9 +52,9 @@ func newExperiment() *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&o.DataDir, "data", experiment.DefaultDataDir, "folder holding mnist/, fashion-mnist/, orl_faces/, cvl-digits.tar.gz")
 	f.StringVar(&o.OutDir, "out", experiment.DefaultOutDir, "folder for results")
-	f.IntVar(&o.Trials, "trials", 0, "trials (0: the protocol's); for E6, thousands of draws")
+	intVar(f, &o.Trials, "trials", 0, 0, maxTrials, "trials (0: the protocol's); for E6, thousands of draws")
 	f.BoolVar(&o.Quick, "quick", false, "scaled-down protocol that finishes in about a minute")
-	f.Uint64Var(&o.Seed, "seed", 1, "base seed (trial t uses seed+t)")
+	uint64Var(f, &o.Seed, "seed", 1, "base seed (trial t uses seed+t)")
 	f.BoolVarP(&quiet, "quiet", "q", false, "no progress lines")
 	return cmd
 }

@@ -3,12 +3,12 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/scn2d/scn"
+	"github.com/scn2d/scn/dataset"
 	"github.com/spf13/cobra"
 )
 
@@ -17,19 +17,18 @@ func newInspect() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "inspect MODEL",
 		Short: "Show what a model file holds",
-		Args:  minArgs(1),
+		Long: `Show what a model file holds, from its header (scn.LoadInfo): the weights
+are not read, so a large model is described at once; the file's size is
+checked against the header (eval and predict verify the weights' checksum).`,
+		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			m, err := scn.Load(args[0])
-			if err != nil {
-				return err
-			}
-			st, err := os.Stat(args[0])
+			m, err := scn.LoadInfo(args[0])
 			if err != nil {
 				return err
 			}
 			info := map[string]any{
-				"file": args[0], "bytes": st.Size(), "kind": m.Kind.String(),
-				"rows": m.Rows, "cols": m.Cols, "outputs": m.M, "nodes": m.Nodes(),
+				"file": args[0], "bytes": m.FileBytes, "kind": m.Kind.String(),
+				"rows": m.Rows, "cols": m.Cols, "outputs": m.M, "nodes": m.Nodes,
 				"params_per_node": m.ParamsPerNode(), "parameters": m.ParamCount(),
 				"activation": m.Activation.String(), "preset": m.Config.Preset, "seed": m.Config.Seed,
 				"max_nodes": m.Config.MaxNodes, "candidates": m.Config.Candidates,
@@ -37,7 +36,10 @@ func newInspect() *cobra.Command {
 				"tolerance": m.Config.Tolerance, "ridge": m.Config.Ridge,
 				"samples": m.Summary.Samples, "stop": m.Summary.Stop.String(),
 				"train_rmse": m.Summary.TrainRMSE, "tried": m.Summary.Tried, "rejected": m.Summary.Rejected,
-				"classes": m.Classes, "meta": m.Meta,
+				"classes": m.Classes, "preprocessing": m.Preprocessing, "meta": m.Meta,
+			}
+			if m.Selection != nil {
+				info["selection"] = m.Selection
 			}
 			if asJSON {
 				enc := json.NewEncoder(cmd.OutOrStdout())
@@ -45,8 +47,8 @@ func newInspect() *cobra.Command {
 				return enc.Encode(info)
 			}
 			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-			fmt.Fprintf(w, "file\t%s (%d bytes)\n", args[0], st.Size())
-			fmt.Fprintf(w, "model\t%s: %d x %d input, %d outputs, %d nodes\n", m.Kind.Title(), m.Rows, m.Cols, m.M, m.Nodes())
+			fmt.Fprintf(w, "file\t%s (%d bytes)\n", args[0], m.FileBytes)
+			fmt.Fprintf(w, "model\t%s: %d x %d input, %d outputs, %d nodes\n", m.Kind.Title(), m.Rows, m.Cols, m.M, m.Nodes)
 			fmt.Fprintf(w, "parameters\t%d (%d per node + bias + %d output weights)\n", m.ParamCount(), m.ParamsPerNode(), m.M)
 			fmt.Fprintf(w, "activation\t%s\n", m.Activation)
 			c := m.Config
@@ -56,10 +58,16 @@ func newInspect() *cobra.Command {
 				fmt.Fprintf(w, "ratios\t%v\n", c.Ratios)
 			}
 			s := m.Summary
+			if c := m.Selection; c != nil {
+				fmt.Fprintf(w, "selection\t%s\n", selectionLine(m.Selection))
+				fmt.Fprintf(w, "\t%s\n", c.Refit)
+				fmt.Fprintf(w, "validation curve\t%s\n", curveSummary(c))
+			}
 			fmt.Fprintf(w, "training\t%d images, %v, RMSE %.5g, %d candidates scored, %d rejected\n", s.Samples, s.Stop, s.TrainRMSE, s.Tried, s.Rejected)
 			if m.Classes != nil {
 				fmt.Fprintf(w, "classes\t%s\n", strings.Join(m.Classes, " "))
 			}
+			fmt.Fprintf(w, "preprocessing\t%s\n", dataset.Preprocess(m.Preprocessing))
 			for _, k := range sortedKeys(m.Meta) {
 				fmt.Fprintf(w, "%s\t%s\n", k, m.Meta[k])
 			}
@@ -78,4 +86,26 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// curveSummary gives the held-out score of the chosen ridge term at a few
+// prefix lengths: the shape of the validation curve in one line.
+func curveSummary(c *scn.Choice) string {
+	var pts []string
+	var at []scn.Score
+	for _, s := range c.Curve {
+		if s.Ridge == c.Ridge {
+			at = append(at, s)
+		}
+	}
+	step := max(1, len(at)/8)
+	for i := 0; i < len(at); i += step {
+		s := at[i]
+		v := fmt.Sprintf("%.4g", s.RMSE)
+		if c.Metric == "accuracy" {
+			v = fmt.Sprintf("%.1f%%", 100*s.Accuracy)
+		}
+		pts = append(pts, fmt.Sprintf("L=%d %s", s.Nodes, v))
+	}
+	return strings.Join(pts, ", ") + fmt.Sprintf(" (ridge %g; all %d points with --json)", c.Ridge, len(c.Curve))
 }

@@ -66,16 +66,25 @@ func describeError(err error, interrupted bool) (string, int) {
 		}
 		return msg, exitInterrupted
 	}
-	// The library's errors carry their own "scn: " prefixes; say it once,
-	// and keep the message on one line.
-	msg := strings.ReplaceAll(err.Error(), "scn: ", "")
-	msg = strings.Join(strings.Fields(msg), " ")
+	// One line, starting with "scn: " once: the root package's errors
+	// already start with it, others get it added. Nothing else is changed.
+	msg := strings.Join(strings.Fields(err.Error()), " ")
+	if !strings.HasPrefix(msg, "scn: ") {
+		msg = "scn: " + msg
+	}
 	var ue usageError
 	if errors.As(err, &ue) || strings.HasPrefix(err.Error(), "unknown command ") {
-		return "scn: " + msg, exitUsage
+		return msg, exitUsage
 	}
-	return "scn: " + msg, exitError
+	return msg, exitError
 }
+
+// memory is the value of --max-memory of the command tree built last
+// (newRoot resets it to the default).
+var memory memLimit
+
+// currentBudget returns the memory limit of the running command.
+func currentBudget() budget { return budget{memory} }
 
 // newRoot builds the command tree.
 func newRoot() *cobra.Command {
@@ -89,7 +98,9 @@ reproduces the experiments of the method's paper (E1-E7).`,
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newTrain(), newEval(), newPredict(), newCompare(), newExperiment(), newDerive(), newInspect(), newBench(), newVersion())
+	addMemoryFlag(root.PersistentFlags(), &memory)
+	root.PersistentPreRun = func(*cobra.Command, []string) { currentBudget().apply() }
+	root.AddCommand(newTrain(), newEval(), newPredict(), newCompare(), newExperiment(), newDerive(), newInspect(), newExport(), newServe(), newBench(), newVersion())
 	return root
 }
 

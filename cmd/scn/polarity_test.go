@@ -25,7 +25,7 @@ func TestDarkInkNote(t *testing.T) {
 	model := filepath.Join(dir, "dark.scn")
 	train := func(extra ...string) (string, map[string]any) {
 		t.Helper()
-		out := ok(t, append([]string{"train", "--model", "2drvfl", "--nodes", "10", "-q", "--folder", dark, "-o", model}, extra...)...)
+		out := ok(t, append([]string{"train", "--model", "2drvfl", "--nodes", "10", "-q", "--validation", "0", "--folder", dark, "-o", model}, extra...)...)
 		return out, inspectJSON(t, model)
 	}
 	meta := func(info map[string]any, k string) string {
@@ -54,8 +54,8 @@ func TestDarkInkNote(t *testing.T) {
 	}
 	// The model trained with --mnist-normalize records no invert flag, and
 	// eval reads that as auto with the MNIST convention, as train did.
-	if got := meta(info, metaPreprocess); got != `{"mnist":true}` {
-		t.Errorf("preprocess %s", got)
+	if got, _ := info["preprocessing"].(map[string]any); len(got) != 1 || got["mnist"] != true {
+		t.Errorf("preprocessing %v", info["preprocessing"])
 	}
 	out = ok(t, "eval", model, "--folder", dark)
 	if !strings.Contains(out, "on 30 images") {
@@ -67,5 +67,25 @@ func TestDarkInkNote(t *testing.T) {
 	}
 	if got := meta(inspectJSON(t, model), metaInverted); got != "0 of 3000" {
 		t.Errorf("built-in set: inverted_images %q", got)
+	}
+}
+
+// TestModelOfTheOlderLayout reads testdata/legacy-preprocess.scn, written
+// by scn before the model header had a preprocessing field (train --model
+// 2drvfl --nodes 5 --resize 14x14 --invert no on the built-in set): the
+// record kept as JSON in the metadata is still found, shown and applied.
+func TestModelOfTheOlderLayout(t *testing.T) {
+	model := filepath.Join("testdata", "legacy-preprocess.scn")
+	info := inspectJSON(t, model)
+	if prep, _ := info["preprocessing"].(map[string]any); prep["resize_rows"] != 14.0 || prep["resize_cols"] != 14.0 || prep["invert"] != "no" {
+		t.Errorf("preprocessing %v", info["preprocessing"])
+	}
+	if meta, _ := info["meta"].(map[string]any); meta["preprocess"] != nil || meta[metaInverted] != "0 of 3000" {
+		t.Errorf("meta %v", info["meta"])
+	}
+	// The 28 x 28 test images are resized as in training; the old binary
+	// printed the same accuracy.
+	if out := ok(t, "eval", model); !strings.Contains(out, "on 1000 images\naccuracy 27.50%") {
+		t.Errorf("eval:\n%s", out)
 	}
 }

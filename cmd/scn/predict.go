@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/scn2d/scn"
@@ -20,12 +19,11 @@ saved model, after the preprocessing recorded in the model, and print the top
 scores; for a regression model, print its outputs.`,
 		Args: minArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			m, err := scn.Load(args[0])
+			m, p, err := loadModel(args[0])
 			if err != nil {
 				return err
 			}
-			p, err := recordedPreprocess(m)
-			if err != nil {
+			if err := currentBudget().checkPredict(m, 1, 0); err != nil {
 				return err
 			}
 			w := cmd.OutOrStdout()
@@ -46,7 +44,7 @@ scores; for a regression model, print its outputs.`,
 			return nil
 		},
 	}
-	cmd.Flags().IntVar(&top, "top", 3, "scores to show per image")
+	intVar(cmd.Flags(), &top, "top", 3, 0, 1<<20, "scores to show per image")
 	return cmd
 }
 
@@ -60,11 +58,7 @@ func describe(m *scn.Model, y []float64, top int) string {
 		}
 		return strings.Join(parts, " ")
 	}
-	idx := make([]int, len(y))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.SliceStable(idx, func(a, b int) bool { return y[idx[a]] > y[idx[b]] })
+	idx := scn.TopK(y, len(y))
 	parts := []string{m.Classes[idx[0]]}
 	for _, i := range idx[:min(top, len(idx))] {
 		parts = append(parts, fmt.Sprintf("%s=%.3f", m.Classes[i], y[i]))

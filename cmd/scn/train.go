@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/scn2d/scn"
 	"github.com/spf13/cobra"
 )
 
@@ -40,34 +41,60 @@ mostly look like dark ink on a light background gets a one-line note unless
 			if err != nil {
 				return err
 			}
+			if err := checkOutput("-o", out); err != nil {
+				return err
+			}
 			s, err := d.load("train", p)
 			if err != nil {
 				return err
 			}
-			polarityNote(cmd.ErrOrStderr(), s, &d)
-			prob, err := problem(s)
+			stderr := cmd.ErrOrStderr()
+			if err := checkTrainClasses(stderr, s); err != nil {
+				return err
+			}
+			if err := currentBudget().checkFit(cfg, s, nil); err != nil {
+				return err
+			}
+			fmt.Fprint(stderr, nodesNote(cfg, s.Len()))
+			polarityNote(stderr, s, &d)
+			prob, err := s.Problem()
+			if err != nil {
+				return err
+			}
+			sel, err := h.selection()
 			if err != nil {
 				return err
 			}
 			bar := newProgress(cfg.MaxNodes, k.Title(), quiet)
-			m, err := cfg.Fit(cmd.Context(), prob, bar.step)
+			var m *scn.Model
+			if sel != nil {
+				m, err = cfg.Select(cmd.Context(), prob, *sel, bar.step)
+			} else {
+				m, err = cfg.Fit(cmd.Context(), prob, bar.step)
+			}
 			bar.finish()
-			if err != nil && errors.Is(err, context.Canceled) && !part {
+			cancelled := err != nil && errors.Is(err, context.Canceled)
+			switch {
+			case cancelled && !part:
 				return interruptHint{err, "nothing saved (--save-partial keeps the nodes built so far)"}
-			}
-			if err != nil && errors.Is(err, context.Canceled) && (m == nil || m.Nodes() == 0) {
+			case cancelled && (m == nil || m.Nodes() == 0):
 				return interruptHint{err, "no node was built, nothing saved"}
-			}
-			if err != nil && !(part && errors.Is(err, context.Canceled) && m != nil) {
+			case err != nil && !cancelled:
 				return err
 			}
-			if err := recordData(m, s, p); err != nil {
-				return err
-			}
+			recordData(m, s, p)
 			if err := m.Save(out); err != nil {
 				return err
 			}
 			summary(cmd.OutOrStdout(), m)
+			if m.Selection != nil && !cancelled {
+				fmt.Fprintln(cmd.OutOrStdout(), selectionLine(m.Selection))
+			}
+			if cancelled {
+				// Interrupted all the same: status 130, so that a script
+				// does not go on as if the fit had finished.
+				return interruptHint{err, fmt.Sprintf("saved the %d nodes built so far to %s", m.Nodes(), out)}
+			}
 			fmt.Fprintf(cmd.OutOrStdout(), "saved %s\n", out)
 			return nil
 		},
@@ -76,6 +103,23 @@ mostly look like dark ink on a light background gets a one-line note unless
 	d.add(cmd, true)
 	cmd.Flags().StringVarP(&out, "out", "o", "model.scn", "model file to write")
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress bar")
-	cmd.Flags().BoolVar(&part, "save-partial", false, "on Ctrl-C, save the nodes built so far")
+	cmd.Flags().BoolVar(&part, "save-partial", false, "on Ctrl-C, save the nodes built so far (the exit status is still 130)")
 	return cmd
+}
+
+// selectionLine says in one line what model selection chose and why.
+func selectionLine(c *scn.Choice) string {
+	score := fmt.Sprintf("held-out RMSE %.4g", c.RMSE)
+	if c.Metric == "accuracy" {
+		score = fmt.Sprintf("held-out accuracy %.2f%%", 100*c.Accuracy)
+	}
+	how := fmt.Sprintf("%d held-out images", c.Held)
+	if c.Method == "kfold" {
+		how = fmt.Sprintf("%d-fold cross-validation over %d images", c.Folds, c.Held)
+	}
+	stop := ""
+	if c.StoppedAt > 0 {
+		stop = fmt.Sprintf("; growth stopped at %d nodes (no gain for --patience checkpoints)", c.StoppedAt)
+	}
+	return fmt.Sprintf("selected L = %d of %d fitted nodes, ridge %g: best %s of %d (L, ridge) pairs on %s%s", c.Nodes, c.FitNodes, c.Ridge, score, c.Candidates, how, stop)
 }

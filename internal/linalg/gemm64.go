@@ -1,6 +1,9 @@
 package linalg
 
-import "github.com/scn2d/scn/internal/linalg/kernel"
+import (
+	"github.com/scn2d/scn/internal/linalg/kernel"
+	"github.com/scn2d/scn/internal/par"
+)
 
 // GemmNT64 sets C = beta C + alpha A B^T in float64: A is m x k (lda), B is
 // n x k (ldb), C is m x n (ldc). It is the product of the block engine's
@@ -20,7 +23,7 @@ const gemmChunk = 48
 
 // gemmNT64Own is GemmNT64 with the AVX-512 kernel, on fixed row chunks.
 func gemmNT64Own(m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
-	parallelChunks(m, gemmChunk, func(lo, hi int) {
+	par.Chunks(m, gemmChunk, func(_, lo, hi int) {
 		gemmNT64Serial(hi-lo, n, k, alpha, a[lo*lda:], lda, b, ldb, beta, c[lo*ldc:], ldc)
 	})
 }

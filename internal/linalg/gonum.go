@@ -27,10 +27,6 @@ func dgemm(transA, transB bool, m, n, k int, alpha float64, a []float64, lda int
 	impl.Dgemm(tr(transA), tr(transB), m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
-func dgemv(trans bool, m, n int, alpha float64, a []float64, lda int, x []float64, beta float64, y []float64) {
-	impl.Dgemv(tr(trans), m, n, alpha, a, lda, x, 1, beta, y, 1)
-}
-
 func trsmRLT(m, n int, a []float64, lda int, b []float64, ldb int) {
 	if kernel.Available512 {
 		trsmRLTOwn(m, n, a, lda, b, ldb)

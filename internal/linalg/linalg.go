@@ -10,6 +10,8 @@
 // determinism for a given seed).
 package linalg
 
+import "github.com/scn2d/scn/internal/par"
+
 // Sgemm computes C = alpha * op(A) * op(B) + beta * C in float32, where op(X)
 // is X or its transpose; op(A) is m x k, op(B) is k x n and C is m x n.
 func Sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
@@ -28,15 +30,6 @@ func Dgemm(transA, transB bool, m, n, k int, alpha float64, a []float64, lda int
 	dgemm(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
-// Dgemv computes y = alpha * op(A) * x + beta * y in float64, where A is m x n
-// and op(A) is A or its transpose.
-func Dgemv(trans bool, m, n int, alpha float64, a []float64, lda int, x []float64, beta float64, y []float64) {
-	if m == 0 || n == 0 {
-		return
-	}
-	dgemv(trans, m, n, alpha, a, lda, x, beta, y)
-}
-
 // Backend names the implementation compiled in: "gonum" or "openblas".
 func Backend() string { return backend }
 
@@ -48,7 +41,7 @@ func TrsmRightLowerT(m, n int, a []float64, lda int, b []float64, ldb int) {
 	if m == 0 || n == 0 {
 		return
 	}
-	parallelChunks(m, trsmChunk, func(lo, hi int) {
+	par.Chunks(m, trsmChunk, func(_, lo, hi int) {
 		trsmRLT(hi-lo, n, a, lda, b[lo*ldb:], ldb)
 	})
 }

@@ -8,9 +8,9 @@ package linalg
 import "C"
 
 import (
-	"runtime"
-	"sync"
 	"unsafe"
+
+	"github.com/scn2d/scn/internal/par"
 )
 
 const backend = "openblas"
@@ -36,30 +36,14 @@ func splitRows(m, work int, f func(lo, hi int)) { split(m, rowChunk, work, f) }
 // splitCols is splitRows for chunks of columns.
 func splitCols(n, work int, f func(lo, hi int)) { split(n, colChunk, work, f) }
 
+// split calls f on the fixed chunks of [0, m) (par.Chunks), in the calling
+// goroutine when the product is too small to pay for goroutines.
 func split(m, chunk, work int, f func(lo, hi int)) {
-	if m <= chunk || work < 1<<20 || runtime.GOMAXPROCS(0) == 1 {
-		for lo := 0; lo < m; lo += chunk {
-			f(lo, min(m, lo+chunk))
-		}
-		return
+	workers := 0 // GOMAXPROCS
+	if work < 1<<20 {
+		workers = 1
 	}
-	chunks := (m + chunk - 1) / chunk
-	next := make(chan int, chunks)
-	for c := 0; c < chunks; c++ {
-		next <- c
-	}
-	close(next)
-	var wg sync.WaitGroup
-	for w := 0; w < min(runtime.GOMAXPROCS(0), chunks); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for c := range next {
-				f(c*chunk, min(m, (c+1)*chunk))
-			}
-		}()
-	}
-	wg.Wait()
+	par.ChunksOn(workers, m, chunk, func(_, lo, hi int) { f(lo, hi) })
 }
 
 func trans(t bool) C.enum_CBLAS_TRANSPOSE {
@@ -124,13 +108,6 @@ func dgemm(transA, transB bool, m, n, k int, alpha float64, a []float64, lda int
 			(*C.double)(unsafe.Pointer(&b[0])), C.blasint(ldb),
 			C.double(beta), (*C.double)(unsafe.Pointer(&c[lo*ldc])), C.blasint(ldc))
 	})
-}
-
-func dgemv(trans_ bool, m, n int, alpha float64, a []float64, lda int, x []float64, beta float64, y []float64) {
-	C.cblas_dgemv(C.CblasRowMajor, trans(trans_), C.blasint(m), C.blasint(n),
-		C.double(alpha), (*C.double)(unsafe.Pointer(&a[0])), C.blasint(lda),
-		(*C.double)(unsafe.Pointer(&x[0])), 1,
-		C.double(beta), (*C.double)(unsafe.Pointer(&y[0])), 1)
 }
 
 // scale32 sets C = beta * C (the product is empty when k = 0).

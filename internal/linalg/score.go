@@ -1,10 +1,8 @@
 package linalg
 
 import (
-	"runtime"
-	"sync"
-
 	"github.com/scn2d/scn/internal/linalg/kernel"
+	"github.com/scn2d/scn/internal/par"
 )
 
 // ScoreNT computes Z = W X^T in float32: W is k x d, X is n x d (both
@@ -24,7 +22,7 @@ func ScoreNT(k, n, d int, w, x, z []float32, ldz int) {
 		Sgemm(false, true, k, n, d, 1, w, d, x, d, 0, z, ldz)
 		return
 	}
-	parallelChunks(n, scoreChunk, func(lo, hi int) { scoreRows(k, d, w, x, z, ldz, lo, hi) })
+	par.Chunks(n, scoreChunk, func(_, lo, hi int) { scoreRows(k, d, w, x, z, ldz, lo, hi) })
 }
 
 // useAVX512 selects the AVX-512 kernels where the processor has them (a
@@ -97,33 +95,4 @@ func scoreRows(k, d int, w, x, z []float32, ldz, lo, hi int) {
 			j += gs
 		}
 	}
-}
-
-// parallelChunks calls f on fixed chunks of [0, n) on up to GOMAXPROCS
-// goroutines.
-func parallelChunks(n, chunk int, f func(lo, hi int)) {
-	chunks := (n + chunk - 1) / chunk
-	workers := min(runtime.GOMAXPROCS(0), chunks)
-	if workers <= 1 {
-		for lo := 0; lo < n; lo += chunk {
-			f(lo, min(n, lo+chunk))
-		}
-		return
-	}
-	next := make(chan int, chunks)
-	for c := 0; c < chunks; c++ {
-		next <- c
-	}
-	close(next)
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for c := range next {
-				f(c*chunk, min(n, (c+1)*chunk))
-			}
-		}()
-	}
-	wg.Wait()
 }

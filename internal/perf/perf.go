@@ -16,13 +16,13 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"text/tabwriter"
 	"time"
 
 	"github.com/scn2d/scn"
 	"github.com/scn2d/scn/internal/linalg"
 	"github.com/scn2d/scn/internal/linalg/kernel"
+	"github.com/scn2d/scn/internal/par"
 	"github.com/scn2d/scn/internal/reference"
 	"gonum.org/v1/gonum/mat"
 )
@@ -272,16 +272,9 @@ func readBandwidth() float64 {
 	return float64(len(buf)*8) / best.Seconds() / 1e9
 }
 
-// parallelRows calls f on workers equal slices of [0, rows), each a multiple
-// of four rows, at once.
+// parallelRows calls f on workers slices of [0, rows) at once, each a
+// multiple of four rows (a tail of fewer than four rows is left out).
 func parallelRows(rows, workers int, f func(lo, hi int)) {
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			f(w*rows/workers&^3, (w+1)*rows/workers&^3)
-		}(w)
-	}
-	wg.Wait()
+	chunk := max(4, ((rows+workers-1)/workers+3)&^3)
+	par.ChunksOn(workers, rows&^3, chunk, func(_, lo, hi int) { f(lo, hi) })
 }

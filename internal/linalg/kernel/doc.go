@@ -1,4 +1,26 @@
-// Package kernel holds the project's hand-written assembly kernels. It is
-// apart from package linalg because Go does not assemble .s files in a
-// package that uses cgo, which linalg does in its OpenBLAS build.
+// Package kernel holds the project's assembly kernels. It is apart from
+// package linalg because Go does not assemble .s files in a package that
+// uses cgo, which linalg does in its OpenBLAS build.
+//
+// The scoring kernels (dot_amd64.s: Dot2x5 and Dot3x4, each in an AVX2 and
+// an AVX-512 form) are one family written four times over: they are
+// generated from one description by the avo program in ./asm (a module of
+// its own, so that the project does not depend on avo). Its output was
+// checked to be the same machine code, byte for byte, as the hand-written
+// kernels it replaced (go tool objdump of the linked functions), so it
+// runs at their speed by construction; CI regenerates the file and fails
+// if it differs from the one committed. After editing ./asm, run go
+// generate here, then the tests against plain loops and across widths
+// (TestScoreNTMatchesNaive, TestScoreNTIndependentOfGrouping in
+// internal/linalg) and BenchmarkScoreNT.
+//
+// The float64 four-row kernels DotN4 and AxpyN4 (gs_amd64.s) and
+// SigmoidBias8 (sigmoid_amd64.s) stay hand-written: each exists in one
+// form only (AVX2), so there is no second form for a generator to derive,
+// and their repeated lines are the unrolled rows of a single loop. They
+// are tested against plain loops (TestRows4MatchLoops here, and
+// TestSigmoidRowMatchesMathExp in package scn), and the golden-file test of
+// package scn pins the model bytes they produce.
 package kernel
+
+//go:generate sh -c "cd asm && go run . -out ../dot_amd64.s"

@@ -51,7 +51,7 @@ func TestRegressionTrainEvalPredictCompare(t *testing.T) {
 	dir, _ := regressionFiles(t)
 	p := func(n string) string { return filepath.Join(dir, n) }
 	model := p("angle.scn")
-	out := ok(t, "train", "--model", "2drvfl", "--nodes", "150", "-q",
+	out := ok(t, "train", "--model", "2drvfl", "--nodes", "150", "-q", "--validation", "0",
 		"--idx-images", p("train-images"), "--idx-targets", p("train-angles"), "-o", model)
 	if !strings.Contains(out, "2DRVFL: 150 nodes") {
 		t.Fatalf("train said:\n%s", out)
@@ -189,7 +189,7 @@ func TestPresetRecordsDepartures(t *testing.T) {
 	}
 	for i, c := range cases {
 		model := filepath.Join(dir, fmt.Sprintf("m%d.scn", i))
-		args := append([]string{"train", "--model", "scn", "--nodes", "5", "-q", "-o", model}, c.flags...)
+		args := append([]string{"train", "--model", "scn", "--nodes", "5", "-q", "--preset", "paper", "-o", model}, c.flags...)
 		ok(t, args...)
 		info := inspectJSON(t, model)
 		if info["preset"] != c.preset {
@@ -244,8 +244,11 @@ func TestTrainFromFolderAndCSV(t *testing.T) {
 	model = filepath.Join(dir, "folder.scn")
 	ok(t, "train", "--model", "2dscn", "--nodes", "20", "-q", "--folder", filepath.Join(dir, "folder"), "--resize", "14x14", "-o", model)
 	info := inspectJSON(t, model)
-	if info["rows"] != 14.0 || info["cols"] != 14.0 || !strings.Contains(fmt.Sprint(info["meta"]), `"resize_rows":14`) {
-		t.Errorf("folder model: %v x %v, meta %v", info["rows"], info["cols"], info["meta"])
+	if prep, _ := info["preprocessing"].(map[string]any); info["rows"] != 14.0 || info["cols"] != 14.0 || prep["resize_rows"] != 14.0 || prep["resize_cols"] != 14.0 {
+		t.Errorf("folder model: %v x %v, preprocessing %v", info["rows"], info["cols"], info["preprocessing"])
+	}
+	if out := ok(t, "inspect", model); !strings.Contains(out, "resize to 14 x 14") {
+		t.Errorf("inspect does not show the preprocessing:\n%s", out)
 	}
 	out = ok(t, "eval", model, "--idx-images", filepath.Join(dir, "test-images"), "--idx-labels", filepath.Join(dir, "test-labels"))
 	if !strings.Contains(out, fmt.Sprintf("on %d images", test.Len())) {
@@ -294,7 +297,7 @@ func TestCtrlC(t *testing.T) {
 	dir := t.TempDir()
 	model := filepath.Join(dir, "m.scn")
 	// Without --save-partial: a one-line message, status 130, no file.
-	out, code := interrupt(t, 1500*time.Millisecond, "train", "--model", "scn", "--nodes", "200000", "-q", "-o", model)
+	out, code := interrupt(t, 1500*time.Millisecond, "train", "--model", "scn", "--nodes", "3000", "-q", "-o", model)
 	if code != exitInterrupted || strings.TrimSpace(out) != "scn: interrupted; nothing saved (--save-partial keeps the nodes built so far)" {
 		t.Errorf("exit %d:\n%s", code, out)
 	}
@@ -305,28 +308,31 @@ func TestCtrlC(t *testing.T) {
 	// loaded machine the first signal may come before the first node:
 	// then nothing is saved; try again with a longer delay.)
 	for _, delay := range []time.Duration{1500 * time.Millisecond, 5 * time.Second, 15 * time.Second} {
-		out, code = interrupt(t, delay, "train", "--model", "scn", "--nodes", "200000", "-q", "--save-partial", "-o", model)
+		out, code = interrupt(t, delay, "train", "--model", "scn", "--nodes", "3000", "-q", "--save-partial", "-o", model)
 		if code != exitInterrupted || strings.TrimSpace(out) != "scn: interrupted; no node was built, nothing saved" {
 			break
 		}
 		t.Logf("interrupted after %v before the first node", delay)
 	}
-	if code != 0 || !strings.Contains(out, "(cancelled)") || !strings.Contains(out, "saved") {
+	// Interrupted all the same: status 130, the message says what was saved.
+	if code != exitInterrupted || !strings.Contains(out, "(cancelled)") || !strings.Contains(out, "scn: interrupted; saved the ") {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}
 	info := inspectJSON(t, model)
-	if info["stop"] != "cancelled" || !(info["nodes"].(float64) >= 1 && info["nodes"].(float64) < 200000) {
+	if info["stop"] != "cancelled" || !(info["nodes"].(float64) >= 1 && info["nodes"].(float64) < 3000) {
 		t.Errorf("partial model: stop %v, %v nodes", info["stop"], info["nodes"])
 	}
 	ok(t, "eval", model)
 	// compare stops too.
-	out, code = interrupt(t, 1500*time.Millisecond, "compare", "--nodes", "200000", "--trials", "1", "-q")
+	out, code = interrupt(t, 1500*time.Millisecond, "compare", "--nodes", "3000", "--trials", "1", "-q")
 	if code != exitInterrupted || strings.TrimSpace(out) == "" || !strings.HasSuffix(strings.TrimSpace(out), "scn: interrupted") {
 		t.Errorf("compare: exit %d:\n%s", code, out)
 	}
 }
 
-func TestMoreBadInput(t *testing.T) {
+// TestBadInputExitStatus checks the exit status of each kind of bad flag,
+// argument and file: 2 for a bad command line, 1 for an error.
+func TestBadInputExitStatus(t *testing.T) {
 	dir, _, _ := files(t)
 	p := func(n string) string { return filepath.Join(dir, n) }
 	model := p("m.scn")
@@ -342,7 +348,11 @@ func TestMoreBadInput(t *testing.T) {
 		args []string
 	}{
 		{exitUsage, []string{"train", "--activation", "softmax", "-q"}},
-		{exitUsage, []string{"train", "--preset", "turbo", "-q"}},
+		{exitUsage, []string{"train", "--preset", "slow", "-q"}},
+		{exitUsage, []string{"train", "--preset", "paper", "--validation", "0.2", "-q"}},
+		{exitUsage, []string{"train", "--validation", "1", "-q"}},
+		{exitUsage, []string{"train", "--validation", "0", "--patience", "3", "-q"}},
+		{exitUsage, []string{"train", "--ridges", "1,-1", "-q"}},
 		{exitUsage, []string{"train", "--candidates", "-1", "-q"}},
 		{exitUsage, []string{"train", "--tolerance", "-1", "-q"}},
 		{exitUsage, []string{"train", "--ridge", "-1", "-q"}},

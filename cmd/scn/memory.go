@@ -1,0 +1,213 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"runtime/debug"
+	"strconv"
+	"strings"
+
+	"github.com/scn2d/scn"
+	"github.com/scn2d/scn/dataset"
+	"github.com/spf13/pflag"
+)
+
+// The memory limit: every command estimates the bytes of its large
+// allocations (images after preprocessing, decompressed files, a fit's
+// candidate batches, Q, H and the solve, prediction) before making them,
+// and refuses, naming the bytes and the flag to change, when they exceed
+// the limit. The default is half of the memory the process may use: the
+// physical memory, or less under a cgroup limit, GOMEMLIMIT or ulimit -v.
+// --max-memory sets it.
+
+// memLimit is the value of --max-memory: bytes, with where it comes from.
+type memLimit struct {
+	bytes int64
+	from  string // "--max-memory 2GiB" or how the default was found
+}
+
+// defaultMemLimit returns half of the memory the process may use.
+func defaultMemLimit() memLimit {
+	avail, from := physicalMemory(), "physical memory"
+	if avail <= 0 {
+		avail, from = 8<<30, "assumed memory (physical memory unknown)"
+	}
+	if b, err := os.ReadFile("/sys/fs/cgroup/memory.max"); err == nil {
+		if v, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64); err == nil && v > 0 && v < avail {
+			avail, from = v, "cgroup memory limit"
+		}
+	}
+	if v := addressLimit(); v > 0 && v < avail {
+		avail, from = v, "ulimit -v"
+	}
+	lim := memLimit{bytes: avail / 2, from: "half the " + from + " of " + formatBytes(avail)}
+	// GOMEMLIMIT is a limit the user chose for the whole heap: take it as is.
+	if v := debug.SetMemoryLimit(-1); v > 0 && v < math.MaxInt64 && v < lim.bytes {
+		lim = memLimit{bytes: v, from: "GOMEMLIMIT"}
+	}
+	return lim
+}
+
+// memValue is the --max-memory flag.
+type memValue struct{ p *memLimit }
+
+func (v *memValue) String() string { return formatBytes(v.p.bytes) }
+func (v *memValue) Type() string   { return "bytes" }
+func (v *memValue) Set(s string) error {
+	n, err := parseBytes(s)
+	if err != nil {
+		return err
+	}
+	*v.p = memLimit{bytes: n, from: "--max-memory " + s}
+	return nil
+}
+
+// addMemoryFlag registers --max-memory on f (persistent on the root).
+func addMemoryFlag(f *pflag.FlagSet, p *memLimit) {
+	*p = defaultMemLimit()
+	f.Var(&memValue{p}, "max-memory", "refuse work whose estimated memory exceeds this: bytes with a unit (KB, MB, GB, TB, KiB, MiB, GiB, TiB) or a percentage of physical memory, e.g. 2GiB or 75% (default: "+p.from+")")
+}
+
+// units of --max-memory.
+var byteUnits = []struct {
+	suffix string
+	mult   float64
+}{
+	{"kib", 1 << 10}, {"mib", 1 << 20}, {"gib", 1 << 30}, {"tib", 1 << 40},
+	{"kb", 1e3}, {"mb", 1e6}, {"gb", 1e9}, {"tb", 1e12},
+	{"k", 1 << 10}, {"m", 1 << 20}, {"g", 1 << 30}, {"t", 1 << 40}, {"b", 1},
+}
+
+// maxMemoryLimit bounds --max-memory (1 PiB), so that sums never overflow.
+const maxMemoryLimit = 1 << 50
+
+// parseBytes reads "2GiB", "512MB", "1e9", "75%".
+func parseBytes(s string) (int64, error) {
+	bad := fmt.Errorf("want a size from 1MiB to 1PiB with a unit (KB, MB, GB, TB, KiB, MiB, GiB, TiB) or a percentage of physical memory from 1%% to 100%%, e.g. 2GiB or 75%%")
+	t := strings.ToLower(strings.TrimSpace(s))
+	if p, ok := strings.CutSuffix(t, "%"); ok {
+		v, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+		phys := physicalMemory()
+		if err != nil || !(v >= 1 && v <= 100) || phys <= 0 {
+			return 0, bad
+		}
+		return int64(v / 100 * float64(phys)), nil
+	}
+	mult := 1.0
+	for _, u := range byteUnits {
+		if num, ok := strings.CutSuffix(t, u.suffix); ok {
+			t, mult = strings.TrimSpace(num), u.mult
+			break
+		}
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || !(v*mult >= 1<<20 && v*mult <= maxMemoryLimit) {
+		return 0, bad
+	}
+	return int64(v * mult), nil
+}
+
+// formatBytes renders a byte count for people: "1.5 GiB".
+func formatBytes(n int64) string {
+	f := float64(n)
+	for _, u := range []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB"} {
+		if math.Abs(f) < 1024 || u == "PiB" {
+			if u == "B" {
+				return fmt.Sprintf("%d B", n)
+			}
+			return fmt.Sprintf("%.3g %s", f, u)
+		}
+		f /= 1024
+	}
+	return ""
+}
+
+// budget is the memory limit of one run.
+type budget struct{ memLimit }
+
+// check refuses need bytes for what, when they exceed the limit; hint says
+// which flag lowers the need.
+func (b budget) check(need int64, what, hint string) error {
+	if b.bytes <= 0 || need <= b.bytes {
+		return nil
+	}
+	return fmt.Errorf("%s needs about %s of memory, more than the limit of %s (%s): %s, or raise --max-memory",
+		what, formatBytes(need), formatBytes(b.bytes), b.from, hint)
+}
+
+// apply makes the dataset readers honour the limit too.
+func (b budget) apply() { dataset.SetMemoryLimit(b.bytes) }
+
+// setBytes returns the bytes a set's arrays take.
+func setBytes(s *dataset.Set) int64 {
+	return int64(len(s.Pix))*4 + int64(len(s.Labels))*8 + int64(len(s.Targets))*8 + int64(len(s.Origin))*8
+}
+
+// fitNeed returns what fitting cfg on s takes beyond s, and the flag that
+// lowers it most.
+func fitNeed(cfg scn.Config, s *dataset.Set, outputs int) (int64, string) {
+	e := cfg.EstimateMemory(s.Len(), s.Rows, s.Cols, outputs)
+	hint := "lower --nodes"
+	if e.Candidates > e.Total()/2 {
+		hint = "lower --candidates"
+	}
+	return e.Total(), hint
+}
+
+// outputs returns the model outputs a set gives: its classes or target
+// dimension.
+func outputs(s *dataset.Set) int {
+	if s.Targets != nil {
+		return max(s.TargetDim, 1)
+	}
+	return max(len(s.Classes), 1)
+}
+
+// checkFit refuses a fit of cfg on train (and scoring on test, if not nil)
+// that exceeds the budget, and notes on w when a learner has more nodes
+// than training images.
+func (b budget) checkFit(cfg scn.Config, train, test *dataset.Set) error {
+	fit, hint := fitNeed(cfg, train, outputs(train))
+	need := setBytes(train) + fit
+	if test != nil {
+		need += setBytes(test)
+	}
+	what := fmt.Sprintf("fitting %s with --nodes %d on %d images of %d x %d", cfg.Kind.Title(), cfg.MaxNodes, train.Len(), train.Rows, train.Cols)
+	if cfg.Kind.Choice == scn.Random && cfg.MaxNodes > train.Len() {
+		hint += fmt.Sprintf(" (a random learner's hidden outputs H have rank at most N = %d; nodes beyond it only change the minimum-norm solution)", train.Len())
+	}
+	return b.check(need, what, hint)
+}
+
+// nodesNote returns a note (or nothing) for when L_max exceeds the training images: a
+// supervised learner stops at L = N at the latest (no node can reduce a
+// zero residual), and a random one interpolates from there on.
+func nodesNote(cfg scn.Config, n int) string {
+	if cfg.MaxNodes <= n {
+		return ""
+	}
+	if cfg.Kind.Choice == scn.Supervised {
+		return fmt.Sprintf("scn: note: --nodes %d exceeds the %d training images; %s stops at %d nodes at the latest (the least-squares fit interpolates there)\n", cfg.MaxNodes, n, cfg.Kind.Title(), n)
+	}
+	return fmt.Sprintf("scn: note: --nodes %d exceeds the %d training images; %s's hidden outputs have rank at most %d, the output weights are the minimum-norm solution\n", cfg.MaxNodes, n, cfg.Kind.Title(), n)
+}
+
+// checkPredict refuses scoring n images with m when it exceeds the budget.
+func (b budget) checkPredict(m *scn.Model, n int, data int64) error {
+	need := data + m.PredictBytes(n)
+	return b.check(need, fmt.Sprintf("scoring %d images with a model of %d nodes of %d x %d", n, m.Nodes(), m.Rows, m.Cols), "use fewer images")
+}
+
+// withMemoryHint adds the flags to change to a dataset error about the
+// memory limit.
+func withMemoryHint(err error, p dataset.Preprocess) error {
+	if !errors.Is(err, dataset.ErrTooLarge) {
+		return err
+	}
+	if p.ResizeRows > 0 {
+		return fmt.Errorf("%w: lower --resize, or raise --max-memory", err)
+	}
+	return fmt.Errorf("%w: use a smaller data set, or raise --max-memory", err)
+}

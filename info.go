@@ -1,0 +1,87 @@
+package scn
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+)
+
+// Info is what a model file's header says about the model, without its
+// weights: ReadInfo and LoadInfo read it as image.DecodeConfig reads an
+// image's size, which lets a tool list or describe many model files (scn
+// inspect, a server's model listing, the model-size experiment) reading a
+// few kilobytes of each.
+type Info struct {
+	Kind       Kind
+	Activation Activation
+	Rows, Cols int      // input image shape d1 x d2
+	M          int      // outputs m
+	Nodes      int      // hidden nodes L
+	Classes    []string // class names for classification, nil for regression
+
+	Config        Config            // hyper-parameters the model was fitted with
+	Summary       Summary           // how the fit went
+	Preprocessing Preprocessing     // how the training images were prepared
+	Meta          map[string]string // free-form metadata
+	Selection     *Choice           // how L and the ridge term were chosen, nil without selection
+
+	// HeaderBytes is the length of the JSON header; FileBytes the size of
+	// the whole file the header describes (16-byte preamble, header,
+	// weights, 4-byte checksum).
+	HeaderBytes int
+	FileBytes   int64
+}
+
+// ParamsPerNode returns the hidden parameters per node, the bias excluded:
+// d1*d2 for vector learners, d1+d2 for matrix ones.
+func (in Info) ParamsPerNode() int { return newNodeMap(in.Kind.Input, in.Rows, in.Cols).size() }
+
+// ParamCount returns every trained number: L*(ParamsPerNode+1+M).
+func (in Info) ParamCount() int { return in.Nodes * (in.ParamsPerNode() + 1 + in.M) }
+
+// IsClassifier reports whether the model predicts classes.
+func (in Info) IsClassifier() bool { return in.Classes != nil }
+
+// ReadInfo reads the preamble and the header of a model file from r and
+// stops there: it checks what the header claims (kind, shapes, sizes,
+// preprocessing) but neither reads the weights nor verifies the checksum,
+// which only Read can do.
+func ReadInfo(r io.Reader) (Info, error) {
+	var raw bytes.Buffer
+	m, hlen, err := readHeader(r, &raw)
+	if err != nil {
+		return Info{}, err
+	}
+	return Info{
+		Kind: m.Kind, Activation: m.Activation, Rows: m.Rows, Cols: m.Cols, M: m.M,
+		Nodes: m.expectedNodes(), Classes: m.Classes,
+		Config: m.Config, Summary: m.Summary, Preprocessing: m.Preprocessing, Meta: m.Meta,
+		Selection: m.Selection, HeaderBytes: hlen,
+		FileBytes: int64(preambleSize+hlen) + int64(m.payloadSize()) + 4,
+	}, nil
+}
+
+// LoadInfo reads the header of the model file at path (ReadInfo) and
+// checks that the file has the size the header describes, so that a
+// truncated file or one with trailing bytes is refused without reading its
+// weights.
+func LoadInfo(path string) (Info, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Info{}, fmt.Errorf("scn: load info: %w", err)
+	}
+	defer f.Close()
+	in, err := ReadInfo(f)
+	if err != nil {
+		return Info{}, fmt.Errorf("scn: load info %s: %w", path, err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		return Info{}, fmt.Errorf("scn: load info %s: %w", path, err)
+	}
+	if st.Size() != in.FileBytes {
+		return Info{}, fmt.Errorf("scn: load info %s: %w: the file is %d bytes, its header describes %d", path, ErrFormat, st.Size(), in.FileBytes)
+	}
+	return in, nil
+}

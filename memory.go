@@ -1,0 +1,101 @@
+package scn
+
+import "math"
+
+// Memory is an estimate of the bytes a fit allocates beyond its training
+// images and targets, by part, so that a caller can refuse a fit that
+// would not fit in memory before starting it, and say which setting to
+// change.
+type Memory struct {
+	// Candidates is one batch of candidates: their parameters, weights over
+	// the image and hidden outputs on every image (float32 and float64).
+	// It grows with T_max (Candidates) for supervised learners.
+	Candidates int64
+	// Factor is the least-squares state: Q (N x min(L, N) float64), R, the
+	// residual and the targets by output.
+	Factor int64
+	// Solve is the final solve of a random learner with more nodes than
+	// images: H (N x L) and its SVD, or H^T H (L x L) with a ridge term.
+	Solve int64
+	// Model is the fitted model: hidden parameters, biases, output weights
+	// and the per-node trace.
+	Model int64
+}
+
+// Total returns the sum of the parts.
+func (e Memory) Total() int64 { return satAdd(e.Candidates, e.Factor, e.Solve, e.Model) }
+
+// EstimateMemory returns the bytes a fit with c on n images of rows x cols
+// with m outputs allocates beyond the images and targets themselves (the
+// estimate follows the builder's buffers; small ones are left out).
+func (c Config) EstimateMemory(n, rows, cols, m int) Memory {
+	N, d, M := float64(max(n, 1)), float64(max(rows, 1))*float64(max(cols, 1)), float64(max(m, 1))
+	L := float64(max(c.MaxNodes, 1))
+	np := d
+	if c.Kind.Input == Matrix {
+		np = float64(max(rows, 1) + max(cols, 1))
+	}
+	var e Memory
+	k := float64(randomBlock)
+	if c.Kind.Choice == Supervised {
+		k = float64(max(c.Candidates, 1))
+	}
+	// cp, cw (float32), z (float32), then z64 (supervised) or hb (random),
+	// both float64, and the per-chunk sums of the correlations.
+	chunks := math.Ceil(N / corrChunk)
+	// Each buffer is made with half again its size as room to grow.
+	e.Candidates = bytesOf(1.5 * (4*k*np + 4*k*d + 4*k*N + 8*k*N + 8*chunks*k*(M+1) + 8*N))
+	// Q is stored in blocks of qChunkRows columns; R holds L(L+1)/2 values.
+	lq := math.Min(L, N)
+	lqBlocks := math.Ceil(lq/qChunkRows) * qChunkRows
+	e.Factor = bytesOf(8*N*lqBlocks + 8*lq*(lq+1)/2 + 8*lq*M + 3*8*N*M)
+	if c.Kind.Choice == Random && L > N {
+		// hiddenDense (N x L), the SVD's copy of it, U (N x k), V (L x k),
+		// k = min(N, L); with a ridge term H^T H (L x L) instead of the SVD.
+		kk := math.Min(N, L)
+		if c.Ridge > 0 {
+			e.Solve = bytesOf(8*N*L + 8*L*L + 8*L*M)
+		} else {
+			e.Solve = bytesOf(2*8*N*L + 8*N*kk + 8*L*kk + 8*L*M)
+		}
+		// The hidden outputs are computed in batches of images: W (L x d).
+		e.Solve = satAdd(e.Solve, bytesOf(4*L*d+4*L*predictBatch))
+	}
+	const stepBytes = 64
+	e.Model = bytesOf(1.5*(4*L*np+4*L) + 8*L*M + stepBytes*L)
+	return e
+}
+
+// EstimateBytes returns EstimateMemory(n, rows, cols, m).Total().
+func (c Config) EstimateBytes(n, rows, cols, m int) int64 {
+	return c.EstimateMemory(n, rows, cols, m).Total()
+}
+
+// PredictBytes returns the bytes Predict allocates for n images beyond the
+// images themselves: the nodes' weights over the whole image (L x d
+// float32, also for 2D learners), one batch of hidden outputs and the
+// outputs.
+func (m *Model) PredictBytes(n int) int64 {
+	L, d := float64(m.Nodes()), float64(m.Rows)*float64(m.Cols)
+	return bytesOf(4*L*d + (4+8)*L*predictBatch + 8*float64(n)*float64(m.M) + 8*float64(m.M)*predictBatch)
+}
+
+// bytesOf turns a float64 byte count into an int64, saturating.
+func bytesOf(b float64) int64 {
+	if !(b < math.MaxInt64/2) {
+		return math.MaxInt64 / 2
+	}
+	return int64(math.Ceil(b))
+}
+
+// satAdd adds byte counts, saturating at MaxInt64/2.
+func satAdd(v ...int64) int64 {
+	var s int64
+	for _, x := range v {
+		s += x
+		if s >= math.MaxInt64/2 || x >= math.MaxInt64/2 {
+			return math.MaxInt64 / 2
+		}
+	}
+	return s
+}

@@ -1,0 +1,26 @@
+package scn
+
+import "math"
+
+// PPA returns the percentage of prediction accuracy of the paper's
+// regression experiment (E1) as a share in [0, 1]: the fraction of the
+// predictions y whose absolute error against the targets t is strictly
+// below theta, counted over every value (all N*m outputs, as RMSE is), so
+// that a model with m outputs is judged on each of them; for one output,
+// as in E1, it is the share of images predicted within theta. It returns 0
+// for empty input; y and t have the same length.
+//
+// Accuracy and RMSE, the other two scores, are defined next to
+// Model.Accuracy and Model.RMSE.
+func PPA(y, t []float64, theta float64) float64 {
+	if len(y) == 0 {
+		return 0
+	}
+	hit := 0
+	for i, v := range y {
+		if math.Abs(v-t[i]) < theta {
+			hit++
+		}
+	}
+	return float64(hit) / float64(len(y))
+}
