@@ -72,6 +72,9 @@ func LoadInfo(path string) (Info, error) {
 		return Info{}, fmt.Errorf("scn: load info: %w", err)
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return Info{}, fmt.Errorf("scn: load info %s: is a directory, not a model file", path)
+	}
 	in, err := ReadInfo(f)
 	if err != nil {
 		return Info{}, fmt.Errorf("scn: load info %s: %w", path, err)

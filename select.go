@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"sort"
 
+	"github.com/scn2d/scn/internal/linalg"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -437,7 +438,7 @@ func (e *evaluator) choice(method string, folds, held int, best Score, scores []
 
 // prefixBetas returns the output weights of the first l nodes for each l in
 // grid (each at most maxL) with ridge alpha; an entry is nil where the
-// system cannot be solved (alpha = 0 is always solvable). For alpha > 0 one
+// system cannot be solved. For alpha > 0 one
 // Cholesky factorisation of G + alpha I (g, ht: the normal equations of the
 // first maxL nodes, left unchanged) serves every prefix: its leading l x l
 // block is the factor of the leading block, and the forward substitution of
@@ -446,61 +447,40 @@ func (p *Path) prefixBetas(g *mat.SymDense, ht *mat.Dense, maxL int, grid []int,
 	out := make([][]float64, len(grid))
 	if alpha == 0 {
 		for i, l := range grid {
-			b, err := p.beta(p.model, l, 0)
-			if err != nil {
-				return nil, err
+			// A Gram engine refuses singular normal equations without a
+			// ridge term: that prefix is then left out at alpha = 0.
+			if b, err := p.beta(p.model, l, 0); err == nil {
+				out[i] = b
 			}
-			out[i] = b
 		}
 		return out, nil
 	}
-	a := mat.NewSymDense(maxL, nil)
-	a.CopySym(g)
+	// The blocked Cholesky of the block engine (own kernels in the pure-Go
+	// build) on a row-major copy of G + alpha I.
+	lda := maxL
+	ld := make([]float64, maxL*lda)
 	for i := 0; i < maxL; i++ {
-		a.SetSym(i, i, a.At(i, i)+alpha)
+		for j := 0; j <= i; j++ {
+			ld[i*lda+j] = g.At(i, j)
+		}
+		ld[i*lda+i] += alpha
 	}
-	var ch mat.Cholesky
-	if !ch.Factorize(a) {
+	if err := cholesky(ld, maxL, lda, alpha); err != nil {
 		return out, nil
 	}
-	var lt mat.TriDense
-	ch.LTo(&lt)
-	raw := lt.RawTriangular()
-	ld, st := raw.Data, raw.Stride // L[i][k] = ld[i*st+k], k <= i
 	m := p.model.M
 	// Forward substitution L y = H^T T, shared by every prefix.
 	y := make([]float64, maxL*m)
 	for i := 0; i < maxL; i++ {
-		yi := y[i*m : (i+1)*m]
-		for q := range yi {
-			yi[q] = ht.At(i, q)
-		}
-		for k := 0; k < i; k++ {
-			lik, yk := ld[i*st+k], y[k*m:(k+1)*m]
-			for q := range yi {
-				yi[q] -= lik * yk[q]
-			}
-		}
-		for q := range yi {
-			yi[q] /= ld[i*st+i]
+		for q := 0; q < m; q++ {
+			y[i*m+q] = ht.At(i, q)
 		}
 	}
+	linalg.TrsmLeftLower(false, maxL, m, ld, lda, y, m)
 	for gi, l := range grid {
-		// Back substitution L_l^T beta = y_l, by columns of L_l^T (rows of L).
+		// Back substitution L_l^T beta = y_l.
 		beta := append([]float64(nil), y[:l*m]...)
-		for i := l - 1; i >= 0; i-- {
-			bi := beta[i*m : (i+1)*m]
-			d := ld[i*st+i]
-			for q := range bi {
-				bi[q] /= d
-			}
-			for k := 0; k < i; k++ { // beta_k -= L[i][k] beta_i
-				lik, bk := ld[i*st+k], beta[k*m:(k+1)*m]
-				for q := range bk {
-					bk[q] -= lik * bi[q]
-				}
-			}
-		}
+		linalg.TrsmLeftLower(true, l, m, ld, lda, beta, m)
 		out[gi] = beta
 	}
 	return out, nil

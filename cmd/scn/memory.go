@@ -188,8 +188,14 @@ func nodesNote(cfg scn.Config, n int) string {
 	if cfg.MaxNodes <= n {
 		return ""
 	}
-	if cfg.Kind.Choice == scn.Supervised {
+	if cfg.Kind.Choice == scn.Supervised && cfg.StopAtRank {
 		return fmt.Sprintf("scn: note: --nodes %d exceeds the %d training images; %s stops at %d nodes at the latest (the least-squares fit interpolates there)\n", cfg.MaxNodes, n, cfg.Kind.Title(), n)
+	}
+	if cfg.Kind.Choice == scn.Supervised && cfg.Ridge == 0 {
+		return fmt.Sprintf("scn: note: --nodes %d exceeds the %d training images; past %d nodes %s goes on as the authors' code does (minimum-norm output weights, each node judged on the residual they leave)\n", cfg.MaxNodes, n, n, cfg.Kind.Title())
+	}
+	if cfg.Kind.Choice == scn.Supervised {
+		return ""
 	}
 	return fmt.Sprintf("scn: note: --nodes %d exceeds the %d training images; %s's hidden outputs have rank at most %d, the output weights are the minimum-norm solution\n", cfg.MaxNodes, n, cfg.Kind.Title(), n)
 }
