@@ -217,8 +217,8 @@ func (bb *blockBuilder) standardize(k int, lambda float64) {
 			v += float64(wi) * float64(sw[j*d+i])
 			mean += float64(wi) * float64(bb.xbar[i])
 		}
-		if !(v > 0) {
-			continue // a node blind to the data: left as drawn
+		if !(v > 1e-10*(v+mean*mean)) || math.IsInf(v, 0) {
+			continue // a node (nearly) blind to the data: left as drawn
 		}
 		s := lambda / math.Sqrt(v)
 		p := bb.cp[j*bb.np : (j+1)*bb.np]
@@ -388,8 +388,10 @@ func (bb *blockBuilder) supervisedBlock(b int) ([]Step, bool) {
 func (bb *blockBuilder) updateResidual() {
 	l := bb.eng.l
 	beta, err := bb.eng.solve(l, bb.cfg.Ridge)
-	if err != nil { // cannot happen: the kept factor is non-singular
-		panic(fmt.Sprintf("scn: block residual: %v", err))
+	if err != nil {
+		// The kept factor is non-singular by construction; should it not
+		// be, the residual stays as it was rather than fail the fit.
+		return
 	}
 	bb.eng.residual(l, beta, bb.e)
 	n, m := bb.n, bb.m

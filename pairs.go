@@ -173,7 +173,7 @@ func (bb *blockBuilder) pairCandidates(tu, tv int, lambda float64) (hh, eh []flo
 		for j := 0; j < k; j++ {
 			mu := sum[j] / float64(n)
 			sd := math.Sqrt(max(sum[k+j]/float64(n)-mu*mu, 0))
-			if sd > 0 {
+			if sd*sd > 1e-10*(sd*sd+mu*mu) && !math.IsInf(sd, 0) {
 				scale[j], mean[j] = lambda/sd, mu
 				scaleNode(Matrix, bb.cp[j*bb.np:(j+1)*bb.np], d1, scale[j])
 				bb.cb[j] = float32(float64(b0[j]) - scale[j]*mu)

@@ -41,3 +41,20 @@ func TestPresetFast(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseField: --field values never panic, and what is accepted is
+// either 0 (no fields) or 1 <= MIN <= MAX.
+func FuzzParseField(f *testing.F) {
+	for _, s := range []string{"5-27", "0", "3-3", "9-3", "x", "-", "1-", "-5", " 4 - 6 ", "0-0"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		lo, hi, err := parseField(s)
+		if err != nil {
+			return
+		}
+		if !(lo == 0 && hi == 0) && !(lo >= 1 && lo <= hi) {
+			t.Fatalf("parseField(%q) = %d, %d", s, lo, hi)
+		}
+	})
+}
