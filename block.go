@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"runtime"
 	"time"
 
 	"github.com/scn2d/scn/internal/linalg"
@@ -160,6 +161,12 @@ func (bb *blockBuilder) run(ctx context.Context, progress func(Step)) (StopReaso
 		if bb.check != nil && bb.check(bb.partial()) {
 			return NoValidationGain, nil
 		}
+		// A block step leaves scratch of the order of the candidates'
+		// outputs behind; collected at once, the heap stays near the live
+		// data (H and the factor) instead of growing to twice it before
+		// the next collection. The large buffers hold no pointers, so the
+		// collection costs little.
+		runtime.GC()
 	}
 	if supervised && bb.rmse() <= c.Tolerance {
 		return ReachedTolerance, nil
