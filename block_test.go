@@ -306,6 +306,24 @@ func TestBlockInequalityOnTrace(t *testing.T) {
 					}
 					checked++
 				}
+				// The block form: the projection of each e_q on the span of
+				// the block's columns is at least (1-r) e_q^T e_q.
+				r := m.Summary.Trace[l0].Ratio
+				hb := h.Slice(0, n, l0, l1).(*mat.Dense)
+				em := mat.NewDense(n, mm, e)
+				var coef, proj mat.Dense
+				if err := coef.Solve(hb, em); err == nil {
+					proj.Mul(hb, &coef)
+					for q := 0; q < mm; q++ {
+						var pe float64
+						for i := 0; i < n; i++ {
+							pe += proj.At(i, q) * e[i*mm+q]
+						}
+						if pe < (1-r)*ee[q]*(1-1e-9) {
+							t.Fatalf("%v ridge %g: block from node %d, output %d: projection %.6g < (1-r) e^T e = %.6g", k, ridge, l0+1, q, pe, (1-r)*ee[q])
+						}
+					}
+				}
 				l0 = l1
 			}
 			if checked != m.Nodes() {
