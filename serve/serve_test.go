@@ -455,7 +455,7 @@ func TestModelsHealthMetricsPage(t *testing.T) {
 // TestBadInputs sends each kind of bad request and checks its status and
 // that the server keeps answering good ones.
 func TestBadInputs(t *testing.T) {
-	_, ts := newTestServer(t, Options{MaxBodyBytes: 256 << 10, MaxBatchImages: 50})
+	s, ts := newTestServer(t, Options{MaxBodyBytes: 256 << 10, MaxBatchImages: 50})
 	good := pngOf(t, testSet.Image(0), 28, 28)
 	pred := ts.URL + "/v1/models/digits:predict"
 	huge := hugePNGHeader(t, 20000, 20000)
@@ -519,6 +519,11 @@ func TestBadInputs(t *testing.T) {
 	}
 	if code, _ := get(t, ts.URL+"/nothing"); code != http.StatusNotFound {
 		t.Errorf("GET /nothing: %d", code)
+	}
+	// Refused requests leave no trace in the gathering's count of
+	// requests on their way (a pass would wait for them).
+	if n := s.lookup("digits").arriving.Load(); n != 0 {
+		t.Errorf("%d requests still counted as arriving", n)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/scn2d/scn/serve"
 	"github.com/spf13/cobra"
@@ -45,6 +46,9 @@ that no longer reads leaves its model as it was, and the log says why).`,
 			opts.Logger = log
 			if err := checkServeOptions(opts); err != nil {
 				return err
+			}
+			if opts.GatherWait == 0 {
+				opts.GatherWait = -1 // --gather-wait 0: never wait
 			}
 			type spec struct{ name, path string }
 			var specs []spec
@@ -97,6 +101,7 @@ that no longer reads leaves its model as it was, and the log says why).`,
 	f.IntVar(&opts.MaxBatchImages, "max-batch", 4096, "images limit of one JSON batch")
 	f.IntVar(&opts.MaxConcurrent, "concurrency", 0, "scoring passes at once (0: one per CPU)")
 	f.IntVar(&opts.Gather, "gather", 64, "most images one scoring pass gathers from waiting requests (1: none)")
+	f.DurationVar(&opts.GatherWait, "gather-wait", time.Millisecond, "how long a scoring pass may wait for requests being decoded when fewer than --gather images wait (0: never)")
 	f.IntVar(&opts.TopK, "top", 5, "scores per image when a request does not say (?top=N)")
 	f.DurationVar(&opts.ReadTimeout, "read-timeout", 0, "time to read a request (0: 30s)")
 	f.DurationVar(&opts.WriteTimeout, "write-timeout", 0, "time to answer a request (0: 30s)")
@@ -116,6 +121,7 @@ func checkServeOptions(o serve.Options) error {
 		{"--concurrency", int64(o.MaxConcurrent)}, {"--gather", int64(o.Gather)}, {"--top", int64(o.TopK)},
 		{"--read-timeout", int64(o.ReadTimeout)}, {"--write-timeout", int64(o.WriteTimeout)},
 		{"--idle-timeout", int64(o.IdleTimeout)}, {"--shutdown-timeout", int64(o.ShutdownTimeout)},
+		{"--gather-wait", int64(o.GatherWait)},
 	} {
 		if c.v < 0 {
 			return usageError{fmt.Errorf("%s must not be negative", c.name)}
