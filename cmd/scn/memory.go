@@ -67,7 +67,7 @@ func (v *memValue) Set(s string) error {
 // addMemoryFlag registers --max-memory on f (persistent on the root).
 func addMemoryFlag(f *pflag.FlagSet, p *memLimit) {
 	*p = defaultMemLimit()
-	f.Var(&memValue{p}, "max-memory", "refuse work whose estimated memory exceeds this: bytes with a unit (KB, MB, GB, TB, KiB, MiB, GiB, TiB) or a percentage of physical memory, e.g. 2GiB or 75% (default: "+p.from+")")
+	f.Var(&memValue{p}, "max-memory", "refuse work whose estimated memory exceeds this: bytes with a unit (KB, MB, GB, TB, KiB, MiB, GiB, TiB) or a percentage of physical memory, e.g. 2GiB or 75%; the default is "+p.from+"")
 }
 
 // units of --max-memory.
