@@ -10,6 +10,7 @@ import (
 
 	"github.com/scn2d/scn/internal/linalg"
 	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
 )
 
 // Step reports one added hidden node to a progress callback.
@@ -38,9 +39,12 @@ const (
 	NoAdmissible
 	// Cancelled: the context was cancelled; the model holds the nodes so far.
 	Cancelled
+	// NoValidationGain: model selection's Patience ran out, the held-out
+	// score having stopped improving.
+	NoValidationGain
 )
 
-var stopNames = []string{"reached L_max", "reached tolerance", "no admissible candidate", "cancelled"}
+var stopNames = []string{"reached L_max", "reached tolerance", "no admissible candidate", "cancelled", "no validation gain"}
 
 // String describes the reason in a few words.
 func (s StopReason) String() string {
@@ -84,8 +88,30 @@ const randomBlock = 64
 // Fit builds a network on p with the configuration c. progress, if not nil,
 // is called after every added node. The returned model records why building
 // stopped; if ctx is cancelled, Fit returns the model built so far together
-// with ctx's error (a nil model if no node was added yet).
+// with ctx's error (a nil model if no node was added yet). The model holds
+// its nodes and output weights only; FitPath also keeps what re-solving the
+// output weights of its prefixes needs.
 func (c Config) Fit(ctx context.Context, p Problem, progress func(Step)) (*Model, error) {
+	path, err := c.FitPath(ctx, p, progress)
+	if path == nil {
+		return nil, err
+	}
+	return path.Model(), err
+}
+
+// FitPath is Fit, returning the fit's Path: the model together with the
+// least-squares factorisation and the training data, from which the model
+// after any number of its nodes, with any ridge term, is an L x L problem
+// away. If ctx is cancelled, FitPath returns the path of the nodes built so
+// far together with ctx's error (nil if no node was added yet).
+func (c Config) FitPath(ctx context.Context, p Problem, progress func(Step)) (*Path, error) {
+	return c.fitPath(ctx, p, progress, nil)
+}
+
+// fitPath is FitPath with an optional check, called after every node with
+// the path so far (whose model has no output weights yet), that stops
+// building with NoValidationGain when it returns true.
+func (c Config) fitPath(ctx context.Context, p Problem, progress func(Step), check func(*Path) bool) (*Path, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
@@ -93,6 +119,9 @@ func (c Config) Fit(ctx context.Context, p Problem, progress func(Step)) (*Model
 		return nil, err
 	}
 	start := time.Now()
+	if c.blockMode() {
+		return c.fitBlocks(ctx, p, progress, check, start)
+	}
 	b := newBuilder(c, p)
 	if rmse := b.rmse(); c.Kind.Choice == Supervised && rmse <= c.Tolerance {
 		return nil, fmt.Errorf("%w: Tolerance = %g, but the training RMSE is %.4g before any node: nothing to fit", ErrConfig, c.Tolerance, rmse)
@@ -103,22 +132,23 @@ func (c Config) Fit(ctx context.Context, p Problem, progress func(Step)) (*Model
 	} else {
 		pick = b.pickRandom
 	}
+	b.check = check
 	stop, err := b.run(ctx, pick, progress)
-	m, serr := b.model(stop)
-	if serr == nil && p.Classes != nil {
-		m.Classes = append([]string(nil), p.Classes...)
-	}
-	if serr != nil {
-		return nil, serr
-	}
-	m.Summary.Duration = time.Since(start)
-	if m.Nodes() == 0 {
+	if len(b.bias) == 0 {
 		if err != nil {
 			return nil, err
 		}
 		return nil, fmt.Errorf("scn: no hidden node could be added (%v)", stop)
 	}
-	return m, err
+	path, serr := b.path(stop)
+	if serr != nil {
+		return nil, serr
+	}
+	if p.Classes != nil {
+		path.model.Classes = append([]string(nil), p.Classes...)
+	}
+	path.model.Summary.Duration = time.Since(start)
+	return path, err
 }
 
 // builder holds the state of one fit: the data, the growing least-squares
@@ -152,6 +182,11 @@ type builder struct {
 	// ones; independent counts the nodes before the first such one.
 	deficient   bool
 	independent int
+	// check, if set, is asked after every node whether to stop (Patience).
+	check func(*Path) bool
+	// hcols holds every chosen node's column once a supervised fit is past
+	// rank (see acceptPastRank).
+	hcols [][]float64
 }
 
 func newBuilder(c Config, p Problem) *builder {
@@ -190,6 +225,9 @@ func (b *builder) run(ctx context.Context, pick func() (Step, bool), progress fu
 		b.trace = append(b.trace, step)
 		if progress != nil {
 			progress(step)
+		}
+		if b.check != nil && b.check(b.partial()) {
+			return NoValidationGain, nil
 		}
 	}
 	if supervised && b.rmse() <= b.cfg.Tolerance {
@@ -246,6 +284,49 @@ func (b *builder) column(j int) []float64 {
 		b.h[i] = float64(v)
 	}
 	return b.h
+}
+
+// acceptPastRank keeps candidate c although its column is dependent on the
+// chosen ones (or the fit is already past rank), as the authors' SCN code
+// does with MATLAB's pinv: the nodes from here on stay out of the QR
+// factorisation, the output weights are the minimum-norm solution over all
+// hidden columns (with the ridge term, if any), and the residual becomes
+// what that solution leaves.
+func (b *builder) acceptPastRank(c *candidate) error {
+	t0 := time.Now()
+	defer func() { b.prof.Ortho += time.Since(t0) }()
+	if !b.deficient {
+		b.deficient, b.independent = true, len(b.bias)
+		l := len(b.bias)
+		m := &Model{Kind: b.cfg.Kind, Activation: b.cfg.Activation, Rows: b.x.Rows, Cols: b.x.Cols,
+			Params: b.params[:l*b.np], Bias: b.bias[:l]}
+		h := hiddenDense(m, b.x)
+		b.hcols = make([][]float64, l)
+		for c := range b.hcols {
+			b.hcols[c] = mat.Col(nil, c, h)
+		}
+	}
+	b.hcols = append(b.hcols, c.col)
+	b.params = append(b.params, c.params...)
+	b.bias = append(b.bias, c.bias)
+	l, n, m := len(b.hcols), b.n, b.ls.m
+	h := mat.NewDense(n, l, nil)
+	for c, col := range b.hcols {
+		h.SetCol(c, col)
+	}
+	beta, err := minNorm(h, b.ls.t, m, b.cfg.Ridge)
+	if err != nil {
+		return err
+	}
+	var y mat.Dense
+	y.Mul(h, mat.NewDense(l, m, beta))
+	for i := 0; i < n; i++ {
+		for q := 0; q < m; q++ {
+			b.ls.e[q*n+i] = b.ls.t[i*m+q] - y.At(i, q)
+		}
+	}
+	b.ls.ee = nil
+	return nil
 }
 
 // accept appends candidate j, whose column was just added to the factorisation.
@@ -310,6 +391,7 @@ func (b *builder) randomBlock() {
 // (nearly) dependent on the chosen ones is refused and the next best taken.
 func (b *builder) pickSupervised() (Step, bool) {
 	var st Step
+	var fallback *candidate // the first admissible but dependent candidate
 	m := b.ls.m
 	ee := append([]float64(nil), b.ls.residualColumnNorms()...)
 	for _, lambda := range b.cfg.Scales {
@@ -323,9 +405,17 @@ func (b *builder) pickSupervised() (Step, bool) {
 			order := admissible(hh, eh, ee, m, r, dead)
 			b.prof.Selection += time.Since(t0)
 			for _, j := range order {
+				if b.deficient {
+					// Past rank: the best admissible candidate, as the
+					// authors' code takes it.
+					return b.pastRank(st, b.saveCandidate(j, lambda, r))
+				}
 				if b.addColumn(j) {
 					st.Scale, st.Ratio, st.RMSE = lambda, r, b.rmse()
 					return st, true
+				}
+				if fallback == nil {
+					fallback = b.saveCandidate(j, lambda, r)
 				}
 				dead[j] = true
 				st.Rejected++
@@ -333,7 +423,38 @@ func (b *builder) pickSupervised() (Step, bool) {
 			t0 = time.Now()
 		}
 	}
+	if fallback != nil && !b.cfg.StopAtRank {
+		// Every admissible candidate was dependent on the chosen nodes:
+		// rank is reached. Go on past it with the best of the first
+		// (lambda, r) that had one, as the authors' code does.
+		return b.pastRank(st, fallback)
+	}
 	return st, false
+}
+
+// candidate is a saved candidate node: its parameters, bias and column.
+type candidate struct {
+	params        []float32
+	bias          float32
+	col           []float64
+	lambda, ratio float64
+}
+
+// saveCandidate copies candidate j of the current batch.
+func (b *builder) saveCandidate(j int, lambda, r float64) *candidate {
+	return &candidate{
+		params: append([]float32(nil), b.cp[j*b.np:(j+1)*b.np]...), bias: b.cb[j],
+		col: append([]float64(nil), b.column(j)...), lambda: lambda, ratio: r,
+	}
+}
+
+// pastRank keeps c as the next node past rank and completes the step.
+func (b *builder) pastRank(st Step, c *candidate) (Step, bool) {
+	if err := b.acceptPastRank(c); err != nil {
+		return st, false
+	}
+	st.Scale, st.Ratio, st.RMSE = c.lambda, c.ratio, b.rmse()
+	return st, true
 }
 
 // corrChunk is the row chunk of the candidate statistics; fixed so that the
@@ -401,25 +522,34 @@ func admissible(hh, eh, ee []float64, m int, r float64, dead []bool) []int {
 	return idx
 }
 
-// model assembles the fitted model.
-func (b *builder) model(stop StopReason) (*Model, error) {
-	t0 := time.Now()
-	fs := &fitState{ls: b.ls, x: b.x, t: b.ls.t, independent: b.ls.l, ridge: b.cfg.Ridge}
+// partial returns the path of the nodes so far, without output weights.
+func (b *builder) partial() *Path {
+	l := len(b.trace)
+	m := &Model{Kind: b.cfg.Kind, Activation: b.cfg.Activation, Rows: b.x.Rows, Cols: b.x.Cols, M: b.ls.m,
+		Params: b.params[:l*b.np], Bias: b.bias[:l], Config: b.cfg}
+	ind := b.ls.l
 	if b.deficient {
-		fs.independent = b.independent
+		ind = b.independent
 	}
-	m := &Model{
-		Kind: b.cfg.Kind, Activation: b.cfg.Activation,
-		Rows: b.x.Rows, Cols: b.x.Cols, M: b.ls.m,
-		Params: b.params, Bias: b.bias,
-		Config: b.cfg,
-		Summary: Summary{
-			Nodes: len(b.bias), Samples: b.n, Stop: stop, TrainRMSE: b.rmse(),
-			Tried: b.tried, Rejected: b.reject, Trace: b.trace,
-		},
-		fit: fs,
+	return &Path{model: m, eng: b.ls, x: b.x, t: b.ls.t, independent: min(ind, l), ridge: b.cfg.Ridge}
+}
+
+// path assembles the fitted model and its path.
+func (b *builder) path(stop StopReason) (*Path, error) {
+	t0 := time.Now()
+	// A random learner draws its nodes by blocks: a fit stopped inside a
+	// block keeps the nodes handed out so far, the ones its trace has.
+	p := b.partial()
+	l, rmse := len(b.trace), b.rmse()
+	if l < len(b.bias) {
+		rmse = b.trace[l-1].RMSE
 	}
-	beta, err := fs.solve(m, len(b.bias))
+	m := p.model
+	m.Summary = Summary{
+		Nodes: l, Samples: b.n, Stop: stop, TrainRMSE: rmse,
+		Tried: b.tried, Rejected: b.reject, Trace: b.trace,
+	}
+	beta, err := p.beta(m, l, b.cfg.Ridge)
 	if err != nil {
 		return nil, err
 	}
@@ -428,30 +558,7 @@ func (b *builder) model(stop StopReason) (*Model, error) {
 	m.Summary.Profile = b.prof
 	m.Config.Scales = append([]float64(nil), b.cfg.Scales...)
 	m.Config.Ratios = append([]float64(nil), b.cfg.Ratios...)
-	return m, nil
-}
-
-// fitState is what a fitted model keeps in memory (never in its file) to
-// re-solve its output weights for its first l nodes.
-type fitState struct {
-	ls          *lsq
-	x           Images    // the training images
-	t           []float64 // the training targets
-	independent int       // leading nodes whose columns are all in ls
-	ridge       float64
-}
-
-// solve returns the output weights of the first l nodes of m: from the QR
-// factorisation when those nodes are all in it, otherwise by minNorm.
-func (f *fitState) solve(m *Model, l int) ([]float64, error) {
-	if l <= f.independent {
-		return f.ls.solve(l, f.ridge)
-	}
-	p, err := m.truncate(l, nil)
-	if err != nil {
-		return nil, err
-	}
-	return minNorm(hiddenDense(p, f.x), f.t, m.M, f.ridge)
+	return p, nil
 }
 
 // grow returns s resized to n, reusing its storage when it can and

@@ -177,12 +177,16 @@ func TestRVFLWithMoreNodesThanSamples(t *testing.T) {
 	for _, k := range []Kind{RVFL, RVFL2D} {
 		c := Paper(k)
 		c.MaxNodes = 150
-		m := fitT(t, c, p)
+		path, err := c.FitPath(context.Background(), p, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := path.Model()
 		if m.Nodes() != 150 || m.Summary.Rejected == 0 {
 			t.Fatalf("%v: %d nodes, %d rejected", k, m.Nodes(), m.Summary.Rejected)
 		}
 		for _, l := range []int{40, 60, 100, 150} {
-			pm, err := m.Prefix(l)
+			pm, err := path.Prefix(l)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -221,10 +225,18 @@ func TestRankDeficientFitDoesNotBlowUp(t *testing.T) {
 		if err := checkFinite(m.Beta, "beta"); err != nil {
 			t.Fatalf("%v: %v", k, err)
 		}
-		// Supervised learners stop: no candidate can reduce a zero residual.
-		// Random learners keep every node, solved by the pseudo-inverse.
-		if k.Choice == Supervised && m.Nodes() > 2 || k.Choice == Random && m.Nodes() != 100 {
+		// Every learner keeps going past rank (supervised ones as the
+		// authors' code does), solved by the pseudo-inverse.
+		if m.Nodes() != 100 {
 			t.Errorf("%v: %d nodes kept on data of rank 2", k, m.Nodes())
+		}
+		// With StopAtRank, supervised learners stop: no candidate can
+		// reduce a zero residual.
+		if k.Choice == Supervised {
+			c.StopAtRank = true
+			if ms := fitT(t, c, p); ms.Nodes() > 2 || ms.Summary.Stop != NoAdmissible {
+				t.Errorf("%v, StopAtRank: %d nodes, stop %v on data of rank 2", k, ms.Nodes(), ms.Summary.Stop)
+			}
 		}
 		if acc, _ := m.Accuracy(p.X, labels); acc != 1 {
 			t.Errorf("%v: training accuracy %v on two distinct images", k, acc)
@@ -238,7 +250,10 @@ func TestPrefixIsTheShorterFit(t *testing.T) {
 	for _, k := range Kinds {
 		c := Paper(k)
 		c.MaxNodes = 30
-		full := fitT(t, c, p)
+		full, err := c.FitPath(context.Background(), p, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
 		c.MaxNodes = 12
 		short := fitT(t, c, p)
 		pre, err := full.Prefix(12)
@@ -439,5 +454,42 @@ func TestBadInputIsAnErrorNotAPanic(t *testing.T) {
 	m := fitT(t, Paper(SCN2D), good)
 	if _, err := m.Predict(Images{Rows: 5, Cols: 4, Pix: make([]float32, 20)}); err == nil {
 		t.Error("predicting on 5x4 images with a 4x4 model gave no error")
+	}
+}
+
+// TestSupervisedPastRankAsTheAuthors checks the paper preset's behaviour at
+// L = N: SCN and 2DSCN go on to L_max as the authors' code does, with output
+// weights pinv(H) T at MATLAB's tolerance, for the model and its prefixes.
+func TestSupervisedPastRankAsTheAuthors(t *testing.T) {
+	p := blobProblem(t, 50)
+	for _, k := range []Kind{SCN2D, SCN} {
+		c := Paper(k)
+		c.MaxNodes = 80
+		path, err := c.FitPath(context.Background(), p, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := path.Model()
+		if m.Nodes() != 80 || m.Summary.Stop != ReachedMaxNodes {
+			t.Fatalf("%v: %d nodes, stop %v; want 80, reached L_max", k, m.Nodes(), m.Summary.Stop)
+		}
+		for _, l := range []int{30, 50, 65, 80} {
+			pm, err := path.Prefix(l)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want mat.Dense
+			want.Mul(reference.Pinv(hiddenMatrix(pm, p.X)), mat.NewDense(p.X.Len(), p.M, p.T))
+			if d := relDiff(pm.Beta, want.RawMatrix().Data); d > 1e-6 {
+				t.Errorf("%v L=%d: beta differs from pinv(H) T by %.3g", k, l, d)
+			}
+		}
+		prev := math.Inf(1)
+		for _, st := range m.Summary.Trace {
+			if st.RMSE > prev*(1+1e-9)+1e-12 {
+				t.Errorf("%v: training RMSE grew at L=%d (%g after %g)", k, st.L, st.RMSE, prev)
+			}
+			prev = st.RMSE
+		}
 	}
 }

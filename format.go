@@ -56,6 +56,15 @@ type fileConfig struct {
 	Seed       uint64    `json:"seed"`
 	Ridge      float64   `json:"ridge"`
 	Preset     string    `json:"preset"`
+	// The block engine's settings; absent (zero) for one-node fits, so
+	// their files are unchanged.
+	BlockSize   int  `json:"block_size,omitempty"`
+	FieldMin    int  `json:"field_min,omitempty"`
+	FieldMax    int  `json:"field_max,omitempty"`
+	Standardize bool `json:"standardize,omitempty"`
+	Float32Gram bool `json:"float32_gram,omitempty"`
+	Pairs       bool `json:"pairs,omitempty"`
+	StopAtRank  bool `json:"stop_at_rank,omitempty"`
 }
 
 type fileSummary struct {
@@ -78,6 +87,52 @@ type fileHeader struct {
 	Config     fileConfig        `json:"config"`
 	Summary    fileSummary       `json:"summary"`
 	Meta       map[string]string `json:"meta,omitempty"`
+	Selection  *fileChoice       `json:"selection,omitempty"`
+}
+
+// fileChoice is a model's Choice in its file header.
+type fileChoice struct {
+	Method    string      `json:"method"`
+	Held      int         `json:"held_out"`
+	Folds     int         `json:"folds"`
+	Metric    string      `json:"metric"`
+	Nodes     int         `json:"nodes"`
+	Ridge     float64     `json:"ridge"`
+	Accuracy  float64     `json:"accuracy"`
+	RMSE      float64     `json:"rmse"`
+	Refit     string      `json:"refit"`
+	StoppedAt int         `json:"stopped_at,omitempty"`
+	FitNodes  int         `json:"fit_nodes"`
+	Curve     [][]float64 `json:"curve"` // rows of [nodes, ridge, accuracy, rmse]
+}
+
+func toFileChoice(c *Choice) *fileChoice {
+	if c == nil {
+		return nil
+	}
+	f := &fileChoice{Method: c.Method, Held: c.Held, Folds: c.Folds, Metric: c.Metric, Nodes: c.Nodes,
+		Ridge: c.Ridge, Accuracy: c.Accuracy, RMSE: c.RMSE, Refit: c.Refit, StoppedAt: c.StoppedAt, FitNodes: c.FitNodes}
+	f.Curve = make([][]float64, len(c.Curve))
+	for i, s := range c.Curve {
+		f.Curve[i] = []float64{float64(s.Nodes), s.Ridge, s.Accuracy, s.RMSE}
+	}
+	return f
+}
+
+func (f *fileChoice) choice() (*Choice, error) {
+	if f == nil {
+		return nil, nil
+	}
+	c := &Choice{Method: f.Method, Held: f.Held, Folds: f.Folds, Metric: f.Metric, Nodes: f.Nodes,
+		Ridge: f.Ridge, Accuracy: f.Accuracy, RMSE: f.RMSE, Refit: f.Refit, StoppedAt: f.StoppedAt,
+		FitNodes: f.FitNodes, Candidates: len(f.Curve)}
+	for _, row := range f.Curve {
+		if len(row) != 4 {
+			return nil, fmt.Errorf("%w: selection curve row of %d values, want 4", ErrFormat, len(row))
+		}
+		c.Curve = append(c.Curve, Score{Nodes: int(row[0]), Ridge: row[1], Accuracy: row[2], RMSE: row[3]})
+	}
+	return c, nil
 }
 
 // WriteTo writes the model in the project's binary format.
@@ -288,13 +343,16 @@ func (m *Model) header() fileHeader {
 		Classes: m.Classes,
 		Config: fileConfig{
 			MaxNodes: c.MaxNodes, Tolerance: c.Tolerance, Candidates: c.Candidates,
-			Scales: c.Scales, Ratios: c.Ratios, Seed: c.Seed, Ridge: c.Ridge, Preset: c.Preset,
+			Scales: c.Scales, Ratios: c.Ratios, Seed: c.Seed, Ridge: c.Ridge, Preset: c.Preset, StopAtRank: c.StopAtRank,
+			BlockSize: c.blockSize(), FieldMin: c.FieldMin, FieldMax: c.FieldMax,
+			Standardize: c.Standardize, Float32Gram: c.Float32Gram, Pairs: c.Pairs,
 		},
 		Summary: fileSummary{
 			Samples: s.Samples, Stop: s.Stop.String(), TrainRMSE: s.TrainRMSE,
 			Tried: s.Tried, Rejected: s.Rejected,
 		},
-		Meta: m.Meta,
+		Meta:      m.Meta,
+		Selection: toFileChoice(m.Selection),
 	}
 }
 
@@ -334,14 +392,21 @@ func (h fileHeader) model() (*Model, error) {
 			stop = StopReason(i)
 		}
 	}
+	sel, err := h.Selection.choice()
+	if err != nil {
+		return nil, err
+	}
 	c := h.Config
 	return &Model{
-		Kind: kind, Activation: act, Rows: h.Rows, Cols: h.Cols, M: h.Outputs,
+		Selection: sel,
+		Kind:      kind, Activation: act, Rows: h.Rows, Cols: h.Cols, M: h.Outputs,
 		Classes: h.Classes, Meta: h.Meta,
 		Params: make([]float32, 0), Bias: make([]float32, 0), Beta: make([]float64, 0),
 		Config: Config{
 			Kind: kind, MaxNodes: c.MaxNodes, Tolerance: c.Tolerance, Candidates: c.Candidates,
-			Scales: c.Scales, Ratios: c.Ratios, Activation: act, Seed: c.Seed, Ridge: c.Ridge, Preset: c.Preset,
+			Scales: c.Scales, Ratios: c.Ratios, Activation: act, Seed: c.Seed, Ridge: c.Ridge, Preset: c.Preset, StopAtRank: c.StopAtRank,
+			BlockSize: c.BlockSize, FieldMin: c.FieldMin, FieldMax: c.FieldMax,
+			Standardize: c.Standardize, Float32Gram: c.Float32Gram, Pairs: c.Pairs,
 		},
 		Summary: Summary{
 			Nodes: h.Nodes, Samples: h.Summary.Samples, Stop: stop, TrainRMSE: h.Summary.TrainRMSE,

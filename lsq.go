@@ -1,7 +1,6 @@
 package scn
 
 import (
-	"errors"
 	"fmt"
 	"math"
 
@@ -402,28 +401,28 @@ func (s *lsq) solve(l int, ridge float64) ([]float64, error) {
 		}
 		return beta, nil
 	}
+	g, ht := s.normal(l)
+	return ridgeSolve(g, ht, ridge)
+}
+
+// columns returns the number of columns in the factorisation.
+func (s *lsq) columns() int { return s.l }
+
+// normal returns H^T H = R^T R and H^T T = R^T Q^T T of the first l columns:
+// R being upper triangular, both only involve the leading l x l block of R.
+// l must be at least 1.
+func (s *lsq) normal(l int) (*mat.SymDense, *mat.Dense) {
 	r := mat.NewDense(l, l, nil)
 	for j := 0; j < l; j++ {
 		for i := 0; i <= j; i++ {
 			r.Set(i, j, s.r[j][i])
 		}
 	}
-	var a mat.SymDense
-	a.SymOuterK(1, r.T())
-	for i := 0; i < l; i++ {
-		a.SetSym(i, i, a.At(i, i)+ridge)
-	}
-	var rhs mat.Dense
-	rhs.Mul(r.T(), mat.NewDense(l, m, s.qtt[:l*m]))
-	var ch mat.Cholesky
-	if !ch.Factorize(&a) {
-		return nil, errors.New("scn: ridge system is not positive definite")
-	}
-	out := mat.NewDense(l, m, beta)
-	if err := ch.SolveTo(out, &rhs); err != nil {
-		return nil, fmt.Errorf("scn: ridge solve: %w", err)
-	}
-	return beta, nil
+	var g mat.SymDense
+	g.SymOuterK(1, r.T())
+	var ht mat.Dense
+	ht.Mul(r.T(), mat.NewDense(l, s.m, s.qtt[:l*s.m]))
+	return &g, &ht
 }
 
 func dot(a, b []float64) float64 {

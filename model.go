@@ -26,8 +26,9 @@ type Model struct {
 	Config  Config            // hyper-parameters the model was fitted with
 	Summary Summary           // how the fit went
 	Meta    map[string]string // free-form metadata (e.g. preprocessing), saved with the model
-
-	fit *fitState // what Prefix needs; nil for loaded models
+	// Selection records how L and the ridge term were chosen on held-out
+	// data (Config.Select), nil for a model fitted without selection.
+	Selection *Choice
 }
 
 // Nodes returns the number of hidden nodes L.
@@ -194,29 +195,6 @@ func RMSE(y, t []float64) float64 {
 	return math.Sqrt(s / float64(len(y)))
 }
 
-// Prefix returns the model made of the first l hidden nodes, with output
-// weights solved anew by least squares for those l nodes: exactly the model
-// the fit had after l steps. It works on freshly fitted models only (what it
-// needs is not saved).
-func (m *Model) Prefix(l int) (*Model, error) {
-	if m.fit == nil {
-		return nil, fmt.Errorf("scn: Prefix needs a freshly fitted model, not a loaded one")
-	}
-	if l < 1 || l > m.Nodes() {
-		return nil, fmt.Errorf("scn: prefix of %d nodes of a model with %d", l, m.Nodes())
-	}
-	beta, err := m.fit.solve(m, l)
-	if err != nil {
-		return nil, err
-	}
-	p, _ := m.truncate(l, beta)
-	p.Summary.Trace = m.Summary.Trace[:min(l, len(m.Summary.Trace))]
-	if l <= len(p.Summary.Trace) {
-		p.Summary.TrainRMSE = p.Summary.Trace[l-1].RMSE
-	}
-	return p, nil
-}
-
 // truncate returns a shallow copy of m with its first l nodes and the given
 // output weights.
 func (m *Model) truncate(l int, beta []float64) (*Model, error) {
@@ -256,23 +234,12 @@ func hiddenDense(m *Model, x Images) *mat.Dense {
 func minNorm(h *mat.Dense, t []float64, m int, ridge float64) ([]float64, error) {
 	n, l := h.Dims()
 	tt := mat.NewDense(n, m, t)
-	out := mat.NewDense(l, m, nil)
 	if ridge > 0 {
-		var a mat.SymDense
-		a.SymOuterK(1, h.T())
-		for i := 0; i < l; i++ {
-			a.SetSym(i, i, a.At(i, i)+ridge)
-		}
-		var rhs mat.Dense
-		rhs.Mul(h.T(), tt)
-		var ch mat.Cholesky
-		if !ch.Factorize(&a) {
-			return nil, fmt.Errorf("scn: ridge system is not positive definite")
-		}
-		if err := ch.SolveTo(out, &rhs); err != nil {
-			return nil, fmt.Errorf("scn: ridge solve: %w", err)
-		}
-		return out.RawMatrix().Data, nil
+		var g mat.SymDense
+		g.SymOuterK(1, h.T())
+		var ht mat.Dense
+		ht.Mul(h.T(), tt)
+		return ridgeSolve(&g, &ht, ridge)
 	}
 	var svd mat.SVD
 	if !svd.Factorize(h, mat.SVDThin) {
@@ -295,6 +262,7 @@ func minNorm(h *mat.Dense, t []float64, m int, ridge float64) ([]float64, error)
 			}
 		}
 	}
+	out := mat.NewDense(l, m, nil)
 	out.Mul(&v, &ut)
 	return out.RawMatrix().Data, nil
 }

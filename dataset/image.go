@@ -72,6 +72,31 @@ func decodeStd(r *bufio.Reader) ([]float32, int, int, error) {
 	return pix, rows, cols, nil
 }
 
+// ImageSize reads only the header of an image (any format DecodeImage
+// takes) and returns the size it claims, so that a caller can refuse a large
+// image before anything is decoded or allocated for it.
+func ImageSize(r io.Reader) (rows, cols int, err error) {
+	br := bufio.NewReader(r)
+	head, _ := br.Peek(2)
+	if len(head) == 2 && head[0] == 'P' && head[1] >= '1' && head[1] <= '6' {
+		br.Discard(2)
+		c, err := pnmInt(br)
+		if err != nil {
+			return 0, 0, err
+		}
+		r, err := pnmInt(br)
+		if err != nil {
+			return 0, 0, err
+		}
+		return r, c, nil
+	}
+	cfg, _, err := image.DecodeConfig(br)
+	if err != nil {
+		return 0, 0, fmt.Errorf("dataset: %w: %v", ErrFormat, err)
+	}
+	return cfg.Height, cfg.Width, nil
+}
+
 // LoadImageFile reads one image file and prepares it with p.
 func LoadImageFile(path string, p Preprocess) (pix []float32, rows, cols int, err error) {
 	if err := p.Validate(); err != nil {

@@ -1,9 +1,32 @@
 package dataset
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 )
+
+// MetaKey is the key of a model's metadata (scn.Model.Meta) under which the
+// command line records the preprocessing of its training images, as JSON.
+const MetaKey = "preprocess"
+
+// RecordedPreprocess returns the preprocessing recorded in a model's
+// metadata under MetaKey, checked; a model that records none was trained on
+// images used as they are (Invert "no").
+func RecordedPreprocess(meta map[string]string) (Preprocess, error) {
+	raw, ok := meta[MetaKey]
+	if !ok {
+		return Preprocess{Invert: "no"}, nil
+	}
+	var p Preprocess
+	if err := json.Unmarshal([]byte(raw), &p); err != nil {
+		return p, fmt.Errorf("dataset: model records unreadable preprocessing %q: %w", raw, err)
+	}
+	if err := p.Validate(); err != nil {
+		return p, fmt.Errorf("dataset: model records %q: %w", raw, err)
+	}
+	return p, nil
+}
 
 // Preprocess says how raw images are prepared before a learner sees them.
 // A model records it, so that predictions prepare new images the same way.

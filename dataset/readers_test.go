@@ -546,3 +546,40 @@ func TestPreprocessValidate(t *testing.T) {
 		t.Errorf("LoadImageFile: %d x %d, %v", rows, cols, err)
 	}
 }
+
+func TestImageSize(t *testing.T) {
+	for _, c := range []struct {
+		data       []byte
+		rows, cols int
+	}{
+		{pngBytes(t, 3, 5), 5, 3}, // pngBytes takes the width first
+		{[]byte("P5 7 2 255\n"), 2, 7},
+		{[]byte("P2\n# comment\n4 6\n15\n"), 6, 4},
+	} {
+		r, c2, err := ImageSize(bytes.NewReader(c.data))
+		if err != nil || r != c.rows || c2 != c.cols {
+			t.Errorf("%.12q: %d x %d (%v), want %d x %d", c.data, r, c2, err, c.rows, c.cols)
+		}
+	}
+	for _, bad := range []string{"", "hello", "P5 7", "P5 x 2 255"} {
+		if _, _, err := ImageSize(strings.NewReader(bad)); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+}
+
+func TestRecordedPreprocess(t *testing.T) {
+	p, err := RecordedPreprocess(nil)
+	if err != nil || p != (Preprocess{Invert: "no"}) {
+		t.Errorf("nothing recorded: %+v %v", p, err)
+	}
+	p, err = RecordedPreprocess(map[string]string{MetaKey: `{"invert":"auto","mnist":true}`})
+	if err != nil || p != (Preprocess{Invert: "auto", MNIST: true}) {
+		t.Errorf("recorded: %+v %v", p, err)
+	}
+	for _, bad := range []string{`{`, `{"invert":"sometimes"}`, `{"resize_rows":3}`, `{"resize_rows":-1,"resize_cols":-1}`} {
+		if _, err := RecordedPreprocess(map[string]string{MetaKey: bad}); err == nil {
+			t.Errorf("%s: no error", bad)
+		}
+	}
+}

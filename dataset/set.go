@@ -1,7 +1,8 @@
 // Package dataset reads the image formats people have (IDX, PGM/PPM, PNG,
 // JPEG, GIF, BMP, folders of class subfolders, also inside tar archives,
-// CSV), prepares images (grey levels, polarity, resizing, the MNIST
-// convention) and builds the derived data sets of the paper's experiments:
+// CSV, NumPy .npy/.npz arrays), prepares images (grey levels, polarity,
+// resizing, the MNIST convention) and builds the derived data sets of the
+// paper's experiments:
 // rotated digits (BuildRotated), per-subject splits (BuildFaceSplit) and
 // occluded faces (BuildOccluded, Occlude), which Derived.Write puts in a
 // folder as ordinary files with a manifest of their provenance and

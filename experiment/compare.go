@@ -21,6 +21,9 @@ type CompareOptions struct {
 	// Config returns the configuration of a learner; nil means scn.Paper.
 	// Its Seed is replaced by the trial's seed.
 	Config func(scn.Kind) scn.Config
+	// Select, if set, makes each fit choose L and the ridge term on
+	// held-out training data; nil fits L_max nodes as configured.
+	Select *scn.Selection
 	Seed   uint64
 	// Log receives one line per fit; nil means io.Discard.
 	Log io.Writer
@@ -86,7 +89,7 @@ func Compare(ctx context.Context, o CompareOptions) (*CompareResult, error) {
 		maxL = c.MaxNodes
 		outs, err := runTrials(ctx, trialSpec{
 			Kinds: []scn.Kind{k}, Trials: trials, Seed: o.Seed, MaxNodes: maxL,
-			Config: cfg, Log: o.Log, Label: "compare",
+			Config: cfg, Select: o.Select, Log: o.Log, Label: "compare",
 			Data: func(int) (*set, *set, error) { return train, test, nil },
 		})
 		if err != nil {

@@ -112,6 +112,7 @@ type trialOutcome struct {
 	Train, Test []metrics // per checkpoint
 	FitSeconds  float64
 	Nodes       int
+	Ridge       float64 // the final model's ridge term (chosen, with selection)
 	Stop        string
 	Bytes       int64 // model file size
 	Params      int
@@ -129,6 +130,9 @@ type trialSpec struct {
 	MaxNodes    int
 	Checkpoints []int                     // L values to evaluate with Model.Prefix; MaxNodes is always added
 	Config      func(scn.Kind) scn.Config // nil: scn.Paper
+	// Select, if set, chooses L and the ridge term on held-out training
+	// data (scn.Config.Select); every checkpoint then scores the chosen model.
+	Select      *scn.Selection
 	Data        func(trial int) (train, test *set, err error)
 	Indicator   bool // compute Theta_raw on the training images
 	KeepOutputs bool // keep the final test outputs
@@ -167,21 +171,28 @@ func runTrials(ctx context.Context, sp trialSpec) ([][]trialOutcome, error) {
 			cfg.MaxNodes = sp.MaxNodes
 			cfg.Seed = sp.Seed + uint64(t)
 			start := time.Now()
-			m, err := cfg.Fit(ctx, p, nil)
+			var path *scn.Path
+			var m *scn.Model
+			if sp.Select != nil {
+				m, err = cfg.Select(ctx, p, *sp.Select, nil)
+			} else if path, err = cfg.FitPath(ctx, p, nil); err == nil {
+				m = path.Model()
+			}
 			if err != nil {
 				return nil, fmt.Errorf("%s: %s trial %d: %w", sp.Label, k.Title(), t, err)
 			}
-			o := trialOutcome{Kind: k, Trial: t, FitSeconds: time.Since(start).Seconds(), Nodes: m.Nodes(), Stop: m.Summary.Stop.String(), Params: m.ParamCount()}
+			o := trialOutcome{Kind: k, Trial: t, FitSeconds: time.Since(start).Seconds(), Nodes: m.Nodes(), Ridge: m.Config.Ridge, Stop: m.Summary.Stop.String(), Params: m.ParamCount()}
 			var cw countingWriter
 			if _, err := m.WriteTo(&cw); err != nil {
 				return nil, err
 			}
 			o.Bytes = cw.n
 			for _, req := range cps {
-				l := min(req, m.Nodes())
-				pm, err := m.Prefix(l)
-				if err != nil {
-					return nil, err
+				pm := m // a selected model is scored as chosen
+				if path != nil {
+					if pm, err = path.Prefix(min(req, m.Nodes())); err != nil {
+						return nil, err
+					}
 				}
 				tr, _, err := score(pm, train)
 				if err != nil {

@@ -46,6 +46,9 @@ its train and its test part.`,
 					return err
 				}
 			}
+			if _, err := h.selection(); err != nil {
+				return err
+			}
 			p, err := train.preprocess()
 			if err != nil {
 				return err
@@ -85,8 +88,12 @@ its train and its test part.`,
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "train: %s (%d images)\ntest:  %s (%d images)\nL_max %d, %d trial(s), seed %d\n\n",
 				tr.Source, tr.Len(), te.Source, te.Len(), h.nodes, trials, h.seed)
+			sel, err := h.selection()
+			if err != nil {
+				return err
+			}
 			res, err := experiment.Compare(cmd.Context(), experiment.CompareOptions{
-				Train: tr, Test: te, Kinds: kinds, Trials: trials, Seed: h.seed, Log: log,
+				Train: tr, Test: te, Kinds: kinds, Trials: trials, Seed: h.seed, Log: log, Select: sel,
 				Config: func(k scn.Kind) scn.Config { c, _ := h.config(k); return c },
 			})
 			if err != nil {
@@ -107,7 +114,7 @@ its train and its test part.`,
 
 // given reports whether any data source flag is set.
 func (d *dataFlags) given() bool {
-	return d.idxImages != "" || d.folder != "" || d.csv != "" || d.derived != ""
+	return d.idxImages != "" || d.folder != "" || d.csv != "" || d.derived != "" || d.numpy.given()
 }
 
 // parseKinds reads "2dscn,scn".

@@ -21,6 +21,7 @@ type dataFlags struct {
 	rows, cols                       int
 	invert, resize                   string
 	mnist                            bool
+	numpy                            numpyFlags // --npy-*, --npz*: numpy.go
 }
 
 // add registers the source flags and, with prep, the preprocessing flags
@@ -39,6 +40,8 @@ func (d *dataFlags) add(cmd *cobra.Command, prep bool) {
 	intVar(f, &d.rows, p+"rows", 0, 0, maxSide, what+"image rows of a CSV file (0: square)")
 	intVar(f, &d.cols, p+"cols", 0, 0, maxSide, what+"image columns of a CSV file (0: square)")
 	f.StringVar(&d.derived, p+"derived", "", what+"folder written by scn derive: its train part for training, its test part for evaluation")
+
+	d.numpy.add(f, p, what)
 	if !prep {
 		return
 	}
@@ -76,6 +79,9 @@ func (d *dataFlags) preprocess() (dataset.Preprocess, error) {
 // train or test part of the built-in set or of a --derived folder.
 func (d *dataFlags) load(half string, p dataset.Preprocess) (*dataset.Set, error) {
 	var err error
+	if err := d.checkNumPyFlags(); err != nil {
+		return nil, err
+	}
 	sources := 0
 	for _, s := range []string{d.idxImages, d.folder, d.csv, d.derived} {
 		if s != "" {
@@ -91,8 +97,8 @@ func (d *dataFlags) load(half string, p dataset.Preprocess) (*dataset.Set, error
 	if (d.idxLabels != "" || d.idxTargets != "") && d.idxImages == "" {
 		return nil, usageError{fmt.Errorf("--%sidx-labels and --%sidx-targets need --%sidx-images", d.prefix, d.prefix, d.prefix)}
 	}
-	if (d.rows != 0 || d.cols != 0) && d.csv == "" {
-		return nil, usageError{fmt.Errorf("--%srows and --%scols give the image shape of a CSV file; there is no --%scsv", d.prefix, d.prefix, d.prefix)}
+	if (d.rows != 0 || d.cols != 0) && d.csv == "" && !d.numpy.given() {
+		return nil, usageError{fmt.Errorf("--%srows and --%scols give the image shape of a CSV file or a NumPy array; there is no --%scsv, --%snpy-images or --%snpz", d.prefix, d.prefix, d.prefix, d.prefix, d.prefix)}
 	}
 	var s *dataset.Set
 	switch {
@@ -103,6 +109,8 @@ func (d *dataFlags) load(half string, p dataset.Preprocess) (*dataset.Set, error
 		s, err = dataset.ReadCSV(d.csv, d.rows, d.cols)
 	case d.idxImages != "":
 		s, err = d.readIDX()
+	case d.numpy.given():
+		s, err = d.readNumPy()
 	case d.derived != "":
 		s, err = readDerivedPart(d.derived, half)
 	default:
@@ -203,7 +211,7 @@ func problem(s *dataset.Set) (scn.Problem, error) {
 
 // Keys of the metadata a model file records for the command line.
 const (
-	metaPreprocess = "preprocess"
+	metaPreprocess = dataset.MetaKey
 	metaSource     = "source"
 	metaInverted   = "inverted_images" // how many training images preprocessing inverted
 )
@@ -225,13 +233,5 @@ func recordData(m *scn.Model, s *dataset.Set, p dataset.Preprocess) error {
 
 // recordedPreprocess returns the preprocessing a model was trained with.
 func recordedPreprocess(m *scn.Model) (dataset.Preprocess, error) {
-	var p dataset.Preprocess
-	raw, ok := m.Meta[metaPreprocess]
-	if !ok {
-		return dataset.Preprocess{Invert: "no"}, nil
-	}
-	if err := json.Unmarshal([]byte(raw), &p); err != nil {
-		return p, fmt.Errorf("model records unreadable preprocessing %q: %w", raw, err)
-	}
-	return p, nil
+	return dataset.RecordedPreprocess(m.Meta)
 }

@@ -137,7 +137,7 @@ func TestDeriveRotatedAndTrainOnIt(t *testing.T) {
 	// The float64 target files are what --idx-targets reads; --derived
 	// reads the same set.
 	model := p("", "angle.scn")
-	said = ok(t, "train", "--model", "2drvfl", "--nodes", "60", "-q", "--idx-images", p("r1", "train-images-idx3-ubyte.gz"),
+	said = ok(t, "train", "--model", "2drvfl", "--nodes", "60", "-q", "--validation", "0", "--idx-images", p("r1", "train-images-idx3-ubyte.gz"),
 		"--idx-targets", p("r1", "train-targets-idx1-double.gz"), "-o", model)
 	if !strings.Contains(said, "2DRVFL: 60 nodes") || strings.Contains(said, "note") {
 		t.Fatalf("train said:\n%s", said)

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 )
@@ -164,3 +165,49 @@ const maxSide = 1 << 24
 
 // maxTrials bounds --trials.
 const maxTrials = 100000
+
+// durationValue is a time.Duration flag with an allowed range [min, max].
+type durationValue struct {
+	p        *time.Duration
+	min, max time.Duration
+}
+
+// durationVar registers a duration flag whose value must lie in [lo, hi].
+func durationVar(f *pflag.FlagSet, p *time.Duration, name string, def, lo, hi time.Duration, usage string) {
+	*p = def
+	f.Var(&durationValue{p: p, min: lo, max: hi}, name, usage+fmt.Sprintf(" (from %v to %v)", lo, hi))
+}
+
+func (v *durationValue) String() string { return v.p.String() }
+func (v *durationValue) Type() string   { return "duration" }
+func (v *durationValue) Set(s string) error {
+	d, err := time.ParseDuration(strings.TrimSpace(s))
+	if err != nil || d < v.min || d > v.max {
+		return fmt.Errorf("want a duration from %v to %v", v.min, v.max)
+	}
+	*v.p = d
+	return nil
+}
+
+// int64Value is an int64 flag with an allowed range [min, max].
+type int64Value struct {
+	p        *int64
+	min, max int64
+}
+
+// int64Var registers an int64 flag whose value must lie in [lo, hi].
+func int64Var(f *pflag.FlagSet, p *int64, name string, def, lo, hi int64, usage string) {
+	*p = def
+	f.Var(&int64Value{p: p, min: lo, max: hi}, name, usage+fmt.Sprintf(" (from %d to %d)", lo, hi))
+}
+
+func (v *int64Value) String() string { return strconv.FormatInt(*v.p, 10) }
+func (v *int64Value) Type() string   { return "int64" }
+func (v *int64Value) Set(s string) error {
+	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+	if err != nil || n < v.min || n > v.max {
+		return fmt.Errorf("want an integer from %d to %d", v.min, v.max)
+	}
+	*v.p = n
+	return nil
+}

@@ -138,7 +138,7 @@ func allFlags(c *cobra.Command) []*pflag.Flag {
 // checkedValue reports whether a flag is one of the checked numeric types.
 func checkedValue(f *pflag.Flag) bool {
 	switch f.Value.(type) {
-	case *intValue, *floatValue, *uint64Value, *memValue:
+	case *intValue, *floatValue, *uint64Value, *memValue, *durationValue, *int64Value:
 		return true
 	}
 	return false
@@ -182,6 +182,8 @@ func TestNumericFlagValues(t *testing.T) {
 		"bench":           {"--idx-images", f.images, "--idx-labels", f.labels, "--nodes", "3", "--ref-nodes", "0"},
 		"inspect":         {f.model},
 		"version":         {},
+		"export":          {f.model, "-o", filepath.Join(out, "m.npz")},
+		"serve":           {f.model, "--addr", "256.0.0.1:1"}, // cannot listen: the flags are checked first
 	}
 	values := []string{"0", "1e-300", "-1", "-Inf", "NaN", "Inf", "1e308", "99999999999999999999", "x"}
 	runs := 0
@@ -249,6 +251,14 @@ func rejects(fl *pflag.Flag, v string) bool {
 	case *memValue:
 		var m memLimit
 		return (&memValue{&m}).Set(v) != nil
+	case *durationValue:
+		c, d := *x, time.Duration(0)
+		c.p = &d
+		return c.Set(v) != nil
+	case *int64Value:
+		c, n := *x, int64(0)
+		c.p = &n
+		return c.Set(v) != nil
 	}
 	r := map[string]listRange{"scales": scalesRange, "ratios": ratiosRange, "ppa": ppaRange}[fl.Name]
 	_, err := r.parseList(v)
@@ -474,7 +484,7 @@ func TestStrayLabel(t *testing.T) {
 	if err := dataset.WriteIDX(img, lab, s); err != nil {
 		t.Fatal(err)
 	}
-	out = ok(t, "train", "--idx-images", img, "--idx-labels", lab, "-q", "--nodes", "3", "-o", filepath.Join(dir, "m.scn"))
+	out = ok(t, "train", "--idx-images", img, "--idx-labels", lab, "-q", "--nodes", "3", "--validation", "0", "-o", filepath.Join(dir, "m.scn"))
 	if !strings.Contains(out, "note: 1 of the 5 classes have no training image (3)") {
 		t.Errorf("empty class: %s", out)
 	}

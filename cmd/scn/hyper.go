@@ -9,6 +9,7 @@ import (
 
 	"github.com/scn2d/scn"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // hyperFlags are the learner's hyper-parameters as flags. Unset flags keep
@@ -18,6 +19,18 @@ type hyperFlags struct {
 	nodes, candidates                         int
 	tolerance, ridge                          float64
 	seed                                      uint64
+	// Model selection (the default; off under --preset paper).
+	validation        float64
+	folds, patience   int
+	ridges            string
+	validationFlagSet func() bool
+	// The block engine's settings (see scn.Config).
+	block       int
+	field       string
+	standardize bool
+	float32Gram bool
+	pairs       bool
+	flags       *pflag.FlagSet
 }
 
 // add registers every hyper-parameter flag: the learner, L_max, the seed
@@ -36,7 +49,8 @@ func (h *hyperFlags) addModel(cmd *cobra.Command) {
 // addRun registers what every run chooses: L_max and the seed.
 func (h *hyperFlags) addRun(cmd *cobra.Command, defaultNodes int) {
 	f := cmd.Flags()
-	h.preset = "paper"
+	h.flags = f
+	h.preset = "default"
 	intVar(f, &h.nodes, "nodes", defaultNodes, 1, maxNodesFlag, "L_max, the hidden nodes at most")
 	uint64Var(f, &h.seed, "seed", 1, "random seed: the same seed gives the same model")
 }
@@ -44,13 +58,50 @@ func (h *hyperFlags) addRun(cmd *cobra.Command, defaultNodes int) {
 // addPreset registers the preset and the settings that depart from it.
 func (h *hyperFlags) addPreset(cmd *cobra.Command) {
 	f := cmd.Flags()
-	f.StringVar(&h.preset, "preset", "paper", "hyper-parameter preset (paper: T_max 5, lambda 1..250, r 1-10^-j); any other hyper-parameter flag makes it custom")
+	h.flags = f
+	f.StringVar(&h.preset, "preset", "default", "hyper-parameter preset: default (the paper's T_max 5, lambda 1..250, r 1-10^-j, with L and the ridge term chosen on held-out data), paper (the paper's protocol exactly: L_max nodes, no selection) or fast (blocks of nodes on receptive fields, the best accuracy per second; see scn.Fast; no selection unless --validation is given); any other hyper-parameter flag makes it custom")
+	floatVar(f, &h.validation, "validation", 0.1, 0, 1, true, "share of the training images held out (stratified) to choose L and the ridge term; 0 turns model selection off")
+	intVar(f, &h.folds, "folds", 0, 0, 100, "choose L and the ridge term by k-fold cross-validation with this many folds instead of one hold-out (k+1 fits)")
+	intVar(f, &h.patience, "patience", 0, 0, 1<<20, "stop growing once the held-out score has not improved at this many consecutive checkpoints (0: grow to --nodes)")
+	f.StringVar(&h.ridges, "ridges", "", "comma-separated ridge grid for model selection (default: 0 and 1e-4 ... 1e4 by decades)")
+	h.validationFlagSet = func() bool {
+		return f.Changed("validation") || f.Changed("folds") || f.Changed("patience") || f.Changed("ridges")
+	}
 	intVar(f, &h.candidates, "candidates", 0, 0, maxCandidatesFlag, "T_max, candidates per scale (0: the preset's)")
 	floatVar(f, &h.tolerance, "tolerance", 0, 0, math.MaxFloat64, true, "stop when the training RMSE is at or below this")
 	f.StringVar(&h.scales, "scales", "", "comma-separated scale list lambda, each in (0, 1e+06] (default: the preset's)")
 	f.StringVar(&h.ratios, "ratios", "", "comma-separated increasing r list in (0,1) (default: the preset's)")
 	f.StringVar(&h.activation, "activation", "sigmoid", "activation: sigmoid, tanh or relu")
 	floatVar(f, &h.ridge, "ridge", 0, 0, math.MaxFloat64, true, "ridge term on the output weights (0: plain least squares)")
+	intVar(f, &h.block, "block", 0, 0, 1<<16, "nodes added per step (block increments with the Gram/Cholesky engine; 0 or 1: one node at a time)")
+	f.StringVar(&h.field, "field", "", "receptive fields: side lengths MIN-MAX of the random rectangle each node sees (e.g. 5-27; 0: the whole image)")
+	f.BoolVar(&h.standardize, "standardize", false, "draw normal node weights and scale each node to spread lambda on the training images")
+	f.BoolVar(&h.float32Gram, "float32-gram", false, "Gram products of the block engine in float32 within row shards")
+	f.BoolVar(&h.pairs, "pairs", false, "2dscn block candidates as all pairs of row and column vectors (one product per column vector)")
+}
+
+// changed reports whether a flag was set on the command line (every flag
+// counts as set when the flags were registered elsewhere).
+func (h *hyperFlags) changed(name string) bool {
+	return h.flags == nil || h.flags.Lookup(name) == nil || h.flags.Changed(name)
+}
+
+// parseField reads "MIN-MAX" (or "0").
+func parseField(s string) (lo, hi int, err error) {
+	if strings.TrimSpace(s) == "0" {
+		return 0, 0, nil
+	}
+	a, b, ok := strings.Cut(s, "-")
+	if ok {
+		lo, err = strconv.Atoi(strings.TrimSpace(a))
+		if err == nil {
+			hi, err = strconv.Atoi(strings.TrimSpace(b))
+		}
+	}
+	if !ok || err != nil || lo < 1 || hi < lo {
+		return 0, 0, fmt.Errorf("--field %q: want MIN-MAX with 1 <= MIN <= MAX, or 0", s)
+	}
+	return lo, hi, nil
 }
 
 // kind returns the chosen learner.
@@ -66,16 +117,53 @@ func (h *hyperFlags) kind() (scn.Kind, error) {
 // chosen per run; any other hyper-parameter that differs from the preset
 // makes the configuration "custom".
 func (h *hyperFlags) config(k scn.Kind) (scn.Config, error) {
-	if h.preset != "paper" {
-		return scn.Config{}, usageError{fmt.Errorf("unknown preset %q (want paper)", h.preset)}
+	var c, preset scn.Config
+	switch h.preset {
+	case "paper":
+		preset = scn.Paper(k)
+	case "default":
+		preset = scn.Paper(k)
+		preset.Preset = "default"
+	case "fast":
+		preset = scn.Fast(k)
+	default:
+		return scn.Config{}, usageError{fmt.Errorf("unknown preset %q (want default, paper or fast)", h.preset)}
 	}
-	c := scn.Paper(k)
-	c.MaxNodes, c.Tolerance, c.Ridge, c.Seed = h.nodes, h.tolerance, h.ridge, h.seed
+	c = preset
+	c.Seed = h.seed
+	if h.changed("nodes") || h.preset != "fast" {
+		c.MaxNodes = h.nodes
+	}
+	if h.changed("tolerance") {
+		c.Tolerance = h.tolerance
+	}
+	if h.changed("ridge") {
+		c.Ridge = h.ridge
+	}
 	if h.candidates != 0 {
 		c.Candidates = h.candidates
 	}
+	if h.changed("block") {
+		c.BlockSize = h.block
+	}
+	if h.changed("standardize") {
+		c.Standardize = h.standardize
+	}
+	if h.changed("float32-gram") {
+		c.Float32Gram = h.float32Gram
+	}
+	if h.changed("pairs") {
+		c.Pairs = h.pairs
+	}
+	if h.field != "" {
+		lo, hi, err := parseField(h.field)
+		if err != nil {
+			return c, usageError{err}
+		}
+		c.FieldMin, c.FieldMax = lo, hi
+	}
 	var err error
-	if h.activation != "" {
+	if h.activation != "" && h.changed("activation") {
 		if c.Activation, err = scn.ParseActivation(h.activation); err != nil {
 			return c, usageError{err}
 		}
@@ -90,8 +178,11 @@ func (h *hyperFlags) config(k scn.Kind) (scn.Config, error) {
 			return c, err
 		}
 	}
-	if !samePreset(c, scn.Paper(k)) {
+	if !samePreset(c, preset) {
 		c.Preset = "custom"
+	}
+	if _, err := h.selection(); err != nil {
+		return c, err
 	}
 	if err := c.Validate(); err != nil {
 		return c, usageError{err}
@@ -99,11 +190,45 @@ func (h *hyperFlags) config(k scn.Kind) (scn.Config, error) {
 	return c, nil
 }
 
+// selection returns the model selection the flags ask for, nil for none:
+// none under --preset paper (the paper's protocol) or with --validation 0.
+func (h *hyperFlags) selection() (*scn.Selection, error) {
+	if h.preset == "fast" && (h.validationFlagSet == nil || !h.validationFlagSet()) {
+		return nil, nil // the fast preset fits its L; selection on request
+	}
+	if h.preset == "paper" {
+		if h.validationFlagSet != nil && h.validationFlagSet() {
+			return nil, usageError{fmt.Errorf("--preset paper runs the paper's protocol, without model selection: drop --validation, --folds, --patience and --ridges, or the preset")}
+		}
+		return nil, nil
+	}
+	if h.validation == 0 && h.folds == 0 {
+		if h.patience != 0 || h.ridges != "" {
+			return nil, usageError{fmt.Errorf("--patience and --ridges need model selection (--validation > 0 or --folds)")}
+		}
+		return nil, nil
+	}
+	s := scn.Selection{Validation: h.validation, Folds: h.folds, Patience: h.patience}
+	if h.ridges != "" {
+		r, err := floatList(h.ridges)
+		if err != nil {
+			return nil, usageError{fmt.Errorf("--ridges: %w", err)}
+		}
+		s.Ridges = r
+	}
+	if err := s.Validate(); err != nil {
+		return nil, usageError{fmt.Errorf("model selection: %w", err)}
+	}
+	return &s, nil
+}
+
 // samePreset reports whether c has the hyper-parameters of preset p: all
 // but L_max and the seed, which every run chooses.
 func samePreset(c, p scn.Config) bool {
 	return c.Candidates == p.Candidates && c.Tolerance == p.Tolerance && c.Ridge == p.Ridge &&
-		c.Activation == p.Activation && slices.Equal(c.Scales, p.Scales) && slices.Equal(c.Ratios, p.Ratios)
+		c.Activation == p.Activation && slices.Equal(c.Scales, p.Scales) && slices.Equal(c.Ratios, p.Ratios) &&
+		c.BlockSize == p.BlockSize && c.FieldMin == p.FieldMin && c.FieldMax == p.FieldMax &&
+		c.Standardize == p.Standardize && c.Float32Gram == p.Float32Gram && c.Pairs == p.Pairs
 }
 
 // Upper bounds of --nodes and --candidates: the library's own limits

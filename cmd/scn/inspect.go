@@ -39,6 +39,9 @@ func newInspect() *cobra.Command {
 				"train_rmse": m.Summary.TrainRMSE, "tried": m.Summary.Tried, "rejected": m.Summary.Rejected,
 				"classes": m.Classes, "meta": m.Meta,
 			}
+			if m.Selection != nil {
+				info["selection"] = m.Selection
+			}
 			if asJSON {
 				enc := json.NewEncoder(cmd.OutOrStdout())
 				enc.SetIndent("", "  ")
@@ -56,6 +59,11 @@ func newInspect() *cobra.Command {
 				fmt.Fprintf(w, "ratios\t%v\n", c.Ratios)
 			}
 			s := m.Summary
+			if c := m.Selection; c != nil {
+				fmt.Fprintf(w, "selection\t%s\n", selectionLine(m))
+				fmt.Fprintf(w, "\t%s\n", c.Refit)
+				fmt.Fprintf(w, "validation curve\t%s\n", curveSummary(c))
+			}
 			fmt.Fprintf(w, "training\t%d images, %v, RMSE %.5g, %d candidates scored, %d rejected\n", s.Samples, s.Stop, s.TrainRMSE, s.Tried, s.Rejected)
 			if m.Classes != nil {
 				fmt.Fprintf(w, "classes\t%s\n", strings.Join(m.Classes, " "))
@@ -78,4 +86,26 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// curveSummary gives the held-out score of the chosen ridge term at a few
+// prefix lengths: the shape of the validation curve in one line.
+func curveSummary(c *scn.Choice) string {
+	var pts []string
+	var at []scn.Score
+	for _, s := range c.Curve {
+		if s.Ridge == c.Ridge {
+			at = append(at, s)
+		}
+	}
+	step := max(1, len(at)/8)
+	for i := 0; i < len(at); i += step {
+		s := at[i]
+		v := fmt.Sprintf("%.4g", s.RMSE)
+		if c.Metric == "accuracy" {
+			v = fmt.Sprintf("%.1f%%", 100*s.Accuracy)
+		}
+		pts = append(pts, fmt.Sprintf("L=%d %s", s.Nodes, v))
+	}
+	return strings.Join(pts, ", ") + fmt.Sprintf(" (ridge %g; all %d points with --json)", c.Ridge, len(c.Curve))
 }

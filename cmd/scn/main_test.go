@@ -123,7 +123,7 @@ func writePNG(t *testing.T, path string, pix []float32, rows, cols int) {
 func TestTrainInspectEvalPredict(t *testing.T) {
 	dir, _, _ := files(t)
 	model := filepath.Join(dir, "m.scn")
-	out := ok(t, "train", "--model", "2dscn", "--nodes", "40", "--seed", "3", "--quiet",
+	out := ok(t, "train", "--model", "2dscn", "--nodes", "40", "--seed", "3", "--quiet", "--preset", "paper",
 		"--idx-images", filepath.Join(dir, "train-images.gz"), "--idx-labels", filepath.Join(dir, "train-labels.gz"), "-o", model)
 	if !strings.Contains(out, "2DSCN: 40 nodes") || !strings.Contains(out, "saved") {
 		t.Fatalf("train said:\n%s", out)
@@ -149,7 +149,7 @@ func TestTrainInspectEvalPredict(t *testing.T) {
 	}
 	// The same seed gives the same file.
 	again := filepath.Join(dir, "again.scn")
-	ok(t, "train", "--model", "2dscn", "--nodes", "40", "--seed", "3", "-q",
+	ok(t, "train", "--model", "2dscn", "--nodes", "40", "--seed", "3", "-q", "--preset", "paper",
 		"--idx-images", filepath.Join(dir, "train-images.gz"), "--idx-labels", filepath.Join(dir, "train-labels.gz"), "-o", again)
 	a, _ := os.ReadFile(model)
 	b, _ := os.ReadFile(again)

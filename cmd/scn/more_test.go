@@ -51,7 +51,7 @@ func TestRegressionTrainEvalPredictCompare(t *testing.T) {
 	dir, _ := regressionFiles(t)
 	p := func(n string) string { return filepath.Join(dir, n) }
 	model := p("angle.scn")
-	out := ok(t, "train", "--model", "2drvfl", "--nodes", "150", "-q",
+	out := ok(t, "train", "--model", "2drvfl", "--nodes", "150", "-q", "--validation", "0",
 		"--idx-images", p("train-images"), "--idx-targets", p("train-angles"), "-o", model)
 	if !strings.Contains(out, "2DRVFL: 150 nodes") {
 		t.Fatalf("train said:\n%s", out)
@@ -189,7 +189,7 @@ func TestPresetRecordsDepartures(t *testing.T) {
 	}
 	for i, c := range cases {
 		model := filepath.Join(dir, fmt.Sprintf("m%d.scn", i))
-		args := append([]string{"train", "--model", "scn", "--nodes", "5", "-q", "-o", model}, c.flags...)
+		args := append([]string{"train", "--model", "scn", "--nodes", "5", "-q", "--preset", "paper", "-o", model}, c.flags...)
 		ok(t, args...)
 		info := inspectJSON(t, model)
 		if info["preset"] != c.preset {
@@ -343,7 +343,11 @@ func TestMoreBadInput(t *testing.T) {
 		args []string
 	}{
 		{exitUsage, []string{"train", "--activation", "softmax", "-q"}},
-		{exitUsage, []string{"train", "--preset", "fast", "-q"}},
+		{exitUsage, []string{"train", "--preset", "slow", "-q"}},
+		{exitUsage, []string{"train", "--preset", "paper", "--validation", "0.2", "-q"}},
+		{exitUsage, []string{"train", "--validation", "1", "-q"}},
+		{exitUsage, []string{"train", "--validation", "0", "--patience", "3", "-q"}},
+		{exitUsage, []string{"train", "--ridges", "1,-1", "-q"}},
 		{exitUsage, []string{"train", "--candidates", "-1", "-q"}},
 		{exitUsage, []string{"train", "--tolerance", "-1", "-q"}},
 		{exitUsage, []string{"train", "--ridge", "-1", "-q"}},

@@ -25,7 +25,7 @@ func TestDarkInkNote(t *testing.T) {
 	model := filepath.Join(dir, "dark.scn")
 	train := func(extra ...string) (string, map[string]any) {
 		t.Helper()
-		out := ok(t, append([]string{"train", "--model", "2drvfl", "--nodes", "10", "-q", "--folder", dark, "-o", model}, extra...)...)
+		out := ok(t, append([]string{"train", "--model", "2drvfl", "--nodes", "10", "-q", "--validation", "0", "--folder", dark, "-o", model}, extra...)...)
 		return out, inspectJSON(t, model)
 	}
 	meta := func(info map[string]any, k string) string {

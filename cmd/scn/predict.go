@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/scn2d/scn"
@@ -63,11 +62,7 @@ func describe(m *scn.Model, y []float64, top int) string {
 		}
 		return strings.Join(parts, " ")
 	}
-	idx := make([]int, len(y))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.SliceStable(idx, func(a, b int) bool { return y[idx[a]] > y[idx[b]] })
+	idx := scn.TopK(y, len(y))
 	parts := []string{m.Classes[idx[0]]}
 	for _, i := range idx[:min(top, len(idx))] {
 		parts = append(parts, fmt.Sprintf("%s=%.3f", m.Classes[i], y[i]))

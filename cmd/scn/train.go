@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/scn2d/scn"
 	"github.com/spf13/cobra"
 )
 
@@ -60,8 +61,17 @@ mostly look like dark ink on a light background gets a one-line note unless
 			if err != nil {
 				return err
 			}
+			sel, err := h.selection()
+			if err != nil {
+				return err
+			}
 			bar := newProgress(cfg.MaxNodes, k.Title(), quiet)
-			m, err := cfg.Fit(cmd.Context(), prob, bar.step)
+			var m *scn.Model
+			if sel != nil {
+				m, err = cfg.Select(cmd.Context(), prob, *sel, bar.step)
+			} else {
+				m, err = cfg.Fit(cmd.Context(), prob, bar.step)
+			}
 			bar.finish()
 			cancelled := err != nil && errors.Is(err, context.Canceled)
 			switch {
@@ -79,6 +89,9 @@ mostly look like dark ink on a light background gets a one-line note unless
 				return err
 			}
 			summary(cmd.OutOrStdout(), m)
+			if m.Selection != nil && !cancelled {
+				fmt.Fprintln(cmd.OutOrStdout(), selectionLine(m))
+			}
 			if cancelled {
 				// Interrupted all the same: status 130, so that a script
 				// does not go on as if the fit had finished.
@@ -94,4 +107,22 @@ mostly look like dark ink on a light background gets a one-line note unless
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress bar")
 	cmd.Flags().BoolVar(&part, "save-partial", false, "on Ctrl-C, save the nodes built so far (the exit status is still 130)")
 	return cmd
+}
+
+// selectionLine says in one line what model selection chose and why.
+func selectionLine(m *scn.Model) string {
+	c := m.Selection
+	score := fmt.Sprintf("held-out RMSE %.4g", c.RMSE)
+	if c.Metric == "accuracy" {
+		score = fmt.Sprintf("held-out accuracy %.2f%%", 100*c.Accuracy)
+	}
+	how := fmt.Sprintf("%d held-out images", c.Held)
+	if c.Method == "kfold" {
+		how = fmt.Sprintf("%d-fold cross-validation over %d images", c.Folds, c.Held)
+	}
+	stop := ""
+	if c.StoppedAt > 0 {
+		stop = fmt.Sprintf("; growth stopped at %d nodes (no gain for --patience checkpoints)", c.StoppedAt)
+	}
+	return fmt.Sprintf("selected L = %d of %d fitted nodes, ridge %g: best %s of %d (L, ridge) pairs on %s%s", c.Nodes, c.FitNodes, c.Ridge, score, c.Candidates, how, stop)
 }

@@ -3,6 +3,7 @@
 package linalg
 
 import (
+	"github.com/scn2d/scn/internal/linalg/kernel"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
 )
@@ -28,4 +29,24 @@ func dgemm(transA, transB bool, m, n, k int, alpha float64, a []float64, lda int
 
 func dgemv(trans bool, m, n int, alpha float64, a []float64, lda int, x []float64, beta float64, y []float64) {
 	impl.Dgemv(tr(trans), m, n, alpha, a, lda, x, 1, beta, y, 1)
+}
+
+func trsmRLT(m, n int, a []float64, lda int, b []float64, ldb int) {
+	if kernel.Available512 {
+		trsmRLTOwn(m, n, a, lda, b, ldb)
+		return
+	}
+	impl.Dtrsm(blas.Right, blas.Lower, blas.Trans, blas.NonUnit, m, n, 1, a, lda, b, ldb)
+}
+
+func trsmLL(trans bool, n, m int, a []float64, lda int, b []float64, ldb int) {
+	impl.Dtrsm(blas.Left, blas.Lower, tr(trans), blas.NonUnit, n, m, 1, a, lda, b, ldb)
+}
+
+func gemmNT64(m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+	if kernel.Available512 {
+		gemmNT64Own(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
+	dgemm(false, true, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }

@@ -39,3 +39,28 @@ func Dgemv(trans bool, m, n int, alpha float64, a []float64, lda int, x []float6
 
 // Backend names the implementation compiled in: "gonum" or "openblas".
 func Backend() string { return backend }
+
+// TrsmRightLowerT sets B = B A^-T in float64: A is n x n lower triangular
+// (non-unit diagonal, leading dimension lda), B is m x n (ldb). Each row of
+// B is solved on its own, so the rows are split into fixed chunks run in
+// parallel and the result does not depend on the number of goroutines.
+func TrsmRightLowerT(m, n int, a []float64, lda int, b []float64, ldb int) {
+	if m == 0 || n == 0 {
+		return
+	}
+	parallelChunks(m, trsmChunk, func(lo, hi int) {
+		trsmRLT(hi-lo, n, a, lda, b[lo*ldb:], ldb)
+	})
+}
+
+// trsmChunk is the rows of B per call of TrsmRightLowerT.
+const trsmChunk = 64
+
+// TrsmLeftLower sets B = A^-1 B (trans false) or B = A^-T B (trans true) in
+// float64: A is n x n lower triangular (lda), B is n x m (ldb).
+func TrsmLeftLower(trans bool, n, m int, a []float64, lda int, b []float64, ldb int) {
+	if m == 0 || n == 0 {
+		return
+	}
+	trsmLL(trans, n, m, a, lda, b, ldb)
+}

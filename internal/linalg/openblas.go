@@ -160,3 +160,19 @@ func scale64(m, n int, beta float64, c []float64, ldc int) {
 		}
 	}
 }
+
+func trsmRLT(m, n int, a []float64, lda int, b []float64, ldb int) {
+	C.cblas_dtrsm(C.CblasRowMajor, C.CblasRight, C.CblasLower, C.CblasTrans, C.CblasNonUnit,
+		C.blasint(m), C.blasint(n), 1, (*C.double)(unsafe.Pointer(&a[0])), C.blasint(lda),
+		(*C.double)(unsafe.Pointer(&b[0])), C.blasint(ldb))
+}
+
+func trsmLL(trans_ bool, n, m int, a []float64, lda int, b []float64, ldb int) {
+	C.cblas_dtrsm(C.CblasRowMajor, C.CblasLeft, C.CblasLower, trans(trans_), C.CblasNonUnit,
+		C.blasint(n), C.blasint(m), 1, (*C.double)(unsafe.Pointer(&a[0])), C.blasint(lda),
+		(*C.double)(unsafe.Pointer(&b[0])), C.blasint(ldb))
+}
+
+func gemmNT64(m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+	dgemm(false, true, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}

@@ -53,3 +53,18 @@ func Dot3x4AVX512(x0, x1, x2, w0, w1, w2, w3 *float32, n int, out *float32)
 //
 //go:noescape
 func Dot2x5AVX512(x0, x1, w0, w1, w2, w3, w4 *float32, n int, out *float32)
+
+// Dot3x4PDAVX512 sets out[3*j+r] to the float64 dot product of x_r
+// (r = 0..2) and w_j (j = 0..3) over their first n elements; n must be a
+// multiple of 8. It needs Available512.
+//
+//go:noescape
+func Dot3x4PDAVX512(x0, x1, x2, w0, w1, w2, w3 *float64, n int, out *float64)
+
+// AxpyT5x32AVX512 sets out[q*32+i] = sum_{j<l} beta[j*5+q] * h[j*ldh+i]
+// for q < 5 and i < 32 (float32): five outputs of a product beta^T H on 32
+// consecutive columns of H, whose rows are ldh apart, each sum formed in
+// order of j. It needs Available512.
+//
+//go:noescape
+func AxpyT5x32AVX512(h *float32, ldh int, l int, beta *float32, out *float32)

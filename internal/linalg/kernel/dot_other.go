@@ -44,3 +44,13 @@ func Dot3x4AVX512(x0, x1, x2, w0, w1, w2, w3 *float32, n int, out *float32) {
 func Dot2x5AVX512(x0, x1, w0, w1, w2, w3, w4 *float32, n int, out *float32) {
 	panic("kernel: Dot2x5AVX512 without AVX-512")
 }
+
+// Dot3x4PDAVX512 is not available on this platform; see Available512.
+func Dot3x4PDAVX512(x0, x1, x2, w0, w1, w2, w3 *float64, n int, out *float64) {
+	panic("kernel: Dot3x4PDAVX512 without AVX-512")
+}
+
+// AxpyT5x32AVX512 is not available on this platform; see Available512.
+func AxpyT5x32AVX512(h *float32, ldh int, l int, beta *float32, out *float32) {
+	panic("kernel: AxpyT5x32AVX512 without AVX-512")
+}

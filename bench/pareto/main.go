@@ -1,0 +1,100 @@
+// Command pareto draws the accuracy-against-fit-time plots of
+// bench/pareto.csv (one SVG per data set, one marker set per learner) with
+// the project's report package (gonum/plot):
+//
+//	go run ./bench/pareto bench/pareto.csv bench
+//
+// The CSV has a header and the columns data, learner, nodes, fit_s, cpu_s,
+// test_acc (percent); bench/pareto.sh writes it.
+package main
+
+import (
+	"encoding/csv"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/scn2d/scn/report"
+)
+
+func main() {
+	if len(os.Args) != 3 {
+		fmt.Fprintln(os.Stderr, "usage: pareto FILE.csv OUTDIR")
+		os.Exit(2)
+	}
+	if err := run(os.Args[1], os.Args[2]); err != nil {
+		fmt.Fprintln(os.Stderr, "pareto:", err)
+		os.Exit(1)
+	}
+}
+
+func run(in, outDir string) error {
+	f, err := os.Open(in)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		return fmt.Errorf("%s: %w", in, err)
+	}
+	if len(rows) < 2 || len(rows[0]) != 6 {
+		return fmt.Errorf("%s: want a header and rows of data,learner,nodes,fit_s,cpu_s,test_acc", in)
+	}
+	type key struct{ data, learner string }
+	var datas []string
+	order := map[string][]string{}
+	pts := map[key]*report.Points{}
+	for i, r := range rows[1:] {
+		fit, err1 := strconv.ParseFloat(r[3], 64)
+		acc, err2 := strconv.ParseFloat(r[5], 64)
+		if err1 != nil || err2 != nil {
+			return fmt.Errorf("%s: row %d: fit time %q or accuracy %q is not a number", in, i+2, r[3], r[5])
+		}
+		k := key{r[0], r[1]}
+		if _, ok := order[r[0]]; !ok {
+			datas = append(datas, r[0])
+		}
+		if pts[k] == nil {
+			pts[k] = &report.Points{Name: r[1]}
+			order[r[0]] = append(order[r[0]], r[1])
+		}
+		pts[k].X = append(pts[k].X, fit)
+		pts[k].Y = append(pts[k].Y, acc)
+	}
+	for _, d := range datas {
+		var sets []report.Points
+		for _, l := range order[d] {
+			sets = append(sets, *pts[key{d, l}])
+		}
+		svg, err := report.ScatterLogX(d+": test accuracy against fit time", "fit time (s, log scale)", "test accuracy (%)", sets)
+		if err != nil {
+			return err
+		}
+		out := filepath.Join(outDir, "pareto-"+d+".svg")
+		if err := writeAtomic(out, svg); err != nil {
+			return err
+		}
+		fmt.Println("wrote", out)
+	}
+	return nil
+}
+
+// writeAtomic writes b to path through a temporary file and a rename.
+func writeAtomic(path string, b []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".pareto-*")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}

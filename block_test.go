@@ -1,0 +1,614 @@
+package scn
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"testing"
+
+	"github.com/scn2d/scn/internal/linalg"
+	"github.com/scn2d/scn/internal/reference"
+	"gonum.org/v1/gonum/mat"
+)
+
+// gaussH returns an n x l float32 H (node-major: l rows of n) and its
+// float64 N x L copy, and N x m targets.
+func gaussH(n, l, m int, seed uint64) (hb []float32, h, tt *mat.Dense) {
+	rng := rand.New(rand.NewPCG(seed, 9))
+	hb = make([]float32, l*n)
+	h = mat.NewDense(n, l, nil)
+	tt = mat.NewDense(n, m, nil)
+	for j := 0; j < l; j++ {
+		for i := 0; i < n; i++ {
+			v := float32(rng.NormFloat64())
+			hb[j*n+i] = v
+			h.Set(i, j, float64(v))
+		}
+	}
+	for i := 0; i < n; i++ {
+		for q := 0; q < m; q++ {
+			tt.Set(i, q, rng.NormFloat64())
+		}
+	}
+	return hb, h, tt
+}
+
+// fillEngine adds the columns of hb to a fresh engine in blocks of b.
+func fillEngine(t *testing.T, hb []float32, n, l, m int, tt *mat.Dense, alpha float64, f32 bool, b int) *gramEngine {
+	t.Helper()
+	e := newGramEngine(tt.RawMatrix().Data, n, m, alpha, f32, l)
+	for j0 := 0; j0 < l; j0 += b {
+		k := min(b, l-j0)
+		for j, ok := range e.addBlock(hb[j0*n:(j0+k)*n], k) {
+			if !ok {
+				t.Fatalf("column %d of a Gaussian H refused as dependent", j0+j)
+			}
+		}
+	}
+	if e.columns() != l {
+		t.Fatalf("engine has %d columns, want %d", e.columns(), l)
+	}
+	return e
+}
+
+// ridgeSolution returns (H^T H + alpha I)^-1 H^T T in float64.
+func ridgeSolution(t *testing.T, h, tt *mat.Dense, alpha float64) []float64 {
+	_, l := h.Dims()
+	var a mat.Dense
+	a.Mul(h.T(), h)
+	for i := 0; i < l; i++ {
+		a.Set(i, i, a.At(i, i)+alpha)
+	}
+	var rhs, out mat.Dense
+	rhs.Mul(h.T(), tt)
+	if err := out.Solve(&a, &rhs); err != nil {
+		t.Fatal(err)
+	}
+	return out.RawMatrix().Data
+}
+
+func TestBlockEngineIsTheClosedForm(t *testing.T) {
+	// Shards of 2048 rows: n = 4500 gives three, the last one short.
+	const n, l, m = 4500, 150, 3
+	hb, h, tt := gaussH(n, l, m, 1)
+	for _, b := range []int{1, 37, 150} {
+		e := fillEngine(t, hb, n, l, m, tt, 0, false, b)
+		beta, err := e.solve(l, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want mat.Dense
+		want.Mul(reference.Pinv(h), tt)
+		if d := relDiff(beta, want.RawMatrix().Data); d > 1e-8 {
+			t.Errorf("b=%d: ridge 0: beta differs from pinv(H) T by %.3g relative", b, d)
+		}
+		// Another ridge than the kept factor's: factored anew.
+		beta, err = e.solve(l, 0.7)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := relDiff(beta, ridgeSolution(t, h, tt, 0.7)); d > 1e-8 {
+			t.Errorf("b=%d: ridge 0.7 from G: differs from the closed form by %.3g", b, d)
+		}
+		// The kept factor at a ridge, and a prefix of it.
+		er := fillEngine(t, hb, n, l, m, tt, 2.5, false, b)
+		for _, pl := range []int{l, 61} {
+			beta, err = er.solve(pl, 2.5)
+			if err != nil {
+				t.Fatal(err)
+			}
+			hp := h.Slice(0, n, 0, pl).(*mat.Dense)
+			if d := relDiff(beta, ridgeSolution(t, hp, tt, 2.5)); d > 1e-8 {
+				t.Errorf("b=%d: prefix %d at the kept ridge: differs from the closed form by %.3g", b, pl, d)
+			}
+		}
+		// normal() gives G and H^T T.
+		g, ht := er.normalDense(l)
+		var wg, wht mat.Dense
+		wg.Mul(h.T(), h)
+		wht.Mul(h.T(), tt)
+		if d := relDiff(g, wg.RawMatrix().Data); d > 1e-12 {
+			t.Errorf("b=%d: normal(): G differs by %.3g", b, d)
+		}
+		if d := relDiff(ht, wht.RawMatrix().Data); d > 1e-12 {
+			t.Errorf("b=%d: normal(): H^T T differs by %.3g", b, d)
+		}
+		// rss() is ||T - H beta||^2 without a pass over the data.
+		beta, _ = er.solve(l, 2.5)
+		var r mat.Dense
+		r.Mul(h, mat.NewDense(l, m, beta))
+		r.Sub(tt, &r)
+		want2 := mat.Norm(&r, 2)
+		want2 *= want2
+		if got := er.rss(l, beta); math.Abs(got-want2) > 1e-8*want2 {
+			t.Errorf("b=%d: rss %.10g, want %.10g", b, got, want2)
+		}
+	}
+}
+
+// TestBlockEngineFloat32Gram: float32 Gram products within shards of 2048
+// rows agree with float64 ones. Each product adds at most 2048/16 = 128
+// terms per kernel lane in float32 (unit roundoff 6e-8), so an entry of G
+// is off by at most about 128 * 6e-8 ~ 8e-6 of the sum of |terms|, which
+// for Gaussian columns is about n: we allow 1e-5 relative to n per entry.
+// The ridge solution then moves by at most cond(G + alpha I) times that;
+// with n = 4500 Gaussian rows and 150 columns, cond is below 3, so 1e-4.
+func TestBlockEngineFloat32Gram(t *testing.T) {
+	const n, l, m = 4500, 150, 3
+	hb, _, tt := gaussH(n, l, m, 2)
+	e64 := fillEngine(t, hb, n, l, m, tt, 1, false, 50)
+	e32 := fillEngine(t, hb, n, l, m, tt, 1, true, 50)
+	g64, _ := e64.normalDense(l)
+	g32, _ := e32.normalDense(l)
+	for i := range g64 {
+		if d := math.Abs(g64[i] - g32[i]); d > 1e-5*n {
+			t.Fatalf("G entry %d: float32 %.8g, float64 %.8g", i, g32[i], g64[i])
+		}
+	}
+	b64, _ := e64.solve(l, 1)
+	b32, _ := e32.solve(l, 1)
+	if d := relDiff(b32, b64); d > 1e-4 {
+		t.Errorf("float32 Gram: beta differs from float64 by %.3g relative", d)
+	}
+}
+
+func TestBlockEngineRefusesDependentColumns(t *testing.T) {
+	const n, l, m = 300, 40, 2
+	hb, h, tt := gaussH(n, l, m, 3)
+	// Column 25 repeats column 3; column 30 is the sum of 5 and 6.
+	copy(hb[25*n:26*n], hb[3*n:4*n])
+	for i := 0; i < n; i++ {
+		hb[30*n+i] = hb[5*n+i] + hb[6*n+i]
+	}
+	e := newGramEngine(tt.RawMatrix().Data, n, m, 0, false, l)
+	ok1 := e.addBlock(hb[:20*n], 20)
+	ok2 := e.addBlock(hb[20*n:], 20)
+	ok := append(ok1, ok2...)
+	var kept []int
+	for j, o := range ok {
+		if want := j != 25 && j != 30; o != want {
+			t.Fatalf("column %d: taken %v, want %v", j, o, want)
+		}
+		if o {
+			kept = append(kept, j)
+		}
+	}
+	beta, err := e.solve(len(kept), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hk := mat.NewDense(n, len(kept), nil)
+	for c, j := range kept {
+		for i := 0; i < n; i++ {
+			hk.Set(i, c, h.At(i, j))
+		}
+	}
+	var want mat.Dense
+	want.Mul(reference.Pinv(hk), tt)
+	if d := relDiff(beta, want.RawMatrix().Data); d > 1e-8 {
+		t.Errorf("after refusing dependent columns: beta differs from pinv by %.3g", d)
+	}
+	// Solving all 40 with a ridge from G is fine; without, it says why.
+	if _, err := e.solve(len(kept), 0.1); err != nil {
+		t.Errorf("ridge solve: %v", err)
+	}
+}
+
+// blockConfig is a small block configuration for tests.
+func blockConfig(k Kind, l, b int) Config {
+	c := Paper(k)
+	c.MaxNodes, c.BlockSize, c.Preset = l, b, "custom"
+	return c
+}
+
+func TestBlockResidualNeverGrows(t *testing.T) {
+	p := blobProblem(t, 400)
+	for _, k := range Kinds {
+		for _, ridge := range []float64{0, 0.3} {
+			c := blockConfig(k, 120, 16)
+			c.Ridge = ridge
+			m := fitT(t, c, p)
+			if len(m.Summary.Trace) != m.Nodes() {
+				t.Fatalf("%v: %d trace steps for %d nodes", k, len(m.Summary.Trace), m.Nodes())
+			}
+			prev := math.Inf(1)
+			for _, s := range m.Summary.Trace {
+				if s.RMSE > prev*(1+1e-9) {
+					t.Fatalf("%v ridge %g: node %d: RMSE %.8g after %.8g", k, ridge, s.L, s.RMSE, prev)
+				}
+				prev = s.RMSE
+			}
+		}
+	}
+}
+
+// TestBlockRidgeGrowsPastN: with a ridge the supervisory inequality is
+// applied to the regularised residual, which stays positive at L = N, so a
+// supervised fit goes on adding useful nodes past N.
+func TestBlockRidgeGrowsPastN(t *testing.T) {
+	p := blobProblem(t, 50)
+	for _, k := range []Kind{SCN2D, SCN} {
+		c := blockConfig(k, 120, 10)
+		c.Ridge = 0.01
+		m := fitT(t, c, p)
+		if m.Nodes() <= 50 {
+			t.Fatalf("%v: stopped at %d nodes (%v), want past N = 50", k, m.Nodes(), m.Summary.Stop)
+		}
+		prev := math.Inf(1)
+		for _, s := range m.Summary.Trace {
+			if s.RMSE > prev*(1+1e-9) {
+				t.Fatalf("%v: node %d: RMSE %.8g after %.8g", k, s.L, s.RMSE, prev)
+			}
+			prev = s.RMSE
+		}
+	}
+}
+
+// TestBlockInequalityOnTrace recomputes, for every block of a supervised
+// block fit, the residual before it (from the model's prefix) and checks
+// that every node of the block meets the supervisory inequality at the r
+// the trace records.
+func TestBlockInequalityOnTrace(t *testing.T) {
+	p := blobProblem(t, 300)
+	for _, k := range []Kind{SCN2D, SCN} {
+		for _, ridge := range []float64{0, 0.2} {
+			c := blockConfig(k, 90, 12)
+			c.Ridge = ridge
+			path, err := c.FitPath(context.Background(), p, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := path.Model()
+			h := hiddenDense(m, p.X)
+			n, mm := p.X.Len(), p.M
+			checked := 0
+			for l0 := 0; l0 < m.Nodes(); {
+				e := append([]float64(nil), p.T...) // N x m
+				if l0 > 0 {
+					pm, err := path.Prefix(l0)
+					if err != nil {
+						t.Fatal(err)
+					}
+					y, _ := pm.Predict(p.X)
+					for i := range e {
+						e[i] -= y[i]
+					}
+				}
+				l1 := l0 + 1
+				for l1 < m.Nodes() && m.Summary.Trace[l1].Tried == 0 {
+					l1++ // the nodes of one block: Tried is on its first
+				}
+				ee := make([]float64, mm)
+				for i := 0; i < n; i++ {
+					for q := 0; q < mm; q++ {
+						ee[q] += e[i*mm+q] * e[i*mm+q]
+					}
+				}
+				for j := l0; j < l1; j++ {
+					r := m.Summary.Trace[j].Ratio
+					var hh float64
+					eh := make([]float64, mm)
+					for i := 0; i < n; i++ {
+						v := h.At(i, j)
+						hh += v * v
+						for q := 0; q < mm; q++ {
+							eh[q] += e[i*mm+q] * v
+						}
+					}
+					for q := 0; q < mm; q++ {
+						xi := eh[q]*eh[q]/hh - (1-r)*ee[q]
+						if xi < -1e-9*ee[q] {
+							t.Fatalf("%v ridge %g: node %d (block from %d), output %d: xi = %.4g < 0 at r = %v", k, ridge, j+1, l0+1, q, xi, r)
+						}
+					}
+					checked++
+				}
+				l0 = l1
+			}
+			if checked != m.Nodes() {
+				t.Fatalf("checked %d of %d nodes", checked, m.Nodes())
+			}
+		}
+	}
+}
+
+func TestBlockSameSeedSameFileWhateverGOMAXPROCS(t *testing.T) {
+	p := blobProblem(t, 5000) // several shards
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, k := range Kinds {
+		c := Fast(k)
+		c.MaxNodes, c.BlockSize = 120, 50
+		c.FieldMin, c.FieldMax = 3, 6
+		var files [][]byte
+		for _, procs := range []int{1, 2, 1} {
+			runtime.GOMAXPROCS(procs)
+			var buf bytes.Buffer
+			if _, err := fitT(t, c, p).WriteTo(&buf); err != nil {
+				t.Fatal(err)
+			}
+			files = append(files, buf.Bytes())
+		}
+		if !bytes.Equal(files[0], files[1]) || !bytes.Equal(files[0], files[2]) {
+			t.Errorf("%v: block model files differ between GOMAXPROCS=1 and 2", k)
+		}
+	}
+}
+
+// TestBlockSizeOneIsThePaperPath: BlockSize 1 alone keeps the one-node QR
+// path, so its models are today's, byte for byte.
+func TestBlockSizeOneIsThePaperPath(t *testing.T) {
+	p := blobProblem(t, 300)
+	for _, k := range Kinds {
+		c := Paper(k)
+		c.MaxNodes = 40
+		var a, b bytes.Buffer
+		fitT(t, c, p).WriteTo(&a)
+		c.BlockSize = 1
+		fitT(t, c, p).WriteTo(&b)
+		if !bytes.Equal(a.Bytes(), b.Bytes()) {
+			t.Errorf("%v: BlockSize 1 changed the model file", k)
+		}
+	}
+}
+
+// TestReceptiveFieldNodes: a node's weights are zero outside its
+// rectangle, and its output is u^T X v + b (w^T x + b) computed with every
+// entry, zeros included, to 1e-6.
+func TestReceptiveFieldNodes(t *testing.T) {
+	p := blobProblem(t, 200) // 10 x 8 images
+	for _, k := range Kinds {
+		c := Fast(k)
+		c.MaxNodes, c.BlockSize, c.FieldMin, c.FieldMax = 40, 20, 2, 5
+		c.Pairs = k == SCN2D
+		m := fitT(t, c, p)
+		h := hiddenDense(m, p.X)
+		np := m.ParamsPerNode()
+		rows, cols := p.X.Rows, p.X.Cols
+		for j := 0; j < m.Nodes(); j++ {
+			par := m.Params[j*np : (j+1)*np]
+			w := make([]float64, rows*cols)
+			if k.Input == Matrix {
+				u, v := par[:rows], par[rows:]
+				checkInterval(t, u, 2, 5)
+				checkInterval(t, v, 2, 5)
+				for a := 0; a < rows; a++ {
+					for b := 0; b < cols; b++ {
+						w[a*cols+b] = float64(u[a]) * float64(v[b])
+					}
+				}
+			} else {
+				nz := 0
+				for i, x := range par {
+					w[i] = float64(x)
+					if x != 0 {
+						nz++
+					}
+				}
+				if nz < 4 || nz > 25 {
+					t.Fatalf("%v node %d: %d non-zero weights, want a 2..5 x 2..5 rectangle", k, j, nz)
+				}
+			}
+			for i := 0; i < p.X.Len(); i++ {
+				var s float64
+				for a, x := range p.X.Image(i) {
+					s += w[a] * float64(x)
+				}
+				want := refActivation(m.Activation, s+float64(m.Bias[j]))
+				if got := h.At(i, j); math.Abs(got-want) > 1e-6*max(1, math.Abs(want)) {
+					t.Fatalf("%v node %d image %d: output %.8g, u^T X v + b gives %.8g", k, j, i, got, want)
+				}
+			}
+		}
+	}
+}
+
+// checkInterval fails unless the non-zero entries of x form one interval
+// whose length is in [lo, hi].
+func checkInterval(t *testing.T, x []float32, lo, hi int) {
+	t.Helper()
+	first, last := -1, -1
+	for i, v := range x {
+		if v != 0 {
+			if first < 0 {
+				first = i
+			}
+			last = i
+		}
+	}
+	if first < 0 || last-first+1 < lo || last-first+1 > hi {
+		t.Fatalf("support [%d, %d] of %v, want one interval of length %d..%d", first, last, x, lo, hi)
+	}
+}
+
+// TestStandardizedNodesHaveUnitSpread: standardised nodes' inputs have mean
+// about 0 (before the bias) and spread lambda on the training images.
+func TestStandardizedNodesHaveUnitSpread(t *testing.T) {
+	p := blobProblem(t, 2000)
+	c := Fast(RVFL2D)
+	c.MaxNodes, c.BlockSize, c.Scales = 30, 30, []float64{2}
+	c.Activation = ReLU // identity on the positive side: read the inputs back
+	m := fitT(t, c, p)
+	w := m.weights()
+	d := p.X.Dim()
+	for j := 0; j < m.Nodes(); j++ {
+		var s, s2 float64
+		for i := 0; i < p.X.Len(); i++ {
+			var z float64
+			for a, x := range p.X.Image(i) {
+				z += float64(w[j*d+a]) * float64(x)
+			}
+			z += float64(m.Bias[j])
+			s += z
+			s2 += z * z
+		}
+		n := float64(p.X.Len())
+		mean, sd := s/n, math.Sqrt(s2/n-(s/n)*(s/n))
+		// The mean is the random part of the bias, in [-lambda, lambda].
+		if math.Abs(sd-2) > 0.05 || math.Abs(mean) > 2.01 {
+			t.Errorf("node %d: spread %.4f (want 2), mean %.4f", j, sd, mean)
+		}
+	}
+}
+
+func TestBlockConfigValidation(t *testing.T) {
+	for _, edit := range []func(*Config){
+		func(c *Config) { c.BlockSize = -1 },
+		func(c *Config) { c.FieldMin, c.FieldMax = 5, 0 },
+		func(c *Config) { c.FieldMin, c.FieldMax = 0, 5 },
+		func(c *Config) { c.FieldMin, c.FieldMax = 9, 5 },
+		func(c *Config) { c.FieldMin, c.FieldMax = -2, 5 },
+		func(c *Config) { c.BlockSize, c.Candidates = 1000, 1000 },
+	} {
+		c := Fast(SCN2D)
+		edit(&c)
+		if err := c.Validate(); !errors.Is(err, ErrConfig) {
+			t.Errorf("%+v: Validate() = %v, want ErrConfig", c, err)
+		}
+	}
+	for _, k := range Kinds {
+		if err := Fast(k).Validate(); err != nil {
+			t.Errorf("Fast(%v): %v", k, err)
+		}
+	}
+}
+
+// TestBlockPrefixAndFileRoundTrip: a block model's prefixes re-solve
+// through the engine, and its file keeps the block settings.
+func TestBlockPrefixAndFileRoundTrip(t *testing.T) {
+	p := blobProblem(t, 300)
+	c := Fast(SCN2D)
+	c.MaxNodes, c.BlockSize, c.FieldMin, c.FieldMax = 60, 20, 3, 6
+	c.Float32Gram = false
+	path, err := c.FitPath(context.Background(), p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := path.Model()
+	pm, err := path.Prefix(33)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := hiddenDense(pm, p.X)
+	want := ridgeSolution(t, h, mat.NewDense(p.X.Len(), p.M, p.T), c.Ridge)
+	if d := relDiff(pm.Beta, want); d > 1e-8 {
+		t.Errorf("prefix 33: beta differs from the closed form by %.3g", d)
+	}
+	var buf bytes.Buffer
+	if _, err := m.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Read(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bc := back.Config
+	if bc.BlockSize != 20 || bc.FieldMin != 3 || bc.FieldMax != 6 || !bc.Standardize || bc.Float32Gram || bc.Preset != "fast" {
+		t.Errorf("block settings not kept by the file: %+v", bc)
+	}
+}
+
+// TestPairScoringIsEachPairAlone: the T_u x T_v pair products equal each
+// pair's u^T X v scored alone by the predicting kernel to 1e-6 relative to
+// sum |u_a| |X_ab| |v_b| (float32 products summed in two orders).
+func TestPairScoringIsEachPairAlone(t *testing.T) {
+	for _, shape := range [][2]int{{10, 8}, {28, 28}, {19, 33}} {
+		rows, cols := shape[0], shape[1]
+		x, _, _ := blobs(2500, rows, cols, 3, 7) // two shards
+		rng := rand.New(rand.NewPCG(3, 3))
+		tu, tv := 5, 7
+		u := make([]float32, tu*rows)
+		v := make([]float32, tv*cols)
+		for i := range u {
+			u[i] = float32(rng.NormFloat64())
+		}
+		for i := range v {
+			v[i] = float32(rng.NormFloat64())
+		}
+		n := x.Len()
+		z := make([]float32, tu*tv*n)
+		scorePairs(x, u, tu, v, tv, z)
+		mm := matrixMap{rows, cols}
+		w := make([]float32, rows*cols)
+		one := make([]float32, n)
+		for tt := 0; tt < tv; tt++ {
+			for s := 0; s < tu; s++ {
+				p := append(append([]float32(nil), u[s*rows:(s+1)*rows]...), v[tt*cols:(tt+1)*cols]...)
+				mm.weight(p, w)
+				linalg.ScoreNT(1, n, rows*cols, w, x.Pix, one, n)
+				for i := 0; i < n; i++ {
+					var scale float64
+					for a, xa := range x.Image(i) {
+						scale += math.Abs(float64(w[a]) * float64(xa))
+					}
+					got := z[(tt*tu+s)*n+i]
+					if d := math.Abs(float64(got) - float64(one[i])); d > 1e-6*scale {
+						t.Fatalf("%dx%d pair (%d,%d) image %d: pair product %.8g, alone %.8g", rows, cols, s, tt, i, got, one[i])
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestPairsFit: a 2DSCN block fit with pair scoring is deterministic,
+// its nodes' outputs are their u^T X v (the accepted columns recomputed),
+// and it learns.
+func TestPairsFit(t *testing.T) {
+	p := blobProblem(t, 3000)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	c := Fast(SCN2D)
+	c.MaxNodes, c.BlockSize, c.FieldMin, c.FieldMax, c.Pairs = 80, 20, 3, 6, true
+	var files [][]byte
+	var m *Model
+	for _, procs := range []int{1, 2} {
+		runtime.GOMAXPROCS(procs)
+		m = fitT(t, c, p)
+		var buf bytes.Buffer
+		m.WriteTo(&buf)
+		files = append(files, buf.Bytes())
+	}
+	if !bytes.Equal(files[0], files[1]) {
+		t.Errorf("pair fit: files differ between GOMAXPROCS 1 and 2")
+	}
+	if acc, _ := m.Accuracy(p.X, labelsOf(p)); acc < 0.9 {
+		t.Errorf("pair fit: training accuracy %.3f", acc)
+	}
+	if m.Summary.Tried != 4*81 { // side ceil(sqrt(4 x 20)) = 9: 81 per block
+		t.Errorf("tried %d candidates, want 4 blocks of 9 x 9", m.Summary.Tried)
+	}
+	c.Kind = RVFL2D
+	if err := c.Validate(); !errors.Is(err, ErrConfig) {
+		t.Errorf("Pairs on 2drvfl: Validate() = %v, want ErrConfig", err)
+	}
+}
+
+// refActivation is g(t) in float64.
+func refActivation(a Activation, t float64) float64 {
+	switch a {
+	case Tanh:
+		return math.Tanh(t)
+	case ReLU:
+		return max(t, 0)
+	}
+	return 1 / (1 + math.Exp(-t))
+}
+
+// TestSelectOnBlockFit: model selection (L and the ridge on a hold-out)
+// runs on a block fit through the engine interface.
+func TestSelectOnBlockFit(t *testing.T) {
+	p := blobProblem(t, 600)
+	for _, k := range []Kind{SCN2D, RVFL} {
+		c := Fast(k)
+		c.MaxNodes, c.BlockSize, c.FieldMin, c.FieldMax = 120, 30, 3, 6
+		m, err := c.Select(context.Background(), p, Selection{Validation: 0.25, Ridges: []float64{0, 0.1, 10}}, nil)
+		if err != nil {
+			t.Fatalf("%v: %v", k, err)
+		}
+		if m.Nodes() < 1 || m.Nodes() > 120 {
+			t.Errorf("%v: selected %d nodes", k, m.Nodes())
+		}
+	}
+}

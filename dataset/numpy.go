@@ -1,0 +1,230 @@
+package dataset
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/scn2d/scn/npy"
+)
+
+// NumPy input: images as a uint8 array (pixels scaled to [0, 1], as IDX
+// files are) or a float32/float64 array (taken as given, checked finite),
+// of shape N x rows x cols, N x rows x cols x 1, or N x rows*cols with the
+// image shape given (or square); labels as integers (N, or N x 1; the
+// classes are "0", "1", ... up to the largest, as for IDX), integral
+// floats, or strings (the classes are the distinct strings, sorted);
+// regression targets as numbers, N or N x dim.
+
+// maxLabel bounds a numeric label (as for CSV files): the classes run from
+// 0 to the largest label.
+const maxLabel = 1 << 16
+
+// ReadNPY reads images from a .npy file and, unless empty, their class
+// labels or their regression targets from another (not both). rows and
+// cols give the image shape of an N x rows*cols array (0: the array's own
+// shape, or square).
+func ReadNPY(imagesPath, labelsPath, targetsPath string, rows, cols int) (*Set, error) {
+	if labelsPath != "" && targetsPath != "" {
+		return nil, fmt.Errorf("dataset: give labels or targets, not both")
+	}
+	x, err := npy.ReadFile(imagesPath)
+	if err != nil {
+		return nil, fmt.Errorf("dataset: %w", err)
+	}
+	var y *npy.Array
+	yPath := labelsPath + targetsPath
+	if yPath != "" {
+		if y, err = npy.ReadFile(yPath); err != nil {
+			return nil, fmt.Errorf("dataset: %w", err)
+		}
+	}
+	s, err := NumPySet(x, y, targetsPath != "", rows, cols)
+	if err != nil {
+		if yPath != "" {
+			return nil, fmt.Errorf("dataset: %s with %s: %w", imagesPath, yPath, err)
+		}
+		return nil, fmt.Errorf("dataset: %s: %w", imagesPath, err)
+	}
+	s.Source = imagesPath
+	return s, nil
+}
+
+// ReadNPZ reads images and labels (or regression targets, with targets
+// set) from arrays of a .npz file; xName and yName name them (yName empty:
+// images only). rows and cols are as for ReadNPY.
+func ReadNPZ(path, xName, yName string, targets bool, rows, cols int) (*Set, error) {
+	z, err := npy.OpenNPZ(path)
+	if err != nil {
+		return nil, fmt.Errorf("dataset: %w", err)
+	}
+	defer z.Close()
+	x, err := z.Array(xName)
+	if err != nil {
+		return nil, fmt.Errorf("dataset: %w", err)
+	}
+	var y *npy.Array
+	if yName != "" {
+		if y, err = z.Array(yName); err != nil {
+			return nil, fmt.Errorf("dataset: %w", err)
+		}
+	}
+	s, err := NumPySet(x, y, targets, rows, cols)
+	if err != nil {
+		return nil, fmt.Errorf("dataset: %s, arrays %q and %q: %w", path, xName, yName, err)
+	}
+	s.Source = fmt.Sprintf("%s[%s]", path, xName)
+	return s, nil
+}
+
+// NumPySet builds a set from an image array and, unless y is nil, the
+// labels (or, with targets, the regression targets) of its images.
+func NumPySet(x, y *npy.Array, targets bool, rows, cols int) (*Set, error) {
+	s, err := numpyImages(x, rows, cols)
+	if err != nil {
+		return nil, err
+	}
+	if y == nil {
+		return s, nil
+	}
+	n := s.Len()
+	if len(y.Shape) == 0 || y.Shape[0] != n || len(y.Shape) > 2 {
+		return nil, fmt.Errorf("%w: %d images, but the labels or targets have shape %v (want %d or %d x dim)", ErrFormat, n, y.Shape, n, n)
+	}
+	if targets {
+		t, err := y.Float64s()
+		if err != nil {
+			return nil, fmt.Errorf("%w: targets: %v", ErrFormat, err)
+		}
+		for i, v := range t {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("%w: target %d is %v", ErrFormat, i, v)
+			}
+		}
+		s.Targets, s.TargetDim = t, y.Len()/n
+		if s.TargetDim < 1 {
+			return nil, fmt.Errorf("%w: targets of shape %v have no values", ErrFormat, y.Shape)
+		}
+		return s, nil
+	}
+	if len(y.Shape) == 2 && y.Shape[1] != 1 {
+		return nil, fmt.Errorf("%w: labels of shape %v: want one label per image (for regression targets, ask for targets)", ErrFormat, y.Shape)
+	}
+	if err := s.numpyLabels(y); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// numpyImages reads the images of an array.
+func numpyImages(x *npy.Array, rows, cols int) (*Set, error) {
+	sh := x.Shape
+	if len(sh) == 4 && sh[3] == 1 { // N x rows x cols x 1 (channels last, grey)
+		sh = sh[:3]
+	}
+	var n, d int
+	switch len(sh) {
+	case 3:
+		n, d = sh[0], sh[1]*sh[2]
+		if (rows != 0 && rows != sh[1]) || (cols != 0 && cols != sh[2]) {
+			return nil, fmt.Errorf("%w: images are %d x %d, not %d x %d as asked", ErrFormat, sh[1], sh[2], rows, cols)
+		}
+		rows, cols = sh[1], sh[2]
+	case 2:
+		n, d = sh[0], sh[1]
+		switch {
+		case rows <= 0 && cols <= 0:
+			side := int(math.Round(math.Sqrt(float64(d))))
+			rows, cols = side, side
+		case rows <= 0:
+			rows = d / cols
+		case cols <= 0:
+			cols = d / rows
+		}
+		if d < 1 || rows > d || cols > d || rows*cols != d {
+			return nil, fmt.Errorf("%w: images of %d pixels are not %d x %d (give the shape with rows and cols)", ErrFormat, d, rows, cols)
+		}
+	default:
+		return nil, fmt.Errorf("%w: images of shape %v: want N x rows x cols, or N x rows*cols", ErrFormat, x.Shape)
+	}
+	if n < 1 || d < 1 {
+		return nil, fmt.Errorf("%w: images of shape %v: no images", ErrFormat, x.Shape)
+	}
+	s := &Set{Rows: rows, Cols: cols}
+	switch v := x.Data.(type) {
+	case []uint8:
+		s.Pix = make([]float32, len(v))
+		for i, p := range v {
+			s.Pix[i] = float32(p) / 255
+		}
+	case []float32:
+		s.Pix = append([]float32(nil), v...)
+	case []float64:
+		s.Pix = make([]float32, len(v))
+		for i, p := range v {
+			s.Pix[i] = float32(p)
+		}
+	default:
+		return nil, fmt.Errorf("%w: images of type %s: want uint8 (0-255) or float32/float64 (used as given), e.g. x.astype(numpy.uint8)", ErrFormat, x.DType())
+	}
+	for i, p := range s.Pix {
+		if math.IsNaN(float64(p)) || math.IsInf(float64(p), 0) {
+			return nil, fmt.Errorf("%w: image %d has a non-finite pixel (%v; or a float64 value beyond float32)", ErrFormat, i/d, p)
+		}
+	}
+	return s, nil
+}
+
+// numpyLabels sets the labels and classes of s from an array of labels.
+func (s *Set) numpyLabels(y *npy.Array) error {
+	if names, ok := y.Data.([]string); ok {
+		distinct := map[string]int{}
+		for _, c := range names {
+			distinct[c] = 0
+		}
+		for c := range distinct {
+			s.Classes = append(s.Classes, c)
+		}
+		sort.Strings(s.Classes)
+		for i, c := range s.Classes {
+			distinct[c] = i
+		}
+		s.Labels = make([]int, len(names))
+		for i, c := range names {
+			s.Labels[i] = distinct[c]
+		}
+		if len(s.Classes) < 2 {
+			s.Classes = append(s.Classes, "(none)") // a classifier needs two outputs
+		}
+		return nil
+	}
+	var labels []int
+	if y.IsInteger() {
+		var err error
+		if labels, err = y.Ints(); err != nil {
+			return fmt.Errorf("%w: labels: %v", ErrFormat, err)
+		}
+	} else {
+		f, err := y.Float64s()
+		if err != nil {
+			return fmt.Errorf("%w: labels: %v", ErrFormat, err)
+		}
+		labels = make([]int, len(f))
+		for i, v := range f {
+			if v != math.Trunc(v) || v < 0 || v > maxLabel {
+				return fmt.Errorf("%w: label %d is %v, not a class number (for regression targets, ask for targets)", ErrFormat, i, v)
+			}
+			labels[i] = int(v)
+		}
+	}
+	most := 0
+	for i, l := range labels {
+		if l < 0 || l > maxLabel {
+			return fmt.Errorf("%w: label %d is %d, outside [0, %d]", ErrFormat, i, l, maxLabel)
+		}
+		most = max(most, l)
+	}
+	s.Labels = labels
+	s.Classes = digitClasses(max(most+1, 2))
+	return nil
+}

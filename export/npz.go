@@ -1,0 +1,51 @@
+package export
+
+import (
+	"github.com/scn2d/scn"
+	"github.com/scn2d/scn/npy"
+)
+
+// NPZ returns the model's arrays as numpy.savez would store them (see the
+// package documentation for the names). The arrays share no memory with m.
+func NPZ(m *scn.Model) ([]npy.Named, error) {
+	if err := check(m); err != nil {
+		return nil, err
+	}
+	l, d1, d2 := m.Nodes(), m.Rows, m.Cols
+	var out []npy.Named
+	add := func(name string, data any, shape ...int) {
+		out = append(out, npy.Named{Name: name, Array: &npy.Array{Shape: shape, Data: data}})
+	}
+	if m.Kind.Input == scn.Matrix {
+		np := d1 + d2
+		u := make([]float32, 0, l*d1)
+		v := make([]float32, 0, l*d2)
+		for j := 0; j < l; j++ {
+			p := m.Params[j*np : (j+1)*np]
+			u = append(u, p[:d1]...)
+			v = append(v, p[d1:]...)
+		}
+		add("u", u, l, d1)
+		add("v", v, l, d2)
+	} else {
+		add("W", append([]float32(nil), m.Params...), l, d1*d2)
+	}
+	add("b", append([]float32(nil), m.Bias...), l)
+	add("beta", append([]float64(nil), m.Beta...), l, m.M)
+	add("shape", []int64{int64(d1), int64(d2)}, 2)
+	add("kind", []string{m.Kind.String()})
+	add("activation", []string{m.Activation.String()})
+	add("classes", append([]string{}, m.Classes...), len(m.Classes))
+	add("preprocessing", []string{preprocessing(m)})
+	return out, nil
+}
+
+// WriteNPZ writes the model's arrays to path as a .npz file (deflated, as
+// numpy.savez_compressed), atomically.
+func WriteNPZ(path string, m *scn.Model) error {
+	arrays, err := NPZ(m)
+	if err != nil {
+		return err
+	}
+	return npy.WriteNPZFile(path, true, arrays...)
+}

@@ -1,0 +1,127 @@
+package scn
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/scn2d/scn/internal/linalg"
+	"github.com/scn2d/scn/internal/linalg/kernel"
+)
+
+var updateGolden = flag.Bool("update-golden", false, "rewrite testdata/golden.json with this machine's model hashes")
+
+// goldenCase is one fit whose saved bytes are pinned by testdata/golden.json,
+// so that a refactoring that changes any model, by a single bit, fails.
+type goldenCase struct {
+	name   string
+	n      int // training images
+	cfg    func() Config
+	prefix int // if > 0, the model's Prefix of that many nodes is pinned instead
+}
+
+func goldenCases() []goldenCase {
+	paper := func(k Kind, l int, edit func(*Config)) func() Config {
+		return func() Config {
+			c := Paper(k)
+			c.MaxNodes = l
+			if edit != nil {
+				edit(&c)
+			}
+			return c
+		}
+	}
+	return []goldenCase{
+		{name: "2dscn", n: 300, cfg: paper(SCN2D, 40, nil)},
+		{name: "scn", n: 300, cfg: paper(SCN, 40, nil)},
+		{name: "2drvfl", n: 300, cfg: paper(RVFL2D, 100, nil)},
+		{name: "rvfl", n: 300, cfg: paper(RVFL, 100, nil)},
+		{name: "2drvfl-past-n", n: 60, cfg: paper(RVFL2D, 90, nil)},
+		{name: "rvfl-past-n", n: 60, cfg: paper(RVFL, 90, nil)},
+		{name: "2dscn-tanh-ridge", n: 300, cfg: paper(SCN2D, 30, func(c *Config) { c.Activation = Tanh; c.Ridge = 0.1; c.Seed = 3 })},
+		{name: "scn-relu", n: 300, cfg: paper(SCN, 30, func(c *Config) { c.Activation = ReLU; c.Seed = 4 })},
+		{name: "2dscn-stalls", n: 40, cfg: paper(SCN2D, 80, nil)},
+		{name: "2dscn-prefix", n: 300, cfg: paper(SCN2D, 40, nil), prefix: 17},
+		{name: "2drvfl-prefix", n: 300, cfg: paper(RVFL2D, 100, nil), prefix: 70},
+	}
+}
+
+// kernelVariant names the scoring kernels this machine runs and the
+// linear-algebra backend of the build: both group sums differently, so a
+// model's bits depend on them (and only on them).
+func kernelVariant() string {
+	k := "generic"
+	switch {
+	case kernel.Available512:
+		k = "avx512"
+	case kernel.Available:
+		k = "avx2"
+	}
+	return k + "/" + linalg.Backend()
+}
+
+// TestGoldenModelBytes pins the saved bytes of models of every kind and
+// path (supervised and random, past N, ridge, other activations, prefixes)
+// for a fixed seed. Behaviour-preserving changes must leave them unchanged;
+// a deliberate change of the models regenerates the file with
+// go test -run TestGoldenModelBytes -update-golden and says why in its commit.
+func TestGoldenModelBytes(t *testing.T) {
+	path := filepath.Join("testdata", "golden.json")
+	want := map[string]map[string]string{}
+	if raw, err := os.ReadFile(path); err == nil {
+		if err := json.Unmarshal(raw, &want); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+	} else if !*updateGolden {
+		t.Fatal(err)
+	}
+	variant := kernelVariant()
+	got := map[string]string{}
+	for _, gc := range goldenCases() {
+		p := blobProblem(t, gc.n)
+		path, err := gc.cfg().FitPath(context.Background(), p, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", gc.name, err)
+		}
+		m := path.Model()
+		if gc.prefix > 0 {
+			if m, err = path.Prefix(gc.prefix); err != nil {
+				t.Fatalf("%s: %v", gc.name, err)
+			}
+		}
+		var buf bytes.Buffer
+		if _, err := m.WriteTo(&buf); err != nil {
+			t.Fatalf("%s: %v", gc.name, err)
+		}
+		sum := sha256.Sum256(buf.Bytes())
+		got[gc.name] = hex.EncodeToString(sum[:])
+	}
+	if *updateGolden {
+		want[variant] = got
+		raw, err := json.MarshalIndent(want, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, append(raw, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	pinned, ok := want[variant]
+	if !ok {
+		t.Skipf("no golden hashes for the %s kernels in %s; record them with -update-golden on such a machine", variant, path)
+	}
+	for _, gc := range goldenCases() {
+		if w, ok := pinned[gc.name]; !ok {
+			t.Errorf("%s: not in %s (record it with -update-golden)", gc.name, path)
+		} else if got[gc.name] != w {
+			t.Errorf("%s: model bytes changed (sha256 %s, pinned %s)", gc.name, got[gc.name], w)
+		}
+	}
+}

@@ -1,0 +1,518 @@
+package scn
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/scn2d/scn/internal/linalg"
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+)
+
+// The block engine: least squares for fits that add nodes by whole blocks
+// (Config.BlockSize > 1 and the options that need it). It keeps
+//
+//   - H, the hidden outputs, in float32 (exactly the values the scoring
+//     kernel computed, so nothing is rounded by storing them), split into
+//     row shards of shardRows training images; each shard holds its images'
+//     outputs node by node (L rows of the shard's length);
+//   - G = H^T H and H^T T in float64, grown by whole blocks;
+//   - the lower Cholesky factor F of G + alpha I (alpha = Config.Ridge),
+//     grown by whole blocks: for a new block B of b columns,
+//     F21 = G21 F11^-T (a triangular solve), S = G22 + alpha I - F21 F21^T,
+//     F22 = chol(S). The leading l x l block of F is the factor of the
+//     leading l x l block of G + alpha I, so the output weights of every
+//     prefix of the nodes at alpha cost two triangular solves (l^2 m).
+//
+// Every quantity that reads the training data is a sum over the row shards,
+// formed shard by shard and reduced in shard order in one place
+// (gramEngine.reduce), so that the same step can later run with the shards
+// on several machines. Per block of b nodes, with l nodes before it and m
+// outputs, the reduced quantities are:
+//
+//	H^T H_B  (l+b) x b   the new columns of G
+//	H_B^T T  b x m       the new rows of H^T T
+//
+// and per supervised block step (block.go):
+//
+//	E^T H_C  m x K       candidates' correlations with the residual
+//	diag(H_C^T H_C)  K   candidates' squared norms
+//	E^T E    m           the residual's column norms
+//
+// where K is the number of candidates. The residual E = T - H beta is
+// computed shard by shard (it is local to the shard's rows).
+
+// shardRows is the training images per row shard. Float32 products within a
+// shard add at most shardRows/16 terms per lane of the kernels, which keeps
+// their rounding near float32's epsilon; shards are summed in float64.
+const shardRows = 2048
+
+// gramShard is one row shard: images [lo, hi) and their hidden outputs, h[j*(hi-lo)+i] for node j.
+type gramShard struct {
+	lo, hi int
+	h      []float32
+}
+
+// gramEngine is the block engine described above.
+type gramEngine struct {
+	n, m   int
+	f32    bool    // Gram products in float32 within each shard
+	alpha  float64 // ridge of the kept factor
+	l      int     // columns so far
+	ld     int     // leading dimension of g (capacity in columns)
+	maxCap int
+	shards []gramShard
+	tc     []float64 // targets by output: m rows of N
+	tt     []float64 // T_q^T T_q for each output q
+	// g holds G strictly above the diagonal (g[i*ld+j], i < j) and the
+	// factor F on and below it (g[i*ld+j], j <= i); gd is G's diagonal.
+	g, gd []float64
+	ht    []float64 // H^T T, l x m row-major
+	// scratch
+	cross []float64
+	z32   []float32
+	w64   []float64
+}
+
+// newGramEngine returns an empty engine for N = len(t)/m images, room for
+// up to maxCols columns, ridge alpha on the kept factor.
+func newGramEngine(t []float64, n, m int, alpha float64, f32 bool, maxCols int) *gramEngine {
+	e := &gramEngine{n: n, m: m, f32: f32, alpha: alpha, maxCap: maxCols}
+	e.tc = make([]float64, m*n)
+	for i := 0; i < n; i++ {
+		for q := 0; q < m; q++ {
+			e.tc[q*n+i] = t[i*m+q]
+		}
+	}
+	e.tt = make([]float64, m)
+	for q := range e.tt {
+		tq := e.tc[q*n : (q+1)*n]
+		e.tt[q] = floats.Dot(tq, tq)
+	}
+	// Storage for every column the fit may add is reserved up front when it
+	// is of a sane size: the pages are only made resident as columns are
+	// written, and the stores never need copying (copies would leave the
+	// old stores as garbage, up to doubling the peak memory).
+	reserveH := float64(n)*float64(maxCols)*4 <= maxReserve
+	for lo := 0; lo < n; lo += shardRows {
+		sh := gramShard{lo: lo, hi: min(n, lo+shardRows)}
+		if reserveH {
+			sh.h = make([]float32, 0, maxCols*(sh.hi-sh.lo))
+		}
+		e.shards = append(e.shards, sh)
+	}
+	if float64(maxCols)*float64(maxCols)*8 <= maxReserve/2 {
+		e.reserve(maxCols)
+	}
+	return e
+}
+
+// maxReserve is the most address space (bytes) the engine reserves for H
+// up front; larger fits grow their stores as they go.
+const maxReserve = 8 << 30
+
+// columns returns the number of columns (nodes) in the engine.
+func (e *gramEngine) columns() int { return e.l }
+
+// reserve makes room for c columns in g.
+func (e *gramEngine) reserve(c int) {
+	if c <= e.ld {
+		return
+	}
+	nld := max(c, min(e.maxCap, 2*e.ld), min(e.maxCap, 256))
+	g := make([]float64, nld*nld)
+	for i := 0; i < e.l; i++ {
+		copy(g[i*nld:i*nld+e.l], e.g[i*e.ld:i*e.ld+e.l])
+	}
+	e.g, e.ld = g, nld
+	e.gd = append(make([]float64, 0, nld), e.gd...)
+}
+
+// reduce adds one shard's partial sums part into sum. The block steps
+// call it for the shards in shard order: it is the one place where the
+// shards' contributions meet, so that the same sums can later come from
+// shards held elsewhere.
+func reduce(sum, part []float64) {
+	for i, v := range part[:len(sum)] {
+		sum[i] += v
+	}
+}
+
+// addBlock appends the b columns hb (b rows of N, node-major) in order.
+// Columns that are (nearly) dependent on the columns before them (possible
+// only with alpha = 0) are left out: ok reports which were taken. The
+// dependence test is the one of the QR path: a column is dependent when its
+// squared norm left after projection on the earlier columns, the pivot of
+// the Cholesky factor, is at most dependenceTol^2 of its squared norm.
+func (e *gramEngine) addBlock(hb []float32, b int) (ok []bool) {
+	ok = make([]bool, b)
+	idx := make([]int, 0, b)
+	for j := 0; j < b; j++ {
+		idx = append(idx, j)
+	}
+	for len(idx) > 0 {
+		dep := e.tryBlock(hb, idx)
+		if dep == nil {
+			for _, j := range idx {
+				ok[j] = true
+			}
+			return ok
+		}
+		// Roll back and retry without the dependent columns.
+		kept := idx[:0]
+		for k, j := range idx {
+			if !dep[k] {
+				kept = append(kept, j)
+			}
+		}
+		idx = kept
+	}
+	return ok
+}
+
+// tryBlock appends the columns idx of hb. If any of them is dependent on
+// those before it, it leaves the engine as it was and returns which were.
+func (e *gramEngine) tryBlock(hb []float32, idx []int) (dep []bool) {
+	n, m, l0, b := e.n, e.m, e.l, len(idx)
+	l1 := l0 + b
+	e.reserve(l1)
+	// Append the block's rows to every shard.
+	for s := range e.shards {
+		sh := &e.shards[s]
+		r := sh.hi - sh.lo
+		sh.h = extend(sh.h, l1*r)
+		for k, j := range idx {
+			copy(sh.h[(l0+k)*r:(l0+k+1)*r], hb[j*n+sh.lo:j*n+sh.hi])
+		}
+	}
+	// cross (b x l1): row k holds G[l0+k][0..l1); then H_B^T T (b x m).
+	size := b*l1 + b*m
+	part := grow(e.cross, size)
+	e.cross = part
+	sum := make([]float64, size)
+	for s := range e.shards {
+		e.shardCross(s, l0, b, part)
+		reduce(sum, part)
+	}
+	cross, hbt := sum[:b*l1], sum[b*l1:]
+	ld, g := e.ld, e.g
+	// G above the diagonal and its diagonal.
+	gd := extend(e.gd, l1)
+	for k := 0; k < b; k++ {
+		row := cross[k*l1 : (k+1)*l1]
+		for i := 0; i < l0+k; i++ {
+			g[i*ld+l0+k] = row[i]
+		}
+		gd[l0+k] = row[l0+k]
+	}
+	e.gd = gd
+	// F21 = G21 F11^-T, in rows l0.. of g.
+	for k := 0; k < b; k++ {
+		copy(g[(l0+k)*ld:(l0+k)*ld+l0], cross[k*l1:k*l1+l0])
+	}
+	linalg.TrsmRightLowerT(b, l0, g, ld, g[l0*ld:], ld)
+	// S = G22 + alpha I - F21 F21^T, into the diagonal block of g.
+	sblk := g[l0*ld+l0:]
+	for k := 0; k < b; k++ {
+		for j := 0; j <= k; j++ {
+			sblk[k*ld+j] = cross[k*l1+l0+j]
+		}
+		sblk[k*ld+k] += e.alpha
+	}
+	if l0 > 0 {
+		linalg.GemmNT64(b, b, l0, -1, g[l0*ld:], ld, g[l0*ld:], ld, 1, sblk, ld)
+	}
+	tol := 0.0
+	if e.alpha == 0 {
+		tol = gramDependenceTol
+	}
+	dep = cholInPlace(sblk, ld, b, gd[l0:l1], tol)
+	// The product above wrote the whole diagonal block: put G back above
+	// its diagonal.
+	for k := 0; k < b; k++ {
+		for j := k + 1; j < b; j++ {
+			sblk[k*ld+j] = cross[j*l1+l0+k]
+		}
+	}
+	if dep != nil {
+		for s := range e.shards {
+			sh := &e.shards[s]
+			sh.h = sh.h[:l0*(sh.hi-sh.lo)]
+		}
+		e.gd = e.gd[:l0]
+		return dep
+	}
+	e.ht = append(e.ht[:l0*m], hbt...)
+	e.l = l1
+	return nil
+}
+
+// extend returns s resized to n, keeping its contents, growing its storage
+// by half when it has to.
+func extend[T any](s []T, n int) []T {
+	if cap(s) >= n {
+		return s[:n]
+	}
+	t := make([]T, n, n+n/2)
+	copy(t, s)
+	return t
+}
+
+// shardCross writes shard s's part of the block's sums into out: the b x
+// (l0+b) products of the block's columns with every column, then H_B^T T
+// (b x m).
+func (e *gramEngine) shardCross(s, l0, b int, out []float64) {
+	sh := e.shards[s]
+	r, l1, m := sh.hi-sh.lo, l0+b, e.m
+	hb := sh.h[l0*r : l1*r]
+	if e.f32 {
+		e.z32 = grow(e.z32, b*l1)
+		linalg.ScoreNT(b, l1, r, hb, sh.h, e.z32, l1)
+		for i, v := range e.z32[:b*l1] {
+			out[i] = float64(v)
+		}
+	} else {
+		e.w64 = grow(e.w64, l1*r)
+		w := e.w64
+		for i, v := range sh.h[:l1*r] {
+			w[i] = float64(v)
+		}
+		linalg.GemmNT64(b, l1, r, 1, w[l0*r:], r, w, r, 0, out, l1)
+	}
+	ht := out[b*l1:]
+	forChunks(b, 16, func(_, lo, hi int) {
+		col := make([]float64, r)
+		for k := lo; k < hi; k++ {
+			for i, v := range hb[k*r : (k+1)*r] {
+				col[i] = float64(v)
+			}
+			for q := 0; q < m; q++ {
+				ht[k*m+q] = floats.Dot(col, e.tc[q*e.n+sh.lo:q*e.n+sh.hi])
+			}
+		}
+	})
+}
+
+// gramDependenceTol is the share of a column's squared norm that must be
+// left after projection on the earlier columns (the Cholesky pivot) for the
+// column to count as independent, without a ridge. The normal equations
+// square the condition number, so this asks for 1e-4 of the norm where the
+// QR path asks for dependenceTol = 1e-6: the output weights then keep
+// about eight digits.
+const gramDependenceTol = 1e-8
+
+// cholInPlace overwrites the lower triangle of the b x b matrix a (lda) by
+// its Cholesky factor, column by column. A column whose pivot is at most
+// tolRel times its squared norm (norm2), or not positive, counts as
+// dependent on the earlier ones: cholInPlace then carries on without it and
+// returns which columns were dependent (nil if none). The engine grows its
+// factor with tolRel = gramDependenceTol without a ridge and 0 with one
+// (a pivot can then only vanish through rounding).
+func cholInPlace(a []float64, lda, b int, norm2 []float64, tolRel float64) (dep []bool) {
+	for j := 0; j < b; j++ {
+		rj := a[j*lda : j*lda+j+1]
+		d := rj[j]
+		for k := 0; k < j; k++ {
+			if dep == nil || !dep[k] {
+				d -= rj[k] * rj[k]
+			}
+		}
+		tol := tolRel * norm2[j]
+		if !(d > tol) || math.IsInf(d, 0) {
+			if dep == nil {
+				dep = make([]bool, b)
+			}
+			dep[j] = true
+			continue
+		}
+		d = math.Sqrt(d)
+		rj[j] = d
+		inv := 1 / d
+		for i := j + 1; i < b; i++ {
+			ri := a[i*lda : i*lda+j+1]
+			s := ri[j]
+			for k := 0; k < j; k++ {
+				if dep == nil || !dep[k] {
+					s -= ri[k] * rj[k]
+				}
+			}
+			ri[j] = s * inv
+		}
+	}
+	return dep
+}
+
+// solve returns the output weights (l x m) of the first l columns with
+// ridge alpha >= 0: (G_l + alpha I)^-1 (H^T T)_l. At the engine's own alpha
+// it takes the kept factor's leading block (two triangular solves);
+// otherwise it factors G_l + alpha I anew.
+func (e *gramEngine) solve(l int, alpha float64) ([]float64, error) {
+	if l < 0 || l > e.l {
+		return nil, fmt.Errorf("scn: %d nodes asked of a fit with %d", l, e.l)
+	}
+	m := e.m
+	beta := append([]float64(nil), e.ht[:l*m]...)
+	if l == 0 {
+		return beta, nil
+	}
+	if alpha == e.alpha {
+		linalg.TrsmLeftLower(false, l, m, e.g, e.ld, beta, m)
+		linalg.TrsmLeftLower(true, l, m, e.g, e.ld, beta, m)
+		return beta, nil
+	}
+	g, _ := e.normalDense(l)
+	for i := 0; i < l; i++ {
+		g[i*l+i] += alpha
+	}
+	if err := cholesky(g, l, l, alpha); err != nil {
+		return nil, err
+	}
+	linalg.TrsmLeftLower(false, l, m, g, l, beta, m)
+	linalg.TrsmLeftLower(true, l, m, g, l, beta, m)
+	return beta, nil
+}
+
+// cholBlock is the block size of cholesky.
+const cholBlock = 256
+
+// cholesky overwrites the lower triangle of the n x n symmetric matrix a
+// (lda) by its Cholesky factor, by blocks of cholBlock columns (a triangular
+// solve and a product per block, as the engine grows its factor).
+func cholesky(a []float64, n, lda int, alpha float64) error {
+	norm2 := make([]float64, n)
+	for i := range norm2 {
+		norm2[i] = a[i*lda+i] - alpha
+	}
+	for j0 := 0; j0 < n; j0 += cholBlock {
+		b := min(cholBlock, n-j0)
+		if j0 > 0 {
+			linalg.TrsmRightLowerT(b, j0, a, lda, a[j0*lda:], lda)
+			linalg.GemmNT64(b, b, j0, -1, a[j0*lda:], lda, a[j0*lda:], lda, 1, a[j0*lda+j0:], lda)
+		}
+		if dep := cholInPlace(a[j0*lda+j0:], lda, b, norm2[j0:j0+b], 0); dep != nil {
+			return fmt.Errorf("scn: the normal equations of %d nodes are singular (column %d dependent on the earlier ones): use a ridge > 0", n, j0+firstTrue(dep))
+		}
+		// The rows below the block are filled when their block comes.
+	}
+	return nil
+}
+
+func firstTrue(b []bool) int {
+	for i, v := range b {
+		if v {
+			return i
+		}
+	}
+	return -1
+}
+
+// normal returns G = H^T H (l x l) and H^T T (l x m) of the first l
+// columns, as fresh copies.
+func (e *gramEngine) normal(l int) (*mat.SymDense, *mat.Dense) {
+	g, ht := e.normalDense(l)
+	return mat.NewSymDense(l, g), mat.NewDense(l, e.m, ht)
+}
+
+// normalDense is normal as row-major slices (G full).
+func (e *gramEngine) normalDense(l int) (g, ht []float64) {
+	g = make([]float64, l*l)
+	for i := 0; i < l; i++ {
+		g[i*l+i] = e.gd[i]
+		for j := i + 1; j < l; j++ {
+			v := e.g[i*e.ld+j]
+			g[i*l+j], g[j*l+i] = v, v
+		}
+	}
+	return g, append([]float64(nil), e.ht[:l*e.m]...)
+}
+
+// rss returns ||T - H beta||_F^2 for the first l columns and output weights
+// beta (l x m) from the reduced quantities alone: T^T T - 2 beta^T H^T T +
+// beta^T G beta (no pass over the data; clamped at 0 against rounding).
+func (e *gramEngine) rss(l int, beta []float64) float64 {
+	m := e.m
+	s := 0.0
+	for _, v := range e.tt {
+		s += v
+	}
+	for i := 0; i < l*m; i++ {
+		s -= 2 * beta[i] * e.ht[i]
+	}
+	gb := make([]float64, m)
+	for i := 0; i < l; i++ {
+		// (G beta)_i over columns j: G_ij = G_ji, stored above the diagonal.
+		clear(gb)
+		for j := 0; j < l; j++ {
+			var gij float64
+			switch {
+			case j == i:
+				gij = e.gd[i]
+			case j > i:
+				gij = e.g[i*e.ld+j]
+			default:
+				gij = e.g[j*e.ld+i]
+			}
+			if gij == 0 {
+				continue
+			}
+			for q := 0; q < m; q++ {
+				gb[q] += gij * beta[j*m+q]
+			}
+		}
+		for q := 0; q < m; q++ {
+			s += beta[i*m+q] * gb[q]
+		}
+	}
+	return max(s, 0)
+}
+
+// residual writes E = T - H beta for the first l columns into e (m rows of
+// N, by output), computed shard by shard (each shard's rows are its own).
+// With float32 Gram products the product H beta is formed in float32 too
+// (linalg.ProductTN32, beta rounded to float32), otherwise in float64.
+func (e *gramEngine) residual(l int, beta []float64, out []float64) {
+	n, m := e.n, e.m
+	b32 := make([]float32, l*m)
+	for i, v := range beta[:l*m] {
+		b32[i] = float32(v)
+	}
+	var bt64 []float64
+	if !e.f32 {
+		bt64 = beta64T(beta, l, m)
+	}
+	forChunks(len(e.shards), 1, func(s, _, _ int) {
+		sh := e.shards[s]
+		r := sh.hi - sh.lo
+		p := make([]float64, m*r)
+		if e.f32 {
+			p32 := make([]float32, m*r)
+			linalg.ProductTN32(l, m, r, b32, sh.h, r, p32, r)
+			for i, v := range p32 {
+				p[i] = float64(v)
+			}
+		} else {
+			w := make([]float64, l*r)
+			for i, v := range sh.h[:l*r] {
+				w[i] = float64(v)
+			}
+			linalg.Dgemm(false, false, m, r, l, 1, bt64, l, w, r, 0, p, r)
+		}
+		for q := 0; q < m; q++ {
+			tq, eq, pq := e.tc[q*n+sh.lo:q*n+sh.hi], out[q*n+sh.lo:q*n+sh.hi], p[q*r:(q+1)*r]
+			for i := range eq {
+				eq[i] = tq[i] - pq[i]
+			}
+		}
+	})
+}
+
+// beta64T returns beta^T (m x l) of beta (l x m).
+func beta64T(beta []float64, l, m int) []float64 {
+	t := make([]float64, m*l)
+	for j := 0; j < l; j++ {
+		for q := 0; q < m; q++ {
+			t[q*l+j] = beta[j*m+q]
+		}
+	}
+	return t
+}

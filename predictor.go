@@ -1,0 +1,91 @@
+package scn
+
+import (
+	"sort"
+	"sync"
+
+	"github.com/scn2d/scn/internal/linalg"
+)
+
+// Predictor answers many small prediction requests with one model, as a
+// server does: it expands the nodes' weights over the flattened image once
+// (L x d1 d2 float32; for a 2D model ten times its file's size at 28 x 28),
+// where Model.Predict expands them and sizes its buffers for a full batch of
+// 512 images on every call. Its outputs are bit for bit those of
+// Model.Predict (the same kernels, in the same order). It is safe for
+// concurrent use.
+type Predictor struct {
+	m       *Model
+	w       []float32 // the nodes' weights, L x d
+	scratch sync.Pool // *predictScratch
+}
+
+// predictScratch is the working memory of one Predict call, kept for the
+// next: a server's many small calls would otherwise allocate and clear it
+// every time. Every value used is written before it is read: ScoreNT
+// writes h, the loop h64, Dgemm (with beta 0) yt.
+type predictScratch struct {
+	h   []float32
+	h64 []float64
+	yt  []float64
+}
+
+// NewPredictor prepares m for repeated prediction. m must not change
+// afterwards.
+func NewPredictor(m *Model) *Predictor { return &Predictor{m: m, w: m.weights()} }
+
+// Model returns the model the predictor was made from.
+func (p *Predictor) Model() *Model { return p.m }
+
+// Predict returns the network's outputs on x, N x M row-major, as
+// Model.Predict does.
+func (p *Predictor) Predict(x Images) ([]float64, error) {
+	m := p.m
+	if err := m.checkInput(x); err != nil {
+		return nil, err
+	}
+	n, d, l := x.Len(), x.Dim(), m.Nodes()
+	batch := min(n, predictBatch)
+	out := make([]float64, n*m.M)
+	sc, _ := p.scratch.Get().(*predictScratch)
+	if sc == nil || len(sc.h) < l*batch {
+		sc = &predictScratch{h: make([]float32, l*batch), h64: make([]float64, l*batch), yt: make([]float64, m.M*batch)}
+	}
+	defer p.scratch.Put(sc)
+	h, h64, yt := sc.h, sc.h64, sc.yt
+	act := m.Activation
+	for lo := 0; lo < n; lo += predictBatch {
+		rows := min(predictBatch, n-lo)
+		hb := h[:l*rows]
+		// As Model.hidden: the fit's scoring kernel, then g(z + b) by node.
+		linalg.ScoreNT(l, rows, d, p.w, x.Pix[lo*d:(lo+rows)*d], hb, rows)
+		forChunks(l, 16, func(_, a, b int) {
+			for j := a; j < b; j++ {
+				act.applyRow(hb[j*rows:(j+1)*rows], m.Bias[j])
+			}
+		})
+		// As Model.Predict: Y^T = beta^T H^T in float64.
+		hd := h64[:rows*l]
+		for i, v := range hb {
+			hd[i] = float64(v)
+		}
+		linalg.Dgemm(true, false, m.M, rows, l, 1, m.Beta, m.M, hd, rows, 0, yt, rows)
+		for q := 0; q < m.M; q++ {
+			for i, v := range yt[q*rows : (q+1)*rows] {
+				out[(lo+i)*m.M+q] = v
+			}
+		}
+	}
+	return out, nil
+}
+
+// TopK returns the indices of the k largest values of y, largest first
+// (ties in index order); all of them if k >= len(y), none if k <= 0.
+func TopK(y []float64, k int) []int {
+	idx := make([]int, len(y))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return y[idx[a]] > y[idx[b]] })
+	return idx[:max(0, min(k, len(idx)))]
+}

@@ -1,0 +1,700 @@
+package scn
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Selection says how Config.Select chooses the number of hidden nodes L and
+// the ridge term on data held out from training, in the manner of
+// scikit-learn's RidgeCV: one fit gives every candidate model, because the
+// model after l nodes with ridge alpha is an l x l problem away (Path).
+type Selection struct {
+	// Validation is the share of the training data held out to score the
+	// candidates, in (0, 1): stratified by class for classification (every
+	// class keeps at least one image in both parts). Ignored when Folds > 1.
+	Validation float64
+	// Folds > 1 selects by k-fold cross-validation instead: Folds fits, each
+	// scored on the fold it left out, then one fit on all the data with the
+	// chosen L and ridge term. 0 or 1: a single hold-out.
+	Folds int
+	// Ridges is the grid of ridge terms alpha (each finite and >= 0). Nil
+	// means DefaultRidges().
+	Ridges []float64
+	// Points is how many prefix lengths l are scored, spread over 1..L (half
+	// on a geometric, half on a linear grid; L itself always). 0 means 40.
+	Points int
+	// Patience > 0 stops growing once the best validation score has not
+	// improved at this many consecutive prefix lengths of the grid: a fit
+	// asked for 20000 nodes does not pay for those that only overfit.
+	Patience int
+}
+
+// DefaultRidges returns the default ridge grid: 0 (the minimum-norm
+// least-squares solution) and the decades 1e-4 ... 1e4. The ridge term is
+// absolute: it adds alpha ||beta||^2 to ||H beta - T||^2 summed over the
+// training images.
+func DefaultRidges() []float64 {
+	r := []float64{0}
+	for e := -4; e <= 4; e++ {
+		r = append(r, math.Pow(10, float64(e)))
+	}
+	return r
+}
+
+// Choice records what a selection chose and the scores it chose from. It is
+// saved in the model file.
+type Choice struct {
+	Method     string  // "holdout" or "kfold"
+	Held       int     // images scored (held out, or all of them over the folds)
+	Folds      int     // folds (1 for a hold-out)
+	Metric     string  // "accuracy" (classification) or "rmse" (regression)
+	Nodes      int     // the chosen L
+	Ridge      float64 // the chosen ridge term
+	Accuracy   float64 // validation accuracy of the choice (classification)
+	RMSE       float64 // validation RMSE of the choice
+	Refit      string  // how the final output weights were obtained
+	StoppedAt  int     // nodes at which Patience stopped growth, 0 if it did not
+	Curve      []Score // every (l, alpha) scored
+	FitNodes   int     // nodes of the fit(s) the choice was made from
+	Candidates int     // (l, alpha) pairs scored
+}
+
+// Score is the validation score of one candidate (l, alpha).
+type Score struct {
+	Nodes    int
+	Ridge    float64
+	Accuracy float64 // share of held-out images classified right (0 for regression)
+	RMSE     float64 // RMSE of the held-out outputs
+}
+
+// better reports whether s beats t: higher accuracy (classification), then
+// lower RMSE, then fewer nodes, then the larger ridge term.
+func (s Score) better(t Score, classify bool) bool {
+	if classify && s.Accuracy != t.Accuracy {
+		return s.Accuracy > t.Accuracy
+	}
+	if s.RMSE != t.RMSE {
+		return s.RMSE < t.RMSE
+	}
+	if s.Nodes != t.Nodes {
+		return s.Nodes < t.Nodes
+	}
+	return s.Ridge > t.Ridge
+}
+
+func (s Selection) withDefaults() Selection {
+	if s.Ridges == nil {
+		s.Ridges = DefaultRidges()
+	}
+	if s.Points == 0 {
+		s.Points = 40
+	}
+	return s
+}
+
+// Validate reports the first impossible selection setting, if any.
+func (s Selection) Validate() error {
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("%w: %s", ErrConfig, fmt.Sprintf(format, a...))
+	}
+	switch {
+	case s.Folds < 0 || s.Folds > 100:
+		return bad("Folds = %d, want 0 (hold-out) or 2..100", s.Folds)
+	case s.Folds <= 1 && !(s.Validation > 0 && s.Validation < 1):
+		return bad("Validation = %v, want a share in (0, 1)", s.Validation)
+	case s.Points < 0 || s.Points > 10000:
+		return bad("Points = %d, want 0..10000", s.Points)
+	case s.Patience < 0:
+		return bad("Patience = %d, want >= 0", s.Patience)
+	case s.Ridges != nil && len(s.Ridges) == 0:
+		return bad("empty ridge grid")
+	}
+	for i, r := range s.Ridges {
+		if !(r >= 0) || math.IsInf(r, 0) {
+			return bad("ridge %d = %v, want a finite value >= 0", i, r)
+		}
+	}
+	return nil
+}
+
+// Select fits on p and chooses the number of hidden nodes and the ridge term
+// that score best on held-out data (Selection), returning the chosen model
+// with the choice recorded in Model.Selection.
+//
+// With a hold-out, the model's nodes are the first L of the one fit on the
+// training part, and its output weights are re-solved on all of p (training
+// and held-out parts) with the chosen ridge term: one more pass over the
+// held-out images and an L x L problem, not a second fit. With k folds, a
+// last fit on all of p with the chosen L and ridge gives the model. If ctx
+// is cancelled during a hold-out fit, Select returns the model of the nodes
+// built so far (without selection) together with ctx's error.
+func (c Config) Select(ctx context.Context, p Problem, s Selection, progress func(Step)) (*Model, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	if err := p.check(); err != nil {
+		return nil, err
+	}
+	s = s.withDefaults()
+	if s.Folds > 1 {
+		return c.selectFolds(ctx, p, s, progress)
+	}
+	train, held, err := splitHoldout(p, s.Validation, c.Seed)
+	if err != nil {
+		return nil, err
+	}
+	tp, hp := p.subset(train), p.subset(held)
+	ev := newEvaluator(hp, s)
+	path, err := c.fitPath(ctx, tp, progress, ev.monitor(c.MaxNodes))
+	if path == nil {
+		return nil, err
+	}
+	if err != nil {
+		// Cancelled: no choice can be made; the nodes built so far, fitted
+		// on the training part, come back with the error, as Fit does.
+		return path.Model(), err
+	}
+	scores, err := ev.scorePath(path, ev.grid(path.Nodes()))
+	if err != nil {
+		return nil, err
+	}
+	best := pick(scores, p.Classes != nil)
+	m, err := refit(path, best.Nodes, best.Ridge, hp)
+	if err != nil {
+		return nil, err
+	}
+	m.Summary.Samples = p.X.Len()
+	m.Selection = ev.choice("holdout", 1, hp.X.Len(), best, scores, path.Nodes())
+	m.Selection.Refit = fmt.Sprintf("nodes of the fit on %d training images; output weights re-solved on all %d with the chosen ridge term", tp.X.Len(), p.X.Len())
+	return m, nil
+}
+
+// selectFolds is Select by k-fold cross-validation.
+func (c Config) selectFolds(ctx context.Context, p Problem, s Selection, progress func(Step)) (*Model, error) {
+	folds, err := splitFolds(p, s.Folds, c.Seed)
+	if err != nil {
+		return nil, err
+	}
+	var sum []Score
+	held, minNodes := 0, c.MaxNodes
+	var ev *evaluator
+	for f := range folds {
+		var train []int
+		for g, idx := range folds {
+			if g != f {
+				train = append(train, idx...)
+			}
+		}
+		sort.Ints(train)
+		hp := p.subset(folds[f])
+		ev = newEvaluator(hp, s)
+		path, err := c.fitPath(ctx, p.subset(train), progress, nil)
+		if err != nil {
+			return nil, err
+		}
+		minNodes = min(minNodes, path.Nodes())
+		scores, err := ev.scorePath(path, ev.grid(c.MaxNodes))
+		if err != nil {
+			return nil, err
+		}
+		// Weight each fold by its images, so that the mean is over images.
+		w := float64(hp.X.Len())
+		held += hp.X.Len()
+		if sum == nil {
+			sum = make([]Score, len(scores))
+			for i, sc := range scores {
+				sum[i] = Score{Nodes: sc.Nodes, Ridge: sc.Ridge}
+			}
+		}
+		for i, sc := range scores {
+			sum[i].Accuracy += w * sc.Accuracy
+			sum[i].RMSE += w * sc.RMSE * sc.RMSE
+		}
+	}
+	var scores []Score
+	for _, sc := range sum {
+		if sc.Nodes > minNodes { // not every fold reached it
+			continue
+		}
+		sc.Accuracy /= float64(held)
+		sc.RMSE = math.Sqrt(sc.RMSE / float64(held))
+		scores = append(scores, sc)
+	}
+	if len(scores) == 0 {
+		return nil, fmt.Errorf("scn: selection: no prefix length reached by every fold")
+	}
+	best := pick(scores, p.Classes != nil)
+	final := c
+	final.MaxNodes = best.Nodes
+	path, err := final.FitPath(ctx, p, progress)
+	if err != nil {
+		return nil, err
+	}
+	m, err := path.Solve(min(best.Nodes, path.Nodes()), best.Ridge)
+	if err != nil {
+		return nil, err
+	}
+	m.Config.MaxNodes = c.MaxNodes
+	m.Selection = ev.choice("kfold", s.Folds, held, best, scores, minNodes)
+	m.Selection.Refit = fmt.Sprintf("a last fit on all %d training images with the chosen L and ridge term", p.X.Len())
+	return m, nil
+}
+
+// pick returns the best score.
+func pick(scores []Score, classify bool) Score {
+	best := scores[0]
+	for _, s := range scores[1:] {
+		if s.better(best, classify) {
+			best = s
+		}
+	}
+	return best
+}
+
+// evaluator scores the prefixes of a path on held-out data.
+type evaluator struct {
+	held     Problem
+	sel      Selection
+	classify bool
+	labels   []int
+	// Monitoring during a fit (Patience): the held-out hidden outputs of
+	// the nodes so far, the checkpoints passed and the best score.
+	hv       *mat.Dense
+	next     int
+	best     Score
+	sinceGot int
+	stopped  int
+}
+
+func newEvaluator(held Problem, s Selection) *evaluator {
+	e := &evaluator{held: held, sel: s, classify: held.Classes != nil}
+	if e.classify {
+		e.labels = ArgMax(held.T, held.M)
+	}
+	return e
+}
+
+// grid returns the prefix lengths scored for a fit of l nodes: about
+// Points values, half spread geometrically (small L matters on small data)
+// and half linearly, always including l.
+func (e *evaluator) grid(l int) []int {
+	pts := max(2, e.sel.Points)
+	seen := map[int]bool{l: true}
+	for i := 0; i < pts/2; i++ {
+		g := int(math.Round(math.Pow(float64(l), float64(i+1)/float64(pts/2))))
+		seen[max(1, min(l, g))] = true
+		seen[max(1, l*(i+1)/(pts-pts/2))] = true
+	}
+	out := make([]int, 0, len(seen))
+	for v := range seen {
+		if v <= l {
+			out = append(out, v)
+		}
+	}
+	sort.Ints(out)
+	return out
+}
+
+// heldHidden returns the hidden outputs of nodes [from, to) of m on the
+// held-out images appended to prev (rows: images), as float64.
+func (e *evaluator) heldHidden(m *Model, prev *mat.Dense, to int) *mat.Dense {
+	n := e.held.X.Len()
+	from := 0
+	if prev != nil {
+		_, from = prev.Dims()
+	}
+	h := mat.NewDense(n, to, nil)
+	if prev != nil {
+		h.Slice(0, n, 0, from).(*mat.Dense).Copy(prev)
+	}
+	part := &Model{Kind: m.Kind, Activation: m.Activation, Rows: m.Rows, Cols: m.Cols, M: m.M}
+	np := m.ParamsPerNode()
+	part.Params = m.Params[from*np : to*np]
+	part.Bias = m.Bias[from:to]
+	part.hidden(e.held.X, func(lo, rows int, hb []float32) {
+		for j := 0; j < to-from; j++ {
+			for i, v := range hb[j*rows : (j+1)*rows] {
+				h.Set(lo+i, from+j, float64(v))
+			}
+		}
+	})
+	return h
+}
+
+// scorePath scores every (l, alpha) of the grid for the path's model.
+func (e *evaluator) scorePath(path *Path, grid []int) ([]Score, error) {
+	hv := e.hv
+	if nodes := path.Nodes(); hv == nil || func() bool { _, c := hv.Dims(); return c < nodes }() {
+		hv = e.heldHidden(path.Model(), hv, path.Nodes())
+	}
+	e.hv = hv
+	return e.scoreAt(path, grid, path.Nodes())
+}
+
+// scoreAt scores the prefixes in grid (each at most l, the nodes whose
+// held-out outputs e.hv holds) for every ridge term of the selection.
+func (e *evaluator) scoreAt(path *Path, grid []int, l int) ([]Score, error) {
+	var out []Score
+	var gridL []int
+	for _, g := range grid {
+		if g <= l {
+			gridL = append(gridL, g)
+		}
+	}
+	var g *mat.SymDense
+	var ht *mat.Dense
+	for _, alpha := range e.sel.Ridges {
+		if alpha > 0 && g == nil {
+			g, ht = path.normalAll(l)
+		}
+		betas, err := path.prefixBetas(g, ht, l, gridL, alpha)
+		if err != nil {
+			return nil, err
+		}
+		for i, g := range gridL {
+			if betas[i] == nil {
+				continue // alpha too small for these nodes' normal equations
+			}
+			out = append(out, e.score(g, alpha, betas[i]))
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("scn: selection: no (L, ridge) pair could be solved")
+	}
+	return out, nil
+}
+
+// score returns the held-out score of the first l nodes with weights beta.
+func (e *evaluator) score(l int, alpha float64, beta []float64) Score {
+	n, m := e.held.X.Len(), e.held.M
+	var y mat.Dense
+	y.Mul(e.hv.Slice(0, n, 0, l), mat.NewDense(l, m, beta))
+	out := y.RawMatrix().Data
+	s := Score{Nodes: l, Ridge: alpha, RMSE: RMSE(out, e.held.T)}
+	if e.classify {
+		s.Accuracy = Accuracy(ArgMax(out, m), e.labels)
+	}
+	return s
+}
+
+// monitor returns the check Patience runs during a fit (nil without
+// Patience): at each prefix length of the grid it scores the nodes so far
+// and asks to stop once the best score has not improved for Patience
+// checkpoints in a row.
+func (e *evaluator) monitor(maxNodes int) func(*Path) bool {
+	if e.sel.Patience <= 0 {
+		return nil
+	}
+	grid := e.grid(maxNodes)
+	return func(path *Path) bool {
+		l := path.Nodes()
+		if e.next >= len(grid) || l < grid[e.next] {
+			return false
+		}
+		for e.next < len(grid) && grid[e.next] <= l {
+			e.next++
+		}
+		e.hv = e.heldHidden(path.Model(), e.hv, l)
+		scores, err := e.scoreAt(path, []int{l}, l)
+		if err != nil {
+			return false
+		}
+		b := pick(scores, e.classify)
+		if e.best.Nodes == 0 || b.better(e.best, e.classify) {
+			e.best, e.sinceGot = b, 0
+			return false
+		}
+		e.sinceGot++
+		if e.sinceGot >= e.sel.Patience {
+			e.stopped = l
+			return true
+		}
+		return false
+	}
+}
+
+// choice assembles the record of a selection.
+func (e *evaluator) choice(method string, folds, held int, best Score, scores []Score, fitNodes int) *Choice {
+	metric := "rmse"
+	if e.classify {
+		metric = "accuracy"
+	}
+	return &Choice{
+		Method: method, Held: held, Folds: folds, Metric: metric,
+		Nodes: best.Nodes, Ridge: best.Ridge, Accuracy: best.Accuracy, RMSE: best.RMSE,
+		StoppedAt: e.stopped, Curve: scores, FitNodes: fitNodes, Candidates: len(scores),
+	}
+}
+
+// prefixBetas returns the output weights of the first l nodes for each l in
+// grid (each at most maxL) with ridge alpha; an entry is nil where the
+// system cannot be solved (alpha = 0 is always solvable). For alpha > 0 one
+// Cholesky factorisation of G + alpha I (g, ht: the normal equations of the
+// first maxL nodes, left unchanged) serves every prefix: its leading l x l
+// block is the factor of the leading block, and the forward substitution of
+// H^T T is shared, so each prefix costs a triangular solve.
+func (p *Path) prefixBetas(g *mat.SymDense, ht *mat.Dense, maxL int, grid []int, alpha float64) ([][]float64, error) {
+	out := make([][]float64, len(grid))
+	if alpha == 0 {
+		for i, l := range grid {
+			b, err := p.beta(p.model, l, 0)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = b
+		}
+		return out, nil
+	}
+	a := mat.NewSymDense(maxL, nil)
+	a.CopySym(g)
+	for i := 0; i < maxL; i++ {
+		a.SetSym(i, i, a.At(i, i)+alpha)
+	}
+	var ch mat.Cholesky
+	if !ch.Factorize(a) {
+		return out, nil
+	}
+	var lt mat.TriDense
+	ch.LTo(&lt)
+	raw := lt.RawTriangular()
+	ld, st := raw.Data, raw.Stride // L[i][k] = ld[i*st+k], k <= i
+	m := p.model.M
+	// Forward substitution L y = H^T T, shared by every prefix.
+	y := make([]float64, maxL*m)
+	for i := 0; i < maxL; i++ {
+		yi := y[i*m : (i+1)*m]
+		for q := range yi {
+			yi[q] = ht.At(i, q)
+		}
+		for k := 0; k < i; k++ {
+			lik, yk := ld[i*st+k], y[k*m:(k+1)*m]
+			for q := range yi {
+				yi[q] -= lik * yk[q]
+			}
+		}
+		for q := range yi {
+			yi[q] /= ld[i*st+i]
+		}
+	}
+	for gi, l := range grid {
+		// Back substitution L_l^T beta = y_l, by columns of L_l^T (rows of L).
+		beta := append([]float64(nil), y[:l*m]...)
+		for i := l - 1; i >= 0; i-- {
+			bi := beta[i*m : (i+1)*m]
+			d := ld[i*st+i]
+			for q := range bi {
+				bi[q] /= d
+			}
+			for k := 0; k < i; k++ { // beta_k -= L[i][k] beta_i
+				lik, bk := ld[i*st+k], beta[k*m:(k+1)*m]
+				for q := range bk {
+					bk[q] -= lik * bi[q]
+				}
+			}
+		}
+		out[gi] = beta
+	}
+	return out, nil
+}
+
+// normalAll returns H^T H and H^T T of the first l nodes: from the engine
+// when they are all in it, else from their hidden outputs.
+func (p *Path) normalAll(l int) (*mat.SymDense, *mat.Dense) {
+	if l <= p.independent {
+		return p.eng.normal(l)
+	}
+	pm, _ := p.model.truncate(l, nil)
+	h := hiddenDense(pm, p.x)
+	var g mat.SymDense
+	g.SymOuterK(1, h.T())
+	var ht mat.Dense
+	ht.Mul(h.T(), mat.NewDense(p.x.Len(), p.model.M, p.t))
+	return &g, &ht
+}
+
+// refit returns the model of the first l nodes of path with output weights
+// solved on the path's training data and the held-out part together, with
+// ridge alpha: the normal equations of both parts add up.
+func refit(path *Path, l int, alpha float64, held Problem) (*Model, error) {
+	m := path.model
+	pm, err := m.truncate(l, nil)
+	if err != nil {
+		return nil, err
+	}
+	hv := mat.NewDense(held.X.Len(), l, nil)
+	hd := hiddenDense(pm, held.X)
+	hv.Copy(hd)
+	tv := mat.NewDense(held.X.Len(), m.M, held.T)
+	var beta []float64
+	if alpha == 0 {
+		beta, err = path.stackedLS(l, hv, tv)
+	} else {
+		g, ht := path.normalAll(l)
+		var gv mat.SymDense
+		gv.SymOuterK(1, hv.T())
+		g.AddSym(g, &gv)
+		var htv mat.Dense
+		htv.Mul(hv.T(), tv)
+		ht.Add(ht, &htv)
+		beta, err = ridgeSolve(g, ht, alpha)
+	}
+	if err != nil {
+		return nil, err
+	}
+	pm.Beta = beta
+	pm.Config.Ridge = alpha
+	pm.Summary.Trace = m.Summary.Trace[:min(l, len(m.Summary.Trace))]
+	// The training RMSE over all images of the final weights.
+	yt, err := pm.Predict(path.x)
+	if err != nil {
+		return nil, err
+	}
+	yv, err := pm.Predict(held.X)
+	if err != nil {
+		return nil, err
+	}
+	pm.Summary.TrainRMSE = RMSE(append(yt, yv...), append(append([]float64(nil), path.t...), held.T...))
+	return pm, nil
+}
+
+// stackedLS returns the minimum-norm least-squares weights of the first l
+// nodes over the training part and the held-out part (hidden outputs hv,
+// targets tv). With the engine's QR factor H = Q R, ||H beta - T||^2 equals
+// ||R beta - Q^T T||^2 plus a constant, so the problem over both parts is
+// the small stacked problem [R; hv] beta = [Q^T T; tv]. Past rank, where the
+// engine does not hold every node, it is solved over all hidden outputs.
+func (p *Path) stackedLS(l int, hv, tv *mat.Dense) ([]float64, error) {
+	nv, _ := hv.Dims()
+	m := p.model.M
+	if qr, ok := p.eng.(*lsq); ok && l <= p.independent {
+		a := mat.NewDense(l+nv, l, nil)
+		b := mat.NewDense(l+nv, m, nil)
+		for j := 0; j < l; j++ {
+			for i := 0; i <= j; i++ {
+				a.Set(i, j, qr.r[j][i])
+			}
+		}
+		b.Slice(0, l, 0, m).(*mat.Dense).Copy(mat.NewDense(l, m, qr.qtt[:l*m]))
+		a.Slice(l, l+nv, 0, l).(*mat.Dense).Copy(hv)
+		b.Slice(l, l+nv, 0, m).(*mat.Dense).Copy(tv)
+		var f mat.QR
+		f.Factorize(a)
+		out := mat.NewDense(l, m, nil)
+		if err := f.SolveTo(out, false, b); err == nil {
+			return out.RawMatrix().Data, nil
+		}
+	}
+	pm, _ := p.model.truncate(l, nil)
+	ht := hiddenDense(pm, p.x)
+	n := p.x.Len()
+	h := mat.NewDense(n+nv, l, nil)
+	h.Slice(0, n, 0, l).(*mat.Dense).Copy(ht)
+	h.Slice(n, n+nv, 0, l).(*mat.Dense).Copy(hv)
+	t := append(append([]float64(nil), p.t...), tv.RawMatrix().Data...)
+	return minNorm(h, t, m, 0)
+}
+
+// splitHoldout splits p's images into a training and a held-out part: for
+// classification, each class's images are shuffled and about share of them
+// held out (at least one, and at least one left for training); for
+// regression, a shuffled share of all images. Indices are in increasing
+// order in both parts.
+func splitHoldout(p Problem, share float64, seed uint64) (train, held []int, err error) {
+	rng := rand.New(rand.NewPCG(seed, 0x5e1ec7))
+	groups, err := classGroups(p, 2)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, g := range groups {
+		rng.Shuffle(len(g), func(i, j int) { g[i], g[j] = g[j], g[i] })
+		k := int(math.Round(share * float64(len(g))))
+		if p.Classes != nil {
+			k = min(max(k, 1), len(g)-1)
+		} else if k < 1 || k >= len(g) {
+			return nil, nil, fmt.Errorf("%w: holding out %v of %d images leaves %d for validation", ErrData, share, len(g), k)
+		}
+		held = append(held, g[:k]...)
+		train = append(train, g[k:]...)
+	}
+	sort.Ints(train)
+	sort.Ints(held)
+	return train, held, nil
+}
+
+// splitFolds deals p's images into k folds, class by class for
+// classification so that each fold has its share of every class.
+func splitFolds(p Problem, k int, seed uint64) ([][]int, error) {
+	rng := rand.New(rand.NewPCG(seed, 0xf01d5))
+	groups, err := classGroups(p, k)
+	if err != nil {
+		return nil, err
+	}
+	folds := make([][]int, k)
+	next := 0
+	for _, g := range groups {
+		rng.Shuffle(len(g), func(i, j int) { g[i], g[j] = g[j], g[i] })
+		for _, i := range g {
+			folds[next%k] = append(folds[next%k], i)
+			next++
+		}
+	}
+	for f := range folds {
+		if len(folds[f]) == 0 {
+			return nil, fmt.Errorf("%w: %d images cannot fill %d folds", ErrData, p.X.Len(), k)
+		}
+		sort.Ints(folds[f])
+	}
+	return folds, nil
+}
+
+// classGroups returns the image indices of each class (one group of all
+// images for regression), refusing a class with fewer than need images.
+func classGroups(p Problem, need int) ([][]int, error) {
+	n := p.X.Len()
+	if p.Classes == nil {
+		if n < need {
+			return nil, fmt.Errorf("%w: %d images, selection needs at least %d", ErrData, n, need)
+		}
+		g := make([]int, n)
+		for i := range g {
+			g[i] = i
+		}
+		return [][]int{g}, nil
+	}
+	groups := make([][]int, p.M)
+	for i, c := range ArgMax(p.T, p.M) {
+		groups[c] = append(groups[c], i)
+	}
+	kept := groups[:0]
+	for c, g := range groups {
+		if len(g) == 0 {
+			continue // a class with no image at all has nothing to hold out
+		}
+		kept = append(kept, g)
+		if len(g) < need {
+			return nil, fmt.Errorf("%w: class %q has %d image(s); model selection needs at least %d per class (turn validation off, or add images)", ErrData, p.Classes[c], len(g), need)
+		}
+	}
+	return kept, nil
+}
+
+// subset returns the problem of the images idx of p.
+func (p Problem) subset(idx []int) Problem {
+	d := p.X.Dim()
+	q := Problem{X: Images{Rows: p.X.Rows, Cols: p.X.Cols, Pix: make([]float32, 0, len(idx)*d)}, M: p.M, Classes: p.Classes}
+	q.T = make([]float64, 0, len(idx)*p.M)
+	for _, i := range idx {
+		q.X.Pix = append(q.X.Pix, p.X.Image(i)...)
+		q.T = append(q.T, p.T[i*p.M:(i+1)*p.M]...)
+	}
+	return q
+}

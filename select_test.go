@@ -1,0 +1,219 @@
+package scn
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math"
+	"runtime"
+	"testing"
+)
+
+// TestSelectionMatchesBruteForce checks that Select picks the (L, alpha) of
+// the best held-out score, against a brute-force loop of separate fits of
+// every prefix length and separate ridge solves, for a supervised and a
+// random learner.
+func TestSelectionMatchesBruteForce(t *testing.T) {
+	p := blobProblem(t, 150)
+	sel := Selection{Validation: 0.3, Points: 8, Ridges: []float64{0, 0.01, 1, 100}}
+	for _, k := range []Kind{SCN2D, RVFL} {
+		c := Paper(k)
+		c.MaxNodes = 40
+		m, err := c.Select(context.Background(), p, sel, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ch := m.Selection
+		if ch == nil || ch.Method != "holdout" || ch.Metric != "accuracy" {
+			t.Fatalf("%v: selection record %+v", k, ch)
+		}
+		train, held, err := splitHoldout(p, sel.Validation, c.Seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tp, hp := p.subset(train), p.subset(held)
+		if ch.Held != hp.X.Len() {
+			t.Errorf("%v: %d held out, want %d", k, ch.Held, hp.X.Len())
+		}
+		ev := newEvaluator(hp, sel.withDefaults())
+		var best Score
+		n := 0
+		for _, l := range ev.grid(c.MaxNodes) {
+			for _, alpha := range sel.Ridges {
+				ci := c
+				ci.MaxNodes, ci.Ridge = l, alpha
+				mi, err := ci.Fit(context.Background(), tp, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				y, _ := mi.Predict(hp.X)
+				s := Score{Nodes: l, Ridge: alpha, RMSE: RMSE(y, hp.T), Accuracy: Accuracy(ArgMax(y, hp.M), ArgMax(hp.T, hp.M))}
+				if n == 0 || s.better(best, true) {
+					best = s
+				}
+				n++
+				// The selection's own score of this pair agrees.
+				for _, cs := range ch.Curve {
+					if cs.Nodes == l && cs.Ridge == alpha {
+						if cs.Accuracy != s.Accuracy || math.Abs(cs.RMSE-s.RMSE) > 1e-9*s.RMSE {
+							t.Errorf("%v L=%d alpha=%g: selection scored %+v, a separate fit %+v", k, l, alpha, cs, s)
+						}
+					}
+				}
+			}
+		}
+		if ch.Candidates != n {
+			t.Errorf("%v: %d pairs scored, brute force %d", k, ch.Candidates, n)
+		}
+		if ch.Nodes != best.Nodes || ch.Ridge != best.Ridge {
+			t.Errorf("%v: chose L=%d alpha=%g, brute force L=%d alpha=%g", k, ch.Nodes, ch.Ridge, best.Nodes, best.Ridge)
+		}
+		if m.Nodes() != ch.Nodes || m.Config.Ridge != ch.Ridge || m.Summary.Samples != p.X.Len() {
+			t.Errorf("%v: model has %d nodes, ridge %g, %d samples", k, m.Nodes(), m.Config.Ridge, m.Summary.Samples)
+		}
+		t.Logf("%v: chose L=%d alpha=%g (held-out accuracy %.3f) of %d pairs", k, ch.Nodes, ch.Ridge, ch.Accuracy, n)
+	}
+}
+
+// TestRefitSolvesOnAllImages checks the final weights: those of the chosen
+// nodes and ridge term over training and held-out images together.
+func TestRefitSolvesOnAllImages(t *testing.T) {
+	p := blobProblem(t, 120)
+	for _, alpha := range []float64{0, 0.5} {
+		sel := Selection{Validation: 0.25, Points: 4, Ridges: []float64{alpha}}
+		c := Paper(SCN)
+		c.MaxNodes = 25
+		m, err := c.Select(context.Background(), p, sel, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Same nodes, weights solved on all of p.
+		h := hiddenDense(m, p.X)
+		want, err := minNorm(h, p.T, p.M, alpha)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := relDiff(m.Beta, want); d > 1e-7 {
+			t.Errorf("alpha=%g: final weights differ from the solve over all images by %.3g", alpha, d)
+		}
+	}
+}
+
+func TestStratifiedSplitKeepsEveryClass(t *testing.T) {
+	x, y, names := blobs(64, 4, 4, 5, 9)
+	// Unbalanced: class 4 has only 2 images.
+	var pix []float32
+	var labels []int
+	for i, c := range y {
+		if c == 4 && labels != nil && count(labels, 4) == 2 {
+			continue
+		}
+		pix = append(pix, x.Image(i)...)
+		labels = append(labels, c)
+	}
+	p, err := Classification(Images{Rows: 4, Cols: 4, Pix: pix}, labels, names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, share := range []float64{0.01, 0.1, 0.5, 0.99} {
+		train, held, err := splitHoldout(p, share, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(train)+len(held) != len(labels) {
+			t.Fatalf("share %v: %d + %d images of %d", share, len(train), len(held), len(labels))
+		}
+		for c := range names {
+			if count(pick1(labels, train), c) == 0 || count(pick1(labels, held), c) == 0 {
+				t.Errorf("share %v: class %d missing from a part", share, c)
+			}
+		}
+	}
+	// A class with one image cannot be split.
+	p1, _ := Classification(Images{Rows: 4, Cols: 4, Pix: pix[:16*3]}, []int{0, 0, 1}, []string{"a", "b"})
+	c := Paper(SCN2D)
+	c.MaxNodes = 5
+	if _, err := c.Select(context.Background(), p1, Selection{Validation: 0.1}, nil); !errors.Is(err, ErrData) {
+		t.Errorf("a class of one image: %v, want ErrData", err)
+	}
+	for _, bad := range []Selection{{Validation: 0}, {Validation: 1}, {Validation: math.NaN()}, {Validation: 0.1, Patience: -1}, {Validation: 0.1, Ridges: []float64{-1}}, {Validation: 0.1, Ridges: []float64{}}, {Folds: -2}} {
+		if _, err := c.Select(context.Background(), p, bad, nil); !errors.Is(err, ErrConfig) {
+			t.Errorf("%+v: %v, want ErrConfig", bad, err)
+		}
+	}
+}
+
+func count(xs []int, v int) int {
+	n := 0
+	for _, x := range xs {
+		if x == v {
+			n++
+		}
+	}
+	return n
+}
+
+func pick1(xs, idx []int) []int {
+	out := make([]int, len(idx))
+	for i, j := range idx {
+		out[i] = xs[j]
+	}
+	return out
+}
+
+func TestSelectionDeterministicAndSaved(t *testing.T) {
+	p := blobProblem(t, 150)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	var files [][]byte
+	for _, procs := range []int{1, 2} {
+		runtime.GOMAXPROCS(procs)
+		c := Paper(SCN2D)
+		c.MaxNodes = 30
+		m, err := c.Select(context.Background(), p, Selection{Validation: 0.2, Patience: 3}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if _, err := m.WriteTo(&buf); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, buf.Bytes())
+		back, err := Read(bytes.NewReader(buf.Bytes()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if back.Selection == nil || back.Selection.Nodes != m.Selection.Nodes || len(back.Selection.Curve) != len(m.Selection.Curve) {
+			t.Fatalf("selection record lost in the file: %+v", back.Selection)
+		}
+	}
+	if !bytes.Equal(files[0], files[1]) {
+		t.Error("selected model files differ between GOMAXPROCS 1 and 2")
+	}
+}
+
+func TestPatienceStopsGrowth(t *testing.T) {
+	p := blobProblem(t, 100)
+	c := Paper(RVFL2D)
+	c.MaxNodes = 400
+	m, err := c.Select(context.Background(), p, Selection{Validation: 0.2, Points: 40, Patience: 2}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Selection.StoppedAt == 0 || m.Selection.StoppedAt >= 400 || m.Selection.FitNodes != m.Selection.StoppedAt {
+		t.Errorf("patience: stopped at %d, fit %d nodes", m.Selection.StoppedAt, m.Selection.FitNodes)
+	}
+	t.Logf("stopped at %d, chose %d", m.Selection.StoppedAt, m.Nodes())
+}
+
+func TestKFoldSelection(t *testing.T) {
+	p := blobProblem(t, 90)
+	c := Paper(SCN)
+	c.MaxNodes = 20
+	m, err := c.Select(context.Background(), p, Selection{Folds: 3, Points: 6}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Selection.Method != "kfold" || m.Selection.Held != 90 || m.Nodes() != m.Selection.Nodes {
+		t.Errorf("k-fold record %+v, %d nodes", m.Selection, m.Nodes())
+	}
+}
