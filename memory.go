@@ -43,8 +43,9 @@ func (c Config) EstimateMemory(n, rows, cols, m int) Memory {
 	// cp, cw (float32), z (float32), then z64 (supervised) or hb (random),
 	// both float64, and the per-chunk sums of the correlations.
 	chunks := math.Ceil(N / corrChunk)
-	// Each buffer is made with half again its size as room to grow.
-	e.Candidates = bytesOf(1.5 * (4*k*np + 4*k*d + 4*k*N + 8*k*N + 8*chunks*k*(M+1) + 8*N))
+	// (The buffers are made with room to grow, which stays untouched and
+	// so takes no memory.)
+	e.Candidates = bytesOf(4*k*np + 4*k*d + 4*k*N + 8*k*N + 8*chunks*k*(M+1) + 8*N)
 	// Q is stored in blocks of qChunkRows columns; R holds L(L+1)/2 values.
 	lq := math.Min(L, N)
 	lqBlocks := math.Ceil(lq/qChunkRows) * qChunkRows
@@ -62,7 +63,9 @@ func (c Config) EstimateMemory(n, rows, cols, m int) Memory {
 		e.Solve = satAdd(e.Solve, bytesOf(4*L*d+4*L*predictBatch))
 	}
 	const stepBytes = 64
-	e.Model = bytesOf(1.5*(4*L*np+4*L) + 8*L*M + stepBytes*L)
+	// The parameters, biases and output weights, and the model file's
+	// bytes when it is written.
+	e.Model = bytesOf(2*(4*L*np+4*L+8*L*M) + stepBytes*L)
 	return e
 }
 
