@@ -40,7 +40,7 @@ func defaultMemLimit() memLimit {
 		}
 	}
 	if v := addressLimit(); v > 0 && v < avail {
-		avail, from = v, "ulimit -v"
+		avail, from = v, "ulimit -v" // the Go runtime maps a few hundred MB of it at start
 	}
 	lim := memLimit{bytes: avail / 2, from: "half the " + from + " of " + formatBytes(avail)}
 	// GOMEMLIMIT is a limit the user chose for the whole heap: take it as is.
