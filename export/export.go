@@ -49,11 +49,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"slices"
 
 	"github.com/scn2d/scn"
+
+	"github.com/scn2d/scn/internal/atomicfile"
 )
 
 // Opset is the version of the default ONNX operator set the graph uses.
@@ -102,28 +102,11 @@ func preprocessing(m *scn.Model) string {
 }
 
 // writeAtomic writes a file through a temporary file in the same folder,
-// synced and renamed over path, as the model files are written.
+// synced and renamed over path, as the model files are written (see
+// internal/atomicfile: the umask and an existing file's mode are kept, a
+// device is written to, never replaced).
 func writeAtomic(path string, write func(io.Writer) error) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("export: write %s: %w", path, err)
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp) // a no-op once renamed
-	err = write(f)
-	if err == nil {
-		err = f.Chmod(0o644) // CreateTemp makes 0600 files
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
+	if err := atomicfile.Write(path, write); err != nil {
 		return fmt.Errorf("export: write %s: %w", path, err)
 	}
 	return nil
