@@ -62,8 +62,9 @@ const Opset = 13
 // irVersion is the ONNX IR version that goes with opset 13.
 const irVersion = 7
 
-// MetaPreprocess is the model metadata key under which the command line
-// records the preprocessing (a JSON object).
+// MetaPreprocess is the key of the exported files' metadata under which
+// the model's preprocessing record (scn.Preprocessing) is written as a
+// JSON object.
 const MetaPreprocess = "preprocess"
 
 // check reports whether m is a complete model this package can export.
@@ -92,13 +93,14 @@ func check(m *scn.Model) error {
 	return nil
 }
 
-// preprocessing returns the preprocessing the model records, as JSON ("{}"
-// when it records none).
+// preprocessing returns the preprocessing the model records
+// (Model.Preprocessing), as JSON ("{}" when it records none).
 func preprocessing(m *scn.Model) string {
-	if p, ok := m.Meta[MetaPreprocess]; ok && json.Valid([]byte(p)) {
-		return p
+	b, err := json.Marshal(m.Preprocessing)
+	if err != nil {
+		return "{}"
 	}
-	return "{}"
+	return string(b)
 }
 
 // writeAtomic writes a file through a temporary file in the same folder,
