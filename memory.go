@@ -36,7 +36,7 @@ func (c Config) EstimateMemory(n, rows, cols, m int) Memory {
 		np = float64(max(rows, 1) + max(cols, 1))
 	}
 	var e Memory
-	k := float64(randomBlock)
+	k := float64(randomBlockSize)
 	if c.Kind.Choice == Supervised {
 		k = float64(max(c.Candidates, 1))
 	}
@@ -46,9 +46,9 @@ func (c Config) EstimateMemory(n, rows, cols, m int) Memory {
 	// (The buffers are made with room to grow, which stays untouched and
 	// so takes no memory.)
 	e.Candidates = bytesOf(4*k*np + 4*k*d + 4*k*N + 8*k*N + 8*chunks*k*(M+1) + 8*N)
-	// Q is stored in blocks of qChunkRows columns; R holds L(L+1)/2 values.
+	// Q is stored in blocks of qBlockCols columns; R holds L(L+1)/2 values.
 	lq := math.Min(L, N)
-	lqBlocks := math.Ceil(lq/qChunkRows) * qChunkRows
+	lqBlocks := math.Ceil(lq/qBlockCols) * qBlockCols
 	e.Factor = bytesOf(8*N*lqBlocks + 8*lq*(lq+1)/2 + 8*lq*M + 3*8*N*M)
 	if L > N {
 		// Past rank (L > N) the output weights are the minimum-norm
