@@ -40,7 +40,7 @@ func ParseActivation(s string) (Activation, error) {
 }
 
 // Config holds a fit's hyper-parameters. Nothing fitted is ever stored in it.
-// Start from Paper (the published settings) or Default and change fields.
+// Start from Paper (the published settings) or Fast and change fields.
 type Config struct {
 	// Kind is the learner: SCN2D, SCN, RVFL2D or RVFL.
 	Kind Kind
@@ -137,8 +137,6 @@ func Paper(k Kind) Config {
 	return c
 }
 
-// Default returns Paper(k): the published settings are the sensible defaults.
-func Default(k Kind) Config { return Paper(k) }
 
 // ErrConfig is wrapped by every error about impossible hyper-parameters.
 var ErrConfig = errors.New("scn: invalid configuration")

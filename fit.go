@@ -81,9 +81,9 @@ type Profile struct {
 	Batches   int64         // matrix products X W^T, each one pass over the images
 }
 
-// randomBlock is how many random nodes are drawn and evaluated per matrix
+// randomBlockSize is how many random nodes are drawn and evaluated per matrix
 // product by random node choice.
-const randomBlock = 64
+const randomBlockSize = 64
 
 // Fit builds a network on p with the configuration c. progress, if not nil,
 // is called after every added node. The returned model records why building
@@ -336,7 +336,7 @@ func (b *builder) accept(j int) {
 }
 
 // pickRandom adds the next random node (RVFL and 2DRVFL). Nodes are drawn
-// randomBlock at a time at the first scale, their outputs computed with one
+// randomBlockSize at a time at the first scale, their outputs computed with one
 // matrix product and appended to the factorisation as one block; the steps
 // are then handed out one by one.
 func (b *builder) pickRandom() (Step, bool) {
@@ -355,7 +355,7 @@ func (b *builder) pickRandom() (Step, bool) {
 // then solved by a pseudo-inverse of the whole H (see minNorm).
 func (b *builder) randomBlock() {
 	lambda := b.cfg.Scales[0]
-	k := min(randomBlock, max(b.cfg.MaxNodes-len(b.bias), 1))
+	k := min(randomBlockSize, max(b.cfg.MaxNodes-len(b.bias), 1))
 	b.drawBatch(k, lambda)
 	t0 := time.Now()
 	hb := grow(b.hb, k*b.n)

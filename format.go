@@ -8,13 +8,11 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
-	"io/fs"
 	"math"
-	"math/rand/v2"
 	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
+
+	"github.com/scn2d/scn/internal/atomicfile"
 )
 
 // Model files (format version 1) are little-endian:
@@ -192,73 +190,14 @@ func (m *Model) Save(path string) error {
 	if path == "" {
 		return errors.New("scn: save: empty file name")
 	}
-	target := path
-	if fi, err := os.Lstat(path); err == nil && fi.Mode()&os.ModeSymlink != 0 {
-		if target, err = filepath.EvalSymlinks(path); err != nil {
-			return wrapErr("save "+path, err)
-		}
-	}
-	st, err := os.Stat(target)
-	switch {
-	case err == nil && st.IsDir():
-		return fmt.Errorf("scn: save %s: is a directory", path)
-	case err == nil && !st.Mode().IsRegular():
-		return m.writeThrough(path, target)
-	case err != nil && !errors.Is(err, fs.ErrNotExist):
-		return wrapErr("save "+path, err)
-	}
-	f, err := createTemp(filepath.Dir(target), "."+filepath.Base(target)+".tmp")
-	if err != nil {
-		return wrapErr("save "+path, err)
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp) // a no-op once renamed
-	_, err = m.WriteTo(f)
-	if err == nil && st != nil {
-		err = f.Chmod(st.Mode().Perm()) // the existing file's mode
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, target)
-	}
+	err := atomicfile.Write(path, func(w io.Writer) error {
+		_, err := m.WriteTo(w)
+		return err
+	})
 	if err != nil {
 		return wrapErr("save "+path, err)
 	}
 	return nil
-}
-
-// writeThrough writes the model to target, which is not a regular file.
-func (m *Model) writeThrough(path, target string) error {
-	f, err := os.OpenFile(target, os.O_WRONLY, 0)
-	if err != nil {
-		return wrapErr("save "+path, err)
-	}
-	_, err = m.WriteTo(f)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return wrapErr("save "+path, err)
-	}
-	return nil
-}
-
-// createTemp creates a new file dir/prefix<random> with mode 0666 less the
-// umask (os.CreateTemp makes 0600 files).
-func createTemp(dir, prefix string) (*os.File, error) {
-	for range 100 {
-		name := filepath.Join(dir, prefix+strconv.FormatUint(rand.Uint64()%1e10, 10))
-		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
-		if !errors.Is(err, fs.ErrExist) {
-			return f, err
-		}
-	}
-	return nil, fmt.Errorf("no free temporary name in %s", dir)
 }
 
 // prefixedError is an error whose message says "scn: " once: what wraps it

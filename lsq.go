@@ -16,10 +16,10 @@ import (
 // add a near-zero pivot to R (and huge output weights), so it is refused.
 const dependenceTol = 1e-6
 
-// qChunkRows is how many columns of Q are stored per contiguous block. Q grows
+// qBlockCols is how many columns of Q are stored per contiguous block. Q grows
 // block by block, so a fit never holds more than one block beyond its nodes
 // and never copies Q to grow it.
-const qChunkRows = 32
+const qBlockCols = 32
 
 // lsq solves min ||H beta - T||_F while H grows one column at a time. It keeps
 // a thin QR factorisation H = Q R, with Q (N x L) grown by classical
@@ -31,7 +31,7 @@ type lsq struct {
 	n, m  int
 	t     []float64   // targets, N x m row-major, as given
 	tc, e []float64   // targets and residual by output: m rows of N values
-	q     [][]float64 // Q in blocks of qChunkRows columns, tile-major (see tile)
+	q     [][]float64 // Q in blocks of qBlockCols columns, tile-major (see tile)
 	r     [][]float64 // r[j] is column j of R: R[0..j, j]
 	qtt   []float64   // Q^T T, L x m row-major
 	l     int         // columns so far
@@ -130,9 +130,9 @@ func (s *lsq) orthogonalise(hb []float64, k, from int, coef []float64) []float64
 	project := func(b, lo, hi int) { // part[b] = Q_b^T h_b for each column
 		p := part[b*stride:]
 		if gemm {
-			for j0 := 0; j0 < w; j0 += qChunkRows {
-				cols := min(qChunkRows, w-j0)
-				linalg.Dgemm(false, true, k, cols, hi-lo, 1, hb[lo:], n, s.q[j0/qChunkRows][b*qChunkRows*sampleBlock:], sampleBlock, 0, p[j0:], w)
+			for j0 := 0; j0 < w; j0 += qBlockCols {
+				cols := min(qBlockCols, w-j0)
+				linalg.Dgemm(false, true, k, cols, hi-lo, 1, hb[lo:], n, s.q[j0/qBlockCols][b*qBlockCols*sampleBlock:], sampleBlock, 0, p[j0:], w)
 			}
 			return
 		}
@@ -143,9 +143,9 @@ func (s *lsq) orthogonalise(hb []float64, k, from int, coef []float64) []float64
 	}
 	update := func(b, lo, hi int, cc []float64) { // h_b -= Q_b cc for each column
 		if gemm {
-			for j0 := 0; j0 < w; j0 += qChunkRows {
-				cols := min(qChunkRows, w-j0)
-				linalg.Dgemm(false, false, k, hi-lo, cols, -1, cc[j0:], w, s.q[j0/qChunkRows][b*qChunkRows*sampleBlock:], sampleBlock, 1, hb[lo:], n)
+			for j0 := 0; j0 < w; j0 += qBlockCols {
+				cols := min(qBlockCols, w-j0)
+				linalg.Dgemm(false, false, k, hi-lo, cols, -1, cc[j0:], w, s.q[j0/qBlockCols][b*qBlockCols*sampleBlock:], sampleBlock, 1, hb[lo:], n)
 			}
 			return
 		}
@@ -249,7 +249,7 @@ func (s *lsq) addBlock(hb []float64, k int) (ok []bool, rmse []float64) {
 	return ok, rmse
 }
 
-// Q is stored tile-major: a block of qChunkRows columns of Q is one slice
+// Q is stored tile-major: a block of qBlockCols columns of Q is one slice
 // holding, for each tile of sampleBlock samples in turn, the tile's part of
 // each column. The orthogonalisation walks tile by tile, so it reads long
 // contiguous runs that the hardware prefetches well.
@@ -257,12 +257,12 @@ func (s *lsq) addBlock(hb []float64, k int) (ok []bool, rmse []float64) {
 // tile returns the part of column j of Q in sample tile b (n values).
 func (s *lsq) tile(j, b, n int) []float64 {
 	off := s.tileOffset(j, b)
-	return s.q[j/qChunkRows][off : off+n]
+	return s.q[j/qBlockCols][off : off+n]
 }
 
 // tileOffset is where column j's part in sample tile b starts in its block.
 func (s *lsq) tileOffset(j, b int) int {
-	return b*qChunkRows*sampleBlock + (j%qChunkRows)*sampleBlock
+	return b*qBlockCols*sampleBlock + (j%qBlockCols)*sampleBlock
 }
 
 // tileDots adds to out[j] the dot product of x with column from+j of Q
@@ -275,15 +275,15 @@ func (s *lsq) tileDots(from, b int, x, out []float64) {
 	for j := 0; j < len(out); {
 		col := from + j
 		off := s.tileOffset(col, b)
-		if col%qChunkRows+4 <= qChunkRows && j+4 <= len(out) {
-			kernel.DotRows4(s.q[col/qChunkRows][off:], sampleBlock, x, n, &o)
+		if col%qBlockCols+4 <= qBlockCols && j+4 <= len(out) {
+			kernel.DotRows4(s.q[col/qBlockCols][off:], sampleBlock, x, n, &o)
 			for g, v := range o {
 				out[j+g] += v
 			}
 			j += 4
 			continue
 		}
-		out[j] += floats.Dot(s.q[col/qChunkRows][off:off+n], x)
+		out[j] += floats.Dot(s.q[col/qBlockCols][off:off+n], x)
 		j++
 	}
 }
@@ -297,24 +297,24 @@ func (s *lsq) tileAxpy(from, b int, cc, y []float64) {
 	for j := 0; j < len(cc); {
 		col := from + j
 		off := s.tileOffset(col, b)
-		if col%qChunkRows+4 <= qChunkRows && j+4 <= len(cc) {
+		if col%qBlockCols+4 <= qBlockCols && j+4 <= len(cc) {
 			for g := range c4 {
 				c4[g] = -cc[j+g]
 			}
-			kernel.AxpyRows4(s.q[col/qChunkRows][off:], sampleBlock, &c4, y, n)
+			kernel.AxpyRows4(s.q[col/qBlockCols][off:], sampleBlock, &c4, y, n)
 			j += 4
 			continue
 		}
-		floats.AddScaled(y, -cc[j], s.q[col/qChunkRows][off:off+n])
+		floats.AddScaled(y, -cc[j], s.q[col/qBlockCols][off:off+n])
 		j++
 	}
 }
 
 // appendQ stores q as column s.l of Q.
 func (s *lsq) appendQ(q []float64) {
-	if s.l/qChunkRows == len(s.q) {
+	if s.l/qBlockCols == len(s.q) {
 		nb := (s.n + sampleBlock - 1) / sampleBlock
-		s.q = append(s.q, make([]float64, qChunkRows*nb*sampleBlock))
+		s.q = append(s.q, make([]float64, qBlockCols*nb*sampleBlock))
 	}
 	for b, lo := 0, 0; lo < s.n; b, lo = b+1, lo+sampleBlock {
 		hi := min(s.n, lo+sampleBlock)

@@ -14,8 +14,8 @@ type Memory struct {
 	// Factor is the least-squares state: Q (N x min(L, N) float64), R, the
 	// residual and the targets by output.
 	Factor int64
-	// Solve is the final solve of a random learner with more nodes than
-	// images: H (N x L) and its SVD, or H^T H (L x L) with a ridge term.
+	// Solve is the solve past rank, with more nodes than images: H
+	// (N x L) and its SVD, or H^T H (L x L) with a ridge term.
 	Solve int64
 	// Model is the fitted model: hidden parameters, biases, output weights
 	// and the per-node trace.
@@ -36,33 +36,39 @@ func (c Config) EstimateMemory(n, rows, cols, m int) Memory {
 		np = float64(max(rows, 1) + max(cols, 1))
 	}
 	var e Memory
-	k := float64(randomBlock)
+	k := float64(randomBlockSize)
 	if c.Kind.Choice == Supervised {
 		k = float64(max(c.Candidates, 1))
 	}
 	// cp, cw (float32), z (float32), then z64 (supervised) or hb (random),
 	// both float64, and the per-chunk sums of the correlations.
 	chunks := math.Ceil(N / corrChunk)
-	// Each buffer is made with half again its size as room to grow.
-	e.Candidates = bytesOf(1.5 * (4*k*np + 4*k*d + 4*k*N + 8*k*N + 8*chunks*k*(M+1) + 8*N))
-	// Q is stored in blocks of qChunkRows columns; R holds L(L+1)/2 values.
+	// (The buffers are made with room to grow, which stays untouched and
+	// so takes no memory.)
+	e.Candidates = bytesOf(4*k*np + 4*k*d + 4*k*N + 8*k*N + 8*chunks*k*(M+1) + 8*N)
+	// Q is stored in blocks of qBlockCols columns; R holds L(L+1)/2 values.
 	lq := math.Min(L, N)
-	lqBlocks := math.Ceil(lq/qChunkRows) * qChunkRows
+	lqBlocks := math.Ceil(lq/qBlockCols) * qBlockCols
 	e.Factor = bytesOf(8*N*lqBlocks + 8*lq*(lq+1)/2 + 8*lq*M + 3*8*N*M)
-	if c.Kind.Choice == Random && L > N {
-		// hiddenDense (N x L), the SVD's copy of it, U (N x k), V (L x k),
-		// k = min(N, L); with a ridge term H^T H (L x L) instead of the SVD.
+	if L > N {
+		// Past rank (L > N) the output weights are the minimum-norm
+		// solution over all hidden columns: H (N x L, with the columns a
+		// supervised fit keeps beside it), the SVD's copy of it, U (N x k)
+		// and V (L x k), k = min(N, L); with a ridge term H^T H (L x L)
+		// instead of the SVD.
 		kk := math.Min(N, L)
 		if c.Ridge > 0 {
-			e.Solve = bytesOf(8*N*L + 8*L*L + 8*L*M)
+			e.Solve = bytesOf(2*8*N*L + 8*L*L + 8*L*M)
 		} else {
-			e.Solve = bytesOf(2*8*N*L + 8*N*kk + 8*L*kk + 8*L*M)
+			e.Solve = bytesOf(3*8*N*L + 8*N*kk + 8*L*kk + 8*L*M)
 		}
 		// The hidden outputs are computed in batches of images: W (L x d).
 		e.Solve = satAdd(e.Solve, bytesOf(4*L*d+4*L*predictBatch))
 	}
 	const stepBytes = 64
-	e.Model = bytesOf(1.5*(4*L*np+4*L) + 8*L*M + stepBytes*L)
+	// The parameters, biases and output weights, and the model file's
+	// bytes when it is written.
+	e.Model = bytesOf(2*(4*L*np+4*L+8*L*M) + stepBytes*L)
 	return e
 }
 

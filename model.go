@@ -271,7 +271,7 @@ func minNorm(h *mat.Dense, t []float64, m int, ridge float64) ([]float64, error)
 }
 
 // Indicator returns the generalization indicator Theta_raw of the paper
-// (SPEC section 3) on the training images x:
+// (the test-error bound of Li and Wang's 2DSCN paper) on the training images x:
 //
 //	||g'(H) o W||_F * ||beta||_F
 //

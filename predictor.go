@@ -9,7 +9,8 @@ import (
 
 // Predictor answers many small prediction requests with one model, as a
 // server does: it expands the nodes' weights over the flattened image once
-// (L x d1 d2 float32; for a 2D model ten times its file's size at 28 x 28),
+// (L x d1 d2 float32; for a 2D model ten times its file's size at 28 x 28;
+// a 1D model's parameters are its weights, used as they are),
 // where Model.Predict expands them and sizes its buffers for a full batch of
 // 512 images on every call. Its outputs are bit for bit those of
 // Model.Predict (the same kernels, in the same order). It is safe for
@@ -32,7 +33,12 @@ type predictScratch struct {
 
 // NewPredictor prepares m for repeated prediction. m must not change
 // afterwards.
-func NewPredictor(m *Model) *Predictor { return &Predictor{m: m, w: m.weights()} }
+func NewPredictor(m *Model) *Predictor {
+	if m.Kind.Input == Vector { // the weights are the parameters: no copy
+		return &Predictor{m: m, w: m.Params}
+	}
+	return &Predictor{m: m, w: m.weights()}
+}
 
 // Model returns the model the predictor was made from.
 func (p *Predictor) Model() *Model { return p.m }

@@ -1,11 +1,14 @@
 package dataset
 
 import (
+	"archive/zip"
 	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/scn2d/scn/npy"
 )
 
 // TestFolderSymlinksAndHiddenFiles: a symbolic link to a class folder is
@@ -86,4 +89,42 @@ func TestOpenDirectory(t *testing.T) {
 	wantErr(t, "CSV", err, dir, "is a directory")
 	_, _, _, err = LoadImageFile(dir, Preprocess{})
 	wantErr(t, "image", err, dir, "is a directory")
+}
+
+// TestNumPyMemoryLimit: a small .npz whose deflated member expands to
+// 64 MB, and a .npy file of that size, are refused under a 16 MiB limit
+// before they are read.
+func TestNumPyMemoryLimit(t *testing.T) {
+	dir := t.TempDir()
+	a, err := npy.New(make([]uint8, 64<<20), 1024, 256, 256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raw bytes.Buffer
+	if err := npy.Write(&raw, a); err != nil {
+		t.Fatal(err)
+	}
+	npyPath := filepath.Join(dir, "x.npy")
+	os.WriteFile(npyPath, raw.Bytes(), 0o644)
+	var z bytes.Buffer
+	zw := zip.NewWriter(&z)
+	w, _ := zw.CreateHeader(&zip.FileHeader{Name: "x.npy", Method: zip.Deflate})
+	w.Write(raw.Bytes())
+	zw.Close()
+	npzPath := filepath.Join(dir, "x.npz")
+	os.WriteFile(npzPath, z.Bytes(), 0o644)
+	if z.Len() > 1<<20 {
+		t.Fatalf("npz of %d bytes", z.Len())
+	}
+	defer SetMemoryLimit(SetMemoryLimit(16 << 20))
+	if _, err := ReadNPY(npyPath, "", "", 0, 0); !errors.Is(err, ErrTooLarge) {
+		t.Errorf(".npy: %v", err)
+	}
+	if _, err := ReadNPZ(npzPath, "x", "", false, 0, 0); !errors.Is(err, ErrTooLarge) {
+		t.Errorf(".npz: %v", err)
+	}
+	SetMemoryLimit(1 << 30)
+	if s, err := ReadNPZ(npzPath, "x", "", false, 0, 0); err != nil || s.Len() != 1024 {
+		t.Errorf(".npz within the limit: %v", err)
+	}
 }

@@ -9,9 +9,9 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
+
+	"github.com/scn2d/scn/internal/atomicfile"
 )
 
 // IDX element types.
@@ -392,35 +392,20 @@ func idxInts(x *idx) ([]int, error) {
 }
 
 // writeAtomic writes data to path through a temporary file in the same
-// folder, synced and renamed; gzip-compressed when path ends in ".gz".
+// folder, synced and renamed (internal/atomicfile); gzip-compressed when
+// path ends in ".gz".
 func writeAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("dataset: %w", err)
-	}
-	defer os.Remove(f.Name())
-	var w io.Writer = f
-	var gz *gzip.Writer
-	if strings.HasSuffix(path, ".gz") {
-		gz = gzip.NewWriter(f)
-		w = gz
-	}
-	_, err = w.Write(data)
-	if gz != nil && err == nil {
-		err = gz.Close()
-	}
-	if err == nil {
-		err = f.Chmod(0o644) // CreateTemp makes 0600 files
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
+	err := atomicfile.Write(path, func(w io.Writer) error {
+		if !strings.HasSuffix(path, ".gz") {
+			_, err := w.Write(data)
+			return err
+		}
+		gz := gzip.NewWriter(w)
+		if _, err := gz.Write(data); err != nil {
+			return err
+		}
+		return gz.Close()
+	})
 	if err != nil {
 		return fmt.Errorf("dataset: write %s: %w", path, err)
 	}

@@ -3,6 +3,7 @@ package dataset
 import (
 	"fmt"
 	"math"
+	"os"
 	"sort"
 
 	"github.com/scn2d/scn/npy"
@@ -28,12 +29,15 @@ func ReadNPY(imagesPath, labelsPath, targetsPath string, rows, cols int) (*Set, 
 	if labelsPath != "" && targetsPath != "" {
 		return nil, fmt.Errorf("dataset: give labels or targets, not both")
 	}
+	yPath := labelsPath + targetsPath
+	if err := checkNumPyMemory(fileSize(imagesPath), fileSize(yPath), imagesPath); err != nil {
+		return nil, err
+	}
 	x, err := npy.ReadFile(imagesPath)
 	if err != nil {
 		return nil, fmt.Errorf("dataset: %w", err)
 	}
 	var y *npy.Array
-	yPath := labelsPath + targetsPath
 	if yPath != "" {
 		if y, err = npy.ReadFile(yPath); err != nil {
 			return nil, fmt.Errorf("dataset: %w", err)
@@ -59,6 +63,11 @@ func ReadNPZ(path, xName, yName string, targets bool, rows, cols int) (*Set, err
 		return nil, fmt.Errorf("dataset: %w", err)
 	}
 	defer z.Close()
+	xs, _ := z.Size(xName)
+	ys, _ := z.Size(yName)
+	if err := checkNumPyMemory(xs, ys, path); err != nil {
+		return nil, err
+	}
 	x, err := z.Array(xName)
 	if err != nil {
 		return nil, fmt.Errorf("dataset: %w", err)
@@ -75,6 +84,30 @@ func ReadNPZ(path, xName, yName string, targets bool, rows, cols int) (*Set, err
 	}
 	s.Source = fmt.Sprintf("%s[%s]", path, xName)
 	return s, nil
+}
+
+// checkNumPyMemory refuses arrays of x and y bytes (as stored) whose
+// reading would exceed the limit of SetMemoryLimit: the stored values
+// and the pixels they become (float32; up to 4 bytes per stored uint8),
+// the labels or targets and what they become.
+func checkNumPyMemory(x, y int64, name string) error {
+	if err := checkMemory(5*x+2*y, "the arrays of "+name); err != nil {
+		return fmt.Errorf("dataset: %s: %w", name, err)
+	}
+	return nil
+}
+
+// fileSize returns the size of a file, 0 if it cannot be told (the
+// reader then says why).
+func fileSize(path string) int64 {
+	if path == "" {
+		return 0
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return st.Size()
 }
 
 // NumPySet builds a set from an image array and, unless y is nil, the

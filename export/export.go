@@ -49,11 +49,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"slices"
 
 	"github.com/scn2d/scn"
+
+	"github.com/scn2d/scn/internal/atomicfile"
 )
 
 // Opset is the version of the default ONNX operator set the graph uses.
@@ -62,8 +62,9 @@ const Opset = 13
 // irVersion is the ONNX IR version that goes with opset 13.
 const irVersion = 7
 
-// MetaPreprocess is the model metadata key under which the command line
-// records the preprocessing (a JSON object).
+// MetaPreprocess is the key of the exported files' metadata under which
+// the model's preprocessing record (scn.Preprocessing) is written as a
+// JSON object.
 const MetaPreprocess = "preprocess"
 
 // check reports whether m is a complete model this package can export.
@@ -92,38 +93,22 @@ func check(m *scn.Model) error {
 	return nil
 }
 
-// preprocessing returns the preprocessing the model records, as JSON ("{}"
-// when it records none).
+// preprocessing returns the preprocessing the model records
+// (Model.Preprocessing), as JSON ("{}" when it records none).
 func preprocessing(m *scn.Model) string {
-	if p, ok := m.Meta[MetaPreprocess]; ok && json.Valid([]byte(p)) {
-		return p
+	b, err := json.Marshal(m.Preprocessing)
+	if err != nil {
+		return "{}"
 	}
-	return "{}"
+	return string(b)
 }
 
 // writeAtomic writes a file through a temporary file in the same folder,
-// synced and renamed over path, as the model files are written.
+// synced and renamed over path, as the model files are written (see
+// internal/atomicfile: the umask and an existing file's mode are kept, a
+// device is written to, never replaced).
 func writeAtomic(path string, write func(io.Writer) error) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("export: write %s: %w", path, err)
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp) // a no-op once renamed
-	err = write(f)
-	if err == nil {
-		err = f.Chmod(0o644) // CreateTemp makes 0600 files
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
+	if err := atomicfile.Write(path, write); err != nil {
 		return fmt.Errorf("export: write %s: %w", path, err)
 	}
 	return nil

@@ -130,7 +130,7 @@ func fitNew(t *testing.T, kind scn.Kind, act scn.Activation, regression bool) *s
 	if err != nil {
 		t.Fatal(err)
 	}
-	m.Meta = map[string]string{MetaPreprocess: `{"invert":"no"}`}
+	m.Preprocessing = scn.Preprocessing{Invert: "no"}
 	return m
 }
 

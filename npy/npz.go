@@ -61,6 +61,17 @@ func NewNPZ(r io.ReaderAt, size int64) (*NPZ, error) {
 	return z, nil
 }
 
+// Size returns the bytes the member holding the array name claims to
+// hold once decompressed (header included), which reading it never
+// exceeds, and whether there is such an array.
+func (z *NPZ) Size(name string) (int64, bool) {
+	f, ok := z.files[name]
+	if !ok || f.UncompressedSize64 > 1<<62 {
+		return 0, ok
+	}
+	return int64(f.UncompressedSize64), true
+}
+
 // Names returns the names of the arrays, in the archive's order (without
 // the ".npy" of the member names).
 func (z *NPZ) Names() []string { return append([]string(nil), z.names...) }

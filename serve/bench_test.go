@@ -2,6 +2,7 @@ package serve
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -98,4 +99,18 @@ func BenchmarkLoadPNG(b *testing.B) {
 		}
 	})
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "requests/s")
+}
+
+// BenchmarkParseBatchStdlib decodes the same batch with encoding/json, for
+// comparison with BenchmarkParseBatch.
+func BenchmarkParseBatchStdlib(b *testing.B) {
+	fixtures(b)
+	body := batchJSON(testSet, 0, 256, func(int) bool { return false }, "")
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		var v struct{ Images [][]float32 }
+		if err := json.Unmarshal(body, &v); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

@@ -72,7 +72,7 @@ func TestPageInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	js(`document.body.dataset.state = "drawing"`)
+	n := answers(ctx, t)
 	stroke := [][2]float64{{70, 60}, {130, 60}, {210, 60}, {190, 120}, {160, 180}, {140, 240}}
 	var actions []chromedp.Action[chromedp.Void]
 	for i, p := range stroke {
@@ -88,7 +88,7 @@ func TestPageInChromium(t *testing.T) {
 	if err := chromedp.Do(ctx, actions...); err != nil {
 		t.Fatal(err)
 	}
-	drawn := readResult(ctx, t)
+	drawn := readResult(ctx, t, n)
 	// The page's answer is the API's for the image the page sent.
 	dataURL, err := chromedp.Run(ctx, chromedp.Evaluate[string](`prepared(current()).toDataURL("image/png")`))
 	if err != nil {
@@ -113,34 +113,34 @@ func TestPageInChromium(t *testing.T) {
 	if err := os.WriteFile(path, file, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	js(`document.body.dataset.state = "uploading"`)
+	n = answers(ctx, t)
 	if err := chromedp.Do(ctx, chromedp.SetUploadFiles(chromedp.CSS(`#file`), []string{path})); err != nil {
 		t.Fatal(err)
 	}
-	up := readResult(ctx, t)
+	up := readResult(ctx, t, n)
 	want := libraryPredict(t, digitsPath, file)
 	if !slices.Equal(up.scores, want) || up.class != testSet.Classes[argmax(want)] {
 		t.Errorf("upload: the page shows %s %v, scn predict %v", up.class, up.scores, want)
 	}
 
 	// The regression model: its output as the result.
-	js(`document.body.dataset.state = "switching"`)
+	n = answers(ctx, t)
 	if err := chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS(`#model`), "regress")); err != nil {
 		t.Fatal(err)
 	}
 	js(`document.getElementById("model").dispatchEvent(new Event("change"))`)
-	reg := readResult(ctx, t)
+	reg := readResult(ctx, t, n)
 	if len(reg.labels) != 1 || reg.labels[0] != "y0" {
 		t.Errorf("regression: bars %v", reg.labels)
 	}
 
 	// A screenshot of the page with a result.
-	js(`document.body.dataset.state = "switching"`)
+	n = answers(ctx, t)
 	if err := chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS(`#model`), "digits")); err != nil {
 		t.Fatal(err)
 	}
 	js(`document.getElementById("model").dispatchEvent(new Event("change"))`)
-	readResult(ctx, t)
+	readResult(ctx, t, n)
 	shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	if err != nil {
 		t.Fatal(err)
@@ -166,21 +166,39 @@ type shown struct {
 	scores []float64 // in the order of the bars (class order)
 }
 
-// readResult waits for the page to finish a prediction and reads it.
-func readResult(ctx context.Context, t *testing.T) shown {
+// answers returns how many predictions the page has shown so far.
+func answers(ctx context.Context, t *testing.T) int {
 	t.Helper()
-	if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`body[data-state="done"], body[data-state="error"]`))); err != nil {
+	n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`Number(document.body.dataset.answers || 0)`))
+	if err != nil {
 		t.Fatal(err)
 	}
+	return n
+}
+
+// readResult waits for the page to show a prediction after the first
+// `after` ones, and reads it.
+func readResult(ctx context.Context, t *testing.T, after int) shown {
+	t.Helper()
 	type page struct {
+		Answers             int
 		State, Class, Error string
 		Rows                [][]string
 	}
-	got, err := chromedp.Run(ctx, chromedp.Evaluate[page](`({State: document.body.dataset.state,
-		Class: document.getElementById("class").textContent, Error: document.getElementById("error").textContent,
-		Rows: [...document.querySelectorAll("#bars tr")].map(r => [r.dataset.label, r.dataset.score])})`))
-	if err != nil {
-		t.Fatal(err)
+	var got page
+	for {
+		var err error
+		got, err = chromedp.Run(ctx, chromedp.Evaluate[page](`({Answers: Number(document.body.dataset.answers || 0),
+			State: document.body.dataset.state,
+			Class: document.getElementById("class").textContent, Error: document.getElementById("error").textContent,
+			Rows: [...document.querySelectorAll("#bars tr")].map(r => [r.dataset.label, r.dataset.score])})`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Answers > after && (got.State == "done" || got.State == "error") {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 	if got.State != "done" {
 		t.Fatalf("the page shows an error: %s", got.Error)

@@ -79,6 +79,11 @@ type Options struct {
 	// its own. Requests are only gathered while all passes are busy, so a
 	// lone request never waits for company.
 	Gather int
+	// GatherWait is how long a scoring pass may wait for requests that are
+	// being decoded when fewer than Gather images wait (default 1 ms;
+	// negative: never). A pass never waits when no other request is being
+	// decoded.
+	GatherWait time.Duration
 	// TopK is the number of scores a classification answers with when the
 	// request does not say (default 5).
 	TopK int
@@ -108,6 +113,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.TopK <= 0 {
 		o.TopK = 5
+	}
+	if o.GatherWait == 0 {
+		o.GatherWait = time.Millisecond
 	}
 	if o.ReadTimeout <= 0 {
 		o.ReadTimeout = 30 * time.Second
@@ -153,8 +161,9 @@ type model struct {
 	size       int64
 	loaded     time.Time
 
-	mu      sync.Mutex
-	pending []*job // requests waiting to be scored
+	mu       sync.Mutex
+	pending  []*job       // requests waiting to be scored
+	arriving atomic.Int64 // requests read, not yet waiting
 }
 
 // job is one request's images waiting for a scoring pass.
@@ -588,6 +597,13 @@ func (s *Server) predict(r *http.Request, md *model) (*predictResponse, int, err
 	}
 	var pix []float32
 	var n int
+	md.arriving.Add(1)
+	arrived := false
+	defer func() {
+		if !arrived {
+			md.arriving.Add(-1)
+		}
+	}()
 	if isJSON(r, body) {
 		var t int
 		pix, n, t, err = s.batchImages(body, md)
@@ -601,6 +617,7 @@ func (s *Server) predict(r *http.Request, md *model) (*predictResponse, int, err
 	if err != nil {
 		return nil, 0, err
 	}
+	arrived = true
 	y, err := s.score(r.Context(), md, pix, n)
 	if err != nil {
 		return nil, 0, err
@@ -775,6 +792,7 @@ func (s *Server) score(ctx context.Context, md *model, pix []float32, n int) ([]
 	md.mu.Lock()
 	md.pending = append(md.pending, j)
 	md.mu.Unlock()
+	md.arriving.Add(-1)
 	for {
 		select {
 		case <-j.done:
@@ -811,8 +829,27 @@ func (md *model) remove(j *job) bool {
 
 // runPending scores the jobs waiting at the head of md's list, up to
 // Options.Gather images (at least one job), in one pass, and returns the
-// number of jobs it scored.
+// number of jobs it scored. While fewer images wait and other requests for
+// the model are being decoded, it first waits for them, at most
+// Options.GatherWait.
 func (s *Server) runPending(md *model) int {
+	// Under load, wait a little for the requests being decoded: one pass
+	// of many images costs less than many passes of few (the expanded
+	// weights are read once a pass).
+	if s.opts.GatherWait > 0 {
+		for start := time.Now(); time.Since(start) < s.opts.GatherWait && md.arriving.Load() > 0; {
+			md.mu.Lock()
+			images := 0
+			for _, j := range md.pending {
+				images += j.n
+			}
+			md.mu.Unlock()
+			if images >= s.opts.Gather {
+				break
+			}
+			time.Sleep(50 * time.Microsecond)
+		}
+	}
 	md.mu.Lock()
 	k, images := 0, 0
 	for k < len(md.pending) && (k == 0 || images+md.pending[k].n <= s.opts.Gather) {

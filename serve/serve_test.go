@@ -455,7 +455,7 @@ func TestModelsHealthMetricsPage(t *testing.T) {
 // TestBadInputs sends each kind of bad request and checks its status and
 // that the server keeps answering good ones.
 func TestBadInputs(t *testing.T) {
-	_, ts := newTestServer(t, Options{MaxBodyBytes: 256 << 10, MaxBatchImages: 50})
+	s, ts := newTestServer(t, Options{MaxBodyBytes: 256 << 10, MaxBatchImages: 50})
 	good := pngOf(t, testSet.Image(0), 28, 28)
 	pred := ts.URL + "/v1/models/digits:predict"
 	huge := hugePNGHeader(t, 20000, 20000)
@@ -519,6 +519,11 @@ func TestBadInputs(t *testing.T) {
 	}
 	if code, _ := get(t, ts.URL+"/nothing"); code != http.StatusNotFound {
 		t.Errorf("GET /nothing: %d", code)
+	}
+	// Refused requests leave no trace in the gathering's count of
+	// requests on their way (a pass would wait for them).
+	if n := s.lookup("digits").arriving.Load(); n != 0 {
+		t.Errorf("%d requests still counted as arriving", n)
 	}
 }
 
@@ -673,6 +678,79 @@ func TestReload(t *testing.T) {
 			t.Errorf("/metrics lacks %s", w)
 		}
 	}
+}
+
+// TestReloadUnderLoad swaps a model file back and forth while clients keep
+// asking: every request is answered, by one model or the other, with its
+// answer.
+func TestReloadUnderLoad(t *testing.T) {
+	digitsPath, _, _, otherPath := fixtures(t)
+	path := filepath.Join(t.TempDir(), "live.scn")
+	copyFile(t, digitsPath, path)
+	s := New(Options{Gather: 8})
+	if err := s.Load("live", path); err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+	file := pngOf(t, testSet.Image(4), 28, 28)
+	want := map[string][]float64{}
+	for _, p := range []string{digitsPath, otherPath} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[fmt.Sprintf("%x", sha256Sum(b))[:12]] = libraryPredict(t, p, file)
+	}
+	stop := make(chan struct{})
+	errs := make(chan error, 100)
+	var wg sync.WaitGroup
+	var answered, versions sync.Map
+	for c := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := 0; ; k++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				code, a := post(t, ts.URL+"/v1/models/live:predict?top=10", "image/png", file)
+				if code != http.StatusOK {
+					errs <- fmt.Errorf("client %d, request %d: status %d: %s", c, k, code, a.Error)
+					return
+				}
+				w, ok := want[a.Version]
+				if !ok || !slices.Equal(scoresOf(t, a, 0, testSet.Classes), w) {
+					errs <- fmt.Errorf("client %d, request %d: version %s, scores not that model's", c, k, a.Version)
+					return
+				}
+				answered.Store(fmt.Sprint(c, k), true)
+				versions.Store(a.Version, true)
+			}
+		}()
+	}
+	for i := range 20 {
+		src := otherPath
+		if i%2 == 1 {
+			src = digitsPath
+		}
+		copyFile(t, src, path)
+		if err := s.Reload(); err != nil {
+			t.Error(err)
+		}
+	}
+	close(stop)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	n, v := 0, 0
+	answered.Range(func(any, any) bool { n++; return true })
+	versions.Range(func(any, any) bool { v++; return true })
+	t.Logf("%d requests answered across 20 reloads, by %d versions", n, v)
 }
 
 func copyFile(t *testing.T, from, to string) {

@@ -79,6 +79,12 @@ func intRange(lo, hi int) string { return fmt.Sprintf("from %d to %d", lo, hi) }
 
 // rangeText describes an allowed range: "from 1 to 1048576", "in (0, 1e+06]".
 func rangeText(lo, hi float64, loOK bool) string {
+	switch {
+	case hi == math.MaxFloat64 && loOK:
+		return num(lo) + " or more, finite"
+	case hi == math.MaxFloat64:
+		return "more than " + num(lo) + ", finite"
+	}
 	if loOK {
 		return fmt.Sprintf("from %s to %s", num(lo), num(hi))
 	}

@@ -47,6 +47,7 @@ func FuzzCommandLine(f *testing.F) {
 		"predict": {td.model, td.png},
 		"compare": {"--idx-images", td.images, "--idx-labels", td.labels, "--test-folder", td.folder, "-q", "--trials", "1"},
 		"inspect": {td.model},
+		"export":  {td.model, "-o", filepath.Join(tmp, "m.npz")},
 	}
 	// Appended last, so that they win over the fuzzer's: commands that
 	// would read large data or run long are pointed at nothing.
@@ -55,6 +56,7 @@ func FuzzCommandLine(f *testing.F) {
 		"derive rotated":  {"--data", filepath.Join(tmp, "missing"), "-o", filepath.Join(tmp, "d")},
 		"derive faces":    {"--data", filepath.Join(tmp, "missing"), "-o", filepath.Join(tmp, "d")},
 		"derive occluded": {"--data", filepath.Join(tmp, "missing"), "-o", filepath.Join(tmp, "d")},
+		"serve":           {"--addr", "256.0.0.1:1"}, // cannot listen: flags and models checked, then an error
 	}
 	f.Add([]byte{0})
 	f.Add([]byte("\x05\x01\x00\x02\x01"))
@@ -82,7 +84,7 @@ func FuzzCommandLine(f *testing.F) {
 				args = append(args, value)
 			case len(flags[name]) > 0:
 				fl := flags[name][int(op&0x3f)%len(flags[name])]
-				if fl == "out" {
+				if fl == "out" || fl == "output" {
 					value = safeOut[pick%len(safeOut)]
 				}
 				args = append(args, "--"+fl+"="+value)

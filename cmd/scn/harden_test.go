@@ -1,6 +1,7 @@
 package main
 
 import (
+	"archive/zip"
 	"bytes"
 	"compress/gzip"
 	"context"
@@ -14,12 +15,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/scn2d/scn/dataset"
+	"github.com/scn2d/scn/npy"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -294,11 +297,24 @@ func idxHead(dims ...int) []byte {
 	return b
 }
 
-// limited runs the binary under GOMEMLIMIT and returns its output, exit
-// status, peak resident memory and CPU time.
+// limited runs the binary with GOMEMLIMIT=150MiB, which the default
+// memory limit follows, under a hard limit of the address space (ulimit -v
+// 2000000: the Go runtime maps about 800 MB at start, so that a command
+// that did not refuse would fail with an out-of-memory crash instead of
+// taking gigabytes), and returns its output, exit status, peak resident
+// memory (measured by /usr/bin/time, -1 without it: the rusage of a child
+// of the test process counts the test process's own memory from before
+// exec) and CPU time.
 func limited(t *testing.T, args ...string) (string, int, int64, time.Duration) {
 	t.Helper()
-	cmd := exec.Command(binary, args...)
+	rssFile := filepath.Join(t.TempDir(), "rss")
+	argv := append([]string{"sh", "-c", `ulimit -v 2000000 && exec "$@"`, "sh", binary}, args...)
+	timed := false
+	if _, err := os.Stat("/usr/bin/time"); err == nil {
+		argv = append([]string{"/usr/bin/time", "-f", "%M", "-o", rssFile}, argv...)
+		timed = true
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), "GOMEMLIMIT=150MiB")
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -320,7 +336,20 @@ func limited(t *testing.T, args ...string) (string, int, int64, time.Duration) {
 	}
 	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
 	cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-	return out.String(), code, ru.Maxrss * 1024, cpu
+	rss := int64(-1)
+	if timed {
+		b, err := os.ReadFile(rssFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Fields(string(b)) // "Command exited with non-zero status 1" comes first
+		kb, err := strconv.ParseInt(lines[len(lines)-1], 10, 64)
+		if err != nil {
+			t.Fatalf("/usr/bin/time said %q", b)
+		}
+		rss = kb * 1024
+	}
+	return out.String(), code, rss, cpu
 }
 
 // TestMemoryBombsRefused runs each input that once exhausted memory with
@@ -338,6 +367,22 @@ func TestMemoryBombsRefused(t *testing.T) {
 	os.WriteFile(p("long.gz"), gzipMembers(t, idxHead(1, 1000, 1000), 1000), 0o644)
 	// A header that claims 20 images of 1000 x 1000; 10 MB follow.
 	os.WriteFile(p("short.gz"), gzipMembers(t, idxHead(20, 1000, 1000), 10), 0o644)
+	// A .npz of about 64 KB whose deflated images expand to 64 MB (320 MB
+	// once read and made float32).
+	npz := p("bomb.npz")
+	{
+		a, err := npy.New(make([]uint8, 64<<20), 1024, 256, 256)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var raw, z bytes.Buffer
+		npy.Write(&raw, a)
+		zw := zip.NewWriter(&z)
+		w, _ := zw.CreateHeader(&zip.FileHeader{Name: "x.npy", Method: zip.Deflate})
+		w.Write(raw.Bytes())
+		zw.Close()
+		os.WriteFile(npz, z.Bytes(), 0o644)
+	}
 	labels := p("labels")
 	os.WriteFile(labels, idxHead(1000), 0o644) // never reached
 	if st, _ := os.Stat(p("bomb.gz")); st.Size() > 2<<20 {
@@ -358,6 +403,7 @@ func TestMemoryBombsRefused(t *testing.T) {
 		{[]string{"compare", "--candidates", "65536", "--nodes", "1", "--trials", "1", "-q"}, "--candidates"},
 		{[]string{"bench", "--n", "1000000"}, "--n"},
 		{[]string{"eval", f.model, "--idx-images", p("bomb.gz"), "--idx-labels", labels}, "bomb.gz"},
+		{[]string{"train", "--npz", npz, "-q", "-o", m}, "bomb.npz"},
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
@@ -368,6 +414,9 @@ func TestMemoryBombsRefused(t *testing.T) {
 			}
 			if !strings.Contains(out, c.want) {
 				t.Errorf("the error does not name %s: %s", c.want, out)
+			}
+			if rss < 0 {
+				t.Log("no /usr/bin/time: peak memory not measured")
 			}
 			if rss > 200e6 {
 				t.Errorf("peak resident memory %.0f MB, want < 200 MB", float64(rss)/1e6)

@@ -69,7 +69,7 @@ func (h *hyperFlags) addPreset(cmd *cobra.Command) {
 	}
 	intVar(f, &h.candidates, "candidates", 0, 0, maxCandidatesFlag, "T_max, candidates per scale (0: the preset's)")
 	floatVar(f, &h.tolerance, "tolerance", 0, 0, math.MaxFloat64, true, "stop when the training RMSE is at or below this")
-	f.StringVar(&h.scales, "scales", "", "comma-separated scale list lambda (default: the preset's)")
+	f.StringVar(&h.scales, "scales", "", "comma-separated scale list lambda, each in (0, 1e+06] (default: the preset's)")
 	f.StringVar(&h.ratios, "ratios", "", "comma-separated increasing r list in (0,1) (default: the preset's)")
 	f.StringVar(&h.activation, "activation", "sigmoid", "activation: sigmoid, tanh or relu")
 	floatVar(f, &h.ridge, "ridge", 0, 0, math.MaxFloat64, true, "ridge term on the output weights (0: plain least squares)")

@@ -47,6 +47,9 @@ that no longer reads leaves its model as it was, and the log says why).`,
 			if err := checkServeOptions(opts); err != nil {
 				return err
 			}
+			if opts.GatherWait == 0 {
+				opts.GatherWait = -1 // --gather-wait 0: never wait
+			}
 			type spec struct{ name, path string }
 			var specs []spec
 			seen := map[string]string{}
@@ -98,6 +101,7 @@ that no longer reads leaves its model as it was, and the log says why).`,
 	intVar(f, &opts.MaxBatchImages, "max-batch", 4096, 1, 1<<20, "images limit of one JSON batch")
 	intVar(f, &opts.MaxConcurrent, "concurrency", 0, 0, 4096, "scoring passes (and image decodings) at once (0: one per CPU)")
 	intVar(f, &opts.Gather, "gather", 64, 1, 4096, "most images one scoring pass gathers from waiting requests (1: none)")
+	durationVar(f, &opts.GatherWait, "gather-wait", time.Millisecond, 0, time.Second, "how long a scoring pass may wait for requests being decoded when fewer than --gather images wait (0: never)")
 	intVar(f, &opts.TopK, "top", 5, 1, 1<<20, "scores per image when a request does not say (?top=N)")
 	durationVar(f, &opts.ReadTimeout, "read-timeout", 0, 0, 24*time.Hour, "time to read a request (0: 30s)")
 	durationVar(f, &opts.WriteTimeout, "write-timeout", 0, 0, 24*time.Hour, "time to answer a request (0: 30s)")
@@ -117,6 +121,7 @@ func checkServeOptions(o serve.Options) error {
 		{"--concurrency", int64(o.MaxConcurrent)}, {"--gather", int64(o.Gather)}, {"--top", int64(o.TopK)},
 		{"--read-timeout", int64(o.ReadTimeout)}, {"--write-timeout", int64(o.WriteTimeout)},
 		{"--idle-timeout", int64(o.IdleTimeout)}, {"--shutdown-timeout", int64(o.ShutdownTimeout)},
+		{"--gather-wait", int64(o.GatherWait)},
 	} {
 		if c.v < 0 {
 			return usageError{fmt.Errorf("%s must not be negative", c.name)}
