@@ -267,7 +267,7 @@ func (e *gramEngine) shardCross(s, l0, b int, out []float64) {
 	hb := sh.h[l0*r : l1*r]
 	if e.f32 {
 		e.z32 = grow(e.z32, b*l1)
-		linalg.ScoreNT(b, l1, r, hb, sh.h, e.z32, l1)
+		linalg.GramNT32(b, l1, r, hb, sh.h, e.z32, l1)
 		for i, v := range e.z32[:b*l1] {
 			out[i] = float64(v)
 		}
@@ -312,9 +312,13 @@ func cholInPlace(a []float64, lda, b int, norm2 []float64, tolRel float64) (dep 
 	for j := 0; j < b; j++ {
 		rj := a[j*lda : j*lda+j+1]
 		d := rj[j]
-		for k := 0; k < j; k++ {
-			if dep == nil || !dep[k] {
-				d -= rj[k] * rj[k]
+		if dep == nil {
+			d -= floats.Dot(rj[:j], rj[:j])
+		} else {
+			for k := 0; k < j; k++ {
+				if !dep[k] {
+					d -= rj[k] * rj[k]
+				}
 			}
 		}
 		tol := tolRel * norm2[j]
@@ -331,9 +335,13 @@ func cholInPlace(a []float64, lda, b int, norm2 []float64, tolRel float64) (dep 
 		for i := j + 1; i < b; i++ {
 			ri := a[i*lda : i*lda+j+1]
 			s := ri[j]
-			for k := 0; k < j; k++ {
-				if dep == nil || !dep[k] {
-					s -= ri[k] * rj[k]
+			if dep == nil {
+				s -= floats.Dot(ri[:j], rj[:j])
+			} else {
+				for k := 0; k < j; k++ {
+					if !dep[k] {
+						s -= ri[k] * rj[k]
+					}
 				}
 			}
 			ri[j] = s * inv

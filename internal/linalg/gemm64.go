@@ -113,3 +113,15 @@ func trsmRLTOwn(m, n int, a []float64, lda int, b []float64, ldb int) {
 
 // trsmBlock is the column block of trsmRLTOwn.
 const trsmBlock = 64
+
+// GramNT32 sets C = A B^T in float32: A is m x k, B is n x k (rows
+// contiguous, k apart), C is m x n (ldc). It forms the block engine's Gram
+// products. The OpenBLAS build calls sgemm (rows of C in fixed chunks);
+// the pure-Go build uses the scoring kernels (ScoreNT). Either way the
+// result does not depend on the number of goroutines.
+func GramNT32(m, n, k int, a, b []float32, c []float32, ldc int) {
+	if m == 0 || n == 0 {
+		return
+	}
+	gramNT32(m, n, k, a, b, c, ldc)
+}

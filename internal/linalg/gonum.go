@@ -46,3 +46,7 @@ func gemmNT64(m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb
 	}
 	dgemm(false, true, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
+
+func gramNT32(m, n, k int, a, b []float32, c []float32, ldc int) {
+	ScoreNT(m, n, k, a, b, c, ldc)
+}

@@ -153,3 +153,7 @@ func trsmLL(trans_ bool, n, m int, a []float64, lda int, b []float64, ldb int) {
 func gemmNT64(m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
 	dgemm(false, true, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
+
+func gramNT32(m, n, k int, a, b []float32, c []float32, ldc int) {
+	sgemm(false, true, m, n, k, 1, a, k, b, k, 0, c, ldc)
+}
