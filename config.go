@@ -111,22 +111,26 @@ type Config struct {
 	Preset string
 }
 
-// PaperScales is the scale list Upsilon of the paper's experiments.
-var PaperScales = []float64{1, 5, 15, 30, 50, 100, 150, 200, 250}
+// PaperScales returns the scale list Upsilon of the paper's experiments
+// (a new slice each call: the caller may change it).
+func PaperScales() []float64 { return []float64{1, 5, 15, 30, 50, 100, 150, 200, 250} }
 
-// PaperRatios is the list R = {1 - 10^-j : j = 2..7} of the paper's experiments.
-var PaperRatios = []float64{1 - 1e-2, 1 - 1e-3, 1 - 1e-4, 1 - 1e-5, 1 - 1e-6, 1 - 1e-7}
+// PaperRatios returns the list R = {1 - 10^-j : j = 2..7} of the paper's
+// experiments (a new slice each call).
+func PaperRatios() []float64 {
+	return []float64{1 - 1e-2, 1 - 1e-3, 1 - 1e-4, 1 - 1e-5, 1 - 1e-6, 1 - 1e-7}
+}
 
 // Paper returns the settings of the paper's experiments for a learner:
-// T_max = 5, Upsilon = PaperScales, R = PaperRatios, sigmoid, no ridge,
+// T_max = 5, Upsilon = PaperScales(), R = PaperRatios(), sigmoid, no ridge,
 // L_max = 1000, tolerance 0, seed 1. Random learners get lambda = 1.
 func Paper(k Kind) Config {
 	c := Config{
 		Kind:       k,
 		MaxNodes:   1000,
 		Candidates: 5,
-		Scales:     append([]float64(nil), PaperScales...),
-		Ratios:     append([]float64(nil), PaperRatios...),
+		Scales:     PaperScales(),
+		Ratios:     PaperRatios(),
 		Activation: Sigmoid,
 		Seed:       1,
 		Preset:     "paper",
@@ -136,7 +140,6 @@ func Paper(k Kind) Config {
 	}
 	return c
 }
-
 
 // ErrConfig is wrapped by every error about impossible hyper-parameters.
 var ErrConfig = errors.New("scn: invalid configuration")
@@ -218,7 +221,7 @@ func Fast(k Kind) Config {
 		MaxNodes:    7000,
 		Candidates:  2,
 		Scales:      []float64{2},
-		Ratios:      append([]float64(nil), PaperRatios...),
+		Ratios:      PaperRatios(),
 		Activation:  Sigmoid,
 		Seed:        1,
 		Ridge:       1,

@@ -11,6 +11,12 @@ import (
 // Model is a fitted network f(X) = sum_j beta_j g(a_j(X)). It is safe for
 // concurrent use by several goroutines once fitted or loaded.
 type Model struct {
+	// Kind and Activation are what the network is, all that prediction
+	// needs besides the weights. Config.Kind and Config.Activation say the
+	// same for a fitted or loaded model; they are kept in Config too
+	// because Config is the fit's whole recipe (Config.Fit of a model's
+	// Config with its seed refits it), and a Model assembled by hand may
+	// leave Config zero.
 	Kind       Kind
 	Activation Activation
 	Rows, Cols int      // input image shape d1 x d2

@@ -42,7 +42,7 @@ func runDigits(ctx context.Context, o Options, r *Result) error {
 	}
 	r.protocol("per data set: %d training images and %s, drawn at random anew every trial", ntr, testDesc)
 	r.protocol("L up to %d, accuracy at 10 checkpoints via Model.Prefix; %d trials (trial t: seed %d+t)", maxL, trials, o.Seed)
-	r.protocol("paper preset: T_max = 5, Upsilon = %v, R = {1-10^-j, j=2..7}; RVFL and 2DRVFL lambda = 1", scn.PaperScales)
+	r.protocol("paper preset: T_max = 5, Upsilon = %v, R = {1-10^-j, j=2..7}; RVFL and 2DRVFL lambda = 1", scn.PaperScales())
 	r.note("The paper also used the ISI Bangla, Devnagari and Oriya digit sets; they are not obtainable and are left out.")
 	// Check every file first so that a missing one is reported before hours of work.
 	sets := make([][2]*dataset.Set, len(digitSources))

@@ -39,7 +39,7 @@ func faceProtocol(o Options, r *Result, ls []int, trials int) {
 	r.protocol("ORL: 40 subjects x 10 images of 112 x 92 (vector learners: d = 10304), pixels in [0, 1]")
 	r.protocol("per subject a random half (5 images) for training and the rest for testing, anew every trial: 200 training and 200 test images (dataset.BuildFaceSplit; trial t's split is the one `scn derive faces --seed %d+t` writes)", o.Seed)
 	r.protocol("L = %v (one fit to the largest L per trial, smaller L by Model.Prefix); %d trials (trial t: seed %d+t for the split and the learners)", ls, trials, o.Seed)
-	r.protocol("paper preset: T_max = 5, Upsilon = %v, R = {1-10^-j, j=2..7}; RVFL and 2DRVFL lambda = 1", scn.PaperScales)
+	r.protocol("paper preset: T_max = 5, Upsilon = %v, R = {1-10^-j, j=2..7}; RVFL and 2DRVFL lambda = 1", scn.PaperScales())
 	if len(ls) > 1 {
 		r.protocol("also evaluated at L = %v (not in the paper) to show the curve below the number of training images", faceExtraCheckpoints)
 	}

@@ -32,7 +32,7 @@ func runRotation(ctx context.Context, o Options, r *Result) error {
 	r.note("Substitute data: the paper used the synthetic rotated-digit set shipped with a commercial toolbox; this run builds the same task from MNIST: each image is rotated about its centre by an angle drawn uniformly from [-45, 45] degrees (bilinear interpolation), and the target is that angle in degrees (positive = counter-clockwise).")
 	r.protocol("%d training images drawn from the MNIST training set and %d test images from the MNIST test set, new draws and angles every trial (dataset.BuildRotated; trial t's sets are the ones `scn derive rotated --train %d --test %d --seed %d+t` writes)", ntr, nte, ntr, nte, o.Seed)
 	r.protocol("L = %d, %d trials (trial t: seed %d+t for images, angles and learners)", maxL, trials, o.Seed)
-	r.protocol("paper preset: T_max = 5, Upsilon = %v, R = {1-10^-j, j=2..7}; RVFL and 2DRVFL lambda = 1", scn.PaperScales)
+	r.protocol("paper preset: T_max = 5, Upsilon = %v, R = {1-10^-j, j=2..7}; RVFL and 2DRVFL lambda = 1", scn.PaperScales())
 	r.protocol("PPA(theta) = share of predictions with |error| < theta degrees, theta = 15 and 25")
 	kinds := scn.Kinds()
 	outs, err := runTrials(ctx, trialSpec{
