@@ -2,7 +2,6 @@ package scn
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"runtime"
 	"time"
@@ -94,30 +93,13 @@ func newBlockBuilder(c Config, p Problem) *blockBuilder {
 	return bb
 }
 
-// fitBlocks is fitPath for configurations in block mode.
-func (c Config) fitBlocks(ctx context.Context, p Problem, progress func(Step), check func(*Path) bool, start time.Time) (*Path, error) {
-	bb := newBlockBuilder(c, p)
-	if rmse := bb.rmse(); c.Kind.Choice == Supervised && rmse <= c.Tolerance {
-		return nil, fmt.Errorf("%w: Tolerance = %g, but the training RMSE is %.4g before any node: nothing to fit", ErrConfig, c.Tolerance, rmse)
-	}
-	bb.check = check
-	stop, err := bb.run(ctx, progress)
-	if len(bb.bias) == 0 {
-		if err != nil {
-			return nil, err
-		}
-		return nil, fmt.Errorf("scn: no hidden node could be added (%v)", stop)
-	}
-	path, serr := bb.path(stop)
-	if serr != nil {
-		return nil, serr
-	}
-	if p.Classes != nil {
-		path.model.Classes = append([]string(nil), p.Classes...)
-	}
-	path.model.Summary.Duration = time.Since(start)
-	return path, err
+// grow adds blocks of nodes until a stopping rule holds (see run).
+func (bb *blockBuilder) grow(ctx context.Context, progress func(Step)) (StopReason, error) {
+	return bb.run(ctx, progress)
 }
+
+// nodes returns the nodes accepted so far.
+func (bb *blockBuilder) nodes() int { return len(bb.bias) }
 
 // rmse returns the current training RMSE (of the regularised fit).
 func (bb *blockBuilder) rmse() float64 {

@@ -119,28 +119,27 @@ func (c Config) fitPath(ctx context.Context, p Problem, progress func(Step), che
 		return nil, err
 	}
 	start := time.Now()
+	var g grower
 	if c.blockMode() {
-		return c.fitBlocks(ctx, p, progress, check, start)
+		bb := newBlockBuilder(c, p)
+		bb.check = check
+		g = bb
+	} else {
+		b := newBuilder(c, p)
+		b.check = check
+		g = b
 	}
-	b := newBuilder(c, p)
-	if rmse := b.rmse(); c.Kind.Choice == Supervised && rmse <= c.Tolerance {
+	if rmse := g.rmse(); c.Kind.Choice == Supervised && rmse <= c.Tolerance {
 		return nil, fmt.Errorf("%w: Tolerance = %g, but the training RMSE is %.4g before any node: nothing to fit", ErrConfig, c.Tolerance, rmse)
 	}
-	var pick func() (Step, bool)
-	if c.Kind.Choice == Supervised {
-		pick = b.pickSupervised
-	} else {
-		pick = b.pickRandom
-	}
-	b.check = check
-	stop, err := b.run(ctx, pick, progress)
-	if len(b.bias) == 0 {
+	stop, err := g.grow(ctx, progress)
+	if g.nodes() == 0 {
 		if err != nil {
 			return nil, err
 		}
 		return nil, fmt.Errorf("scn: no hidden node could be added (%v)", stop)
 	}
-	path, serr := b.path(stop)
+	path, serr := g.path(stop)
 	if serr != nil {
 		return nil, serr
 	}
@@ -150,6 +149,28 @@ func (c Config) fitPath(ctx context.Context, p Problem, progress func(Step), che
 	path.model.Summary.Duration = time.Since(start)
 	return path, err
 }
+
+// grower is one way of growing a network: node by node with the QR
+// factorisation (builder, the paper's path) or block by block with the
+// Gram engine (blockBuilder). Both stop by the same rules and end in a Path.
+type grower interface {
+	rmse() float64 // the current training RMSE
+	grow(ctx context.Context, progress func(Step)) (StopReason, error)
+	nodes() int // nodes accepted so far
+	path(stop StopReason) (*Path, error)
+}
+
+// grow adds nodes one at a time until a stopping rule holds.
+func (b *builder) grow(ctx context.Context, progress func(Step)) (StopReason, error) {
+	pick := b.pickRandom
+	if b.cfg.Kind.Choice == Supervised {
+		pick = b.pickSupervised
+	}
+	return b.run(ctx, pick, progress)
+}
+
+// nodes returns the nodes accepted so far.
+func (b *builder) nodes() int { return len(b.bias) }
 
 // builder holds the state of one fit: the data, the growing least-squares
 // factorisation and the accepted nodes.

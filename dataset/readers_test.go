@@ -567,4 +567,3 @@ func TestImageSize(t *testing.T) {
 		}
 	}
 }
-

@@ -222,4 +222,3 @@ func tensorInfo(name string, t pb.TensorProto_DataType, batch string, rest ...in
 		}}},
 	}
 }
-

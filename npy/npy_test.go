@@ -58,9 +58,9 @@ func TestReadNumPyFiles(t *testing.T) {
 
 func TestRefusedNumPyFiles(t *testing.T) {
 	for file, want := range map[string]string{
-		"bool.npy":    "unsupported dtype",
-		"c8.npy":      "unsupported dtype",
-		"rec.npy":     "structured",
+		"bool.npy": "unsupported dtype",
+		"c8.npy":   "unsupported dtype",
+		"rec.npy":  "structured",
 	} {
 		_, err := ReadFile(filepath.Join("testdata", file))
 		if err == nil || !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), want) {
