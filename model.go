@@ -101,31 +101,9 @@ func (m *Model) hidden(x Images, f func(lo, rows int, h []float32)) {
 	}
 }
 
-// Predict returns the network's outputs on x, N x M row-major.
-func (m *Model) Predict(x Images) ([]float64, error) {
-	if err := m.checkInput(x); err != nil {
-		return nil, err
-	}
-	l := m.Nodes()
-	out := make([]float64, x.Len()*m.M)
-	h64 := make([]float64, predictBatch*l)
-	yt := make([]float64, m.M*predictBatch)
-	m.hidden(x, func(lo, rows int, h []float32) {
-		hb := h64[:rows*l]
-		for i, v := range h {
-			hb[i] = float64(v)
-		}
-		// Y^T = beta^T H^T, with H^T (L x rows) as computed: the long rows
-		// of H^T make this the fast orientation of the product.
-		linalg.Dgemm(true, false, m.M, rows, l, 1, m.Beta, m.M, hb, rows, 0, yt, rows)
-		for q := 0; q < m.M; q++ {
-			for i, v := range yt[q*rows : (q+1)*rows] {
-				out[(lo+i)*m.M+q] = v
-			}
-		}
-	})
-	return out, nil
-}
+// Predict returns the network's outputs on x, N x M row-major. For many
+// small calls with one model, a Predictor expands the weights once.
+func (m *Model) Predict(x Images) ([]float64, error) { return NewPredictor(m).Predict(x) }
 
 // Classify returns the predicted class (arg-max output) of each image.
 func (m *Model) Classify(x Images) ([]int, error) {

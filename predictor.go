@@ -10,11 +10,10 @@ import (
 // Predictor answers many small prediction requests with one model, as a
 // server does: it expands the nodes' weights over the flattened image once
 // (L x d1 d2 float32; for a 2D model ten times its file's size at 28 x 28;
-// a 1D model's parameters are its weights, used as they are),
-// where Model.Predict expands them and sizes its buffers for a full batch of
-// 512 images on every call. Its outputs are bit for bit those of
-// Model.Predict (the same kernels, in the same order). It is safe for
-// concurrent use.
+// a 1D model's parameters are its weights, used as they are) and keeps its
+// working memory between calls; Model.Predict is a Predictor made for one
+// call. The kernels are the fit's, so a node's outputs are the bits the fit
+// saw. It is safe for concurrent use.
 type Predictor struct {
 	m       *Model
 	w       []float32 // the nodes' weights, L x d
