@@ -678,3 +678,18 @@ func (p Problem) subset(idx []int) Problem {
 	}
 	return q
 }
+
+// EstimateBytes returns the memory selection needs on top of the fit of c
+// on n images of rows x cols with m outputs: the training part's copy of
+// the images and targets, the held-out hidden outputs (kept while scoring
+// and again for the final weights), and three L x L matrices (the normal
+// equations, their factor for one ridge term, and the final solve's).
+func (s Selection) EstimateBytes(c Config, n, rows, cols, m int) int64 {
+	held := int64(n) // k-fold holds out a fold, a hold-out a share: at most all
+	if s.Folds <= 1 {
+		held = int64(math.Ceil(s.Validation*float64(n))) + int64(m) // rounding up per class
+	}
+	l := int64(c.MaxNodes)
+	d := int64(rows) * int64(cols)
+	return int64(n)*(d*4+int64(m)*8) + 2*held*l*8 + 3*l*l*8
+}

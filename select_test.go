@@ -217,3 +217,24 @@ func TestKFoldSelection(t *testing.T) {
 		t.Errorf("k-fold record %+v, %d nodes", m.Selection, m.Nodes())
 	}
 }
+
+// TestSelectionEstimateBytes checks the estimate against its terms and that
+// it grows with the held-out share and with L^2.
+func TestSelectionEstimateBytes(t *testing.T) {
+	c := Paper(SCN2D)
+	c.MaxNodes = 1000
+	s := Selection{Validation: 0.1}
+	n, d, m := 60000, 784, 10
+	want := int64(n)*int64(d*4+m*8) + 2*int64(6000+m)*1000*8 + 3*1000*1000*8
+	if got := s.EstimateBytes(c, n, 28, 28, m); got != want {
+		t.Errorf("estimate %d, want %d", got, want)
+	}
+	big := c
+	big.MaxNodes = 20000
+	if s.EstimateBytes(big, n, 28, 28, m) < 3*20000*20000*8 {
+		t.Error("the L x L matrices are not counted")
+	}
+	if f := (Selection{Folds: 5}); f.EstimateBytes(c, n, 28, 28, m) <= s.EstimateBytes(c, n, 28, 28, m) {
+		t.Error("k-fold's held-out outputs are not counted")
+	}
+}

@@ -46,7 +46,8 @@ its train and its test part.`,
 					return err
 				}
 			}
-			if _, err := h.selection(); err != nil {
+			sel, err := h.selection()
+			if err != nil {
 				return err
 			}
 			p, err := train.preprocess()
@@ -77,7 +78,7 @@ its train and its test part.`,
 				}
 			}
 			for _, cfg := range cfgs {
-				if err := currentBudget().checkFit(cfg, tr, te); err != nil {
+				if err := currentBudget().checkFit(cfg, sel, tr, te); err != nil {
 					return err
 				}
 			}
@@ -88,10 +89,6 @@ its train and its test part.`,
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "train: %s (%d images)\ntest:  %s (%d images)\nL_max %d, %d trial(s), seed %d\n\n",
 				tr.Source, tr.Len(), te.Source, te.Len(), h.nodes, trials, h.seed)
-			sel, err := h.selection()
-			if err != nil {
-				return err
-			}
 			res, err := experiment.Compare(cmd.Context(), experiment.CompareOptions{
 				Train: tr, Test: te, Kinds: kinds, Trials: trials, Seed: h.seed, Log: log, Select: sel,
 				Config: func(k scn.Kind) scn.Config { c, _ := h.config(k); return c },

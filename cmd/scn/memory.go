@@ -168,13 +168,17 @@ func outputs(s *dataset.Set) int {
 // checkFit refuses a fit of cfg on train (and scoring on test, if not nil)
 // that exceeds the budget, and notes on w when a learner has more nodes
 // than training images.
-func (b budget) checkFit(cfg scn.Config, train, test *dataset.Set) error {
+func (b budget) checkFit(cfg scn.Config, sel *scn.Selection, train, test *dataset.Set) error {
 	if n := train.Len(); cfg.Kind.Choice == scn.Random && cfg.MaxNodes > maxNodesPerImage*n {
 		return fmt.Errorf("--nodes %d is more than %d times the %d training images: %s's hidden outputs have rank at most %d, so nodes beyond that only change the minimum-norm or ridge solution, while every node costs time in proportion to N^2; lower --nodes",
 			cfg.MaxNodes, maxNodesPerImage, n, cfg.Kind.Title(), n)
 	}
 	fit, hint := fitNeed(cfg, train, outputs(train))
 	need := setBytes(train) + fit
+	if sel != nil {
+		need += sel.EstimateBytes(cfg, train.Len(), train.Rows, train.Cols, outputs(train))
+		hint += " (model selection adds the held-out hidden outputs and L x L matrices; --validation 0 turns it off)"
+	}
 	if test != nil {
 		need += setBytes(test)
 	}

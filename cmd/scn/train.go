@@ -37,6 +37,10 @@ mostly look like dark ink on a light background gets a one-line note unless
 			if err != nil {
 				return err
 			}
+			sel, err := h.selection()
+			if err != nil {
+				return err
+			}
 			p, err := d.preprocess()
 			if err != nil {
 				return err
@@ -52,16 +56,12 @@ mostly look like dark ink on a light background gets a one-line note unless
 			if err := checkTrainClasses(stderr, s); err != nil {
 				return err
 			}
-			if err := currentBudget().checkFit(cfg, s, nil); err != nil {
+			if err := currentBudget().checkFit(cfg, sel, s, nil); err != nil {
 				return err
 			}
 			fmt.Fprint(stderr, nodesNote(cfg, s.Len()))
 			polarityNote(stderr, s, &d)
 			prob, err := s.Problem()
-			if err != nil {
-				return err
-			}
-			sel, err := h.selection()
 			if err != nil {
 				return err
 			}
