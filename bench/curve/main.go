@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"syscall"
 	"time"
 
@@ -46,6 +47,7 @@ func run() error {
 	block := flag.Int("block", -1, "block size (-1: the preset's)")
 	field := flag.Int("field-max", -1, "receptive fields 5..this (0: none; -1: the preset's)")
 	f32 := flag.Bool("float32-gram", true, "float32 Gram products (fast preset)")
+	profile := flag.String("cpuprofile", "", "write a CPU profile of the fit to this file")
 	flag.Parse()
 	read := func(img, lab string) (*dataset.Set, error) {
 		return dataset.ReadIDX(filepath.Join(*data, img), filepath.Join(*data, lab))
@@ -84,12 +86,23 @@ func run() error {
 	}
 	type stamp struct{ wall, cpu float64 }
 	stamps := map[int]stamp{}
+	if *profile != "" {
+		f, err := os.Create(*profile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+	}
 	cpu0, t0 := cpuSeconds(), time.Now()
 	path, err := c.FitPath(context.Background(), p, func(s scn.Step) {
 		if s.L%*every == 0 {
 			stamps[s.L] = stamp{time.Since(t0).Seconds(), cpuSeconds() - cpu0}
 		}
 	})
+	pprof.StopCPUProfile()
 	if err != nil {
 		return err
 	}
