@@ -43,7 +43,7 @@ import (
 // blockMode reports whether a configuration fits by the block engine: a
 // block size above 1, or any option only that path implements.
 func (c Config) blockMode() bool {
-	return c.BlockSize > 1 || c.FieldMin > 0 || c.Standardize || c.Float32Gram || c.Pairs
+	return c.BlockSize > 1 || c.FieldMin > 0 || c.Standardize || c.Differences || c.Float32Gram || c.Pairs
 }
 
 // blockSize is the block size a model file records: BlockSize for block
@@ -67,7 +67,8 @@ type blockBuilder struct {
 	xbar    []float32 // mean image (standardised nodes)
 	sigma   []float32 // pixel covariance, d x d (standardised nodes)
 	scratch []float32
-	hb32    []float32 // the accepted candidates' columns, scratch
+	hb32    []float32   // the accepted candidates' columns, scratch
+	diffs   *diffSource // difference nodes (Config.Differences), else nil
 }
 
 func newBlockBuilder(c Config, p Problem) *blockBuilder {
@@ -89,6 +90,9 @@ func newBlockBuilder(c Config, p Problem) *blockBuilder {
 	bb.rss = floats.Sum(bb.ee)
 	if c.Standardize {
 		bb.xbar, bb.sigma = pixelMoments(p.X)
+	}
+	if c.Differences {
+		bb.diffs = newDiffSource(p)
 	}
 	return bb
 }
@@ -169,7 +173,7 @@ func (bb *blockBuilder) draw(k int, lambda float64) {
 	t0 := time.Now()
 	for j := 0; j < k; j++ {
 		p := bb.cp[j*bb.np : (j+1)*bb.np]
-		drawNode(bb.rng, bb.nm, c, lambda, p)
+		drawNode(bb.rng, bb.nm, c, lambda, p, bb.diffs)
 		bb.cb[j] = float32(lambda * (2*bb.rng.Float64() - 1))
 		bb.nm.weight(p, bb.cw[j*bb.d:(j+1)*bb.d])
 	}

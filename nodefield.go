@@ -1,6 +1,11 @@
 package scn
 
-import "math/rand/v2"
+import (
+	"math"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/mat"
+)
 
 // newRand returns the fit's random stream for a seed (the one-node path
 // seeds its stream the same way).
@@ -19,9 +24,23 @@ func newRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0x2d5c4
 //     random rectangle of the image. Each side's length is uniform on
 //     [FieldMin, FieldMax] (clipped to the image), its position uniform.
 //
+// With Differences (src not nil) the entries on the rectangle (the whole
+// image without receptive fields) come from the data instead: see
+// diffSource.fill.
+//
 // The parameters are stored as ordinary u, v or w, zeros included, so
 // models with receptive fields are ordinary model files.
-func drawNode(rng *rand.Rand, nm nodeMap, c Config, lambda float64, p []float32) {
+func drawNode(rng *rand.Rand, nm nodeMap, c Config, lambda float64, p []float32, src *diffSource) {
+	if src != nil {
+		r0, r1, c0, c1 := 0, src.x.Rows, 0, src.x.Cols
+		if c.FieldMin > 0 {
+			r0, r1 = fieldInterval(rng, src.x.Rows, c.FieldMin, c.FieldMax)
+			c0, c1 = fieldInterval(rng, src.x.Cols, c.FieldMin, c.FieldMax)
+		}
+		clear(p)
+		src.fill(rng, nm, r0, r1, c0, c1, p)
+		return
+	}
 	entry := func() float32 { return float32(lambda * (2*rng.Float64() - 1)) }
 	if c.Standardize {
 		entry = func() float32 { return float32(rng.NormFloat64()) }
@@ -77,4 +96,141 @@ func fieldInterval(rng *rand.Rand, size, minLen, maxLen int) (lo, hi int) {
 type fieldVector struct {
 	vectorMap
 	rows, cols int
+}
+
+// diffSource draws difference nodes (Config.Differences) from the training
+// images.
+type diffSource struct {
+	x     Images
+	class []int // each image's class; nil for regression
+}
+
+// newDiffSource returns the source of difference nodes for problem p.
+func newDiffSource(p Problem) *diffSource {
+	s := &diffSource{x: p.X}
+	if p.Classes != nil {
+		s.class = make([]int, p.X.Len())
+		for i := range s.class {
+			row := p.T[i*p.M : (i+1)*p.M]
+			for q, v := range row {
+				if v > row[s.class[i]] {
+					s.class[i] = q
+				}
+			}
+		}
+	}
+	return s
+}
+
+// diffTries is how many image pairs fill draws before it gives up on
+// finding one that differs on the rectangle (at the border of digits both
+// images are often blank there).
+const diffTries = 32
+
+// fill writes into p (zeroed by the caller) a node whose weights on the
+// rectangle [r0, r1) x [c0, c1) come from D = x_a - x_b, the difference of
+// two images a, b drawn uniformly (of different classes when the problem
+// has classes), retried while D is zero: a vector node's w is D on the
+// rectangle; a matrix node's u and v are sigma_1 u_1 and v_1 of D's
+// leading singular triple (its best rank-1 approximation, signed so that
+// v's largest entry in magnitude is positive). If every try gives D = 0
+// (blank images), the entries are standard normal, as Standardize draws.
+func (s *diffSource) fill(rng *rand.Rand, nm nodeMap, r0, r1, c0, c1 int, p []float32) {
+	h, w, cols := r1-r0, c1-c0, s.x.Cols
+	d := make([]float64, h*w)
+	found := false
+	for try := 0; try < diffTries && !found; try++ {
+		a, b := s.pair(rng)
+		xa, xb := s.x.Image(a), s.x.Image(b)
+		for i := 0; i < h; i++ {
+			for j := 0; j < w; j++ {
+				k := (r0+i)*cols + c0 + j
+				d[i*w+j] = float64(xa[k]) - float64(xb[k])
+				found = found || d[i*w+j] != 0
+			}
+		}
+	}
+	if !found {
+		for i := range d {
+			d[i] = rng.NormFloat64()
+		}
+	}
+	switch m := nm.(type) {
+	case matrixMap:
+		u, v := rankOne(d, h, w)
+		for i, ui := range u {
+			p[r0+i] = float32(ui)
+		}
+		for j, vj := range v {
+			p[m.rows+c0+j] = float32(vj)
+		}
+	default: // a vector node over the image
+		for i := 0; i < h; i++ {
+			for j := 0; j < w; j++ {
+				p[(r0+i)*cols+c0+j] = float32(d[i*w+j])
+			}
+		}
+	}
+}
+
+// pair draws two distinct images, of different classes when there are
+// classes (any two when every image has the same class).
+func (s *diffSource) pair(rng *rand.Rand) (a, b int) {
+	n := s.x.Len()
+	if n < 2 {
+		return 0, 0
+	}
+	for try := 0; ; try++ {
+		a, b = rng.IntN(n), rng.IntN(n)
+		if a == b {
+			continue
+		}
+		if s.class == nil || s.class[a] != s.class[b] || try >= 64 {
+			return a, b
+		}
+	}
+}
+
+// rankOne returns u = sigma_1 u_1 and v = v_1 for the h x w matrix d
+// (row-major): u v^T is d's best rank-1 approximation. v's largest entry in
+// magnitude is made positive, so the pair does not depend on the SVD's
+// choice of signs.
+func rankOne(d []float64, h, w int) (u, v []float64) {
+	var svd mat.SVD
+	if !svd.Factorize(mat.NewDense(h, w, d), mat.SVDThin) {
+		// Not expected for finite input; fall back to the row sums.
+		u, v = make([]float64, h), make([]float64, w)
+		for i := range v {
+			v[i] = 1 / math.Sqrt(float64(w))
+		}
+		for i := 0; i < h; i++ {
+			for j := 0; j < w; j++ {
+				u[i] += d[i*w+j] * v[j]
+			}
+		}
+		return u, v
+	}
+	var uu, vv mat.Dense
+	svd.UTo(&uu)
+	svd.VTo(&vv)
+	sigma := svd.Values(nil)[0]
+	u, v = make([]float64, h), make([]float64, w)
+	big := 0
+	for j := range v {
+		v[j] = vv.At(j, 0)
+		if math.Abs(v[j]) > math.Abs(v[big]) {
+			big = j
+		}
+	}
+	sign := 1.0
+	if v[big] < 0 {
+		sign = -1
+	}
+	for j := range v {
+		v[j] *= sign
+	}
+	for i := range u {
+		u[i] = sign * sigma * uu.At(i, 0)
+	}
+	return u, v
 }

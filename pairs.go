@@ -115,11 +115,11 @@ func (bb *blockBuilder) pairCandidates(tu, tv int, lambda float64) (hh, eh []flo
 	v := make([]float32, tv*d2)
 	tmp := make([]float32, d1+d2)
 	for s := 0; s < tu; s++ {
-		drawNode(bb.rng, mm, c, lambda, tmp)
+		drawNode(bb.rng, mm, c, lambda, tmp, bb.diffs)
 		copy(u[s*d1:], tmp[:d1])
 	}
 	for t := 0; t < tv; t++ {
-		drawNode(bb.rng, mm, c, lambda, tmp)
+		drawNode(bb.rng, mm, c, lambda, tmp, bb.diffs)
 		copy(v[t*d2:], tmp[d1:])
 	}
 	b0 := make([]float32, k) // the random part of each bias

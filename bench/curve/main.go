@@ -47,6 +47,7 @@ func run() error {
 	block := flag.Int("block", -1, "block size (-1: the preset's)")
 	field := flag.Int("field-max", -1, "receptive fields 5..this (0: none; -1: the preset's)")
 	f32 := flag.Bool("float32-gram", true, "float32 Gram products (fast preset)")
+	diffs := flag.Int("differences", -1, "difference nodes: 1 on, 0 off (-1: the preset's)")
 	profile := flag.String("cpuprofile", "", "write a CPU profile of the fit to this file")
 	flag.Parse()
 	read := func(img, lab string) (*dataset.Set, error) {
@@ -78,6 +79,9 @@ func run() error {
 	}
 	if *block >= 0 {
 		c.BlockSize = *block
+	}
+	if *diffs >= 0 {
+		c.Differences = *diffs == 1
 	}
 	if *field == 0 {
 		c.FieldMin, c.FieldMax = 0, 0

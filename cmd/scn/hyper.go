@@ -28,6 +28,7 @@ type hyperFlags struct {
 	block       int
 	field       string
 	standardize bool
+	differences bool
 	float32Gram bool
 	pairs       bool
 	flags       *pflag.FlagSet
@@ -76,6 +77,7 @@ func (h *hyperFlags) addPreset(cmd *cobra.Command) {
 	intVar(f, &h.block, "block", 0, 0, 1<<16, "nodes added per step (block increments with the Gram/Cholesky engine; 0 or 1: one node at a time)")
 	f.StringVar(&h.field, "field", "", "receptive fields: side lengths MIN-MAX of the random rectangle each node sees (e.g. 5-27; 0: the whole image)")
 	f.BoolVar(&h.standardize, "standardize", false, "draw normal node weights and scale each node to spread lambda on the training images")
+	f.BoolVar(&h.differences, "differences", false, "node weights from differences of two training images of different classes on the node's field (needs --standardize)")
 	f.BoolVar(&h.float32Gram, "float32-gram", false, "Gram products of the block engine in float32 within row shards")
 	f.BoolVar(&h.pairs, "pairs", false, "2dscn block candidates as all pairs of row and column vectors (one product per column vector)")
 }
@@ -148,6 +150,9 @@ func (h *hyperFlags) config(k scn.Kind) (scn.Config, error) {
 	}
 	if h.changed("standardize") {
 		c.Standardize = h.standardize
+	}
+	if h.changed("differences") {
+		c.Differences = h.differences
 	}
 	if h.changed("float32-gram") {
 		c.Float32Gram = h.float32Gram
@@ -228,7 +233,7 @@ func samePreset(c, p scn.Config) bool {
 	return c.Candidates == p.Candidates && c.Tolerance == p.Tolerance && c.Ridge == p.Ridge &&
 		c.Activation == p.Activation && slices.Equal(c.Scales, p.Scales) && slices.Equal(c.Ratios, p.Ratios) &&
 		c.BlockSize == p.BlockSize && c.FieldMin == p.FieldMin && c.FieldMax == p.FieldMax &&
-		c.Standardize == p.Standardize && c.Float32Gram == p.Float32Gram && c.Pairs == p.Pairs
+		c.Standardize == p.Standardize && c.Differences == p.Differences && c.Float32Gram == p.Float32Gram && c.Pairs == p.Pairs
 }
 
 // Upper bounds of --nodes and --candidates: the library's own limits
