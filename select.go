@@ -185,7 +185,15 @@ func (c Config) selectFolds(ctx context.Context, p Problem, s Selection, progres
 	if err != nil {
 		return nil, err
 	}
-	var sum []Score
+	// The folds' scores are summed by (L, ridge): a fold may score fewer
+	// points than another (a prefix it did not reach, or a singular solve
+	// without a ridge), and only the points every fold scored count.
+	type key struct {
+		nodes int
+		ridge float64
+	}
+	sum := map[key]*Score{}
+	seen := map[key]int{}
 	held, minNodes := 0, c.MaxNodes
 	var ev *evaluator
 	for f := range folds {
@@ -210,26 +218,34 @@ func (c Config) selectFolds(ctx context.Context, p Problem, s Selection, progres
 		// Weight each fold by its images, so that the mean is over images.
 		w := float64(hp.X.Len())
 		held += hp.X.Len()
-		if sum == nil {
-			sum = make([]Score, len(scores))
-			for i, sc := range scores {
-				sum[i] = Score{Nodes: sc.Nodes, Ridge: sc.Ridge}
+		for _, sc := range scores {
+			k := key{sc.Nodes, sc.Ridge}
+			if sum[k] == nil {
+				sum[k] = &Score{Nodes: sc.Nodes, Ridge: sc.Ridge}
 			}
-		}
-		for i, sc := range scores {
-			sum[i].Accuracy += w * sc.Accuracy
-			sum[i].RMSE += w * sc.RMSE * sc.RMSE
+			sum[k].Accuracy += w * sc.Accuracy
+			sum[k].RMSE += w * sc.RMSE * sc.RMSE
+			seen[k]++
 		}
 	}
 	var scores []Score
-	for _, sc := range sum {
-		if sc.Nodes > minNodes { // not every fold reached it
+	for k, sc := range sum {
+		if seen[k] < len(folds) || sc.Nodes > minNodes { // not every fold scored it
 			continue
 		}
-		sc.Accuracy /= float64(held)
-		sc.RMSE = math.Sqrt(sc.RMSE / float64(held))
-		scores = append(scores, sc)
+		s := *sc
+		s.Accuracy /= float64(held)
+		s.RMSE = math.Sqrt(s.RMSE / float64(held))
+		scores = append(scores, s)
 	}
+	// In the grid's order (L, then ridge), so that ties break as for a
+	// hold-out.
+	sort.Slice(scores, func(i, j int) bool {
+		if scores[i].Nodes != scores[j].Nodes {
+			return scores[i].Nodes < scores[j].Nodes
+		}
+		return scores[i].Ridge < scores[j].Ridge
+	})
 	if len(scores) == 0 {
 		return nil, fmt.Errorf("scn: selection: no prefix length reached by every fold")
 	}

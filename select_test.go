@@ -238,3 +238,28 @@ func TestSelectionEstimateBytes(t *testing.T) {
 		t.Error("k-fold's held-out outputs are not counted")
 	}
 }
+
+// TestSelectFoldsPastN: k-fold selection of fits that grow past N, where
+// the folds can solve different sets of (L, ridge) points without a ridge
+// (found with ORL faces: it used to index past the shorter list), gives a
+// choice every fold scored.
+func TestSelectFoldsPastN(t *testing.T) {
+	// 62 images: the folds train on 49 or 50, so without a ridge their
+	// fits stop at different L (the first fold's is the shortest).
+	p := blobProblem(t, 62)
+	for _, k := range Kinds() {
+		c := Default(k)
+		c.MaxNodes, c.BlockSize, c.Ridge, c.StopAtRank = 150, 10, 0, true
+		m, err := c.Select(t.Context(), p, Selection{Folds: 5}, nil)
+		if err != nil {
+			t.Fatalf("%v: %v", k, err)
+		}
+		ch := m.Selection
+		if ch == nil || ch.Nodes < 1 || ch.Nodes > 150 {
+			t.Fatalf("%v: choice %+v", k, ch)
+		}
+		if acc, _ := m.Accuracy(p.X, labelsOf(p)); acc < 0.9 {
+			t.Errorf("%v: training accuracy %.3f after k-fold selection", k, acc)
+		}
+	}
+}

@@ -233,7 +233,7 @@ func TestTrainFromFolderAndCSV(t *testing.T) {
 	os.WriteFile(csvPath, []byte(b.String()), 0o644)
 	model := filepath.Join(dir, "csv.scn")
 	out := ok(t, "train", "--model", "2dscn", "--nodes", "30", "-q", "--csv", csvPath, "-o", model)
-	if !strings.Contains(out, "2DSCN: 30 nodes") {
+	if !strings.Contains(out, "2DSCN: ") || !strings.Contains(out, "of 30 fitted nodes") {
 		t.Fatalf("train --csv said:\n%s", out)
 	}
 	if info := inspectJSON(t, model); info["samples"] != 200.0 || info["rows"] != 28.0 {
@@ -354,6 +354,8 @@ func TestBadInputExitStatus(t *testing.T) {
 		{exitUsage, []string{"train", "--validation", "0", "--patience", "3", "-q"}},
 		{exitUsage, []string{"train", "--ridges", "1,-1", "-q"}},
 		{exitUsage, []string{"train", "--candidates", "-1", "-q"}},
+		{exitUsage, []string{"train", "--candidates", "65536", "-q"}}, // x blocks of 100
+		{exitUsage, []string{"train", "--differences", "--standardize=false", "-q"}},
 		{exitUsage, []string{"train", "--tolerance", "-1", "-q"}},
 		{exitUsage, []string{"train", "--ridge", "-1", "-q"}},
 		{exitUsage, []string{"train", "--invert", "maybe", "-q"}},
@@ -402,5 +404,27 @@ func TestBadInputExitStatus(t *testing.T) {
 			}
 			t.Log(out)
 		})
+	}
+}
+
+// TestSmallSetsSelectByFolds: with no selection flags, a small training set
+// (300 images here) is selected by 5-fold cross-validation; --validation or
+// --folds given explicitly are kept.
+func TestSmallSetsSelectByFolds(t *testing.T) {
+	dir, _, _ := files(t)
+	data := []string{"--idx-images", filepath.Join(dir, "train-images.gz"), "--idx-labels", filepath.Join(dir, "train-labels.gz")}
+	model := filepath.Join(dir, "m.scn")
+	for _, c := range []struct {
+		flags []string
+		want  string
+	}{
+		{nil, "on 5-fold cross-validation over 300 images"},
+		{[]string{"--validation", "0.2"}, "held-out images"}, // about 60, stratified
+		{[]string{"--folds", "3"}, "on 3-fold cross-validation over 300 images"},
+	} {
+		args := append(append([]string{"train", "--model", "2drvfl", "--nodes", "60", "-q", "-o", model}, data...), c.flags...)
+		if out := ok(t, args...); !strings.Contains(out, c.want) {
+			t.Errorf("train %v said:\n%s\nwant %q", c.flags, out, c.want)
+		}
 	}
 }

@@ -59,6 +59,7 @@ its train and its test part.`,
 				return err
 			}
 			polarityNote(cmd.ErrOrStderr(), tr, &train)
+			sel = h.forSize(sel, tr.Len())
 			if train.derived != "" && !test.given() {
 				test.derived = train.derived // its test part
 			}

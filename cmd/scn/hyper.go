@@ -60,9 +60,9 @@ func (h *hyperFlags) addRun(cmd *cobra.Command, defaultNodes int) {
 func (h *hyperFlags) addPreset(cmd *cobra.Command) {
 	f := cmd.Flags()
 	h.flags = f
-	f.StringVar(&h.preset, "preset", "default", "hyper-parameter preset: default (the paper's T_max 5, lambda 1..250, r 1-10^-j, with L and the ridge term chosen on held-out data), paper (the paper's protocol exactly: L_max nodes, no selection) or fast (blocks of nodes on receptive fields, the best accuracy per second; see scn.Fast; no selection unless --validation is given); any other hyper-parameter flag makes it custom")
+	f.StringVar(&h.preset, "preset", "default", "hyper-parameter preset: default (difference nodes in blocks of 100, see scn.Default, with L and the ridge term chosen on held-out data), paper (the paper's protocol exactly: L_max nodes, no selection) or fast (blocks of nodes on receptive fields, the best accuracy per second; see scn.Fast; no selection unless --validation is given); any other hyper-parameter flag makes it custom")
 	floatVar(f, &h.validation, "validation", 0.1, 0, 1, true, "share of the training images held out (stratified) to choose L and the ridge term; 0 turns model selection off")
-	intVar(f, &h.folds, "folds", 0, 0, 100, "choose L and the ridge term by k-fold cross-validation with this many folds instead of one hold-out (k+1 fits)")
+	intVar(f, &h.folds, "folds", 0, 0, 100, fmt.Sprintf("choose L and the ridge term by k-fold cross-validation with this many folds instead of one hold-out (k+1 fits); by default %d folds for training sets of at most %d images", smallSetFolds, smallSetImages))
 	intVar(f, &h.patience, "patience", 0, 0, 1<<20, "stop growing once the held-out score has not improved at this many consecutive checkpoints (0: grow to --nodes)")
 	f.StringVar(&h.ridges, "ridges", "", "comma-separated ridge grid for model selection (default: 0 and 1e-4 ... 1e4 by decades)")
 	h.validationFlagSet = func() bool {
@@ -124,8 +124,7 @@ func (h *hyperFlags) config(k scn.Kind) (scn.Config, error) {
 	case "paper":
 		preset = scn.Paper(k)
 	case "default":
-		preset = scn.Paper(k)
-		preset.Preset = "default"
+		preset = scn.Default(k)
 	case "fast":
 		preset = scn.Fast(k)
 	default:
@@ -189,10 +188,37 @@ func (h *hyperFlags) config(k scn.Kind) (scn.Config, error) {
 	if _, err := h.selection(); err != nil {
 		return c, err
 	}
+	if c.BlockSize > 1 && c.Candidates > maxCandidatesFlag/c.BlockSize {
+		return c, usageError{fmt.Errorf("--candidates %d: with blocks of %d nodes a step would score %d candidates, want at most %d (lower --candidates or --block)",
+			c.Candidates, c.BlockSize, c.Candidates*c.BlockSize, maxCandidatesFlag)}
+	}
 	if err := c.Validate(); err != nil {
 		return c, usageError{err}
 	}
 	return c, nil
+}
+
+// Small training sets are selected by k-fold cross-validation unless
+// --validation or --folds says otherwise: a 10% hold-out of a few hundred
+// images is a few dozen, where many (L, ridge) pairs tie (ORL with 7
+// images per subject: 40 held-out faces, L = 100 chosen on a tie, 92.5%
+// on the test images against 96.7% with 5 folds and 99.2% by hindsight).
+// The extra fits cost little on such sets.
+const (
+	smallSetImages = 2000
+	smallSetFolds  = 5
+)
+
+// forSize returns sel adjusted to a training set of n images: k-fold
+// cross-validation for small sets when neither --validation nor --folds
+// was given.
+func (h *hyperFlags) forSize(sel *scn.Selection, n int) *scn.Selection {
+	if sel == nil || n > smallSetImages || h.changed("validation") || h.changed("folds") {
+		return sel
+	}
+	s := *sel
+	s.Folds = smallSetFolds
+	return &s
 }
 
 // selection returns the model selection the flags ask for, nil for none:
