@@ -8,17 +8,27 @@ import (
 )
 
 // Predictor answers many small prediction requests with one model, as a
-// server does: it expands the nodes' weights over the flattened image once
-// (L x d1 d2 float32; for a 2D model ten times its file's size at 28 x 28;
-// a 1D model's parameters are its weights, used as they are) and keeps its
-// working memory between calls; Model.Predict is a Predictor made for one
-// call. The kernels are the fit's, so a node's outputs are the bits the fit
-// saw. It is safe for concurrent use.
+// server does, keeping its working memory between calls; Model.Predict is
+// a Predictor made for one call. A 1D model's parameters are its weights,
+// used as they are. A 2D model's nodes u^T X v are scored as w^T vec(X)
+// with w = vec(u v^T), the fit's kernel: the weights are expanded over the
+// flattened image chunk by chunk of nodes (predictNodeChunk x d1 d2
+// float32 per call in flight) instead of all at once, which would hold
+// L x d1 d2 floats, ten times a 2D model's file at 28 x 28, for as long as
+// the predictor lives. The expansion costs d1 d2 multiplications per node
+// and pass, against d1 d2 multiply-adds per node and image for the
+// scoring itself. A node's output does not depend on the group it is
+// scored in (linalg.ScoreNT), so the outputs are the bits the fit saw. It
+// is safe for concurrent use.
 type Predictor struct {
 	m       *Model
-	w       []float32 // the nodes' weights, L x d
+	w       []float32 // a 1D model's weights, L x d; nil for a 2D model
 	scratch sync.Pool // *predictScratch
 }
+
+// predictNodeChunk is the nodes whose weights a 2D model's prediction
+// expands at a time: 128 x 784 float32 is 392 KB at 28 x 28.
+const predictNodeChunk = 128
 
 // predictScratch is the working memory of one Predict call, kept for the
 // next: a server's many small calls would otherwise allocate and clear it
@@ -28,6 +38,7 @@ type predictScratch struct {
 	h   []float32
 	h64 []float64
 	yt  []float64
+	w   []float32 // a chunk of a 2D model's expanded weights
 }
 
 // NewPredictor prepares m for repeated prediction. m must not change
@@ -36,7 +47,7 @@ func NewPredictor(m *Model) *Predictor {
 	if m.Kind.Input == Vector { // the weights are the parameters: no copy
 		return &Predictor{m: m, w: m.Params}
 	}
-	return &Predictor{m: m, w: m.weights()}
+	return &Predictor{m: m}
 }
 
 // Model returns the model the predictor was made from.
@@ -63,7 +74,12 @@ func (p *Predictor) Predict(x Images) ([]float64, error) {
 		rows := min(predictBatch, n-lo)
 		hb := h[:l*rows]
 		// As Model.hidden: the fit's scoring kernel, then g(z + b) by node.
-		linalg.ScoreNT(l, rows, d, p.w, x.Pix[lo*d:(lo+rows)*d], hb, rows)
+		xb := x.Pix[lo*d : (lo+rows)*d]
+		if p.w != nil {
+			linalg.ScoreNT(l, rows, d, p.w, xb, hb, rows)
+		} else {
+			p.scoreMatrix(sc, xb, rows, hb)
+		}
 		forChunks(l, 16, func(_, a, b int) {
 			for j := a; j < b; j++ {
 				act.applyRow(hb[j*rows:(j+1)*rows], m.Bias[j])
@@ -82,6 +98,26 @@ func (p *Predictor) Predict(x Images) ([]float64, error) {
 		}
 	}
 	return out, nil
+}
+
+// scoreMatrix writes a 2D model's node inputs z = vec(u v^T)^T vec(X) for
+// the rows images xb into hb (node-major), expanding the weights by chunks
+// of predictNodeChunk nodes into the scratch.
+func (p *Predictor) scoreMatrix(sc *predictScratch, xb []float32, rows int, hb []float32) {
+	m := p.m
+	nm := newNodeMap(m.Kind.Input, m.Rows, m.Cols)
+	np, d, l := nm.size(), m.Rows*m.Cols, m.Nodes()
+	if len(sc.w) < predictNodeChunk*d {
+		sc.w = make([]float32, predictNodeChunk*d)
+	}
+	for j0 := 0; j0 < l; j0 += predictNodeChunk {
+		c := min(predictNodeChunk, l-j0)
+		w := sc.w[:c*d]
+		for j := 0; j < c; j++ {
+			nm.weight(m.Params[(j0+j)*np:(j0+j+1)*np], w[j*d:(j+1)*d])
+		}
+		linalg.ScoreNT(c, rows, d, w, xb, hb[j0*rows:], rows)
+	}
 }
 
 // TopK returns the indices of the k largest values of y, largest first

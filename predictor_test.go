@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+
+	"github.com/scn2d/scn/internal/linalg"
 )
 
 // TestPredictorMatchesPredict checks that a Predictor gives Model.Predict's
@@ -69,6 +71,47 @@ func TestTopK(t *testing.T) {
 	}{{0, []int{}}, {-2, []int{}}, {1, []int{3}}, {3, []int{3, 1, 0}}, {9, []int{3, 1, 0, 2, 4}}} {
 		if got := TopK(y, c.k); !slices.Equal(got, c.want) {
 			t.Errorf("TopK(%v, %d) = %v, want %v", y, c.k, got, c.want)
+		}
+	}
+}
+
+// TestMatrixPredictionByChunks: a 2D model's prediction, which expands the
+// weights chunk by chunk of nodes, gives the bits of scoring all L nodes at
+// once with the fully expanded weights vec(u v^T) (the fit's way), with L
+// not a multiple of the chunk.
+func TestMatrixPredictionByChunks(t *testing.T) {
+	x, y, names := blobs(300, 10, 8, 3, 5)
+	p, err := Classification(x, y, names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := Paper(RVFL2D)
+	c.MaxNodes = 2*predictNodeChunk + 37
+	m := fitT(t, c, p)
+	n, d, l := x.Len(), x.Dim(), m.Nodes()
+	if l != c.MaxNodes {
+		t.Fatalf("fit has %d nodes, want %d", l, c.MaxNodes)
+	}
+	z := make([]float32, l*n)
+	linalg.ScoreNT(l, n, d, m.weights(), x.Pix, z, n)
+	h := make([]float64, l*n)
+	for j := 0; j < l; j++ {
+		m.Activation.applyRow(z[j*n:(j+1)*n], m.Bias[j])
+		for i, v := range z[j*n : (j+1)*n] {
+			h[j*n+i] = float64(v)
+		}
+	}
+	want := make([]float64, m.M*n) // Y^T = beta^T H^T, as Predict forms it
+	linalg.Dgemm(true, false, m.M, n, l, 1, m.Beta, m.M, h, n, 0, want, n)
+	got, err := m.Predict(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < n; i++ {
+		for q := 0; q < m.M; q++ {
+			if got[i*m.M+q] != want[q*n+i] {
+				t.Fatalf("image %d output %d: %v by chunks, %v expanded at once", i, q, got[i*m.M+q], want[q*n+i])
+			}
 		}
 	}
 }

@@ -427,4 +427,10 @@ func TestSmallSetsSelectByFolds(t *testing.T) {
 			t.Errorf("train %v said:\n%s\nwant %q", c.flags, out, c.want)
 		}
 	}
+	// The folder's smallest class has 2 images: as many folds as that
+	// (5 folds would need 5 per class).
+	out := ok(t, "train", "--model", "2drvfl", "--nodes", "20", "-q", "-o", model, "--folder", filepath.Join(dir, "folder"))
+	if !strings.Contains(out, "on 2-fold cross-validation") {
+		t.Errorf("train --folder said:\n%s\nwant 2 folds (a class has 2 images)", out)
+	}
 }

@@ -59,7 +59,7 @@ its train and its test part.`,
 				return err
 			}
 			polarityNote(cmd.ErrOrStderr(), tr, &train)
-			sel = h.forSize(sel, tr.Len())
+			sel = h.forSize(sel, tr)
 			if train.derived != "" && !test.given() {
 				test.derived = train.derived // its test part
 			}

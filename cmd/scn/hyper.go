@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/scn2d/scn"
+	"github.com/scn2d/scn/dataset"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -62,7 +63,7 @@ func (h *hyperFlags) addPreset(cmd *cobra.Command) {
 	h.flags = f
 	f.StringVar(&h.preset, "preset", "default", "hyper-parameter preset: default (difference nodes in blocks of 100, see scn.Default, with L and the ridge term chosen on held-out data), paper (the paper's protocol exactly: L_max nodes, no selection) or fast (blocks of nodes on receptive fields, the best accuracy per second; see scn.Fast; no selection unless --validation is given); any other hyper-parameter flag makes it custom")
 	floatVar(f, &h.validation, "validation", 0.1, 0, 1, true, "share of the training images held out (stratified) to choose L and the ridge term; 0 turns model selection off")
-	intVar(f, &h.folds, "folds", 0, 0, 100, fmt.Sprintf("choose L and the ridge term by k-fold cross-validation with this many folds instead of one hold-out (k+1 fits); by default %d folds for training sets of at most %d images", smallSetFolds, smallSetImages))
+	intVar(f, &h.folds, "folds", 0, 0, 100, fmt.Sprintf("choose L and the ridge term by k-fold cross-validation with this many folds instead of one hold-out (k+1 fits); by default up to %d folds (as many as the smallest class has images) for training sets of at most %d images", smallSetFolds, smallSetImages))
 	intVar(f, &h.patience, "patience", 0, 0, 1<<20, "stop growing once the held-out score has not improved at this many consecutive checkpoints (0: grow to --nodes)")
 	f.StringVar(&h.ridges, "ridges", "", "comma-separated ridge grid for model selection (default: 0 and 1e-4 ... 1e4 by decades)")
 	h.validationFlagSet = func() bool {
@@ -209,16 +210,32 @@ const (
 	smallSetFolds  = 5
 )
 
-// forSize returns sel adjusted to a training set of n images: k-fold
+// forSize returns sel adjusted to the training set s: k-fold
 // cross-validation for small sets when neither --validation nor --folds
-// was given.
-func (h *hyperFlags) forSize(sel *scn.Selection, n int) *scn.Selection {
+// was given, with as many folds as the smallest class allows (at most
+// smallSetFolds; a class of one image leaves the hold-out, which then
+// says why it cannot split it).
+func (h *hyperFlags) forSize(sel *scn.Selection, s *dataset.Set) *scn.Selection {
+	n := s.Len()
 	if sel == nil || n > smallSetImages || h.changed("validation") || h.changed("folds") {
 		return sel
 	}
-	s := *sel
-	s.Folds = smallSetFolds
-	return &s
+	folds := min(smallSetFolds, n)
+	if s.Labels != nil {
+		count := make([]int, len(s.Classes))
+		for _, y := range s.Labels {
+			count[y]++
+		}
+		for _, c := range count {
+			folds = min(folds, c)
+		}
+	}
+	if folds < 2 {
+		return sel
+	}
+	out := *sel
+	out.Folds = folds
+	return &out
 }
 
 // selection returns the model selection the flags ask for, nil for none:

@@ -65,7 +65,7 @@ mostly look like dark ink on a light background gets a one-line note unless
 			if err != nil {
 				return err
 			}
-			sel = h.forSize(sel, s.Len())
+			sel = h.forSize(sel, s)
 			bar := newProgress(cfg.MaxNodes, k.Title(), quiet)
 			var m *scn.Model
 			if sel != nil {
