@@ -11,15 +11,17 @@ import (
 // server does, keeping its working memory between calls; Model.Predict is
 // a Predictor made for one call. A 1D model's parameters are its weights,
 // used as they are. A 2D model's nodes u^T X v are scored as w^T vec(X)
-// with w = vec(u v^T), the fit's kernel: the weights are expanded over the
-// flattened image chunk by chunk of nodes (predictNodeChunk x d1 d2
-// float32 per call in flight) instead of all at once, which would hold
-// L x d1 d2 floats, ten times a 2D model's file at 28 x 28, for as long as
-// the predictor lives. The expansion costs d1 d2 multiplications per node
-// and pass, against d1 d2 multiply-adds per node and image for the
-// scoring itself. A node's output does not depend on the group it is
-// scored in (linalg.ScoreNT), so the outputs are the bits the fit saw. It
-// is safe for concurrent use.
+// with w = vec(u v^T), the fit's kernel. The expanded weights (L x d1 d2
+// float32, ten times a 2D model's file at 28 x 28) are kept when they take
+// at most expandLimit bytes; larger models are expanded chunk by chunk of
+// predictNodeChunk nodes in each call (for a 2D model of 20000 nodes on
+// 112 x 92 faces the whole expansion would be 824 MB for a 16 MB file).
+// Chunks cost d1 d2 multiplications per node and pass, as much as scoring
+// one image: measured on a server answering single-image requests, 66%
+// more CPU per request, for 2 MB less peak memory at L = 1000 on 28 x 28,
+// hence the limit. A node's output does not depend on the group it is
+// scored in (linalg.ScoreNT), so either way the outputs are the bits the
+// fit saw. It is safe for concurrent use.
 type Predictor struct {
 	m       *Model
 	w       []float32 // a 1D model's weights, L x d; nil for a 2D model
@@ -27,8 +29,13 @@ type Predictor struct {
 }
 
 // predictNodeChunk is the nodes whose weights a 2D model's prediction
-// expands at a time: 128 x 784 float32 is 392 KB at 28 x 28.
+// expands at a time when it does not keep them: 128 x 784 float32 is 392
+// KB at 28 x 28.
 const predictNodeChunk = 128
+
+// expandLimit is the most bytes of expanded 2D weights a Predictor keeps
+// (a variable so that tests can force the chunked path).
+var expandLimit = 64 << 20
 
 // predictScratch is the working memory of one Predict call, kept for the
 // next: a server's many small calls would otherwise allocate and clear it
@@ -47,7 +54,10 @@ func NewPredictor(m *Model) *Predictor {
 	if m.Kind.Input == Vector { // the weights are the parameters: no copy
 		return &Predictor{m: m, w: m.Params}
 	}
-	return &Predictor{m: m}
+	if float64(m.Nodes())*float64(m.Rows*m.Cols)*4 <= float64(expandLimit) {
+		return &Predictor{m: m, w: m.weights()}
+	}
+	return &Predictor{m: m} // expanded by chunks in each call
 }
 
 // Model returns the model the predictor was made from.

@@ -75,11 +75,14 @@ func TestTopK(t *testing.T) {
 	}
 }
 
-// TestMatrixPredictionByChunks: a 2D model's prediction, which expands the
-// weights chunk by chunk of nodes, gives the bits of scoring all L nodes at
-// once with the fully expanded weights vec(u v^T) (the fit's way), with L
-// not a multiple of the chunk.
+// TestMatrixPredictionByChunks: a 2D model too large to keep its expanded
+// weights (expandLimit lowered here) is predicted by expanding them chunk
+// by chunk of nodes, with the bits of scoring all L nodes at once with the
+// fully expanded weights vec(u v^T) (the fit's way), with L not a multiple
+// of the chunk.
 func TestMatrixPredictionByChunks(t *testing.T) {
+	defer func(v int) { expandLimit = v }(expandLimit)
+	expandLimit = 1000
 	x, y, names := blobs(300, 10, 8, 3, 5)
 	p, err := Classification(x, y, names)
 	if err != nil {
@@ -103,7 +106,11 @@ func TestMatrixPredictionByChunks(t *testing.T) {
 	}
 	want := make([]float64, m.M*n) // Y^T = beta^T H^T, as Predict forms it
 	linalg.Dgemm(true, false, m.M, n, l, 1, m.Beta, m.M, h, n, 0, want, n)
-	got, err := m.Predict(x)
+	pr := NewPredictor(m)
+	if pr.w != nil {
+		t.Fatal("the predictor kept the expanded weights above expandLimit")
+	}
+	got, err := pr.Predict(x)
 	if err != nil {
 		t.Fatal(err)
 	}
