@@ -3,6 +3,7 @@ package scn
 import (
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/scn2d/scn/internal/linalg"
 	"gonum.org/v1/gonum/floats"
@@ -26,7 +27,7 @@ import (
 //
 // Every quantity that reads the training data is a sum over the row shards,
 // formed shard by shard and reduced in shard order in one place
-// (reduce), so that the same step can later run with the shards
+// (reduce, and reduce32 for float32 parts), so that the same step can later run with the shards
 // on several machines. Per block of b nodes, with l nodes before it and m
 // outputs, the reduced quantities are:
 //
@@ -160,6 +161,15 @@ func (e *gramEngine) reserve(c int) {
 func reduce(sum, part []float64) {
 	for i, v := range part[:len(sum)] {
 		sum[i] += v
+	}
+}
+
+// reduce32 is reduce for a part in float32 (float32 Gram products): each
+// value is widened exactly, so the sum is the one reduce forms from the
+// part's float64 copy.
+func reduce32(sum []float64, part []float32) {
+	for i, v := range part[:len(sum)] {
+		sum[i] += float64(v)
 	}
 }
 
@@ -314,33 +324,41 @@ func (e *gramEngine) shardCross(s, l0, b int, out []float64) {
 		for i, v := range sh.h[:l1*r] {
 			h64[i] = float64(v)
 		}
+	} else {
+		e.z32 = grow(e.z32, b*l1)
 	}
-	e.products(sh.h[:l1*r], h64, sh.lo, r, l0, b, &e.z32, out)
+	e.products(sh.h[:l1*r], h64, sh.lo, r, l0, b, e.z32, out[:b*l1], out[b*l1:])
+	if e.f32 {
+		for i, v := range e.z32[:b*l1] {
+			out[i] = float64(v)
+		}
+	}
 }
 
-// products writes one shard's part of a block's sums into out: the b x
-// (l0+b) products of the block's columns with every column, then H_B^T T
-// (b x m). h holds the shard's hidden outputs of the first l0+b nodes
-// (node-major, rows of r images from image lo); h64, only read with float64
-// Gram products, holds them as float64. z32 is scratch. Both orders of the
+// products computes one shard's part of a block's sums: the b x l1
+// (l1 = l0+b) products of the block's columns with every column, into g32
+// with float32 Gram products (b*l1 values) or into g64 otherwise, and
+// H_B^T T (b x m) into ht. h holds the shard's hidden outputs of the first
+// l1 nodes (node-major, rows of r images from image lo); h64, only read
+// with float64 Gram products, holds them as float64. Both orders of the
 // engine (tryBlock and accumulate) form a block's sums here, with the same
 // call shapes on the same operands, so their bits agree.
-func (e *gramEngine) products(h []float32, h64 []float64, lo, r, l0, b int, z32 *[]float32, out []float64) {
+func (e *gramEngine) products(h []float32, h64 []float64, lo, r, l0, b int, g32 []float32, g64, ht []float64) {
 	l1, m := l0+b, e.m
 	hb := h[l0*r : l1*r]
 	if e.f32 {
-		*z32 = grow(*z32, b*l1)
-		z := *z32
-		linalg.GramNT32(b, l1, r, hb, h[:l1*r], z, l1)
-		for i, v := range z[:b*l1] {
-			out[i] = float64(v)
-		}
+		linalg.GramNT32(b, l1, r, hb, h[:l1*r], g32, l1)
 	} else {
-		linalg.GemmNT64(b, l1, r, 1, h64[l0*r:], r, h64, r, 0, out, l1)
+		linalg.GemmNT64(b, l1, r, 1, h64[l0*r:], r, h64, r, 0, g64, l1)
 	}
-	ht := out[b*l1:]
 	forChunks(b, 16, func(_, klo, khi int) {
-		col := make([]float64, r)
+		// A pooled buffer: a one-pass fit calls this for every block and
+		// shard, and fresh ones would add up to hundreds of MB of garbage
+		// (and as much heap growth) in a pass.
+		buf := colPool.Get().(*[]float64)
+		defer colPool.Put(buf)
+		*buf = grow(*buf, r)
+		col := *buf
 		for k := klo; k < khi; k++ {
 			for i, v := range hb[k*r : (k+1)*r] {
 				col[i] = float64(v)
@@ -351,6 +369,9 @@ func (e *gramEngine) products(h []float32, h64 []float64, lo, r, l0, b int, z32 
 		}
 	})
 }
+
+// colPool holds products' float64 copies of one column of a shard.
+var colPool = sync.Pool{New: func() any { return new([]float64) }}
 
 // gramDependenceTol is the share of a column's squared norm that must be
 // left after projection on the earlier columns (the Cholesky pivot) for the

@@ -97,17 +97,18 @@ func (c Config) blockMemory(N, d, np, M, L float64) (cand, factor int64) {
 	ls := 8*L*L + 2*8*b*L + 8*N*M + 8*L*M
 	if c.onePass() {
 		// One shard's outputs of every node (and their float64 copy for
-		// float64 Gram products); each goroutine forms one block's sums
-		// at a time (b x L float64, and its float32 product).
+		// float64 Gram products); each goroutine forms one block's
+		// products at a time (b x L, float32 or float64).
 		pass := 4 * L * rows
-		perWorker := 8 * b * L
-		if c.Float32Gram {
-			perWorker += 4 * b * L
-		} else {
+		perWorker := 4 * b * L
+		if !c.Float32Gram {
 			pass += 8 * L * rows
+			perWorker = 8 * b * L
 		}
 		workers := math.Min(float64(runtime.GOMAXPROCS(0)), math.Ceil(L/b))
-		nodes := 4*L*np + 4*L*d + 4*L + 4*b*(np+d)
+		// Every node's parameters and bias; the weights over the image of
+		// one block (as drawn) and of the nodes being scored.
+		nodes := 4*L*np + 4*L + 4*b*(np+d) + 4*weightChunk*d
 		return bytesOf(nodes), bytesOf(ls + pass + workers*perWorker)
 	}
 	// H in float32 in the shards (and one shard's float64 copy for

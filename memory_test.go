@@ -43,8 +43,8 @@ func TestEstimateMemoryBlockFits(t *testing.T) {
 	if one.Factor < gram || one.Factor > gram+h/4 || one.Solve != 0 {
 		t.Errorf("one-pass 2DRVFL at MNIST scale: %+v, want G (%d) and far less than H (%d)", one, gram, h)
 	}
-	if one.Candidates < 4*l*28*28 {
-		t.Errorf("one-pass 2DRVFL: the nodes' weights over the image are not counted: %+v", one)
+	if one.Candidates < 4*l*(28+28) {
+		t.Errorf("one-pass 2DRVFL: the nodes' parameters are not counted: %+v", one)
 	}
 	f64 := Fast(RVFL2D)
 	f64.Float32Gram = false

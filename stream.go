@@ -86,8 +86,8 @@ func (e *gramEngine) accumulate(ctx context.Context, blocks []int, hidden func(l
 		h64 = make([]float64, L*rmax)
 	}
 	type scratch struct {
-		z32  []float32
-		part []float64
+		g32     []float32
+		g64, ht []float64
 	}
 	workers := max(1, min(runtime.GOMAXPROCS(0), len(blocks)))
 	free := make(chan *scratch, workers)
@@ -117,16 +117,24 @@ func (e *gramEngine) accumulate(ctx context.Context, blocks []int, hidden func(l
 			l1 := l0 + b
 			sc := <-free
 			defer func() { free <- sc }()
-			sc.part = grow(sc.part, b*l1+b*m)
+			sc.ht = grow(sc.ht, b*m)
 			var w []float64
 			if hs64 != nil {
 				w = hs64[:l1*r]
+				sc.g64 = grow(sc.g64, b*l1)
+			} else {
+				sc.g32 = grow(sc.g32, b*l1)
 			}
-			e.products(hs[:l1*r], w, sh.lo, r, l0, b, &sc.z32, sc.part)
+			e.products(hs[:l1*r], w, sh.lo, r, l0, b, sc.g32, sc.g64, sc.ht)
 			for i := 0; i < b; i++ {
-				reduce(e.g[(l0+i)*ld:(l0+i)*ld+l1], sc.part[i*l1:(i+1)*l1])
+				row := e.g[(l0+i)*ld : (l0+i)*ld+l1]
+				if e.f32 {
+					reduce32(row, sc.g32[i*l1:(i+1)*l1])
+				} else {
+					reduce(row, sc.g64[i*l1:(i+1)*l1])
+				}
 			}
-			reduce(ht[l0*m:l1*m], sc.part[b*l1:])
+			reduce(ht[l0*m:l1*m], sc.ht)
 		})
 	}
 	if nb > 0 {
@@ -178,24 +186,30 @@ func (e *gramEngine) loadColumns(hidden func(lo, hi, j0, j1 int, h []float32)) {
 }
 
 // drawnNodes are the nodes of a one-pass fit, drawn before the pass: the
-// block sizes in order, then L x np parameters, L x d weights over the
-// image and L biases.
+// block sizes in order, L x np parameters and L biases. Their weights over
+// the image are not kept (L x d: as much again as the parameters of a
+// vector node, 14 times them for a 2D node on 28 x 28 images): hidden
+// forms them from the parameters, a few nodes at a time, as prediction
+// does (standardize leaves weights that are those of the parameters).
 type drawnNodes struct {
-	blocks          []int
-	params, w, bias []float32
+	blocks       []int
+	params, bias []float32
+	w            []float32 // scratch: weights of weightChunk nodes
 }
+
+// weightChunk is the nodes whose weights hidden forms and scores at a time.
+const weightChunk = 256
 
 // drawAll draws every node of the fit block by block as run would draw
 // them (drawParams per block: the same random numbers in the same order,
 // standardised by block), without scoring them.
 func (bb *blockBuilder) drawAll(lambda float64) *drawnNodes {
-	L, bs, np, d := bb.cfg.MaxNodes, max(bb.cfg.BlockSize, 1), bb.np, bb.d
-	nd := &drawnNodes{params: make([]float32, L*np), w: make([]float32, L*d), bias: make([]float32, L)}
+	L, bs, np := bb.cfg.MaxNodes, max(bb.cfg.BlockSize, 1), bb.np
+	nd := &drawnNodes{params: make([]float32, L*np), bias: make([]float32, L)}
 	for l0 := 0; l0 < L; {
 		b := min(bs, L-l0)
 		bb.drawParams(b, lambda)
 		copy(nd.params[l0*np:], bb.cp[:b*np])
-		copy(nd.w[l0*d:], bb.cw[:b*d])
 		copy(nd.bias[l0:], bb.cb[:b])
 		nd.blocks = append(nd.blocks, b)
 		l0 += b
@@ -209,8 +223,15 @@ func (bb *blockBuilder) drawAll(lambda float64) *drawnNodes {
 // the batch of nodes and images, and so does the activation).
 func (bb *blockBuilder) hidden(nd *drawnNodes, lo, hi, j0, j1 int, h []float32) {
 	t0 := time.Now()
-	r, d := hi-lo, bb.d
-	linalg.ScoreNT(j1-j0, r, d, nd.w[j0*d:j1*d], bb.x.Pix[lo*d:hi*d], h, r)
+	r, d, np := hi-lo, bb.d, bb.np
+	for c0 := j0; c0 < j1; c0 += weightChunk {
+		c1 := min(j1, c0+weightChunk)
+		nd.w = grow(nd.w, (c1-c0)*d)
+		for j := c0; j < c1; j++ {
+			bb.nm.weight(nd.params[j*np:(j+1)*np], nd.w[(j-c0)*d:(j-c0+1)*d])
+		}
+		linalg.ScoreNT(c1-c0, r, d, nd.w, bb.x.Pix[lo*d:hi*d], h[(c0-j0)*r:], r)
+	}
 	act := bb.cfg.Activation
 	forChunks(j1-j0, 8, func(_, a, b int) {
 		for j := a; j < b; j++ {
@@ -237,19 +258,23 @@ func (bb *blockBuilder) runOnePass(ctx context.Context, progress func(Step)) (St
 	if err := bb.eng.accumulate(ctx, nd.blocks, hidden); err != nil {
 		return Cancelled, err
 	}
+	// The pass's buffers (one shard's outputs of every node, the blocks'
+	// sums) are garbage now: collected at once, the heap stays near the
+	// live data (the images, G) instead of growing to twice it, as run
+	// collects after each block.
+	runtime.GC()
 	bb.prof.Ortho += time.Since(t0) - (bb.prof.Scoring - scoring)
 	bb.prof.Products += int64(len(nd.bias))
 	bb.prof.Batches++
-	np, d := bb.np, bb.d
+	np := bb.np
 	l0 := 0
 	for _, b := range nd.blocks {
 		if err := ctx.Err(); err != nil {
 			return Cancelled, err
 		}
 		l1 := l0 + b
-		// The block's nodes as the batch that randomSteps accepts (and
-		// score would score).
-		bb.cp, bb.cw, bb.cb = nd.params[l0*np:l1*np:l1*np], nd.w[l0*d:l1*d:l1*d], nd.bias[l0:l1:l1]
+		// The block's nodes as the batch that randomSteps accepts.
+		bb.cp, bb.cb = nd.params[l0*np:l1*np:l1*np], nd.bias[l0:l1:l1]
 		t1 := time.Now()
 		var ok []bool
 		if !bb.deficient {
@@ -287,6 +312,10 @@ func (bb *blockBuilder) addDrawn(b int, hidden func(lo, hi, j0, j1 int, h []floa
 			return ok
 		}
 		e.loadColumns(hidden)
+	}
+	bb.cw = grow(bb.cw, b*bb.d)
+	for j := 0; j < b; j++ {
+		bb.nm.weight(bb.cp[j*bb.np:(j+1)*bb.np], bb.cw[j*bb.d:(j+1)*bb.d])
 	}
 	bb.score(b)
 	return e.addBlock(bb.z[:b*bb.n], b)
