@@ -267,6 +267,12 @@ func (bb *blockBuilder) runOnePass(ctx context.Context, progress func(Step)) (St
 	bb.prof.Products += int64(len(nd.bias))
 	bb.prof.Batches++
 	np := bb.np
+	// randomSteps accepts each node by appending its parameters and bias
+	// to bb.params and bb.bias: backed by the drawn nodes' arrays, the
+	// appends write every node where it already is, and the nodes are not
+	// stored twice (an RVFL node has d parameters: 22 MB at L = 7000 on
+	// MNIST, and as much again in garbage as an append-grown copy grows).
+	bb.params, bb.bias = nd.params[:0], nd.bias[:0]
 	l0 := 0
 	for _, b := range nd.blocks {
 		if err := ctx.Err(); err != nil {
