@@ -526,33 +526,42 @@ func (e *gramEngine) rss(l int, beta []float64) float64 {
 	for i := 0; i < l*m; i++ {
 		s -= 2 * beta[i] * e.ht[i]
 	}
-	gb := make([]float64, m)
-	for i := 0; i < l; i++ {
-		// (G beta)_i over columns j: G_ij = G_ji, stored above the diagonal.
-		clear(gb)
+	// (G beta)_i for every i, each summed over j in order (G_ij = G_ji is
+	// stored above the diagonal), by tiles of rssTile rows in parallel, so
+	// that G is read along its rows; then added to s in order of i.
+	ld := e.ld
+	gb := make([]float64, l*m)
+	forChunks(l, rssTile, func(_, i0, i1 int) {
 		for j := 0; j < l; j++ {
-			var gij float64
-			switch {
-			case j == i:
-				gij = e.gd[i]
-			case j > i:
-				gij = e.g[i*e.ld+j]
-			default:
-				gij = e.g[j*e.ld+i]
-			}
-			if gij == 0 {
-				continue
-			}
-			for q := 0; q < m; q++ {
-				gb[q] += gij * beta[j*m+q]
+			bj := beta[j*m : (j+1)*m]
+			for i := i0; i < i1; i++ {
+				var gij float64
+				switch {
+				case j == i:
+					gij = e.gd[i]
+				case j > i:
+					gij = e.g[i*ld+j]
+				default:
+					gij = e.g[j*ld+i]
+				}
+				if gij == 0 {
+					continue
+				}
+				gi := gb[i*m : (i+1)*m]
+				for q, v := range bj {
+					gi[q] += gij * v
+				}
 			}
 		}
-		for q := 0; q < m; q++ {
-			s += beta[i*m+q] * gb[q]
-		}
+	})
+	for i, v := range gb {
+		s += beta[i] * v
 	}
 	return max(s, 0)
 }
+
+// rssTile is the rows of G whose products with beta rss forms together.
+const rssTile = 32
 
 // residual writes E = T - H beta for the first l columns into e (m rows of
 // N, by output), computed shard by shard (each shard's rows are its own).

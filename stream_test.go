@@ -340,3 +340,62 @@ func TestOnePassOnlyWithARidge(t *testing.T) {
 		t.Error("a fit without a ridge did not keep H")
 	}
 }
+
+// naiveRSS is gramEngine.rss as first written, one row of G at a time
+// (reading G above the diagonal by columns): the reference for its bits.
+func naiveRSS(e *gramEngine, l int, beta []float64) float64 {
+	m := e.m
+	s := 0.0
+	for _, v := range e.tt {
+		s += v
+	}
+	for i := 0; i < l*m; i++ {
+		s -= 2 * beta[i] * e.ht[i]
+	}
+	gb := make([]float64, m)
+	for i := 0; i < l; i++ {
+		clear(gb)
+		for j := 0; j < l; j++ {
+			var gij float64
+			switch {
+			case j == i:
+				gij = e.gd[i]
+			case j > i:
+				gij = e.g[i*e.ld+j]
+			default:
+				gij = e.g[j*e.ld+i]
+			}
+			if gij == 0 {
+				continue
+			}
+			for q := 0; q < m; q++ {
+				gb[q] += gij * beta[j*m+q]
+			}
+		}
+		for q := 0; q < m; q++ {
+			s += beta[i*m+q] * gb[q]
+		}
+	}
+	return max(s, 0)
+}
+
+// TestRSSBits: rss, which reads G by tiles of rows in parallel, gives the
+// bits of the row-at-a-time sum (the training RMSE a model file records
+// depends on them), at every prefix and at tile edges.
+func TestRSSBits(t *testing.T) {
+	const n, l, m = 700, 150, 4
+	hb, _, tt := gaussH(n, l, m, 3)
+	for _, j := range []int{5, 32, 77} {
+		clear(hb[j*n : (j+1)*n]) // zero columns: exact zeros in G, skipped
+	}
+	e := fillEngine(t, hb, n, l, m, tt, 0.5, true, 40)
+	for _, pl := range []int{1, 31, 32, 33, 64, 100, 150} {
+		beta, err := e.solve(pl, 0.5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := e.rss(pl, beta), naiveRSS(e, pl, beta); got != want {
+			t.Errorf("%d columns: rss %v, row at a time %v", pl, got, want)
+		}
+	}
+}
