@@ -290,10 +290,14 @@ func TestOnePassCancellation(t *testing.T) {
 	if ctx.calls != 3 {
 		t.Fatalf("the fit went on after the cancellation: %d context checks, want 3", ctx.calls)
 	}
-	// Five checks in the pass, then one before each block: cancelled
-	// before the third block, two blocks are kept.
-	ctx = &countingCtx{Context: context.Background(), cancelAt: 5 + 3}
-	path, err = c.FitPath(ctx, p, nil)
+	// Cancelled after the second block, two blocks are kept.
+	cctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	path, err = c.FitPath(cctx, p, func(s Step) {
+		if s.L == 40 {
+			cancel()
+		}
+	})
 	if !errors.Is(err, context.Canceled) || path == nil || path.Nodes() != 40 || path.Model().Summary.Stop != Cancelled {
 		t.Fatalf("cancelled while the factor grows: err %v, path %v", err, path != nil)
 	}
