@@ -153,6 +153,19 @@ func TestOnePassIsTheBlockPath(t *testing.T) {
 		old, one := fitBoth(t, c, q)
 		samePaths(t, fmt.Sprintf("%v past N", k), old, one)
 	}
+	// Images of 2 x 3 pixels: ScoreNT scores them with Sgemm (gonum or
+	// OpenBLAS), in other shapes on each path.
+	x, y, names := blobs(300, 2, 3, 3, 8)
+	tiny, err := Classification(x, y, names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []Kind{RVFL2D, RVFL} {
+		c := Fast(k)
+		c.MaxNodes, c.BlockSize, c.FieldMin, c.FieldMax = 90, 7, 1, 2
+		old, one := fitBoth(t, c, tiny)
+		samePaths(t, fmt.Sprintf("%v on 2 x 3 images", k), old, one)
+	}
 }
 
 // TestOnePassDefaultShards: the same at the real shard size, on three
