@@ -250,6 +250,11 @@ func (bb *blockBuilder) hidden(nd *drawnNodes, lo, hi, j0, j1 int, h []float32) 
 // the pass has seen every shard (its G needs every image), so nothing is
 // reported during the pass; the steps follow block by block as the factor
 // grows, which is quick next to the pass.
+//
+// Patience: the check runs after every block as in run and stops at the
+// same node, with the same model; but the pass has then already formed
+// the sums of all L_max nodes, which the block-by-block path would not
+// have (an early stop saves less time here, for the memory of H).
 func (bb *blockBuilder) runOnePass(ctx context.Context, progress func(Step)) (StopReason, error) {
 	lambda := bb.cfg.Scales[0]
 	nd := bb.drawAll(lambda)
