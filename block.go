@@ -82,7 +82,7 @@ func newBlockBuilder(c Config, p Problem) *blockBuilder {
 		rng: newRand(c.Seed),
 	}
 	bb := &blockBuilder{builder: b, m: p.M}
-	bb.eng = newGramEngine(p.T, n, p.M, c.Ridge, c.Float32Gram, c.MaxNodes)
+	bb.eng = newGramEngineH(p.T, n, p.M, c.Ridge, c.Float32Gram, c.MaxNodes, !c.onePass())
 	if c.Kind.Choice == Supervised {
 		bb.e = append([]float64(nil), bb.eng.tc...)
 	}
@@ -97,8 +97,12 @@ func newBlockBuilder(c Config, p Problem) *blockBuilder {
 	return bb
 }
 
-// grow adds blocks of nodes until a stopping rule holds (see run).
+// grow adds blocks of nodes until a stopping rule holds (see run, and
+// runOnePass for the fits that can take one pass over the data).
 func (bb *blockBuilder) grow(ctx context.Context, progress func(Step)) (StopReason, error) {
+	if bb.cfg.onePass() {
+		return bb.runOnePass(ctx, progress)
+	}
 	return bb.run(ctx, progress)
 }
 
@@ -137,14 +141,7 @@ func (bb *blockBuilder) run(ctx context.Context, progress func(Step)) (StopReaso
 		if !ok {
 			return NoAdmissible, nil
 		}
-		for _, st := range steps {
-			st.L = len(bb.trace) + 1
-			bb.trace = append(bb.trace, st)
-			if progress != nil {
-				progress(st)
-			}
-		}
-		if bb.check != nil && bb.check(bb.partial()) {
+		if bb.record(steps, progress) {
 			return NoValidationGain, nil
 		}
 		// A block step leaves scratch of the order of the candidates'
@@ -160,16 +157,35 @@ func (bb *blockBuilder) run(ctx context.Context, progress func(Step)) (StopReaso
 	return ReachedMaxNodes, nil
 }
 
+// record appends a step's nodes to the trace, reports them to progress and
+// returns whether the check (Patience) asks to stop.
+func (bb *blockBuilder) record(steps []Step, progress func(Step)) (stop bool) {
+	for _, st := range steps {
+		st.L = len(bb.trace) + 1
+		bb.trace = append(bb.trace, st)
+		if progress != nil {
+			progress(st)
+		}
+	}
+	return bb.check != nil && bb.check(bb.partial())
+}
+
 // draw draws k candidates at scale lambda (on receptive fields and
 // standardised if the configuration asks) and computes their hidden
 // outputs on the training images: row j of bb.z is candidate j's.
 func (bb *blockBuilder) draw(k int, lambda float64) {
+	bb.drawParams(k, lambda)
+	bb.score(k)
+}
+
+// drawParams draws k candidates at scale lambda into bb.cp, bb.cb and
+// their weights over the image into bb.cw.
+func (bb *blockBuilder) drawParams(k int, lambda float64) {
 	c := bb.cfg
 	bb.k = k
 	bb.cp = grow(bb.cp, k*bb.np)
 	bb.cb = grow(bb.cb, k)
 	bb.cw = grow(bb.cw, k*bb.d)
-	bb.z = grow(bb.z, bb.n*k)
 	t0 := time.Now()
 	for j := 0; j < k; j++ {
 		p := bb.cp[j*bb.np : (j+1)*bb.np]
@@ -180,6 +196,14 @@ func (bb *blockBuilder) draw(k int, lambda float64) {
 	if c.Standardize {
 		bb.standardize(k, lambda)
 	}
+	bb.prof.Draw += time.Since(t0)
+}
+
+// score computes the hidden outputs of the k candidates in bb.cw, bb.cb on
+// the training images: row j of bb.z is candidate j's.
+func (bb *blockBuilder) score(k int) {
+	c := bb.cfg
+	bb.z = grow(bb.z, bb.n*k)
 	t1 := time.Now()
 	linalg.ScoreNT(k, bb.n, bb.d, bb.cw, bb.x.Pix, bb.z, bb.n)
 	act, bias, n := c.Activation, bb.cb, bb.n
@@ -188,7 +212,6 @@ func (bb *blockBuilder) draw(k int, lambda float64) {
 			act.applyRow(bb.z[j*n:(j+1)*n], bias[j])
 		}
 	})
-	bb.prof.Draw += t1.Sub(t0)
 	bb.prof.Scoring += time.Since(t1)
 	bb.prof.Products += int64(k)
 	bb.prof.Batches++
@@ -279,6 +302,16 @@ func (bb *blockBuilder) randomBlock(b int) []Step {
 	if !bb.deficient {
 		ok = bb.eng.addBlock(bb.z[:b*bb.n], b)
 	}
+	steps := bb.randomSteps(b, lambda, ok)
+	bb.prof.Ortho += time.Since(t0)
+	return steps
+}
+
+// randomSteps accepts the b random nodes of the current batch, of which
+// those marked in ok went into the engine (ok is nil once the fit is past
+// rank), and returns their steps, each with the training RMSE after the
+// whole block.
+func (bb *blockBuilder) randomSteps(b int, lambda float64, ok []bool) []Step {
 	steps := make([]Step, b)
 	for j := 0; j < b; j++ {
 		steps[j] = Step{Scale: lambda, Tried: 1}
@@ -298,7 +331,6 @@ func (bb *blockBuilder) randomBlock(b int) []Step {
 	for j := range steps {
 		steps[j].RMSE = rmse
 	}
-	bb.prof.Ortho += time.Since(t0)
 	return steps
 }
 

@@ -55,7 +55,10 @@
 // supervisory inequality against the regularised residual), and the least
 // squares is a Gram matrix H^T H with a Cholesky factor grown by whole
 // blocks, H kept in float32 in row shards whose sums are reduced in one
-// place. Fast(kind) bundles the settings with the best accuracy per second
+// place. A random learner's block fit with a ridge keeps no H: it draws
+// every node first and forms all of G in one pass over the row shards
+// (the same model file, with memory for G instead of G and H).
+// Fast(kind) bundles the settings with the best accuracy per second
 // measured (receptive-field nodes, blocks of 500, 7000 nodes):
 //
 //	cfg := scn.Fast(scn.SCN2D)

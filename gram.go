@@ -3,6 +3,7 @@ package scn
 import (
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/scn2d/scn/internal/linalg"
 	"gonum.org/v1/gonum/floats"
@@ -26,12 +27,24 @@ import (
 //
 // Every quantity that reads the training data is a sum over the row shards,
 // formed shard by shard and reduced in shard order in one place
-// (gramEngine.reduce), so that the same step can later run with the shards
+// (reduce, and reduce32 for float32 parts), so that the same step can later run with the shards
 // on several machines. Per block of b nodes, with l nodes before it and m
 // outputs, the reduced quantities are:
 //
 //	H^T H_B  (l+b) x b   the new columns of G
 //	H_B^T T  b x m       the new rows of H^T T
+//
+// A fit that knows all its nodes before it needs any data (random nodes
+// with a ridge: see stream.go) does not keep H at all. It forms these same
+// per-block products, shard by shard, in ONE pass over the shards
+// (accumulate: each shard's hidden outputs for every node are computed
+// into one reused buffer, then every block's products are taken from it
+// and reduced into G's lower triangle), and only then grows the factor
+// block by block (addAccumulated). Each product has the same shape and the
+// same operands as in the block-by-block order and every sum is reduced in
+// the same shard order, so the factor, and the model, are the same bits;
+// the memory is G and one shard's outputs instead of H, and no page of H is
+// ever touched.
 //
 // and per supervised block step (block.go):
 //
@@ -45,9 +58,12 @@ import (
 // shardRows is the training images per row shard. Float32 products within a
 // shard add at most shardRows/16 terms per lane of the kernels, which keeps
 // their rounding near float32's epsilon; shards are summed in float64.
-const shardRows = 2048
+// (A variable only so that tests can cut small problems into many shards;
+// a model's bits depend on it.)
+var shardRows = 2048
 
-// gramShard is one row shard: images [lo, hi) and their hidden outputs, h[j*(hi-lo)+i] for node j.
+// gramShard is one row shard: images [lo, hi) and their hidden outputs,
+// h[j*(hi-lo)+i] for node j (nil in a one-pass engine, which keeps no H).
 type gramShard struct {
 	lo, hi int
 	h      []float32
@@ -72,11 +88,20 @@ type gramEngine struct {
 	cross []float64
 	z32   []float32
 	w64   []float64
+	// acc is the state of a one-pass engine between accumulate and the
+	// last addAccumulated (nil otherwise).
+	acc *accumulation
 }
 
 // newGramEngine returns an empty engine for N = len(t)/m images, room for
 // up to maxCols columns, ridge alpha on the kept factor.
 func newGramEngine(t []float64, n, m int, alpha float64, f32 bool, maxCols int) *gramEngine {
+	return newGramEngineH(t, n, m, alpha, f32, maxCols, true)
+}
+
+// newGramEngineH is newGramEngine; keepH false makes a one-pass engine,
+// whose shards hold no hidden outputs (its columns come from accumulate).
+func newGramEngineH(t []float64, n, m int, alpha float64, f32 bool, maxCols int, keepH bool) *gramEngine {
 	e := &gramEngine{n: n, m: m, f32: f32, alpha: alpha, maxCap: maxCols}
 	e.tc = make([]float64, m*n)
 	for i := 0; i < n; i++ {
@@ -93,7 +118,7 @@ func newGramEngine(t []float64, n, m int, alpha float64, f32 bool, maxCols int) 
 	// is of a sane size: the pages are only made resident as columns are
 	// written, and the stores never need copying (copies would leave the
 	// old stores as garbage, up to doubling the peak memory).
-	reserveH := float64(n)*float64(maxCols)*4 <= maxReserve
+	reserveH := keepH && float64(n)*float64(maxCols)*4 <= maxReserve
 	for lo := 0; lo < n; lo += shardRows {
 		sh := gramShard{lo: lo, hi: min(n, lo+shardRows)}
 		if reserveH {
@@ -101,7 +126,8 @@ func newGramEngine(t []float64, n, m int, alpha float64, f32 bool, maxCols int) 
 		}
 		e.shards = append(e.shards, sh)
 	}
-	if float64(maxCols)*float64(maxCols)*8 <= maxReserve/2 {
+	if !keepH || float64(maxCols)*float64(maxCols)*8 <= maxReserve/2 {
+		// A one-pass engine accumulates all of G's lower triangle in g.
 		e.reserve(maxCols)
 	}
 	return e
@@ -135,6 +161,15 @@ func (e *gramEngine) reserve(c int) {
 func reduce(sum, part []float64) {
 	for i, v := range part[:len(sum)] {
 		sum[i] += v
+	}
+}
+
+// reduce32 is reduce for a part in float32 (float32 Gram products): each
+// value is widened exactly, so the sum is the one reduce forms from the
+// part's float64 copy.
+func reduce32(sum []float64, part []float32) {
+	for i, v := range part[:len(sum)] {
+		sum[i] += float64(v)
 	}
 }
 
@@ -174,6 +209,9 @@ func (e *gramEngine) addBlock(hb []float32, b int) (ok []bool) {
 // those before it, it leaves the engine as it was and returns which were.
 func (e *gramEngine) tryBlock(hb []float32, idx []int) (dep []bool) {
 	n, m, l0, b := e.n, e.m, e.l, len(idx)
+	if e.acc != nil {
+		panic("scn: a block added to a one-pass engine before its accumulated columns")
+	}
 	l1 := l0 + b
 	e.reserve(l1)
 	// Append the block's rows to every shard.
@@ -194,7 +232,26 @@ func (e *gramEngine) tryBlock(hb []float32, idx []int) (dep []bool) {
 		e.shardCross(s, l0, b, part)
 		reduce(sum, part)
 	}
-	cross, hbt := sum[:b*l1], sum[b*l1:]
+	dep = e.growFactor(sum[:b*l1], sum[b*l1:], b)
+	if dep != nil {
+		for s := range e.shards {
+			sh := &e.shards[s]
+			sh.h = sh.h[:l0*(sh.hi-sh.lo)]
+		}
+	}
+	return dep
+}
+
+// growFactor appends b columns to the factor from their reduced sums:
+// cross (b x l1, l1 = l + b with l the columns so far; row k holds
+// G[l+k][0..l1)) and hbt = H_B^T T (b x m). If any column is dependent on
+// those before it (see cholInPlace), it leaves the engine's columns as they
+// were (g past them may have changed) and returns which were. Both ways of
+// forming the sums, block by block (tryBlock) and in one pass
+// (addAccumulated), end here, so they grow the same factor.
+func (e *gramEngine) growFactor(cross, hbt []float64, b int) (dep []bool) {
+	l0, m := e.l, e.m
+	l1 := l0 + b
 	ld, g := e.ld, e.g
 	// G above the diagonal and its diagonal.
 	gd := extend(e.gd, l1)
@@ -235,10 +292,6 @@ func (e *gramEngine) tryBlock(hb []float32, idx []int) (dep []bool) {
 		}
 	}
 	if dep != nil {
-		for s := range e.shards {
-			sh := &e.shards[s]
-			sh.h = sh.h[:l0*(sh.hi-sh.lo)]
-		}
 		e.gd = e.gd[:l0]
 		return dep
 	}
@@ -263,35 +316,62 @@ func extend[T any](s []T, n int) []T {
 // (b x m).
 func (e *gramEngine) shardCross(s, l0, b int, out []float64) {
 	sh := e.shards[s]
-	r, l1, m := sh.hi-sh.lo, l0+b, e.m
-	hb := sh.h[l0*r : l1*r]
-	if e.f32 {
+	r, l1 := sh.hi-sh.lo, l0+b
+	var h64 []float64
+	if !e.f32 {
+		e.w64 = grow(e.w64, l1*r)
+		h64 = e.w64
+		for i, v := range sh.h[:l1*r] {
+			h64[i] = float64(v)
+		}
+	} else {
 		e.z32 = grow(e.z32, b*l1)
-		linalg.GramNT32(b, l1, r, hb, sh.h, e.z32, l1)
+	}
+	e.products(sh.h[:l1*r], h64, sh.lo, r, l0, b, e.z32, out[:b*l1], out[b*l1:])
+	if e.f32 {
 		for i, v := range e.z32[:b*l1] {
 			out[i] = float64(v)
 		}
-	} else {
-		e.w64 = grow(e.w64, l1*r)
-		w := e.w64
-		for i, v := range sh.h[:l1*r] {
-			w[i] = float64(v)
-		}
-		linalg.GemmNT64(b, l1, r, 1, w[l0*r:], r, w, r, 0, out, l1)
 	}
-	ht := out[b*l1:]
-	forChunks(b, 16, func(_, lo, hi int) {
-		col := make([]float64, r)
-		for k := lo; k < hi; k++ {
+}
+
+// products computes one shard's part of a block's sums: the b x l1
+// (l1 = l0+b) products of the block's columns with every column, into g32
+// with float32 Gram products (b*l1 values) or into g64 otherwise, and
+// H_B^T T (b x m) into ht. h holds the shard's hidden outputs of the first
+// l1 nodes (node-major, rows of r images from image lo); h64, only read
+// with float64 Gram products, holds them as float64. Both orders of the
+// engine (tryBlock and accumulate) form a block's sums here, with the same
+// call shapes on the same operands, so their bits agree.
+func (e *gramEngine) products(h []float32, h64 []float64, lo, r, l0, b int, g32 []float32, g64, ht []float64) {
+	l1, m := l0+b, e.m
+	hb := h[l0*r : l1*r]
+	if e.f32 {
+		linalg.GramNT32(b, l1, r, hb, h[:l1*r], g32, l1)
+	} else {
+		linalg.GemmNT64(b, l1, r, 1, h64[l0*r:], r, h64, r, 0, g64, l1)
+	}
+	forChunks(b, 16, func(_, klo, khi int) {
+		// A pooled buffer: a one-pass fit calls this for every block and
+		// shard, and fresh ones would add up to hundreds of MB of garbage
+		// (and as much heap growth) in a pass.
+		buf := colPool.Get().(*[]float64)
+		defer colPool.Put(buf)
+		*buf = grow(*buf, r)
+		col := *buf
+		for k := klo; k < khi; k++ {
 			for i, v := range hb[k*r : (k+1)*r] {
 				col[i] = float64(v)
 			}
 			for q := 0; q < m; q++ {
-				ht[k*m+q] = floats.Dot(col, e.tc[q*e.n+sh.lo:q*e.n+sh.hi])
+				ht[k*m+q] = floats.Dot(col, e.tc[q*e.n+lo:q*e.n+lo+r])
 			}
 		}
 	})
 }
+
+// colPool holds products' float64 copies of one column of a shard.
+var colPool = sync.Pool{New: func() any { return new([]float64) }}
 
 // gramDependenceTol is the share of a column's squared norm that must be
 // left after projection on the earlier columns (the Cholesky pivot) for the
@@ -446,33 +526,42 @@ func (e *gramEngine) rss(l int, beta []float64) float64 {
 	for i := 0; i < l*m; i++ {
 		s -= 2 * beta[i] * e.ht[i]
 	}
-	gb := make([]float64, m)
-	for i := 0; i < l; i++ {
-		// (G beta)_i over columns j: G_ij = G_ji, stored above the diagonal.
-		clear(gb)
+	// (G beta)_i for every i, each summed over j in order (G_ij = G_ji is
+	// stored above the diagonal), by tiles of rssTile rows in parallel, so
+	// that G is read along its rows; then added to s in order of i.
+	ld := e.ld
+	gb := make([]float64, l*m)
+	forChunks(l, rssTile, func(_, i0, i1 int) {
 		for j := 0; j < l; j++ {
-			var gij float64
-			switch {
-			case j == i:
-				gij = e.gd[i]
-			case j > i:
-				gij = e.g[i*e.ld+j]
-			default:
-				gij = e.g[j*e.ld+i]
-			}
-			if gij == 0 {
-				continue
-			}
-			for q := 0; q < m; q++ {
-				gb[q] += gij * beta[j*m+q]
+			bj := beta[j*m : (j+1)*m]
+			for i := i0; i < i1; i++ {
+				var gij float64
+				switch {
+				case j == i:
+					gij = e.gd[i]
+				case j > i:
+					gij = e.g[i*ld+j]
+				default:
+					gij = e.g[j*ld+i]
+				}
+				if gij == 0 {
+					continue
+				}
+				gi := gb[i*m : (i+1)*m]
+				for q, v := range bj {
+					gi[q] += gij * v
+				}
 			}
 		}
-		for q := 0; q < m; q++ {
-			s += beta[i*m+q] * gb[q]
-		}
+	})
+	for i, v := range gb {
+		s += beta[i] * v
 	}
 	return max(s, 0)
 }
+
+// rssTile is the rows of G whose products with beta rss forms together.
+const rssTile = 32
 
 // residual writes E = T - H beta for the first l columns into e (m rows of
 // N, by output), computed shard by shard (each shard's rows are its own).

@@ -1,6 +1,9 @@
 package scn
 
-import "math"
+import (
+	"math"
+	"runtime"
+)
 
 // Memory is an estimate of the bytes a fit allocates beyond its training
 // images and targets, by part, so that a caller can refuse a fit that
@@ -9,10 +12,15 @@ import "math"
 type Memory struct {
 	// Candidates is one batch of candidates: their parameters, weights over
 	// the image and hidden outputs on every image (float32 and float64).
-	// It grows with T_max (Candidates) for supervised learners.
+	// It grows with T_max (Candidates) for supervised learners. A one-pass
+	// block fit (random nodes with a ridge) holds all its nodes' parameters
+	// and weights over the image instead, and scores them shard by shard.
 	Candidates int64
 	// Factor is the least-squares state: Q (N x min(L, N) float64), R, the
-	// residual and the targets by output.
+	// residual and the targets by output. For block fits: G with its
+	// Cholesky factor (L x L float64), the block's sums, and H (N x L
+	// float32); a one-pass block fit keeps no H, only the hidden outputs of
+	// one row shard for every node and the pass's per-goroutine products.
 	Factor int64
 	// Solve is the solve past rank, with more nodes than images: H
 	// (N x L) and its SVD, or H^T H (L x L) with a ridge term.
@@ -50,7 +58,11 @@ func (c Config) EstimateMemory(n, rows, cols, m int) Memory {
 	lq := math.Min(L, N)
 	lqBlocks := math.Ceil(lq/qBlockCols) * qBlockCols
 	e.Factor = bytesOf(8*N*lqBlocks + 8*lq*(lq+1)/2 + 8*lq*M + 3*8*N*M)
-	if L > N {
+	if c.blockMode() {
+		e.Candidates, e.Factor = c.blockMemory(N, d, np, M, L)
+	}
+	// A block fit with a ridge solves past rank in its engine.
+	if L > N && !(c.blockMode() && c.Ridge > 0) {
 		// Past rank (L > N) the output weights are the minimum-norm
 		// solution over all hidden columns: H (N x L, with the columns a
 		// supervised fit keeps beside it), the SVD's copy of it, U (N x k)
@@ -70,6 +82,60 @@ func (c Config) EstimateMemory(n, rows, cols, m int) Memory {
 	// bytes when it is written.
 	e.Model = bytesOf(2*(4*L*np+4*L+8*L*M) + stepBytes*L)
 	return e
+}
+
+// blockMemory returns the candidates' and the least-squares state's bytes
+// of a block fit (block.go, gram.go, stream.go) on N images of d pixels,
+// np parameters per node, M outputs and L_max = L.
+func (c Config) blockMemory(N, d, np, M, L float64) (cand, factor int64) {
+	b := math.Min(float64(max(c.BlockSize, 1)), L)
+	rows := math.Min(N, float64(shardRows))
+	shards := math.Ceil(N / rows)
+	// G and its factor share one L x L array; a block's sums (b x L) are
+	// formed in a scratch array and reduced into another; the targets are
+	// kept by output, H^T T is L x m.
+	ls := 8*L*L + 2*8*b*L + 8*N*M + 8*L*M
+	if c.onePass() {
+		// One shard's outputs of every node (and their float64 copy for
+		// float64 Gram products); each goroutine forms one block's
+		// products at a time (b x L, float32 or float64).
+		pass := 4 * L * rows
+		perWorker := 4 * b * L
+		if !c.Float32Gram {
+			pass += 8 * L * rows
+			perWorker = 8 * b * L
+		}
+		workers := math.Min(float64(runtime.GOMAXPROCS(0)), math.Ceil(L/b))
+		// Every node's parameters and bias; the weights over the image of
+		// one block (as drawn) and of the nodes being scored.
+		nodes := 4*L*np + 4*L + 4*b*(np+d) + 4*weightChunk*d
+		return bytesOf(nodes), bytesOf(ls + pass + workers*perWorker)
+	}
+	// H in float32 in the shards (and one shard's float64 copy for
+	// float64 Gram products).
+	ls += 4 * N * L
+	if !c.Float32Gram {
+		ls += 8 * L * rows
+	}
+	k := b
+	if c.Kind.Choice == Supervised {
+		k = float64(max(c.Candidates, 1)) * b
+		if c.Pairs {
+			side := math.Ceil(math.Sqrt(k))
+			k = side * side
+		}
+		// The residual by output, and the accepted columns.
+		ls += 8*N*M + 4*b*N
+	}
+	// Parameters, weights, outputs on every image (pair scoring keeps
+	// them a shard at a time on each goroutine), and the per-shard
+	// correlations.
+	out := 4 * k * N
+	if c.Pairs {
+		out = 4 * k * rows * float64(runtime.GOMAXPROCS(0))
+	}
+	cand = bytesOf(4*k*np + 4*k*d + out + 8*shards*k*(M+1))
+	return cand, bytesOf(ls)
 }
 
 // EstimateBytes returns EstimateMemory(n, rows, cols, m).Total().

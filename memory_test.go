@@ -32,3 +32,42 @@ func TestEstimateMemory(t *testing.T) {
 		t.Errorf("huge estimate %d", e)
 	}
 }
+
+// TestEstimateMemoryBlockFits: a block fit counts G and its factor
+// (L x L float64) and H (N x L float32), except a one-pass fit (random
+// nodes with a ridge), which holds no H.
+func TestEstimateMemoryBlockFits(t *testing.T) {
+	const n, l, m = 60000, 7000, 10
+	gram, h := int64(8*l*l), int64(4*n*l)
+	one := Fast(RVFL2D).EstimateMemory(n, 28, 28, m)
+	if one.Factor < gram || one.Factor > gram+h/4 || one.Solve != 0 {
+		t.Errorf("one-pass 2DRVFL at MNIST scale: %+v, want G (%d) and far less than H (%d)", one, gram, h)
+	}
+	if one.Candidates < 4*l*(28+28) {
+		t.Errorf("one-pass 2DRVFL: the nodes' parameters are not counted: %+v", one)
+	}
+	f64 := Fast(RVFL2D)
+	f64.Float32Gram = false
+	if e := f64.EstimateMemory(n, 28, 28, m); e.Factor < one.Factor+4*l*2048 {
+		t.Errorf("float64 Gram products: the shard's float64 copy is not counted: %+v", e)
+	}
+	noRidge := Fast(RVFL2D)
+	noRidge.Ridge = 0
+	if e := noRidge.EstimateMemory(n, 28, 28, m); e.Factor < gram+h {
+		t.Errorf("2DRVFL without a ridge keeps H: %+v, want at least %d", e, gram+h)
+	}
+	sup := Fast(SCN2D).EstimateMemory(n, 28, 28, m)
+	if sup.Factor < gram+h {
+		t.Errorf("fast 2DSCN keeps H: %+v, want at least %d", sup, gram+h)
+	}
+	// Past N with a ridge the engine solves: no dense solve is counted.
+	small := Fast(RVFL)
+	small.MaxNodes = 2000
+	if e := small.EstimateMemory(500, 28, 28, m); e.Solve != 0 {
+		t.Errorf("block RVFL past N with a ridge: %+v", e)
+	}
+	small.Ridge = 0
+	if e := small.EstimateMemory(500, 28, 28, m); e.Solve == 0 {
+		t.Errorf("block RVFL past N without a ridge: the minimum-norm solve is not counted: %+v", e)
+	}
+}

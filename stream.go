@@ -1,0 +1,333 @@
+package scn
+
+import (
+	"context"
+	"runtime"
+	"time"
+
+	"github.com/scn2d/scn/internal/linalg"
+)
+
+// One-pass block fits.
+//
+// A random learner (RVFL, 2DRVFL) knows every node before it needs any
+// data, and with a ridge its block fit uses H only to form G = H^T H and
+// H^T T. Such a fit draws all its nodes first (in the order the
+// block-by-block loop draws them), forms the sums of every block in one
+// pass over the row shards of the training images (gramEngine.accumulate),
+// then grows the factor block by block (gramEngine.addAccumulated) with
+// the same steps, progress calls and Patience checks as run. The sums are
+// the products the block-by-block path forms, of the same shapes on the
+// same operands, reduced in the same shard order, so the model file is the
+// same bytes; but H (N x L float32: 1.7 GB for MNIST at L = 7000) is never
+// stored, only one shard's outputs of every node (L x shardRows).
+//
+// Without a ridge a column may be dependent on the earlier ones, and the
+// block-by-block path then leaves it out and retries the block, which
+// needs the block's hidden outputs and those of every earlier column: such
+// fits keep that path (onePass is false for them).
+
+// onePassFits is false only in tests that compare the one-pass path with
+// the block-by-block one.
+var onePassFits = true
+
+// onePass reports whether a fit of c takes the one-pass path: a block fit
+// of random nodes with a ridge.
+func (c Config) onePass() bool {
+	return onePassFits && c.blockMode() && c.Kind.Choice == Random && c.Ridge > 0
+}
+
+// accumulation is a one-pass engine's state between accumulate and the
+// last addAccumulated: the block sizes in order, the next block to add
+// and H^T T of all the columns (L x m). G's sums are in g's lower part:
+// row i holds G[i][0..l1) with l1 the end of i's block (so each block's
+// diagonal block is there in full).
+type accumulation struct {
+	blocks []int
+	next   int
+	ht     []float64
+}
+
+// accumulate forms, in one pass over the row shards, the sums that tryBlock
+// forms block by block for the columns of blocks (their sizes, in order),
+// and keeps them for addAccumulated. hidden(lo, hi, j0, j1, h) must write
+// the hidden outputs of columns [j0, j1) on images [lo, hi) into h
+// (node-major: j1-j0 rows of hi-lo), the bits the block-by-block path
+// would store for them. For each shard in order it computes every column's
+// outputs into one reused buffer, then each block's products as tryBlock's
+// shardCross does (products, same shapes and operands) and reduces them
+// into G's rows of that block: every sum is reduced over the shards in
+// shard order, as tryBlock reduces it. The engine must be empty. ctx is
+// checked between shards; on cancellation accumulate returns ctx's error
+// and the engine stays without columns.
+//
+// The blocks' products within a shard are independent (each writes its own
+// rows of g), so they run in parallel, largest first.
+func (e *gramEngine) accumulate(ctx context.Context, blocks []int, hidden func(lo, hi, j0, j1 int, h []float32)) error {
+	if e.l != 0 || e.acc != nil {
+		panic("scn: accumulate on an engine that has columns")
+	}
+	off := make([]int, len(blocks))
+	L := 0
+	for k, b := range blocks {
+		off[k] = L
+		L += b
+	}
+	e.reserve(L)
+	m, ld := e.m, e.ld
+	ht := make([]float64, L*m)
+	rmax := 0
+	for _, sh := range e.shards {
+		rmax = max(rmax, sh.hi-sh.lo)
+	}
+	h := make([]float32, L*rmax)
+	var h64 []float64
+	if !e.f32 {
+		h64 = make([]float64, L*rmax)
+	}
+	type scratch struct {
+		g32     []float32
+		g64, ht []float64
+	}
+	workers := max(1, min(runtime.GOMAXPROCS(0), len(blocks)))
+	free := make(chan *scratch, workers)
+	for range workers {
+		free <- &scratch{}
+	}
+	nb := len(blocks)
+	for _, sh := range e.shards {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		r := sh.hi - sh.lo
+		hs := h[:L*r]
+		hidden(sh.lo, sh.hi, 0, L, hs)
+		var hs64 []float64
+		if h64 != nil {
+			hs64 = h64[:L*r]
+			forChunks(L*r, 1<<16, func(_, lo, hi int) {
+				for i, v := range hs[lo:hi] {
+					hs64[lo+i] = float64(v)
+				}
+			})
+		}
+		forChunks(nb, 1, func(c, _, _ int) {
+			k := nb - 1 - c
+			l0, b := off[k], blocks[k]
+			l1 := l0 + b
+			sc := <-free
+			defer func() { free <- sc }()
+			sc.ht = grow(sc.ht, b*m)
+			var w []float64
+			if hs64 != nil {
+				w = hs64[:l1*r]
+				sc.g64 = grow(sc.g64, b*l1)
+			} else {
+				sc.g32 = grow(sc.g32, b*l1)
+			}
+			e.products(hs[:l1*r], w, sh.lo, r, l0, b, sc.g32, sc.g64, sc.ht)
+			for i := 0; i < b; i++ {
+				row := e.g[(l0+i)*ld : (l0+i)*ld+l1]
+				if e.f32 {
+					reduce32(row, sc.g32[i*l1:(i+1)*l1])
+				} else {
+					reduce(row, sc.g64[i*l1:(i+1)*l1])
+				}
+			}
+			reduce(ht[l0*m:l1*m], sc.ht)
+		})
+	}
+	if nb > 0 {
+		e.acc = &accumulation{blocks: blocks, ht: ht}
+	}
+	return nil
+}
+
+// addAccumulated grows the factor by the next accumulated block, from the
+// sums tryBlock would have reduced for it, and reports whether it could:
+// false if a column of the block is dependent on those before it (possible
+// with a ridge only through rounding). A one-pass engine cannot then leave
+// the column out as addBlock does, which needs the hidden outputs: it drops
+// its accumulated sums and keeps its columns so far, so that after
+// loadColumns the fit can go on block by block with addBlock.
+func (e *gramEngine) addAccumulated() bool {
+	a := e.acc
+	b := a.blocks[a.next]
+	l0, m, ld := e.l, e.m, e.ld
+	l1 := l0 + b
+	// The block's rows of g are its sums until growFactor writes the
+	// factor over them: copy them out first.
+	cross := grow(e.cross, b*l1)
+	e.cross = cross
+	for k := 0; k < b; k++ {
+		copy(cross[k*l1:(k+1)*l1], e.g[(l0+k)*ld:(l0+k)*ld+l1])
+	}
+	if dep := e.growFactor(cross, a.ht[l0*m:l1*m], b); dep != nil {
+		e.acc = nil
+		return false
+	}
+	a.next++
+	if a.next == len(a.blocks) {
+		e.acc = nil
+	}
+	return true
+}
+
+// loadColumns stores the hidden outputs of the engine's columns in every
+// shard (hidden as for accumulate), which a one-pass engine needs before
+// it can add blocks with addBlock.
+func (e *gramEngine) loadColumns(hidden func(lo, hi, j0, j1 int, h []float32)) {
+	for s := range e.shards {
+		sh := &e.shards[s]
+		r := sh.hi - sh.lo
+		sh.h = make([]float32, e.l*r)
+		hidden(sh.lo, sh.hi, 0, e.l, sh.h)
+	}
+}
+
+// drawnNodes are the nodes of a one-pass fit, drawn before the pass: the
+// block sizes in order, L x np parameters and L biases. Their weights over
+// the image are not kept (L x d: as much again as the parameters of a
+// vector node, 14 times them for a 2D node on 28 x 28 images): hidden
+// forms them from the parameters, a few nodes at a time, as prediction
+// does (standardize leaves weights that are those of the parameters).
+type drawnNodes struct {
+	blocks       []int
+	params, bias []float32
+	w            []float32 // scratch: weights of weightChunk nodes
+}
+
+// weightChunk is the nodes whose weights hidden forms and scores at a time.
+const weightChunk = 256
+
+// drawAll draws every node of the fit block by block as run would draw
+// them (drawParams per block: the same random numbers in the same order,
+// standardised by block), without scoring them.
+func (bb *blockBuilder) drawAll(lambda float64) *drawnNodes {
+	L, bs, np := bb.cfg.MaxNodes, max(bb.cfg.BlockSize, 1), bb.np
+	nd := &drawnNodes{params: make([]float32, L*np), bias: make([]float32, L)}
+	for l0 := 0; l0 < L; {
+		b := min(bs, L-l0)
+		bb.drawParams(b, lambda)
+		copy(nd.params[l0*np:], bb.cp[:b*np])
+		copy(nd.bias[l0:], bb.cb[:b])
+		nd.blocks = append(nd.blocks, b)
+		l0 += b
+	}
+	return nd
+}
+
+// hidden writes the hidden outputs of the drawn nodes [j0, j1) on the
+// images [lo, hi) into h (node-major: j1-j0 rows of hi-lo). Each output is
+// the bits score gives it (ScoreNT computes every output alone, whatever
+// the batch of nodes and images, and so does the activation).
+func (bb *blockBuilder) hidden(nd *drawnNodes, lo, hi, j0, j1 int, h []float32) {
+	t0 := time.Now()
+	r, d, np := hi-lo, bb.d, bb.np
+	for c0 := j0; c0 < j1; c0 += weightChunk {
+		c1 := min(j1, c0+weightChunk)
+		nd.w = grow(nd.w, (c1-c0)*d)
+		for j := c0; j < c1; j++ {
+			bb.nm.weight(nd.params[j*np:(j+1)*np], nd.w[(j-c0)*d:(j-c0+1)*d])
+		}
+		linalg.ScoreNT(c1-c0, r, d, nd.w, bb.x.Pix[lo*d:hi*d], h[(c0-j0)*r:], r)
+	}
+	act := bb.cfg.Activation
+	forChunks(j1-j0, 8, func(_, a, b int) {
+		for j := a; j < b; j++ {
+			act.applyRow(h[j*r:(j+1)*r], nd.bias[j0+j])
+		}
+	})
+	bb.prof.Scoring += time.Since(t0)
+}
+
+// runOnePass is run for the fits that take one pass (onePass): draw every
+// node, accumulate every block's sums in one pass over the data, then add
+// the blocks to the factor one by one with the steps, progress calls and
+// Patience checks run would make, and the same stops.
+//
+// Progress: a Step reports an added node, and no block can be added before
+// the pass has seen every shard (its G needs every image), so nothing is
+// reported during the pass; the steps follow block by block as the factor
+// grows, which is quick next to the pass.
+//
+// Patience: the check runs after every block as in run and stops at the
+// same node, with the same model; but the pass has then already formed
+// the sums of all L_max nodes, which the block-by-block path would not
+// have (an early stop saves less time here, for the memory of H).
+func (bb *blockBuilder) runOnePass(ctx context.Context, progress func(Step)) (StopReason, error) {
+	lambda := bb.cfg.Scales[0]
+	nd := bb.drawAll(lambda)
+	hidden := func(lo, hi, j0, j1 int, h []float32) { bb.hidden(nd, lo, hi, j0, j1, h) }
+	t0, scoring := time.Now(), bb.prof.Scoring
+	if err := bb.eng.accumulate(ctx, nd.blocks, hidden); err != nil {
+		return Cancelled, err
+	}
+	// The pass's buffers (one shard's outputs of every node, the blocks'
+	// sums) are garbage now: collected at once, the heap stays near the
+	// live data (the images, G) instead of growing to twice it, as run
+	// collects after each block.
+	runtime.GC()
+	bb.prof.Ortho += time.Since(t0) - (bb.prof.Scoring - scoring)
+	bb.prof.Products += int64(len(nd.bias))
+	bb.prof.Batches++
+	np := bb.np
+	// randomSteps accepts each node by appending its parameters and bias
+	// to bb.params and bb.bias: backed by the drawn nodes' arrays, the
+	// appends write every node where it already is, and the nodes are not
+	// stored twice (an RVFL node has d parameters: 22 MB at L = 7000 on
+	// MNIST, and as much again in garbage as an append-grown copy grows).
+	bb.params, bb.bias = nd.params[:0], nd.bias[:0]
+	l0 := 0
+	for _, b := range nd.blocks {
+		if err := ctx.Err(); err != nil {
+			return Cancelled, err
+		}
+		l1 := l0 + b
+		// The block's nodes as the batch that randomSteps accepts.
+		bb.cp, bb.cb = nd.params[l0*np:l1*np:l1*np], nd.bias[l0:l1:l1]
+		t1 := time.Now()
+		var ok []bool
+		if !bb.deficient {
+			ok = bb.addDrawn(b, hidden)
+		}
+		steps := bb.randomSteps(b, lambda, ok)
+		bb.prof.Ortho += time.Since(t1)
+		for _, st := range steps {
+			bb.tried += st.Tried
+			bb.reject += st.Rejected
+		}
+		if bb.record(steps, progress) {
+			return NoValidationGain, nil
+		}
+		l0 = l1
+	}
+	return ReachedMaxNodes, nil
+}
+
+// addDrawn adds the current block of b drawn nodes to the engine from the
+// accumulated sums and returns which columns went in, as addBlock does.
+// Should a column be dependent on the earlier ones despite the ridge
+// (through rounding: a ridge below the rounding of G's pivots, or outputs
+// that are not finite), leaving it out as the block-by-block path does
+// takes the hidden outputs: those of the columns so far are recomputed
+// (the same bits) and the fit goes on block by block from here.
+func (bb *blockBuilder) addDrawn(b int, hidden func(lo, hi, j0, j1 int, h []float32)) []bool {
+	e := bb.eng
+	if e.acc != nil {
+		if e.addAccumulated() {
+			ok := make([]bool, b)
+			for j := range ok {
+				ok[j] = true
+			}
+			return ok
+		}
+		e.loadColumns(hidden)
+	}
+	bb.cw = grow(bb.cw, b*bb.d)
+	for j := 0; j < b; j++ {
+		bb.nm.weight(bb.cp[j*bb.np:(j+1)*bb.np], bb.cw[j*bb.d:(j+1)*bb.d])
+	}
+	bb.score(b)
+	return e.addBlock(bb.z[:b*bb.n], b)
+}
