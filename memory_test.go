@@ -39,24 +39,25 @@ func TestEstimateMemory(t *testing.T) {
 func TestEstimateMemoryBlockFits(t *testing.T) {
 	const n, l, m = 60000, 7000, 10
 	gram, h := int64(8*l*l), int64(4*n*l)
-	one := Fast(RVFL2D).EstimateMemory(n, 28, 28, m)
+	fast := func(k Kind) Config { c := Fast(k); c.MaxNodes = l; return c }
+	one := fast(RVFL2D).EstimateMemory(n, 28, 28, m)
 	if one.Factor < gram || one.Factor > gram+h/4 || one.Solve != 0 {
 		t.Errorf("one-pass 2DRVFL at MNIST scale: %+v, want G (%d) and far less than H (%d)", one, gram, h)
 	}
 	if one.Candidates < 4*l*(28+28) {
 		t.Errorf("one-pass 2DRVFL: the nodes' parameters are not counted: %+v", one)
 	}
-	f64 := Fast(RVFL2D)
+	f64 := fast(RVFL2D)
 	f64.Float32Gram = false
 	if e := f64.EstimateMemory(n, 28, 28, m); e.Factor < one.Factor+4*l*2048 {
 		t.Errorf("float64 Gram products: the shard's float64 copy is not counted: %+v", e)
 	}
-	noRidge := Fast(RVFL2D)
+	noRidge := fast(RVFL2D)
 	noRidge.Ridge = 0
 	if e := noRidge.EstimateMemory(n, 28, 28, m); e.Factor < gram+h {
 		t.Errorf("2DRVFL without a ridge keeps H: %+v, want at least %d", e, gram+h)
 	}
-	sup := Fast(SCN2D).EstimateMemory(n, 28, 28, m)
+	sup := fast(SCN2D).EstimateMemory(n, 28, 28, m)
 	if sup.Factor < gram+h {
 		t.Errorf("fast 2DSCN keeps H: %+v, want at least %d", sup, gram+h)
 	}

@@ -149,7 +149,7 @@ func TestOnePassIsTheBlockPath(t *testing.T) {
 	q := oddProblem(t, 70)
 	for _, k := range []Kind{RVFL2D, RVFL} {
 		c := Fast(k)
-		c.MaxNodes, c.BlockSize, c.FieldMin, c.FieldMax, c.Standardize = 150, 40, 0, 0, false
+		c.MaxNodes, c.BlockSize, c.FieldMin, c.FieldMax, c.Standardize, c.Differences = 150, 40, 0, 0, false, false
 		old, one := fitBoth(t, c, q)
 		samePaths(t, fmt.Sprintf("%v past N", k), old, one)
 	}
