@@ -50,7 +50,7 @@
 // # Thousands of nodes
 //
 // Config.BlockSize > 1 (and the options FieldMin/FieldMax, Standardize,
-// Float32Gram and Pairs) selects the block path: each step adds a block of
+// Differences, Float32Gram and Pairs) selects the block path: each step adds a block of
 // nodes (supervised: the best of Candidates x BlockSize candidates by the
 // supervisory inequality against the regularised residual), and the least
 // squares is a Gram matrix H^T H with a Cholesky factor grown by whole
@@ -59,10 +59,17 @@
 // every node first and forms all of G in one pass over the row shards
 // (the same model file, with memory for G instead of G and H).
 // Fast(kind) bundles the settings with the best accuracy per second
-// measured (receptive-field nodes, blocks of 500, 7000 nodes):
+// measured (difference nodes on receptive fields, blocks of 500, 5000
+// nodes; 98.56% on MNIST in under 20 s on two cores with RVFL):
 //
-//	cfg := scn.Fast(scn.SCN2D)
+//	cfg := scn.Fast(scn.RVFL)
 //	model, err := cfg.Fit(ctx, p, nil)
+//
+// Default(kind) is scn train's default: the same difference nodes over the
+// whole image in blocks of 100, meant for model selection
+// (Config.Select), which chooses L and the ridge term on held-out data:
+//
+//	model, err := scn.Default(scn.SCN2D).Select(ctx, p, scn.Selection{Validation: 0.1}, nil)
 //
 // Every random draw comes from one PCG stream seeded by Config.Seed, and
 // every parallel sum uses fixed chunks (internal/par, the project's one

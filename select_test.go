@@ -263,3 +263,27 @@ func TestSelectFoldsPastN(t *testing.T) {
 		}
 	}
 }
+
+// TestRefitTrainRMSE: the training RMSE a hold-out selection records with
+// a ridge (formed from the normal equations of all images) is the RMSE of
+// the final model's predictions on all training images.
+func TestRefitTrainRMSE(t *testing.T) {
+	p := blobProblem(t, 400)
+	for _, c := range []Config{Paper(SCN2D), Default(RVFL)} {
+		c.MaxNodes = 60
+		m, err := c.Select(t.Context(), p, Selection{Validation: 0.2, Ridges: []float64{0.1, 1}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		y, err := m.Predict(p.X)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := RMSE(y, p.T)
+		// 1e-6: the block engine's G has float32 products, and the
+		// normal-equation RSS subtracts numbers near T^T T.
+		if got := m.Summary.TrainRMSE; math.Abs(got-want) > 1e-6*want {
+			t.Errorf("%v: recorded training RMSE %v, predictions give %v", c.Kind, got, want)
+		}
+	}
+}

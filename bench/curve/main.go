@@ -50,6 +50,7 @@ func run() error {
 	field := flag.Int("field-max", -1, "receptive fields 5..this (0: none; -1: the preset's)")
 	f32 := flag.Bool("float32-gram", true, "float32 Gram products (fast preset)")
 	diffs := flag.Int("differences", -1, "difference nodes: 1 on, 0 off (-1: the preset's)")
+	labelFlag := flag.String("label", "", "the learner's name in the CSV (default: the learner and preset)")
 	profile := flag.String("cpuprofile", "", "write a CPU profile of the fit to this file")
 	flag.Parse()
 	read := func(img, lab string) (*dataset.Set, error) {
@@ -107,6 +108,9 @@ func run() error {
 	label := k.String()
 	if *preset == "fast" {
 		label += " fast"
+	}
+	if *labelFlag != "" {
+		label = *labelFlag
 	}
 	// A random learner's block fit with a ridge takes one pass over the
 	// data for all its nodes and adds them only after it: the time to l

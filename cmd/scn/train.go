@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime/debug"
 
 	"github.com/scn2d/scn"
 	"github.com/spf13/cobra"
@@ -66,6 +67,11 @@ mostly look like dark ink on a light background gets a one-line note unless
 				return err
 			}
 			sel = h.forSize(sel, s)
+			// Reading the data leaves the decompressed files and decoding
+			// buffers as garbage: returned to the system before the fit
+			// allocates its own, they do not add to its peak memory (on
+			// MNIST, about 50 MB of the fast preset's 0.6 GB).
+			debug.FreeOSMemory()
 			bar := newProgress(cfg.MaxNodes, k.Title(), quiet)
 			var m *scn.Model
 			if sel != nil {
