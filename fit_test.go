@@ -49,6 +49,20 @@ func blobProblem(t testing.TB, n int) Problem {
 	return p
 }
 
+// roundTrip writes m as a model file and reads it back.
+func roundTrip(t testing.TB, m *Model) (file []byte, back *Model) {
+	t.Helper()
+	var buf bytes.Buffer
+	if _, err := m.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Read(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes(), back
+}
+
 func fitT(t testing.TB, c Config, p Problem) *Model {
 	t.Helper()
 	m, err := c.Fit(context.Background(), p, nil)

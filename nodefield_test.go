@@ -186,15 +186,8 @@ func TestDifferencesFit(t *testing.T) {
 		for _, procs := range []int{1, 2} {
 			runtime.GOMAXPROCS(procs)
 			m := fitT(t, c, p)
-			var buf bytes.Buffer
-			if _, err := m.WriteTo(&buf); err != nil {
-				t.Fatal(err)
-			}
-			files = append(files, buf.Bytes())
-			back, err := Read(bytes.NewReader(buf.Bytes()))
-			if err != nil {
-				t.Fatal(err)
-			}
+			file, back := roundTrip(t, m)
+			files = append(files, file)
 			if !back.Config.Differences {
 				t.Errorf("%v: Differences not recorded in the file", k)
 			}

@@ -173,15 +173,8 @@ func TestSelectionDeterministicAndSaved(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var buf bytes.Buffer
-		if _, err := m.WriteTo(&buf); err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, buf.Bytes())
-		back, err := Read(bytes.NewReader(buf.Bytes()))
-		if err != nil {
-			t.Fatal(err)
-		}
+		file, back := roundTrip(t, m)
+		files = append(files, file)
 		if back.Selection == nil || back.Selection.Nodes != m.Selection.Nodes || len(back.Selection.Curve) != len(m.Selection.Curve) {
 			t.Fatalf("selection record lost in the file: %+v", back.Selection)
 		}
