@@ -77,8 +77,8 @@ func (h *hyperFlags) addPreset(cmd *cobra.Command) {
 	floatVar(f, &h.ridge, "ridge", 0, 0, math.MaxFloat64, true, "ridge term on the output weights (0: plain least squares)")
 	intVar(f, &h.block, "block", 0, 0, 1<<16, "nodes added per step (block increments with the Gram/Cholesky engine; 0 or 1: one node at a time)")
 	f.StringVar(&h.field, "field", "", "receptive fields: side lengths MIN-MAX of the random rectangle each node sees (e.g. 5-27; 0: the whole image)")
-	f.BoolVar(&h.standardize, "standardize", false, "draw normal node weights and scale each node to spread lambda on the training images")
-	f.BoolVar(&h.differences, "differences", false, "node weights from differences of two training images of different classes on the node's field (needs --standardize)")
+	f.BoolVar(&h.standardize, "standardize", false, "draw normal node weights and scale each node to spread lambda on the training images (on in the default and fast presets)")
+	f.BoolVar(&h.differences, "differences", false, "node weights from differences of two training images of different classes on the node's field (needs --standardize; on in the default and fast presets, --differences=false turns it off)")
 	f.BoolVar(&h.float32Gram, "float32-gram", false, "Gram products of the block engine in float32 within row shards")
 	f.BoolVar(&h.pairs, "pairs", false, "2dscn block candidates as all pairs of row and column vectors (one product per column vector)")
 }
