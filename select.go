@@ -195,6 +195,7 @@ func (c Config) selectFolds(ctx context.Context, p Problem, s Selection, progres
 	}
 	sum := map[key]*Score{}
 	seen := map[key]int{}
+	var order []key // the order points were first scored in
 	held, minNodes := 0, c.MaxNodes
 	var ev *evaluator
 	for f := range folds {
@@ -223,30 +224,25 @@ func (c Config) selectFolds(ctx context.Context, p Problem, s Selection, progres
 			k := key{sc.Nodes, sc.Ridge}
 			if sum[k] == nil {
 				sum[k] = &Score{Nodes: sc.Nodes, Ridge: sc.Ridge}
+				order = append(order, k)
 			}
 			sum[k].Accuracy += w * sc.Accuracy
 			sum[k].RMSE += w * sc.RMSE * sc.RMSE
 			seen[k]++
 		}
 	}
+	// In the order the points were scored (ridge by ridge, L within), so
+	// that ties break as for a hold-out.
 	var scores []Score
-	for k, sc := range sum {
-		if seen[k] < len(folds) || sc.Nodes > minNodes { // not every fold scored it
+	for _, k := range order {
+		if seen[k] < len(folds) || k.nodes > minNodes { // not every fold scored it
 			continue
 		}
-		s := *sc
+		s := *sum[k]
 		s.Accuracy /= float64(held)
 		s.RMSE = math.Sqrt(s.RMSE / float64(held))
 		scores = append(scores, s)
 	}
-	// In the grid's order (L, then ridge), so that ties break as for a
-	// hold-out.
-	sort.Slice(scores, func(i, j int) bool {
-		if scores[i].Nodes != scores[j].Nodes {
-			return scores[i].Nodes < scores[j].Nodes
-		}
-		return scores[i].Ridge < scores[j].Ridge
-	})
 	if len(scores) == 0 {
 		return nil, fmt.Errorf("scn: selection: no prefix length reached by every fold")
 	}
@@ -545,11 +541,12 @@ func gramOf(h *mat.Dense) []float64 {
 }
 
 // normalRSS returns ||T - H beta||_F^2 over the targets of both parts (t1,
-// t2) from the normal equations g = H^T H and ht = H^T T of the same rows:
+// t2) from the normal equations of the same rows, g = H^T H + alpha I (the
+// matrix ridgeSolve leaves) and ht = H^T T:
 // T^T T - 2 beta . H^T T + beta^T G beta, clamped at 0 against rounding.
-func normalRSS(g *mat.SymDense, ht *mat.Dense, beta []float64, t1, t2 []float64) float64 {
+func normalRSS(g *mat.SymDense, alpha float64, ht *mat.Dense, beta []float64, t1, t2 []float64) float64 {
 	l, m := ht.Dims()
-	s := floats.Dot(t1, t1) + floats.Dot(t2, t2)
+	s := floats.Dot(t1, t1) + floats.Dot(t2, t2) - alpha*floats.Dot(beta, beta)
 	b := mat.NewDense(l, m, beta)
 	var gb mat.Dense
 	gb.Mul(g, b)
@@ -590,8 +587,7 @@ func refit(path *Path, l int, alpha float64, held Problem) (*Model, error) {
 		ht.Add(ht, &htv)
 		beta, err = ridgeSolve(g, ht, alpha)
 		if err == nil {
-			// ridgeSolve added alpha to g's diagonal: take it back out.
-			rss = max(normalRSS(g, ht, beta, path.t, held.T)-alpha*floats.Dot(beta, beta), 0)
+			rss = normalRSS(g, alpha, ht, beta, path.t, held.T) // g now holds G + alpha I
 		}
 	}
 	if err != nil {
@@ -754,9 +750,10 @@ func (p Problem) subset(idx []int) Problem {
 
 // EstimateBytes returns the memory selection needs on top of the fit of c
 // on n images of rows x cols with m outputs: the training part's copy of
-// the images and targets, the held-out hidden outputs (kept while scoring
-// and again for the final weights), and three L x L matrices (the normal
-// equations, their factor for one ridge term, and the final solve's).
+// the images and targets, the held-out hidden outputs (kept while scoring,
+// and twice more for the final weights: a copy and its transpose for
+// their Gram matrix), and three L x L matrices (the normal equations, their
+// factor for one ridge term, and the final solve's).
 func (s Selection) EstimateBytes(c Config, n, rows, cols, m int) int64 {
 	held := int64(n) // k-fold holds out a fold, a hold-out a share: at most all
 	if s.Folds <= 1 {
@@ -764,5 +761,5 @@ func (s Selection) EstimateBytes(c Config, n, rows, cols, m int) int64 {
 	}
 	l := int64(c.MaxNodes)
 	d := int64(rows) * int64(cols)
-	return int64(n)*(d*4+int64(m)*8) + 2*held*l*8 + 3*l*l*8
+	return int64(n)*(d*4+int64(m)*8) + 3*held*l*8 + 3*l*l*8
 }

@@ -222,11 +222,7 @@ func (h *hyperFlags) forSize(sel *scn.Selection, s *dataset.Set) *scn.Selection 
 	}
 	folds := min(smallSetFolds, n)
 	if s.Labels != nil {
-		count := make([]int, len(s.Classes))
-		for _, y := range s.Labels {
-			count[y]++
-		}
-		for _, c := range count {
+		for _, c := range s.ClassCounts() {
 			folds = min(folds, c)
 		}
 	}
