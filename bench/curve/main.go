@@ -53,6 +53,9 @@ func run() error {
 	labelFlag := flag.String("label", "", "the learner's name in the CSV (default: the learner and preset)")
 	profile := flag.String("cpuprofile", "", "write a CPU profile of the fit to this file")
 	flag.Parse()
+	if *every < 1 || *nodes < 0 {
+		return fmt.Errorf("--every %d, --nodes %d: want every >= 1 and nodes >= 0", *every, *nodes)
+	}
 	read := func(img, lab string) (*dataset.Set, error) {
 		return dataset.ReadIDX(filepath.Join(*data, img), filepath.Join(*data, lab))
 	}

@@ -34,6 +34,9 @@ func run() error {
 	nodes := flag.Int("nodes", 1000, "L_max of the one fit")
 	every := flag.Int("every", 50, "prefix grid step")
 	flag.Parse()
+	if *nodes < 1 || *nodes > 1<<20 || *every < 1 {
+		return fmt.Errorf("--nodes %d, --every %d: want 1 <= nodes <= %d and every >= 1", *nodes, *every, 1<<20)
+	}
 	d, err := dataset.ReadDerived(*dir)
 	if err != nil {
 		return err
