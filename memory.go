@@ -144,12 +144,13 @@ func (c Config) EstimateBytes(n, rows, cols, m int) int64 {
 }
 
 // PredictBytes returns the bytes Predict allocates for n images beyond the
-// images themselves: the nodes' weights over the whole image (L x d
-// float32, also for 2D learners), one batch of hidden outputs and the
-// outputs.
+// images themselves: the outputs, and one pass's working memory (a chunk
+// of hidden outputs in float32 and float64, the outputs of the pass, and
+// Score2D's packed nodes), which does not grow with L.
 func (m *Model) PredictBytes(n int) int64 {
-	L, d := float64(m.Nodes()), float64(m.Rows)*float64(m.Cols)
-	return bytesOf(4*L*d + (4+8)*L*predictBatch + 8*float64(n)*float64(m.M) + 8*float64(m.M)*predictBatch)
+	c := float64(min(m.Nodes(), predictNodeChunk))
+	pack := 4 * (c + 32) * float64(m.Rows+m.Cols)
+	return bytesOf(8*float64(n)*float64(m.M) + (4+8)*c*predictBatch + 8*float64(m.M)*predictBatch + pack)
 }
 
 // bytesOf turns a float64 byte count into an int64, saturating.

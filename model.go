@@ -77,10 +77,10 @@ func (m *Model) checkInput(x Images) error {
 
 // predictBatch is the number of images pushed through the network per
 // matrix product. Each image's outputs do not depend on the batch it is
-// in (TestPredictorMatchesPredict). 128 rather than 512: a server's
-// working memory per pass in flight is L x predictBatch x 12 bytes, and
-// measured with scn serve (2D model, L = 1000, JSON batches of 256) the
-// peak RSS fell from 64-68 to 58 MiB at the same images/s.
+// in (TestPredictorMatchesPredict). 128 rather than 512: measured with scn
+// serve (2D model, L = 1000, JSON batches of 256) the peak RSS fell from
+// 64-68 to 58 MiB at the same images/s (when a pass's hidden outputs were
+// L x batch; they are now predictNodeChunk x batch).
 const predictBatch = 128
 
 // hidden calls f with the hidden outputs of consecutive batches of images,

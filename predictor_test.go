@@ -3,6 +3,7 @@ package scn
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"testing"
 
@@ -75,49 +76,49 @@ func TestTopK(t *testing.T) {
 	}
 }
 
-// TestMatrixPredictionByChunks: a 2D model too large to keep its expanded
-// weights (expandLimit lowered here) is predicted by expanding them chunk
-// by chunk of nodes, with the bits of scoring all L nodes at once with the
-// fully expanded weights vec(u v^T) (the fit's way), with L not a multiple
-// of the chunk.
+// TestMatrixPredictionByChunks: a 2D model whose L is not a multiple of the
+// prediction's node chunk predicts, in its u^T X v form, what the fit's
+// expanded weights vec(u v^T) give (scoring all L nodes at once, the
+// outputs in one product) to float32 rounding: 1e-5 of the outputs' scale.
 func TestMatrixPredictionByChunks(t *testing.T) {
-	defer func(v int) { expandLimit = v }(expandLimit)
-	expandLimit = 1000
 	x, y, names := blobs(300, 10, 8, 3, 5)
 	p, err := Classification(x, y, names)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := Paper(RVFL2D)
-	c.MaxNodes = 2*predictNodeChunk + 37
-	m := fitT(t, c, p)
-	n, d, l := x.Len(), x.Dim(), m.Nodes()
-	if l != c.MaxNodes {
-		t.Fatalf("fit has %d nodes, want %d", l, c.MaxNodes)
-	}
-	z := make([]float32, l*n)
-	linalg.ScoreNT(l, n, d, m.weights(), x.Pix, z, n)
-	h := make([]float64, l*n)
-	for j := 0; j < l; j++ {
-		m.Activation.applyRow(z[j*n:(j+1)*n], m.Bias[j])
-		for i, v := range z[j*n : (j+1)*n] {
-			h[j*n+i] = float64(v)
+	for _, act := range []Activation{Sigmoid, Tanh, ReLU} {
+		c := Paper(RVFL2D)
+		c.Activation = act
+		c.MaxNodes = 2*predictNodeChunk + 37
+		m := fitT(t, c, p)
+		n, d, l := x.Len(), x.Dim(), m.Nodes()
+		if l != c.MaxNodes {
+			t.Fatalf("fit has %d nodes, want %d", l, c.MaxNodes)
 		}
-	}
-	want := make([]float64, m.M*n) // Y^T = beta^T H^T, as Predict forms it
-	linalg.Dgemm(true, false, m.M, n, l, 1, m.Beta, m.M, h, n, 0, want, n)
-	pr := NewPredictor(m)
-	if pr.w != nil {
-		t.Fatal("the predictor kept the expanded weights above expandLimit")
-	}
-	got, err := pr.Predict(x)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i < n; i++ {
-		for q := 0; q < m.M; q++ {
-			if got[i*m.M+q] != want[q*n+i] {
-				t.Fatalf("image %d output %d: %v by chunks, %v expanded at once", i, q, got[i*m.M+q], want[q*n+i])
+		z := make([]float32, l*n)
+		linalg.ScoreNT(l, n, d, m.weights(), x.Pix, z, n)
+		h := make([]float64, l*n)
+		for j := 0; j < l; j++ {
+			m.Activation.applyRow(z[j*n:(j+1)*n], m.Bias[j])
+			for i, v := range z[j*n : (j+1)*n] {
+				h[j*n+i] = float64(v)
+			}
+		}
+		want := make([]float64, m.M*n) // Y^T = beta^T H^T
+		linalg.Dgemm(true, false, m.M, n, l, 1, m.Beta, m.M, h, n, 0, want, n)
+		got, err := NewPredictor(m).Predict(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var scale float64
+		for _, v := range want {
+			scale = max(scale, math.Abs(v))
+		}
+		for i := 0; i < n; i++ {
+			for q := 0; q < m.M; q++ {
+				if math.Abs(got[i*m.M+q]-want[q*n+i]) > 1e-5*scale {
+					t.Fatalf("%v: image %d output %d: %v in u^T X v form, %v expanded", act, i, q, got[i*m.M+q], want[q*n+i])
+				}
 			}
 		}
 	}

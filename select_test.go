@@ -52,10 +52,18 @@ func TestSelectionMatchesBruteForce(t *testing.T) {
 					best = s
 				}
 				n++
-				// The selection's own score of this pair agrees.
+				// The selection's own score of this pair agrees: to 1e-9 for 1D
+				// models; a 2D model's selection scores with the fit's expanded
+				// weights, its prediction in u^T X v form (linalg.Score2D),
+				// whose float32 hidden outputs round differently (a few units
+				// of 6e-8 relative each).
+				tol := 1e-9
+				if k.Input == Matrix {
+					tol = 1e-6
+				}
 				for _, cs := range ch.Curve {
 					if cs.Nodes == l && cs.Ridge == alpha {
-						if cs.Accuracy != s.Accuracy || math.Abs(cs.RMSE-s.RMSE) > 1e-9*s.RMSE {
+						if cs.Accuracy != s.Accuracy || math.Abs(cs.RMSE-s.RMSE) > tol*s.RMSE {
 							t.Errorf("%v L=%d alpha=%g: selection scored %+v, a separate fit %+v", k, l, alpha, cs, s)
 						}
 					}

@@ -68,3 +68,27 @@ func Dot3x4PDAVX512(x0, x1, x2, w0, w1, w2, w3 *float64, n int, out *float64)
 //
 //go:noescape
 func AxpyT5x32AVX512(h *float32, ldh int, l int, beta *float32, out *float32)
+
+// Mat2D32AVX512 adds to out[j] (j < 32) the 2D node output
+// sum_i u[i*32+j] * sum_k x[i*ldx+k] * v[k*32+j] of an image x (d1 rows of
+// d2 values, rows ldx apart) for 32 nodes whose v (d2 x 32) and u (d1 x 32)
+// are packed lane by lane. Each row sum is one chain of FMAs over k from
+// zero, added to out in order of i; d2 must be at least 1. It needs
+// Available512.
+//
+//go:noescape
+func Mat2D32AVX512(x *float32, ldx int, d1 int, d2 int, v *float32, u *float32, out *float32)
+
+// Mat2D16 is Mat2D32AVX512 for lanes 0..15 with AVX2 (v and u rows still
+// 32 lanes apart), with the same bits: call it at v, u, out and again 16
+// lanes on for all 32. It needs Available.
+//
+//go:noescape
+func Mat2D16(x *float32, ldx int, d1 int, d2 int, v *float32, u *float32, out *float32)
+
+// Pack32AVX512 sets dst[t*32+lane] = src[lane*np+t] for t < n and lane <
+// 32: the first n values of 32 rows np apart, transposed (np at most
+// 2^26). It needs Available512.
+//
+//go:noescape
+func Pack32AVX512(src *float32, np int, n int, dst *float32)

@@ -54,3 +54,18 @@ func Dot3x4PDAVX512(x0, x1, x2, w0, w1, w2, w3 *float64, n int, out *float64) {
 func AxpyT5x32AVX512(h *float32, ldh int, l int, beta *float32, out *float32) {
 	panic("kernel: AxpyT5x32AVX512 without AVX-512")
 }
+
+// Mat2D32AVX512 is not available on this platform; see Available512.
+func Mat2D32AVX512(x *float32, ldx int, d1 int, d2 int, v *float32, u *float32, out *float32) {
+	panic("kernel: Mat2D32AVX512 without AVX-512")
+}
+
+// Mat2D16 is not available on this platform; see Available.
+func Mat2D16(x *float32, ldx int, d1 int, d2 int, v *float32, u *float32, out *float32) {
+	panic("kernel: Mat2D16 without AVX2")
+}
+
+// Pack32AVX512 is not available on this platform; see Available512.
+func Pack32AVX512(src *float32, np int, n int, dst *float32) {
+	panic("kernel: Pack32AVX512 without AVX-512")
+}

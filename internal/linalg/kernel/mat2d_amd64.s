@@ -1,0 +1,251 @@
+//go:build !purego
+
+#include "textflag.h"
+
+// The 2D-node kernels: out[j] += sum_i u[i*32+j] * (sum_k x[i*ldx+k] * v[k*32+j])
+// for the lanes j of one call. Each lane's row sum is one chain of FMAs
+// over k from zero, and the rows are added to out in order of i, whatever
+// the width: the AVX2 and AVX-512 forms give the same bits.
+
+// func Mat2D32AVX512(x *float32, ldx int, d1 int, d2 int, v *float32, u *float32, out *float32)
+// Lanes 0..31 (two registers); rows four at a time, then one at a time.
+TEXT ·Mat2D32AVX512(SB), NOSPLIT, $0-56
+	MOVQ x+0(FP), SI
+	MOVQ ldx+8(FP), DX
+	SHLQ $2, DX
+	MOVQ d1+16(FP), CX
+	MOVQ d2+24(FP), R8
+	SHLQ $2, R8
+	MOVQ v+32(FP), BX
+	MOVQ u+40(FP), R9
+	MOVQ out+48(FP), DI
+	VMOVUPS 0(DI), Z14
+	VMOVUPS 64(DI), Z15
+
+m512four:
+	CMPQ CX, $4
+	JLT  m512one
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	MOVQ SI, R10
+	LEAQ (SI)(DX*1), R11
+	LEAQ (R11)(DX*1), R12
+	LEAQ (R12)(DX*1), R13
+	MOVQ BX, AX
+	XORQ R14, R14
+
+m512fourk:
+	VMOVUPS 0(AX), Z8
+	VMOVUPS 64(AX), Z9
+	VBROADCASTSS (R10)(R14*1), Z10
+	VFMADD231PS Z8, Z10, Z0
+	VFMADD231PS Z9, Z10, Z1
+	VBROADCASTSS (R11)(R14*1), Z10
+	VFMADD231PS Z8, Z10, Z2
+	VFMADD231PS Z9, Z10, Z3
+	VBROADCASTSS (R12)(R14*1), Z10
+	VFMADD231PS Z8, Z10, Z4
+	VFMADD231PS Z9, Z10, Z5
+	VBROADCASTSS (R13)(R14*1), Z10
+	VFMADD231PS Z8, Z10, Z6
+	VFMADD231PS Z9, Z10, Z7
+	ADDQ $128, AX
+	ADDQ $4, R14
+	CMPQ R14, R8
+	JLT  m512fourk
+
+	VFMADD231PS 0(R9), Z0, Z14
+	VFMADD231PS 64(R9), Z1, Z15
+	VFMADD231PS 128(R9), Z2, Z14
+	VFMADD231PS 192(R9), Z3, Z15
+	VFMADD231PS 256(R9), Z4, Z14
+	VFMADD231PS 320(R9), Z5, Z15
+	VFMADD231PS 384(R9), Z6, Z14
+	VFMADD231PS 448(R9), Z7, Z15
+	LEAQ (R13)(DX*1), SI
+	ADDQ $512, R9
+	SUBQ $4, CX
+	JMP  m512four
+
+m512one:
+	TESTQ CX, CX
+	JLE   m512done
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	MOVQ BX, AX
+	XORQ R14, R14
+
+m512onek:
+	VBROADCASTSS (SI)(R14*1), Z10
+	VFMADD231PS 0(AX), Z10, Z0
+	VFMADD231PS 64(AX), Z10, Z1
+	ADDQ $128, AX
+	ADDQ $4, R14
+	CMPQ R14, R8
+	JLT  m512onek
+
+	VFMADD231PS 0(R9), Z0, Z14
+	VFMADD231PS 64(R9), Z1, Z15
+	ADDQ DX, SI
+	ADDQ $128, R9
+	DECQ CX
+	JMP  m512one
+
+m512done:
+	VMOVUPS Z14, 0(DI)
+	VMOVUPS Z15, 64(DI)
+	VZEROUPPER
+	RET
+
+// func Mat2D16(x *float32, ldx int, d1 int, d2 int, v *float32, u *float32, out *float32)
+// Lanes 0..15 (two AVX2 registers) of rows 32 lanes apart in v and u.
+TEXT ·Mat2D16(SB), NOSPLIT, $0-56
+	MOVQ x+0(FP), SI
+	MOVQ ldx+8(FP), DX
+	SHLQ $2, DX
+	MOVQ d1+16(FP), CX
+	MOVQ d2+24(FP), R8
+	SHLQ $2, R8
+	MOVQ v+32(FP), BX
+	MOVQ u+40(FP), R9
+	MOVQ out+48(FP), DI
+	VMOVUPS 0(DI), Y14
+	VMOVUPS 32(DI), Y15
+
+m256four:
+	CMPQ CX, $4
+	JLT  m256one
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	MOVQ SI, R10
+	LEAQ (SI)(DX*1), R11
+	LEAQ (R11)(DX*1), R12
+	LEAQ (R12)(DX*1), R13
+	MOVQ BX, AX
+	XORQ R14, R14
+
+m256fourk:
+	VMOVUPS 0(AX), Y8
+	VMOVUPS 32(AX), Y9
+	VBROADCASTSS (R10)(R14*1), Y10
+	VFMADD231PS Y8, Y10, Y0
+	VFMADD231PS Y9, Y10, Y1
+	VBROADCASTSS (R11)(R14*1), Y10
+	VFMADD231PS Y8, Y10, Y2
+	VFMADD231PS Y9, Y10, Y3
+	VBROADCASTSS (R12)(R14*1), Y10
+	VFMADD231PS Y8, Y10, Y4
+	VFMADD231PS Y9, Y10, Y5
+	VBROADCASTSS (R13)(R14*1), Y10
+	VFMADD231PS Y8, Y10, Y6
+	VFMADD231PS Y9, Y10, Y7
+	ADDQ $128, AX
+	ADDQ $4, R14
+	CMPQ R14, R8
+	JLT  m256fourk
+
+	VFMADD231PS 0(R9), Y0, Y14
+	VFMADD231PS 32(R9), Y1, Y15
+	VFMADD231PS 128(R9), Y2, Y14
+	VFMADD231PS 160(R9), Y3, Y15
+	VFMADD231PS 256(R9), Y4, Y14
+	VFMADD231PS 288(R9), Y5, Y15
+	VFMADD231PS 384(R9), Y6, Y14
+	VFMADD231PS 416(R9), Y7, Y15
+	LEAQ (R13)(DX*1), SI
+	ADDQ $512, R9
+	SUBQ $4, CX
+	JMP  m256four
+
+m256one:
+	TESTQ CX, CX
+	JLE   m256done
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	MOVQ BX, AX
+	XORQ R14, R14
+
+m256onek:
+	VBROADCASTSS (SI)(R14*1), Y10
+	VFMADD231PS 0(AX), Y10, Y0
+	VFMADD231PS 32(AX), Y10, Y1
+	ADDQ $128, AX
+	ADDQ $4, R14
+	CMPQ R14, R8
+	JLT  m256onek
+
+	VFMADD231PS 0(R9), Y0, Y14
+	VFMADD231PS 32(R9), Y1, Y15
+	ADDQ DX, SI
+	ADDQ $128, R9
+	DECQ CX
+	JMP  m256one
+
+m256done:
+	VMOVUPS Y14, 0(DI)
+	VMOVUPS Y15, 32(DI)
+	VZEROUPPER
+	RET
+
+DATA iota16<>+0(SB)/4, $0
+DATA iota16<>+4(SB)/4, $1
+DATA iota16<>+8(SB)/4, $2
+DATA iota16<>+12(SB)/4, $3
+DATA iota16<>+16(SB)/4, $4
+DATA iota16<>+20(SB)/4, $5
+DATA iota16<>+24(SB)/4, $6
+DATA iota16<>+28(SB)/4, $7
+DATA iota16<>+32(SB)/4, $8
+DATA iota16<>+36(SB)/4, $9
+DATA iota16<>+40(SB)/4, $10
+DATA iota16<>+44(SB)/4, $11
+DATA iota16<>+48(SB)/4, $12
+DATA iota16<>+52(SB)/4, $13
+DATA iota16<>+56(SB)/4, $14
+DATA iota16<>+60(SB)/4, $15
+GLOBL iota16<>(SB), RODATA|NOPTR, $64
+
+// func Pack32AVX512(src *float32, np int, n int, dst *float32)
+// dst[t*32+lane] = src[lane*np+t] for t < n, lane < 32: two gathers of
+// sixteen per t.
+TEXT ·Pack32AVX512(SB), NOSPLIT, $0-32
+	MOVQ src+0(FP), SI
+	MOVQ np+8(FP), DX
+	MOVQ n+16(FP), CX
+	MOVQ dst+24(FP), DI
+	VPBROADCASTD DX, Z2
+	VPMULLD iota16<>(SB), Z2, Z1
+	MOVQ DX, R8
+	SHLQ $6, R8
+	ADDQ SI, R8
+	TESTQ CX, CX
+	JLE  packdone
+
+packloop:
+	KXNORW K1, K1, K1
+	VPGATHERDD (SI)(Z1*4), K1, Z0
+	KXNORW K2, K2, K2
+	VPGATHERDD (R8)(Z1*4), K2, Z3
+	VMOVDQU32 Z0, 0(DI)
+	VMOVDQU32 Z3, 64(DI)
+	ADDQ $4, SI
+	ADDQ $4, R8
+	ADDQ $128, DI
+	DECQ CX
+	JNZ  packloop
+
+packdone:
+	VZEROUPPER
+	RET
