@@ -117,6 +117,17 @@ func run() error {
 			return fmt.Errorf("the server does not answer: %w", err)
 		}
 	}
+	// The peak since the server started includes loading its models (the
+	// file's bytes and the decoded model at once); from the warm-up on it
+	// is the peak under load. Linux resets VmHWM to the current RSS on
+	// writing 5 to clear_refs.
+	startHWM, reset := 0.0, false
+	if *pid > 0 {
+		if hwm, _, err := memory(*pid); err == nil {
+			startHWM = hwm
+		}
+		reset = os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", *pid), []byte("5"), 0) == nil
+	}
 	for i := 0; i < *warm; i++ {
 		if err := send(bodies[i%len(bodies)]); err != nil {
 			return fmt.Errorf("warm-up: %w", err)
@@ -179,7 +190,11 @@ func run() error {
 		if err != nil {
 			return err
 		}
-		fmt.Printf("server peak RSS %.1f MiB, now %.1f MiB\n", hwm/(1<<20), rss/(1<<20))
+		if reset {
+			fmt.Printf("server peak RSS %.1f MiB under load (%.1f MiB before it, models loading included), now %.1f MiB\n", hwm/(1<<20), startHWM/(1<<20), rss/(1<<20))
+		} else {
+			fmt.Printf("server peak RSS %.1f MiB (since it started: the peak could not be reset), now %.1f MiB\n", hwm/(1<<20), rss/(1<<20))
+		}
 	}
 	return nil
 }
