@@ -233,3 +233,33 @@ func withMemoryHint(err error, p dataset.Preprocess) error {
 	}
 	return fmt.Errorf("%w: use a smaller data set, or raise --max-memory", err)
 }
+
+// gcHeadroom is about the most heap a long computation (a fit, a server)
+// lets grow beyond what it keeps live before collecting.
+const gcHeadroom = 8 << 20
+
+// setGCSlack keeps the garbage collector's slack fixed rather than in
+// proportion to what is live. With the default GOGC of 100 the heap may
+// grow to twice the live data before a collection: a server of 100 MB of
+// models would peak near 200 MB under load, and a fit's short-lived
+// buffers add their size again on top of the images and the factor. The
+// percentage is set so that the slack is about gcHeadroom over live bytes
+// (gcPercent); what is live here is mostly large arrays without pointers,
+// which a collection does not scan, so collecting more often costs little
+// (MNIST, RVFL fast preset: 19.35 s at GOGC 10 against 19.44 s at 100).
+// An explicit GOGC in the environment is left alone.
+func setGCSlack(live int64) {
+	if os.Getenv("GOGC") != "" {
+		return
+	}
+	debug.SetGCPercent(gcPercent(live))
+}
+
+// gcPercent returns the GOGC for live bytes: 100 up to gcHeadroom, then
+// 100 x gcHeadroom / live, at least 10.
+func gcPercent(live int64) int {
+	if live <= gcHeadroom {
+		return 100
+	}
+	return max(10, int(100*gcHeadroom/live))
+}

@@ -118,43 +118,20 @@ that no longer reads leaves its model as it was, and the log says why).`,
 	return cmd
 }
 
-// gcHeadroom is the most heap a server lets grow beyond what is live
-// before collecting.
-const gcHeadroom = 8 << 20
-
-// tuneGC keeps the garbage collector's slack fixed rather than in
-// proportion to the models. With the default GOGC of 100 the heap may grow
-// to twice what is live before a collection, and the models are most of
-// what is live: a server of 100 MB of models would peak near 200 MB under
-// load. The percentage is set so that the slack is about gcHeadroom (8 MiB) over
-// the model files' size (the parameters in memory take about what the
-// file takes), never below 10% nor above 100% (the default; an explicit
-// GOGC in the environment is left alone).
-//
-// It also returns the memory that loading freed (a model file's bytes are
-// read whole, then decoded) to the operating system, so that a server
-// starts serving with what it uses.
+// tuneGC keeps the garbage collector's slack about gcHeadroom beyond the
+// models (setGCSlack, with the model files' size: the parameters in memory
+// take about what the file takes), and returns the memory that loading
+// freed (a model file's bytes are read whole, then decoded) to the
+// operating system, so that a server starts serving with what it uses.
 func tuneGC(paths []string) {
-	defer debug.FreeOSMemory()
-	if os.Getenv("GOGC") != "" {
-		return
-	}
 	var size int64
 	for _, p := range paths {
 		if fi, err := os.Stat(p); err == nil {
 			size += fi.Size()
 		}
 	}
-	debug.SetGCPercent(gcPercent(size))
-}
-
-// gcPercent returns the GOGC for models of size bytes: 100 up to
-// gcHeadroom, then 100 x gcHeadroom / size, at least 10.
-func gcPercent(size int64) int {
-	if size <= gcHeadroom {
-		return 100
-	}
-	return max(10, int(100*gcHeadroom/size))
+	setGCSlack(size)
+	debug.FreeOSMemory()
 }
 
 // checkServeOptions refuses negative limits (zero means the default).

@@ -347,7 +347,7 @@ func TestGCPercent(t *testing.T) {
 	for _, c := range []struct {
 		size int64
 		want int
-	}{{0, 100}, {300 << 10, 100}, {gcHeadroom, 100}, {2 * gcHeadroom, 50}, {4 * gcHeadroom, 25}, {10 * gcHeadroom, 10}, {1 << 40, 10}} {
+	}{{0, 100}, {300 << 10, 100}, {gcHeadroom, 100}, {2 * gcHeadroom, 50}, {4 * gcHeadroom, 25}, {10 * gcHeadroom, 10}, {400 << 20, 10}, {1 << 40, 10}} {
 		if got := gcPercent(c.size); got != c.want {
 			t.Errorf("gcPercent(%d) = %d, want %d", c.size, got, c.want)
 		}

@@ -72,6 +72,9 @@ mostly look like dark ink on a light background gets a one-line note unless
 			// allocates its own, they do not add to its peak memory (on
 			// MNIST, about 50 MB of the fast preset's 0.6 GB).
 			debug.FreeOSMemory()
+			// The fit's own buffers come and go: keep the collector's slack
+			// small beside the images and the factor it holds.
+			setGCSlack(int64(s.Len())*int64(s.Rows*s.Cols)*4 + cfg.EstimateBytes(s.Len(), s.Rows, s.Cols, prob.M))
 			bar := newProgress(cfg.MaxNodes, k.Title(), quiet)
 			var m *scn.Model
 			if sel != nil {
