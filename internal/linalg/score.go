@@ -3,6 +3,7 @@ package linalg
 import (
 	"github.com/scn2d/scn/internal/linalg/kernel"
 	"github.com/scn2d/scn/internal/par"
+	"sort"
 )
 
 // ScoreNT computes Z = W X^T in float32: W is k x d, X is n x d (both
@@ -22,7 +23,62 @@ func ScoreNT(k, n, d int, w, x, z []float32, ldz int) {
 		Sgemm(false, true, k, n, d, 1, w, d, x, d, 0, z, ldz)
 		return
 	}
-	par.Chunks(n, scoreChunk, func(_, lo, hi int) { scoreRows(k, d, w, x, z, ldz, lo, hi) })
+	g := spansOf(k, d, w, useAVX512)
+	par.Chunks(n, scoreChunk, func(_, lo, hi int) { scoreRows(k, d, w, x, z, ldz, lo, hi, g) })
+}
+
+// spans orders a ScoreNT call's nodes for the kernels and says which
+// inputs each kernel call must cover. Receptive-field nodes (Config's
+// FieldMax) are zero outside a rectangle of the image, so their nonzero
+// weights lie in one stretch of the flattened image, about as long as the
+// rectangle is tall times the image width. The kernels keep one
+// accumulator of eight (sixteen) lanes per output, lane t mod 8 (16) for
+// input t, so a sum taken over a stretch that starts and ends on a
+// multiple of the lane count, and holds every nonzero weight, has the
+// bits of the sum over all d inputs: the products left out are zeros, and
+// adding a zero to an accumulator that starts at +0 changes nothing. Each
+// kernel call covers the union of its nodes' stretches. The nodes are sorted by where
+// their stretch starts, then by where it ends, so that the four or five
+// nodes of one kernel call have nearly the same stretch.
+type spans struct {
+	order  []int // the nodes in the order they are scored
+	lo, hi []int // each node's stretch [lo, hi), by node
+}
+
+// spansOf finds the stretches of w's k rows (d values each) for the
+// kernels of one width.
+func spansOf(k, d int, w []float32, wide bool) spans {
+	lanes := 8
+	if wide {
+		lanes = 16
+	}
+	d8 := d &^ (lanes - 1)
+	g := spans{order: make([]int, k), lo: make([]int, k), hi: make([]int, k)}
+	for j := range k {
+		g.order[j] = j
+		row := w[j*d : j*d+d8]
+		a := 0
+		for a < d8 && row[a] == 0 {
+			a++
+		}
+		b := d8
+		for b > a && row[b-1] == 0 {
+			b--
+		}
+		if a == b { // nothing to sum in the kernels' part
+			a, b = 0, 0
+		}
+		g.lo[j] = a &^ (lanes - 1)
+		g.hi[j] = min(d8, (b+lanes-1)&^(lanes-1))
+	}
+	sort.SliceStable(g.order, func(a, b int) bool {
+		ja, jb := g.order[a], g.order[b]
+		if g.lo[ja] != g.lo[jb] {
+			return g.lo[ja] < g.lo[jb]
+		}
+		return g.hi[ja] < g.hi[jb]
+	})
+	return g
 }
 
 // useAVX512 selects the AVX-512 kernels where the processor has them (a
@@ -42,7 +98,7 @@ const scoreChunk = 256
 // inner loop reads only the images from L2 (reading the weights from L2
 // instead, as a loop over candidates inside the image pairs would, halves
 // the rate at large k).
-func scoreRows(k, d int, w, x, z []float32, ldz, lo, hi int) {
+func scoreRows(k, d int, w, x, z []float32, ldz, lo, hi int, sp spans) {
 	wide := useAVX512
 	d8 := d &^ 7 // the inputs the kernels take; the rest is added in Go
 	if wide {
@@ -63,9 +119,16 @@ func scoreRows(k, d int, w, x, z []float32, ldz, lo, hi int) {
 			if rem := k - j; rem%4 != 0 && rem >= 5 {
 				gs, ni = 5, 2
 			}
+			a, b := d8, 0 // the union of the group's stretches
 			for g := range wr {
-				r := min(j+g, k-1)
+				r := sp.order[min(j+g, k-1)]
 				wr[g] = w[r*d : (r+1)*d]
+				if g < gs && sp.lo[r] < sp.hi[r] {
+					a, b = min(a, sp.lo[r]), max(b, sp.hi[r])
+				}
+			}
+			if a >= b {
+				a, b = 0, 0
 			}
 			for i := b0; i < b1; i += ni {
 				for r := 0; r < ni; r++ {
@@ -74,13 +137,13 @@ func scoreRows(k, d int, w, x, z []float32, ldz, lo, hi int) {
 				}
 				switch {
 				case ni == 2 && wide:
-					kernel.Dot2x5AVX512(&xs[0][0], &xs[1][0], &wr[0][0], &wr[1][0], &wr[2][0], &wr[3][0], &wr[4][0], d8, &out[0])
+					kernel.Dot2x5AVX512(&xs[0][a], &xs[1][a], &wr[0][a], &wr[1][a], &wr[2][a], &wr[3][a], &wr[4][a], b-a, &out[0])
 				case ni == 2:
-					kernel.Dot2x5(&xs[0][0], &xs[1][0], &wr[0][0], &wr[1][0], &wr[2][0], &wr[3][0], &wr[4][0], d8, &out[0])
+					kernel.Dot2x5(&xs[0][a], &xs[1][a], &wr[0][a], &wr[1][a], &wr[2][a], &wr[3][a], &wr[4][a], b-a, &out[0])
 				case wide:
-					kernel.Dot3x4AVX512(&xs[0][0], &xs[1][0], &xs[2][0], &wr[0][0], &wr[1][0], &wr[2][0], &wr[3][0], d8, &out[0])
+					kernel.Dot3x4AVX512(&xs[0][a], &xs[1][a], &xs[2][a], &wr[0][a], &wr[1][a], &wr[2][a], &wr[3][a], b-a, &out[0])
 				default:
-					kernel.Dot3x4(&xs[0][0], &xs[1][0], &xs[2][0], &wr[0][0], &wr[1][0], &wr[2][0], &wr[3][0], d8, &out[0])
+					kernel.Dot3x4(&xs[0][a], &xs[1][a], &xs[2][a], &wr[0][a], &wr[1][a], &wr[2][a], &wr[3][a], b-a, &out[0])
 				}
 				for g := 0; g < gs && j+g < k; g++ {
 					for r := 0; r < ni; r++ {
@@ -88,7 +151,7 @@ func scoreRows(k, d int, w, x, z []float32, ldz, lo, hi int) {
 						for t := d8; t < d; t++ { // the tail of fewer than 8 inputs
 							v += xs[r][t] * wr[g][t]
 						}
-						z[(j+g)*ldz+idx[r]] = v
+						z[sp.order[j+g]*ldz+idx[r]] = v
 					}
 				}
 			}

@@ -111,3 +111,62 @@ func testScoreNTIndependentOfGrouping(t *testing.T) {
 		}
 	}
 }
+
+// TestScoreNTSpansKeepBits: nodes whose weights are zero outside a stretch
+// (receptive fields: rectangles of an image) are summed over the union of
+// their group's stretches only, in an order sorted by stretch, and that
+// gives the bits of summing every node over all inputs in index order, at
+// either width: rectangles of 28 x 28 and 112 x 92 images, rows of zeros,
+// rows with weights only in the part the kernels leave to Go, and one
+// whole row.
+func TestScoreNTSpansKeepBits(t *testing.T) {
+	bothWidths(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(5, 6))
+		for _, sh := range []struct{ rows, cols, k, n int }{{28, 28, 37, 50}, {112, 92, 13, 7}, {5, 7, 9, 4}} {
+			d := sh.rows * sh.cols
+			w := make([]float32, sh.k*d)
+			for j := 0; j < sh.k; j++ {
+				row := w[j*d : (j+1)*d]
+				switch j % 9 {
+				case 0: // no weight at all
+				case 1: // the whole image
+					for i := range row {
+						row[i] = float32(rng.NormFloat64())
+					}
+				case 2: // only the last input
+					row[d-1] = 1.5
+				default:
+					h, wd := 1+rng.IntN(sh.rows), 1+rng.IntN(sh.cols)
+					r0, c0 := rng.IntN(sh.rows-h+1), rng.IntN(sh.cols-wd+1)
+					for r := r0; r < r0+h; r++ {
+						for c := c0; c < c0+wd; c++ {
+							row[r*sh.cols+c] = float32(rng.NormFloat64())
+						}
+					}
+				}
+			}
+			x := make([]float32, sh.n*d)
+			for i := range x {
+				x[i] = float32(rng.NormFloat64()) // negative inputs too: -0 products
+			}
+			got := make([]float32, sh.k*sh.n)
+			ScoreNT(sh.k, sh.n, d, w, x, got, sh.n)
+			// Every node over every input the kernels take, in index order.
+			d8 := d &^ 7
+			if useAVX512 {
+				d8 = d &^ 15
+			}
+			full := spans{order: make([]int, sh.k), lo: make([]int, sh.k), hi: make([]int, sh.k)}
+			for j := range full.order {
+				full.order[j], full.hi[j] = j, d8
+			}
+			want := make([]float32, sh.k*sh.n)
+			scoreRows(sh.k, d, w, x, want, sh.n, 0, sh.n, full)
+			for i := range want {
+				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+					t.Fatalf("%+v: output %d is %v by stretches, %v over all inputs", sh, i, got[i], want[i])
+				}
+			}
+		}
+	})
+}
