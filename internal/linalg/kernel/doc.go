@@ -14,6 +14,13 @@
 // (TestScoreNTMatchesNaive, TestScoreNTIndependentOfGrouping in
 // internal/linalg) and BenchmarkScoreNT.
 //
+// The 2D-node kernels Mat2D16 (AVX2) and Mat2D32AVX512, which score nodes
+// in their u^T X v form for prediction (linalg.Score2D), are generated
+// from one description by the same program (mat2d in ./asm), with the
+// same bits at both widths (TestScore2DIndependent in internal/linalg).
+// Pack32AVX512 (pack_amd64.s), which packs their nodes with gathers,
+// exists in one form only and is written by hand.
+//
 // The float64 four-row kernels DotN4 and AxpyN4 (gs_amd64.s) and
 // SigmoidBias8 (sigmoid_amd64.s) stay hand-written: each exists in one
 // form only (AVX2), so there is no second form for a generator to derive,

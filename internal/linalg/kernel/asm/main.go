@@ -1,7 +1,8 @@
 // Command asm generates the scoring kernels of package kernel
 // (../dot_amd64.s) with avo: Dot2x5 and Dot3x4 in their AVX2 (eight
 // lanes) and AVX-512 (sixteen lanes) forms, from one description of the
-// kernel family. Run it with go generate in package kernel; it is a module
+// kernel family, and the 2D-node kernels Mat2D16 (AVX2) and Mat2D32AVX512
+// from one description of theirs (see mat2d). Run it with go generate in package kernel; it is a module
 // of its own so that the project does not depend on avo.
 //
 // Each kernel computes out[ni*j+r] = sum_{t<n} x_r[t] * w_j[t] for ni
@@ -50,6 +51,8 @@ func main() {
 	} {
 		k.generate()
 	}
+	mat2d("Mat2D16", false)
+	mat2d("Mat2D32AVX512", true)
 	Generate()
 }
 
@@ -142,6 +145,110 @@ func (k kernel) generate() {
 		VHADDPS(xs[i], xs[i], xs[i])
 		k.movss(xs[i], Mem{Base: RDX, Disp: 4 * i})
 	}
+	VZEROUPPER()
+	RET()
+}
+
+// mat2d generates a 2D-node kernel: out[j] += sum_i u[i*32+j] * (sum_k
+// x[i*ldx+k] * v[k*32+j]) for the lanes j of two vector registers (16 with
+// AVX2, 32 with AVX-512), v (d2 rows) and u (d1 rows) packed 32 lanes to a
+// row. Each lane's row sum is one chain of FMAs over k from zero, four
+// image rows at a time (eight accumulators) and then one at a time, and
+// the row sums are added to out in order of i: the same operations on each
+// lane whatever the width, so both forms give the same bits.
+func mat2d(name string, wide bool) {
+	TEXT(name, NOSPLIT, "func(x *float32, ldx int, d1 int, d2 int, v *float32, u *float32, out *float32)")
+	vec := func(i int) VecPhysical {
+		if wide {
+			return []VecPhysical{Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7, Z8, Z9, Z10, Z11, Z12, Z13, Z14, Z15}[i]
+		}
+		return []VecPhysical{Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7, Y8, Y9, Y10, Y11, Y12, Y13, Y14, Y15}[i]
+	}
+	zero := func(v VecPhysical) {
+		if wide {
+			VPXORD(v, v, v)
+		} else {
+			VXORPS(v, v, v)
+		}
+	}
+	vb := 32 // bytes per vector register
+	if wide {
+		vb = 64
+	}
+	const row = 128 // bytes per packed row of 32 lanes
+	Load(Param("x"), RSI)
+	Load(Param("ldx"), RDX)
+	SHLQ(U8(2), RDX)
+	Load(Param("d1"), RCX)
+	Load(Param("d2"), R8)
+	SHLQ(U8(2), R8)
+	Load(Param("v"), RBX)
+	Load(Param("u"), R9)
+	Load(Param("out"), RDI)
+	acc0, acc1 := vec(14), vec(15)
+	VMOVUPS(Mem{Base: RDI}, acc0)
+	VMOVUPS(Mem{Base: RDI, Disp: vb}, acc1)
+
+	four, fourk, one, onek, done := name+"four", name+"fourk", name+"one", name+"onek", name+"done"
+	Label(four)
+	CMPQ(RCX, U8(4))
+	JLT(LabelRef(one))
+	for i := 0; i < 8; i++ {
+		zero(vec(i))
+	}
+	rows := []GPPhysical{R10, R11, R12, R13}
+	MOVQ(RSI, R10)
+	for r := 1; r < 4; r++ {
+		LEAQ(Mem{Base: rows[r-1], Index: RDX, Scale: 1}, rows[r])
+	}
+	MOVQ(RBX, RAX)
+	XORQ(R14, R14)
+	Label(fourk)
+	VMOVUPS(Mem{Base: RAX}, vec(8))
+	VMOVUPS(Mem{Base: RAX, Disp: vb}, vec(9))
+	for r, p := range rows {
+		VBROADCASTSS(Mem{Base: p, Index: R14, Scale: 1}, vec(10))
+		VFMADD231PS(vec(8), vec(10), vec(2*r))
+		VFMADD231PS(vec(9), vec(10), vec(2*r+1))
+	}
+	ADDQ(U32(row), RAX)
+	ADDQ(U8(4), R14)
+	CMPQ(R14, R8)
+	JLT(LabelRef(fourk))
+	for r := range rows {
+		VFMADD231PS(Mem{Base: R9, Disp: r * row}, vec(2*r), acc0)
+		VFMADD231PS(Mem{Base: R9, Disp: r*row + vb}, vec(2*r+1), acc1)
+	}
+	LEAQ(Mem{Base: R13, Index: RDX, Scale: 1}, RSI)
+	ADDQ(U32(4*row), R9)
+	SUBQ(U8(4), RCX)
+	JMP(LabelRef(four))
+
+	Label(one)
+	TESTQ(RCX, RCX)
+	JLE(LabelRef(done))
+	zero(vec(0))
+	zero(vec(1))
+	MOVQ(RBX, RAX)
+	XORQ(R14, R14)
+	Label(onek)
+	VBROADCASTSS(Mem{Base: RSI, Index: R14, Scale: 1}, vec(10))
+	VFMADD231PS(Mem{Base: RAX}, vec(10), vec(0))
+	VFMADD231PS(Mem{Base: RAX, Disp: vb}, vec(10), vec(1))
+	ADDQ(U32(row), RAX)
+	ADDQ(U8(4), R14)
+	CMPQ(R14, R8)
+	JLT(LabelRef(onek))
+	VFMADD231PS(Mem{Base: R9}, vec(0), acc0)
+	VFMADD231PS(Mem{Base: R9, Disp: vb}, vec(1), acc1)
+	ADDQ(RDX, RSI)
+	ADDQ(U32(row), R9)
+	DECQ(RCX)
+	JMP(LabelRef(one))
+
+	Label(done)
+	VMOVUPS(acc0, Mem{Base: RDI})
+	VMOVUPS(acc1, Mem{Base: RDI, Disp: vb})
 	VZEROUPPER()
 	RET()
 }
