@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -13,7 +14,8 @@ import (
 // TestPredictorMatchesPredict checks that a Predictor gives Model.Predict's
 // outputs bit for bit, for the four kinds and the three activations, on
 // batches of 1, of 3 and of more than one internal batch, and on every
-// image alone (a server scores an image with whatever others came with it).
+// image alone (a server scores an image with whatever others came with it),
+// and at GOMAXPROCS 1 as at 2.
 func TestPredictorMatchesPredict(t *testing.T) {
 	x, y, names := blobs(700, 10, 8, 3, 5)
 	p, err := Classification(x, y, names)
@@ -44,6 +46,13 @@ func TestPredictorMatchesPredict(t *testing.T) {
 				}
 				if !slices.Equal(got, want) {
 					t.Fatal("Predictor on 700 images differs from Model.Predict")
+				}
+				// The passes run in parallel: the same bits on one processor.
+				procs := runtime.GOMAXPROCS(1)
+				one, err := pr.Predict(x)
+				runtime.GOMAXPROCS(procs)
+				if err != nil || !slices.Equal(one, want) {
+					t.Fatalf("Predictor at GOMAXPROCS 1 differs (err %v)", err)
 				}
 				d := x.Dim()
 				for _, span := range [][2]int{{0, 1}, {5, 8}, {699, 700}} {

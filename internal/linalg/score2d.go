@@ -4,7 +4,6 @@ import (
 	"sync"
 
 	"github.com/scn2d/scn/internal/linalg/kernel"
-	"github.com/scn2d/scn/internal/par"
 )
 
 // Score2D sets z[j*ldz+r] = u_j^T X_r v_j in float32 for c nodes of a 2D
@@ -18,7 +17,8 @@ import (
 // memory. Each output is one fixed sequence of operations on its own node
 // and image (the kernels' lanes are independent, and the AVX2 and AVX-512
 // forms run the same FMAs), so it does not depend on the other nodes or
-// images of the call, nor on the number of goroutines.
+// images of the call. It runs in the calling goroutine: its caller, the
+// prediction, runs whole passes in parallel instead.
 func Score2D(c, n, d1, d2 int, params []float32, np int, x, z []float32, ldz int) {
 	if c == 0 || n == 0 {
 		return
@@ -50,33 +50,28 @@ func Score2D(c, n, d1, d2 int, params []float32, np int, x, z []float32, ldz int
 		}
 	}
 	d := d1 * d2
-	par.Chunks(n, score2DChunk, func(_, lo, hi int) {
-		var out [32]float32
-		for r := lo; r < hi; r++ {
-			xr := x[r*d : (r+1)*d]
-			for g := 0; g < groups; g++ {
-				ut := pack[g*32*w : g*32*w+32*d1]
-				vt := pack[g*32*w+32*d1 : (g+1)*32*w]
-				out = [32]float32{}
-				switch {
-				case useAVX512:
-					kernel.Mat2D32AVX512(&xr[0], d2, d1, d2, &vt[0], &ut[0], &out[0])
-				case kernel.Available:
-					kernel.Mat2D16(&xr[0], d2, d1, d2, &vt[0], &ut[0], &out[0])
-					kernel.Mat2D16(&xr[0], d2, d1, d2, &vt[16], &ut[16], &out[16])
-				default:
-					mat2DGo(xr, d1, d2, vt, ut, &out)
-				}
-				for lane := 0; lane < 32 && g*32+lane < c; lane++ {
-					z[(g*32+lane)*ldz+r] = out[lane]
-				}
+	var out [32]float32
+	for r := 0; r < n; r++ {
+		xr := x[r*d : (r+1)*d]
+		for g := 0; g < groups; g++ {
+			ut := pack[g*32*w : g*32*w+32*d1]
+			vt := pack[g*32*w+32*d1 : (g+1)*32*w]
+			out = [32]float32{}
+			switch {
+			case useAVX512:
+				kernel.Mat2D32AVX512(&xr[0], d2, d1, d2, &vt[0], &ut[0], &out[0])
+			case kernel.Available:
+				kernel.Mat2D16(&xr[0], d2, d1, d2, &vt[0], &ut[0], &out[0])
+				kernel.Mat2D16(&xr[0], d2, d1, d2, &vt[16], &ut[16], &out[16])
+			default:
+				mat2DGo(xr, d1, d2, vt, ut, &out)
+			}
+			for lane := 0; lane < 32 && g*32+lane < c; lane++ {
+				z[(g*32+lane)*ldz+r] = out[lane]
 			}
 		}
-	})
+	}
 }
-
-// score2DChunk is the images per chunk of Score2D.
-const score2DChunk = 16
 
 // packPool keeps Score2D's packed nodes between calls.
 var packPool sync.Pool
