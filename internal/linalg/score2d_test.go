@@ -126,3 +126,34 @@ func itoa(n int) string {
 	}
 	return itoa(n/10) + string(rune('0'+n%10))
 }
+
+// TestMat2DGoMatchesKernels: the Go form of the 2D-node kernels (for
+// processors without AVX2) agrees with them to float32 rounding (it does
+// not fuse the multiply-adds, so not bit for bit).
+func TestMat2DGoMatchesKernels(t *testing.T) {
+	if !kernel.Available {
+		t.Skip("no AVX2 here: nothing to compare with")
+	}
+	const d1, d2 = 13, 11
+	params, x, _ := score2DCase(4, 32, 1, d1, d2, 0)
+	vt := make([]float32, 32*d2)
+	ut := make([]float32, 32*d1)
+	for lane := 0; lane < 32; lane++ {
+		p := params[lane*(d1+d2):]
+		for i := 0; i < d1; i++ {
+			ut[i*32+lane] = p[i]
+		}
+		for k := 0; k < d2; k++ {
+			vt[k*32+lane] = p[d1+k]
+		}
+	}
+	var got, want [32]float32
+	mat2DGo(x, d1, d2, vt, ut, &got)
+	kernel.Mat2D16(&x[0], d2, d1, d2, &vt[0], &ut[0], &want[0])
+	kernel.Mat2D16(&x[0], d2, d1, d2, &vt[16], &ut[16], &want[16])
+	for lane := range got {
+		if d := math.Abs(float64(got[lane] - want[lane])); d > 1e-5*(1+math.Abs(float64(want[lane]))) {
+			t.Fatalf("lane %d: Go %v, kernel %v", lane, got[lane], want[lane])
+		}
+	}
+}
