@@ -105,8 +105,9 @@ func (m *Model) hidden(x Images, f func(lo, rows int, h []float32)) {
 	}
 }
 
-// Predict returns the network's outputs on x, N x M row-major. For many
-// small calls with one model, a Predictor expands the weights once.
+// Predict returns the network's outputs on x, N x M row-major, through a
+// Predictor made for the call (for many small calls with one model, keep
+// one Predictor: it keeps its working memory between calls).
 func (m *Model) Predict(x Images) ([]float64, error) { return NewPredictor(m).Predict(x) }
 
 // Classify returns the predicted class (arg-max output) of each image.
