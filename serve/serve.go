@@ -164,6 +164,20 @@ type model struct {
 	mu       sync.Mutex
 	pending  []*job       // requests waiting to be scored
 	arriving atomic.Int64 // requests read, not yet waiting
+	// changed is signalled (without blocking) whenever a request stops
+	// arriving, by joining pending or by failing: a pass waiting for
+	// company (runPending) wakes on it instead of polling.
+	changed chan struct{}
+}
+
+// arrived records that a request is no longer arriving and wakes a pass
+// that waits for company.
+func (md *model) arrived() {
+	md.arriving.Add(-1)
+	select {
+	case md.changed <- struct{}{}:
+	default:
+	}
 }
 
 // job is one request's images waiting for a scoring pass.
@@ -256,7 +270,7 @@ func readModel(name, path string) (*model, error) {
 		return nil, fmt.Errorf("serve: %w", err)
 	}
 	return &model{
-		name: name, path: path, m: m, pred: scn.NewPredictor(m), prep: prep,
+		name: name, path: path, m: m, pred: scn.NewPredictor(m), prep: prep, changed: make(chan struct{}, 1),
 		plain:  (prep.Invert == "" || prep.Invert == "no") && !prep.MNIST && prep.ResizeRows == 0,
 		sha256: hex.EncodeToString(h.Sum(nil)), size: st.Size(), loaded: time.Now().UTC(),
 	}, nil
@@ -601,7 +615,7 @@ func (s *Server) predict(r *http.Request, md *model) (*predictResponse, int, err
 	arrived := false
 	defer func() {
 		if !arrived {
-			md.arriving.Add(-1)
+			md.arrived()
 		}
 	}()
 	if isJSON(r, body) {
@@ -792,7 +806,7 @@ func (s *Server) score(ctx context.Context, md *model, pix []float32, n int) ([]
 	md.mu.Lock()
 	md.pending = append(md.pending, j)
 	md.mu.Unlock()
-	md.arriving.Add(-1)
+	md.arrived()
 	for {
 		select {
 		case <-j.done:
@@ -834,10 +848,15 @@ func (md *model) remove(j *job) bool {
 // Options.GatherWait.
 func (s *Server) runPending(md *model) int {
 	// Under load, wait a little for the requests being decoded: one pass
-	// of many images costs less than many passes of few (the expanded
-	// weights are read once a pass).
-	if s.opts.GatherWait > 0 {
-		for start := time.Now(); time.Since(start) < s.opts.GatherWait && md.arriving.Load() > 0; {
+	// of many images costs less than many passes of few. The wait sleeps
+	// until a request joins the list or stops arriving (md.changed), not
+	// in a polling loop: passes are frequent, and each poll costs a timer
+	// and a wake-up.
+	if s.opts.GatherWait > 0 && md.arriving.Load() > 0 {
+		timer := time.NewTimer(s.opts.GatherWait)
+		defer timer.Stop()
+	wait:
+		for md.arriving.Load() > 0 {
 			md.mu.Lock()
 			images := 0
 			for _, j := range md.pending {
@@ -847,7 +866,11 @@ func (s *Server) runPending(md *model) int {
 			if images >= s.opts.Gather {
 				break
 			}
-			time.Sleep(50 * time.Microsecond)
+			select {
+			case <-md.changed:
+			case <-timer.C:
+				break wait
+			}
 		}
 	}
 	md.mu.Lock()
