@@ -21,6 +21,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/scn2d/scn"
 	"github.com/scn2d/scn/dataset"
@@ -832,3 +833,62 @@ func putBE32(b []byte, v uint32) { binary.BigEndian.PutUint32(b, v) }
 func crc32IEEE(b []byte) uint32 { return crc32.ChecksumIEEE(b) }
 
 func newTextLogger(w io.Writer) *slog.Logger { return slog.New(slog.NewTextHandler(w, nil)) }
+
+// TestGatherWakesOnArrival: a pass waiting for company (fewer images than
+// Gather, a request still arriving) takes the request that then joins as
+// soon as it joins, not when --gather-wait runs out; and when the arriving
+// request fails instead, the pass goes on at once with what it has.
+func TestGatherWakesOnArrival(t *testing.T) {
+	digitsPath, _, _, _ := fixtures(t)
+	s := New(Options{Gather: 2, GatherWait: 10 * time.Second})
+	if err := s.Load("digits", digitsPath); err != nil {
+		t.Fatal(err)
+	}
+	md := s.lookup("digits")
+	newJob := func() *job {
+		return &job{pix: make([]float32, md.m.Rows*md.m.Cols), n: 1, done: make(chan struct{})}
+	}
+	for _, joins := range []bool{true, false} {
+		a := newJob()
+		md.mu.Lock()
+		md.pending = append(md.pending, a)
+		md.mu.Unlock()
+		md.arriving.Add(1) // another request is being decoded
+		scored := make(chan int, 1)
+		start := time.Now()
+		go func() { scored <- s.runPending(md) }()
+		time.Sleep(20 * time.Millisecond)
+		b := newJob()
+		if joins {
+			md.mu.Lock()
+			md.pending = append(md.pending, b)
+			md.mu.Unlock()
+		}
+		md.arrived()
+		select {
+		case k := <-scored:
+			want := 1
+			if joins {
+				want = 2
+			}
+			if k != want {
+				t.Errorf("joins %v: the pass scored %d requests, want %d", joins, k, want)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("joins %v: the pass still waits after 5 s (the gather wait is 10 s)", joins)
+		}
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("joins %v: the pass took %v", joins, d)
+		}
+		<-a.done
+		if a.err != nil || len(a.out) != md.m.M {
+			t.Errorf("joins %v: first request: %v, %d outputs", joins, a.err, len(a.out))
+		}
+		if joins {
+			<-b.done
+			if b.err != nil || len(b.out) != md.m.M {
+				t.Errorf("second request: %v, %d outputs", b.err, len(b.out))
+			}
+		}
+	}
+}
