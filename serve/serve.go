@@ -324,6 +324,18 @@ func (s *Server) Models() []string {
 	return names
 }
 
+// ModelBytes returns the total size of the model files being served (as
+// loaded: a reload that failed leaves the old file's size).
+func (s *Server) ModelBytes() int64 {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var n int64
+	for _, md := range s.models {
+		n += md.size
+	}
+	return n
+}
+
 func (s *Server) lookup(name string) *model {
 	s.mu.RLock()
 	defer s.mu.RUnlock()

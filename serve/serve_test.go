@@ -892,3 +892,40 @@ func TestGatherWakesOnArrival(t *testing.T) {
 		}
 	}
 }
+
+// TestModelBytes: the sum of the loaded files' sizes, and a reload that
+// fails keeps the old file's size.
+func TestModelBytes(t *testing.T) {
+	digits, mnist, _, _ := fixtures(t)
+	s := New(Options{})
+	if s.ModelBytes() != 0 {
+		t.Fatalf("empty server: %d bytes", s.ModelBytes())
+	}
+	path := filepath.Join(t.TempDir(), "live.scn")
+	copyFile(t, digits, path)
+	for name, p := range map[string]string{"live": path, "mnist": mnist} {
+		if err := s.Load(name, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	size := func(p string) int64 {
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.Size()
+	}
+	want := size(path) + size(mnist)
+	if got := s.ModelBytes(); got != want {
+		t.Fatalf("ModelBytes = %d, want %d", got, want)
+	}
+	if err := os.WriteFile(path, []byte("not a model"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Reload(); err == nil {
+		t.Fatal("reload of a corrupt file succeeded")
+	}
+	if got := s.ModelBytes(); got != want {
+		t.Fatalf("after a failed reload ModelBytes = %d, want %d (the old file's)", got, want)
+	}
+}

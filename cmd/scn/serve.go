@@ -71,11 +71,7 @@ that no longer reads leaves its model as it was, and the log says why).`,
 					return err
 				}
 			}
-			paths := make([]string, len(specs))
-			for i, sp := range specs {
-				paths[i] = sp.path
-			}
-			tuneGC(paths)
+			tuneGC(s)
 			ln, err := net.Listen("tcp", addr)
 			if err != nil {
 				return fmt.Errorf("serve: %w", err)
@@ -94,7 +90,7 @@ that no longer reads leaves its model as it was, and the log says why).`,
 					if err := s.Reload(); err != nil {
 						log.Warn("reload incomplete", "err", err)
 					}
-					tuneGC(paths)
+					tuneGC(s)
 				}
 			}()
 			log.Info("serving", "url", "http://"+ln.Addr().String()+"/", "models", len(args))
@@ -123,14 +119,8 @@ that no longer reads leaves its model as it was, and the log says why).`,
 // take about what the file takes), and returns the memory that loading
 // freed (a model file's bytes are read whole, then decoded) to the
 // operating system, so that a server starts serving with what it uses.
-func tuneGC(paths []string) {
-	var size int64
-	for _, p := range paths {
-		if fi, err := os.Stat(p); err == nil {
-			size += fi.Size()
-		}
-	}
-	setGCSlack(size)
+func tuneGC(s *serve.Server) {
+	setGCSlack(s.ModelBytes())
 	debug.FreeOSMemory()
 }
 
