@@ -23,7 +23,10 @@ func ScoreNT(k, n, d int, w, x, z []float32, ldz int) {
 		Sgemm(false, true, k, n, d, 1, w, d, x, d, 0, z, ldz)
 		return
 	}
-	g := spansOf(k, d, w, useAVX512)
+	var g spans // every node over all inputs, in order
+	if n >= spanMinImages {
+		g = spansOf(k, d, w, useAVX512)
+	}
 	par.Chunks(n, scoreChunk, func(_, lo, hi int) { scoreRows(k, d, w, x, z, ldz, lo, hi, g) })
 }
 
@@ -41,8 +44,30 @@ func ScoreNT(k, n, d int, w, x, z []float32, ldz int) {
 // their stretch starts, then by where it ends, so that the four or five
 // nodes of one kernel call have nearly the same stretch.
 type spans struct {
-	order  []int // the nodes in the order they are scored
+	order  []int // the nodes in the order they are scored; nil: in index order, over all inputs
 	lo, hi []int // each node's stretch [lo, hi), by node
+}
+
+// spanMinImages is the fewest images for which ScoreNT looks for the
+// nodes' stretches: finding them reads every weight once, which for a
+// pass of a few images (a server's) costs about what it saves. Either way
+// the outputs are the same bits.
+const spanMinImages = 8
+
+// node returns the node scored i-th.
+func (sp spans) node(i int) int {
+	if sp.order == nil {
+		return i
+	}
+	return sp.order[i]
+}
+
+// stretch returns node j's stretch; d8 is the kernels' part of the inputs.
+func (sp spans) stretch(j, d8 int) (lo, hi int) {
+	if sp.order == nil {
+		return 0, d8
+	}
+	return sp.lo[j], sp.hi[j]
 }
 
 // spansOf finds the stretches of w's k rows (d values each) for the
@@ -121,10 +146,13 @@ func scoreRows(k, d int, w, x, z []float32, ldz, lo, hi int, sp spans) {
 			}
 			a, b := d8, 0 // the union of the group's stretches
 			for g := range wr {
-				r := sp.order[min(j+g, k-1)]
+				r := sp.node(min(j+g, k-1))
 				wr[g] = w[r*d : (r+1)*d]
-				if g < gs && sp.lo[r] < sp.hi[r] {
-					a, b = min(a, sp.lo[r]), max(b, sp.hi[r])
+				if g < gs {
+					lo, hi := sp.stretch(r, d8)
+					if lo < hi {
+						a, b = min(a, lo), max(b, hi)
+					}
 				}
 			}
 			if a >= b {
@@ -151,7 +179,7 @@ func scoreRows(k, d int, w, x, z []float32, ldz, lo, hi int, sp spans) {
 						for t := d8; t < d; t++ { // the tail of fewer than 8 inputs
 							v += xs[r][t] * wr[g][t]
 						}
-						z[sp.order[j+g]*ldz+idx[r]] = v
+						z[sp.node(j+g)*ldz+idx[r]] = v
 					}
 				}
 			}

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/scn2d/scn/internal/linalg/kernel"
@@ -122,7 +123,7 @@ func testScoreNTIndependentOfGrouping(t *testing.T) {
 func TestScoreNTSpansKeepBits(t *testing.T) {
 	bothWidths(t, func(t *testing.T) {
 		rng := rand.New(rand.NewPCG(5, 6))
-		for _, sh := range []struct{ rows, cols, k, n int }{{28, 28, 37, 50}, {112, 92, 13, 7}, {5, 7, 9, 4}} {
+		for _, sh := range []struct{ rows, cols, k, n int }{{28, 28, 37, 50}, {112, 92, 13, 9}, {5, 7, 9, 8}} {
 			d := sh.rows * sh.cols
 			w := make([]float32, sh.k*d)
 			for j := 0; j < sh.k; j++ {
@@ -162,6 +163,12 @@ func TestScoreNTSpansKeepBits(t *testing.T) {
 			}
 			want := make([]float32, sh.k*sh.n)
 			scoreRows(sh.k, d, w, x, want, sh.n, 0, sh.n, full)
+			// And without stretches at all (ScoreNT's way for few images).
+			plain := make([]float32, sh.k*sh.n)
+			scoreRows(sh.k, d, w, x, plain, sh.n, 0, sh.n, spans{})
+			if !slices.Equal(plain, want) {
+				t.Fatalf("%+v: scoring in index order over all inputs differs", sh)
+			}
 			for i := range want {
 				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
 					t.Fatalf("%+v: output %d is %v by stretches, %v over all inputs", sh, i, got[i], want[i])
