@@ -43,7 +43,7 @@ import (
 // blockMode reports whether a configuration fits by the block engine: a
 // block size above 1, or any option only that path implements.
 func (c Config) blockMode() bool {
-	return c.BlockSize > 1 || c.FieldMin > 0 || c.Standardize || c.Differences || c.Float32Gram || c.Pairs
+	return c.BlockSize > 1 || c.FieldMin > 0 || c.Standardize || c.Differences || c.Float32Gram || c.BF16Gram || c.Pairs
 }
 
 // blockSize is the block size a model file records: BlockSize for block
@@ -82,7 +82,8 @@ func newBlockBuilder(c Config, p Problem) *blockBuilder {
 		rng: newRand(c.Seed),
 	}
 	bb := &blockBuilder{builder: b, m: p.M}
-	bb.eng = newGramEngineH(p.T, n, p.M, c.Ridge, c.Float32Gram, c.MaxNodes, !c.onePass())
+	bb.eng = newGramEngineH(p.T, n, p.M, c.Ridge, c.Float32Gram || c.BF16Gram, c.MaxNodes, !c.onePass())
+	bb.eng.bf16 = c.BF16Gram
 	if c.Kind.Choice == Supervised {
 		bb.e = append([]float64(nil), bb.eng.tc...)
 	}

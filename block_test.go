@@ -155,6 +155,47 @@ func TestBlockEngineFloat32Gram(t *testing.T) {
 	}
 }
 
+// TestBlockEngineBF16Gram: bfloat16 Gram products are the float32 ones of
+// the outputs rounded to bfloat16. G and the ridge solution agree with the
+// float64 engine's on the rounded outputs to the float32 tolerances above
+// (the bfloat16 products are exact in float32, so only the float32 sums
+// round), and H^T T is formed from the rounded outputs too: the solution
+// is that of one least-squares problem. Against the unrounded outputs the
+// solution moves by about bfloat16's relative precision, 2^-9, times
+// cond(G + alpha I): we check it stays within 1e-2, and is not within the
+// float32 tolerance (the rounding does take place).
+func TestBlockEngineBF16Gram(t *testing.T) {
+	const n, l, m = 4500, 150, 3
+	hb, _, tt := gaussH(n, l, m, 2)
+	rounded := make([]float32, len(hb))
+	for i, v := range hb {
+		rounded[i] = linalg.BF16Float(linalg.RoundBF16(v))
+	}
+	e64 := fillEngine(t, rounded, n, l, m, tt, 1, false, 50)
+	ebf := newGramEngine(tt.RawMatrix().Data, n, m, 1, true, l)
+	ebf.bf16 = true
+	for j0 := 0; j0 < l; j0 += 50 {
+		ebf.addBlock(hb[j0*n:(j0+50)*n], 50)
+	}
+	g64, _ := e64.normalDense(l)
+	gbf, _ := ebf.normalDense(l)
+	for i := range g64 {
+		if d := math.Abs(g64[i] - gbf[i]); d > 1e-5*n {
+			t.Fatalf("G entry %d: bfloat16 %.8g, float64 of the rounded outputs %.8g", i, gbf[i], g64[i])
+		}
+	}
+	b64, _ := e64.solve(l, 1)
+	bbf, _ := ebf.solve(l, 1)
+	if d := relDiff(bbf, b64); d > 1e-4 {
+		t.Errorf("bfloat16 Gram: beta differs from float64 on the rounded outputs by %.3g relative", d)
+	}
+	exact := fillEngine(t, hb, n, l, m, tt, 1, false, 50)
+	bx, _ := exact.solve(l, 1)
+	if d := relDiff(bbf, bx); d > 1e-2 || d < 1e-4 {
+		t.Errorf("bfloat16 Gram: beta differs from the unrounded float64 solution by %.3g relative, want between 1e-4 and 1e-2", d)
+	}
+}
+
 func TestBlockEngineRefusesDependentColumns(t *testing.T) {
 	const n, l, m = 300, 40, 2
 	hb, h, tt := gaussH(n, l, m, 3)
@@ -500,7 +541,7 @@ func TestBlockPrefixAndFileRoundTrip(t *testing.T) {
 	p := blobProblem(t, 300)
 	c := Fast(SCN2D)
 	c.MaxNodes, c.BlockSize, c.FieldMin, c.FieldMax = 60, 20, 3, 6
-	c.Float32Gram = false
+	c.Float32Gram, c.BF16Gram = false, false
 	path, err := c.FitPath(context.Background(), p, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -524,8 +565,22 @@ func TestBlockPrefixAndFileRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	bc := back.Config
-	if bc.BlockSize != 20 || bc.FieldMin != 3 || bc.FieldMax != 6 || !bc.Standardize || bc.Float32Gram || bc.Preset != "fast" {
+	if bc.BlockSize != 20 || bc.FieldMin != 3 || bc.FieldMax != 6 || !bc.Standardize || bc.Float32Gram || bc.BF16Gram || bc.Preset != "fast" {
 		t.Errorf("block settings not kept by the file: %+v", bc)
+	}
+	// A bfloat16 fit's file says so, and its model reads back the same.
+	c.BF16Gram = true
+	mb, err := c.Fit(context.Background(), p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := modelBytes(t, mb)
+	back, err = Read(bytes.NewReader(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !back.Config.BF16Gram || !bytes.Equal(modelBytes(t, back), file) {
+		t.Errorf("bfloat16 Gram: the file does not keep the setting or the model")
 	}
 }
 

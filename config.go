@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/scn2d/scn/internal/linalg"
 )
 
 // Activation is the hidden nodes' activation function g.
@@ -106,6 +108,17 @@ type Config struct {
 	// within row shards of 2048 images (the hidden outputs are float32
 	// already), summed over shards in float64; false forms them in float64.
 	Float32Gram bool
+	// BF16Gram forms the block engine's Gram products H^T H and H^T T from
+	// the hidden outputs rounded to bfloat16 (8 significant bits), summed
+	// in float32 within row shards of 2048 images and in float64 over them
+	// (so it implies Float32Gram's sums); prediction uses the outputs
+	// unrounded. On CPUs with AVX512-BF16 (AMD Zen 4, Intel Cooper Lake,
+	// Sapphire Rapids and later; linalg.BF16Available) the products run
+	// at about twice the float32 rate, and Fast turns it on there: on
+	// Fashion-MNIST at L = 10000 the test accuracy was 89.22% against
+	// 89.24% in float32 (see the README). Elsewhere a Go loop forms the
+	// same sums, with the same bits, far more slowly.
+	BF16Gram bool
 	// Pairs draws a 2DSCN block step's candidates as all T_u x T_v pairs
 	// of T_u row vectors u and T_v column vectors v (T_u = T_v = the
 	// ceiling of sqrt(Candidates x BlockSize)), scored with one product
@@ -273,6 +286,7 @@ func Fast(k Kind) Config {
 		Standardize: true,
 		Differences: true,
 		Float32Gram: true,
+		BF16Gram:    linalg.BF16Available,
 		Preset:      "fast",
 	}
 	if k.Choice == Supervised {

@@ -65,6 +65,7 @@ type fileConfig struct {
 	Standardize bool `json:"standardize,omitempty"`
 	Differences bool `json:"differences,omitempty"`
 	Float32Gram bool `json:"float32_gram,omitempty"`
+	BF16Gram    bool `json:"bf16_gram,omitempty"`
 	Pairs       bool `json:"pairs,omitempty"`
 	StopAtRank  bool `json:"stop_at_rank,omitempty"`
 }
@@ -308,7 +309,7 @@ func (m *Model) header() fileHeader {
 			MaxNodes: c.MaxNodes, Tolerance: c.Tolerance, Candidates: c.Candidates,
 			Scales: c.Scales, Ratios: c.Ratios, Seed: c.Seed, Ridge: c.Ridge, Preset: c.Preset, StopAtRank: c.StopAtRank,
 			BlockSize: c.blockSize(), FieldMin: c.FieldMin, FieldMax: c.FieldMax,
-			Standardize: c.Standardize, Differences: c.Differences, Float32Gram: c.Float32Gram, Pairs: c.Pairs,
+			Standardize: c.Standardize, Differences: c.Differences, Float32Gram: c.Float32Gram, BF16Gram: c.BF16Gram, Pairs: c.Pairs,
 		},
 		Summary: fileSummary{
 			Samples: s.Samples, Stop: s.Stop.String(), TrainRMSE: s.TrainRMSE,
@@ -381,7 +382,7 @@ func (h fileHeader) model() (*Model, error) {
 			Kind: kind, MaxNodes: c.MaxNodes, Tolerance: c.Tolerance, Candidates: c.Candidates,
 			Scales: c.Scales, Ratios: c.Ratios, Activation: act, Seed: c.Seed, Ridge: c.Ridge, Preset: c.Preset, StopAtRank: c.StopAtRank,
 			BlockSize: c.BlockSize, FieldMin: c.FieldMin, FieldMax: c.FieldMax,
-			Standardize: c.Standardize, Differences: c.Differences, Float32Gram: c.Float32Gram, Pairs: c.Pairs,
+			Standardize: c.Standardize, Differences: c.Differences, Float32Gram: c.Float32Gram, BF16Gram: c.BF16Gram, Pairs: c.Pairs,
 		},
 		Summary: Summary{
 			Nodes: h.Nodes, Samples: h.Summary.Samples, Stop: stop, TrainRMSE: h.Summary.TrainRMSE,

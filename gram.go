@@ -73,6 +73,7 @@ type gramShard struct {
 type gramEngine struct {
 	n, m   int
 	f32    bool    // Gram products in float32 within each shard
+	bf16   bool    // ... of the outputs rounded to bfloat16 (f32 is set too)
 	alpha  float64 // ridge of the kept factor
 	l      int     // columns so far
 	ld     int     // leading dimension of g (capacity in columns)
@@ -87,6 +88,7 @@ type gramEngine struct {
 	// scratch
 	cross []float64
 	z32   []float32
+	pk    linalg.PackedBF16 // a shard's outputs in bfloat16 (bf16)
 	w64   []float64
 	// acc is the state of a one-pass engine between accumulate and the
 	// last addAccumulated (nil otherwise).
@@ -327,7 +329,12 @@ func (e *gramEngine) shardCross(s, l0, b int, out []float64) {
 	} else {
 		e.z32 = grow(e.z32, b*l1)
 	}
-	e.products(sh.h[:l1*r], h64, sh.lo, r, l0, b, e.z32, out[:b*l1], out[b*l1:])
+	var pk *linalg.PackedBF16
+	if e.bf16 {
+		e.pk.Pack(l1, r, sh.h, r)
+		pk = &e.pk
+	}
+	e.products(sh.h[:l1*r], pk, h64, sh.lo, r, l0, b, e.z32, out[:b*l1], out[b*l1:])
 	if e.f32 {
 		for i, v := range e.z32[:b*l1] {
 			out[i] = float64(v)
@@ -340,15 +347,21 @@ func (e *gramEngine) shardCross(s, l0, b int, out []float64) {
 // with float32 Gram products (b*l1 values) or into g64 otherwise, and
 // H_B^T T (b x m) into ht. h holds the shard's hidden outputs of the first
 // l1 nodes (node-major, rows of r images from image lo); h64, only read
-// with float64 Gram products, holds them as float64. Both orders of the
+// with float64 Gram products, holds them as float64; pk, only read with
+// bfloat16 Gram products, holds them (at least l1 rows) rounded and packed
+// for linalg.GramBF16, and H_B^T T is then formed from the rounded values
+// too, so that G and H^T T are those of one matrix. Both orders of the
 // engine (tryBlock and accumulate) form a block's sums here, with the same
 // call shapes on the same operands, so their bits agree.
-func (e *gramEngine) products(h []float32, h64 []float64, lo, r, l0, b int, g32 []float32, g64, ht []float64) {
+func (e *gramEngine) products(h []float32, pk *linalg.PackedBF16, h64 []float64, lo, r, l0, b int, g32 []float32, g64, ht []float64) {
 	l1, m := l0+b, e.m
 	hb := h[l0*r : l1*r]
-	if e.f32 {
+	switch {
+	case e.bf16:
+		linalg.GramBF16(pk, l0, l1, l1, g32, l1)
+	case e.f32:
 		linalg.GramNT32(b, l1, r, hb, h[:l1*r], g32, l1)
-	} else {
+	default:
 		linalg.GemmNT64(b, l1, r, 1, h64[l0*r:], r, h64, r, 0, g64, l1)
 	}
 	forChunks(b, 16, func(_, klo, khi int) {
@@ -361,6 +374,9 @@ func (e *gramEngine) products(h []float32, h64 []float64, lo, r, l0, b int, g32 
 		col := *buf
 		for k := klo; k < khi; k++ {
 			for i, v := range hb[k*r : (k+1)*r] {
+				if e.bf16 {
+					v = linalg.BF16Float(linalg.RoundBF16(v))
+				}
 				col[i] = float64(v)
 			}
 			for q := 0; q < m; q++ {

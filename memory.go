@@ -105,6 +105,9 @@ func (c Config) blockMemory(N, d, np, M, L float64) (cand, factor int64) {
 			pass += 8 * L * rows
 			perWorker = 8 * b * L
 		}
+		if c.BF16Gram {
+			pass += 2 * L * rows // the shard's outputs packed in bfloat16
+		}
 		workers := math.Min(float64(runtime.GOMAXPROCS(0)), math.Ceil(L/b))
 		// Every node's parameters and bias; the weights over the image of
 		// one block (as drawn) and of the nodes being scored.
@@ -114,7 +117,10 @@ func (c Config) blockMemory(N, d, np, M, L float64) (cand, factor int64) {
 	// H in float32 in the shards (and one shard's float64 copy for
 	// float64 Gram products).
 	ls += 4 * N * L
-	if !c.Float32Gram {
+	switch {
+	case c.BF16Gram:
+		ls += 2 * L * rows // a shard's outputs packed in bfloat16
+	case !c.Float32Gram:
 		ls += 8 * L * rows
 	}
 	k := b

@@ -48,9 +48,14 @@ func TestEstimateMemoryBlockFits(t *testing.T) {
 		t.Errorf("one-pass 2DRVFL: the nodes' parameters are not counted: %+v", one)
 	}
 	f64 := fast(RVFL2D)
-	f64.Float32Gram = false
+	f64.Float32Gram, f64.BF16Gram = false, false
 	if e := f64.EstimateMemory(n, 28, 28, m); e.Factor < one.Factor+4*l*2048 {
 		t.Errorf("float64 Gram products: the shard's float64 copy is not counted: %+v", e)
+	}
+	f32, bf := fast(RVFL2D), fast(RVFL2D)
+	f32.BF16Gram, bf.BF16Gram = false, true
+	if e, e32 := bf.EstimateMemory(n, 28, 28, m), f32.EstimateMemory(n, 28, 28, m); e.Factor < e32.Factor+2*l*2048 {
+		t.Errorf("bfloat16 Gram products: the packed shard is not counted: %+v against %+v", e, e32)
 	}
 	noRidge := fast(RVFL2D)
 	noRidge.Ridge = 0

@@ -102,6 +102,11 @@ func (e *gramEngine) accumulate(ctx context.Context, blocks []int, hidden func(l
 		r := sh.hi - sh.lo
 		hs := h[:L*r]
 		hidden(sh.lo, sh.hi, 0, L, hs)
+		var pk *linalg.PackedBF16
+		if e.bf16 {
+			e.pk.Pack(L, r, hs, r)
+			pk = &e.pk
+		}
 		var hs64 []float64
 		if h64 != nil {
 			hs64 = h64[:L*r]
@@ -125,7 +130,7 @@ func (e *gramEngine) accumulate(ctx context.Context, blocks []int, hidden func(l
 			} else {
 				sc.g32 = grow(sc.g32, b*l1)
 			}
-			e.products(hs[:l1*r], w, sh.lo, r, l0, b, sc.g32, sc.g64, sc.ht)
+			e.products(hs[:l1*r], pk, w, sh.lo, r, l0, b, sc.g32, sc.g64, sc.ht)
 			for i := 0; i < b; i++ {
 				row := e.g[(l0+i)*ld : (l0+i)*ld+l1]
 				if e.f32 {

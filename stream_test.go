@@ -121,23 +121,32 @@ func samePaths(t *testing.T, name string, old, one *Path) {
 	}
 }
 
+// gramPrecisions are the block engine's Gram precisions.
+var gramPrecisions = []string{"float64", "float32", "bfloat16"}
+
+// setGramPrecision sets c's Gram precision by its name in gramPrecisions.
+func setGramPrecision(c *Config, prec string) {
+	c.Float32Gram, c.BF16Gram = prec == "float32", prec == "bfloat16"
+}
+
 // TestOnePassIsTheBlockPath: one-pass fits of the random learners give the
 // block-by-block path's model files, traces and prefixes, byte for byte,
 // over block sizes (one that divides L_max, one that does not, one block,
-// a block larger than L_max), float32 and float64 Gram products, the
+// a block larger than L_max), float64, float32 and bfloat16 Gram products, the
 // activations, and L_max past N. Shards of 64 images give the 300 images
 // five shards, the last one short.
 func TestOnePassIsTheBlockPath(t *testing.T) {
 	withShardRows(t, 64)
 	p := oddProblem(t, 300)
 	for _, k := range []Kind{RVFL2D, RVFL} {
-		for _, f32 := range []bool{true, false} {
+		for _, prec := range gramPrecisions {
 			for _, act := range []Activation{Sigmoid, Tanh, ReLU} {
 				for _, b := range []int{1, 7, 30, 90, 128} {
 					c := Fast(k)
-					c.MaxNodes, c.BlockSize, c.Float32Gram, c.Activation = 90, b, f32, act
+					c.MaxNodes, c.BlockSize, c.Activation = 90, b, act
+					setGramPrecision(&c, prec)
 					c.FieldMin, c.FieldMax = 3, 6
-					name := fmt.Sprintf("%v f32=%v %v block %d", k, f32, act, b)
+					name := fmt.Sprintf("%v %s %v block %d", k, prec, act, b)
 					old, one := fitBoth(t, c, p)
 					samePaths(t, name, old, one)
 				}
@@ -254,16 +263,17 @@ func TestOnePassSameFileWhateverGOMAXPROCS(t *testing.T) {
 	p := oddProblem(t, 300)
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	for _, k := range []Kind{RVFL2D, RVFL} {
-		for _, f32 := range []bool{true, false} {
+		for _, prec := range gramPrecisions {
 			c := Fast(k)
-			c.MaxNodes, c.BlockSize, c.FieldMin, c.FieldMax, c.Float32Gram = 100, 15, 3, 6, f32
+			c.MaxNodes, c.BlockSize, c.FieldMin, c.FieldMax = 100, 15, 3, 6
+			setGramPrecision(&c, prec)
 			var files [][]byte
 			for _, procs := range []int{1, 2, 1} {
 				runtime.GOMAXPROCS(procs)
 				files = append(files, modelBytes(t, fitT(t, c, p)))
 			}
 			if !bytes.Equal(files[0], files[1]) || !bytes.Equal(files[0], files[2]) {
-				t.Errorf("%v f32=%v: one-pass model files differ between GOMAXPROCS 1 and 2", k, f32)
+				t.Errorf("%v %s: one-pass model files differ between GOMAXPROCS 1 and 2", k, prec)
 			}
 		}
 	}

@@ -49,6 +49,7 @@ func run() error {
 	block := flag.Int("block", -1, "block size (-1: the preset's)")
 	field := flag.Int("field-max", -1, "receptive fields 5..this (0: none; -1: the preset's)")
 	f32 := flag.Bool("float32-gram", true, "float32 Gram products (fast preset)")
+	bf16 := flag.Int("bf16-gram", -1, "bfloat16 Gram products: 1 on, 0 off (-1: the preset's)")
 	diffs := flag.Int("differences", -1, "difference nodes: 1 on, 0 off (-1: the preset's)")
 	labelFlag := flag.String("label", "", "the learner's name in the CSV (default: the learner and preset)")
 	profile := flag.String("cpuprofile", "", "write a CPU profile of the fit to this file")
@@ -85,6 +86,9 @@ func run() error {
 	}
 	if *block >= 0 {
 		c.BlockSize = *block
+	}
+	if *bf16 >= 0 {
+		c.BF16Gram = *bf16 == 1
 	}
 	if *diffs >= 0 {
 		c.Differences = *diffs == 1

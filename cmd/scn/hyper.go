@@ -31,6 +31,7 @@ type hyperFlags struct {
 	standardize bool
 	differences bool
 	float32Gram bool
+	bf16Gram    bool
 	pairs       bool
 	flags       *pflag.FlagSet
 }
@@ -80,6 +81,7 @@ func (h *hyperFlags) addPreset(cmd *cobra.Command) {
 	f.BoolVar(&h.standardize, "standardize", false, "draw normal node weights and scale each node to spread lambda on the training images (on in the default and fast presets)")
 	f.BoolVar(&h.differences, "differences", false, "node weights from differences of two training images of different classes on the node's field (needs --standardize; on in the default and fast presets, --differences=false turns it off)")
 	f.BoolVar(&h.float32Gram, "float32-gram", false, "Gram products of the block engine in float32 within row shards")
+	f.BoolVar(&h.bf16Gram, "bf16-gram", false, "Gram products of the block engine from the hidden outputs rounded to bfloat16 (fast with AVX512-BF16; on in the fast preset where the CPU has it)")
 	f.BoolVar(&h.pairs, "pairs", false, "2dscn block candidates as all pairs of row and column vectors (one product per column vector)")
 }
 
@@ -156,6 +158,9 @@ func (h *hyperFlags) config(k scn.Kind) (scn.Config, error) {
 	}
 	if h.changed("float32-gram") {
 		c.Float32Gram = h.float32Gram
+	}
+	if h.changed("bf16-gram") {
+		c.BF16Gram = h.bf16Gram
 	}
 	if h.changed("pairs") {
 		c.Pairs = h.pairs
@@ -272,7 +277,7 @@ func samePreset(c, p scn.Config) bool {
 	return c.Candidates == p.Candidates && c.Tolerance == p.Tolerance && c.Ridge == p.Ridge &&
 		c.Activation == p.Activation && slices.Equal(c.Scales, p.Scales) && slices.Equal(c.Ratios, p.Ratios) &&
 		c.BlockSize == p.BlockSize && c.FieldMin == p.FieldMin && c.FieldMax == p.FieldMax &&
-		c.Standardize == p.Standardize && c.Differences == p.Differences && c.Float32Gram == p.Float32Gram && c.Pairs == p.Pairs
+		c.Standardize == p.Standardize && c.Differences == p.Differences && c.Float32Gram == p.Float32Gram && c.BF16Gram == p.BF16Gram && c.Pairs == p.Pairs
 }
 
 // Upper bounds of --nodes and --candidates: the library's own limits

@@ -69,3 +69,12 @@ func Mat2D16(x *float32, ldx int, d1 int, d2 int, v *float32, u *float32, out *f
 func Pack32AVX512(src *float32, np int, n int, dst *float32) {
 	panic("kernel: Pack32AVX512 without AVX-512")
 }
+
+// AvailableBF16 reports whether DotBF16x8x32 can run here: never on this
+// platform.
+const AvailableBF16 = false
+
+// DotBF16x8x32 is not available on this platform; see AvailableBF16.
+func DotBF16x8x32(kp int, a *uint32, off *[8]int, b *uint32, c *float32) {
+	panic("kernel: DotBF16x8x32 without AVX512-BF16")
+}

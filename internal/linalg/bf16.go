@@ -1,0 +1,176 @@
+package linalg
+
+import (
+	"math"
+
+	"github.com/scn2d/scn/internal/linalg/kernel"
+	"github.com/scn2d/scn/internal/par"
+)
+
+// Gram products in bfloat16.
+//
+// A bfloat16 keeps the 8 exponent bits of a float32 and 7 of its 23
+// fraction bits. The product of two bfloat16 values is exact in float32, so
+// a Gram product of values rounded to bfloat16 and summed in float32 has
+// only the float32 rounding of its sums, as a float32 one, on inputs
+// rounded to about 3 significant digits. On x86 CPUs with AVX512-BF16
+// (Intel Cooper Lake and Sapphire Rapids, AMD Zen 4 and later) VDPBF16PS
+// does 32 such multiply-adds per instruction, twice float32's FMA: the
+// kernel (kernel.DotBF16x8x32) runs at about twice OpenBLAS's sgemm on
+// these products (BenchmarkGramBF16). Elsewhere a Go loop forms the same
+// sums in the same order, with the same bits, much more slowly.
+
+// BF16Available reports whether GramBF16 runs at kernel speed here.
+var BF16Available = kernel.AvailableBF16
+
+// useBF16Kernel is BF16Available; tests turn it off to compare the Go loop.
+var useBF16Kernel = kernel.AvailableBF16
+
+// RoundBF16 returns the bits of the bfloat16 nearest v (ties to even).
+// Zero and denormal values give a zero of v's sign: the kernel counts
+// denormal bfloat16 inputs as zero, and so does the packing.
+func RoundBF16(v float32) uint16 {
+	u := math.Float32bits(v)
+	if u&0x7f800000 == 0 {
+		return uint16(u>>16) & 0x8000
+	}
+	if u&0x7fffffff > 0x7f800000 { // NaN: keep it a NaN
+		return uint16(u>>16) | 0x40
+	}
+	u += 0x7fff + (u>>16)&1
+	return uint16(u >> 16)
+}
+
+// BF16Float returns the float32 of bfloat16 bits b.
+func BF16Float(b uint16) float32 { return math.Float32frombits(uint32(b) << 16) }
+
+// PackedBF16 is an n x k float32 matrix rounded to bfloat16 and packed for
+// GramBF16: rows in groups of 32, and within a group, for each step s of
+// kp = ceil(k/2), the 32 rows' pairs (columns 2s and 2s+1) as uint32s, the
+// first value in the low half. Rows past n and the column past an odd k
+// are zero.
+type PackedBF16 struct {
+	n, k, kp int
+	p        []uint32
+}
+
+// packGroupRows is the rows per group of a PackedBF16.
+const packGroupRows = 32
+
+// Rows returns the number of rows packed.
+func (pk *PackedBF16) Rows() int { return pk.n }
+
+// Pack rounds the n x k matrix x (rows ldx apart) to bfloat16 and packs
+// it into pk, reusing pk's storage.
+func (pk *PackedBF16) Pack(n, k int, x []float32, ldx int) {
+	kp := (k + 1) / 2
+	groups := (n + packGroupRows - 1) / packGroupRows
+	size := groups * kp * packGroupRows
+	if cap(pk.p) < size {
+		pk.p = make([]uint32, size)
+	}
+	pk.n, pk.k, pk.kp, pk.p = n, k, kp, pk.p[:size]
+	split := 0 // GOMAXPROCS
+	if n*k < 1<<16 {
+		split = 1
+	}
+	par.ChunksOn(split, groups, 1, func(g, _, _ int) {
+		dst := pk.p[g*kp*packGroupRows : (g+1)*kp*packGroupRows]
+		for t := 0; t < packGroupRows; t++ {
+			i := g*packGroupRows + t
+			if i >= n {
+				for s := 0; s < kp; s++ {
+					dst[s*packGroupRows+t] = 0
+				}
+				continue
+			}
+			row := x[i*ldx : i*ldx+k]
+			s := 0
+			for ; 2*s+1 < k; s++ {
+				dst[s*packGroupRows+t] = uint32(RoundBF16(row[2*s])) | uint32(RoundBF16(row[2*s+1]))<<16
+			}
+			if s < kp {
+				dst[s*packGroupRows+t] = uint32(RoundBF16(row[2*s]))
+			}
+		}
+	})
+}
+
+// at returns the pair of row i at step s.
+func (pk *PackedBF16) at(i, s int) uint32 {
+	return pk.p[(i/packGroupRows)*pk.kp*packGroupRows+s*packGroupRows+i%packGroupRows]
+}
+
+// GramBF16 sets c[(i-r0)*ldc+j] to the product of packed rows i and j,
+// for i in [r0, r1) and j < n (rows of the same packed matrix): the sum
+// over the columns of their bfloat16 values' products, in float32, pair by
+// pair in column order (within a pair, the second columns' product is
+// added first). Each value is formed the same way whatever r0, r1, n and
+// the number of goroutines, and with the kernel or without.
+func GramBF16(pk *PackedBF16, r0, r1, n int, c []float32, ldc int) {
+	if r0 < 0 || r1 > pk.n || n > pk.n || r0 > r1 || n < 0 {
+		panic("linalg: GramBF16 rows out of range")
+	}
+	if r1 == r0 || n == 0 {
+		return
+	}
+	if len(c) < (r1-r0-1)*ldc+n {
+		panic("linalg: GramBF16 output too short")
+	}
+	colGroups := (n + packGroupRows - 1) / packGroupRows
+	split := 0
+	if (r1-r0)*n*pk.kp < 1<<20 {
+		split = 1
+	}
+	// Column groups in chunks of 4 (128 columns) per goroutine call.
+	par.ChunksOn(split, colGroups, 4, func(_, g0, g1 int) {
+		var tile [8 * packGroupRows]float32
+		var off [8]int
+		for g := g0; g < g1; g++ {
+			j0 := g * packGroupRows
+			nj := min(packGroupRows, n-j0)
+			bp := pk.p[g*pk.kp*packGroupRows:]
+			for i0 := r0; i0 < r1; i0 += 8 {
+				ni := min(8, r1-i0)
+				for t := range off {
+					i := min(i0+t, r1-1) // rows past r1: any row, discarded
+					off[t] = 4 * ((i/packGroupRows)*pk.kp*packGroupRows + i%packGroupRows)
+				}
+				if useBF16Kernel && pk.kp > 0 {
+					kernel.DotBF16x8x32(pk.kp, &pk.p[0], &off, &bp[0], &tile[0])
+				} else {
+					dotBF16Go(pk, &off, bp, &tile)
+				}
+				for t := 0; t < ni; t++ {
+					copy(c[(i0-r0+t)*ldc+j0:(i0-r0+t)*ldc+j0+nj], tile[t*packGroupRows:t*packGroupRows+nj])
+				}
+			}
+		}
+	})
+}
+
+// dotBF16Go is kernel.DotBF16x8x32 in Go, with its bits: VDPBF16PS adds
+// the second values' product and then the first's, each rounded to float32
+// (the products are exact), with denormal sums flushed to zero.
+func dotBF16Go(pk *PackedBF16, off *[8]int, b []uint32, tile *[8 * packGroupRows]float32) {
+	for t := 0; t < 8; t++ {
+		a := pk.p[off[t]/4:]
+		for j := 0; j < packGroupRows; j++ {
+			var acc float32
+			for s := 0; s < pk.kp; s++ {
+				x, y := a[s*packGroupRows], b[s*packGroupRows+j]
+				acc = ftz(acc + BF16Float(uint16(x>>16))*BF16Float(uint16(y>>16)))
+				acc = ftz(acc + BF16Float(uint16(x))*BF16Float(uint16(y)))
+			}
+			tile[t*packGroupRows+j] = acc
+		}
+	}
+}
+
+// ftz flushes a denormal float32 to zero of its sign.
+func ftz(v float32) float32 {
+	if u := math.Float32bits(v); u&0x7f800000 == 0 {
+		return math.Float32frombits(u & 0x80000000)
+	}
+	return v
+}
