@@ -354,7 +354,7 @@ func (e *gramEngine) shardCross(s, l0, b int, out []float64) {
 // engine (tryBlock and accumulate) form a block's sums here, with the same
 // call shapes on the same operands, so their bits agree.
 func (e *gramEngine) products(h []float32, pk *linalg.PackedBF16, h64 []float64, lo, r, l0, b int, g32 []float32, g64, ht []float64) {
-	l1, m := l0+b, e.m
+	l1 := l0 + b
 	hb := h[l0*r : l1*r]
 	switch {
 	case e.bf16:
@@ -364,7 +364,17 @@ func (e *gramEngine) products(h []float32, pk *linalg.PackedBF16, h64 []float64,
 	default:
 		linalg.GemmNT64(b, l1, r, 1, h64[l0*r:], r, h64, r, 0, g64, l1)
 	}
-	forChunks(b, 16, func(_, klo, khi int) {
+	e.shardHT(hb, lo, r, ht)
+}
+
+// shardHT sets ht (rows(hb) x m) to one shard's part of H_B^T T: hb holds
+// the shard's outputs of some columns (node-major, rows of r images from
+// image lo), rounded to bfloat16 first with bfloat16 Gram products. Each
+// value is one float64 dot product of the column and a target, however
+// the columns are batched, so both orders of the engine form it alike.
+func (e *gramEngine) shardHT(hb []float32, lo, r int, ht []float64) {
+	m := e.m
+	forChunks(len(hb)/r, 16, func(_, klo, khi int) {
 		// A pooled buffer: a one-pass fit calls this for every block and
 		// shard, and fresh ones would add up to hundreds of MB of garbage
 		// (and as much heap growth) in a pass.

@@ -101,12 +101,14 @@ func (c Config) blockMemory(N, d, np, M, L float64) (cand, factor int64) {
 		// products at a time (b x L, float32 or float64).
 		pass := 4 * L * rows
 		perWorker := 4 * b * L
-		if !c.Float32Gram {
+		switch {
+		case c.BF16Gram:
+			// The shard's outputs packed in bfloat16, computed a chunk
+			// of nodes at a time; the shard's part of H^T T.
+			pass = 2*L*rows + 4*math.Min(L, bf16PassChunk)*rows + 8*L*M
+		case !c.Float32Gram:
 			pass += 8 * L * rows
 			perWorker = 8 * b * L
-		}
-		if c.BF16Gram {
-			pass += 2 * L * rows // the shard's outputs packed in bfloat16
 		}
 		workers := math.Min(float64(runtime.GOMAXPROCS(0)), math.Ceil(L/b))
 		// Every node's parameters and bias; the weights over the image of

@@ -80,9 +80,21 @@ func (e *gramEngine) accumulate(ctx context.Context, blocks []int, hidden func(l
 	for _, sh := range e.shards {
 		rmax = max(rmax, sh.hi-sh.lo)
 	}
-	h := make([]float32, L*rmax)
-	var h64 []float64
-	if !e.f32 {
+	// With bfloat16 Gram products a shard's outputs are computed a chunk
+	// of nodes at a time and packed at once (half their float32 bytes), so
+	// the pass holds the packed shard, one chunk and the shard's part of
+	// H^T T; otherwise one shard's outputs of every node in float32 (and
+	// float64 for float64 products).
+	var h, hchunk []float32
+	var h64, htShard []float64
+	switch {
+	case e.bf16:
+		hchunk = make([]float32, min(L, bf16PassChunk)*rmax)
+		htShard = make([]float64, L*m)
+	case e.f32:
+		h = make([]float32, L*rmax)
+	default:
+		h = make([]float32, L*rmax)
 		h64 = make([]float64, L*rmax)
 	}
 	type scratch struct {
@@ -100,21 +112,28 @@ func (e *gramEngine) accumulate(ctx context.Context, blocks []int, hidden func(l
 			return err
 		}
 		r := sh.hi - sh.lo
-		hs := h[:L*r]
-		hidden(sh.lo, sh.hi, 0, L, hs)
-		var pk *linalg.PackedBF16
-		if e.bf16 {
-			e.pk.Pack(L, r, hs, r)
-			pk = &e.pk
-		}
+		var hs []float32
 		var hs64 []float64
-		if h64 != nil {
-			hs64 = h64[:L*r]
-			forChunks(L*r, 1<<16, func(_, lo, hi int) {
-				for i, v := range hs[lo:hi] {
-					hs64[lo+i] = float64(v)
-				}
-			})
+		if e.bf16 {
+			e.pk.Reset(L, r)
+			for j0 := 0; j0 < L; j0 += bf16PassChunk {
+				j1 := min(L, j0+bf16PassChunk)
+				hc := hchunk[:(j1-j0)*r]
+				hidden(sh.lo, sh.hi, j0, j1, hc)
+				e.pk.PackRows(j0, j1-j0, hc, r)
+				e.shardHT(hc, sh.lo, r, htShard[j0*m:j1*m])
+			}
+		} else {
+			hs = h[:L*r]
+			hidden(sh.lo, sh.hi, 0, L, hs)
+			if h64 != nil {
+				hs64 = h64[:L*r]
+				forChunks(L*r, 1<<16, func(_, lo, hi int) {
+					for i, v := range hs[lo:hi] {
+						hs64[lo+i] = float64(v)
+					}
+				})
+			}
 		}
 		forChunks(nb, 1, func(c, _, _ int) {
 			k := nb - 1 - c
@@ -122,15 +141,24 @@ func (e *gramEngine) accumulate(ctx context.Context, blocks []int, hidden func(l
 			l1 := l0 + b
 			sc := <-free
 			defer func() { free <- sc }()
-			sc.ht = grow(sc.ht, b*m)
-			var w []float64
-			if hs64 != nil {
-				w = hs64[:l1*r]
-				sc.g64 = grow(sc.g64, b*l1)
-			} else {
+			if e.f32 {
 				sc.g32 = grow(sc.g32, b*l1)
+			} else {
+				sc.g64 = grow(sc.g64, b*l1)
 			}
-			e.products(hs[:l1*r], pk, w, sh.lo, r, l0, b, sc.g32, sc.g64, sc.ht)
+			if e.bf16 {
+				// products' Gram product (whose bits do not depend on
+				// the call's shape); H^T T was formed above by shardHT,
+				// value by value as products forms it.
+				linalg.GramBF16(&e.pk, l0, l1, l1, sc.g32, l1)
+			} else {
+				sc.ht = grow(sc.ht, b*m)
+				var w []float64
+				if hs64 != nil {
+					w = hs64[:l1*r]
+				}
+				e.products(hs[:l1*r], nil, w, sh.lo, r, l0, b, sc.g32, sc.g64, sc.ht)
+			}
 			for i := 0; i < b; i++ {
 				row := e.g[(l0+i)*ld : (l0+i)*ld+l1]
 				if e.f32 {
@@ -139,7 +167,11 @@ func (e *gramEngine) accumulate(ctx context.Context, blocks []int, hidden func(l
 					reduce(row, sc.g64[i*l1:(i+1)*l1])
 				}
 			}
-			reduce(ht[l0*m:l1*m], sc.ht)
+			if e.bf16 {
+				reduce(ht[l0*m:l1*m], htShard[l0*m:l1*m])
+			} else {
+				reduce(ht[l0*m:l1*m], sc.ht)
+			}
 		})
 	}
 	if nb > 0 {
@@ -201,6 +233,11 @@ type drawnNodes struct {
 	params, bias []float32
 	w            []float32 // scratch: weights of weightChunk nodes
 }
+
+// bf16PassChunk is the nodes whose outputs a one-pass fit with bfloat16
+// Gram products computes and packs at a time (a multiple of 32, the rows
+// of a packed group).
+const bf16PassChunk = 256
 
 // weightChunk is the nodes whose weights hidden forms and scores at a time.
 const weightChunk = 256

@@ -96,15 +96,18 @@ func Pack32AVX512(src *float32, np int, n int, dst *float32)
 // AvailableBF16 reports whether DotBF16x8x32 can run here (AVX512-BF16).
 var AvailableBF16 = Available512 && cpu.X86.HasAVX512BF16
 
-// DotBF16x8x32 sets the 8 x 32 float32 tile c (row-major, rows 32 apart)
-// to the products of 8 rows and 32 columns over kp steps of bfloat16
-// pairs, with VDPBF16PS: c[32*i+j] = sum over s < kp of the pair product
-// of row i's pair at a + off[i] bytes + 128 s (one uint32: the pair's
-// first value in its low half) and column j's at b[32 s + j], accumulated
-// in float32 from s = 0 up, each step adding the second values' product
-// and then the first values' (Intel's definition; bfloat16 inputs that
-// are denormal count as zero, and denormal sums are flushed to zero). It
+// DotBF16x8x32 adds to the 8 x 32 float32 tile c (row-major, rows 32
+// apart) the products of 8 rows and 32 columns over kp steps of bfloat16
+// pairs, with VDPBF16PS. Row i's pair at step s is the uint32 at a +
+// off[i] bytes + 128 s (the pair's first value in its low half), column
+// j's is b[32 s + j]. The steps go in chunks of kc (the last may be
+// shorter); each chunk's products are summed in float32 from zero, step by
+// step, each step adding the second values' product and then the first
+// values' (Intel's definition; bfloat16 inputs that are denormal count as
+// zero, and denormal sums are flushed to zero), and the chunk's sum is
+// then added to c. Chunks keep the float32 sums short: one sum over 2048
+// values near 1 would carry about 20 times sgemm's rounding error. It
 // needs AvailableBF16.
 //
 //go:noescape
-func DotBF16x8x32(kp int, a *uint32, off *[8]int, b *uint32, c *float32)
+func DotBF16x8x32(kp int, a *uint32, off *[8]int, b *uint32, c *float32, kc int)

@@ -75,6 +75,6 @@ func Pack32AVX512(src *float32, np int, n int, dst *float32) {
 const AvailableBF16 = false
 
 // DotBF16x8x32 is not available on this platform; see AvailableBF16.
-func DotBF16x8x32(kp int, a *uint32, off *[8]int, b *uint32, c *float32) {
+func DotBF16x8x32(kp int, a *uint32, off *[8]int, b *uint32, c *float32, kc int) {
 	panic("kernel: DotBF16x8x32 without AVX512-BF16")
 }
