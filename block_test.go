@@ -141,17 +141,25 @@ func TestBlockEngineFloat32Gram(t *testing.T) {
 	hb, _, tt := gaussH(n, l, m, 2)
 	e64 := fillEngine(t, hb, n, l, m, tt, 1, false, 50)
 	e32 := fillEngine(t, hb, n, l, m, tt, 1, true, 50)
+	within32(t, "float32", e32, e64, n, l)
+}
+
+// within32 checks that engine e (float32 sums) agrees with e64 (float64
+// products of the same outputs) on G to 1e-5 of n per entry and on the
+// ridge-1 solution to 1e-4 relative (TestBlockEngineFloat32Gram says why).
+func within32(t *testing.T, name string, e, e64 *gramEngine, n, l int) {
+	t.Helper()
 	g64, _ := e64.normalDense(l)
-	g32, _ := e32.normalDense(l)
+	g, _ := e.normalDense(l)
 	for i := range g64 {
-		if d := math.Abs(g64[i] - g32[i]); d > 1e-5*n {
-			t.Fatalf("G entry %d: float32 %.8g, float64 %.8g", i, g32[i], g64[i])
+		if d := math.Abs(g64[i] - g[i]); d > 1e-5*float64(n) {
+			t.Fatalf("%s: G entry %d: %.8g, float64 %.8g", name, i, g[i], g64[i])
 		}
 	}
 	b64, _ := e64.solve(l, 1)
-	b32, _ := e32.solve(l, 1)
-	if d := relDiff(b32, b64); d > 1e-4 {
-		t.Errorf("float32 Gram: beta differs from float64 by %.3g relative", d)
+	b, _ := e.solve(l, 1)
+	if d := relDiff(b, b64); d > 1e-4 {
+		t.Errorf("%s Gram: beta differs from float64 by %.3g relative", name, d)
 	}
 }
 
@@ -177,22 +185,50 @@ func TestBlockEngineBF16Gram(t *testing.T) {
 	for j0 := 0; j0 < l; j0 += 50 {
 		ebf.addBlock(hb[j0*n:(j0+50)*n], 50)
 	}
-	g64, _ := e64.normalDense(l)
-	gbf, _ := ebf.normalDense(l)
-	for i := range g64 {
-		if d := math.Abs(g64[i] - gbf[i]); d > 1e-5*n {
-			t.Fatalf("G entry %d: bfloat16 %.8g, float64 of the rounded outputs %.8g", i, gbf[i], g64[i])
-		}
-	}
-	b64, _ := e64.solve(l, 1)
+	within32(t, "bfloat16 (against the rounded outputs)", ebf, e64, n, l)
 	bbf, _ := ebf.solve(l, 1)
-	if d := relDiff(bbf, b64); d > 1e-4 {
-		t.Errorf("bfloat16 Gram: beta differs from float64 on the rounded outputs by %.3g relative", d)
-	}
 	exact := fillEngine(t, hb, n, l, m, tt, 1, false, 50)
 	bx, _ := exact.solve(l, 1)
 	if d := relDiff(bbf, bx); d > 1e-2 || d < 1e-4 {
 		t.Errorf("bfloat16 Gram: beta differs from the unrounded float64 solution by %.3g relative, want between 1e-4 and 1e-2", d)
+	}
+}
+
+// TestBlockEngineBF16StoresRounded: with bfloat16 Gram products the
+// shards hold the outputs rounded (so the residual a supervised step
+// judges candidates against is the rounded problem's), and that residual
+// is orthogonal to the rounded columns up to the ridge: H'^T E = alpha
+// beta for the ridge solution, to float32 tolerance.
+func TestBlockEngineBF16StoresRounded(t *testing.T) {
+	const n, l, m = 3000, 60, 2
+	hb, _, tt := gaussH(n, l, m, 4)
+	e := newGramEngine(tt.RawMatrix().Data, n, m, 1, true, l)
+	e.bf16 = true
+	e.addBlock(hb[:30*n], 30)
+	e.addBlock(hb[30*n:], 30)
+	for s, sh := range e.shards {
+		for _, v := range sh.h {
+			if math.Float32bits(v)&0xffff != 0 {
+				t.Fatalf("shard %d holds %g (%#08x), not a bfloat16 value", s, v, math.Float32bits(v))
+			}
+		}
+	}
+	beta, err := e.solve(l, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := make([]float64, m*n)
+	e.residual(l, beta, res)
+	for j := 0; j < l; j++ {
+		for q := 0; q < m; q++ {
+			var dot float64
+			for i := 0; i < n; i++ {
+				dot += float64(linalg.BF16Float(linalg.RoundBF16(hb[j*n+i]))) * res[q*n+i]
+			}
+			if d := math.Abs(dot - beta[j*m+q]); d > 1e-3*math.Sqrt(n) {
+				t.Fatalf("column %d, output %d: H'^T E = %.6g, alpha beta = %.6g", j, q, dot, beta[j*m+q])
+			}
+		}
 	}
 }
 

@@ -219,6 +219,7 @@ func (e *gramEngine) loadColumns(hidden func(lo, hi, j0, j1 int, h []float32)) {
 		r := sh.hi - sh.lo
 		sh.h = make([]float32, e.l*r)
 		hidden(sh.lo, sh.hi, 0, e.l, sh.h)
+		e.store(sh.h, sh.h)
 	}
 }
 
