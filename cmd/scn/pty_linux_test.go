@@ -78,7 +78,10 @@ func TestProgressBarOnTerminalOnly(t *testing.T) {
 	args := []string{"train", "--model", "2dscn", "--nodes", "300", "-o", model}
 	term, stdout := onTerminal(t, args...)
 	// The bar shows nodes added (count and L), the residual and the rate.
-	for _, want := range []string{"L=", "RMSE=", "/300", "nodes/s"} {
+	// The rate's unit depends on the speed the bar has seen: on a fast
+	// machine the fit may end within the bar's 100 ms throttle of its first
+	// drawing, which shows "0 nodes/hr"; any unit will do.
+	for _, want := range []string{"L=", "RMSE=", "/300", " nodes/"} {
 		if !strings.Contains(term, want) {
 			t.Errorf("progress bar on a terminal lacks %q:\n%q", want, term)
 		}
@@ -88,7 +91,7 @@ func TestProgressBarOnTerminalOnly(t *testing.T) {
 	}
 	// --quiet on a terminal: no bar.
 	term, _ = onTerminal(t, append(args, "--quiet")...)
-	if strings.Contains(term, "RMSE=") || strings.Contains(term, "nodes/s") {
+	if strings.Contains(term, "RMSE=") || strings.Contains(term, " nodes/") {
 		t.Errorf("--quiet still drew a bar:\n%q", term)
 	}
 	// Not a terminal: no bar, nothing on stderr.
