@@ -18,19 +18,17 @@ func digitsLike(b *testing.B, n int) Problem {
 }
 
 // BenchmarkGramBlockUpdate times the block engine's update for a block of
-// 500 columns after 2000 (N = 10000): the new columns of G (float32
-// products within shards), the triangular solve and the Cholesky of the
-// new diagonal block.
+// 500 columns after 2000 (N = 10000): the new columns of G (in each Gram
+// precision; bfloat16 packs the shard's 2500 columns for each block, as
+// the block-by-block path does), the triangular solve and the Cholesky of
+// the new diagonal block.
 func BenchmarkGramBlockUpdate(b *testing.B) {
 	const n, l0, k = 10000, 2000, 500
 	hb, _, tt := gaussH(n, l0+k, 10, 1)
-	for _, f32 := range []bool{true, false} {
-		name := "float32"
-		if !f32 {
-			name = "float64"
-		}
+	for _, name := range gramPrecisions {
 		b.Run(name, func(b *testing.B) {
-			e := newGramEngine(tt.RawMatrix().Data, n, 10, 1, f32, l0+k)
+			e := newGramEngine(tt.RawMatrix().Data, n, 10, 1, name != "float64", l0+k)
+			e.bf16 = name == "bfloat16"
 			e.addBlock(hb[:l0*n], l0)
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
