@@ -21,6 +21,12 @@
 // Pack32AVX512 (pack_amd64.s), which packs their nodes with gathers,
 // exists in one form only and is written by hand.
 //
+// DotBF16x8x32 (bf16_amd64.s), the bfloat16 Gram kernel, is written by
+// hand too: it exists in one form, and neither Go's assembler nor avo
+// knows AVX512-BF16, so its VDPBF16PS instructions are spelled in bytes
+// (from GNU as). linalg.GramBF16 has a Go loop with its bits, which the
+// tests compare it with (TestGramBF16KernelMatchesGo).
+//
 // The float64 four-row kernels DotN4 and AxpyN4 (gs_amd64.s) and
 // SigmoidBias8 (sigmoid_amd64.s) stay hand-written: each exists in one
 // form only (AVX2), so there is no second form for a generator to derive,
