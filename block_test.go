@@ -414,20 +414,28 @@ func TestBlockSameSeedSameFileWhateverGOMAXPROCS(t *testing.T) {
 	p := blobProblem(t, 5000) // several shards
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	for _, k := range Kinds() {
-		c := Fast(k)
-		c.MaxNodes, c.BlockSize = 120, 50
-		c.FieldMin, c.FieldMax = 3, 6
-		var files [][]byte
-		for _, procs := range []int{1, 2, 1} {
-			runtime.GOMAXPROCS(procs)
-			var buf bytes.Buffer
-			if _, err := fitT(t, c, p).WriteTo(&buf); err != nil {
-				t.Fatal(err)
+		// The supervised learners also with bfloat16 products (the
+		// random ones have them in TestOnePassSameFileWhateverGOMAXPROCS).
+		for _, bf16 := range []bool{false, true} {
+			if bf16 && k.Choice == Random {
+				continue
 			}
-			files = append(files, buf.Bytes())
-		}
-		if !bytes.Equal(files[0], files[1]) || !bytes.Equal(files[0], files[2]) {
-			t.Errorf("%v: block model files differ between GOMAXPROCS=1 and 2", k)
+			c := Fast(k)
+			c.MaxNodes, c.BlockSize = 120, 50
+			c.FieldMin, c.FieldMax = 3, 6
+			c.BF16Gram = bf16
+			var files [][]byte
+			for _, procs := range []int{1, 2, 1} {
+				runtime.GOMAXPROCS(procs)
+				var buf bytes.Buffer
+				if _, err := fitT(t, c, p).WriteTo(&buf); err != nil {
+					t.Fatal(err)
+				}
+				files = append(files, buf.Bytes())
+			}
+			if !bytes.Equal(files[0], files[1]) || !bytes.Equal(files[0], files[2]) {
+				t.Errorf("%v bf16=%v: block model files differ between GOMAXPROCS=1 and 2", k, bf16)
+			}
 		}
 	}
 }
@@ -587,7 +595,19 @@ func TestBlockPrefixAndFileRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := hiddenDense(pm, p.X)
+	// The closed form on the outputs the fit stored (the engine's shards):
+	// prediction's kernels may round them differently (the pure-Go build
+	// scores 2D nodes with a Go loop there and with Sgemm in the fit).
+	eng := path.eng.(*gramEngine)
+	h := mat.NewDense(p.X.Len(), 33, nil)
+	for _, sh := range eng.shards {
+		r := sh.hi - sh.lo
+		for j := 0; j < 33; j++ {
+			for i := 0; i < r; i++ {
+				h.Set(sh.lo+i, j, float64(sh.h[j*r+i]))
+			}
+		}
+	}
 	want := ridgeSolution(t, h, mat.NewDense(p.X.Len(), p.M, p.T), c.Ridge)
 	if d := relDiff(pm.Beta, want); d > 1e-8 {
 		t.Errorf("prefix 33: beta differs from the closed form by %.3g", d)
