@@ -16,7 +16,9 @@ import (
 //   - H, the hidden outputs, in float32 (exactly the values the scoring
 //     kernel computed, so nothing is rounded by storing them), split into
 //     row shards of shardRows training images; each shard holds its images'
-//     outputs node by node (L rows of the shard's length);
+//     outputs node by node (L rows of the shard's length); with bfloat16
+//     Gram products (Config.BF16Gram) the values rounded to bfloat16, the
+//     outputs of the problem the factor solves (store);
 //   - G = H^T H and H^T T in float64, grown by whole blocks;
 //   - the lower Cholesky factor F of G + alpha I (alpha = Config.Ridge),
 //     grown by whole blocks: for a new block B of b columns,
