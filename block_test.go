@@ -412,7 +412,6 @@ func TestBlockInequalityOnTrace(t *testing.T) {
 
 func TestBlockSameSeedSameFileWhateverGOMAXPROCS(t *testing.T) {
 	p := blobProblem(t, 5000) // several shards
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	for _, k := range Kinds() {
 		// The supervised learners also with bfloat16 products (the
 		// random ones have them in TestOnePassSameFileWhateverGOMAXPROCS).
@@ -424,16 +423,7 @@ func TestBlockSameSeedSameFileWhateverGOMAXPROCS(t *testing.T) {
 			c.MaxNodes, c.BlockSize = 120, 50
 			c.FieldMin, c.FieldMax = 3, 6
 			c.BF16Gram = bf16
-			var files [][]byte
-			for _, procs := range []int{1, 2, 1} {
-				runtime.GOMAXPROCS(procs)
-				var buf bytes.Buffer
-				if _, err := fitT(t, c, p).WriteTo(&buf); err != nil {
-					t.Fatal(err)
-				}
-				files = append(files, buf.Bytes())
-			}
-			if !bytes.Equal(files[0], files[1]) || !bytes.Equal(files[0], files[2]) {
+			if _, same := fileWhateverGOMAXPROCS(t, c, p); !same {
 				t.Errorf("%v bf16=%v: block model files differ between GOMAXPROCS=1 and 2", k, bf16)
 			}
 		}

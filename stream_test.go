@@ -83,6 +83,20 @@ func modelBytes(t *testing.T, m *Model) []byte {
 	return buf.Bytes()
 }
 
+// fileWhateverGOMAXPROCS fits c on p at GOMAXPROCS 1, 2 and 1 (restoring
+// it after) and returns the first model file, and whether the three files
+// are the same bytes.
+func fileWhateverGOMAXPROCS(t *testing.T, c Config, p Problem) ([]byte, bool) {
+	t.Helper()
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	var files [][]byte
+	for _, procs := range []int{1, 2, 1} {
+		runtime.GOMAXPROCS(procs)
+		files = append(files, modelBytes(t, fitT(t, c, p)))
+	}
+	return files[0], bytes.Equal(files[0], files[1]) && bytes.Equal(files[0], files[2])
+}
+
 // samePaths fails unless the two paths' models, traces and prefixes (at
 // the fit's ridge and another) are the same bytes.
 func samePaths(t *testing.T, name string, old, one *Path) {
@@ -261,18 +275,12 @@ func TestOnePassSelection(t *testing.T) {
 func TestOnePassSameFileWhateverGOMAXPROCS(t *testing.T) {
 	withShardRows(t, 64)
 	p := oddProblem(t, 300)
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	for _, k := range []Kind{RVFL2D, RVFL} {
 		for _, prec := range gramPrecisions {
 			c := Fast(k)
 			c.MaxNodes, c.BlockSize, c.FieldMin, c.FieldMax = 100, 15, 3, 6
 			setGramPrecision(&c, prec)
-			var files [][]byte
-			for _, procs := range []int{1, 2, 1} {
-				runtime.GOMAXPROCS(procs)
-				files = append(files, modelBytes(t, fitT(t, c, p)))
-			}
-			if !bytes.Equal(files[0], files[1]) || !bytes.Equal(files[0], files[2]) {
+			if _, same := fileWhateverGOMAXPROCS(t, c, p); !same {
 				t.Errorf("%v %s: one-pass model files differ between GOMAXPROCS 1 and 2", k, prec)
 			}
 		}

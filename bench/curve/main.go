@@ -54,6 +54,11 @@ func run() error {
 	labelFlag := flag.String("label", "", "the learner's name in the CSV (default: the learner and preset)")
 	profile := flag.String("cpuprofile", "", "write a CPU profile of the fit to this file")
 	flag.Parse()
+	for name, v := range map[string]int{"bf16-gram": *bf16, "differences": *diffs} {
+		if v < -1 || v > 1 {
+			return fmt.Errorf("--%s %d: want -1, 0 or 1", name, v)
+		}
+	}
 	if *every < 1 || *nodes < 0 {
 		return fmt.Errorf("--every %d, --nodes %d: want every >= 1 and nodes >= 0", *every, *nodes)
 	}

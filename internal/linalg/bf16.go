@@ -115,11 +115,6 @@ func (pk *PackedBF16) PackRows(i0, rows int, x []float32, ldx int) {
 	})
 }
 
-// at returns the pair of row i at step s.
-func (pk *PackedBF16) at(i, s int) uint32 {
-	return pk.p[(i/packGroupRows)*pk.kp*packGroupRows+s*packGroupRows+i%packGroupRows]
-}
-
 // GramBF16 sets c[(i-r0)*ldc+j] to the product of packed rows i and j,
 // for i in [r0, r1) and j < n (rows of the same packed matrix): the sum
 // over the columns of their bfloat16 values' products, in float32, pair by
