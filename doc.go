@@ -82,4 +82,31 @@
 // the Gram-Schmidt passes over Q, the residual statistics) run the
 // project's own AVX2/FMA and AVX-512 kernels in both builds, so supervised
 // fits give the same bits with either.
+//
+// # Layout
+//
+// The package's files come in groups named for the layer they hold; a
+// layer calls only the layers below it:
+//
+//   - The public API: config.go (Config, presets, Validate), kind.go (the
+//     2 x 2 grid), activation.go, problem.go (Images, Problem), fit.go (Fit,
+//     FitPath, the one-node builder), model.go, predictor.go, path.go
+//     (prefixes), select.go (model selection), memory.go (estimates),
+//     format.go, info.go, preprocessing.go (files), metrics.go.
+//   - drive_*.go, the drivers: drive_block.go adds nodes block by block,
+//     drive_onepass.go forms every sum in one pass over the data for random
+//     nodes. They call the node, scoring and least-squares layers.
+//   - node_*.go, the node layer: node_map.go (vector and matrix maps: a
+//     node's parameters and its weight over the flattened image),
+//     node_draw.go (drawing nodes: uniform, standardised, receptive fields,
+//     difference nodes). It calls nothing above it.
+//   - score_*.go, candidate scoring beyond one product per candidate:
+//     score_pairs.go (2DSCN candidates as all pairs of row and column
+//     vectors). It calls internal/linalg.
+//   - lsq_*.go, the least-squares engines: lsq_engine.go (the interface and
+//     the one ridge solve), lsq_qr.go (CGS2 QR, one node at a time, the
+//     paper's path), lsq_gram.go (Gram/Cholesky by blocks over row shards).
+//     They call internal/linalg and gonum only.
+//
+// docs/design.md draws the flow of a fit through these layers.
 package scn

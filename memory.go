@@ -85,7 +85,7 @@ func (c Config) EstimateMemory(n, rows, cols, m int) Memory {
 }
 
 // blockMemory returns the candidates' and the least-squares state's bytes
-// of a block fit (block.go, gram.go, stream.go) on N images of d pixels,
+// of a block fit (drive_block.go, lsq_gram.go, drive_onepass.go) on N images of d pixels,
 // np parameters per node, M outputs and L_max = L.
 func (c Config) blockMemory(N, d, np, M, L float64) (cand, factor int64) {
 	b := math.Min(float64(max(c.BlockSize, 1)), L)

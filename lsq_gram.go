@@ -37,7 +37,7 @@ import (
 //	H_B^T T  b x m       the new rows of H^T T
 //
 // A fit that knows all its nodes before it needs any data (random nodes
-// with a ridge: see stream.go) does not keep H at all. It forms these same
+// with a ridge: see drive_onepass.go) does not keep H at all. It forms these same
 // per-block products, shard by shard, in ONE pass over the shards
 // (accumulate: each shard's hidden outputs for every node are computed
 // into one reused buffer, then every block's products are taken from it
@@ -48,7 +48,7 @@ import (
 // the memory is G and one shard's outputs instead of H, and no page of H is
 // ever touched.
 //
-// and per supervised block step (block.go):
+// and per supervised block step (drive_block.go):
 //
 //	E^T H_C  m x K       candidates' correlations with the residual
 //	diag(H_C^T H_C)  K   candidates' squared norms
