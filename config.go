@@ -140,6 +140,11 @@ type Config struct {
 	// Preset names the preset the configuration came from ("paper",
 	// "custom", ...). It is recorded in saved models.
 	Preset string
+
+	// blockByBlock keeps a random learner's block fit off the one-pass path
+	// (a Budget needs every block's prefix while it fits); the models are
+	// the same bytes either way.
+	blockByBlock bool
 }
 
 // PaperScales returns the scale list Upsilon of the paper's experiments

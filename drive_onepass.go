@@ -34,7 +34,7 @@ var onePassFits = true
 // onePass reports whether a fit of c takes the one-pass path: a block fit
 // of random nodes with a ridge.
 func (c Config) onePass() bool {
-	return onePassFits && c.blockMode() && c.Kind.Choice == Random && c.Ridge > 0
+	return onePassFits && !c.blockByBlock && c.blockMode() && c.Kind.Choice == Random && c.Ridge > 0
 }
 
 // accumulation is a one-pass engine's state between accumulate and the

@@ -42,9 +42,12 @@ const (
 	// NoValidationGain: model selection's Patience ran out, the held-out
 	// score having stopped improving.
 	NoValidationGain
+	// BudgetSpent: a Budget's clock stopped growth, the next block and the
+	// finishing work no longer fitting in the time left.
+	BudgetSpent
 )
 
-var stopNames = []string{"reached L_max", "reached tolerance", "no admissible candidate", "cancelled", "no validation gain"}
+var stopNames = []string{"reached L_max", "reached tolerance", "no admissible candidate", "cancelled", "no validation gain", "budget spent"}
 
 // String describes the reason in a few words.
 func (s StopReason) String() string {

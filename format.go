@@ -94,6 +94,7 @@ type fileHeader struct {
 	Preprocessing Preprocessing     `json:"preprocessing,omitzero"`
 	Meta          map[string]string `json:"meta,omitempty"`
 	Selection     *fileChoice       `json:"selection,omitempty"`
+	Budget        *fileBudget       `json:"budget,omitempty"`
 }
 
 // fileChoice is a model's Choice in its file header.
@@ -318,6 +319,7 @@ func (m *Model) header() fileHeader {
 		Preprocessing: m.Preprocessing,
 		Meta:          m.Meta,
 		Selection:     toFileChoice(m.Selection),
+		Budget:        toFileBudget(m.Budget),
 	}
 }
 
@@ -372,9 +374,13 @@ func (h fileHeader) model() (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
+	bud, err := h.Budget.record()
+	if err != nil {
+		return nil, err
+	}
 	c := h.Config
 	return &Model{
-		Selection: sel,
+		Selection: sel, Budget: bud,
 		Kind:      kind, Activation: act, Rows: h.Rows, Cols: h.Cols, M: h.Outputs,
 		Classes: h.Classes, Meta: meta, Preprocessing: prep,
 		Params: make([]float32, 0), Bias: make([]float32, 0), Beta: make([]float64, 0),

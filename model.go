@@ -38,6 +38,10 @@ type Model struct {
 	// Selection records how L and the ridge term were chosen on held-out
 	// data (Config.Select), nil for a model fitted without selection.
 	Selection *Choice
+
+	// Budget records the plan of a fit made within a time budget (Budget)
+	// and what happened, nil for other fits.
+	Budget *BudgetRecord
 }
 
 // Nodes returns the number of hidden nodes L.

@@ -35,6 +35,12 @@ type Selection struct {
 	// improved at this many consecutive prefix lengths of the grid: a fit
 	// asked for 20000 nodes does not pay for those that only overfit.
 	Patience int
+
+	// A Budget's additions: every multiple of checkpoints joins the grid,
+	// and watch runs after every block of a hold-out fit and stops growth
+	// when it returns true.
+	checkpoints int
+	watch       func(*Path, *evaluator) bool
 }
 
 // DefaultRidges returns the default ridge grid: 0 (the minimum-norm
@@ -156,7 +162,16 @@ func (c Config) Select(ctx context.Context, p Problem, s Selection, progress fun
 	}
 	tp, hp := p.subset(train), p.subset(held)
 	ev := newEvaluator(hp, s)
-	path, err := c.fitPath(ctx, tp, progress, ev.monitor(c.MaxNodes))
+	check := ev.monitor(c.MaxNodes)
+	if s.watch != nil {
+		patience := check
+		check = func(path *Path) bool {
+			// Both run: the watch records a checkpoint either way.
+			w := s.watch(path, ev)
+			return (patience != nil && patience(path)) || w
+		}
+	}
+	path, err := c.fitPath(ctx, tp, progress, check)
 	if path == nil {
 		return nil, err
 	}
@@ -303,6 +318,11 @@ func newEvaluator(held Problem, s Selection) *evaluator {
 func (e *evaluator) grid(l int) []int {
 	pts := max(2, e.sel.Points)
 	seen := map[int]bool{l: true}
+	if k := e.sel.checkpoints; k > 0 {
+		for c := k; c <= l; c += k {
+			seen[c] = true
+		}
+	}
 	for i := 0; i < pts/2; i++ {
 		g := int(math.Round(math.Pow(float64(l), float64(i+1)/float64(pts/2))))
 		seen[max(1, min(l, g))] = true

@@ -1,0 +1,448 @@
+package scn
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"time"
+)
+
+// Budget fits the best model a wall-clock budget can buy (scn train
+// --budget): it chooses the learner and its settings for the data, measures
+// this machine's rates with a short probe fit, plans the number of nodes L
+// that the rest of the budget can pay for, and then adapts while fitting:
+// the fit goes block by block, and after each block a check compares the
+// time spent with the rates measured so far and stops when the next block
+// and the finishing work (scoring the held-out images, choosing L and the
+// ridge, re-solving on all images) would no longer fit. A fit that runs
+// ahead of its plan grows past it (up to twice the planned L, and within
+// MaxBytes); one that runs behind stops early. Either way model selection
+// then picks the best prefix on held-out data among all the checkpoints (the
+// block path's prefixes are free), so a budget never returns a model worse
+// on held-out data than its first checkpoint.
+//
+// The plan that was carried out is recorded in the model (Model.Budget), and
+// Replay refits it without a clock, giving the same model bytes.
+type Budget struct {
+	// Duration is the whole budget, counted from Start.
+	Duration time.Duration
+	// Start is when the budget began (scn train passes its process's start,
+	// so that reading the data counts); zero means when Fit is called.
+	Start time.Time
+	// Now is the clock; nil means time.Now. Tests pass a fake clock.
+	Now func() time.Time
+	// MaxBytes bounds the fit's estimated memory (Config.EstimateBytes); 0
+	// means no bound.
+	MaxBytes int64
+	// Rates are the machine's costs; nil means measure them with a probe
+	// fit on a sample of the training images (Calibrate).
+	Rates *Rates
+	// Seed fixes every random draw of the fit (nodes, hold-out split).
+	Seed uint64
+}
+
+// Rates are a machine's measured costs of a block fit's work, in seconds
+// per unit; the time of a fit of L nodes on N images in blocks of b is
+// modelled as
+//
+//	N L Score + N L^2/2 Gram + L^3/3 Chol + (L/b) Block
+//
+// (scoring every node on every image, the Gram products of the block
+// engine, its Cholesky factor, and a fixed cost per block).
+type Rates struct {
+	Score float64 // seconds per image and node (drawing and scoring, all candidates)
+	Gram  float64 // seconds per image and pair of nodes
+	Chol  float64 // seconds per unit of L^3/3 (float64 factor and solves)
+	Block float64 // seconds of fixed cost per block
+}
+
+func (r Rates) valid() bool {
+	for _, v := range []float64{r.Score, r.Gram, r.Chol, r.Block} {
+		if !(v >= 0) || math.IsInf(v, 0) {
+			return false
+		}
+	}
+	return r.Score > 0 || r.Gram > 0
+}
+
+// fitSeconds is the modelled time of a block fit of l nodes on n images.
+func (r Rates) fitSeconds(n, l, block int) float64 {
+	N, L := float64(n), float64(l)
+	return N*L*r.Score + N*L*L/2*r.Gram + L*L*L/3*r.Chol + math.Ceil(L/float64(max(block, 1)))*r.Block
+}
+
+// finishSeconds is the modelled time of what follows a fit of l nodes with
+// model selection over ridges ridge terms on held images: the held-out
+// images' hidden outputs, one factor per ridge term, the refit on all
+// images (the held-out images' Gram products and one more factor).
+func (r Rates) finishSeconds(held, l, ridges int) float64 {
+	H, L := float64(held), float64(l)
+	return H*L*r.Score + H*L*L/2*r.Gram + float64(ridges+1)*L*L*L/3*r.Chol
+}
+
+// BudgetPlan is what a budget chose before fitting.
+type BudgetPlan struct {
+	Kind       Kind
+	Preset     string        // the preset the settings came from
+	Nodes      int           // the planned L
+	MaxNodes   int           // the most the fit may grow to (running ahead)
+	BlockSize  int           // nodes per block (and between checkpoints)
+	Validation float64       // share of the training images held out
+	Ridges     []float64     // ridge terms model selection chooses from
+	Points     int           // prefix lengths model selection scores (besides the checkpoints)
+	FitRidge   float64       // the ridge term of the fit's own solves
+	Predicted  time.Duration // the planned fit and finish, from the rates
+	Rates      Rates
+	Why        string // why this learner
+}
+
+// Checkpoint is the state of a budgeted fit after one block.
+type Checkpoint struct {
+	Nodes    int
+	Elapsed  time.Duration // since the budget's start
+	Accuracy float64       // held-out accuracy at FitRidge (classification)
+	RMSE     float64       // held-out RMSE at FitRidge
+}
+
+// BudgetRecord is a budgeted fit's plan and what happened, saved in the
+// model file (Model.Budget).
+type BudgetRecord struct {
+	Budget      time.Duration
+	Plan        BudgetPlan
+	FitNodes    int           // nodes fitted (the prefix chosen is Model.Selection.Nodes)
+	Stopped     string        // "budget" (stopped by the clock), "plan" (grew to MaxNodes) or the fit's own stop
+	Elapsed     time.Duration // from the budget's start to the model's return
+	Checkpoints []Checkpoint
+}
+
+// ErrBudget is wrapped by the errors of a budget that cannot be met at all.
+var ErrBudget = errors.New("scn: budget")
+
+// budgetChoice returns the learner and settings for a problem: the
+// measured Pareto front of this project (docs/performance.md) has the fast
+// preset's RVFL ahead per second on tens of thousands of images, and the
+// default preset's 2DSCN with model selection best on small sets (ORL: 96-98%).
+func budgetChoice(p Problem, seed uint64) (Config, Selection, string) {
+	n := p.X.Len()
+	if n < budgetLargeSet {
+		c := Default(SCN2D)
+		c.Seed = seed
+		why := fmt.Sprintf("%d training images (< %d): the default preset's 2DSCN with model selection, best on small sets", n, budgetLargeSet)
+		return c, Selection{Validation: 0.2, Points: 40}, why
+	}
+	c := Fast(RVFL)
+	c.Seed = seed
+	why := fmt.Sprintf("%d training images: the fast preset's RVFL, the most accurate per second measured on large sets", n)
+	// Selection over a few ridge terms around the preset's: each costs a
+	// factor of L^3/3 at the end.
+	return c, Selection{Validation: 0.05, Points: 20, Ridges: []float64{0.1, 1, 10}}, why
+}
+
+// budgetLargeSet is the training set size from which a budget takes the
+// fast RVFL rather than the default 2DSCN.
+const budgetLargeSet = 5000
+
+// budgetSafety is the share of the remaining budget a plan may fill; the
+// rest absorbs the rates' error and writing the model.
+const budgetSafety = 0.85
+
+func (b Budget) now() time.Time {
+	if b.Now != nil {
+		return b.Now()
+	}
+	return time.Now()
+}
+
+// Fit plans, fits and selects within the budget, and returns the model with
+// the plan and what happened in Model.Budget. progress, if not nil, gets every
+// step; plan, if not nil, is called once the plan is made, before the fit.
+func (b Budget) Fit(ctx context.Context, p Problem, progress func(Step), plan func(BudgetPlan)) (*Model, error) {
+	if !(b.Duration > 0) {
+		return nil, fmt.Errorf("%w: duration %v, want > 0", ErrBudget, b.Duration)
+	}
+	if err := p.check(); err != nil {
+		return nil, err
+	}
+	if b.Start.IsZero() {
+		b.Start = b.now()
+	}
+	cfg, sel, why := budgetChoice(p, b.Seed)
+	held := max(1, int(math.Round(sel.Validation*float64(p.X.Len()))))
+	train := p.X.Len() - held
+	rates := b.Rates
+	if rates == nil {
+		r, err := Calibrate(ctx, cfg, p)
+		if err != nil {
+			return nil, err
+		}
+		rates = &r
+	}
+	if !rates.valid() {
+		return nil, fmt.Errorf("%w: rates %+v are not usable", ErrBudget, *rates)
+	}
+	pl := b.plan(cfg, sel, *rates, p, train, held)
+	pl.Why = why
+	if plan != nil {
+		plan(pl)
+	}
+	cfg.MaxNodes, cfg.BlockSize, cfg.blockByBlock = pl.MaxNodes, pl.BlockSize, true
+	sel.Ridges = pl.Ridges
+	sel.checkpoints = pl.BlockSize
+	rec := &BudgetRecord{Budget: b.Duration, Plan: pl}
+	fitStart := b.now()
+	stoppedByClock := false
+	sel.watch = func(path *Path, ev *evaluator) bool {
+		l := path.Nodes()
+		now := b.now()
+		cp := Checkpoint{Nodes: l, Elapsed: now.Sub(b.Start)}
+		if s, err := ev.checkpoint(path, l, cfg.Ridge); err == nil {
+			cp.Accuracy, cp.RMSE = s.Accuracy, s.RMSE
+		}
+		rec.Checkpoints = append(rec.Checkpoints, cp)
+		// Rescale the rates by how the fit has gone so far: the next block
+		// and the finish are predicted at the pace measured.
+		spent := now.Sub(fitStart).Seconds()
+		model := rates.fitSeconds(train, l, pl.BlockSize)
+		pace := 1.0
+		if model > 0 && spent > 0 {
+			pace = spent / model
+		}
+		next := min(l+pl.BlockSize, pl.MaxNodes)
+		need := pace * (rates.fitSeconds(train, next, pl.BlockSize) - model + rates.finishSeconds(held, next, len(pl.Ridges)))
+		left := (b.Duration - now.Sub(b.Start)).Seconds()
+		if l < pl.MaxNodes && need > left*budgetSafety {
+			stoppedByClock = true
+			return true
+		}
+		return false
+	}
+	m, err := cfg.Select(ctx, p, sel, progress)
+	if err != nil {
+		return m, err
+	}
+	rec.FitNodes = m.Selection.FitNodes
+	switch {
+	case stoppedByClock:
+		rec.Stopped = "budget"
+		m.Summary.Stop = BudgetSpent
+	case m.Selection.FitNodes >= pl.MaxNodes:
+		rec.Stopped = "plan"
+	default:
+		rec.Stopped = m.Summary.Stop.String()
+	}
+	rec.Elapsed = b.now().Sub(b.Start)
+	m.Budget = rec
+	return m, nil
+}
+
+// plan chooses L, the block size and the cap for cfg on a training part of
+// train images (held held out) from the rates and the time left.
+func (b Budget) plan(cfg Config, sel Selection, r Rates, p Problem, train, held int) BudgetPlan {
+	left := (b.Duration - b.now().Sub(b.Start)).Seconds() * budgetSafety
+	block := max(cfg.BlockSize, 1)
+	ridges := sel.Ridges
+	if ridges == nil {
+		ridges = DefaultRidges()
+	}
+	if !slices.Contains(ridges, cfg.Ridge) {
+		// The checkpoints are scored at the fit's ridge term: selection
+		// must be able to choose what they saw.
+		ridges = append(slices.Clone(ridges), cfg.Ridge)
+	}
+	cost := func(l int) float64 {
+		return r.fitSeconds(train, l, block) + r.finishSeconds(held, l, len(ridges))
+	}
+	// The largest multiple of the block that fits (at least one block).
+	lmax := maxNodes / 2
+	if cfg.Kind.Choice == Supervised {
+		// Past N the supervised learners find no admissible candidate.
+		lmax = min(lmax, max(block, train))
+	}
+	if b.MaxBytes > 0 {
+		lmax = min(lmax, b.memoryCap(cfg, p, train, block))
+	}
+	l := block
+	for next := l + block; next <= lmax && cost(next) <= left; next += block {
+		l = next
+	}
+	capL := min(lmax, 2*l)
+	capL = max(block, capL/block*block)
+	return BudgetPlan{
+		Kind: cfg.Kind, Preset: cfg.Preset, Nodes: l, MaxNodes: capL, BlockSize: block,
+		Validation: sel.Validation, Points: sel.Points, Ridges: append([]float64(nil), ridges...), FitRidge: cfg.Ridge,
+		Predicted: time.Duration(cost(l) * float64(time.Second)), Rates: r,
+	}
+}
+
+// memoryCap returns the largest multiple of block whose block-by-block fit
+// on train images stays within b.MaxBytes by the estimate.
+func (b Budget) memoryCap(cfg Config, p Problem, train, block int) int {
+	c := cfg
+	c.blockByBlock = true
+	fits := func(l int) bool {
+		c.MaxNodes = l
+		return c.EstimateBytes(train, p.X.Rows, p.X.Cols, p.M) <= b.MaxBytes
+	}
+	if !fits(block) {
+		return block // the smallest plan; the caller's memory check refuses it if need be
+	}
+	k := sort.Search(maxNodes/block, func(k int) bool { return !fits((k + 1) * block) })
+	return max(1, k) * block
+}
+
+// Calibrate measures this machine's rates for cfg with a probe fit: cfg's
+// learner, block by block, on a sample of at most 4000 of p's images, two
+// blocks of nodes (at most 1000), plus a float64 Cholesky factor of 512 x
+// 512. It takes about half a second for MNIST's fast RVFL on two cores.
+func Calibrate(ctx context.Context, cfg Config, p Problem) (Rates, error) {
+	n := min(p.X.Len(), 4000)
+	idx := rand.New(rand.NewPCG(cfg.Seed, 0xca1b)).Perm(p.X.Len())[:n]
+	sort.Ints(idx)
+	sub := p.subset(idx)
+	c := cfg
+	c.blockByBlock = true
+	block := max(c.BlockSize, 1)
+	c.MaxNodes = min(2*block, 1000)
+	c.BlockSize = min(block, c.MaxNodes)
+	t0 := time.Now()
+	path, err := c.fitPath(ctx, sub, nil, nil)
+	if err != nil {
+		return Rates{}, fmt.Errorf("%w: calibration: %v", ErrBudget, err)
+	}
+	total := time.Since(t0).Seconds()
+	prof := path.Model().Summary.Profile
+	l := path.Nodes()
+	var r Rates
+	score := (prof.Draw + prof.Scoring + prof.Selection).Seconds()
+	r.Score = score / (float64(n) * float64(l))
+	r.Gram = math.Max(total-score, 0) / (float64(n) * float64(l) * float64(l) / 2)
+	// The float64 factor: a Cholesky of a 512 x 512 Gram matrix.
+	const k = 512
+	a := make([]float64, k*k)
+	for i := 0; i < k; i++ {
+		for j := 0; j <= i; j++ {
+			a[i*k+j] = 1 / float64(1+i+j)
+		}
+		a[i*k+i] += k
+	}
+	t1 := time.Now()
+	if err := cholesky(a, k, k, 1); err != nil {
+		return Rates{}, fmt.Errorf("%w: calibration: %v", ErrBudget, err)
+	}
+	r.Chol = time.Since(t1).Seconds() / (k * k * k / 3.0)
+	r.Block = 1e-3
+	return r, nil
+}
+
+// Replay refits the plan a budgeted model records on the same training data
+// without a clock: the same learner, settings and nodes, stopped where the
+// budgeted fit stopped, with the same model selection. The model bytes equal
+// the budgeted model's (the record is carried over).
+func Replay(ctx context.Context, rec *BudgetRecord, m *Model, p Problem, progress func(Step)) (*Model, error) {
+	if rec == nil || m == nil {
+		return nil, fmt.Errorf("%w: the model has no budget record to replay", ErrBudget)
+	}
+	cfg := m.Config
+	cfg.Ridge = rec.Plan.FitRidge
+	cfg.MaxNodes = rec.FitNodes
+	cfg.BlockSize = rec.Plan.BlockSize
+	cfg.blockByBlock = true
+	sel := Selection{Validation: rec.Plan.Validation, Ridges: rec.Plan.Ridges, checkpoints: rec.Plan.BlockSize}
+	sel.Points = rec.Plan.Points
+	out, err := cfg.Select(ctx, p, sel, progress)
+	if err != nil {
+		return nil, err
+	}
+	out.Config.MaxNodes = rec.Plan.MaxNodes
+	out.Summary.Stop = m.Summary.Stop
+	out.Budget = rec
+	out.Meta, out.Preprocessing = m.Meta, m.Preprocessing
+	return out, nil
+}
+
+// checkpoint scores the first l nodes of a path in the middle of a fit at
+// ridge alpha on the held-out images (extending the held-out outputs that
+// selection reuses afterwards).
+func (e *evaluator) checkpoint(path *Path, l int, alpha float64) (Score, error) {
+	e.hv = e.heldHidden(path.Model(), e.hv, l)
+	beta, err := path.beta(path.Model(), l, alpha)
+	if err != nil {
+		return Score{}, err
+	}
+	return e.score(l, alpha, beta), nil
+}
+
+// fileBudget is a model's BudgetRecord in its file header (times in seconds).
+type fileBudget struct {
+	Budget      float64     `json:"budget_s"`
+	Kind        string      `json:"kind"`
+	Preset      string      `json:"preset"`
+	Nodes       int         `json:"planned_nodes"`
+	MaxNodes    int         `json:"max_nodes"`
+	BlockSize   int         `json:"block_size"`
+	Validation  float64     `json:"validation"`
+	Points      int         `json:"points"`
+	Ridges      []float64   `json:"ridges"`
+	FitRidge    float64     `json:"fit_ridge"`
+	Predicted   float64     `json:"predicted_s"`
+	Rates       [4]float64  `json:"rates"` // score, gram, chol, block (seconds per unit)
+	Why         string      `json:"why"`
+	FitNodes    int         `json:"fit_nodes"`
+	Stopped     string      `json:"stopped"`
+	Elapsed     float64     `json:"elapsed_s"`
+	Checkpoints [][]float64 `json:"checkpoints"` // rows of [nodes, elapsed_s, accuracy, rmse]
+}
+
+func toFileBudget(r *BudgetRecord) *fileBudget {
+	if r == nil {
+		return nil
+	}
+	p := r.Plan
+	f := &fileBudget{
+		Budget: r.Budget.Seconds(), Kind: p.Kind.String(), Preset: p.Preset, Nodes: p.Nodes, MaxNodes: p.MaxNodes,
+		BlockSize: p.BlockSize, Validation: p.Validation, Points: p.Points, Ridges: p.Ridges, FitRidge: p.FitRidge,
+		Predicted: p.Predicted.Seconds(), Rates: [4]float64{p.Rates.Score, p.Rates.Gram, p.Rates.Chol, p.Rates.Block},
+		Why: p.Why, FitNodes: r.FitNodes, Stopped: r.Stopped, Elapsed: r.Elapsed.Seconds(),
+		Checkpoints: make([][]float64, len(r.Checkpoints)),
+	}
+	for i, c := range r.Checkpoints {
+		f.Checkpoints[i] = []float64{float64(c.Nodes), c.Elapsed.Seconds(), c.Accuracy, c.RMSE}
+	}
+	return f
+}
+
+func (f *fileBudget) record() (*BudgetRecord, error) {
+	if f == nil {
+		return nil, nil
+	}
+	kind, err := ParseKind(f.Kind)
+	if err != nil {
+		return nil, fmt.Errorf("%w: budget: %v", ErrFormat, err)
+	}
+	secs := func(s float64) time.Duration { return time.Duration(math.Round(s * float64(time.Second))) }
+	switch {
+	case f.BlockSize < 1 || f.MaxNodes < 1 || f.FitNodes < 0 || f.FitNodes > maxNodes || f.MaxNodes > maxNodes:
+		return nil, fmt.Errorf("%w: budget: block %d, max nodes %d, fitted %d", ErrFormat, f.BlockSize, f.MaxNodes, f.FitNodes)
+	case !(f.Validation > 0 && f.Validation < 1):
+		return nil, fmt.Errorf("%w: budget: validation share %v", ErrFormat, f.Validation)
+	case len(f.Ridges) == 0:
+		return nil, fmt.Errorf("%w: budget: no ridge terms", ErrFormat)
+	}
+	p := BudgetPlan{
+		Kind: kind, Preset: f.Preset, Nodes: f.Nodes, MaxNodes: f.MaxNodes, BlockSize: f.BlockSize,
+		Validation: f.Validation, Points: f.Points, Ridges: f.Ridges, FitRidge: f.FitRidge, Predicted: secs(f.Predicted),
+		Rates: Rates{Score: f.Rates[0], Gram: f.Rates[1], Chol: f.Rates[2], Block: f.Rates[3]}, Why: f.Why,
+	}
+	r := &BudgetRecord{Budget: secs(f.Budget), Plan: p, FitNodes: f.FitNodes, Stopped: f.Stopped, Elapsed: secs(f.Elapsed)}
+	for _, row := range f.Checkpoints {
+		if len(row) != 4 {
+			return nil, fmt.Errorf("%w: budget checkpoint of %d values, want 4", ErrFormat, len(row))
+		}
+		r.Checkpoints = append(r.Checkpoints, Checkpoint{Nodes: int(row[0]), Elapsed: secs(row[1]), Accuracy: row[2], RMSE: row[3]})
+	}
+	return r, nil
+}
