@@ -381,7 +381,7 @@ func (h fileHeader) model() (*Model, error) {
 	c := h.Config
 	return &Model{
 		Selection: sel, Budget: bud,
-		Kind:      kind, Activation: act, Rows: h.Rows, Cols: h.Cols, M: h.Outputs,
+		Kind: kind, Activation: act, Rows: h.Rows, Cols: h.Cols, M: h.Outputs,
 		Classes: h.Classes, Meta: meta, Preprocessing: prep,
 		Params: make([]float32, 0), Bias: make([]float32, 0), Beta: make([]float64, 0),
 		Config: Config{
