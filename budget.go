@@ -19,7 +19,7 @@ import (
 // time spent with the rates measured so far and stops when the next block
 // and the finishing work (scoring the held-out images, choosing L and the
 // ridge, re-solving on all images) would no longer fit. A fit that runs
-// ahead of its plan grows past it (up to twice the planned L, and within
+// ahead of its plan grows past it (up to three times the planned L, and within
 // MaxBytes); one that runs behind stops early. Either way model selection
 // then picks the best prefix on held-out data among all the checkpoints (the
 // block path's prefixes are free), so a budget never returns a model worse
@@ -52,16 +52,23 @@ type Budget struct {
 //	N L Score + N L^2/2 Gram + L^3/3 Chol + (L/b) Block
 //
 // (scoring every node on every image, the Gram products of the block
-// engine, its Cholesky factor, and a fixed cost per block).
+// engine, its Cholesky factor, and a fixed cost per block), and the finish
+// after it, with H images held out and R ridge terms to choose from, as
+//
+//	H L Score + ((R+2) L^3/3 + H L^2/2) Finish
+//
+// (the held-out images' outputs; a factor per ridge term, the refit's
+// factor and its held-out Gram products, all in float64).
 type Rates struct {
-	Score float64 // seconds per image and node (drawing and scoring, all candidates)
-	Gram  float64 // seconds per image and pair of nodes
-	Chol  float64 // seconds per unit of L^3/3 (float64 factor and solves)
-	Block float64 // seconds of fixed cost per block
+	Score  float64 // seconds per image and node (drawing and scoring, all candidates)
+	Gram   float64 // seconds per image and pair of nodes
+	Chol   float64 // seconds per unit of L^3/3 (the fit's float64 factor)
+	Block  float64 // seconds of fixed cost per block
+	Finish float64 // seconds per unit of the finish's float64 work
 }
 
 func (r Rates) valid() bool {
-	for _, v := range []float64{r.Score, r.Gram, r.Chol, r.Block} {
+	for _, v := range []float64{r.Score, r.Gram, r.Chol, r.Block, r.Finish} {
 		if !(v >= 0) || math.IsInf(v, 0) {
 			return false
 		}
@@ -76,12 +83,19 @@ func (r Rates) fitSeconds(n, l, block int) float64 {
 }
 
 // finishSeconds is the modelled time of what follows a fit of l nodes with
-// model selection over ridges ridge terms on held images: the held-out
-// images' hidden outputs, one factor per ridge term, the refit on all
-// images (the held-out images' Gram products and one more factor).
-func (r Rates) finishSeconds(held, l, ridges int) float64 {
+// model selection over ridges ridge terms on held images (see Rates).
+func (r Rates) finishSeconds(held, l, m, ridges, points int) float64 {
+	return float64(held)*float64(l)*r.Score + finishWork(held, l, m, ridges, points)*r.Finish
+}
+
+// finishWork is the float64 work of a finish in units of Rates.Finish.
+// Besides the factors and the held-out Gram products, each ridge term
+// solves for every prefix length of the grid (points, the checkpoints
+// included): two triangular solves of L^2 m each, which read the whole
+// factor and run at about a quarter of the factor's rate.
+func finishWork(held, l, m, ridges, points int) float64 {
 	H, L := float64(held), float64(l)
-	return H*L*r.Score + H*L*L/2*r.Gram + float64(ridges+1)*L*L*L/3*r.Chol
+	return float64(ridges+2)*L*L*L/3 + H*L*L/2 + 4*float64(ridges*points)*L*L*float64(m)
 }
 
 // BudgetPlan is what a budget chose before fitting.
@@ -132,7 +146,7 @@ func budgetChoice(p Problem, seed uint64) (Config, Selection, string) {
 		c := Default(SCN2D)
 		c.Seed = seed
 		why := fmt.Sprintf("%d training images (< %d): the default preset's 2DSCN with model selection, best on small sets", n, budgetLargeSet)
-		return c, Selection{Validation: 0.2, Points: 40}, why
+		return c, Selection{Validation: 0.2, Points: 20}, why
 	}
 	c := Fast(RVFL)
 	c.Seed = seed
@@ -145,6 +159,9 @@ func budgetChoice(p Problem, seed uint64) (Config, Selection, string) {
 // budgetLargeSet is the training set size from which a budget takes the
 // fast RVFL rather than the default 2DSCN.
 const budgetLargeSet = 5000
+
+// budgetGrowth bounds how far past its plan a fit running ahead may grow.
+const budgetGrowth = 3
 
 // budgetSafety is the share of the remaining budget a plan may fill; the
 // rest absorbs the rates' error and writing the model.
@@ -175,7 +192,7 @@ func (b Budget) Fit(ctx context.Context, p Problem, progress func(Step), plan fu
 	train := p.X.Len() - held
 	rates := b.Rates
 	if rates == nil {
-		r, err := Calibrate(ctx, cfg, p)
+		r, err := Calibrate(ctx, cfg, sel, p)
 		if err != nil {
 			return nil, err
 		}
@@ -194,6 +211,7 @@ func (b Budget) Fit(ctx context.Context, p Problem, progress func(Step), plan fu
 	sel.checkpoints = pl.BlockSize
 	rec := &BudgetRecord{Budget: b.Duration, Plan: pl}
 	fitStart := b.now()
+	prevNodes, prevTime := 0, fitStart
 	stoppedByClock := false
 	sel.watch = func(path *Path, ev *evaluator) bool {
 		l := path.Nodes()
@@ -211,8 +229,18 @@ func (b Budget) Fit(ctx context.Context, p Problem, progress func(Step), plan fu
 		if model > 0 && spent > 0 {
 			pace = spent / model
 		}
+		// The last block's pace too, if slower: a supervised fit's blocks
+		// grow dearer near N, as admissible candidates get rare.
+		if last := model - rates.fitSeconds(train, prevNodes, pl.BlockSize); last > 0 && prevNodes > 0 {
+			pace = max(pace, now.Sub(prevTime).Seconds()/last)
+		}
+		prevNodes, prevTime = l, now
 		next := min(l+pl.BlockSize, pl.MaxNodes)
-		need := pace * (rates.fitSeconds(train, next, pl.BlockSize) - model + rates.finishSeconds(held, next, len(pl.Ridges)))
+		// A fit faster than the probe is mostly the probe's smaller
+		// products running less efficiently: the finish, timed apart in
+		// the probe, is not scaled down with it. A slower one means a busy
+		// machine, which slows the finish as much.
+		need := pace*(rates.fitSeconds(train, next, pl.BlockSize)-model) + max(pace, 1)*rates.finishSeconds(held, next, p.M, len(pl.Ridges), pl.Points+maxCheckpointsInGrid)
 		left := (b.Duration - now.Sub(b.Start)).Seconds()
 		if l < pl.MaxNodes && need > left*budgetSafety {
 			stoppedByClock = true
@@ -254,7 +282,7 @@ func (b Budget) plan(cfg Config, sel Selection, r Rates, p Problem, train, held 
 		ridges = append(slices.Clone(ridges), cfg.Ridge)
 	}
 	cost := func(l int) float64 {
-		return r.fitSeconds(train, l, block) + r.finishSeconds(held, l, len(ridges))
+		return r.fitSeconds(train, l, block) + r.finishSeconds(held, l, p.M, len(ridges), sel.Points+maxCheckpointsInGrid)
 	}
 	// The largest multiple of the block that fits (at least one block).
 	lmax := maxNodes / 2
@@ -269,7 +297,7 @@ func (b Budget) plan(cfg Config, sel Selection, r Rates, p Problem, train, held 
 	for next := l + block; next <= lmax && cost(next) <= left; next += block {
 		l = next
 	}
-	capL := min(lmax, 2*l)
+	capL := min(lmax, budgetGrowth*l)
 	capL = max(block, capL/block*block)
 	return BudgetPlan{
 		Kind: cfg.Kind, Preset: cfg.Preset, Nodes: l, MaxNodes: capL, BlockSize: block,
@@ -294,11 +322,12 @@ func (b Budget) memoryCap(cfg Config, p Problem, train, block int) int {
 	return max(1, k) * block
 }
 
-// Calibrate measures this machine's rates for cfg with a probe fit: cfg's
-// learner, block by block, on a sample of at most 4000 of p's images, two
-// blocks of nodes (at most 1000), plus a float64 Cholesky factor of 512 x
-// 512. It takes about half a second for MNIST's fast RVFL on two cores.
-func Calibrate(ctx context.Context, cfg Config, p Problem) (Rates, error) {
+// Calibrate measures this machine's rates for cfg and the model selection
+// sel with a probe: cfg's learner, block by block, on a sample of at most
+// 4000 of p's images, two blocks of nodes (at most 1000), selected as sel
+// says, timed in its parts; and float64 Cholesky factors of 1024 and 2048. It
+// takes about a second for MNIST's fast RVFL on two cores.
+func Calibrate(ctx context.Context, cfg Config, sel Selection, p Problem) (Rates, error) {
 	n := min(p.X.Len(), 4000)
 	idx := rand.New(rand.NewPCG(cfg.Seed, 0xca1b)).Perm(p.X.Len())[:n]
 	sort.Ints(idx)
@@ -308,34 +337,52 @@ func Calibrate(ctx context.Context, cfg Config, p Problem) (Rates, error) {
 	block := max(c.BlockSize, 1)
 	c.MaxNodes = min(2*block, 1000)
 	c.BlockSize = min(block, c.MaxNodes)
+	sel.watch, sel.checkpoints = nil, 0
 	t0 := time.Now()
-	path, err := c.fitPath(ctx, sub, nil, nil)
+	var fitEnd time.Time
+	m, err := c.Select(ctx, sub, sel, func(Step) { fitEnd = time.Now() })
 	if err != nil {
 		return Rates{}, fmt.Errorf("%w: calibration: %v", ErrBudget, err)
 	}
-	total := time.Since(t0).Seconds()
-	prof := path.Model().Summary.Profile
-	l := path.Nodes()
+	fit := fitEnd.Sub(t0).Seconds()
+	held := m.Selection.Held
+	train := n - held
+	l := m.Selection.FitNodes
+	prof := m.Summary.Profile
 	var r Rates
 	score := (prof.Draw + prof.Scoring + prof.Selection).Seconds()
-	r.Score = score / (float64(n) * float64(l))
-	r.Gram = math.Max(total-score, 0) / (float64(n) * float64(l) * float64(l) / 2)
-	// The float64 factor: a Cholesky of a 512 x 512 Gram matrix.
-	const k = 512
+	if score <= 0 || score > fit {
+		score = fit / 2 // a path that does not split its time
+	}
+	r.Score = score / (float64(train) * float64(l))
+	r.Gram = math.Max(fit-score, 0) / (float64(train) * float64(l) * float64(l) / 2)
+	// The float64 factors: the fit's are grown by blocks, the finish's
+	// are of thousands of nodes, where the blocked factor runs several
+	// times faster than on the probe's few hundred (on two cores of a
+	// Xeon, 12 GFLOP/s at 512, 48 at 2048, 75 at 4096): each is timed on
+	// a Cholesky factor of its size. (The probe's own finish, timed at
+	// L = 1000, overstated a finish at L = 6000 by a factor of two or more.)
+	r.Chol = cholSeconds(1024)
+	r.Finish = cholSeconds(2048)
+	r.Block = 1e-3
+	return r, nil
+}
+
+// cholSeconds times the package's blocked Cholesky factor of a k x k
+// matrix and returns its seconds per unit of k^3/3.
+func cholSeconds(k int) float64 {
 	a := make([]float64, k*k)
 	for i := 0; i < k; i++ {
 		for j := 0; j <= i; j++ {
 			a[i*k+j] = 1 / float64(1+i+j)
 		}
-		a[i*k+i] += k
+		a[i*k+i] += float64(k)
 	}
-	t1 := time.Now()
+	t0 := time.Now()
 	if err := cholesky(a, k, k, 1); err != nil {
-		return Rates{}, fmt.Errorf("%w: calibration: %v", ErrBudget, err)
+		panic(err) // diagonally dominant: cannot happen
 	}
-	r.Chol = time.Since(t1).Seconds() / (k * k * k / 3.0)
-	r.Block = 1e-3
-	return r, nil
+	return time.Since(t0).Seconds() / (float64(k) * float64(k) * float64(k) / 3)
 }
 
 // Replay refits the plan a budgeted model records on the same training data
@@ -389,7 +436,7 @@ type fileBudget struct {
 	Ridges      []float64   `json:"ridges"`
 	FitRidge    float64     `json:"fit_ridge"`
 	Predicted   float64     `json:"predicted_s"`
-	Rates       [4]float64  `json:"rates"` // score, gram, chol, block (seconds per unit)
+	Rates       [5]float64  `json:"rates"` // score, gram, chol, block, finish (seconds per unit)
 	Why         string      `json:"why"`
 	FitNodes    int         `json:"fit_nodes"`
 	Stopped     string      `json:"stopped"`
@@ -405,7 +452,7 @@ func toFileBudget(r *BudgetRecord) *fileBudget {
 	f := &fileBudget{
 		Budget: r.Budget.Seconds(), Kind: p.Kind.String(), Preset: p.Preset, Nodes: p.Nodes, MaxNodes: p.MaxNodes,
 		BlockSize: p.BlockSize, Validation: p.Validation, Points: p.Points, Ridges: p.Ridges, FitRidge: p.FitRidge,
-		Predicted: p.Predicted.Seconds(), Rates: [4]float64{p.Rates.Score, p.Rates.Gram, p.Rates.Chol, p.Rates.Block},
+		Predicted: p.Predicted.Seconds(), Rates: [5]float64{p.Rates.Score, p.Rates.Gram, p.Rates.Chol, p.Rates.Block, p.Rates.Finish},
 		Why: p.Why, FitNodes: r.FitNodes, Stopped: r.Stopped, Elapsed: r.Elapsed.Seconds(),
 		Checkpoints: make([][]float64, len(r.Checkpoints)),
 	}
@@ -435,7 +482,7 @@ func (f *fileBudget) record() (*BudgetRecord, error) {
 	p := BudgetPlan{
 		Kind: kind, Preset: f.Preset, Nodes: f.Nodes, MaxNodes: f.MaxNodes, BlockSize: f.BlockSize,
 		Validation: f.Validation, Points: f.Points, Ridges: f.Ridges, FitRidge: f.FitRidge, Predicted: secs(f.Predicted),
-		Rates: Rates{Score: f.Rates[0], Gram: f.Rates[1], Chol: f.Rates[2], Block: f.Rates[3]}, Why: f.Why,
+		Rates: Rates{Score: f.Rates[0], Gram: f.Rates[1], Chol: f.Rates[2], Block: f.Rates[3], Finish: f.Rates[4]}, Why: f.Why,
 	}
 	r := &BudgetRecord{Budget: secs(f.Budget), Plan: p, FitNodes: f.FitNodes, Stopped: f.Stopped, Elapsed: secs(f.Elapsed)}
 	for _, row := range f.Checkpoints {

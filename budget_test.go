@@ -38,7 +38,7 @@ func (c *fakeClock) since(t time.Time) float64 { return c.t.Sub(t).Seconds() }
 
 // budgetRates are made-up rates for the tests' small problem (600 images
 // of 10 x 8): scoring dominates small L, the Gram products large L.
-var budgetRates = Rates{Score: 2e-4, Gram: 4e-6, Chol: 1e-7, Block: 0.01}
+var budgetRates = Rates{Score: 2e-4, Gram: 4e-6, Chol: 1e-7, Block: 0.01, Finish: 2e-9}
 
 // budgetRun fits p within a budget of the given seconds on a fake clock
 // that advances, at every node, by slow times the modelled cost of that
@@ -77,13 +77,13 @@ func budgetSeconds(p Problem, l int) float64 {
 	_, sel, _ := budgetChoice(p, 1)
 	held := max(1, int(math.Round(sel.Validation*float64(p.X.Len()))))
 	r := budgetRates
-	return (r.fitSeconds(p.X.Len()-held, l, 100) + r.finishSeconds(held, l, len(DefaultRidges()))) / budgetSafety * 1.01
+	return (r.fitSeconds(p.X.Len()-held, l, 100) + r.finishSeconds(held, l, p.M, len(DefaultRidges()), 20+maxCheckpointsInGrid)) / budgetSafety * 1.01
 }
 
 // finish is the modelled finishing cost of the record's fit at pace slow.
 func finish(rec *BudgetRecord, n int, slow float64) float64 {
 	held := max(1, int(math.Round(rec.Plan.Validation*float64(n))))
-	return slow * rec.Plan.Rates.finishSeconds(held, rec.FitNodes, len(rec.Plan.Ridges))
+	return slow * rec.Plan.Rates.finishSeconds(held, rec.FitNodes, 10, len(rec.Plan.Ridges), rec.Plan.Points+maxCheckpointsInGrid)
 }
 
 func TestBudgetMeetsPlanAtCalibratedRates(t *testing.T) {
@@ -204,12 +204,12 @@ func TestBudgetBadInput(t *testing.T) {
 // TestCalibrateRates: a probe gives positive, finite rates.
 func TestCalibrateRates(t *testing.T) {
 	p := noisyProblem(t, 600)
-	cfg, _, _ := budgetChoice(p, 1)
-	r, err := Calibrate(context.Background(), cfg, p)
+	cfg, sel, _ := budgetChoice(p, 1)
+	r, err := Calibrate(context.Background(), cfg, sel, p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !r.valid() || !(r.Score > 0) || !(r.Chol > 0) {
+	if !r.valid() || !(r.Score > 0) || !(r.Chol > 0) || !(r.Finish > 0) {
 		t.Errorf("rates %+v", r)
 	}
 }

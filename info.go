@@ -25,6 +25,7 @@ type Info struct {
 	Preprocessing Preprocessing     // how the training images were prepared
 	Meta          map[string]string // free-form metadata
 	Selection     *Choice           // how L and the ridge term were chosen, nil without selection
+	Budget        *BudgetRecord     // the plan of a fit within a time budget, nil for other fits
 
 	// HeaderBytes is the length of the JSON header; FileBytes the size of
 	// the whole file the header describes (16-byte preamble, header,
@@ -57,7 +58,7 @@ func ReadInfo(r io.Reader) (Info, error) {
 		Kind: m.Kind, Activation: m.Activation, Rows: m.Rows, Cols: m.Cols, M: m.M,
 		Nodes: m.expectedNodes(), Classes: m.Classes,
 		Config: m.Config, Summary: m.Summary, Preprocessing: m.Preprocessing, Meta: m.Meta,
-		Selection: m.Selection, HeaderBytes: hlen,
+		Selection: m.Selection, Budget: m.Budget, HeaderBytes: hlen,
 		FileBytes: int64(preambleSize+hlen) + int64(m.payloadSize()) + 4,
 	}, nil
 }

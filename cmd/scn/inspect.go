@@ -41,6 +41,9 @@ checked against the header (eval and predict verify the weights' checksum).`,
 			if m.Selection != nil {
 				info["selection"] = m.Selection
 			}
+			if m.Budget != nil {
+				info["budget"] = m.Budget
+			}
 			if asJSON {
 				enc := json.NewEncoder(cmd.OutOrStdout())
 				enc.SetIndent("", "  ")
@@ -62,6 +65,11 @@ checked against the header (eval and predict verify the weights' checksum).`,
 				fmt.Fprintf(w, "selection\t%s\n", selectionLine(m.Selection))
 				fmt.Fprintf(w, "\t%s\n", c.Refit)
 				fmt.Fprintf(w, "validation curve\t%s\n", curveSummary(c))
+			}
+			if b := m.Budget; b != nil {
+				fmt.Fprintf(w, "budget\t%s\n", budgetPlanLine(b.Budget, b.Plan))
+				fmt.Fprintf(w, "\t%s\n", budgetOutcomeLine(b, m.Selection))
+				fmt.Fprintf(w, "checkpoints\t%s\n", checkpointsLine(b))
 			}
 			fmt.Fprintf(w, "training\t%d images, %v, RMSE %.5g, %d candidates scored, %d rejected\n", s.Samples, s.Stop, s.TrainRMSE, s.Tried, s.Rejected)
 			if m.Classes != nil {

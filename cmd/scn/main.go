@@ -15,9 +15,14 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 )
+
+// processStart is when the process started, near enough: a --budget counts
+// from here, so that reading the data is paid from the budget.
+var processStart = time.Now()
 
 // usageError marks errors in the command line itself (exit status 2).
 type usageError struct{ error }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"time"
 
 	"github.com/scn2d/scn"
 	"github.com/spf13/cobra"
@@ -16,6 +17,8 @@ func newTrain() *cobra.Command {
 		d           dataFlags
 		out         string
 		quiet, part bool
+		timeBudget  time.Duration
+		replay      string
 	)
 	cmd := &cobra.Command{
 		Use:   "train",
@@ -27,9 +30,21 @@ write a model file. Labels give classification; targets (--idx-targets, or a
 derived set that has them) give regression. The preprocessing is recorded in
 the model and applied again by eval and predict. A training set whose images
 mostly look like dark ink on a light background gets a one-line note unless
---invert is given.`,
+--invert is given.
+
+--budget 60s chooses the learner and its settings itself for the best
+held-out accuracy the time can buy, counted from the start of the process:
+it measures this machine with a short probe fit, plans L, fits block by block
+and stops when the next block would not fit (or grows past the plan when
+ahead), then picks the best prefix on held-out data. The plan and what
+happened are printed and recorded in the model (scn inspect shows them);
+--replay MODEL refits a budgeted model's plan on the same data without a
+clock, giving the same model file.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if timeBudget != 0 || replay != "" {
+				return trainBudget(cmd, &h, &d, out, quiet, timeBudget, replay)
+			}
 			k, err := h.kind()
 			if err != nil {
 				return err
@@ -114,6 +129,8 @@ mostly look like dark ink on a light background gets a one-line note unless
 	cmd.Flags().StringVarP(&out, "out", "o", "model.scn", "model file to write")
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress bar")
 	cmd.Flags().BoolVar(&part, "save-partial", false, "on Ctrl-C, save the nodes built so far (the exit status is still 130)")
+	cmd.Flags().DurationVar(&timeBudget, "budget", 0, "wall-clock budget for the whole process (e.g. 60s, 2m): the learner, L and the settings are chosen for the best held-out accuracy that finishes in time")
+	cmd.Flags().StringVar(&replay, "replay", "", "refit the plan a --budget model records (same data flags) without a clock: the same model file")
 	return cmd
 }
 
