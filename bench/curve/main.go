@@ -143,7 +143,7 @@ func run() error {
 			if err != nil {
 				return err
 			}
-			fmt.Printf("%s,%s,%d,%.1f,%.1f,%.2f\n", name, label, l, st.wall, st.cpu, 100*acc)
+			fmt.Printf("%s,%s,%d,%.1f,%.1f,%.2f,%d\n", name, label, l, st.wall, st.cpu, 100*acc, m.ParamCount())
 		}
 		pprof.StopCPUProfile()
 		return nil
@@ -172,7 +172,7 @@ func run() error {
 		if l == path.Nodes() {
 			st = end // the final solve included
 		}
-		fmt.Printf("%s,%s,%d,%.1f,%.1f,%.2f\n", name, label, l, st.wall, st.cpu, 100*acc)
+		fmt.Printf("%s,%s,%d,%.1f,%.1f,%.2f,%d\n", name, label, l, st.wall, st.cpu, 100*acc, m.ParamCount())
 	}
 	return nil
 }

@@ -1,11 +1,13 @@
-// Command pareto draws the accuracy-against-fit-time plots of
-// bench/pareto.csv (one SVG per data set, one marker set per learner) with
-// the project's report package (gonum/plot):
+// Command pareto draws the plots of bench/pareto.csv with the project's
+// report package (gonum/plot), one marker set per learner: per data set,
+// test accuracy against fit time (pareto-<data>.svg) and, for the rows that
+// give their parameter count, against parameters (pareto-<data>-params.svg):
 //
 //	go run ./bench/pareto bench/pareto.csv bench
 //
 // The CSV has a header and the columns data, learner, nodes, fit_s, cpu_s,
-// test_acc (percent); bench/pareto.sh writes it.
+// test_acc (percent) and, optionally, params (empty where unknown);
+// bench/pareto.sh writes it.
 package main
 
 import (
@@ -41,13 +43,14 @@ func run(in, outDir string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", in, err)
 	}
-	if len(rows) < 2 || len(rows[0]) != 6 {
-		return fmt.Errorf("%s: want a header and rows of data,learner,nodes,fit_s,cpu_s,test_acc", in)
+	if len(rows) < 2 || (len(rows[0]) != 6 && len(rows[0]) != 7) {
+		return fmt.Errorf("%s: want a header and rows of data,learner,nodes,fit_s,cpu_s,test_acc[,params]", in)
 	}
 	type key struct{ data, learner string }
 	var datas []string
 	order := map[string][]string{}
-	pts := map[key]*report.Points{}
+	pts := map[key]*report.Points{}    // accuracy against time
+	params := map[key]*report.Points{} // accuracy against parameters
 	for i, r := range rows[1:] {
 		fit, err1 := strconv.ParseFloat(r[3], 64)
 		acc, err2 := strconv.ParseFloat(r[5], 64)
@@ -64,22 +67,48 @@ func run(in, outDir string) error {
 		}
 		pts[k].X = append(pts[k].X, fit)
 		pts[k].Y = append(pts[k].Y, acc)
+		if len(r) == 7 && r[6] != "" {
+			n, err := strconv.ParseFloat(r[6], 64)
+			if err != nil || !(n > 0) {
+				return fmt.Errorf("%s: row %d: parameter count %q is not a positive number", in, i+2, r[6])
+			}
+			if params[k] == nil {
+				params[k] = &report.Points{Name: r[1]}
+			}
+			params[k].X = append(params[k].X, n)
+			params[k].Y = append(params[k].Y, acc)
+		}
 	}
 	for _, d := range datas {
-		var sets []report.Points
+		var sets, psets []report.Points
 		for _, l := range order[d] {
 			sets = append(sets, *pts[key{d, l}])
+			if p := params[key{d, l}]; p != nil {
+				psets = append(psets, *p)
+			}
 		}
-		svg, err := report.ScatterLogX(d+": test accuracy against fit time", "fit time (s, log scale)", "test accuracy (%)", sets)
-		if err != nil {
+		if err := plot(filepath.Join(outDir, "pareto-"+d+".svg"), d+": test accuracy against fit time", "fit time (s, log scale)", sets); err != nil {
 			return err
 		}
-		out := filepath.Join(outDir, "pareto-"+d+".svg")
-		if err := writeAtomic(out, svg); err != nil {
-			return err
+		if len(psets) > 0 {
+			if err := plot(filepath.Join(outDir, "pareto-"+d+"-params.svg"), d+": test accuracy against parameters", "parameters (log scale)", psets); err != nil {
+				return err
+			}
 		}
-		fmt.Println("wrote", out)
 	}
+	return nil
+}
+
+// plot writes one scatter plot of accuracy against a log-scale x to out.
+func plot(out, title, xlabel string, sets []report.Points) error {
+	svg, err := report.ScatterLogX(title, xlabel, "test accuracy (%)", sets)
+	if err != nil {
+		return err
+	}
+	if err := writeAtomic(out, svg); err != nil {
+		return err
+	}
+	fmt.Println("wrote", out)
 	return nil
 }
 

@@ -48,3 +48,34 @@ func TestRunRefusesBadCSV(t *testing.T) {
 		t.Error("missing file accepted")
 	}
 }
+
+// TestRunDrawsParameterPlots: rows with a parameter count give a second
+// plot per data set; a set without any gives none; a bad count is refused.
+func TestRunDrawsParameterPlots(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "p.csv")
+	csv := "data,learner,nodes,fit_s,cpu_s,test_acc,params\n" +
+		"mnist,2dscn fast,1000,5.5,,94.6,67000\nmnist,PyTorch CNN (2 threads),1,30.2,,98.1,454922\n" +
+		"fashion-mnist,2drvfl fast,1000,4,,85,\n"
+	if err := os.WriteFile(in, []byte(csv), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := run(in, dir); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "pareto-mnist-params.svg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "parameters") || !strings.Contains(string(b), "PyTorch CNN") {
+		t.Error("the parameter plot lacks its axis or the CNN")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "pareto-fashion-mnist-params.svg")); err == nil {
+		t.Error("a parameter plot for a data set without parameter counts")
+	}
+	bad := "data,learner,nodes,fit_s,cpu_s,test_acc,params\nmnist,x,1,2,,90,-5\n"
+	os.WriteFile(in, []byte(bad), 0o644)
+	if err := run(in, dir); err == nil {
+		t.Error("a negative parameter count accepted")
+	}
+}
