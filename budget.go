@@ -192,7 +192,7 @@ func (b Budget) Fit(ctx context.Context, p Problem, progress func(Step), plan fu
 	train := p.X.Len() - held
 	rates := b.Rates
 	if rates == nil {
-		r, err := Calibrate(ctx, cfg, sel, p)
+		r, _, err := probe(ctx, cfg, sel, p)
 		if err != nil {
 			return nil, err
 		}
@@ -328,6 +328,13 @@ func (b Budget) memoryCap(cfg Config, p Problem, train, block int) int {
 // says, timed in its parts; and float64 Cholesky factors of 1024 and 2048. It
 // takes about a second for MNIST's fast RVFL on two cores.
 func Calibrate(ctx context.Context, cfg Config, sel Selection, p Problem) (Rates, error) {
+	r, _, err := probe(ctx, cfg, sel, p)
+	return r, err
+}
+
+// probe is Calibrate, returning the probe's held-out accuracy too (a quarter
+// of the sample held out, so that learners can be compared on it).
+func probe(ctx context.Context, cfg Config, sel Selection, p Problem) (Rates, float64, error) {
 	n := min(p.X.Len(), 4000)
 	idx := rand.New(rand.NewPCG(cfg.Seed, 0xca1b)).Perm(p.X.Len())[:n]
 	sort.Ints(idx)
@@ -338,11 +345,12 @@ func Calibrate(ctx context.Context, cfg Config, sel Selection, p Problem) (Rates
 	c.MaxNodes = min(2*block, 1000)
 	c.BlockSize = min(block, c.MaxNodes)
 	sel.watch, sel.checkpoints = nil, 0
+	sel.Validation = 0.25
 	t0 := time.Now()
 	var fitEnd time.Time
 	m, err := c.Select(ctx, sub, sel, func(Step) { fitEnd = time.Now() })
 	if err != nil {
-		return Rates{}, fmt.Errorf("%w: calibration: %v", ErrBudget, err)
+		return Rates{}, 0, fmt.Errorf("%w: calibration: %v", ErrBudget, err)
 	}
 	fit := fitEnd.Sub(t0).Seconds()
 	held := m.Selection.Held
@@ -365,7 +373,7 @@ func Calibrate(ctx context.Context, cfg Config, sel Selection, p Problem) (Rates
 	r.Chol = cholSeconds(1024)
 	r.Finish = cholSeconds(2048)
 	r.Block = 1e-3
-	return r, nil
+	return r, m.Selection.Accuracy, nil
 }
 
 // cholSeconds times the package's blocked Cholesky factor of a k x k
