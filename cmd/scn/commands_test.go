@@ -296,8 +296,10 @@ func interrupt(t *testing.T, delay time.Duration, args ...string) (string, int) 
 func TestCtrlC(t *testing.T) {
 	dir := t.TempDir()
 	model := filepath.Join(dir, "m.scn")
-	// Without --save-partial: a one-line message, status 130, no file.
-	out, code := interrupt(t, 1500*time.Millisecond, "train", "--model", "scn", "--nodes", "3000", "-q", "-o", model)
+	// Without --save-partial: a one-line message, status 130, no file. (The
+	// paper preset adds one node at a time: a fit of 3000 nodes takes
+	// minutes, where the default preset's blocks may end before the signal.)
+	out, code := interrupt(t, 1500*time.Millisecond, "train", "--model", "scn", "--preset", "paper", "--nodes", "3000", "-q", "-o", model)
 	if code != exitInterrupted || strings.TrimSpace(out) != "scn: interrupted; nothing saved (--save-partial keeps the nodes built so far)" {
 		t.Errorf("exit %d:\n%s", code, out)
 	}
@@ -308,7 +310,7 @@ func TestCtrlC(t *testing.T) {
 	// loaded machine the first signal may come before the first node:
 	// then nothing is saved; try again with a longer delay.)
 	for _, delay := range []time.Duration{1500 * time.Millisecond, 5 * time.Second, 15 * time.Second} {
-		out, code = interrupt(t, delay, "train", "--model", "scn", "--nodes", "3000", "-q", "--save-partial", "-o", model)
+		out, code = interrupt(t, delay, "train", "--model", "scn", "--preset", "paper", "--nodes", "3000", "-q", "--save-partial", "-o", model)
 		if code != exitInterrupted || strings.TrimSpace(out) != "scn: interrupted; no node was built, nothing saved" {
 			break
 		}
