@@ -732,3 +732,31 @@ func TestSelectOnBlockFit(t *testing.T) {
 		}
 	}
 }
+
+// TestStandardizedFitLinearInPixels: a standardised fit on 128 x 64 images
+// allocates in all (garbage included) far less than a d x d pixel
+// covariance (256 MiB in float32), which it once formed (on 243 x 320
+// photos: 24 GB).
+func TestStandardizedFitLinearInPixels(t *testing.T) {
+	x, y, names := blobs(50, 128, 64, 3, 9)
+	p, err := Classification(x, y, names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []Kind{RVFL2D, RVFL, SCN2D, SCN} {
+		c := Fast(k)
+		c.MaxNodes, c.BlockSize, c.FieldMin, c.FieldMax = 20, 10, 0, 0
+		c.Pairs = false
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		if _, err := c.Fit(context.Background(), p, nil); err != nil {
+			t.Fatalf("%v: %v", k, err)
+		}
+		runtime.ReadMemStats(&after)
+		d := int64(x.Dim())
+		if got := int64(after.TotalAlloc - before.TotalAlloc); got > 4*d*d/4 {
+			t.Errorf("%v: the fit allocated %d bytes, a quarter of a %d x %d float32 covariance or more", k, got, d, d)
+		}
+	}
+}

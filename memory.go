@@ -113,7 +113,7 @@ func (c Config) blockMemory(N, d, np, M, L float64) (cand, factor int64) {
 		workers := math.Min(float64(runtime.GOMAXPROCS(0)), math.Ceil(L/b))
 		// Every node's parameters and bias; the weights over the image of
 		// one block (as drawn) and of the nodes being scored.
-		nodes := 4*L*np + 4*L + 4*b*(np+d) + 4*weightChunk*d
+		nodes := 4*L*np + 4*L + 4*b*(np+d) + 4*weightChunk*d + c.momentBytes(N, d, b)
 		return bytesOf(nodes), bytesOf(ls + pass + workers*perWorker)
 	}
 	// H in float32 in the shards (and one shard's float64 copy for
@@ -142,8 +142,22 @@ func (c Config) blockMemory(N, d, np, M, L float64) (cand, factor int64) {
 	if c.Pairs {
 		out = 4 * k * rows * float64(runtime.GOMAXPROCS(0))
 	}
-	cand = bytesOf(4*k*np + 4*k*d + out + 8*shards*k*(M+1))
+	moments := 0.0
+	if !c.Pairs {
+		moments = c.momentBytes(N, d, k) // pair scoring standardises from its own pass
+	}
+	cand = bytesOf(4*k*np + 4*k*d + out + 8*shards*k*(M+1) + moments)
 	return cand, bytesOf(ls)
+}
+
+// momentBytes is what standardising k drawn candidates takes: the mean
+// image (d float32) and their inputs on the first momentSample images
+// (k x min(N, momentSample) float32), linear in the pixels.
+func (c Config) momentBytes(N, d, k float64) float64 {
+	if !c.Standardize {
+		return 0
+	}
+	return 4*d + 4*k*math.Min(N, momentSample)
 }
 
 // EstimateBytes returns EstimateMemory(n, rows, cols, m).Total().
