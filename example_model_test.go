@@ -150,9 +150,12 @@ func ExampleConfig_Select() {
 		panic(err)
 	}
 	c := m.Selection
-	fmt.Printf("%s on %d held-out images: %d (L, ridge) pairs scored; the model has the chosen %d nodes\n", c.Method, c.Held, c.Candidates, m.Nodes())
+	// The chosen L itself (19 with the amd64 kernels, 16 with the pure-Go
+	// ones) breaks a tie of held-out accuracy on 12 images by RMSE, which
+	// rounding decides: print what holds on every platform.
+	fmt.Printf("%s on %d held-out images: %d (L, ridge) pairs scored; the model has the chosen L: %v\n", c.Method, c.Held, c.Candidates, m.Nodes() == c.Nodes)
 	// Output:
-	// holdout on 12 held-out images: 40 (L, ridge) pairs scored; the model has the chosen 19 nodes
+	// holdout on 12 held-out images: 40 (L, ridge) pairs scored; the model has the chosen L: true
 }
 
 // The generalization indicator ranks models as the paper's E4 does: each

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/scn2d/scn/internal/linalg/kernel"
 	"github.com/scn2d/scn/internal/reference"
 	"gonum.org/v1/gonum/mat"
 )
@@ -171,8 +172,18 @@ func TestRVFLOutputWeightsAreClosedForm(t *testing.T) {
 		}
 		var want mat.Dense
 		want.Mul(reference.Pinv(hiddenMatrix(m, p.X)), mat.NewDense(p.X.Len(), p.M, p.T))
-		if d := relDiff(m.Beta, want.RawMatrix().Data); d > 1e-8 {
-			t.Errorf("%v: beta differs from reference.Pinv(H) T by %.3g relative", k, d)
+		// H here is prediction's. Where its kernels are the fit's (the
+		// amd64 assembly), it is the H the fit solved with, and beta agrees
+		// to the solve's rounding; the Go fallback (purego, arm64) sums the
+		// hidden outputs in another order than the fit's scoring, H moves by
+		// float32 rounding (6e-8 relative) and beta by that times the
+		// problem's condition (measured 1.4e-7 and 1.7e-7).
+		tol := 1e-8
+		if !kernel.Available {
+			tol = 1e-6
+		}
+		if d := relDiff(m.Beta, want.RawMatrix().Data); d > tol {
+			t.Errorf("%v: beta differs from reference.Pinv(H) T by %.3g relative (tolerance %g, %s kernels)", k, d, tol, kernelVariant())
 		}
 		for i, v := range m.Params {
 			if math.Abs(float64(v)) > 1 {

@@ -20,11 +20,11 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/pprof"
-	"syscall"
 	"time"
 
 	"github.com/scn2d/scn"
 	"github.com/scn2d/scn/dataset"
+	"github.com/scn2d/scn/internal/proc"
 )
 
 func main() {
@@ -34,11 +34,8 @@ func main() {
 	}
 }
 
-func cpuSeconds() float64 {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
-}
+// cpuSeconds is the process's CPU time (0 where the OS does not say).
+func cpuSeconds() float64 { return proc.CPUTime().Seconds() }
 
 func run() error {
 	data := flag.String("data", "../shared/data/mnist", "folder with the four gzip IDX files of MNIST or Fashion-MNIST")

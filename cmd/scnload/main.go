@@ -26,10 +26,10 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/scn2d/scn/dataset"
+	"github.com/scn2d/scn/internal/proc"
 )
 
 func main() {
@@ -134,8 +134,7 @@ func run() error {
 		}
 	}
 	cpu0 := cpuTime(*pid)
-	var self0 syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &self0)
+	self0 := proc.CPUTime()
 	ctx, cancel := context.WithTimeout(context.Background(), *maxTime)
 	defer cancel()
 	var next, failed atomic.Int64
@@ -165,8 +164,7 @@ func run() error {
 	wg.Wait()
 	wall := time.Since(start)
 	cpu1 := cpuTime(*pid)
-	var self1 syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &self1)
+	self1 := proc.CPUTime()
 	all := slices.Concat(lat...)
 	slices.Sort(all)
 	ok := len(all)
@@ -180,7 +178,7 @@ func run() error {
 	if e := firstErr.Load(); e != nil {
 		fmt.Printf("first error: %v\n", e)
 	}
-	selfCPU := time.Duration(self1.Utime.Nano() + self1.Stime.Nano() - self0.Utime.Nano() - self0.Stime.Nano())
+	selfCPU := self1 - self0
 	fmt.Printf("load generator CPU %.1f us/request\n", float64(selfCPU.Microseconds())/float64(ok))
 	if *pid > 0 {
 		srv := cpu1 - cpu0
