@@ -9,6 +9,8 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/scn2d/scn/internal/linalg"
@@ -52,9 +54,16 @@ func goldenCases() []goldenCase {
 	}
 }
 
-// kernelVariant names the scoring kernels this machine runs and the
-// linear-algebra backend of the build: both group sums differently, so a
-// model's bits depend on them (and only on them).
+// kernelVariant names the platform class a model's bits depend on (and
+// only on): the project's scoring kernels this machine runs ("avx512",
+// "avx2", or "generic" for the Go fallback of the purego build and of
+// non-amd64 machines), the linear-algebra backend's class (gonum, or
+// OpenBLAS with the core type whose kernels it picked by CPU model:
+// linalg.Class), and the architecture (the Go compiler fuses x*y+z into
+// one FMA on arm64, ppc64 and s390x, not on amd64). Golden hashes are
+// pinned per class: "same bytes on any CPU" holds for the default and the
+// purego build on amd64, and for the OpenBLAS build only within a core
+// type.
 func kernelVariant() string {
 	k := "generic"
 	switch {
@@ -63,7 +72,7 @@ func kernelVariant() string {
 	case kernel.Available:
 		k = "avx2"
 	}
-	return k + "/" + linalg.Backend()
+	return k + "/" + linalg.Class() + "/" + runtime.GOARCH
 }
 
 // TestGoldenModelBytes pins the saved bytes of models of every kind and
@@ -115,13 +124,43 @@ func TestGoldenModelBytes(t *testing.T) {
 	}
 	pinned, ok := want[variant]
 	if !ok {
-		t.Skipf("no golden hashes for the %s kernels in %s; record them with -update-golden on such a machine", variant, path)
+		t.Skipf("no golden hashes for the platform class %s in %s; record them with -update-golden on such a machine", variant, path)
 	}
 	for _, gc := range goldenCases() {
 		if w, ok := pinned[gc.name]; !ok {
 			t.Errorf("%s: not in %s (record it with -update-golden)", gc.name, path)
 		} else if got[gc.name] != w {
-			t.Errorf("%s: model bytes changed (sha256 %s, pinned %s)", gc.name, got[gc.name], w)
+			t.Errorf("%s: model bytes changed on platform class %s (sha256 %s, pinned %s)", gc.name, variant, got[gc.name], w)
 		}
+	}
+}
+
+// TestGoldenVariantsNameTheirClass: every set of pinned hashes names a
+// whole platform class (kernels, backend class, architecture), and an
+// OpenBLAS set names the core type: a set pinned for "openblas" alone
+// would claim bits that OpenBLAS's dispatch by CPU model does not keep.
+func TestGoldenVariantsNameTheirClass(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("testdata", "golden.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pinned map[string]map[string]string
+	if err := json.Unmarshal(raw, &pinned); err != nil {
+		t.Fatal(err)
+	}
+	kernels := map[string]bool{"avx512": true, "avx2": true, "generic": true}
+	for v := range pinned {
+		parts := strings.Split(v, "/")
+		switch {
+		case len(parts) != 3 || !kernels[parts[0]] || parts[2] == "":
+			t.Errorf("golden set %q: want kernels/backend-class/arch", v)
+		case parts[1] != "gonum" && !strings.HasPrefix(parts[1], "openblas-"):
+			t.Errorf("golden set %q: backend class %q is neither gonum nor openblas-<core type>", v, parts[1])
+		case parts[1] == "openblas-":
+			t.Errorf("golden set %q: OpenBLAS without its core type", v)
+		}
+	}
+	if v := kernelVariant(); strings.Count(v, "/") != 2 {
+		t.Errorf("this platform's class %q is not kernels/backend-class/arch", v)
 	}
 }

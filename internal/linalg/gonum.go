@@ -10,6 +10,9 @@ import (
 
 const backend = "gonum"
 
+// class is the backend: gonum's Go code does not depend on the CPU model.
+func class() string { return backend }
+
 var impl gonum.Implementation
 
 func tr(t bool) blas.Transpose {

@@ -33,6 +33,13 @@ func Dgemm(transA, transB bool, m, n, k int, alpha float64, a []float64, lda int
 // Backend names the implementation compiled in: "gonum" or "openblas".
 func Backend() string { return backend }
 
+// Class names the backend's kernels as they bear on results: "gonum", or
+// for OpenBLAS the core type whose kernels it runs ("openblas-haswell",
+// "openblas-skylakex", "openblas-cooperlake", "openblas-zen", ...), which
+// it chooses by CPU model unless OPENBLAS_CORETYPE says otherwise. Results
+// of the OpenBLAS build are the same bits only within a class.
+func Class() string { return class() }
+
 // TrsmRightLowerT sets B = B A^-T in float64: A is n x n lower triangular
 // (non-unit diagonal, leading dimension lda), B is m x n (ldb). Each row of
 // B is solved on its own, so the rows are split into fixed chunks run in

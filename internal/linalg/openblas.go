@@ -5,15 +5,23 @@ package linalg
 // #cgo pkg-config: openblas
 // #include <cblas.h>
 // void openblas_set_num_threads(int);
+// char* openblas_get_corename(void);
 import "C"
 
 import (
+	"strings"
 	"unsafe"
 
 	"github.com/scn2d/scn/internal/par"
 )
 
 const backend = "openblas"
+
+// class names OpenBLAS's kernels: it picks them by CPU model at start
+// (or as OPENBLAS_CORETYPE says), and their sums round differently.
+func class() string {
+	return "openblas-" + strings.ToLower(C.GoString(C.openblas_get_corename()))
+}
 
 // OpenBLAS runs single-threaded: its own threads spin after each call and
 // steal the cores from the Go code that runs between calls. Large products
