@@ -25,7 +25,7 @@ import (
 // the built-in data set and check that the exported files compute what
 // Model.Predict computes: the ONNX file in onnxruntime (the npm package
 // onnxruntime-node, run by testdata/onnxcheck/run.js), the .npz file in
-// numpy (the README's example). Each tool's test skips with the reason
+// numpy (the example in docs/export.md). Each tool's test skips with the reason
 // where the tool is absent, unless SCN_REQUIRE_TOOLS is set (CI sets it).
 
 // tolerance is the agreement required between an exported model's outputs
@@ -468,27 +468,27 @@ func TestNPZArrays(t *testing.T) {
 	}
 }
 
-// numpyExample returns the Python example of the README's export section.
+// numpyExample returns the Python example of docs/export.md.
 func numpyExample(t *testing.T) string {
 	t.Helper()
-	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	readme, err := os.ReadFile(filepath.Join("..", "docs", "export.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	const mark = "<!-- numpy example: export_test.go runs it -->"
 	_, rest, ok := strings.Cut(string(readme), mark)
 	if !ok {
-		t.Fatalf("README.md has no %q", mark)
+		t.Fatalf("docs/export.md has no %q", mark)
 	}
 	_, code, ok1 := strings.Cut(rest, "```python\n")
 	code, _, ok2 := strings.Cut(code, "```")
 	if !ok1 || !ok2 {
-		t.Fatal("README.md: no python block after the mark")
+		t.Fatal("docs/export.md: no python block after the mark")
 	}
 	return code
 }
 
-// TestNumPyExample runs the README's numpy example (Debian's
+// TestNumPyExample runs the numpy example of docs/export.md (Debian's
 // python3-numpy) on exported .npz files of all four kinds and three
 // activations and compares its outputs with Model.Predict.
 func TestNumPyExample(t *testing.T) {
