@@ -137,6 +137,13 @@ type Config struct {
 	// the minimum-norm solution pinv(H) T (MATLAB's tolerance), and later
 	// candidates are judged on the residual that solution leaves.
 	StopAtRank bool
+	// Robust solves the output weights of the model Fit and Select return
+	// by iteratively reweighted least squares, each training sample
+	// weighted by the kernel density of its residual (the robust SCN of
+	// Wang and Li, Information Sciences 2017; see Model.Robust): samples
+	// with outlying residuals, such as corrupted images, weigh little. The
+	// hidden nodes are chosen as without it.
+	Robust bool
 	// Preset names the preset the configuration came from ("paper",
 	// "custom", ...). It is recorded in saved models.
 	Preset string

@@ -99,6 +99,10 @@ func (c Config) Fit(ctx context.Context, p Problem, progress func(Step)) (*Model
 	if path == nil {
 		return nil, err
 	}
+	if c.Robust && err == nil {
+		m, _, rerr := path.Model().Robust(p)
+		return m, rerr
+	}
 	return path.Model(), err
 }
 

@@ -68,6 +68,7 @@ type fileConfig struct {
 	BF16Gram    bool `json:"bf16_gram,omitempty"`
 	Pairs       bool `json:"pairs,omitempty"`
 	StopAtRank  bool `json:"stop_at_rank,omitempty"`
+	Robust      bool `json:"robust,omitempty"`
 }
 
 type fileSummary struct {
@@ -311,6 +312,7 @@ func (m *Model) header() fileHeader {
 			Scales: c.Scales, Ratios: c.Ratios, Seed: c.Seed, Ridge: c.Ridge, Preset: c.Preset, StopAtRank: c.StopAtRank,
 			BlockSize: c.blockSize(), FieldMin: c.FieldMin, FieldMax: c.FieldMax,
 			Standardize: c.Standardize, Differences: c.Differences, Float32Gram: c.Float32Gram, BF16Gram: c.BF16Gram, Pairs: c.Pairs,
+			Robust: c.Robust,
 		},
 		Summary: fileSummary{
 			Samples: s.Samples, Stop: s.Stop.String(), TrainRMSE: s.TrainRMSE,
@@ -389,6 +391,7 @@ func (h fileHeader) model() (*Model, error) {
 			Scales: c.Scales, Ratios: c.Ratios, Activation: act, Seed: c.Seed, Ridge: c.Ridge, Preset: c.Preset, StopAtRank: c.StopAtRank,
 			BlockSize: c.BlockSize, FieldMin: c.FieldMin, FieldMax: c.FieldMax,
 			Standardize: c.Standardize, Differences: c.Differences, Float32Gram: c.Float32Gram, BF16Gram: c.BF16Gram, Pairs: c.Pairs,
+			Robust: c.Robust,
 		},
 		Summary: Summary{
 			Nodes: h.Nodes, Samples: h.Summary.Samples, Stop: stop, TrainRMSE: h.Summary.TrainRMSE,

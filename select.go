@@ -195,7 +195,22 @@ func (c Config) Select(ctx context.Context, p Problem, s Selection, progress fun
 	m.Summary.Samples = p.X.Len()
 	m.Selection = ev.choice("holdout", 1, hp.X.Len(), best, scores, path.Nodes())
 	m.Selection.Refit = fmt.Sprintf("nodes of the fit on %d training images; output weights re-solved on all %d with the chosen ridge term", tp.X.Len(), p.X.Len())
-	return m, nil
+	return c.robustFinal(m, p)
+}
+
+// robustFinal re-solves a selected model's output weights robustly on all
+// of p when the configuration asks (Config.Robust); L and the ridge term
+// were chosen on the plain solves.
+func (c Config) robustFinal(m *Model, p Problem) (*Model, error) {
+	if !c.Robust {
+		return m, nil
+	}
+	r, _, err := m.Robust(p)
+	if err != nil {
+		return nil, err
+	}
+	r.Selection.Refit += "; then robustly (Config.Robust: kernel-density-weighted least squares)"
+	return r, nil
 }
 
 // selectFolds is Select by k-fold cross-validation.
@@ -278,7 +293,7 @@ func (c Config) selectFolds(ctx context.Context, p Problem, s Selection, progres
 	m.Config.MaxNodes = c.MaxNodes
 	m.Selection = ev.choice("kfold", s.Folds, held, best, scores, minNodes)
 	m.Selection.Refit = fmt.Sprintf("a last fit on all %d training images with the chosen L and ridge term", p.X.Len())
-	return m, nil
+	return c.robustFinal(m, p)
 }
 
 // pick returns the best score.

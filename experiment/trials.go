@@ -43,6 +43,7 @@ type trialOutcome struct {
 	Trial       int
 	Checkpoints []int     // L values asked for; a model with fewer nodes is evaluated with all it has
 	Train, Test []metrics // per checkpoint
+	RobustTest  []metrics // per checkpoint, the same nodes with robust output weights (if asked)
 	FitSeconds  float64
 	Nodes       int
 	Ridge       float64 // the final model's ridge term (chosen, with selection)
@@ -69,8 +70,12 @@ type trialSpec struct {
 	Data        func(trial int) (train, test *dataset.Set, err error)
 	Indicator   bool // compute Theta_raw on the training images
 	KeepOutputs bool // keep the final test outputs
-	Log         io.Writer
-	Label       string
+	// Robust also scores every checkpoint's model with robust output
+	// weights (scn.Model.Robust on the training set): the same nodes, so
+	// that the difference is paired trial by trial.
+	Robust bool
+	Log    io.Writer
+	Label  string
 }
 
 // runTrials fits every kind on every trial's data; out[k][t].
@@ -138,6 +143,17 @@ func runTrials(ctx context.Context, sp trialSpec) ([][]trialOutcome, error) {
 				o.Checkpoints = append(o.Checkpoints, req)
 				o.Train = append(o.Train, tr)
 				o.Test = append(o.Test, te)
+				if sp.Robust {
+					rm, _, err := pm.Robust(p)
+					if err != nil {
+						return nil, fmt.Errorf("%s: %s trial %d: robust solve at L = %d: %w", sp.Label, k.Title(), t, req, err)
+					}
+					rte, _, err := score(rm, test)
+					if err != nil {
+						return nil, err
+					}
+					o.RobustTest = append(o.RobustTest, rte)
+				}
 				if sp.KeepOutputs && req == cps[len(cps)-1] {
 					o.TestOut = y
 					o.TestTargets = test.Targets

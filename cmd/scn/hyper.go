@@ -33,6 +33,7 @@ type hyperFlags struct {
 	float32Gram bool
 	bf16Gram    bool
 	pairs       bool
+	robust      bool
 	flags       *pflag.FlagSet
 }
 
@@ -83,6 +84,7 @@ func (h *hyperFlags) addPreset(cmd *cobra.Command) {
 	f.BoolVar(&h.float32Gram, "float32-gram", false, "Gram products of the block engine in float32 within row shards")
 	f.BoolVar(&h.bf16Gram, "bf16-gram", false, "Gram products of the block engine from the hidden outputs rounded to bfloat16 (fast with AVX512-BF16; on in the fast preset where the CPU has it)")
 	f.BoolVar(&h.pairs, "pairs", false, "2dscn block candidates as all pairs of row and column vectors (one product per column vector)")
+	f.BoolVar(&h.robust, "robust", false, "robust output weights: least squares reweighted by the kernel density of each training image's residual (robust SCN, Wang and Li 2017), so that outlying images weigh little")
 }
 
 // changed reports whether a flag was set on the command line (every flag
@@ -164,6 +166,9 @@ func (h *hyperFlags) config(k scn.Kind) (scn.Config, error) {
 	}
 	if h.changed("pairs") {
 		c.Pairs = h.pairs
+	}
+	if h.changed("robust") {
+		c.Robust = h.robust
 	}
 	if h.field != "" {
 		lo, hi, err := parseField(h.field)
@@ -277,7 +282,7 @@ func samePreset(c, p scn.Config) bool {
 	return c.Candidates == p.Candidates && c.Tolerance == p.Tolerance && c.Ridge == p.Ridge &&
 		c.Activation == p.Activation && slices.Equal(c.Scales, p.Scales) && slices.Equal(c.Ratios, p.Ratios) &&
 		c.BlockSize == p.BlockSize && c.FieldMin == p.FieldMin && c.FieldMax == p.FieldMax &&
-		c.Standardize == p.Standardize && c.Differences == p.Differences && c.Float32Gram == p.Float32Gram && c.BF16Gram == p.BF16Gram && c.Pairs == p.Pairs
+		c.Standardize == p.Standardize && c.Differences == p.Differences && c.Float32Gram == p.Float32Gram && c.BF16Gram == p.BF16Gram && c.Pairs == p.Pairs && c.Robust == p.Robust
 }
 
 // Upper bounds of --nodes and --candidates: the library's own limits

@@ -1,0 +1,169 @@
+package scn
+
+import (
+	"bytes"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// TestRobustWithUnitWeightsIsPlain: the weighted solve with every weight 1
+// is the plain solve, bit for bit, and agrees with the fit's own output
+// weights.
+func TestRobustWithUnitWeightsIsPlain(t *testing.T) {
+	p := blobProblem(t, 300)
+	for _, ridge := range []float64{0, 0.5} {
+		c := Paper(RVFL)
+		c.MaxNodes, c.Ridge = 60, ridge
+		m := fitT(t, c, p)
+		h := hiddenDense(m, p.X)
+		ones := make([]float64, p.X.Len())
+		for i := range ones {
+			ones[i] = 1
+		}
+		w, err := weightedSolve(h, p.T, p.M, ridge, ones)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plain, err := minNorm(h, p.T, p.M, ridge)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range w {
+			if w[i] != plain[i] {
+				t.Fatalf("ridge %g: weight %d = %v with unit weights, %v plain", ridge, i, w[i], plain[i])
+			}
+		}
+		if d := relDiff(w, m.Beta); d > 1e-8 {
+			t.Errorf("ridge %g: unit-weight solve differs from the fit's beta by %.3g", ridge, d)
+		}
+	}
+}
+
+// TestRobustMovesTowardCleanSolution: targets with a few gross outliers
+// pull the plain least-squares weights away from the true ones; the robust
+// solve weighs the outliers down and lands much nearer the truth.
+func TestRobustMovesTowardCleanSolution(t *testing.T) {
+	const n, l, m = 400, 12, 2
+	rng := rand.New(rand.NewPCG(3, 4))
+	h := mat.NewDense(n, l, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j < l; j++ {
+			h.Set(i, j, rng.Float64())
+		}
+	}
+	truth := make([]float64, l*m)
+	for i := range truth {
+		truth[i] = rng.NormFloat64()
+	}
+	var y mat.Dense
+	y.Mul(h, mat.NewDense(l, m, truth))
+	tt := make([]float64, n*m)
+	outliers := map[int]bool{}
+	for len(outliers) < n/20 {
+		outliers[rng.IntN(n)] = true
+	}
+	for i := 0; i < n; i++ {
+		for q := 0; q < m; q++ {
+			tt[i*m+q] = y.At(i, q) + 0.01*rng.NormFloat64()
+			if outliers[i] {
+				tt[i*m+q] += (10 + 20*rng.Float64()) * float64(1-2*rng.IntN(2))
+			}
+		}
+	}
+	plain, err := minNorm(h, tt, m, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	robust, theta, rep, err := robustBeta(h, tt, m, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ep, er := relDiff(plain, truth), relDiff(robust, truth)
+	t.Logf("error plain %.3g, robust %.3g; %d reweightings, converged %v, %d samples below 1/2", ep, er, rep.Iterations, rep.Converged, rep.Downweight)
+	if !(er < ep/10) {
+		t.Errorf("robust weights %.3g from the truth, plain %.3g: want a tenth or less", er, ep)
+	}
+	for i := range theta {
+		if outliers[i] && theta[i] > 0.1 {
+			t.Errorf("outlier %d keeps weight %.3g", i, theta[i])
+		}
+		if !(theta[i] >= 0 && theta[i] <= 1) {
+			t.Fatalf("weight %d = %v outside [0, 1]", i, theta[i])
+		}
+	}
+}
+
+// TestRobustFitRoundTrip: Config.Robust changes the output weights of the
+// returned model (not its nodes), is recorded in the file, and the loaded
+// model predicts the same; without it the model is the plain one.
+func TestRobustFitRoundTrip(t *testing.T) {
+	p := blobProblem(t, 300)
+	// A few training labels flipped: outliers for the output weights.
+	for i := 0; i < 15; i++ {
+		row := p.T[i*p.M : (i+1)*p.M]
+		row[0], row[1] = row[1], row[0]
+	}
+	c := Paper(RVFL2D)
+	c.MaxNodes, c.Ridge = 80, 0.1
+	plain := fitT(t, c, p)
+	c.Robust = true
+	rob := fitT(t, c, p)
+	if !bytes.Equal(f32bytes(plain.Params), f32bytes(rob.Params)) {
+		t.Fatal("the robust fit changed the hidden nodes")
+	}
+	if relDiff(plain.Beta, rob.Beta) < 1e-6 {
+		t.Error("the robust fit left the output weights as they were")
+	}
+	_, back := roundTrip(t, rob)
+	if !back.Config.Robust {
+		t.Error("Robust lost in the file")
+	}
+	a, _ := rob.Predict(p.X)
+	b, _ := back.Predict(p.X)
+	if relDiff(a, b) != 0 {
+		t.Error("the loaded robust model predicts differently")
+	}
+	_, pb := roundTrip(t, plain)
+	if pb.Config.Robust {
+		t.Error("a plain model reads back as robust")
+	}
+}
+
+func TestRobustBadInput(t *testing.T) {
+	p := blobProblem(t, 100)
+	m := fitT(t, Paper(RVFL), p)
+	q := blobProblem(t, 100)
+	q.M, q.T = 1, make([]float64, 100)
+	if _, _, err := m.Robust(q); err == nil {
+		t.Error("a problem with another number of outputs accepted")
+	}
+	x, y, names := blobs(50, 5, 5, 3, 1)
+	other, _ := Classification(x, y, names)
+	if _, _, err := m.Robust(other); err == nil {
+		t.Error("images of another shape accepted")
+	}
+}
+
+// TestKDEWeightsUniform: equal residuals give every sample weight 1.
+func TestKDEWeightsUniform(t *testing.T) {
+	r := []float64{2, 2, 2, 2}
+	theta := make([]float64, 4)
+	kdeWeights(r, theta)
+	for i, w := range theta {
+		if w != 1 {
+			t.Errorf("weight %d = %v for equal residuals", i, w)
+		}
+	}
+}
+
+func f32bytes(v []float32) []byte {
+	b := make([]byte, 0, 4*len(v))
+	for _, x := range v {
+		u := math.Float32bits(x)
+		b = append(b, byte(u), byte(u>>8), byte(u>>16), byte(u>>24))
+	}
+	return b
+}
