@@ -49,6 +49,9 @@ type Options struct {
 	Log io.Writer
 	// Command is the exact command line, recorded in reports.
 	Command string
+	// Fresh fits every trial again instead of reading the records an
+	// earlier run with the same OutDir left (OutDir/trials; see resume.go).
+	Fresh bool
 }
 
 // DefaultDataDir is the data folder used when Options.DataDir is empty.

@@ -74,6 +74,11 @@ type trialSpec struct {
 	// weights (scn.Model.Robust on the training set): the same nodes, so
 	// that the difference is paired trial by trial.
 	Robust bool
+	// Cache, if not empty, is the folder of the per-trial records that
+	// make a run resumable (resume.go); DataID names the data and protocol
+	// in their fingerprints.
+	Cache  string
+	DataID string
 	Log    io.Writer
 	Label  string
 }
@@ -88,14 +93,21 @@ func runTrials(ctx context.Context, sp trialSpec) ([][]trialOutcome, error) {
 	for k := range out {
 		out[k] = make([]trialOutcome, sp.Trials)
 	}
+	eta := newETA(sp.Trials * len(sp.Kinds))
+	reused := 0
 	for t := 0; t < sp.Trials; t++ {
-		train, test, err := sp.Data(t)
-		if err != nil {
-			return nil, err
-		}
-		p, err := train.Problem()
-		if err != nil {
-			return nil, err
+		var train, test *dataset.Set
+		var p scn.Problem
+		load := func() error { // the trial's data, read when a fit needs it
+			if train != nil {
+				return nil
+			}
+			var err error
+			if train, test, err = sp.Data(t); err != nil {
+				return err
+			}
+			p, err = train.Problem()
+			return err
 		}
 		for ki, k := range sp.Kinds {
 			if err := ctx.Err(); err != nil {
@@ -108,7 +120,20 @@ func runTrials(ctx context.Context, sp trialSpec) ([][]trialOutcome, error) {
 			cfg.Kind = k
 			cfg.MaxNodes = sp.MaxNodes
 			cfg.Seed = sp.Seed + uint64(t)
+			fp := sp.fingerprint(cfg, t)
+			if o, ok, err := sp.loadTrial(t, k, fp); err != nil {
+				return nil, err
+			} else if ok {
+				out[ki][t] = o
+				reused++
+				eta.skip()
+				continue
+			}
+			if err := load(); err != nil {
+				return nil, err
+			}
 			start := time.Now()
+			var err error
 			var path *scn.Path
 			var m *scn.Model
 			if sp.Select != nil {
@@ -165,18 +190,51 @@ func runTrials(ctx context.Context, sp trialSpec) ([][]trialOutcome, error) {
 					return nil, err
 				}
 			}
+			if err := sp.saveTrial(t, k, fp, o); err != nil {
+				return nil, err
+			}
 			last := len(o.Test) - 1
+			left := eta.done(time.Since(start))
 			if !train.IsRegression() {
-				fmt.Fprintf(sp.Log, "%s trial %d/%d %-6s L=%-5d fit %6.2fs train acc %.4f test acc %.4f (%s)\n",
-					sp.Label, t+1, sp.Trials, k.Title(), m.Nodes(), o.FitSeconds, o.Train[last].Acc, o.Test[last].Acc, o.Stop)
+				fmt.Fprintf(sp.Log, "%s trial %d/%d %-6s L=%-5d fit %6.2fs train acc %.4f test acc %.4f (%s)%s\n",
+					sp.Label, t+1, sp.Trials, k.Title(), m.Nodes(), o.FitSeconds, o.Train[last].Acc, o.Test[last].Acc, o.Stop, left)
 			} else {
-				fmt.Fprintf(sp.Log, "%s trial %d/%d %-6s L=%-5d fit %6.2fs train RMSE %.3f test RMSE %.3f PPA15 %.3f (%s)\n",
-					sp.Label, t+1, sp.Trials, k.Title(), m.Nodes(), o.FitSeconds, o.Train[last].RMSE, o.Test[last].RMSE, o.Test[last].PPA15, o.Stop)
+				fmt.Fprintf(sp.Log, "%s trial %d/%d %-6s L=%-5d fit %6.2fs train RMSE %.3f test RMSE %.3f PPA15 %.3f (%s)%s\n",
+					sp.Label, t+1, sp.Trials, k.Title(), m.Nodes(), o.FitSeconds, o.Train[last].RMSE, o.Test[last].RMSE, o.Test[last].PPA15, o.Stop, left)
 			}
 			out[ki][t] = o
 		}
 	}
+	if reused > 0 {
+		fmt.Fprintf(sp.Log, "%s: %d of %d fits read from the records of an earlier run in %s (Options.Fresh, --fresh: fit them again)\n",
+			sp.Label, reused, sp.Trials*len(sp.Kinds), sp.Cache)
+	}
 	return out, nil
+}
+
+// eta estimates the time left of a batch of fits from the mean time of
+// those done so far in this run (records read from disk take none).
+type eta struct {
+	total, finished int
+	spent           time.Duration
+	fitted          int
+}
+
+func newETA(total int) *eta { return &eta{total: total} }
+
+func (e *eta) skip() { e.finished++ }
+
+// done counts a fit that took d and returns ", ETA ..." for the log line.
+func (e *eta) done(d time.Duration) string {
+	e.finished++
+	e.fitted++
+	e.spent += d
+	left := e.total - e.finished
+	if left <= 0 {
+		return ""
+	}
+	per := e.spent / time.Duration(e.fitted)
+	return fmt.Sprintf(", %d fits left, ETA %v", left, (per * time.Duration(left)).Round(time.Second))
 }
 
 // checkpointsUpTo returns the sorted, distinct checkpoints <= max, with max added.

@@ -20,7 +20,10 @@ func newExperiment() *cobra.Command {
 		Short: "Reproduce an experiment of the paper (E1-E7)",
 		Long: "Run one of the paper's experiments, or all, with the paper's protocol by\n" +
 			"default (--quick scales it down), and write result.json, CSV tables and a\n" +
-			"self-contained report.html under --out/NAME. Experiments:\n\n" + describeAll(names),
+			"self-contained report.html under --out/NAME. Each fit's results are kept\n" +
+			"under --out/trials as it ends: a rerun with the same --out, seed and\n" +
+			"protocol reads them instead of fitting again (--fresh refits), so an\n" +
+			"interrupted run resumes where it stopped. Experiments:\n\n" + describeAll(names),
 		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			needData := false
@@ -56,6 +59,7 @@ func newExperiment() *cobra.Command {
 	f.BoolVar(&o.Quick, "quick", false, "scaled-down protocol that finishes in about a minute")
 	uint64Var(f, &o.Seed, "seed", 1, "base seed (trial t uses seed+t)")
 	f.BoolVarP(&quiet, "quiet", "q", false, "no progress lines")
+	f.BoolVar(&o.Fresh, "fresh", false, "fit every trial again instead of reading the records an earlier run left under --out/trials")
 	return cmd
 }
 

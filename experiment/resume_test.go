@@ -1,0 +1,112 @@
+package experiment
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/scn2d/scn"
+	"github.com/scn2d/scn/dataset"
+)
+
+// blobSet is a small synthetic classification set of 8 x 6 images.
+func blobSet(n int, seed uint64) *dataset.Set {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	s := &dataset.Set{Rows: 8, Cols: 6, Classes: []string{"a", "b", "c"}}
+	for i := 0; i < n; i++ {
+		c := i % 3
+		s.Labels = append(s.Labels, c)
+		for j := 0; j < 48; j++ {
+			v := 0.3*float64(c) + 0.2*float64(j%3) + 0.3*rng.Float64()
+			s.Pix = append(s.Pix, float32(min(1, v)))
+		}
+	}
+	return s
+}
+
+// cancelAfter cancels ctx once the log has seen n fit lines.
+type cancelAfter struct {
+	n      int
+	cancel context.CancelFunc
+	buf    bytes.Buffer
+}
+
+func (c *cancelAfter) Write(p []byte) (int, error) {
+	c.buf.Write(p)
+	if strings.Count(c.buf.String(), " trial ") >= c.n {
+		c.cancel()
+	}
+	return len(p), nil
+}
+
+// TestResumedRunEqualsUninterrupted: a run cancelled after three fits and
+// run again with the same cache gives the outcomes of a run that was never
+// interrupted (fit times aside), reading the finished fits from disk.
+func TestResumedRunEqualsUninterrupted(t *testing.T) {
+	spec := func(cache string, log *cancelAfter) trialSpec {
+		sp := trialSpec{
+			Kinds: scn.Kinds(), Trials: 3, Seed: 5, MaxNodes: 20, Checkpoints: []int{5, 10},
+			Label: "resume test", Cache: cache, DataID: "blobs",
+			Data: func(tr int) (*dataset.Set, *dataset.Set, error) {
+				return blobSet(90, uint64(tr)), blobSet(60, uint64(100+tr)), nil
+			},
+		}
+		if log != nil {
+			sp.Log = log
+		}
+		return sp
+	}
+	whole, err := runTrials(context.Background(), spec("", nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	stop := &cancelAfter{n: 3, cancel: cancel}
+	if _, err := runTrials(ctx, spec(cache, stop)); err == nil {
+		t.Fatal("the interrupted run did not stop")
+	}
+	files, _ := filepath.Glob(filepath.Join(cache, "*", "*.json"))
+	if len(files) != 3 {
+		t.Fatalf("%d records after three fits, want 3", len(files))
+	}
+	log := &cancelAfter{n: 1 << 30, cancel: func() {}}
+	resumed, err := runTrials(context.Background(), spec(cache, log))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(log.buf.String(), "3 of 12 fits read from the records") {
+		t.Errorf("the resumed run did not say what it reused:\n%s", log.buf.String())
+	}
+	norm := func(outs [][]trialOutcome) string {
+		for _, ks := range outs {
+			for i := range ks {
+				ks[i].FitSeconds = 0
+			}
+		}
+		b, _ := json.Marshal(outs)
+		return string(b)
+	}
+	if norm(whole) != norm(resumed) {
+		t.Error("the resumed run's outcomes differ from the uninterrupted run's")
+	}
+	// Another protocol (here another L) does not take the records.
+	sp := spec(cache, &cancelAfter{n: 1 << 30, cancel: func() {}})
+	sp.MaxNodes = 15
+	if _, err := runTrials(context.Background(), sp); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(sp.Log.(*cancelAfter).buf.String(), "read from the records") {
+		t.Error("records of another protocol were reused")
+	}
+	// A corrupt record is an error naming the file.
+	os.WriteFile(files[0], []byte("{not json"), 0o644)
+	if _, err := runTrials(context.Background(), spec(cache, nil)); err == nil || !strings.Contains(err.Error(), files[0]) {
+		t.Errorf("corrupt record: %v", err)
+	}
+}
