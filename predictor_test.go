@@ -61,8 +61,19 @@ func TestPredictorMatchesPredict(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					if !slices.Equal(got, want[span[0]*m.M:span[1]*m.M]) {
-						t.Fatalf("images %d..%d alone: %v, in the full batch: %v", span[0], span[1], got, want[span[0]*m.M:span[1]*m.M])
+					// An image's outputs do not depend on its batch, bit for
+					// bit, where the output product is the project's or
+					// gonum's; OpenBLAS picks dgemm kernels by the matrix's
+					// shape too (with its Haswell and Zen kernels a batch of
+					// one rounds the last bit otherwise), so there the
+					// outputs agree to rounding.
+					part := want[span[0]*m.M : span[1]*m.M]
+					if linalg.Backend() == "openblas" {
+						if d := relDiff(got, part); d > 1e-13 {
+							t.Fatalf("images %d..%d alone differ from the full batch by %.3g relative (%s)", span[0], span[1], d, linalg.Class())
+						}
+					} else if !slices.Equal(got, part) {
+						t.Fatalf("images %d..%d alone: %v, in the full batch: %v", span[0], span[1], got, part)
 					}
 				}
 				if _, err := pr.Predict(Images{Rows: 3, Cols: 3, Pix: make([]float32, 9)}); err == nil {
