@@ -2,17 +2,21 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/scn2d/scn/experiment"
+	"github.com/scn2d/scn/internal/atomicfile"
 	"github.com/spf13/cobra"
 )
 
 func newExperiment() *cobra.Command {
 	var (
 		o     experiment.Options
-		quiet bool
+		quiet    bool
+		reportTo string
 	)
 	names := experiment.Names()
 	cmd := &cobra.Command{
@@ -23,9 +27,14 @@ func newExperiment() *cobra.Command {
 			"self-contained report.html under --out/NAME. Each fit's results are kept\n" +
 			"under --out/trials as it ends: a rerun with the same --out, seed and\n" +
 			"protocol reads them instead of fitting again (--fresh refits), so an\n" +
-			"interrupted run resumes where it stopped. Experiments:\n\n" + describeAll(names),
+			"interrupted run resumes where it stopped. \"scn experiment report\" writes\n" +
+			"REPRODUCTION.md from the results in --out: claim by claim, the paper's\n" +
+			"statement, the measured figures and the verdict. Experiments:\n\n" + describeAll(names),
 		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 && strings.EqualFold(args[0], "report") {
+				return writeReproduction(cmd, o.OutDir, reportTo)
+			}
 			needData := false
 			for _, name := range args {
 				if !strings.EqualFold(name, "all") && experiment.Describe(name) == "" {
@@ -59,6 +68,7 @@ func newExperiment() *cobra.Command {
 	f.BoolVar(&o.Quick, "quick", false, "scaled-down protocol that finishes in about a minute")
 	uint64Var(f, &o.Seed, "seed", 1, "base seed (trial t uses seed+t)")
 	f.BoolVarP(&quiet, "quiet", "q", false, "no progress lines")
+	f.StringVarP(&reportTo, "output", "o", "", "scn experiment report: the file to write (default: REPRODUCTION.md in --out)")
 	f.BoolVar(&o.Fresh, "fresh", false, "fit every trial again instead of reading the records an earlier run left under --out/trials")
 	return cmd
 }
@@ -70,4 +80,24 @@ func describeAll(names []string) string {
 	}
 	b.WriteString("  all           every one of them\n")
 	return b.String()
+}
+
+// writeReproduction writes REPRODUCTION.md from the results in dir to to
+// (default dir/REPRODUCTION.md), atomically.
+func writeReproduction(cmd *cobra.Command, dir, to string) error {
+	text, err := experiment.Reproduction(dir)
+	if err != nil {
+		return err
+	}
+	if to == "" {
+		to = filepath.Join(dir, "REPRODUCTION.md")
+	}
+	if err := atomicfile.Write(to, func(w io.Writer) error {
+		_, err := io.WriteString(w, text)
+		return err
+	}); err != nil {
+		return err
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "wrote %s\n", to)
+	return nil
 }
