@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/scn2d/scn/internal/linalg/kernel"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -36,8 +37,15 @@ func TestRobustWithUnitWeightsIsPlain(t *testing.T) {
 				t.Fatalf("ridge %g: weight %d = %v with unit weights, %v plain", ridge, i, w[i], plain[i])
 			}
 		}
-		if d := relDiff(w, m.Beta); d > 1e-8 {
-			t.Errorf("ridge %g: unit-weight solve differs from the fit's beta by %.3g", ridge, d)
+		// H here is prediction's: the fit's own with the amd64 kernels, in
+		// another summation order with the Go fallback (see
+		// TestRVFLOutputWeightsAreClosedForm).
+		tol := 1e-8
+		if !kernel.Available {
+			tol = 1e-6
+		}
+		if d := relDiff(w, m.Beta); d > tol {
+			t.Errorf("ridge %g: unit-weight solve differs from the fit's beta by %.3g (tolerance %g)", ridge, d, tol)
 		}
 	}
 }

@@ -14,7 +14,7 @@ import (
 
 func newExperiment() *cobra.Command {
 	var (
-		o     experiment.Options
+		o        experiment.Options
 		quiet    bool
 		reportTo string
 	)

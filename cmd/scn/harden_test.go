@@ -172,7 +172,13 @@ func TestNumericFlagValues(t *testing.T) {
 	f := tiny(t)
 	data := fakeData(t)
 	out := t.TempDir()
+	stats := filepath.Join(out, "s.scnstats")
+	ok(t, "stats", "build", "--recipe", f.model, "--idx-images", f.images, "--idx-labels", f.labels, "-o", stats)
 	base := map[string][]string{
+		"stats build":     {"--recipe", f.model, "--idx-images", f.images, "--idx-labels", f.labels, "-o", filepath.Join(out, "s2.scnstats")},
+		"stats merge":     {stats, stats, "-o", filepath.Join(out, "s3.scnstats")},
+		"solve":           {stats, "-o", filepath.Join(out, "solved.scn")},
+		"update":          {f.model, "--stats", stats, "--idx-images", f.images, "--idx-labels", f.labels, "-o", filepath.Join(out, "u.scn")},
 		"train":           {"--idx-images", f.images, "--idx-labels", f.labels, "--nodes", "3", "-q", "-o", filepath.Join(out, "m.scn")},
 		"eval":            {f.model, "--idx-images", f.images, "--idx-labels", f.labels},
 		"predict":         {f.model, f.png},

@@ -105,7 +105,7 @@ reproduces the experiments of the method's paper (E1-E7).`,
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	addMemoryFlag(root.PersistentFlags(), &memory)
 	root.PersistentPreRun = func(*cobra.Command, []string) { currentBudget().apply() }
-	root.AddCommand(newTrain(), newEval(), newPredict(), newCompare(), newExperiment(), newDerive(), newInspect(), newExport(), newServe(), newBench(), newVersion())
+	root.AddCommand(newTrain(), newEval(), newPredict(), newCompare(), newExperiment(), newDerive(), newInspect(), newExport(), newServe(), newBench(), newVersion(), newStats(), newSolve(), newUpdate())
 	return root
 }
 

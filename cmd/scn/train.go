@@ -19,6 +19,7 @@ func newTrain() *cobra.Command {
 		quiet, part bool
 		timeBudget  time.Duration
 		replay      string
+		statsOut    string
 	)
 	cmd := &cobra.Command{
 		Use:   "train",
@@ -111,6 +112,16 @@ clock, giving the same model file.`,
 			if err := m.Save(out); err != nil {
 				return err
 			}
+			if statsOut != "" && !cancelled {
+				st, err := m.Stats(prob)
+				if err != nil {
+					return err
+				}
+				if err := st.Save(statsOut); err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "statistics of %d images: saved %s\n", st.N, statsOut)
+			}
 			summary(cmd.OutOrStdout(), m)
 			if m.Selection != nil && !cancelled {
 				fmt.Fprintln(cmd.OutOrStdout(), selectionLine(m.Selection))
@@ -129,6 +140,7 @@ clock, giving the same model file.`,
 	cmd.Flags().StringVarP(&out, "out", "o", "model.scn", "model file to write")
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress bar")
 	cmd.Flags().BoolVar(&part, "save-partial", false, "on Ctrl-C, save the nodes built so far (the exit status is still 130)")
+	cmd.Flags().StringVar(&statsOut, "stats-out", "", "also write the statistics of the training images for the model's nodes (.scnstats: for scn update, stats merge, solve)")
 	durationVar(cmd.Flags(), &timeBudget, "budget", 0, time.Second, 7*24*time.Hour, "wall-clock budget for the whole process (e.g. 60s, 2m): the learner, L and the settings are chosen for the best held-out accuracy that finishes in time")
 	cmd.Flags().StringVar(&replay, "replay", "", "refit the plan a --budget model records (same data flags) without a clock: the same model file")
 	return cmd

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestStatsCommands: train --stats-out, stats build, stats merge, solve and
+// update agree: an update with a set's images equals solving the merged
+// statistics, byte for byte; bad statistics are refused in one line.
+func TestStatsCommands(t *testing.T) {
+	dir, _, _ := files(t)
+	data := []string{"--idx-images", filepath.Join(dir, "train-images.gz"), "--idx-labels", filepath.Join(dir, "train-labels.gz")}
+	m := filepath.Join(dir, "m.scn")
+	s1 := filepath.Join(dir, "s1.scnstats")
+	ok(t, append([]string{"train", "--model", "2drvfl", "--preset", "paper", "--nodes", "30", "--ridge", "0.5", "-q", "-o", m, "--stats-out", s1}, data...)...)
+	s2 := filepath.Join(dir, "s2.scnstats")
+	if out := ok(t, append([]string{"stats", "build", "--recipe", m, "-o", s2}, data...)...); !strings.Contains(out, "statistics of") {
+		t.Errorf("stats build said: %s", out)
+	}
+	a, _ := os.ReadFile(s1)
+	b, _ := os.ReadFile(s2)
+	if !bytes.Equal(a, b) {
+		t.Error("stats build of the training set differs from train --stats-out")
+	}
+	s3 := filepath.Join(dir, "s3.scnstats")
+	ok(t, "stats", "merge", s1, s2, "-o", s3)
+	m2 := filepath.Join(dir, "m2.scn")
+	ok(t, "solve", s3, "-o", m2)
+	m3 := filepath.Join(dir, "m3.scn")
+	s4 := filepath.Join(dir, "s4.scnstats")
+	ok(t, append([]string{"update", m, "--stats", s1, "-o", m3, "--stats-out", s4}, data...)...)
+	x, _ := os.ReadFile(m2)
+	y, _ := os.ReadFile(m3)
+	if !bytes.Equal(x, y) {
+		t.Error("update differs from solving the merged statistics")
+	}
+	z, _ := os.ReadFile(s4)
+	w, _ := os.ReadFile(s3)
+	if !bytes.Equal(z, w) {
+		t.Error("update --stats-out differs from stats merge")
+	}
+	info := inspectJSON(t, m3)
+	if info["samples"].(float64) != 2*inspectJSON(t, m)["samples"].(float64) {
+		t.Errorf("updated model counts %v images", info["samples"])
+	}
+	// Bad input: a truncated file, a model given as statistics, statistics
+	// of other nodes.
+	os.WriteFile(filepath.Join(dir, "cut.scnstats"), a[:len(a)/2], 0o644)
+	if msg := fails(t, "solve", filepath.Join(dir, "cut.scnstats"), "-o", m2); !strings.Contains(msg, "truncated") {
+		t.Errorf("truncated: %s", msg)
+	}
+	if msg := fails(t, "solve", m, "-o", m2); !strings.Contains(msg, "not a statistics file") {
+		t.Errorf("model as statistics: %s", msg)
+	}
+	other := filepath.Join(dir, "other.scn")
+	os5 := filepath.Join(dir, "s5.scnstats")
+	ok(t, append([]string{"train", "--model", "2drvfl", "--preset", "paper", "--nodes", "30", "--seed", "7", "-q", "-o", other, "--stats-out", os5}, data...)...)
+	if msg := fails(t, "stats", "merge", s1, os5, "-o", s3); !strings.Contains(msg, "parameters differ") {
+		t.Errorf("other nodes: %s", msg)
+	}
+	if _, code := failsCode(t, "update", m, "-o", m3); code != exitUsage {
+		t.Errorf("update without --stats: exit %d", code)
+	}
+}

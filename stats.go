@@ -1,0 +1,455 @@
+package scn
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math"
+	"os"
+	"slices"
+
+	"github.com/scn2d/scn/internal/atomicfile"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Stats are the sufficient statistics of a least-squares output layer: for
+// the hidden nodes of a recipe model, the sums over a data set's images of
+// G = H^T H (L x L), H^T T (L x m) and T^T T (m x m), with the number of
+// images and of images per class. Output weights follow from them alone
+// (Solve), and the statistics of two data sets for the same nodes add up
+// (Merge): the data can be summed where it lives, shard by shard or
+// machine by machine, and a model can learn from new images without its
+// old ones (scn update). For the random learners (RVFL, 2DRVFL) a solve of
+// merged statistics is the model a fit from scratch on all the images with
+// the same nodes gives; for the supervised ones the nodes stay those the
+// fit chose, and only the output weights are re-solved.
+type Stats struct {
+	// Recipe is the model whose hidden nodes the sums are of (its kind,
+	// activation, image shape, parameters, biases, configuration and
+	// preprocessing; its output weights are not used).
+	Recipe *Model
+	// Classes names the outputs of a classification (nil for
+	// regression); ClassCounts counts the images of each.
+	Classes     []string
+	ClassCounts []int
+	N           int       // images summed
+	M           int       // outputs m
+	G           []float64 // H^T H, L x L row-major
+	HT          []float64 // H^T T, L x m row-major
+	TT          []float64 // T^T T, m x m row-major
+}
+
+// ErrStats is wrapped by every error about statistics that cannot be used
+// together or read.
+var ErrStats = errors.New("scn: statistics")
+
+// statsChunk is the images whose hidden outputs are formed at a time.
+const statsChunk = 2048
+
+// Stats returns the statistics of p for m's hidden nodes. The images are
+// read in chunks of 2048: memory grows with L^2, not with N.
+func (m *Model) Stats(p Problem) (*Stats, error) {
+	if err := p.check(); err != nil {
+		return nil, err
+	}
+	if err := m.checkInput(p.X); err != nil {
+		return nil, err
+	}
+	l, mm, n := m.Nodes(), p.M, p.X.Len()
+	s := &Stats{Recipe: m.recipe(), N: n, M: mm, G: make([]float64, l*l), HT: make([]float64, l*mm), TT: make([]float64, mm*mm)}
+	if p.Classes != nil {
+		s.Classes = slices.Clone(p.Classes)
+		s.ClassCounts = make([]int, len(p.Classes))
+		for _, c := range ArgMax(p.T, mm) {
+			s.ClassCounts[c]++
+		}
+	}
+	g := mat.NewSymDense(l, s.G)
+	ht := mat.NewDense(l, mm, s.HT)
+	tt := mat.NewDense(mm, mm, s.TT)
+	for lo := 0; lo < n; lo += statsChunk {
+		hi := min(n, lo+statsChunk)
+		x := Images{Rows: p.X.Rows, Cols: p.X.Cols, Pix: p.X.Pix[lo*p.X.Dim() : hi*p.X.Dim()]}
+		h := hiddenDense(m, x)
+		t := mat.NewDense(hi-lo, mm, p.T[lo*mm:hi*mm])
+		g.SymRankK(g, 1, h.T())
+		var a mat.Dense
+		a.Mul(h.T(), t)
+		ht.Add(ht, &a)
+		var b mat.Dense
+		b.Mul(t.T(), t)
+		tt.Add(tt, &b)
+	}
+	// SymDense keeps the upper triangle: store G whole.
+	for i := 0; i < l; i++ {
+		for j := 0; j < i; j++ {
+			s.G[i*l+j] = s.G[j*l+i]
+		}
+	}
+	return s, nil
+}
+
+// recipe returns a copy of m without its output weights' meaning: the
+// hidden layer and how it was made.
+func (m *Model) recipe() *Model {
+	r := *m
+	r.Selection, r.Budget = nil, nil
+	return &r
+}
+
+// Nodes returns the number of hidden nodes L of the statistics.
+func (s *Stats) Nodes() int { return s.Recipe.Nodes() }
+
+// sameRecipe reports the first field in which two recipes differ.
+func sameRecipe(a, b *Model) error {
+	switch {
+	case a.Kind != b.Kind:
+		return fmt.Errorf("%w: kind %v and %v", ErrStats, a.Kind, b.Kind)
+	case a.Activation != b.Activation:
+		return fmt.Errorf("%w: activation %v and %v", ErrStats, a.Activation, b.Activation)
+	case a.Rows != b.Rows || a.Cols != b.Cols:
+		return fmt.Errorf("%w: image size %d x %d and %d x %d", ErrStats, a.Rows, a.Cols, b.Rows, b.Cols)
+	case a.Nodes() != b.Nodes():
+		return fmt.Errorf("%w: %d and %d hidden nodes", ErrStats, a.Nodes(), b.Nodes())
+	case !slices.Equal(a.Params, b.Params):
+		return fmt.Errorf("%w: the hidden nodes' parameters differ (statistics of another model's nodes)", ErrStats)
+	case !slices.Equal(a.Bias, b.Bias):
+		return fmt.Errorf("%w: the hidden nodes' biases differ (statistics of another model's nodes)", ErrStats)
+	case a.Preprocessing != b.Preprocessing:
+		return fmt.Errorf("%w: preprocessing %+v and %+v", ErrStats, a.Preprocessing, b.Preprocessing)
+	}
+	return nil
+}
+
+// WithClasses returns s with its outputs in the order of classes, which
+// must hold every class of s: a class s has no image of gets zero target
+// columns (the old images are no example of it).
+func (s *Stats) WithClasses(classes []string) (*Stats, error) {
+	if s.Classes == nil {
+		return nil, fmt.Errorf("%w: regression statistics have no classes", ErrStats)
+	}
+	at := make([]int, len(s.Classes)) // new column of each old one
+	for i, c := range s.Classes {
+		at[i] = slices.Index(classes, c)
+		if at[i] < 0 {
+			return nil, fmt.Errorf("%w: class %q missing from the new class list", ErrStats, c)
+		}
+	}
+	l, m, mn := s.Nodes(), s.M, len(classes)
+	out := &Stats{Recipe: s.Recipe, N: s.N, M: mn, Classes: slices.Clone(classes), ClassCounts: make([]int, mn),
+		G: s.G, HT: make([]float64, l*mn), TT: make([]float64, mn*mn)}
+	for i, c := range at {
+		out.ClassCounts[c] = s.ClassCounts[i]
+		for j := 0; j < l; j++ {
+			out.HT[j*mn+c] = s.HT[j*m+i]
+		}
+		for k, d := range at {
+			out.TT[c*mn+d] = s.TT[i*m+k]
+		}
+	}
+	return out, nil
+}
+
+// Merge returns the statistics of the union of the two data sets: the same
+// recipe is required (the first field that differs is named). Classes are
+// matched by name; a class only one side has is added (s's order first),
+// with zero target columns on the other side.
+func (s *Stats) Merge(o *Stats) (*Stats, error) {
+	if err := sameRecipe(s.Recipe, o.Recipe); err != nil {
+		return nil, err
+	}
+	a, b := s, o
+	if (s.Classes == nil) != (o.Classes == nil) {
+		return nil, fmt.Errorf("%w: classification and regression statistics", ErrStats)
+	}
+	if s.Classes != nil {
+		union := slices.Clone(s.Classes)
+		for _, c := range o.Classes {
+			if !slices.Contains(union, c) {
+				union = append(union, c)
+			}
+		}
+		var err error
+		if a, err = s.WithClasses(union); err != nil {
+			return nil, err
+		}
+		if b, err = o.WithClasses(union); err != nil {
+			return nil, err
+		}
+	} else if s.M != o.M {
+		return nil, fmt.Errorf("%w: %d and %d regression targets", ErrStats, s.M, o.M)
+	}
+	out := &Stats{Recipe: a.Recipe, N: a.N + b.N, M: a.M, Classes: a.Classes,
+		G: addVec(a.G, b.G), HT: addVec(a.HT, b.HT), TT: addVec(a.TT, b.TT)}
+	if a.Classes != nil {
+		out.ClassCounts = make([]int, len(a.Classes))
+		for i := range out.ClassCounts {
+			out.ClassCounts[i] = a.ClassCounts[i] + b.ClassCounts[i]
+		}
+	}
+	return out, nil
+}
+
+func addVec(a, b []float64) []float64 {
+	out := make([]float64, len(a))
+	for i := range a {
+		out[i] = a[i] + b[i]
+	}
+	return out
+}
+
+// Solve returns the model of the recipe's nodes with the output weights the
+// statistics give: (G + ridge I)^-1 H^T T for ridge > 0; for ridge 0 the
+// pseudo-inverse of G (eigenvalues below L lambda_max eps dropped) times
+// H^T T, which is pinv(H) T when H has full column rank (the normal
+// equations square H's condition number: prefer a small ridge to none).
+func (s *Stats) Solve(ridge float64) (*Model, error) {
+	if !(ridge >= 0) || math.IsInf(ridge, 0) {
+		return nil, fmt.Errorf("%w: ridge %v, want a finite value >= 0", ErrConfig, ridge)
+	}
+	if s.N == 0 {
+		return nil, fmt.Errorf("%w: no image summed", ErrStats)
+	}
+	l, m := s.Nodes(), s.M
+	var beta []float64
+	if ridge > 0 {
+		g := mat.NewSymDense(l, slices.Clone(s.G))
+		var err error
+		if beta, err = ridgeSolve(g, mat.NewDense(l, m, slices.Clone(s.HT)), ridge); err != nil {
+			return nil, err
+		}
+	} else {
+		var eig mat.EigenSym
+		if !eig.Factorize(mat.NewSymDense(l, slices.Clone(s.G)), true) {
+			return nil, fmt.Errorf("%w: eigendecomposition of G failed", ErrStats)
+		}
+		vals := eig.Values(nil)
+		var v mat.Dense
+		eig.VectorsTo(&v)
+		top := 0.0
+		for _, x := range vals {
+			top = math.Max(top, math.Abs(x))
+		}
+		tol := float64(l) * top * 0x1p-52
+		var vt mat.Dense
+		vt.Mul(v.T(), mat.NewDense(l, m, s.HT)) // L x m
+		for i, x := range vals {
+			row := vt.RawRowView(i)
+			for j := range row {
+				if x > tol {
+					row[j] /= x
+				} else {
+					row[j] = 0
+				}
+			}
+		}
+		var b mat.Dense
+		b.Mul(&v, &vt)
+		beta = b.RawMatrix().Data
+	}
+	r := *s.Recipe
+	r.Beta, r.M = beta, m
+	r.Classes = slices.Clone(s.Classes)
+	r.Config.Ridge = ridge
+	r.Selection, r.Budget = nil, nil
+	r.Summary = Summary{Nodes: l, Samples: s.N, Stop: s.Recipe.Summary.Stop, TrainRMSE: s.rmse(beta, ridge)}
+	return &r, nil
+}
+
+// rmse is the training RMSE of output weights beta from the sums alone:
+// ||T - H beta||^2 = tr(T^T T) - 2 tr(beta^T H^T T) + tr(beta^T G beta).
+func (s *Stats) rmse(beta []float64, ridge float64) float64 {
+	l, m := s.Nodes(), s.M
+	var rss float64
+	for q := 0; q < m; q++ {
+		rss += s.TT[q*m+q]
+	}
+	gb := make([]float64, l*m)
+	for i := 0; i < l; i++ {
+		for k := 0; k < l; k++ {
+			g := s.G[i*l+k]
+			for q := 0; q < m; q++ {
+				gb[i*m+q] += g * beta[k*m+q]
+			}
+		}
+	}
+	for i := range beta {
+		rss += beta[i]*gb[i] - 2*beta[i]*s.HT[i]
+	}
+	return math.Sqrt(max(rss, 0) / float64(s.N*m))
+}
+
+// Statistics files (format version 1), little-endian:
+//
+//	offset  size  content
+//	0       8     magic "2DSCNSTA"
+//	8       4     format version (uint32), 1
+//	12      4     header length H (uint32), at most 1 MiB
+//	16      H     header: UTF-8 JSON (statsHeader): images, outputs, class
+//	              names and counts, nodes, the recipe's length R
+//	16+H    R     the recipe: a model file (its own magic and checksum)
+//	        ...   G: L x L float64, H^T T: L x m float64, T^T T: m x m float64
+//	end-4   4     CRC-32 (Castagnoli) of every byte before it
+//
+// so a file takes 20 + H + R + 8 (L^2 + L m + m^2) bytes.
+const (
+	statsMagic   = "2DSCNSTA"
+	statsVersion = 1
+	// maxStatsBytes bounds what a header may claim (2^36 bytes: L up to
+	// about 90000), checked before anything is read into memory.
+	maxStatsBytes = 1 << 36
+)
+
+type statsHeader struct {
+	Samples     int      `json:"samples"`
+	Outputs     int      `json:"outputs"`
+	Nodes       int      `json:"nodes"`
+	Classes     []string `json:"classes,omitempty"`
+	ClassCounts []int    `json:"class_counts,omitempty"`
+	RecipeBytes int      `json:"recipe_bytes"`
+}
+
+// WriteTo writes the statistics in their file format.
+func (s *Stats) WriteTo(w io.Writer) (int64, error) {
+	var rec bytes.Buffer
+	if _, err := s.Recipe.WriteTo(&rec); err != nil {
+		return 0, err
+	}
+	l, m := s.Nodes(), s.M
+	if len(s.G) != l*l || len(s.HT) != l*m || len(s.TT) != m*m {
+		return 0, fmt.Errorf("%w: sums of %d, %d and %d values for L = %d, m = %d", ErrStats, len(s.G), len(s.HT), len(s.TT), l, m)
+	}
+	hdr, err := json.Marshal(statsHeader{Samples: s.N, Outputs: m, Nodes: l, Classes: s.Classes, ClassCounts: s.ClassCounts, RecipeBytes: rec.Len()})
+	if err != nil {
+		return 0, err
+	}
+	le := binary.LittleEndian
+	var buf bytes.Buffer
+	buf.WriteString(statsMagic)
+	buf.Write(le.AppendUint32(nil, statsVersion))
+	buf.Write(le.AppendUint32(nil, uint32(len(hdr))))
+	buf.Write(hdr)
+	buf.Write(rec.Bytes())
+	b := buf.AvailableBuffer()
+	for _, part := range [][]float64{s.G, s.HT, s.TT} {
+		for _, v := range part {
+			b = le.AppendUint64(b, math.Float64bits(v))
+		}
+	}
+	buf.Write(b)
+	buf.Write(le.AppendUint32(nil, crc32.Checksum(buf.Bytes(), castagnoli)))
+	n, err := w.Write(buf.Bytes())
+	return int64(n), err
+}
+
+// Save writes the statistics to path atomically (as Model.Save).
+func (s *Stats) Save(path string) error {
+	if err := atomicfile.Write(path, func(w io.Writer) error {
+		_, err := s.WriteTo(w)
+		return err
+	}); err != nil {
+		return wrapErr("save "+path, err)
+	}
+	return nil
+}
+
+// LoadStats reads a statistics file written by Stats.Save.
+func LoadStats(path string) (*Stats, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("scn: load statistics: %w", err)
+	}
+	defer f.Close()
+	s, err := ReadStats(f)
+	if err != nil {
+		return nil, wrapErr(path, err)
+	}
+	return s, nil
+}
+
+// ReadStats reads statistics from r, checking the magic, version, header,
+// every size against the header before reading it, the embedded recipe and
+// the checksum.
+func ReadStats(r io.Reader) (*Stats, error) {
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("%w: %s", ErrStats, fmt.Sprintf(format, a...))
+	}
+	var raw bytes.Buffer
+	if _, err := io.CopyN(&raw, r, 16); err != nil {
+		return nil, bad("truncated preamble")
+	}
+	pre := raw.Bytes()
+	le := binary.LittleEndian
+	if string(pre[:8]) != statsMagic {
+		return nil, bad("not a statistics file (magic %q)", pre[:8])
+	}
+	if v := le.Uint32(pre[8:]); v != statsVersion {
+		return nil, bad("format version %d, want %d", v, statsVersion)
+	}
+	hlen := int64(le.Uint32(pre[12:]))
+	if hlen < 2 || hlen > maxHeader {
+		return nil, bad("header length %d", hlen)
+	}
+	if n, _ := io.CopyN(&raw, r, hlen); n != hlen {
+		return nil, bad("truncated header")
+	}
+	var h statsHeader
+	dec := json.NewDecoder(bytes.NewReader(raw.Bytes()[16:]))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&h); err != nil {
+		return nil, bad("header: %v", err)
+	}
+	switch {
+	case h.Samples < 1 || h.Outputs < 1 || h.Nodes < 1 || h.RecipeBytes < 1:
+		return nil, bad("header claims %d images, %d outputs, %d nodes, a recipe of %d bytes", h.Samples, h.Outputs, h.Nodes, h.RecipeBytes)
+	case h.Classes != nil && (len(h.Classes) != h.Outputs || len(h.ClassCounts) != h.Outputs):
+		return nil, bad("%d class names and %d counts for %d outputs", len(h.Classes), len(h.ClassCounts), h.Outputs)
+	}
+	l, m := float64(h.Nodes), float64(h.Outputs)
+	sums := 8 * (l*l + l*m + m*m)
+	if float64(h.RecipeBytes)+sums+4 > maxStatsBytes {
+		return nil, bad("header claims %d nodes and %d outputs: %.3g bytes, too large", h.Nodes, h.Outputs, sums)
+	}
+	rest := int64(h.RecipeBytes) + int64(sums) + 4
+	if n, _ := io.CopyN(&raw, r, rest); n != rest {
+		return nil, bad("truncated: %d of %d bytes after the header", n, rest)
+	}
+	if n, _ := io.CopyN(io.Discard, r, 1); n != 0 {
+		return nil, bad("trailing bytes after the checksum")
+	}
+	all := raw.Bytes()
+	body, sum := all[:len(all)-4], le.Uint32(all[len(all)-4:])
+	if crc32.Checksum(body, castagnoli) != sum {
+		return nil, bad("checksum mismatch (corrupt file)")
+	}
+	off := 16 + int(hlen)
+	rec, err := Read(bytes.NewReader(body[off : off+h.RecipeBytes]))
+	if err != nil {
+		return nil, bad("recipe: %v", err)
+	}
+	if rec.Nodes() != h.Nodes {
+		return nil, bad("recipe of %d nodes, header says %d", rec.Nodes(), h.Nodes)
+	}
+	off += h.RecipeBytes
+	read := func(n int) []float64 {
+		v := make([]float64, n)
+		for i := range v {
+			v[i] = math.Float64frombits(le.Uint64(body[off:]))
+			off += 8
+		}
+		return v
+	}
+	ln, mn := h.Nodes, h.Outputs
+	s := &Stats{Recipe: rec, N: h.Samples, M: mn, Classes: h.Classes, ClassCounts: h.ClassCounts,
+		G: read(ln * ln), HT: read(ln * mn), TT: read(mn * mn)}
+	for _, part := range [][]float64{s.G, s.HT, s.TT} {
+		if err := checkFinite(part, "statistics"); err != nil {
+			return nil, bad("%v", err)
+		}
+	}
+	return s, nil
+}
