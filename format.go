@@ -168,18 +168,32 @@ func (m *Model) WriteTo(w io.Writer) (int64, error) {
 	buf.Write(le.AppendUint32(nil, formatVersion))
 	buf.Write(le.AppendUint32(nil, uint32(len(hdr))))
 	buf.Write(hdr)
-	b := buf.AvailableBuffer()
-	for _, v := range m.Params {
-		b = le.AppendUint32(b, math.Float32bits(v))
+	b := appendFloat32s(buf.AvailableBuffer(), m.Params)
+	b = appendFloat32s(b, m.Bias)
+	buf.Write(appendFloat64s(b, m.Beta))
+	return writeChecked(w, &buf)
+}
+
+// appendFloat32s appends v little-endian.
+func appendFloat32s(b []byte, v []float32) []byte {
+	for _, x := range v {
+		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(x))
 	}
-	for _, v := range m.Bias {
-		b = le.AppendUint32(b, math.Float32bits(v))
+	return b
+}
+
+// appendFloat64s appends v little-endian.
+func appendFloat64s(b []byte, v []float64) []byte {
+	for _, x := range v {
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(x))
 	}
-	for _, v := range m.Beta {
-		b = le.AppendUint64(b, math.Float64bits(v))
-	}
-	buf.Write(b)
-	buf.Write(le.AppendUint32(nil, crc32.Checksum(buf.Bytes(), castagnoli)))
+	return b
+}
+
+// writeChecked appends the CRC-32 (Castagnoli) of buf's bytes to them and
+// writes them to w: the end of every file the package writes.
+func writeChecked(w io.Writer, buf *bytes.Buffer) (int64, error) {
+	buf.Write(binary.LittleEndian.AppendUint32(nil, crc32.Checksum(buf.Bytes(), castagnoli)))
 	n, err := w.Write(buf.Bytes())
 	return int64(n), err
 }

@@ -334,16 +334,10 @@ func (s *Stats) WriteTo(w io.Writer) (int64, error) {
 	buf.Write(le.AppendUint32(nil, uint32(len(hdr))))
 	buf.Write(hdr)
 	buf.Write(rec.Bytes())
-	b := buf.AvailableBuffer()
-	for _, part := range [][]float64{s.G, s.HT, s.TT} {
-		for _, v := range part {
-			b = le.AppendUint64(b, math.Float64bits(v))
-		}
-	}
-	buf.Write(b)
-	buf.Write(le.AppendUint32(nil, crc32.Checksum(buf.Bytes(), castagnoli)))
-	n, err := w.Write(buf.Bytes())
-	return int64(n), err
+	b := appendFloat64s(buf.AvailableBuffer(), s.G)
+	b = appendFloat64s(b, s.HT)
+	buf.Write(appendFloat64s(b, s.TT))
+	return writeChecked(w, &buf)
 }
 
 // Save writes the statistics to path atomically (as Model.Save).

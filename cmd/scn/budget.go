@@ -83,19 +83,9 @@ func trainBudget(cmd *cobra.Command, h *hyperFlags, d *dataFlags, out string, qu
 		}
 		src = m
 	}
-	p, err := d.preprocess()
-	if err != nil {
-		return err
-	}
-	if err := checkOutput("-o", out); err != nil {
-		return err
-	}
-	s, err := d.load("train", p)
-	if err != nil {
-		return err
-	}
 	stderr := cmd.ErrOrStderr()
-	if err := checkTrainClasses(stderr, s); err != nil {
+	s, p, err := d.loadTraining(out, stderr)
+	if err != nil {
 		return err
 	}
 	prob, err := s.Problem()

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"runtime/debug"
 	"time"
 
 	"github.com/scn2d/scn"
+	"github.com/scn2d/scn/dataset"
 	"github.com/spf13/cobra"
 )
 
@@ -58,19 +60,9 @@ clock, giving the same model file.`,
 			if err != nil {
 				return err
 			}
-			p, err := d.preprocess()
-			if err != nil {
-				return err
-			}
-			if err := checkOutput("-o", out); err != nil {
-				return err
-			}
-			s, err := d.load("train", p)
-			if err != nil {
-				return err
-			}
 			stderr := cmd.ErrOrStderr()
-			if err := checkTrainClasses(stderr, s); err != nil {
+			s, p, err := d.loadTraining(out, stderr)
+			if err != nil {
 				return err
 			}
 			if err := currentBudget().checkFit(cfg, sel, s, nil); err != nil {
@@ -161,4 +153,24 @@ func selectionLine(c *scn.Choice) string {
 		stop = fmt.Sprintf("; growth stopped at %d nodes (no gain for --patience checkpoints)", c.StoppedAt)
 	}
 	return fmt.Sprintf("selected L = %d of %d fitted nodes, ridge %g: best %s of %d (L, ridge) pairs on %s%s", c.Nodes, c.FitNodes, c.Ridge, score, c.Candidates, how, stop)
+}
+
+// loadTraining reads the training set of the data flags with their
+// preprocessing, after checking the output path -o, and checks its classes.
+func (d *dataFlags) loadTraining(out string, stderr io.Writer) (*dataset.Set, dataset.Preprocess, error) {
+	p, err := d.preprocess()
+	if err != nil {
+		return nil, p, err
+	}
+	if err := checkOutput("-o", out); err != nil {
+		return nil, p, err
+	}
+	s, err := d.load("train", p)
+	if err != nil {
+		return nil, p, err
+	}
+	if err := checkTrainClasses(stderr, s); err != nil {
+		return nil, p, err
+	}
+	return s, p, nil
 }
