@@ -148,7 +148,7 @@ func budgetChoice(p Problem, seed uint64) (Config, Selection, string) {
 		why := fmt.Sprintf("%d training images (< %d): the default preset's 2DSCN with model selection, best on small sets", n, budgetLargeSet)
 		return c, Selection{Validation: 0.2, Points: 20}, why
 	}
-	c := Fast(RVFL)
+	c := Fast(RVFL).ForImages(p.X.Rows, p.X.Cols)
 	c.Seed = seed
 	why := fmt.Sprintf("%d training images: the fast preset's RVFL, the most accurate per second measured on large sets", n)
 	// Selection over a few ridge terms around the preset's: each costs a

@@ -57,6 +57,13 @@ checked against the header (eval and predict verify the weights' checksum).`,
 			c := m.Config
 			fmt.Fprintf(w, "preset\t%s, seed %d, L_max %d, T_max %d, tolerance %g, ridge %g\n", c.Preset, c.Seed, c.MaxNodes, c.Candidates, c.Tolerance, c.Ridge)
 			fmt.Fprintf(w, "scales\t%v\n", c.Scales)
+			if c.BlockSize > 0 {
+				fields := "whole image"
+				if c.FieldMax > 0 {
+					fields = fmt.Sprintf("fields of %d to %d pixels", c.FieldMin, c.FieldMax)
+				}
+				fmt.Fprintf(w, "nodes\tblocks of %d, %s, standardised %v, difference nodes %v\n", c.BlockSize, fields, c.Standardize, c.Differences)
+			}
 			if m.Kind.Choice == scn.Supervised {
 				fmt.Fprintf(w, "ratios\t%v\n", c.Ratios)
 			}

@@ -173,6 +173,20 @@ func (b budget) checkFit(cfg scn.Config, sel *scn.Selection, train, test *datase
 		return fmt.Errorf("--nodes %d is more than %d times the %d training images: %s's hidden outputs have rank at most %d, so nodes beyond that only change the minimum-norm or ridge solution, while every node costs time in proportion to N^2; lower --nodes",
 			cfg.MaxNodes, maxNodesPerImage, n, cfg.Kind.Title(), n)
 	}
+	need, hint := fitTotal(cfg, sel, train, test)
+	if cfg.BlockSize > 1 {
+		hint += ", lower --block"
+	}
+	what := fmt.Sprintf("fitting %s with --nodes %d on %d images of %d x %d", cfg.Kind.Title(), cfg.MaxNodes, train.Len(), train.Rows, train.Cols)
+	if cfg.Kind.Choice == scn.Random && cfg.MaxNodes > train.Len() {
+		hint += fmt.Sprintf(" (a random learner's hidden outputs H have rank at most N = %d; nodes beyond it only change the minimum-norm solution)", train.Len())
+	}
+	return b.check(need, what, hint)
+}
+
+// fitTotal is the memory a fit of cfg on train takes with its data (and
+// test, if not nil), and the flag that lowers it most.
+func fitTotal(cfg scn.Config, sel *scn.Selection, train, test *dataset.Set) (int64, string) {
 	fit, hint := fitNeed(cfg, train, outputs(train))
 	need := setBytes(train) + fit
 	if sel != nil {
@@ -182,11 +196,29 @@ func (b budget) checkFit(cfg scn.Config, sel *scn.Selection, train, test *datase
 	if test != nil {
 		need += setBytes(test)
 	}
-	what := fmt.Sprintf("fitting %s with --nodes %d on %d images of %d x %d", cfg.Kind.Title(), cfg.MaxNodes, train.Len(), train.Rows, train.Cols)
-	if cfg.Kind.Choice == scn.Random && cfg.MaxNodes > train.Len() {
-		hint += fmt.Sprintf(" (a random learner's hidden outputs H have rank at most N = %d; nodes beyond it only change the minimum-norm solution)", train.Len())
+	return need, hint
+}
+
+// fitBlock returns cfg with a smaller block size when that makes a block
+// fit whose estimate exceeds the limit fit under it (halving, down to
+// blocks of 8: a supervised block's candidates' outputs grow with the
+// block), with a note saying so; otherwise cfg as it is (checkFit then
+// refuses what does not fit).
+func (b budget) fitBlock(cfg scn.Config, sel *scn.Selection, train *dataset.Set) (scn.Config, string) {
+	if b.bytes <= 0 || cfg.BlockSize <= 8 {
+		return cfg, ""
 	}
-	return b.check(need, what, hint)
+	if need, _ := fitTotal(cfg, sel, train, nil); need <= b.bytes {
+		return cfg, ""
+	}
+	for c := cfg; c.BlockSize > 8; {
+		c.BlockSize /= 2
+		if need, _ := fitTotal(c, sel, train, nil); need <= b.bytes {
+			return c, fmt.Sprintf("scn: note: blocks of %d nodes instead of %d, to fit in the memory limit of %s (%s); --block sets it\n",
+				c.BlockSize, cfg.BlockSize, formatBytes(b.bytes), b.from)
+		}
+	}
+	return cfg, ""
 }
 
 // maxNodesPerImage bounds L / N for a random learner: beyond L = N more

@@ -65,6 +65,18 @@ clock, giving the same model file.`,
 			if err != nil {
 				return err
 			}
+			if !h.changed("field") {
+				// The fast preset's fields, scaled to the images.
+				if c := cfg.ForImages(s.Rows, s.Cols); c.FieldMax != cfg.FieldMax {
+					fmt.Fprintf(stderr, "scn: note: receptive fields of %d to %d pixels (the fast preset's 5 to 27 for 28 x 28, scaled to %d x %d); --field sets them\n", c.FieldMin, c.FieldMax, s.Rows, s.Cols)
+					cfg = c
+				}
+			}
+			if !h.changed("block") {
+				var note string
+				cfg, note = currentBudget().fitBlock(cfg, sel, s)
+				fmt.Fprint(stderr, note)
+			}
 			if err := currentBudget().checkFit(cfg, sel, s, nil); err != nil {
 				return err
 			}
