@@ -13,6 +13,7 @@ import (
 	"slices"
 
 	"github.com/scn2d/scn/internal/atomicfile"
+	"github.com/scn2d/scn/internal/linalg"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -47,11 +48,8 @@ type Stats struct {
 // together or read.
 var ErrStats = errors.New("scn: statistics")
 
-// statsChunk is the images whose hidden outputs are formed at a time.
-const statsChunk = 2048
-
-// Stats returns the statistics of p for m's hidden nodes. The images are
-// read in chunks of 2048: memory grows with L^2, not with N.
+// Stats returns the statistics of p for m's hidden nodes, summed over
+// chunks of 2048 images: memory grows with L^2 and L x 2048, not with N.
 func (m *Model) Stats(p Problem) (*Stats, error) {
 	if err := p.check(); err != nil {
 		return nil, err
@@ -68,26 +66,51 @@ func (m *Model) Stats(p Problem) (*Stats, error) {
 			s.ClassCounts[c]++
 		}
 	}
-	g := mat.NewSymDense(l, s.G)
-	ht := mat.NewDense(l, mm, s.HT)
-	tt := mat.NewDense(mm, mm, s.TT)
-	for lo := 0; lo < n; lo += statsChunk {
-		hi := min(n, lo+statsChunk)
-		x := Images{Rows: p.X.Rows, Cols: p.X.Cols, Pix: p.X.Pix[lo*p.X.Dim() : hi*p.X.Dim()]}
-		h := hiddenDense(m, x)
-		t := mat.NewDense(hi-lo, mm, p.T[lo*mm:hi*mm])
-		g.SymRankK(g, 1, h.T())
-		var a mat.Dense
-		a.Mul(h.T(), t)
-		ht.Add(ht, &a)
-		var b mat.Dense
-		b.Mul(t.T(), t)
-		tt.Add(tt, &b)
+	// The hidden outputs of statsChunk images at a time (node-major,
+	// float64) and their targets (output-major), then the float64 products
+	// G += H_c^T H_c, H^T T += H_c^T T_c and T^T T += T_c^T T_c by the
+	// dense kernels (OpenBLAS's dgemm, or the project's float64 kernel): a
+	// chunk of 2048 images keeps G's traffic small beside the products, and
+	// the kernels' fixed chunks keep the sums independent of the number of
+	// goroutines.
+	cw := min(n, statsChunk)
+	hn, tc := make([]float64, l*cw), make([]float64, mm*cw)
+	filled := 0
+	flush := func() {
+		if filled == 0 {
+			return
+		}
+		linalg.GemmNT64(l, l, filled, 1, hn, cw, hn, cw, 1, s.G, l)
+		linalg.GemmNT64(l, mm, filled, 1, hn, cw, tc, cw, 1, s.HT, mm)
+		linalg.GemmNT64(mm, mm, filled, 1, tc, cw, tc, cw, 1, s.TT, mm)
+		filled = 0
 	}
-	// SymDense keeps the upper triangle: store G whole.
+	m.hidden(p.X, func(lo, rows int, hb []float32) {
+		for r0 := 0; r0 < rows; {
+			take := min(rows-r0, cw-filled)
+			for j := 0; j < l; j++ {
+				src, dst := hb[j*rows+r0:j*rows+r0+take], hn[j*cw+filled:]
+				for i, v := range src {
+					dst[i] = float64(v)
+				}
+			}
+			for r := 0; r < take; r++ {
+				for q := 0; q < mm; q++ {
+					tc[q*cw+filled+r] = p.T[(lo+r0+r)*mm+q]
+				}
+			}
+			filled += take
+			r0 += take
+			if filled == cw {
+				flush()
+			}
+		}
+	})
+	flush()
+	// The two triangles were formed apart: make G exactly symmetric.
 	for i := 0; i < l; i++ {
 		for j := 0; j < i; j++ {
-			s.G[i*l+j] = s.G[j*l+i]
+			s.G[j*l+i] = s.G[i*l+j]
 		}
 	}
 	return s, nil
@@ -100,6 +123,9 @@ func (m *Model) recipe() *Model {
 	r.Selection, r.Budget = nil, nil
 	return &r
 }
+
+// statsChunk is the images whose hidden outputs one product takes.
+const statsChunk = 2048
 
 // Nodes returns the number of hidden nodes L of the statistics.
 func (s *Stats) Nodes() int { return s.Recipe.Nodes() }
@@ -219,7 +245,7 @@ func (s *Stats) Solve(ridge float64) (*Model, error) {
 	if ridge > 0 {
 		g := mat.NewSymDense(l, slices.Clone(s.G))
 		var err error
-		if beta, err = ridgeSolve(g, mat.NewDense(l, m, slices.Clone(s.HT)), ridge); err != nil {
+		if beta, err = choleskySolve(g, mat.NewDense(l, m, slices.Clone(s.HT)), ridge); err != nil {
 			return nil, err
 		}
 	} else {
