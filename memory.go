@@ -140,7 +140,12 @@ func (c Config) blockMemory(N, d, np, M, L float64) (cand, factor int64) {
 	// correlations.
 	out := 4 * k * N
 	if c.Pairs {
-		out = 4 * k * rows * float64(runtime.GOMAXPROCS(0))
+		// Per goroutine scoring a shard: its pair products, its images
+		// transposed (pixel-major: d per image) and the row products X v
+		// (rows x side per image); pairShard's scratch.
+		workers := math.Min(float64(runtime.GOMAXPROCS(0)), shards)
+		side := math.Ceil(math.Sqrt(k))
+		out = workers * 4 * rows * (k + d + rowsOf(d, np)*side)
 	}
 	moments := 0.0
 	if !c.Pairs {
@@ -158,6 +163,16 @@ func (c Config) momentBytes(N, d, k float64) float64 {
 		return 0
 	}
 	return 4*d + 4*k*math.Min(N, momentSample)
+}
+
+// rowsOf returns d1 of a matrix node from d = d1 d2 and np = d1 + d2 (the
+// larger root, d1 >= d2 or not: an upper bound for either side).
+func rowsOf(d, np float64) float64 {
+	disc := np*np - 4*d
+	if disc < 0 {
+		return np
+	}
+	return (np + math.Sqrt(disc)) / 2
 }
 
 // EstimateBytes returns EstimateMemory(n, rows, cols, m).Total().
