@@ -6,24 +6,31 @@ import (
 	"math"
 )
 
-// Images is a set of N equally sized grey images, each Rows x Cols,
-// stored one after another in row-major order. Vector learners read each
-// image as the flat vector vec(X) of length Rows*Cols.
+// Images is a set of N equally sized images, each Rows x Cols with
+// Channels planes (0 or 1: grey), stored one after another: image i is
+// Channels planes of Rows x Cols values in row-major order (N x C x H x W).
+// Vector learners read each image as the flat vector vec(X) of length
+// Dim() = Channels*Rows*Cols.
 type Images struct {
 	Rows, Cols int
-	Pix        []float32 // N*Rows*Cols values; image i starts at i*Rows*Cols
+	// Channels is the number of planes per image; 0 means 1 (grey).
+	Channels int
+	Pix      []float32 // N*Dim() values; image i starts at i*Dim()
 }
+
+// Chans returns the number of planes per image (1 for grey).
+func (im Images) Chans() int { return max(im.Channels, 1) }
 
 // Len returns the number of images, N.
 func (im Images) Len() int {
 	if im.Rows <= 0 || im.Cols <= 0 {
 		return 0
 	}
-	return len(im.Pix) / (im.Rows * im.Cols)
+	return len(im.Pix) / im.Dim()
 }
 
-// Dim returns d = Rows*Cols.
-func (im Images) Dim() int { return im.Rows * im.Cols }
+// Dim returns d = Channels*Rows*Cols, the length of vec(X).
+func (im Images) Dim() int { return im.Chans() * im.Rows * im.Cols }
 
 // Image returns image i as a slice of Pix.
 func (im Images) Image(i int) []float32 {
@@ -41,8 +48,10 @@ func (im Images) check() error {
 		return fmt.Errorf("%w: image shape %d x %d", ErrData, im.Rows, im.Cols)
 	case len(im.Pix) == 0:
 		return fmt.Errorf("%w: no images", ErrData)
-	case len(im.Pix)%(im.Rows*im.Cols) != 0:
-		return fmt.Errorf("%w: %d pixel values are not a whole number of %d x %d images", ErrData, len(im.Pix), im.Rows, im.Cols)
+	case im.Channels < 0:
+		return fmt.Errorf("%w: %d channels", ErrData, im.Channels)
+	case len(im.Pix)%im.Dim() != 0:
+		return fmt.Errorf("%w: %d pixel values are not a whole number of %d x %d x %d images", ErrData, len(im.Pix), im.Chans(), im.Rows, im.Cols)
 	}
 	for i, v := range im.Pix {
 		if d := v - v; d != d { // NaN or an infinity

@@ -44,13 +44,17 @@ import (
 // view into the file-format package's API, for no saving (Images returns the
 // view without copying).
 type Set struct {
-	Rows, Cols int       // image height and width
-	Pix        []float32 // N*Rows*Cols values in [0,1]; image i at Pix[i*Rows*Cols:], row-major
-	Labels     []int     // class of each image, or nil
-	Classes    []string  // class names: Classes[label]
-	Targets    []float64 // N*TargetDim real targets (row-major), or nil
-	TargetDim  int
-	Source     string // provenance, for reports
+	Rows, Cols int // image height and width
+	// Channels is the number of colour planes per image (3 for RGB); 0
+	// means 1 (grey). Image i is Dim() values at Pix[i*Dim():]: Channels
+	// planes of Rows x Cols, each row-major (N x C x H x W).
+	Channels  int
+	Pix       []float32 // N*Dim() values in [0,1]
+	Labels    []int     // class of each image, or nil
+	Classes   []string  // class names: Classes[label]
+	Targets   []float64 // N*TargetDim real targets (row-major), or nil
+	TargetDim int
+	Source    string // provenance, for reports
 	// Origin, if not nil, gives for each image its index in the set it was
 	// read from (Subset composes them), so that a derived set says which
 	// images it took.
@@ -68,18 +72,26 @@ func (s *Set) Len() int {
 	if s.Rows <= 0 || s.Cols <= 0 {
 		return 0
 	}
-	return len(s.Pix) / (s.Rows * s.Cols)
+	return len(s.Pix) / s.Dim()
 }
+
+// Chans returns the number of planes per image (1 for grey).
+func (s *Set) Chans() int { return max(s.Channels, 1) }
+
+// Dim returns the number of values per image, Channels*Rows*Cols.
+func (s *Set) Dim() int { return s.Chans() * s.Rows * s.Cols }
 
 // Image returns image i as a slice of Pix.
 func (s *Set) Image(i int) []float32 {
-	d := s.Rows * s.Cols
+	d := s.Dim()
 	return s.Pix[i*d : (i+1)*d]
 }
 
 // Images returns the set's pixels as the learners take them; it shares Pix
 // (no copy).
-func (s *Set) Images() scn.Images { return scn.Images{Rows: s.Rows, Cols: s.Cols, Pix: s.Pix} }
+func (s *Set) Images() scn.Images {
+	return scn.Images{Rows: s.Rows, Cols: s.Cols, Channels: s.Channels, Pix: s.Pix}
+}
 
 // IsRegression reports whether the set has real targets (see Set).
 func (s *Set) IsRegression() bool { return s.Targets != nil }
@@ -114,8 +126,8 @@ func (s *Set) Clone() *Set {
 // Subset returns a new set with the images idx, in that order; its Origin
 // says where each image came from.
 func (s *Set) Subset(idx []int) *Set {
-	d := s.Rows * s.Cols
-	out := &Set{Rows: s.Rows, Cols: s.Cols, Classes: s.Classes, TargetDim: s.TargetDim, Source: s.Source,
+	d := s.Dim()
+	out := &Set{Rows: s.Rows, Cols: s.Cols, Channels: s.Channels, Classes: s.Classes, TargetDim: s.TargetDim, Source: s.Source,
 		Pix: make([]float32, 0, len(idx)*d), Origin: make([]int, 0, len(idx))}
 	for _, i := range idx {
 		out.Pix = append(out.Pix, s.Image(i)...)
@@ -152,9 +164,12 @@ func (s *Set) Validate() error {
 	if s.Rows <= 0 || s.Cols <= 0 {
 		return fmt.Errorf("dataset: image shape %d x %d", s.Rows, s.Cols)
 	}
-	d := s.Rows * s.Cols
+	if s.Channels < 0 {
+		return fmt.Errorf("dataset: %d channels", s.Channels)
+	}
+	d := s.Dim()
 	if len(s.Pix) == 0 || len(s.Pix)%d != 0 {
-		return fmt.Errorf("dataset: %d pixel values are not a positive number of %d x %d images", len(s.Pix), s.Rows, s.Cols)
+		return fmt.Errorf("dataset: %d pixel values are not a positive number of %d x %d x %d images", len(s.Pix), s.Chans(), s.Rows, s.Cols)
 	}
 	n := len(s.Pix) / d
 	for i, v := range s.Pix {
