@@ -113,7 +113,7 @@ func (c Config) blockMemory(N, d, np, M, L float64) (cand, factor int64) {
 		workers := math.Min(float64(runtime.GOMAXPROCS(0)), math.Ceil(L/b))
 		// Every node's parameters and bias; the weights over the image of
 		// one block (as drawn) and of the nodes being scored.
-		nodes := 4*L*np + 4*L + 4*b*(np+d) + 4*weightChunk*d + c.momentBytes(N, d, b)
+		nodes := 4*L*np + 4*L + 4*b*(np+d) + 4*math.Min(weightChunk, L)*d + c.momentBytes(N, d, b)
 		return bytesOf(nodes), bytesOf(ls + pass + workers*perWorker)
 	}
 	// H in float32 in the shards (and one shard's float64 copy for

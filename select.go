@@ -814,7 +814,7 @@ func classGroups(p Problem, need int) ([][]int, error) {
 // subset returns the problem of the images idx of p.
 func (p Problem) subset(idx []int) Problem {
 	d := p.X.Dim()
-	q := Problem{X: Images{Rows: p.X.Rows, Cols: p.X.Cols, Pix: make([]float32, 0, len(idx)*d)}, M: p.M, Classes: p.Classes}
+	q := Problem{X: Images{Rows: p.X.Rows, Cols: p.X.Cols, Channels: p.X.Channels, Pix: make([]float32, 0, len(idx)*d)}, M: p.M, Classes: p.Classes}
 	q.T = make([]float64, 0, len(idx)*p.M)
 	for _, i := range idx {
 		q.X.Pix = append(q.X.Pix, p.X.Image(i)...)

@@ -22,6 +22,7 @@ func newTrain() *cobra.Command {
 		timeBudget  time.Duration
 		replay      string
 		statsOut    string
+		dryRun      bool
 	)
 	cmd := &cobra.Command{
 		Use:   "train",
@@ -87,6 +88,9 @@ clock, giving the same model file.`,
 				return err
 			}
 			sel = h.forSize(sel, s)
+			if dryRun {
+				return printPlan(cmd.OutOrStdout(), cfg, sel, s)
+			}
 			// Reading the data leaves the decompressed files and decoding
 			// buffers as garbage: returned to the system before the fit
 			// allocates its own, they do not add to its peak memory (on
@@ -146,6 +150,7 @@ clock, giving the same model file.`,
 	cmd.Flags().BoolVar(&part, "save-partial", false, "on Ctrl-C, save the nodes built so far (the exit status is still 130)")
 	cmd.Flags().StringVar(&statsOut, "stats-out", "", "also write the statistics of the training images for the model's nodes (.scnstats: for scn update, stats merge, solve)")
 	durationVar(cmd.Flags(), &timeBudget, "budget", 0, time.Second, 7*24*time.Hour, "wall-clock budget for the whole process (e.g. 60s, 2m): the learner, L and the settings are chosen for the best held-out accuracy that finishes in time")
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "read the data, print the plan (learner, nodes, block, candidates, fields, memory estimate by part) and exit without fitting")
 	cmd.Flags().StringVar(&replay, "replay", "", "refit the plan a --budget model records (same data flags) without a clock: the same model file")
 	return cmd
 }
@@ -185,4 +190,42 @@ func (d *dataFlags) loadTraining(out string, stderr io.Writer) (*dataset.Set, da
 		return nil, p, err
 	}
 	return s, p, nil
+}
+
+// printPlan writes what a fit of cfg on s would do and the memory it is
+// estimated to take, by part, without fitting (scn train --dry-run).
+func printPlan(w io.Writer, cfg scn.Config, sel *scn.Selection, s *dataset.Set) error {
+	fmt.Fprintf(w, "learner     %s, %d nodes at most\n", cfg.Kind.Title(), cfg.MaxNodes)
+	fmt.Fprintf(w, "data        %d images of %d x %d x %d, %d outputs\n", s.Len(), s.Rows, s.Cols, s.Chans(), outputs(s))
+	if cfg.BlockSize > 1 {
+		fmt.Fprintf(w, "block       %d nodes\n", cfg.BlockSize)
+	}
+	if cfg.Kind.Choice == scn.Supervised {
+		fmt.Fprintf(w, "candidates  %d per node\n", cfg.Candidates)
+	}
+	if cfg.FieldMax > 0 {
+		fmt.Fprintf(w, "fields      %d to %d pixels\n", cfg.FieldMin, cfg.FieldMax)
+	}
+	if sel != nil {
+		fmt.Fprintf(w, "selection   %s\n", selectionPlan(sel))
+	}
+	e := cfg.EstimateMemory(s.Len(), s.Rows, s.Cols, outputs(s))
+	total, _ := fitTotal(cfg, sel, s, nil)
+	var selBytes int64
+	if sel != nil {
+		selBytes = sel.EstimateBytes(cfg, s.Len(), s.Rows, s.Cols, outputs(s))
+	}
+	fmt.Fprintf(w, "memory      %s in all, %d bytes (images %s, candidates %s, least squares %s, solve %s, model %s, selection %s, process %s)\n",
+		formatBytes(total), total, formatBytes(setBytes(s)), formatBytes(e.Candidates), formatBytes(e.Factor), formatBytes(e.Solve), formatBytes(e.Model),
+		formatBytes(selBytes), formatBytes(total-setBytes(s)-e.Total()-selBytes))
+	fmt.Fprintf(w, "limit       %s (%s)\n", formatBytes(memory.bytes), memory.from)
+	return nil
+}
+
+// selectionPlan says how model selection will hold out data.
+func selectionPlan(sel *scn.Selection) string {
+	if sel.Folds > 1 {
+		return fmt.Sprintf("%d-fold cross-validation", sel.Folds)
+	}
+	return fmt.Sprintf("%.0f%% held out", 100*sel.Validation)
 }
