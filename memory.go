@@ -151,7 +151,13 @@ func (c Config) blockMemory(N, d, np, M, L float64) (cand, factor int64) {
 	if !c.Pairs {
 		moments = c.momentBytes(N, d, k) // pair scoring standardises from its own pass
 	}
-	cand = bytesOf(4*k*np + 4*k*d + out + 8*shards*k*(M+1) + moments)
+	// Weights over the image: of every candidate, or with pair scoring
+	// only of the block's accepted ones (exactColumns).
+	weights := 4 * k * d
+	if c.Pairs {
+		weights = 4 * b * d
+	}
+	cand = bytesOf(4*k*np + weights + out + 8*shards*k*(M+1) + moments)
 	return cand, bytesOf(ls)
 }
 

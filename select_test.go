@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"math/rand/v2"
 	"runtime"
 	"testing"
 )
@@ -290,4 +291,43 @@ func TestRefitTrainRMSE(t *testing.T) {
 			t.Errorf("%v: recorded training RMSE %v, predictions give %v", c.Kind, got, want)
 		}
 	}
+}
+
+// TestSelectFoldsOnRedundantImages: the last fit of k-fold selection has
+// nodes of its own, whose normal equations can be indefinite at the
+// smallest ridge term the folds chose (float32 Gram products of redundant
+// images: five bands over noise). Selection then takes the best pair with
+// a larger ridge term instead of failing with "singular".
+func TestSelectFoldsOnRedundantImages(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a k-fold selection on 112 x 92 images")
+	}
+	const n, rows, cols = 200, 112, 92
+	r := rand.New(rand.NewPCG(200, rows*cols))
+	x := Images{Rows: rows, Cols: cols, Pix: make([]float32, n*rows*cols)}
+	labels := make([]int, n)
+	for i := range n {
+		labels[i] = i % 5
+		for j := range rows * cols {
+			v := float32(r.IntN(100))
+			if (j/cols)*5/rows == labels[i] {
+				v += 100
+			}
+			x.Pix[i*rows*cols+j] = v / 255
+		}
+	}
+	p, err := Classification(x, labels, []string{"a", "b", "c", "d", "e"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := Default(SCN2D)
+	cfg.MaxNodes = 100
+	m, err := cfg.Select(context.Background(), p, Selection{Folds: 5}, nil)
+	if err != nil {
+		t.Fatalf("selection failed: %v", err)
+	}
+	if acc, _ := m.Accuracy(x, labels); acc < 0.99 {
+		t.Errorf("training accuracy %.3f on five separable bands", acc)
+	}
+	t.Logf("L = %d, ridge %g", m.Nodes(), m.Config.Ridge)
 }
