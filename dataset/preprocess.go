@@ -153,6 +153,12 @@ func (p Preprocess) decodeChannels() int {
 	return 0
 }
 
+// lumaPlanes is the grey level of red, green and blue values (BT.601), as
+// ApplyPicture and Prepare make colour grey.
+func lumaPlanes(r, g, b float32) float32 {
+	return float32(0.299*float64(r) + 0.587*float64(g) + 0.114*float64(b))
+}
+
 // convertChannels returns the n-pixel image pix of c planes as want
 // planes: colour (3) to grey (1) by luma (BT.601), grey to want equal
 // planes; nothing else converts. pix itself when c == want.
@@ -163,7 +169,7 @@ func convertChannels(pix []float32, c, want, n int) ([]float32, int, error) {
 	case c == 3 && want == 1:
 		out := make([]float32, n)
 		for i := range out {
-			out[i] = float32(0.299*float64(pix[i]) + 0.587*float64(pix[n+i]) + 0.114*float64(pix[2*n+i]))
+			out[i] = lumaPlanes(pix[i], pix[n+i], pix[2*n+i])
 		}
 		return out, 1, nil
 	case c == 1:
