@@ -240,9 +240,6 @@ func (p Preprocess) describe(inverted, n int) string {
 	if p.ResizeRows > 0 && p.ResizeCols > 0 {
 		d += fmt.Sprintf("; resized to %d x %d%s", p.ResizeRows, p.ResizeCols, fitText(p.Fit))
 	}
-	if p.Channels == 1 {
-		d += "; read as grey"
-	}
 	return d
 }
 
