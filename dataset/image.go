@@ -242,10 +242,13 @@ func ImageSize(r io.Reader) (rows, cols int, err error) {
 	return cfg.Height, cfg.Width, nil
 }
 
-// LoadImageFile reads one image file and prepares it with p, which must
-// give one plane (grey: p.Channels 1, or 0 with a grey file); LoadPicture
-// takes colour too.
+// LoadImageFile reads one image file as grey (colours become luma, as
+// DecodeImage gives them) and prepares it with p, whose Channels must be 0
+// or 1; LoadPicture reads colour too.
 func LoadImageFile(path string, p Preprocess) (pix []float32, rows, cols int, err error) {
+	if p.Channels == 0 {
+		p.Channels = 1
+	}
 	pic, err := LoadPicture(path, p)
 	if err != nil {
 		return nil, 0, 0, err
