@@ -10,7 +10,8 @@ import (
 // files they were read from, so that new images can be prepared the same
 // way before prediction. A model carries it (Model.Preprocessing) and its
 // file saves it in the header; the zero value means the images were used
-// as read (grey levels in [0, 1]). Package dataset applies it
+// as read (grey levels in [0, 1]; older files, written before colour, all
+// mean this). Package dataset applies it
 // (dataset.Preprocess is this type with the image operations as methods).
 type Preprocessing struct {
 	// Invert is "no", "yes", or "auto": invert images with dark ink on a
@@ -20,6 +21,20 @@ type Preprocessing struct {
 	// ResizeRows and ResizeCols, if positive, resize every image.
 	ResizeRows int `json:"resize_rows,omitempty"`
 	ResizeCols int `json:"resize_cols,omitempty"`
+	// Fit says how a resize treats an image of another aspect ratio than
+	// ResizeRows x ResizeCols: "pad" scales it to fit inside, keeping its
+	// aspect ratio, and centres it on black (zero); "crop" scales it to
+	// cover, keeping its aspect ratio, and keeps the centre; "stretch"
+	// scales rows and columns each to size. Empty means "stretch" (what
+	// files written before the option mean). Without a resize it is empty.
+	Fit string `json:"fit,omitempty"`
+	// Channels is the number of planes of the images: 3 for colour (red,
+	// green, blue), 0 or 1 for grey (colours become luma, ITU-R BT.601);
+	// other counts come from NumPy arrays with a channel axis. A model
+	// records 0 for grey, so that older files, which have no such field,
+	// mean grey. Given to dataset's readers, 0 asks for the images as they
+	// are (colour when a file is colour), 1 for grey and 3 for colour.
+	Channels int `json:"channels,omitempty"`
 	// MNIST brings digits to the MNIST convention: bright ink on dark, the
 	// ink scaled to fit a 20 x 20 box keeping its aspect ratio, placed with
 	// its centre of mass at the centre of a 28 x 28 image
@@ -27,8 +42,11 @@ type Preprocessing struct {
 	MNIST bool `json:"mnist,omitempty"`
 }
 
-// Validate reports an unknown Invert value or a half-given or negative
-// resize.
+// maxChannels bounds Channels.
+const maxChannels = 1024
+
+// Validate reports an unknown Invert or Fit value, a half-given or negative
+// resize, a Fit without a resize, or a channel count out of range.
 func (p Preprocessing) Validate() error {
 	switch p.Invert {
 	case "", "no", "yes", "auto":
@@ -37,6 +55,20 @@ func (p Preprocessing) Validate() error {
 	}
 	if p.ResizeRows < 0 || p.ResizeCols < 0 || (p.ResizeRows > 0) != (p.ResizeCols > 0) {
 		return fmt.Errorf("resize to %d x %d: give both sizes, positive", p.ResizeRows, p.ResizeCols)
+	}
+	switch p.Fit {
+	case "", "stretch", "pad", "crop":
+	default:
+		return fmt.Errorf("fit %q: want pad, crop or stretch", p.Fit)
+	}
+	if p.Fit != "" && p.ResizeRows == 0 {
+		return fmt.Errorf("fit %q without a resize", p.Fit)
+	}
+	if p.Channels < 0 || p.Channels > maxChannels {
+		return fmt.Errorf("%d channels: want 0 to %d", p.Channels, maxChannels)
+	}
+	if p.MNIST && p.Channels > 1 {
+		return fmt.Errorf("the MNIST convention takes grey images, not %d channels", p.Channels)
 	}
 	return nil
 }

@@ -463,10 +463,15 @@ func FuzzDecodeImage(f *testing.F) {
 	f.Add(pngBytes(f, 3, 2))
 	f.Add([]byte("P5 2 1 255\n\x00\xff"))
 	f.Add([]byte("P3 1 1 255 1 2 3"))
+	f.Add([]byte("P6 1 1 255\n\x01\x02\x03"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		pix, rows, cols, err := DecodeImage(bytes.NewReader(data), "fuzz")
 		if err == nil && len(pix) != rows*cols {
 			t.Fatalf("%d pixels for %d x %d", len(pix), rows, cols)
+		}
+		pic, err := DecodePicture(bytes.NewReader(data), "fuzz", 0)
+		if err == nil && (len(pic.Pix) != pic.Channels*pic.Rows*pic.Cols || pic.Channels != 1 && pic.Channels != 3) {
+			t.Fatalf("%d values for %d x %d x %d", len(pic.Pix), pic.Channels, pic.Rows, pic.Cols)
 		}
 	})
 }

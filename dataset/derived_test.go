@@ -39,8 +39,8 @@ func toyFaces(classes, per int) *Set {
 // sameSet reports how two sets differ, or "".
 func sameSet(a, b *Set) string {
 	switch {
-	case a.Rows != b.Rows || a.Cols != b.Cols || a.Len() != b.Len():
-		return fmt.Sprintf("%d images of %d x %d vs %d of %d x %d", a.Len(), a.Rows, a.Cols, b.Len(), b.Rows, b.Cols)
+	case a.Rows != b.Rows || a.Cols != b.Cols || a.Len() != b.Len() || a.Chans() != b.Chans():
+		return fmt.Sprintf("%d images of %d x %d x %d vs %d of %d x %d x %d", a.Len(), a.Chans(), a.Rows, a.Cols, b.Len(), b.Chans(), b.Rows, b.Cols)
 	case !reflect.DeepEqual(a.Pix, b.Pix):
 		return "pixels differ"
 	case !reflect.DeepEqual(a.Labels, b.Labels):

@@ -51,6 +51,7 @@ type PartInfo struct {
 	Count     int        `json:"count"`
 	Rows      int        `json:"rows"`
 	Cols      int        `json:"cols"`
+	Channels  int        `json:"channels,omitempty"` // planes per image, if more than one
 	Classes   []string   `json:"classes,omitempty"`
 	TargetDim int        `json:"target_dim,omitempty"`
 	Source    string     `json:"source"`
@@ -115,6 +116,11 @@ func (d *Derived) Write(dir string) error {
 			info.Classes = nil
 		}
 		files := []partFile{{"images", "images-idx3-ubyte.gz", "IDX unsigned byte, N x rows x cols, 0 black to 255 white; gzip", idxImageBytes(s)}}
+		if s.Chans() > 1 {
+			info.Channels = s.Chans()
+			files[0].name = "images-idx4-ubyte.gz"
+			files[0].format = fmt.Sprintf("IDX unsigned byte, N x %d x rows x cols (planes red, green, blue for 3), 0 dark to 255 bright; gzip", s.Chans())
+		}
 		if s.Labels != nil {
 			lab, err := idxLabelBytes(s.Labels, p.Name+" labels")
 			if err != nil {
@@ -187,7 +193,11 @@ func (m Manifest) readme() string {
 	b.WriteString("| part | images | size (rows x cols) | file | format | SHA-256 of the decompressed file |\n|---|---|---|---|---|---|\n")
 	for _, p := range m.Parts {
 		for _, f := range p.Files {
-			fmt.Fprintf(&b, "| %s | %d | %d x %d | `%s` | %s | `%s` |\n", p.Name, p.Count, p.Rows, p.Cols, f.Name, f.Format, f.SHA256)
+			size := fmt.Sprintf("%d x %d", p.Rows, p.Cols)
+			if p.Channels > 1 {
+				size += fmt.Sprintf(", %d planes", p.Channels)
+			}
+			fmt.Fprintf(&b, "| %s | %d | %s | `%s` | %s | `%s` |\n", p.Name, p.Count, size, f.Name, f.Format, f.SHA256)
 		}
 	}
 	for _, p := range m.Parts {
@@ -256,10 +266,10 @@ func readPart(dir string, info PartInfo) (*Set, error) {
 			if err != nil {
 				return nil, fmt.Errorf("dataset: %s: %w", p, err)
 			}
-			if img.Len() != info.Count || img.Rows != info.Rows || img.Cols != info.Cols {
-				return nil, fmt.Errorf("dataset: %s: %w: %d images of %d x %d, the manifest says %d of %d x %d", p, ErrFormat, img.Len(), img.Rows, img.Cols, info.Count, info.Rows, info.Cols)
+			if img.Len() != info.Count || img.Rows != info.Rows || img.Cols != info.Cols || img.Chans() != max(info.Channels, 1) {
+				return nil, fmt.Errorf("dataset: %s: %w: %d images of %d x %d x %d, the manifest says %d of %d x %d x %d", p, ErrFormat, img.Len(), img.Chans(), img.Rows, img.Cols, info.Count, max(info.Channels, 1), info.Rows, info.Cols)
 			}
-			s.Rows, s.Cols, s.Pix = img.Rows, img.Cols, img.Pix
+			s.Rows, s.Cols, s.Channels, s.Pix = img.Rows, img.Cols, img.Channels, img.Pix
 		case "labels":
 			if x.kind != idxUbyte || len(x.dims) != 1 {
 				return nil, fmt.Errorf("dataset: %s: %w: labels must be unsigned bytes of one dimension", p, ErrFormat)

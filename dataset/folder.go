@@ -35,6 +35,12 @@ var imageExt = map[string]bool{".png": true, ".jpg": true, ".jpeg": true, ".gif"
 // class subfolders, a class subfolder without images, an unreadable or
 // undecodable image, and images that do not all come out the same size.
 // The set's Inverted field and Source say how many images p inverted.
+//
+// Colour is decided per folder: with p.Channels 0, the set is colour
+// (Channels 3: red, green, blue) when any of its images is colour, and
+// then its grey images are three equal planes; otherwise it is grey, the
+// values DecodeImage gives. p.Channels 1 reads every image as grey (colours
+// become luma), 3 every image as colour.
 func ReadFolder(root string, p Preprocess) (*Set, error) {
 	s, err := readFolder(os.DirFS(root), ".", p, func(name string) string { return filepath.Join(root, filepath.FromSlash(name)) })
 	if err != nil {
@@ -114,9 +120,10 @@ func readFolder(fsys fs.FS, dir string, p Preprocess, show func(string) string) 
 				return nil, err
 			}
 			if len(s.Labels) == 1 {
-				// Every image comes out the size of the first.
-				need := int64(total) * int64(s.Rows) * int64(s.Cols) * 4
-				if err := checkMemory(need, fmt.Sprintf("%d images of %d x %d", total, s.Rows, s.Cols)); err != nil {
+				// Every image comes out the size of the first (and its
+				// planes, unless a later one is colour: see addImage).
+				need := int64(total) * int64(s.Dim()) * 4
+				if err := checkMemory(need, fmt.Sprintf("%d images of %d x %d x %d", total, s.Chans(), s.Rows, s.Cols)); err != nil {
 					return nil, fmt.Errorf("%s: %w", show(dir), err)
 				}
 				s.Pix = slices.Grow(s.Pix, int(need/4)-len(s.Pix))
@@ -162,29 +169,65 @@ func imageNames(files []fs.DirEntry) []string {
 }
 
 // addImage decodes, prepares and appends one image file; errors name it
-// by show(name).
+// by show(name). The planes are p's (Preprocess.Channels); with Channels
+// 0, as the files are: the first colour image makes the set colour, and
+// its grey images, those before and after, three equal planes.
 func (s *Set) addImage(fsys fs.FS, name string, label int, p Preprocess, show func(string) string) error {
 	f, err := fsys.Open(name)
 	if err != nil {
 		return fmt.Errorf("%s: %w", show(name), unwrapPath(err))
 	}
 	defer f.Close()
-	pix, rows, cols, err := decodeImage(f)
+	raw, err := decodeRaw(f)
 	if err != nil {
 		return fmt.Errorf("%s: %w", show(name), err)
 	}
-	pix, rows, cols, inverted := p.apply(pix, rows, cols)
+	want := p.decodeChannels()
+	if want == 0 && s.Channels == 3 {
+		want = 3 // the set is colour already
+	}
+	pic := picture(raw, want)
+	pix, c, err := convertChannels(pic.Pix, pic.Channels, p.wantChannels(pic.Channels), pic.Rows*pic.Cols)
+	if err != nil {
+		return fmt.Errorf("%s: %w", show(name), err)
+	}
+	if c == 3 && s.Channels == 0 && len(s.Labels) > 0 {
+		if err := s.toColour(); err != nil {
+			return fmt.Errorf("%s: %w", show(name), err)
+		}
+	}
+	pix, rows, cols, inverted := p.apply(pix, c, pic.Rows, pic.Cols)
 	if s.Rows == 0 {
 		s.Rows, s.Cols = rows, cols
+		if c > 1 {
+			s.Channels = c
+		}
 	}
 	if rows != s.Rows || cols != s.Cols {
-		return fmt.Errorf("%s: %w: image is %d x %d (rows x columns), earlier images are %d x %d (resize them with a preprocessing option)", show(name), ErrFormat, rows, cols, s.Rows, s.Cols)
+		return fmt.Errorf("%s: %w: image is %d x %d (rows x columns), earlier images are %d x %d (resize them all to one size: --resize RxC, with --fit pad, crop or stretch)", show(name), ErrFormat, rows, cols, s.Rows, s.Cols)
 	}
 	if inverted {
 		s.Inverted++
 	}
 	s.Pix = append(s.Pix, pix...)
 	s.Labels = append(s.Labels, label)
+	return nil
+}
+
+// toColour makes the grey images of s three equal planes each, after
+// checking the memory the set will take (its capacity, grown for every
+// image to come, times three).
+func (s *Set) toColour() error {
+	n := s.Rows * s.Cols
+	if err := checkMemory(int64(cap(s.Pix))*3*4, fmt.Sprintf("%d colour images of 3 x %d x %d", cap(s.Pix)/max(n, 1), s.Rows, s.Cols)); err != nil {
+		return err
+	}
+	out := make([]float32, 0, 3*cap(s.Pix))
+	for i := 0; i < len(s.Pix)/n; i++ {
+		img := s.Pix[i*n : (i+1)*n]
+		out = append(append(append(out, img...), img...), img...)
+	}
+	s.Pix, s.Channels = out, 3
 	return nil
 }
 

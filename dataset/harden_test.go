@@ -117,14 +117,14 @@ func TestNumPyMemoryLimit(t *testing.T) {
 		t.Fatalf("npz of %d bytes", z.Len())
 	}
 	defer SetMemoryLimit(SetMemoryLimit(16 << 20))
-	if _, err := ReadNPY(npyPath, "", "", 0, 0); !errors.Is(err, ErrTooLarge) {
+	if _, err := ReadNPY(npyPath, "", "", 0, 0, false); !errors.Is(err, ErrTooLarge) {
 		t.Errorf(".npy: %v", err)
 	}
-	if _, err := ReadNPZ(npzPath, "x", "", false, 0, 0); !errors.Is(err, ErrTooLarge) {
+	if _, err := ReadNPZ(npzPath, "x", "", false, 0, 0, false); !errors.Is(err, ErrTooLarge) {
 		t.Errorf(".npz: %v", err)
 	}
 	SetMemoryLimit(1 << 30)
-	if s, err := ReadNPZ(npzPath, "x", "", false, 0, 0); err != nil || s.Len() != 1024 {
+	if s, err := ReadNPZ(npzPath, "x", "", false, 0, 0, false); err != nil || s.Len() != 1024 {
 		t.Errorf(".npz within the limit: %v", err)
 	}
 }

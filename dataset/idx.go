@@ -172,8 +172,9 @@ func readIDXFileHashed(path string) (*idx, string, error) {
 	return x, hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// ReadIDX reads an IDX image file (ubyte, N x rows x cols, magic 0x803)
-// and, unless labelsPath is empty, its IDX label file (ubyte, N, magic
+// ReadIDX reads an IDX image file (ubyte, N x rows x cols, magic 0x803;
+// or N x C x rows x cols, magic 0x804, C planes per image, as WriteIDX and
+// Derived.Write write colour sets) and, unless labelsPath is empty, its IDX label file (ubyte, N, magic
 // 0x801). Files may be gzip-compressed. Pixels are scaled to [0, 1]; the
 // classes are "0", "1", ... up to the largest label.
 func ReadIDX(imagesPath, labelsPath string) (*Set, error) {
@@ -221,10 +222,18 @@ func ReadIDXFrom(images, labels io.Reader, name string) (*Set, error) {
 
 // idxSet builds a set from decoded image and label files.
 func idxSet(img, lab *idx) (*Set, error) {
-	if img.kind != idxUbyte || len(img.dims) != 3 {
-		return nil, fmt.Errorf("%w: images must be unsigned bytes of N x rows x cols, got type 0x%02x with %d dimensions", ErrFormat, img.kind, len(img.dims))
+	if img.kind != idxUbyte || len(img.dims) != 3 && len(img.dims) != 4 {
+		return nil, fmt.Errorf("%w: images must be unsigned bytes of N x rows x cols (or N x C x rows x cols), got type 0x%02x with %d dimensions", ErrFormat, img.kind, len(img.dims))
 	}
-	s := &Set{Rows: img.dims[1], Cols: img.dims[2], Pix: make([]float32, len(img.data))}
+	d := img.dims[len(img.dims)-2:]
+	s := &Set{Rows: d[0], Cols: d[1], Pix: make([]float32, len(img.data))}
+	if len(img.dims) == 4 {
+		if c := img.dims[1]; c > MaxChannels {
+			return nil, fmt.Errorf("%w: images of %d channels (at most %d)", ErrFormat, c, MaxChannels)
+		} else if c > 1 {
+			s.Channels = c
+		}
+	}
 	for i, v := range img.data {
 		s.Pix[i] = float32(v) / 255
 	}
@@ -331,9 +340,13 @@ func WriteIDXTargets(path string, s *Set) error {
 }
 
 // idxImageBytes encodes the set's images as an IDX ubyte file (pixels
-// rounded to bytes).
+// rounded to bytes): N x rows x cols, or N x C x rows x cols for images of
+// C > 1 planes.
 func idxImageBytes(s *Set) []byte {
 	img := idxHeader(idxUbyte, s.Len(), s.Rows, s.Cols)
+	if s.Chans() > 1 {
+		img = idxHeader(idxUbyte, s.Len(), s.Chans(), s.Rows, s.Cols)
+	}
 	for _, v := range s.Pix {
 		img = append(img, pixelByte(v))
 	}

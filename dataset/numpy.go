@@ -11,8 +11,12 @@ import (
 
 // NumPy input: images as a uint8 array (pixels scaled to [0, 1], as IDX
 // files are) or a float32/float64 array (taken as given, checked finite),
-// of shape N x rows x cols, N x rows x cols x 1, or N x rows*cols with the
-// image shape given (or square); labels as integers (N, or N x 1; the
+// of shape N x rows x cols, N x rows*cols with the image shape given (or
+// square), or with a channel axis: N x rows x cols x C (channels last, the
+// convention of NumPy, PIL and Keras) or, asked for, N x C x rows x cols
+// (channels first, PyTorch's); C = 1 is grey, 3 red, green, blue, other
+// counts are planes as they are (at most MaxChannels). The set holds them
+// channels first (N x C x rows x cols). labels as integers (N, or N x 1; the
 // classes are "0", "1", ... up to the largest, as for IDX), integral
 // floats, or strings (the classes are the distinct strings, sorted);
 // regression targets as numbers, N or N x dim.
@@ -24,8 +28,9 @@ const maxLabel = 1 << 16
 // ReadNPY reads images from a .npy file and, unless empty, their class
 // labels or their regression targets from another (not both). rows and
 // cols give the image shape of an N x rows*cols array (0: the array's own
-// shape, or square).
-func ReadNPY(imagesPath, labelsPath, targetsPath string, rows, cols int) (*Set, error) {
+// shape, or square); channelsFirst reads a four-dimensional array as
+// N x C x rows x cols, not N x rows x cols x C.
+func ReadNPY(imagesPath, labelsPath, targetsPath string, rows, cols int, channelsFirst bool) (*Set, error) {
 	if labelsPath != "" && targetsPath != "" {
 		return nil, fmt.Errorf("dataset: give labels or targets, not both")
 	}
@@ -43,7 +48,7 @@ func ReadNPY(imagesPath, labelsPath, targetsPath string, rows, cols int) (*Set, 
 			return nil, fmt.Errorf("dataset: %w", err)
 		}
 	}
-	s, err := NumPySet(x, y, targetsPath != "", rows, cols)
+	s, err := NumPySet(x, y, targetsPath != "", rows, cols, channelsFirst)
 	if err != nil {
 		if yPath != "" {
 			return nil, fmt.Errorf("dataset: %s with %s: %w", imagesPath, yPath, err)
@@ -56,8 +61,8 @@ func ReadNPY(imagesPath, labelsPath, targetsPath string, rows, cols int) (*Set, 
 
 // ReadNPZ reads images and labels (or regression targets, with targets
 // set) from arrays of a .npz file; xName and yName name them (yName empty:
-// images only). rows and cols are as for ReadNPY.
-func ReadNPZ(path, xName, yName string, targets bool, rows, cols int) (*Set, error) {
+// images only). rows, cols and channelsFirst are as for ReadNPY.
+func ReadNPZ(path, xName, yName string, targets bool, rows, cols int, channelsFirst bool) (*Set, error) {
 	z, err := npy.OpenNPZ(path)
 	if err != nil {
 		return nil, fmt.Errorf("dataset: %w", err)
@@ -78,7 +83,7 @@ func ReadNPZ(path, xName, yName string, targets bool, rows, cols int) (*Set, err
 			return nil, fmt.Errorf("dataset: %w", err)
 		}
 	}
-	s, err := NumPySet(x, y, targets, rows, cols)
+	s, err := NumPySet(x, y, targets, rows, cols, channelsFirst)
 	if err != nil {
 		return nil, fmt.Errorf("dataset: %s, arrays %q and %q: %w", path, xName, yName, err)
 	}
@@ -111,9 +116,10 @@ func fileSize(path string) int64 {
 }
 
 // NumPySet builds a set from an image array and, unless y is nil, the
-// labels (or, with targets, the regression targets) of its images.
-func NumPySet(x, y *npy.Array, targets bool, rows, cols int) (*Set, error) {
-	s, err := numpyImages(x, rows, cols)
+// labels (or, with targets, the regression targets) of its images; rows,
+// cols and channelsFirst are as for ReadNPY.
+func NumPySet(x, y *npy.Array, targets bool, rows, cols int, channelsFirst bool) (*Set, error) {
+	s, err := numpyImages(x, rows, cols, channelsFirst)
 	if err != nil {
 		return nil, err
 	}
@@ -150,10 +156,14 @@ func NumPySet(x, y *npy.Array, targets bool, rows, cols int) (*Set, error) {
 }
 
 // numpyImages reads the images of an array.
-func numpyImages(x *npy.Array, rows, cols int) (*Set, error) {
+func numpyImages(x *npy.Array, rows, cols int, channelsFirst bool) (*Set, error) {
 	sh := x.Shape
-	if len(sh) == 4 && sh[3] == 1 { // N x rows x cols x 1 (channels last, grey)
-		sh = sh[:3]
+	c, last := 1, false
+	if len(sh) == 4 {
+		var err error
+		if c, last, sh, err = channelAxis(sh, channelsFirst); err != nil {
+			return nil, err
+		}
 	}
 	var n, d int
 	switch len(sh) {
@@ -178,12 +188,16 @@ func numpyImages(x *npy.Array, rows, cols int) (*Set, error) {
 			return nil, fmt.Errorf("%w: images of %d pixels are not %d x %d (give the shape with rows and cols)", ErrFormat, d, rows, cols)
 		}
 	default:
-		return nil, fmt.Errorf("%w: images of shape %v: want N x rows x cols, or N x rows*cols", ErrFormat, x.Shape)
+		return nil, fmt.Errorf("%w: images of shape %v: want N x rows x cols, N x rows*cols, N x rows x cols x C or (channels first) N x C x rows x cols", ErrFormat, x.Shape)
 	}
+	d *= c
 	if n < 1 || d < 1 {
 		return nil, fmt.Errorf("%w: images of shape %v: no images", ErrFormat, x.Shape)
 	}
 	s := &Set{Rows: rows, Cols: cols}
+	if c > 1 {
+		s.Channels = c
+	}
 	switch v := x.Data.(type) {
 	case []uint8:
 		s.Pix = make([]float32, len(v))
@@ -205,7 +219,49 @@ func numpyImages(x *npy.Array, rows, cols int) (*Set, error) {
 			return nil, fmt.Errorf("%w: image %d has a non-finite pixel (%v; or a float64 value beyond float32)", ErrFormat, i/d, p)
 		}
 	}
+	if last && c > 1 {
+		channelsToFront(s.Pix, n, rows*cols, c)
+	}
 	return s, nil
+}
+
+// channelAxis reads the channel axis of a four-dimensional image array:
+// the number of channels, whether it is the last axis, and the shape
+// without it. It refuses a channel count over MaxChannels and a shape that
+// looks like the other layout (a channel axis of 1, 3 or 4 where the
+// other layout has one, beside an image axis of another size).
+func channelAxis(sh []int, first bool) (c int, last bool, rest []int, err error) {
+	small := func(k int) bool { return k == 1 || k == 3 || k == 4 }
+	if first {
+		c, rest = sh[1], []int{sh[0], sh[2], sh[3]}
+		if small(sh[3]) && !small(sh[1]) {
+			return 0, false, nil, fmt.Errorf("%w: images of shape %v read channels first (N x C x rows x cols) have %d channels; the shape looks channels last (N x rows x cols x %d): leave out the channels-first option", ErrFormat, sh, c, sh[3])
+		}
+	} else {
+		c, last, rest = sh[3], true, []int{sh[0], sh[1], sh[2]}
+		if small(sh[1]) && !small(sh[3]) {
+			return 0, false, nil, fmt.Errorf("%w: images of shape %v read channels last (N x rows x cols x C) have %d channels; the shape looks channels first (N x %d x rows x cols): ask for channels first (--channels-first)", ErrFormat, sh, c, sh[1])
+		}
+	}
+	if c < 1 || c > MaxChannels {
+		return 0, false, nil, fmt.Errorf("%w: images of shape %v: %d channels (at most %d)", ErrFormat, sh, c, MaxChannels)
+	}
+	return c, last, rest, nil
+}
+
+// channelsToFront reorders n images of p pixels x c channels (channels
+// last, pixel-major) into c planes of p pixels each, image by image.
+func channelsToFront(pix []float32, n, p, c int) {
+	tmp := make([]float32, p*c)
+	for i := 0; i < n; i++ {
+		img := pix[i*p*c : (i+1)*p*c]
+		copy(tmp, img)
+		for j := 0; j < p; j++ {
+			for k := 0; k < c; k++ {
+				img[k*p+j] = tmp[j*c+k]
+			}
+		}
+	}
 }
 
 // numpyLabels sets the labels and classes of s from an array of labels.

@@ -12,8 +12,13 @@ import (
 // the record a model keeps (scn.Preprocessing, whose fields it has and
 // whose documentation says what they mean), with the image operations as
 // methods. Convert freely: dataset.Preprocess(m.Preprocessing) and
-// scn.Preprocessing(p). The readers already give grey levels in [0, 1]
-// (colours become luma).
+// scn.Preprocessing(p), but prepare new images for a model with
+// RecordedPreprocess, which reads a record's Channels 0 as grey (given to a
+// reader, 0 means "as the files are"). The readers give values in [0, 1].
+//
+// The operations run in this order: the planes (Channels: colour to grey by
+// luma, grey to colour as three equal planes), inversion, the MNIST
+// convention, the resize (Fit), each plane alike.
 type Preprocess scn.Preprocessing
 
 // Validate reports an unknown Invert value, a half-given or negative
@@ -43,7 +48,15 @@ func (p Preprocess) String() string {
 		parts = append(parts, "MNIST convention (20 x 20 box, centre of mass, 28 x 28)")
 	}
 	if p.ResizeRows > 0 {
-		parts = append(parts, fmt.Sprintf("resize to %d x %d", p.ResizeRows, p.ResizeCols))
+		parts = append(parts, fmt.Sprintf("resize to %d x %d%s", p.ResizeRows, p.ResizeCols, fitText(p.Fit)))
+	}
+	switch {
+	case p.Channels == 1:
+		parts = append(parts, "grey (colours become luma)")
+	case p.Channels == 3:
+		parts = append(parts, "colour (red, green, blue)")
+	case p.Channels > 1:
+		parts = append(parts, fmt.Sprintf("%d channels", p.Channels))
 	}
 	if len(parts) == 0 {
 		return "none (images used as read)"
@@ -51,24 +64,122 @@ func (p Preprocess) String() string {
 	return strings.Join(parts, ", ")
 }
 
+// fitText says how a resize keeps the aspect ratio, for String.
+func fitText(fit string) string {
+	switch fit {
+	case "pad":
+		return " (aspect ratio kept, padded with black, centred)"
+	case "crop":
+		return " (aspect ratio kept, centre cropped)"
+	case "stretch":
+		return " (stretched)"
+	}
+	return ""
+}
+
 // RecordedPreprocess returns the preprocessing a model records
 // (m.Preprocessing, read from the model file's header, or from the
 // metadata of files written before the header had the field), checked: new
 // images given to the model are to be prepared with it. A model that
-// records none was trained on images used as read.
+// records none was trained on images used as read. A record without
+// Channels (0, every file written before colour) means grey: the result
+// has Channels 1, so that a colour image given to a grey model becomes
+// grey, and a grey image given to a colour model (Channels 3) becomes three
+// equal planes.
 func RecordedPreprocess(m *scn.Model) (Preprocess, error) {
 	p := Preprocess(m.Preprocessing)
 	if err := p.Validate(); err != nil {
 		return p, fmt.Errorf("dataset: the model records unusable preprocessing: %w", err)
 	}
+	p.Channels = max(p.Channels, 1)
 	return p, nil
 }
 
-// Apply prepares one image (grey levels in [0, 1], rows x cols) and returns
-// the result with its shape. It never changes its input.
+// Record returns the preprocessing a model trained on s, prepared with p,
+// records: p with Channels set to the set's planes, 0 for grey (so that a
+// grey model's file is what it was before colour existed).
+func (p Preprocess) Record(s *Set) scn.Preprocessing {
+	p.Channels = s.Chans()
+	if p.Channels == 1 {
+		p.Channels = 0
+	}
+	return scn.Preprocessing(p)
+}
+
+// Apply prepares one grey image (grey levels in [0, 1], rows x cols) and
+// returns the result with its shape; p's Channels must be 0 or 1
+// (ApplyPicture takes colour). It never changes its input.
 func (p Preprocess) Apply(pix []float32, rows, cols int) ([]float32, int, int) {
-	out, rows, cols, _ := p.apply(pix, rows, cols)
+	out, rows, cols, _ := p.apply(pix, 1, rows, cols)
 	return out, rows, cols
+}
+
+// ApplyPicture prepares one image and returns the result: first its planes
+// become p's (Channels 0 keeps them, 1 makes colour grey by luma, 3 makes a
+// grey image three equal planes; other conversions are refused), then the
+// rest of p applies to each plane. It never changes its input.
+func (p Preprocess) ApplyPicture(pic Picture) (Picture, error) {
+	c := max(pic.Channels, 1)
+	if len(pic.Pix) != c*pic.Rows*pic.Cols || pic.Rows < 1 || pic.Cols < 1 {
+		return Picture{}, fmt.Errorf("dataset: %d values are not an image of %d x %d x %d", len(pic.Pix), c, pic.Rows, pic.Cols)
+	}
+	pix, c, err := convertChannels(pic.Pix, c, p.wantChannels(c), pic.Rows*pic.Cols)
+	if err != nil {
+		return Picture{}, err
+	}
+	out, rows, cols, _ := p.apply(pix, c, pic.Rows, pic.Cols)
+	return Picture{Pix: out, Channels: c, Rows: rows, Cols: cols}, nil
+}
+
+// wantChannels returns the planes p makes of an image of c planes.
+func (p Preprocess) wantChannels(c int) int {
+	switch {
+	case p.MNIST:
+		return 1
+	case p.Channels > 0:
+		return p.Channels
+	}
+	return c
+}
+
+// decodeChannels returns the planes to ask a file's decoder for
+// (DecodePicture): grey directly (the values of DecodeImage) when p wants
+// grey, else as the file is or colour.
+func (p Preprocess) decodeChannels() int {
+	switch c := p.wantChannels(0); c {
+	case 1, 3:
+		return c
+	}
+	return 0
+}
+
+// lumaPlanes is the grey level of red, green and blue values (BT.601), as
+// ApplyPicture and Prepare make colour grey.
+func lumaPlanes(r, g, b float32) float32 {
+	return float32(0.299*float64(r) + 0.587*float64(g) + 0.114*float64(b))
+}
+
+// convertChannels returns the n-pixel image pix of c planes as want
+// planes: colour (3) to grey (1) by luma (BT.601), grey to want equal
+// planes; nothing else converts. pix itself when c == want.
+func convertChannels(pix []float32, c, want, n int) ([]float32, int, error) {
+	switch {
+	case c == want:
+		return pix, c, nil
+	case c == 3 && want == 1:
+		out := make([]float32, n)
+		for i := range out {
+			out[i] = lumaPlanes(pix[i], pix[n+i], pix[2*n+i])
+		}
+		return out, 1, nil
+	case c == 1:
+		out := make([]float32, want*n)
+		for k := 0; k < want; k++ {
+			copy(out[k*n:], pix[:n])
+		}
+		return out, want, nil
+	}
+	return nil, 0, fmt.Errorf("dataset: images of %d planes cannot become %d (grey becomes any number of equal planes, red-green-blue becomes grey)", c, want)
 }
 
 // Prepare applies p to every image of s and returns the new set (refused,
@@ -82,17 +193,26 @@ func Prepare(s *Set, p Preprocess) (*Set, error) {
 		return nil, err
 	}
 	r, c := p.outShape(s.Rows, s.Cols)
-	need := int64(s.Len()) * int64(r) * int64(c) * 4
-	if err := checkMemory(need, fmt.Sprintf("%d images prepared to %d x %d", s.Len(), r, c)); err != nil {
+	ch := p.wantChannels(s.Chans())
+	if _, _, err := convertChannels(nil, s.Chans(), ch, 0); err != nil {
+		return nil, err
+	}
+	need := int64(s.Len()) * int64(ch) * int64(r) * int64(c) * 4
+	if err := checkMemory(need, fmt.Sprintf("%d images prepared to %d x %d x %d", s.Len(), ch, r, c)); err != nil {
 		return nil, fmt.Errorf("dataset: %w", err)
 	}
 	src := *s
 	src.Pix = nil // Clone copies everything but the pixels, which are made anew
 	out := src.Clone()
 	out.Pix = make([]float32, 0, need/4)
+	out.Channels = 0
+	if ch > 1 {
+		out.Channels = ch
+	}
 	inverted := 0
 	for i := 0; i < s.Len(); i++ {
-		img, r, c, inv := p.apply(s.Image(i), s.Rows, s.Cols)
+		pix, _, _ := convertChannels(s.Image(i), s.Chans(), ch, s.Rows*s.Cols)
+		img, r, c, inv := p.apply(pix, ch, s.Rows, s.Cols)
 		if inv {
 			inverted++
 		}
@@ -118,19 +238,19 @@ func (p Preprocess) describe(inverted, n int) string {
 		d += "; brought to the MNIST convention (20 x 20 box, centre of mass at the centre of 28 x 28)"
 	}
 	if p.ResizeRows > 0 && p.ResizeCols > 0 {
-		d += fmt.Sprintf("; resized to %d x %d", p.ResizeRows, p.ResizeCols)
+		d += fmt.Sprintf("; resized to %d x %d%s", p.ResizeRows, p.ResizeCols, fitText(p.Fit))
 	}
 	return d
 }
 
 // DarkInkCount returns how many images of s look like dark ink on a light
-// background (DarkInk): a set where most do wants inverting (Preprocess
-// Invert "auto" or "yes") before a learner trained on MNIST-like data sees
-// it.
+// background (DarkInk, over all planes): a set where most do wants
+// inverting (Preprocess Invert "auto" or "yes") before a learner trained on
+// MNIST-like data sees it.
 func (s *Set) DarkInkCount() int {
 	n := 0
 	for i := 0; i < s.Len(); i++ {
-		if DarkInk(s.Image(i), s.Rows, s.Cols) {
+		if darkInkPlanes(s.Image(i), s.Chans(), s.Rows, s.Cols) {
 			n++
 		}
 	}
@@ -148,28 +268,97 @@ func (p Preprocess) outShape(rows, cols int) (int, int) {
 	return rows, cols
 }
 
-// apply is Apply that also says whether it inverted the image.
-func (p Preprocess) apply(pix []float32, rows, cols int) ([]float32, int, int, bool) {
+// apply prepares an image of c planes (already p's planes) and also says
+// whether it inverted it.
+func (p Preprocess) apply(pix []float32, c, rows, cols int) ([]float32, int, int, bool) {
 	out := append([]float32(nil), pix...)
 	inverted := false
-	if p.Invert == "yes" || (p.Invert == "auto" || p.MNIST && p.Invert != "no") && DarkInk(out, rows, cols) {
+	if p.Invert == "yes" || (p.Invert == "auto" || p.MNIST && p.Invert != "no") && darkInkPlanes(out, c, rows, cols) {
 		Invert(out)
 		inverted = true
 	}
-	if p.MNIST {
+	if p.MNIST && c == 1 {
 		out = NormalizeMNIST(out, rows, cols)
 		rows, cols = 28, 28
 	}
 	if p.ResizeRows > 0 && p.ResizeCols > 0 && (p.ResizeRows != rows || p.ResizeCols != cols) {
-		out = Resize(out, rows, cols, p.ResizeRows, p.ResizeCols)
-		rows, cols = p.ResizeRows, p.ResizeCols
+		n := rows * cols
+		resized := make([]float32, 0, c*p.ResizeRows*p.ResizeCols)
+		for k := 0; k < c; k++ {
+			resized = append(resized, ResizeFit(out[k*n:(k+1)*n], rows, cols, p.ResizeRows, p.ResizeCols, p.Fit)...)
+		}
+		out, rows, cols = resized, p.ResizeRows, p.ResizeCols
 	}
 	return out, rows, cols, inverted
+}
+
+// darkInkPlanes is DarkInk over the borders of all c planes.
+func darkInkPlanes(pix []float32, c, rows, cols int) bool {
+	if c <= 1 {
+		return DarkInk(pix, rows, cols)
+	}
+	// The planes as one tall image would count inner rows as border: sum
+	// each plane's border.
+	var sum float64
+	n := 0
+	for k := 0; k < c; k++ {
+		b, m := borderSum(pix[k*rows*cols:(k+1)*rows*cols], rows, cols)
+		sum += b
+		n += m
+	}
+	return n > 0 && sum/float64(n) > 0.5
+}
+
+// ResizeFit resizes one plane to newRows x newCols as fit says (see
+// scn.Preprocessing's Fit): "pad" scales the whole image to fit inside,
+// keeping its aspect ratio, and centres it on zeros (black); "crop" scales
+// it to cover, keeping its aspect ratio, and keeps the centre; "stretch" or
+// "" is Resize. All three agree when the aspect ratios are the same. The
+// scaled size is rounded to whole pixels; an odd margin leaves its extra
+// row or column at the bottom or right.
+func ResizeFit(pix []float32, rows, cols, newRows, newCols int, fit string) []float32 {
+	switch fit {
+	case "pad":
+		s := math.Min(float64(newRows)/float64(rows), float64(newCols)/float64(cols))
+		r := min(max(1, int(math.Round(float64(rows)*s))), newRows)
+		c := min(max(1, int(math.Round(float64(cols)*s))), newCols)
+		if r == newRows && c == newCols {
+			return Resize(pix, rows, cols, newRows, newCols)
+		}
+		small := Resize(pix, rows, cols, r, c)
+		out := make([]float32, newRows*newCols)
+		top, left := (newRows-r)/2, (newCols-c)/2
+		for y := 0; y < r; y++ {
+			copy(out[(top+y)*newCols+left:], small[y*c:(y+1)*c])
+		}
+		return out
+	case "crop":
+		s := math.Max(float64(newRows)/float64(rows), float64(newCols)/float64(cols))
+		r := min(max(1, int(math.Round(float64(newRows)/s))), rows)
+		c := min(max(1, int(math.Round(float64(newCols)/s))), cols)
+		if r == rows && c == cols {
+			return Resize(pix, rows, cols, newRows, newCols)
+		}
+		top, left := (rows-r)/2, (cols-c)/2
+		crop := make([]float32, r*c)
+		for y := 0; y < r; y++ {
+			copy(crop[y*c:(y+1)*c], pix[(top+y)*cols+left:])
+		}
+		return Resize(crop, r, c, newRows, newCols)
+	}
+	return Resize(pix, rows, cols, newRows, newCols)
 }
 
 // DarkInk reports whether an image looks like dark ink on a light
 // background: the mean of its border pixels is above one half.
 func DarkInk(pix []float32, rows, cols int) bool {
+	sum, n := borderSum(pix, rows, cols)
+	return n > 0 && sum/float64(n) > 0.5
+}
+
+// borderSum returns the sum of the border pixels of an image and their
+// number.
+func borderSum(pix []float32, rows, cols int) (float64, int) {
 	var sum float64
 	n := 0
 	for r := 0; r < rows; r++ {
@@ -180,7 +369,7 @@ func DarkInk(pix []float32, rows, cols int) bool {
 			}
 		}
 	}
-	return n > 0 && sum/float64(n) > 0.5
+	return sum, n
 }
 
 // Invert replaces every grey level v by 1 - v.

@@ -48,10 +48,11 @@ func TestPreprocessIsTheModelsRecord(t *testing.T) {
 	p := Preprocess{Invert: "auto", ResizeRows: 20, ResizeCols: 20, MNIST: true}
 	m := &scn.Model{Preprocessing: scn.Preprocessing(p)}
 	got, err := RecordedPreprocess(m)
+	p.Channels = 1 // a record without channels means grey
 	if err != nil || got != p {
 		t.Errorf("RecordedPreprocess = %+v, %v", got, err)
 	}
-	if got, err := RecordedPreprocess(&scn.Model{}); err != nil || got != (Preprocess{}) {
+	if got, err := RecordedPreprocess(&scn.Model{}); err != nil || got != (Preprocess{Channels: 1}) {
 		t.Errorf("no record: %+v, %v", got, err)
 	}
 	for _, bad := range []scn.Preprocessing{{Invert: "maybe"}, {ResizeRows: 3}, {ResizeRows: 1 << 20, ResizeCols: 1 << 20}} {

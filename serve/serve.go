@@ -700,19 +700,34 @@ func (s *Server) fileImage(body []byte, md *model) ([]float32, error) {
 	if rows > s.opts.MaxPixels || cols > s.opts.MaxPixels || rows*cols > s.opts.MaxPixels {
 		return nil, errorf(http.StatusRequestEntityTooLarge, "image of %d x %d: the limit is %d pixels", rows, cols, s.opts.MaxPixels)
 	}
+	// The model's planes (its recorded preprocessing): a colour image
+	// given to a grey model becomes grey, a grey one given to a colour
+	// model three equal planes, as scn predict does.
 	s.decode <- struct{}{}
-	pix, rows, cols, err := dataset.DecodeImage(bytes.NewReader(body), "image")
+	pic, err := dataset.DecodePicture(bytes.NewReader(body), "image", decodePlanes(md.prep))
 	if err == nil {
-		pix, rows, cols = md.prep.Apply(pix, rows, cols)
+		if pic, err = md.prep.ApplyPicture(pic); err != nil {
+			err = fmt.Errorf("%w (model %s takes %d planes)", err, md.name, md.prep.Channels)
+		}
 	}
 	<-s.decode
 	if err != nil {
 		return nil, errorf(http.StatusBadRequest, "bad image: %v", err)
 	}
-	if rows != md.m.Rows || cols != md.m.Cols {
-		return nil, errorf(http.StatusUnprocessableEntity, "image is %d x %d after the model's preprocessing (%s); model %s takes %d x %d", rows, cols, describePrep(md.prep), md.name, md.m.Rows, md.m.Cols)
+	if pic.Rows != md.m.Rows || pic.Cols != md.m.Cols {
+		return nil, errorf(http.StatusUnprocessableEntity, "image is %d x %d after the model's preprocessing (%s); model %s takes %d x %d", pic.Rows, pic.Cols, describePrep(md.prep), md.name, md.m.Rows, md.m.Cols)
 	}
-	return pix, nil
+	return pic.Pix, nil
+}
+
+// decodePlanes returns the planes to decode an image file into for a
+// model's preprocessing: grey directly when the model is grey (the values
+// scn predict gives), else as the file is (ApplyPicture converts).
+func decodePlanes(p dataset.Preprocess) int {
+	if p.Channels <= 1 || p.MNIST {
+		return 1
+	}
+	return 0
 }
 
 func describePrep(p dataset.Preprocess) string {
@@ -725,6 +740,12 @@ func describePrep(p dataset.Preprocess) string {
 	}
 	if p.ResizeRows > 0 {
 		parts = append(parts, fmt.Sprintf("resize to %d x %d", p.ResizeRows, p.ResizeCols))
+		if p.Fit != "" && p.Fit != "stretch" {
+			parts[len(parts)-1] += ", " + p.Fit
+		}
+	}
+	if p.Channels > 1 {
+		parts = append(parts, fmt.Sprintf("%d planes", p.Channels))
 	}
 	if len(parts) == 0 {
 		return "none: images are used as they are"

@@ -929,3 +929,28 @@ func TestModelBytes(t *testing.T) {
 		t.Fatalf("after a failed reload ModelBytes = %d, want %d (the old file's)", got, want)
 	}
 }
+
+// TestColourImageToGreyModel posts a colour PNG to a model trained on grey
+// images: it is made grey (luma) as the model records, giving the scores
+// scn predict gives, never refused or mis-shaped.
+func TestColourImageToGreyModel(t *testing.T) {
+	digitsPath, _, _, _ := fixtures(t)
+	_, ts := newTestServer(t, Options{})
+	img := image.NewRGBA(image.Rect(0, 0, 28, 28))
+	for i, v := range testSet.Image(3) {
+		b := uint8(v*255 + 0.5)
+		img.Pix[4*i], img.Pix[4*i+1], img.Pix[4*i+2], img.Pix[4*i+3] = b, b/2, 255-b, 255
+	}
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		t.Fatal(err)
+	}
+	want := libraryPredict(t, digitsPath, buf.Bytes())
+	code, a := post(t, ts.URL+"/v1/models/digits:predict?top=10", "image/png", buf.Bytes())
+	if code != http.StatusOK {
+		t.Fatalf("status %d: %s", code, a.Error)
+	}
+	if got := scoresOf(t, a, 0, testSet.Classes); !slices.Equal(got, want) {
+		t.Errorf("scores %v, scn predict %v", got, want)
+	}
+}

@@ -66,6 +66,9 @@ its train and its test part.`,
 			if train.given() != test.given() {
 				return usageError{fmt.Errorf("give both a training set and a test set (--test-idx-images, --test-folder, --test-csv or --test-derived), or neither")}
 			}
+			if p.Channels == 0 {
+				p.Channels = tr.Chans() // the test set's planes are the training set's
+			}
 			te, err := test.load("test", p)
 			if err != nil {
 				return err

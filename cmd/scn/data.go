@@ -18,8 +18,8 @@ type dataFlags struct {
 	idxImages, idxLabels, idxTargets string
 	folder, csv, derived             string
 	rows, cols                       int
-	invert, resize                   string
-	mnist                            bool
+	invert, resize, fit              string
+	mnist, grey                      bool
 	numpy                            numpyFlags // --npy-*, --npz*: numpy.go
 }
 
@@ -45,8 +45,10 @@ func (d *dataFlags) add(cmd *cobra.Command, prep bool) {
 		return
 	}
 	f.StringVar(&d.invert, "invert", "", "invert grey levels: auto (each image with dark ink on a light background), yes or no (default: no, auto with --mnist-normalize)")
-	f.StringVar(&d.resize, "resize", "", "resize images to RxC, e.g. 28x28")
+	f.StringVar(&d.resize, "resize", "", "resize images to RxC, e.g. 28x28 (aspect ratio as --fit says)")
+	f.StringVar(&d.fit, "fit", "", "how --resize treats another aspect ratio: pad (keep it, centre on black), crop (keep it, cut the centre) or stretch (default: pad)")
 	f.BoolVar(&d.mnist, "mnist-normalize", false, "bring digits to the MNIST convention (20x20 box, centred mass, 28x28)")
+	f.BoolVar(&d.grey, "grey", false, "read colour images as grey (luma); without it a folder with a colour image is colour (3 planes)")
 }
 
 // preprocess returns the preprocessing the flags ask for. Without
@@ -54,10 +56,19 @@ func (d *dataFlags) add(cmd *cobra.Command, prep bool) {
 // or "auto" with the MNIST convention.
 func (d *dataFlags) preprocess() (dataset.Preprocess, error) {
 	p := dataset.Preprocess{Invert: d.invert, MNIST: d.mnist}
+	if d.grey {
+		p.Channels = 1
+	}
 	switch d.invert {
 	case "", "auto", "yes", "no":
 	default:
 		return p, usageError{fmt.Errorf("--invert %q: want auto, yes or no", d.invert)}
+	}
+	switch {
+	case d.fit != "" && d.fit != "pad" && d.fit != "crop" && d.fit != "stretch":
+		return p, usageError{fmt.Errorf("--fit %q: want pad, crop or stretch", d.fit)}
+	case d.fit != "" && d.resize == "":
+		return p, usageError{fmt.Errorf("--fit %s: says how --resize keeps the aspect ratio; there is no --resize", d.fit)}
 	}
 	if d.resize != "" {
 		r, c, ok := strings.Cut(strings.ToLower(d.resize), "x")
@@ -67,6 +78,10 @@ func (d *dataFlags) preprocess() (dataset.Preprocess, error) {
 			return p, usageError{fmt.Errorf("--resize %q: want RxC, e.g. 28x28", d.resize)}
 		}
 		p.ResizeRows, p.ResizeCols = rows, cols
+		p.Fit = d.fit
+		if p.Fit == "" {
+			p.Fit = "pad"
+		}
 	}
 	if err := p.Validate(); err != nil {
 		return p, usageError{fmt.Errorf("--resize %q: %w", d.resize, err)}
@@ -124,7 +139,7 @@ func (d *dataFlags) load(half string, p dataset.Preprocess) (*dataset.Set, error
 	if err != nil {
 		return nil, withMemoryHint(err, p)
 	}
-	if noPreprocessing(p) {
+	if noPreprocessing(p, s) {
 		return s, nil
 	}
 	s, err = dataset.Prepare(s, p)
@@ -175,10 +190,11 @@ func (d *dataFlags) readIDX() (*dataset.Set, error) {
 	return nil, usageError{fmt.Errorf("--idx-images needs --idx-labels (classification) or --idx-targets (regression)")}
 }
 
-// noPreprocessing reports whether p leaves every image as it is (so that
-// the set need not be copied).
-func noPreprocessing(p dataset.Preprocess) bool {
-	return (p.Invert == "" || p.Invert == "no") && !p.MNIST && p.ResizeRows == 0 && p.ResizeCols == 0
+// noPreprocessing reports whether p leaves every image of s as it is (so
+// that the set need not be copied).
+func noPreprocessing(p dataset.Preprocess, s *dataset.Set) bool {
+	return (p.Invert == "" || p.Invert == "no") && !p.MNIST && p.ResizeRows == 0 && p.ResizeCols == 0 &&
+		(p.Channels == 0 || p.Channels == s.Chans())
 }
 
 // polarityNote says, in one line on w, when most images of a training set
@@ -201,9 +217,10 @@ const (
 	metaInverted = "inverted_images" // how many training images preprocessing inverted
 )
 
-// recordData stores the preprocessing and the source in the model.
+// recordData stores the preprocessing, with the planes of s (dataset's
+// Preprocess.Record), and the source in the model.
 func recordData(m *scn.Model, s *dataset.Set, p dataset.Preprocess) {
-	m.Preprocessing = scn.Preprocessing(p)
+	m.Preprocessing = p.Record(s)
 	if m.Meta == nil {
 		m.Meta = map[string]string{}
 	}

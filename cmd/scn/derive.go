@@ -30,11 +30,12 @@ const (
 	rotatedName  = "rotated-mnist"
 	facesName    = "orl-split"
 	occludedName = "orl-occluded"
+	hueName      = "hue-digits"
 )
 
 func newDerive() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "derive rotated|faces|occluded",
+		Use:   "derive rotated|faces|occluded|hue",
 		Short: "Write the paper's derived data sets as ordinary files",
 		Long: `Build a data set of the paper's experiments from the original data and write
 it to a folder as ordinary files: gzip IDX images, labels, float64 targets and
@@ -49,19 +50,22 @@ README.md. The same data, --seed and parameters give the same files.
   occluded  E5: the faces split (same seed, same split), then --images training
             images get a randomly placed --block x --block square replaced by
             part of an unrelated natural image (a photograph without faces)
+  hue       colour classes that differ in hue only: the built-in digits, each
+            tinted with one of --hues hues of equal luma (the class); read
+            with --grey every class of an image is the same bits
 
 Train and evaluate on the result with --derived OUT (train uses its train part,
 eval its test part), or name the IDX files (--idx-images with --idx-labels or
 --idx-targets).`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return usageError{fmt.Errorf("derive needs a data set: rotated, faces or occluded")}
+				return usageError{fmt.Errorf("derive needs a data set: rotated, faces, occluded or hue")}
 			}
-			return usageError{fmt.Errorf("unknown derived set %q (want rotated, faces or occluded)", args[0])}
+			return usageError{fmt.Errorf("unknown derived set %q (want rotated, faces, occluded or hue)", args[0])}
 		},
 		RunE: func(*cobra.Command, []string) error { return nil },
 	}
-	cmd.AddCommand(newDeriveRotated(), newDeriveFaces(false), newDeriveFaces(true))
+	cmd.AddCommand(newDeriveRotated(), newDeriveFaces(false), newDeriveFaces(true), newDeriveHue())
 	return cmd
 }
 
@@ -178,6 +182,68 @@ func newDeriveFaces(occluded bool) *cobra.Command {
 	return cmd
 }
 
+func newDeriveHue() *cobra.Command {
+	var (
+		out, pngDir string
+		seed        uint64
+		hues        int
+	)
+	cmd := &cobra.Command{
+		Use:   "hue",
+		Short: "Colour classes that differ in hue only: the built-in digits tinted with one of --hues hues of equal luma",
+		Long: `Tint each image of the built-in digits (3000 training, 1000 test images of
+28 x 28) with one of --hues hues, dealt at random: the hue is the class, the
+digit is not. A pixel of grey level v becomes an 8-bit colour of luma v/2
+whose luma 0.299 R + 0.587 G + 0.114 B is exactly that of the grey, so that
+read as grey (--grey) every class's version of an image is the same image,
+bit for bit, and no learner can beat chance; read as colour the hue is plain.
+The set tells whether a learner uses colour:
+
+  scn derive hue -o hue-digits
+  scn train --derived hue-digits -o hue.scn && scn eval hue.scn --derived hue-digits
+  scn train --derived hue-digits --grey -o grey.scn    # near chance
+
+--png DIR also writes the images as PNG files, DIR/train/<hue>/*.png and
+DIR/test/<hue>/*.png, for --folder.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkDeriveOut(out); err != nil {
+				return err
+			}
+			train, test, err := dataset.Default()
+			if err != nil {
+				return err
+			}
+			train.Source = dataset.DefaultSource + ", train; " + mnistTerms
+			test.Source = dataset.DefaultSource + ", test; " + mnistTerms
+			d, err := dataset.BuildHue(train, test, hues, seed)
+			if err != nil {
+				return err
+			}
+			d.Manifest.Name = hueName
+			if err := writeDerived(cmd.Context(), cmd.OutOrStdout(), d, out); err != nil {
+				return err
+			}
+			if pngDir == "" {
+				return nil
+			}
+			for _, p := range d.Parts {
+				if err := dataset.WritePNGFolder(filepath.Join(pngDir, p.Name), p.Set); err != nil {
+					return err
+				}
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%s: the same images as PNG files (train/, test/): scn train --folder %s --test-folder %s\n",
+				pngDir, filepath.Join(pngDir, "train"), filepath.Join(pngDir, "test"))
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&out, "out", "o", hueName, "folder to write the set into")
+	cmd.Flags().StringVar(&pngDir, "png", "", "also write the images as PNG files below this folder (train/<hue>/, test/<hue>/)")
+	uint64Var(cmd.Flags(), &seed, "seed", 1, "seed of the hue each image gets: the same seed gives the same files")
+	intVar(cmd.Flags(), &hues, "hues", 3, 2, 64, "hues, the classes")
+	return cmd
+}
+
 // digitFolder finds the MNIST-layout folder: data/mnist, or data itself
 // when it holds the IDX files. It returns the folder and the terms of the
 // set it holds.
@@ -263,14 +329,21 @@ func writeDerived(ctx context.Context, w io.Writer, d *dataset.Derived, out stri
 		for i, f := range p.Files {
 			names[i] = f.Name
 		}
-		fmt.Fprintf(w, "  %-5s %d images of %d x %d: %s\n", p.Name, p.Count, p.Rows, p.Cols, strings.Join(names, ", "))
+		planes := ""
+		if p.Channels > 1 {
+			planes = fmt.Sprintf(" x %d planes", p.Channels)
+		}
+		fmt.Fprintf(w, "  %-5s %d images of %d x %d%s: %s\n", p.Name, p.Count, p.Rows, p.Cols, planes, strings.Join(names, ", "))
 	}
 	if len(m.Occlusions) > 0 {
 		fmt.Fprintf(w, "  %d training images occluded (manifest.json lists the blocks)\n", len(m.Occlusions))
 	}
 	model := "faces.scn"
-	if m.Parts[0].TargetDim > 0 {
+	switch {
+	case m.Parts[0].TargetDim > 0:
 		model = "angle.scn"
+	case m.Name == hueName:
+		model = "hue.scn"
 	}
 	fmt.Fprintf(w, "next: scn train --derived %s -o %s && scn eval %s --derived %s\n", out, model, model, out)
 	return nil

@@ -187,6 +187,7 @@ func TestNumericFlagValues(t *testing.T) {
 		"derive rotated":  {"--data", data, "--train", "20", "--test", "20", "-o", filepath.Join(out, "rot")},
 		"derive faces":    {"--data", data, "-o", filepath.Join(out, "faces")},
 		"derive occluded": {"--data", data, "-o", filepath.Join(out, "occ"), "--block", "5"},
+		"derive hue":      {"-o", filepath.Join(out, "hue")},
 		"bench":           {"--idx-images", f.images, "--idx-labels", f.labels, "--nodes", "3", "--ref-nodes", "0"},
 		"inspect":         {f.model},
 		"version":         {},

@@ -13,17 +13,19 @@ import (
 type numpyFlags struct {
 	images, labels, targets string // --npy-images, --npy-labels, --npy-targets
 	npz, x, y, npzTargets   string // --npz, --npz-x, --npz-y, --npz-targets
+	channelsFirst           bool   // --channels-first
 }
 
 // add registers the NumPy source flags, each name prefixed with p.
 func (n *numpyFlags) add(f *pflag.FlagSet, p, what string) {
-	f.StringVar(&n.images, p+"npy-images", "", what+"NumPy .npy file of images: uint8 (scaled to [0,1]) or float (used as given), N x rows x cols or N x rows*cols")
+	f.StringVar(&n.images, p+"npy-images", "", what+"NumPy .npy file of images: uint8 (scaled to [0,1]) or float (used as given), N x rows x cols, N x rows*cols or N x rows x cols x C")
 	f.StringVar(&n.labels, p+"npy-labels", "", what+"NumPy .npy file of class labels (integers or strings), for classification")
 	f.StringVar(&n.targets, p+"npy-targets", "", what+"NumPy .npy file of real targets (N or N x dim), for regression")
 	f.StringVar(&n.npz, p+"npz", "", what+"NumPy .npz file of images and labels (arrays x and y unless --"+p+"npz-x/--"+p+"npz-y say otherwise)")
 	f.StringVar(&n.x, p+"npz-x", "", what+"name of the images array in the --"+p+"npz file (default x)")
 	f.StringVar(&n.y, p+"npz-y", "", what+"name of the labels array in the --"+p+"npz file (default y)")
 	f.StringVar(&n.npzTargets, p+"npz-targets", "", what+"name of an array of real targets in the --"+p+"npz file, for regression (instead of labels)")
+	f.BoolVar(&n.channelsFirst, p+"channels-first", false, what+"a four-dimensional NumPy image array is N x C x rows x cols (PyTorch), not N x rows x cols x C")
 	// --rows and --cols (registered before) shape flat NumPy arrays too.
 	for _, name := range []string{"rows", "cols"} {
 		if fl := f.Lookup(p + name); fl != nil {
@@ -47,7 +49,7 @@ func (d *dataFlags) readNumPy() (*dataset.Set, error) {
 		case n.labels == "" && n.targets == "":
 			return nil, usageError{fmt.Errorf("--%snpy-images needs --%snpy-labels (classification) or --%snpy-targets (regression)", p, p, p)}
 		}
-		return dataset.ReadNPY(n.images, n.labels, n.targets, d.rows, d.cols)
+		return dataset.ReadNPY(n.images, n.labels, n.targets, d.rows, d.cols, n.channelsFirst)
 	}
 	x, y := n.x, n.y
 	if x == "" {
@@ -57,12 +59,12 @@ func (d *dataFlags) readNumPy() (*dataset.Set, error) {
 		if n.y != "" {
 			return nil, usageError{fmt.Errorf("give --%snpz-y (labels) or --%snpz-targets (regression targets), not both", p, p)}
 		}
-		return dataset.ReadNPZ(n.npz, x, n.npzTargets, true, d.rows, d.cols)
+		return dataset.ReadNPZ(n.npz, x, n.npzTargets, true, d.rows, d.cols, n.channelsFirst)
 	}
 	if y == "" {
 		y = "y"
 	}
-	return dataset.ReadNPZ(n.npz, x, y, false, d.rows, d.cols)
+	return dataset.ReadNPZ(n.npz, x, y, false, d.rows, d.cols, n.channelsFirst)
 }
 
 // checkNumPyFlags reports NumPy flags given without the source they go
@@ -80,6 +82,9 @@ func (d *dataFlags) checkNumPyFlags() error {
 	}
 	if (n.labels != "" || n.targets != "") && n.images == "" {
 		return usageError{fmt.Errorf("--%snpy-labels and --%snpy-targets need --%snpy-images", p, p, p)}
+	}
+	if n.channelsFirst && !n.given() {
+		return usageError{fmt.Errorf("--%schannels-first is about a NumPy image array; there is no --%snpy-images or --%snpz", p, p, p)}
 	}
 	if (n.x != "" || n.y != "" || n.npzTargets != "") && n.npz == "" {
 		return usageError{fmt.Errorf("--%snpz-x, --%snpz-y and --%snpz-targets name arrays of a --%snpz file; there is none", p, p, p, p)}

@@ -16,7 +16,9 @@ func newPredict() *cobra.Command {
 		Short: "Predict the class (or outputs) of image files",
 		Long: `Predict the class of each image file (PNG, JPEG, GIF, BMP, PGM/PPM) with a
 saved model, after the preprocessing recorded in the model, and print the top
-scores; for a regression model, print its outputs.`,
+scores; for a regression model, print its outputs. The image gets the model's
+planes: a colour image given to a model trained on grey images becomes grey
+(luma), a grey image given to a colour model three equal planes.`,
 		Args: minArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			m, p, err := loadModel(args[0])
@@ -28,14 +30,11 @@ scores; for a regression model, print its outputs.`,
 			}
 			w := cmd.OutOrStdout()
 			for _, path := range args[1:] {
-				pix, rows, cols, err := dataset.LoadImageFile(path, p)
+				x, err := loadPicture(path, p, m)
 				if err != nil {
 					return err
 				}
-				if rows != m.Rows || cols != m.Cols {
-					return fmt.Errorf("%s: image is %d x %d after preprocessing, the model takes %d x %d", path, rows, cols, m.Rows, m.Cols)
-				}
-				y, err := m.Predict(scn.Images{Rows: rows, Cols: cols, Pix: pix})
+				y, err := m.Predict(x)
 				if err != nil {
 					return fmt.Errorf("%s: %w", path, err)
 				}
@@ -46,6 +45,25 @@ scores; for a regression model, print its outputs.`,
 	}
 	intVar(cmd.Flags(), &top, "top", 3, 0, 1<<20, "scores to show per image")
 	return cmd
+}
+
+// loadPicture reads an image file prepared as the model records (p from
+// RecordedPreprocess: its planes too, so that a colour image given to a
+// grey model is made grey and a grey one given to a colour model three
+// equal planes) and checks its shape against the model's.
+func loadPicture(path string, p dataset.Preprocess, m *scn.Model) (scn.Images, error) {
+	pic, err := dataset.LoadPicture(path, p)
+	if err != nil {
+		return scn.Images{}, err
+	}
+	if pic.Rows != m.Rows || pic.Cols != m.Cols {
+		return scn.Images{}, fmt.Errorf("%s: image is %d x %d after preprocessing (%s), the model takes %d x %d", path, pic.Rows, pic.Cols, p, m.Rows, m.Cols)
+	}
+	x := scn.Images{Rows: pic.Rows, Cols: pic.Cols, Pix: pic.Pix}
+	if pic.Channels > 1 {
+		x.Channels = pic.Channels
+	}
+	return x, nil
 }
 
 // describe renders one prediction: the class and its top scores, or the
