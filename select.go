@@ -373,7 +373,7 @@ func (e *evaluator) heldHidden(m *Model, prev *mat.Dense, to int) *mat.Dense {
 	if prev != nil {
 		h.Slice(0, n, 0, from).(*mat.Dense).Copy(prev)
 	}
-	part := &Model{Kind: m.Kind, Activation: m.Activation, Rows: m.Rows, Cols: m.Cols, M: m.M}
+	part := &Model{Kind: m.Kind, Activation: m.Activation, Rows: m.Rows, Cols: m.Cols, Channels: m.Channels, M: m.M}
 	np := m.ParamsPerNode()
 	part.Params = m.Params[from*np : to*np]
 	part.Bias = m.Bias[from:to]
@@ -814,7 +814,7 @@ func classGroups(p Problem, need int) ([][]int, error) {
 // subset returns the problem of the images idx of p.
 func (p Problem) subset(idx []int) Problem {
 	d := p.X.Dim()
-	q := Problem{X: Images{Rows: p.X.Rows, Cols: p.X.Cols, Pix: make([]float32, 0, len(idx)*d)}, M: p.M, Classes: p.Classes}
+	q := Problem{X: Images{Rows: p.X.Rows, Cols: p.X.Cols, Channels: p.X.Channels, Pix: make([]float32, 0, len(idx)*d)}, M: p.M, Classes: p.Classes}
 	q.T = make([]float64, 0, len(idx)*p.M)
 	for _, i := range idx {
 		q.X.Pix = append(q.X.Pix, p.X.Image(i)...)
@@ -830,11 +830,16 @@ func (p Problem) subset(idx []int) Problem {
 // their Gram matrix), and three L x L matrices (the normal equations, their
 // factor for one ridge term, and the final solve's).
 func (s Selection) EstimateBytes(c Config, n, rows, cols, m int) int64 {
+	return s.EstimateBytesC(c, n, rows, cols, 1, m)
+}
+
+// EstimateBytesC is EstimateBytes for images of chans planes of rows x cols.
+func (s Selection) EstimateBytesC(c Config, n, rows, cols, chans, m int) int64 {
 	held := int64(n) // k-fold holds out a fold, a hold-out a share: at most all
 	if s.Folds <= 1 {
 		held = int64(math.Ceil(s.Validation*float64(n))) + int64(m) // rounding up per class
 	}
 	l := int64(c.MaxNodes)
-	d := int64(rows) * int64(cols)
+	d := int64(max(chans, 1)) * int64(rows) * int64(cols)
 	return int64(n)*(d*4+int64(m)*8) + 3*held*l*8 + 3*l*l*8
 }

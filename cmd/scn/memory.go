@@ -148,7 +148,7 @@ func setBytes(s *dataset.Set) int64 {
 // fitNeed returns what fitting cfg on s takes beyond s, and the flag that
 // lowers it most.
 func fitNeed(cfg scn.Config, s *dataset.Set, outputs int) (int64, string) {
-	e := cfg.EstimateMemory(s.Len(), s.Rows, s.Cols, outputs)
+	e := cfg.EstimateMemoryC(s.Len(), s.Rows, s.Cols, s.Chans(), outputs)
 	hint := "lower --nodes"
 	if e.Candidates > e.Total()/2 {
 		hint = "lower --candidates"
@@ -190,7 +190,7 @@ func fitTotal(cfg scn.Config, sel *scn.Selection, train, test *dataset.Set) (int
 	fit, hint := fitNeed(cfg, train, outputs(train))
 	need := setBytes(train) + fit
 	if sel != nil {
-		need += sel.EstimateBytes(cfg, train.Len(), train.Rows, train.Cols, outputs(train))
+		need += sel.EstimateBytesC(cfg, train.Len(), train.Rows, train.Cols, train.Chans(), outputs(train))
 		hint += " (model selection adds the held-out hidden outputs and L x L matrices; --validation 0 turns it off)"
 	}
 	if test != nil {
