@@ -33,9 +33,9 @@
 // "channels" in metadata_props. Its 1D nodes read Reshape(x, [-1, C d1 d2]);
 // its 2D nodes are the 3-way g(sum_c w_jc u_j^T X_c v_j + b_j):
 //
-//	    XV = MatMul(x, V)                 N x C x d1 x L
-//	    ZC = ReduceSum(Mul(XV, Ut), [2])  N x C x L
-//	    Z  = ReduceSum(Mul(ZC, Wc), [1])  N x L        (Wc: C x L, column j = w_j)
+//	XV = MatMul(x, V)                 N x C x d1 x L
+//	ZC = ReduceSum(Mul(XV, Ut), [2])  N x C x L
+//	Z  = ReduceSum(Mul(ZC, Wc), [1])  N x L        (Wc: C x L, column j = w_j)
 //
 // and with Expand the weights are Mul(Unsqueeze(Wc, [1, 2]), UV) reshaped
 // to [C d1 d2, L] (UV the d1 x d2 x L product above).
