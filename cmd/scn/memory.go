@@ -251,7 +251,7 @@ func nodesNote(cfg scn.Config, n int) string {
 // checkPredict refuses scoring n images with m when it exceeds the budget.
 func (b budget) checkPredict(m *scn.Model, n int, data int64) error {
 	need := data + m.PredictBytes(n)
-	return b.check(need, fmt.Sprintf("scoring %d images with a model of %d nodes of %d x %d", n, m.Nodes(), m.Rows, m.Cols), "use fewer images")
+	return b.check(need, fmt.Sprintf("scoring %d images with a model of %d nodes of %s", n, m.Nodes(), inputShape(m.Rows, m.Cols, m.Chans())), "use fewer images")
 }
 
 // withMemoryHint adds the flags to change to a dataset error about the
