@@ -2,14 +2,17 @@ package scn
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"hash/crc32"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -451,6 +454,117 @@ func TestColourMemoryEstimate(t *testing.T) {
 			if e3, e1 := c.EstimateMemoryC(1000, 64, 64, 3, 10).Model, c.EstimateMemory(1000, 64, 64, 10).Model; e3 < 2*e1 {
 				t.Errorf("%v %s: model bytes %d for colour, %d for grey", c.Kind, c.Preset, e3, e1)
 			}
+		}
+	}
+}
+
+// TestColourStats: the statistics of colour images for a colour model's
+// nodes merge (the merge of two halves is the whole), survive their file,
+// and statistics of a recipe of other channels are refused naming the
+// channels.
+func TestColourStats(t *testing.T) {
+	p, _ := hueProblem(t, 200, 16)
+	c := Paper(RVFL2D)
+	c.MaxNodes, c.Ridge = 30, 0.1
+	m := fitT(t, c, subsetProblem(p, 0, 100))
+	a, b := statsT(t, m, subsetProblem(p, 0, 100)), statsT(t, m, subsetProblem(p, 100, 200))
+	ab, err := a.Merge(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := relDiff(ab.G, statsT(t, m, p).G); d > 1e-12 {
+		t.Errorf("merged G differs from the whole set's by %.3g", d)
+	}
+	var buf bytes.Buffer
+	if _, err := ab.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadStats(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Recipe.Channels != 3 || !slices.Equal(back.G, ab.G) {
+		t.Errorf("statistics file: recipe of %d channels, G equal %v", back.Recipe.Channels, slices.Equal(back.G, ab.G))
+	}
+	other := *b
+	r := *b.Recipe
+	r.Channels = 4
+	other.Recipe = &r
+	if _, err := a.Merge(&other); !errors.Is(err, ErrStats) || !strings.Contains(err.Error(), "channels") {
+		t.Errorf("merge with a recipe of 4 channels: %v, want ErrStats naming the channels", err)
+	}
+}
+
+// TestColourIndicatorAndSelect: the indicator of a colour 2D model is that
+// of its 1D nodes vec(u (x) v (x) w) (||w_j|| = ||u|| ||v|| ||w||), and
+// model selection with the default preset learns the hue classes.
+func TestColourIndicatorAndSelect(t *testing.T) {
+	p, _ := hueProblem(t, 200, 17)
+	c := Paper(SCN2D)
+	c.MaxNodes = 20
+	m := fitT(t, c, p)
+	vm := *m
+	vm.Kind = SCN
+	vm.Params = m.weights()
+	i2, err := m.Indicator(p.X)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i1, err := vm.Indicator(p.X)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(i1-i2) > 1e-6*i1 {
+		t.Errorf("indicator %v, of the 1D nodes %v", i2, i1)
+	}
+	test, _ := hueProblem(t, 100, 18)
+	d := Default(SCN2D)
+	d.MaxNodes, d.BlockSize = 100, 25
+	sm, err := d.Select(context.Background(), p, Selection{Validation: 0.25}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	acc, err := sm.Accuracy(test.X, ArgMax(test.T, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sm.Channels != 3 || acc < 0.95 {
+		t.Errorf("selected model: %d channels, test accuracy %.3f", sm.Channels, acc)
+	}
+}
+
+// BenchmarkPredictColour compares the predictor's per-plane u^T X_c v
+// scoring of a 2D colour model (planes) with scoring its nodes expanded
+// to 1D weights vec(u (x) v (x) w) held whole (expanded: L x C d1 d2
+// floats, the memory the predictor does not take), for one image and for
+// a batch of 128.
+func BenchmarkPredictColour(b *testing.B) {
+	const rows, cols, l = 32, 32, 1000
+	x, _, y := hueImages(256, rows, cols, 19)
+	p, err := Classification(x, y, []string{"red", "teal"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := Paper(RVFL2D)
+	c.MaxNodes = l
+	m := fitT(b, c, p)
+	vm := *m
+	vm.Kind = RVFL
+	vm.Params = m.weights()
+	for _, n := range []int{1, 128} {
+		xs := Images{Rows: rows, Cols: cols, Channels: 3, Pix: x.Pix[:n*x.Dim()]}
+		for _, v := range []struct {
+			name string
+			m    *Model
+		}{{"planes", m}, {"expanded", &vm}} {
+			pr := NewPredictor(v.m)
+			b.Run(fmt.Sprintf("%s/n=%d", v.name, n), func(b *testing.B) {
+				for range b.N {
+					if _, err := pr.Predict(xs); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
 		}
 	}
 }
