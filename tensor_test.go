@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // hueImages returns n images of 3 channels (N x C x H x W) whose classes
@@ -593,5 +594,29 @@ func BenchmarkPredictColour(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// TestColourBudget: a fit within a time budget (the fast RVFL it plans,
+// its probe, checkpoints and selection) takes colour images, and its
+// Replay gives the same model bytes.
+func TestColourBudget(t *testing.T) {
+	p, _ := hueProblem(t, 300, 22)
+	b := Budget{Duration: 3 * time.Second, Seed: 1}
+	m, err := b.Fit(context.Background(), p, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Channels != 3 || m.Budget == nil {
+		t.Fatalf("budget fit: %d channels, record %v", m.Channels, m.Budget)
+	}
+	r, err := Replay(context.Background(), m.Budget, m, p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := roundTrip(t, m)
+	c, _ := roundTrip(t, r)
+	if !bytes.Equal(a, c) {
+		t.Error("the replay of a colour budget fit gives other bytes")
 	}
 }
