@@ -313,7 +313,7 @@ func (b Budget) memoryCap(cfg Config, p Problem, train, block int) int {
 	c.blockByBlock = true
 	fits := func(l int) bool {
 		c.MaxNodes = l
-		return c.EstimateBytes(train, p.X.Rows, p.X.Cols, p.M) <= b.MaxBytes
+		return c.EstimateBytesC(train, p.X.Rows, p.X.Cols, p.X.Chans(), p.M) <= b.MaxBytes
 	}
 	if !fits(block) {
 		return block // the smallest plan; the caller's memory check refuses it if need be

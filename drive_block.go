@@ -72,9 +72,9 @@ type blockBuilder struct {
 }
 
 func newBlockBuilder(c Config, p Problem) *blockBuilder {
-	nm := newNodeMap(c.Kind.Input, p.X.Rows, p.X.Cols)
+	nm := newNodeMap(c.Kind.Input, p.X.Rows, p.X.Cols, p.X.Channels)
 	if v, ok := nm.(vectorMap); ok {
-		nm = fieldVector{v, p.X.Rows, p.X.Cols}
+		nm = fieldVector{v, p.X.Rows, p.X.Cols, p.X.Chans()}
 	}
 	n := p.X.Len()
 	b := &builder{
@@ -467,7 +467,7 @@ func (bb *blockBuilder) correlations(k int) (hh, eh []float64) {
 // partial returns the path of the nodes so far, without output weights.
 func (bb *blockBuilder) partial() *Path {
 	l := len(bb.bias)
-	m := &Model{Kind: bb.cfg.Kind, Activation: bb.cfg.Activation, Rows: bb.x.Rows, Cols: bb.x.Cols, M: bb.m,
+	m := &Model{Kind: bb.cfg.Kind, Activation: bb.cfg.Activation, Rows: bb.x.Rows, Cols: bb.x.Cols, Channels: bb.x.Channels, M: bb.m,
 		Params: bb.params[:l*bb.np], Bias: bb.bias[:l], Config: bb.cfg}
 	ind := bb.eng.l
 	if bb.deficient {

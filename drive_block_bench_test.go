@@ -89,7 +89,7 @@ func BenchmarkPairScoring(b *testing.B) {
 	})
 	b.Run("one-by-one", func(b *testing.B) {
 		w := make([]float32, side*side*784)
-		mm := matrixMap{28, 28}
+		mm := matrixMap{28, 28, 1}
 		p := make([]float32, 56)
 		for t := 0; t < side; t++ {
 			for s := 0; s < side; s++ {

@@ -650,7 +650,7 @@ func TestPairScoringIsEachPairAlone(t *testing.T) {
 		n := x.Len()
 		z := make([]float32, tu*tv*n)
 		scorePairs(x, u, tu, v, tv, z)
-		mm := matrixMap{rows, cols}
+		mm := matrixMap{rows, cols, 1}
 		w := make([]float32, rows*cols)
 		one := make([]float32, n)
 		for tt := 0; tt < tv; tt++ {

@@ -218,7 +218,7 @@ type builder struct {
 }
 
 func newBuilder(c Config, p Problem) *builder {
-	nm := newNodeMap(c.Kind.Input, p.X.Rows, p.X.Cols)
+	nm := newNodeMap(c.Kind.Input, p.X.Rows, p.X.Cols, p.X.Channels)
 	n := p.X.Len()
 	return &builder{
 		cfg: c, x: p.X, n: n, d: p.X.Dim(), nm: nm, np: nm.size(),
@@ -326,7 +326,7 @@ func (b *builder) acceptPastRank(c *candidate) error {
 	if !b.deficient {
 		b.deficient, b.independent = true, len(b.bias)
 		l := len(b.bias)
-		m := &Model{Kind: b.cfg.Kind, Activation: b.cfg.Activation, Rows: b.x.Rows, Cols: b.x.Cols,
+		m := &Model{Kind: b.cfg.Kind, Activation: b.cfg.Activation, Rows: b.x.Rows, Cols: b.x.Cols, Channels: b.x.Channels,
 			Params: b.params[:l*b.np], Bias: b.bias[:l]}
 		h := hiddenDense(m, b.x)
 		b.hcols = make([][]float64, l)
@@ -553,7 +553,7 @@ func admissible(hh, eh, ee []float64, m int, r float64, dead []bool) []int {
 // partial returns the path of the nodes so far, without output weights.
 func (b *builder) partial() *Path {
 	l := len(b.trace)
-	m := &Model{Kind: b.cfg.Kind, Activation: b.cfg.Activation, Rows: b.x.Rows, Cols: b.x.Cols, M: b.ls.m,
+	m := &Model{Kind: b.cfg.Kind, Activation: b.cfg.Activation, Rows: b.x.Rows, Cols: b.x.Cols, Channels: b.x.Channels, M: b.ls.m,
 		Params: b.params[:l*b.np], Bias: b.bias[:l], Config: b.cfg}
 	ind := b.ls.l
 	if b.deficient {

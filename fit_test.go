@@ -113,7 +113,7 @@ func TestLearnersClassifyBlobs(t *testing.T) {
 func TestMatrixNodeIsRankOneVectorNode(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 4))
 	const rows, cols = 7, 5
-	mm := matrixMap{rows, cols}
+	mm := matrixMap{rows, cols, 1}
 	for trial := 0; trial < 20; trial++ {
 		p := make([]float32, mm.size())
 		mm.draw(rng, 3, p)

@@ -15,17 +15,19 @@ import (
 	"github.com/scn2d/scn/internal/atomicfile"
 )
 
-// Model files (format version 1) are little-endian:
+// Model files (format versions 1 and 2) are little-endian:
 //
 //	offset  size  content
 //	0       8     magic "2DSCNMDL"
-//	8       4     format version (uint32), 1
+//	8       4     format version (uint32), 1 or 2
 //	12      4     header length H (uint32), at most 1 MiB
 //	16      H     header: UTF-8 JSON (fileHeader): kind, activation, shapes,
-//	              nodes, outputs, class names, configuration (preset, seed,
-//	              lists), training summary, preprocessing, metadata
-//	16+H    ...   Params: L x P float32 (P = d1*d2 for vector learners,
-//	              d1+d2 for matrix ones: u then v)
+//	              channels (version 2), nodes, outputs, class names,
+//	              configuration (preset, seed, lists), training summary,
+//	              preprocessing, metadata
+//	16+H    ...   Params: L x P float32 (P = C*d1*d2 for vector learners,
+//	              d1+d2 for matrix ones: u then v, d1+d2+C with C > 1
+//	              channels: u, v, then w)
 //	        ...   Bias: L float32
 //	        ...   Beta: L x M float64
 //	end-4   4     CRC-32 (Castagnoli) of every byte before it (uint32)
@@ -35,12 +37,21 @@ import (
 // preprocessing field is absent when the images were used as read; files
 // written before it existed kept the record as JSON text under the metadata
 // key "preprocess", which Read and ReadInfo move to Model.Preprocessing.
+//
+// Version 2 is version 1 with the header field "channels" (C >= 2): a model
+// of colour (or any multi-plane) input. A grey model is written as version
+// 1 without the field, the bytes it had before channels existed; a version
+// 1 file with the field, or a version 2 file without it, is refused.
 
 const (
 	magic         = "2DSCNMDL"
-	formatVersion = 1
+	formatVersion = 2 // the newest version this build reads and writes
+	greyVersion   = 1 // the version of grey models' files
 	maxHeader     = 1 << 20
 	preambleSize  = 16
+	// maxChannels bounds a model's (and a preprocessing record's)
+	// channels: the readers refuse more than 1024 planes per image.
+	maxChannels = 1024
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -81,15 +92,18 @@ type fileSummary struct {
 
 // fileHeader is the JSON header of a model file.
 type fileHeader struct {
-	Kind       string      `json:"kind"`
-	Activation string      `json:"activation"`
-	Rows       int         `json:"rows"`
-	Cols       int         `json:"cols"`
-	Outputs    int         `json:"outputs"`
-	Nodes      int         `json:"nodes"`
-	Classes    []string    `json:"classes,omitempty"`
-	Config     fileConfig  `json:"config"`
-	Summary    fileSummary `json:"summary"`
+	Kind       string `json:"kind"`
+	Activation string `json:"activation"`
+	Rows       int    `json:"rows"`
+	Cols       int    `json:"cols"`
+	// Channels is the input's planes C, present (>= 2) in version 2 files
+	// only: grey models' headers are unchanged.
+	Channels int         `json:"channels,omitempty"`
+	Outputs  int         `json:"outputs"`
+	Nodes    int         `json:"nodes"`
+	Classes  []string    `json:"classes,omitempty"`
+	Config   fileConfig  `json:"config"`
+	Summary  fileSummary `json:"summary"`
 	// Preprocessing is omitted when zero, so that files of models without
 	// preprocessing are the bytes they were before the field existed.
 	Preprocessing Preprocessing     `json:"preprocessing,omitzero"`
@@ -165,13 +179,22 @@ func (m *Model) WriteTo(w io.Writer) (int64, error) {
 	buf.Grow(preambleSize + len(hdr) + m.payloadSize() + 4)
 	buf.WriteString(magic)
 	le := binary.LittleEndian
-	buf.Write(le.AppendUint32(nil, formatVersion))
+	buf.Write(le.AppendUint32(nil, m.fileVersion()))
 	buf.Write(le.AppendUint32(nil, uint32(len(hdr))))
 	buf.Write(hdr)
 	b := appendFloat32s(buf.AvailableBuffer(), m.Params)
 	b = appendFloat32s(b, m.Bias)
 	buf.Write(appendFloat64s(b, m.Beta))
 	return writeChecked(w, &buf)
+}
+
+// fileVersion returns the format version of the model's file: 1 for grey
+// models, 2 for models of several channels.
+func (m *Model) fileVersion() uint32 {
+	if m.Chans() > 1 {
+		return formatVersion
+	}
+	return greyVersion
 }
 
 // appendFloat32s appends v little-endian.
@@ -291,8 +314,9 @@ func readHeader(r io.Reader, raw *bytes.Buffer) (*Model, int, error) {
 		return nil, 0, fmt.Errorf("%w: wrong magic %q, not a model file", ErrFormat, pre[:8])
 	}
 	le := binary.LittleEndian
-	if v := le.Uint32(pre[8:]); v != formatVersion {
-		return nil, 0, fmt.Errorf("%w: format version %d, this build reads version %d", ErrFormat, v, formatVersion)
+	v := le.Uint32(pre[8:])
+	if v != greyVersion && v != formatVersion {
+		return nil, 0, fmt.Errorf("%w: format version %d, this build reads versions %d and %d", ErrFormat, v, greyVersion, formatVersion)
 	}
 	hlen := int64(le.Uint32(pre[12:]))
 	if hlen > maxHeader {
@@ -307,6 +331,12 @@ func readHeader(r io.Reader, raw *bytes.Buffer) (*Model, int, error) {
 	if err := dec.Decode(&h); err != nil {
 		return nil, 0, fmt.Errorf("%w: header: %v", ErrFormat, err)
 	}
+	switch {
+	case v == greyVersion && h.Channels != 0:
+		return nil, 0, fmt.Errorf("%w: version %d file with %d channels (channels need version %d)", ErrFormat, v, h.Channels, formatVersion)
+	case v == formatVersion && (h.Channels < 2 || h.Channels > maxChannels):
+		return nil, 0, fmt.Errorf("%w: version %d file with channels = %d, want 2 ... %d", ErrFormat, v, h.Channels, maxChannels)
+	}
 	m, err := h.model()
 	if err != nil {
 		return nil, 0, err
@@ -319,7 +349,7 @@ func (m *Model) header() fileHeader {
 	c, s := m.Config, m.Summary
 	return fileHeader{
 		Kind: m.Kind.String(), Activation: m.Activation.String(),
-		Rows: m.Rows, Cols: m.Cols, Outputs: m.M, Nodes: m.Nodes(),
+		Rows: m.Rows, Cols: m.Cols, Channels: m.fileChannels(), Outputs: m.M, Nodes: m.Nodes(),
 		Classes: m.Classes,
 		Config: fileConfig{
 			MaxNodes: c.MaxNodes, Tolerance: c.Tolerance, Candidates: c.Candidates,
@@ -337,6 +367,14 @@ func (m *Model) header() fileHeader {
 		Selection:     toFileChoice(m.Selection),
 		Budget:        toFileBudget(m.Budget),
 	}
+}
+
+// fileChannels returns the header's channels: C for C > 1, else 0 (absent).
+func (m *Model) fileChannels() int {
+	if m.Chans() > 1 {
+		return m.Channels
+	}
+	return 0
 }
 
 // maxModelValues bounds what a header may claim (2^33 values is 32 GiB of
@@ -364,9 +402,11 @@ func (h fileHeader) model() (*Model, error) {
 	if h.Classes != nil && len(h.Classes) != h.Outputs {
 		return nil, fmt.Errorf("%w: %d class names for %d outputs", ErrFormat, len(h.Classes), h.Outputs)
 	}
-	per := newNodeMap(kind.Input, h.Rows, h.Cols).size()
-	if float64(h.Rows)*float64(h.Cols) > maxModelValues ||
-		float64(h.Nodes)*float64(per+1+2*h.Outputs) > maxModelValues {
+	if float64(max(h.Channels, 1))*float64(h.Rows)*float64(h.Cols) > maxModelValues {
+		return nil, fmt.Errorf("%w: header claims inputs of %d x %d x %d, too large", ErrFormat, h.Rows, h.Cols, max(h.Channels, 1))
+	}
+	per := newNodeMap(kind.Input, h.Rows, h.Cols, h.Channels).size()
+	if float64(h.Nodes)*float64(per+1+2*h.Outputs) > maxModelValues {
 		return nil, fmt.Errorf("%w: header claims %d nodes of %d x %d inputs and %d outputs, too large", ErrFormat, h.Nodes, h.Rows, h.Cols, h.Outputs)
 	}
 	prep, meta := h.Preprocessing, h.Meta
@@ -397,7 +437,7 @@ func (h fileHeader) model() (*Model, error) {
 	c := h.Config
 	return &Model{
 		Selection: sel, Budget: bud,
-		Kind: kind, Activation: act, Rows: h.Rows, Cols: h.Cols, M: h.Outputs,
+		Kind: kind, Activation: act, Rows: h.Rows, Cols: h.Cols, Channels: h.Channels, M: h.Outputs,
 		Classes: h.Classes, Meta: meta, Preprocessing: prep,
 		Params: make([]float32, 0), Bias: make([]float32, 0), Beta: make([]float64, 0),
 		Config: Config{
@@ -459,6 +499,8 @@ func (m *Model) check() error {
 		return fmt.Errorf("scn: model of unknown kind %+v", m.Kind)
 	case m.Rows < 1 || m.Cols < 1 || m.M < 1:
 		return fmt.Errorf("scn: model shapes %d x %d -> %d", m.Rows, m.Cols, m.M)
+	case m.Channels < 0 || m.Channels > maxChannels:
+		return fmt.Errorf("scn: model of %d channels, want 0 ... %d", m.Channels, maxChannels)
 	case len(m.Params) != l*m.ParamsPerNode() || len(m.Beta) != l*m.M:
 		return fmt.Errorf("scn: model holds %d parameters and %d output weights for %d nodes", len(m.Params), len(m.Beta), l)
 	case l == 0:

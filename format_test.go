@@ -122,17 +122,20 @@ func TestCorruptFilesAreRefused(t *testing.T) {
 
 func FuzzRead(f *testing.F) {
 	p := blobProblem(f, 60)
+	colour, _ := hueProblem(f, 40, 1) // version 2 files
 	for _, k := range Kinds() {
-		c := Paper(k)
-		c.MaxNodes = 3
-		m, err := c.Fit(context.Background(), p, nil)
-		if err != nil {
-			f.Fatal(err)
+		for _, q := range []Problem{p, colour} {
+			c := Paper(k)
+			c.MaxNodes = 3
+			m, err := c.Fit(context.Background(), q, nil)
+			if err != nil {
+				f.Fatal(err)
+			}
+			var buf bytes.Buffer
+			m.WriteTo(&buf)
+			f.Add(buf.Bytes())
+			f.Add(buf.Bytes()[:len(buf.Bytes())/2])
 		}
-		var buf bytes.Buffer
-		m.WriteTo(&buf)
-		f.Add(buf.Bytes())
-		f.Add(buf.Bytes()[:len(buf.Bytes())/2])
 	}
 	f.Add([]byte(magic))
 	f.Add(legacyFile(f, `{"invert":"auto","mnist":true}`))
@@ -142,7 +145,7 @@ func FuzzRead(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if infoErr != nil || info.Nodes != m.Nodes() || info.FileBytes != int64(len(data)) || info.Preprocessing != m.Preprocessing {
+		if infoErr != nil || info.Nodes != m.Nodes() || info.FileBytes != int64(len(data)) || info.Preprocessing != m.Preprocessing || info.Channels != m.Channels {
 			t.Fatalf("ReadInfo disagrees with Read: %v, %+v", infoErr, info)
 		}
 		var out bytes.Buffer

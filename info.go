@@ -16,6 +16,7 @@ type Info struct {
 	Kind       Kind
 	Activation Activation
 	Rows, Cols int      // input image shape d1 x d2
+	Channels   int      // input planes C (0 or 1: grey), as Model.Channels
 	M          int      // outputs m
 	Nodes      int      // hidden nodes L
 	Classes    []string // class names for classification, nil for regression
@@ -35,8 +36,14 @@ type Info struct {
 }
 
 // ParamsPerNode returns the hidden parameters per node, the bias excluded:
-// d1*d2 for vector learners, d1+d2 for matrix ones.
-func (in Info) ParamsPerNode() int { return newNodeMap(in.Kind.Input, in.Rows, in.Cols).size() }
+// C*d1*d2 for vector learners, d1+d2 for matrix ones (d1+d2+C with C > 1
+// channels).
+func (in Info) ParamsPerNode() int {
+	return newNodeMap(in.Kind.Input, in.Rows, in.Cols, in.Channels).size()
+}
+
+// Chans returns the input's planes C (1 for grey).
+func (in Info) Chans() int { return max(in.Channels, 1) }
 
 // ParamCount returns every trained number: L*(ParamsPerNode+1+M).
 func (in Info) ParamCount() int { return in.Nodes * (in.ParamsPerNode() + 1 + in.M) }
@@ -55,7 +62,7 @@ func ReadInfo(r io.Reader) (Info, error) {
 		return Info{}, err
 	}
 	return Info{
-		Kind: m.Kind, Activation: m.Activation, Rows: m.Rows, Cols: m.Cols, M: m.M,
+		Kind: m.Kind, Activation: m.Activation, Rows: m.Rows, Cols: m.Cols, Channels: m.Channels, M: m.M,
 		Nodes: m.expectedNodes(), Classes: m.Classes,
 		Config: m.Config, Summary: m.Summary, Preprocessing: m.Preprocessing, Meta: m.Meta,
 		Selection: m.Selection, Budget: m.Budget, HeaderBytes: hlen,

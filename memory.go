@@ -33,15 +33,26 @@ type Memory struct {
 // Total returns the sum of the parts.
 func (e Memory) Total() int64 { return satAdd(e.Candidates, e.Factor, e.Solve, e.Model) }
 
-// EstimateMemory returns the bytes a fit with c on n images of rows x cols
-// with m outputs allocates beyond the images and targets themselves (the
-// estimate follows the builder's buffers; small ones are left out).
+// EstimateMemory returns the bytes a fit with c on n grey images of
+// rows x cols with m outputs allocates beyond the images and targets
+// themselves (the estimate follows the builder's buffers; small ones are
+// left out): EstimateMemoryC with one channel.
 func (c Config) EstimateMemory(n, rows, cols, m int) Memory {
-	N, d, M := float64(max(n, 1)), float64(max(rows, 1))*float64(max(cols, 1)), float64(max(m, 1))
+	return c.EstimateMemoryC(n, rows, cols, 1, m)
+}
+
+// EstimateMemoryC is EstimateMemory for images of chans planes of
+// rows x cols (d = chans*rows*cols values each; a matrix node has
+// rows+cols+chans parameters with chans > 1).
+func (c Config) EstimateMemoryC(n, rows, cols, chans, m int) Memory {
+	chans = max(chans, 1)
+	N, M := float64(max(n, 1)), float64(max(m, 1))
+	d1 := float64(max(rows, 1))
+	d := float64(chans) * d1 * float64(max(cols, 1))
 	L := float64(max(c.MaxNodes, 1))
 	np := d
 	if c.Kind.Input == Matrix {
-		np = float64(max(rows, 1) + max(cols, 1))
+		np = float64(newNodeMap(Matrix, max(rows, 1), max(cols, 1), chans).size())
 	}
 	var e Memory
 	k := float64(randomBlockSize)
@@ -59,7 +70,7 @@ func (c Config) EstimateMemory(n, rows, cols, m int) Memory {
 	lqBlocks := math.Ceil(lq/qBlockCols) * qBlockCols
 	e.Factor = bytesOf(8*N*lqBlocks + 8*lq*(lq+1)/2 + 8*lq*M + 3*8*N*M)
 	if c.blockMode() {
-		e.Candidates, e.Factor = c.blockMemory(N, d, np, M, L)
+		e.Candidates, e.Factor = c.blockMemory(N, d, d1, np, M, L)
 	}
 	// A block fit with a ridge solves past rank in its engine.
 	if L > N && !(c.blockMode() && c.Ridge > 0) {
@@ -85,9 +96,9 @@ func (c Config) EstimateMemory(n, rows, cols, m int) Memory {
 }
 
 // blockMemory returns the candidates' and the least-squares state's bytes
-// of a block fit (drive_block.go, lsq_gram.go, drive_onepass.go) on N images of d pixels,
-// np parameters per node, M outputs and L_max = L.
-func (c Config) blockMemory(N, d, np, M, L float64) (cand, factor int64) {
+// of a block fit (drive_block.go, lsq_gram.go, drive_onepass.go) on N images of d pixels
+// (d1 rows), np parameters per node, M outputs and L_max = L.
+func (c Config) blockMemory(N, d, d1, np, M, L float64) (cand, factor int64) {
 	b := math.Min(float64(max(c.BlockSize, 1)), L)
 	rows := math.Min(N, float64(shardRows))
 	shards := math.Ceil(N / rows)
@@ -142,10 +153,11 @@ func (c Config) blockMemory(N, d, np, M, L float64) (cand, factor int64) {
 	if c.Pairs {
 		// Per goroutine scoring a shard: its pair products, its images
 		// transposed (pixel-major: d per image) and the row products X v
-		// (rows x side per image); pairShard's scratch.
+		// (d1 x side per image); pairShard's scratch. The column
+		// vectors expanded across the channels (side x d / d1).
 		workers := math.Min(float64(runtime.GOMAXPROCS(0)), shards)
 		side := math.Ceil(math.Sqrt(k))
-		out = workers * 4 * rows * (k + d + rowsOf(d, np)*side)
+		out = workers*4*rows*(k+d+d1*side) + 2*4*side*(d/d1)
 	}
 	moments := 0.0
 	if !c.Pairs {
@@ -171,28 +183,27 @@ func (c Config) momentBytes(N, d, k float64) float64 {
 	return 4*d + 4*k*math.Min(N, momentSample)
 }
 
-// rowsOf returns d1 of a matrix node from d = d1 d2 and np = d1 + d2 (the
-// larger root, d1 >= d2 or not: an upper bound for either side).
-func rowsOf(d, np float64) float64 {
-	disc := np*np - 4*d
-	if disc < 0 {
-		return np
-	}
-	return (np + math.Sqrt(disc)) / 2
-}
-
 // EstimateBytes returns EstimateMemory(n, rows, cols, m).Total().
 func (c Config) EstimateBytes(n, rows, cols, m int) int64 {
 	return c.EstimateMemory(n, rows, cols, m).Total()
 }
 
+// EstimateBytesC returns EstimateMemoryC(n, rows, cols, chans, m).Total().
+func (c Config) EstimateBytesC(n, rows, cols, chans, m int) int64 {
+	return c.EstimateMemoryC(n, rows, cols, chans, m).Total()
+}
+
 // PredictBytes returns the bytes Predict allocates for n images beyond the
 // images themselves: the outputs, and one pass's working memory (a chunk
 // of hidden outputs in float32 and float64, the outputs of the pass, and
-// Score2D's packed nodes), which does not grow with L.
+// Score2D's packed nodes, with one more chunk of node inputs for a 2D model
+// of several channels), which does not grow with L.
 func (m *Model) PredictBytes(n int) int64 {
 	c := float64(min(m.Nodes(), predictNodeChunk))
 	pack := 4 * (c + 32) * float64(m.Rows+m.Cols)
+	if m.Kind.Input == Matrix && m.Chans() > 1 {
+		pack += 4 * c * predictBatch
+	}
 	return bytesOf(8*float64(n)*float64(m.M) + (4+8)*c*predictBatch + 8*float64(m.M)*predictBatch + pack)
 }
 

@@ -19,12 +19,16 @@ type Model struct {
 	// leave Config zero.
 	Kind       Kind
 	Activation Activation
-	Rows, Cols int      // input image shape d1 x d2
-	M          int      // outputs m
-	Classes    []string // class names for classification, nil for regression
+	Rows, Cols int // input image shape d1 x d2
+	// Channels is the input's planes C (0 or 1: grey): the model takes
+	// images of C x d1 x d2 (Images.Channels).
+	Channels int
+	M        int      // outputs m
+	Classes  []string // class names for classification, nil for regression
 
 	// Params holds each node's hidden parameters, L rows of ParamsPerNode:
-	// w (d1*d2 values) for vector learners, u (d1) then v (d2) for matrix ones.
+	// w (C*d1*d2 values) for vector learners, u (d1) then v (d2) for matrix
+	// ones, then, with C > 1 channels, the channel weights w (C).
 	Params []float32
 	Bias   []float32 // L biases
 	Beta   []float64 // output weights, L x M row-major
@@ -48,8 +52,18 @@ type Model struct {
 func (m *Model) Nodes() int { return len(m.Bias) }
 
 // ParamsPerNode returns the hidden parameters per node, the bias excluded:
-// d1*d2 for vector learners, d1+d2 for matrix ones.
-func (m *Model) ParamsPerNode() int { return newNodeMap(m.Kind.Input, m.Rows, m.Cols).size() }
+// C*d1*d2 for vector learners, d1+d2 for matrix ones (d1+d2+C with C > 1
+// channels).
+func (m *Model) ParamsPerNode() int { return m.nodeMap().size() }
+
+// Chans returns the input's planes C (1 for grey).
+func (m *Model) Chans() int { return max(m.Channels, 1) }
+
+// Dim returns the length of an input image's vec(X), C*d1*d2.
+func (m *Model) Dim() int { return m.Chans() * m.Rows * m.Cols }
+
+// nodeMap returns the model's node map.
+func (m *Model) nodeMap() nodeMap { return newNodeMap(m.Kind.Input, m.Rows, m.Cols, m.Channels) }
 
 // ParamCount returns every trained number: L*(ParamsPerNode+1+M).
 func (m *Model) ParamCount() int { return m.Nodes() * (m.ParamsPerNode() + 1 + m.M) }
@@ -59,8 +73,8 @@ func (m *Model) IsClassifier() bool { return m.Classes != nil }
 
 // weights returns the nodes' weights over the flattened image, L x d.
 func (m *Model) weights() []float32 {
-	nm := newNodeMap(m.Kind.Input, m.Rows, m.Cols)
-	np, d := nm.size(), m.Rows*m.Cols
+	nm := m.nodeMap()
+	np, d := nm.size(), m.Dim()
 	w := make([]float32, m.Nodes()*d)
 	for j := 0; j < m.Nodes(); j++ {
 		nm.weight(m.Params[j*np:(j+1)*np], w[j*d:(j+1)*d])
@@ -75,6 +89,9 @@ func (m *Model) checkInput(x Images) error {
 	}
 	if x.Rows != m.Rows || x.Cols != m.Cols {
 		return fmt.Errorf("%w: images are %d x %d, the model takes %d x %d", ErrData, x.Rows, x.Cols, m.Rows, m.Cols)
+	}
+	if x.Chans() != m.Chans() {
+		return fmt.Errorf("%w: images have %s, the model takes %s", ErrData, chanString(x.Chans()), chanString(m.Chans()))
 	}
 	return nil
 }
@@ -276,7 +293,7 @@ func (m *Model) Indicator(x Images) (float64, error) {
 	if err := m.checkInput(x); err != nil {
 		return 0, err
 	}
-	nm := newNodeMap(m.Kind.Input, m.Rows, m.Cols)
+	nm := m.nodeMap()
 	np, l := nm.size(), m.Nodes()
 	wn := make([]float64, l)
 	for j := range wn {
@@ -294,4 +311,13 @@ func (m *Model) Indicator(x Images) (float64, error) {
 		bb += b * b
 	}
 	return math.Sqrt(sum) * math.Sqrt(bb), nil
+}
+
+// chanString describes a number of channels: "1 channel (grey)" or
+// "3 channels".
+func chanString(c int) string {
+	if c <= 1 {
+		return "1 channel (grey)"
+	}
+	return fmt.Sprintf("%d channels", c)
 }

@@ -23,6 +23,9 @@ func newRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0x2d5c4
 //     the rectangle of their product; a vector node's w is supported on a
 //     random rectangle of the image. Each side's length is uniform on
 //     [FieldMin, FieldMax] (clipped to the image), its position uniform.
+//     With several channels the rectangle spans every channel: a vector
+//     node's w is supported on the rectangle in each plane, a matrix
+//     node's channel weights are all drawn.
 //
 // With Differences (src not nil) the entries on the rectangle (the whole
 // image without receptive fields) come from the data instead: see
@@ -66,12 +69,20 @@ func drawNode(rng *rand.Rand, nm nodeMap, c Config, lambda float64, p []float32,
 		for b := c0; b < c1; b++ {
 			p[m.rows+b] = entry()
 		}
+		if m.chanWeights() {
+			for i := m.rows + m.cols; i < len(p); i++ {
+				p[i] = entry()
+			}
+		}
 	case fieldVector:
 		r0, r1 := fieldInterval(rng, m.rows, c.FieldMin, c.FieldMax)
 		c0, c1 := fieldInterval(rng, m.cols, c.FieldMin, c.FieldMax)
-		for a := r0; a < r1; a++ {
-			for b := c0; b < c1; b++ {
-				p[a*m.cols+b] = entry()
+		for ch := 0; ch < max(m.ch, 1); ch++ {
+			plane := p[ch*m.rows*m.cols:]
+			for a := r0; a < r1; a++ {
+				for b := c0; b < c1; b++ {
+					plane[a*m.cols+b] = entry()
+				}
 			}
 		}
 	default:
@@ -91,11 +102,11 @@ func fieldInterval(rng *rand.Rand, size, minLen, maxLen int) (lo, hi int) {
 	return lo, lo + n
 }
 
-// fieldVector is the vector node map of an image of rows x cols, for
-// drawing receptive fields (which need the image's shape).
+// fieldVector is the vector node map of an image of ch planes of
+// rows x cols, for drawing receptive fields (which need the image's shape).
 type fieldVector struct {
 	vectorMap
-	rows, cols int
+	rows, cols, ch int
 }
 
 // diffSource draws difference nodes (Config.Differences) from the training
@@ -140,21 +151,29 @@ const diffTries = 32
 // leading singular triple (its best rank-1 approximation, signed so that
 // v's largest entry in magnitude is positive). If every try gives D = 0
 // (blank images), the entries are standard normal, as Standardize draws.
+//
+// With C > 1 channels D spans every channel on the rectangle (C x h x w):
+// a vector node's w is D in each plane; a matrix node's u (x) v (x) w is a
+// rank-1 approximation of the tensor D (rankOne3).
 func (s *diffSource) fill(rng *rand.Rand, nm nodeMap, r0, r1, c0, c1 int, p []float32) {
-	h, w, cols := r1-r0, c1-c0, s.x.Cols
-	if cap(s.d) < h*w {
-		s.d = make([]float64, h*w)
+	h, w, cols, chans := r1-r0, c1-c0, s.x.Cols, s.x.Chans()
+	plane := s.x.Rows * cols
+	if cap(s.d) < chans*h*w {
+		s.d = make([]float64, chans*h*w)
 	}
-	d := s.d[:h*w]
+	d := s.d[:chans*h*w]
 	found := false
 	for try := 0; try < diffTries && !found; try++ {
 		a, b := s.pair(rng)
 		xa, xb := s.x.Image(a), s.x.Image(b)
-		for i := 0; i < h; i++ {
-			for j := 0; j < w; j++ {
-				k := (r0+i)*cols + c0 + j
-				d[i*w+j] = float64(xa[k]) - float64(xb[k])
-				found = found || d[i*w+j] != 0
+		for ch := 0; ch < chans; ch++ {
+			dc := d[ch*h*w : (ch+1)*h*w]
+			for i := 0; i < h; i++ {
+				for j := 0; j < w; j++ {
+					k := ch*plane + (r0+i)*cols + c0 + j
+					dc[i*w+j] = float64(xa[k]) - float64(xb[k])
+					found = found || dc[i*w+j] != 0
+				}
 			}
 		}
 	}
@@ -165,7 +184,16 @@ func (s *diffSource) fill(rng *rand.Rand, nm nodeMap, r0, r1, c0, c1 int, p []fl
 	}
 	switch m := nm.(type) {
 	case matrixMap:
-		u, v := rankOne(d, h, w)
+		var u, v []float64
+		if m.chanWeights() {
+			var wc []float64
+			u, v, wc = rankOne3(d, chans, h, w)
+			for c, x := range wc {
+				p[m.rows+m.cols+c] = float32(x)
+			}
+		} else {
+			u, v = rankOne(d, h, w)
+		}
 		for i, ui := range u {
 			p[r0+i] = float32(ui)
 		}
@@ -173,12 +201,37 @@ func (s *diffSource) fill(rng *rand.Rand, nm nodeMap, r0, r1, c0, c1 int, p []fl
 			p[m.rows+c0+j] = float32(vj)
 		}
 	default: // a vector node over the image
-		for i := 0; i < h; i++ {
-			for j := 0; j < w; j++ {
-				p[(r0+i)*cols+c0+j] = float32(d[i*w+j])
+		for ch := 0; ch < chans; ch++ {
+			for i := 0; i < h; i++ {
+				for j := 0; j < w; j++ {
+					p[ch*plane+(r0+i)*cols+c0+j] = float32(d[(ch*h+i)*w+j])
+				}
 			}
 		}
 	}
+}
+
+// rankOne3 returns u (h), v (w) and c (chans) whose outer product
+// u (x) v (x) c approximates the chans x h x w tensor d (row-major): v is
+// the leading right singular vector of d unfolded as (chans*h) x w, then u
+// and c are the best rank-1 approximation of Y (h x chans), Y[i][k] =
+// sum_j d[k][i][j] v_j. It is exact when d has rank 1, deterministic, and
+// signed as rankOne signs (v's and c's largest entries positive).
+func rankOne3(d []float64, chans, h, w int) (u, v, c []float64) {
+	_, v = rankOne(d, chans*h, w)
+	y := make([]float64, h*chans)
+	for k := 0; k < chans; k++ {
+		for i := 0; i < h; i++ {
+			row := d[(k*h+i)*w : (k*h+i+1)*w]
+			var s float64
+			for j, vj := range v {
+				s += row[j] * vj
+			}
+			y[i*chans+k] = s
+		}
+	}
+	u, c = rankOne(y, h, chans)
+	return u, v, c
 }
 
 // pair draws two distinct images, of different classes when there are

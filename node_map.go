@@ -20,12 +20,13 @@ type nodeMap interface {
 	weightNorm(p []float32) float64
 }
 
-// newNodeMap returns the map of a kind for images of rows x cols.
-func newNodeMap(in InputMap, rows, cols int) nodeMap {
+// newNodeMap returns the map of a kind for images of chans planes of
+// rows x cols (chans 0 or 1: grey).
+func newNodeMap(in InputMap, rows, cols, chans int) nodeMap {
 	if in == Matrix {
-		return matrixMap{rows, cols}
+		return matrixMap{rows, cols, max(chans, 1)}
 	}
-	return vectorMap{rows * cols}
+	return vectorMap{max(chans, 1) * rows * cols}
 }
 
 // vectorMap: a node is w^T vec(X) + b with w of length d.
@@ -42,25 +43,59 @@ func (v vectorMap) weightNorm(p []float32) float64 { return norm32(p) }
 // matrixMap: a node is u^T X v + b with u of length rows and v of length
 // cols; p holds u then v. Its weight is vec(u v^T) (row-major), since
 // u^T X v = sum_ab u_a X_ab v_b.
-type matrixMap struct{ rows, cols int }
+//
+// With ch > 1 planes (colour, or any third axis) the node is the 3-way
+// sum_c w_c u^T X_c v + b, and p holds u, v, then w (ch values): d1 + d2 + C
+// numbers. Its weight over vec(X) (N x C x H x W) is vec(u (x) v (x) w): the
+// entry c*rows*cols + a*cols + b is w_c u_a v_b. All three are drawn
+// uniform on [-lambda, lambda], u then v then w from one stream, so that a
+// grey map (ch 1, no w) draws exactly what it drew before w existed.
+type matrixMap struct{ rows, cols, ch int }
 
-func (m matrixMap) size() int { return m.rows + m.cols }
+// chanWeights reports whether the node has channel weights w (ch > 1).
+func (m matrixMap) chanWeights() bool { return m.ch > 1 }
+
+func (m matrixMap) size() int {
+	if m.chanWeights() {
+		return m.rows + m.cols + m.ch
+	}
+	return m.rows + m.cols
+}
 
 func (m matrixMap) draw(rng *rand.Rand, lambda float64, p []float32) { uniform(rng, lambda, p) }
 
 func (m matrixMap) weight(p, w []float32) {
-	u, v := p[:m.rows], p[m.rows:]
+	u, v := p[:m.rows], p[m.rows:m.rows+m.cols]
+	plane := w[:m.rows*m.cols]
 	for a, ua := range u {
-		row := w[a*m.cols : (a+1)*m.cols]
+		row := plane[a*m.cols : (a+1)*m.cols]
 		for b, vb := range v {
 			row[b] = ua * vb
 		}
 	}
+	if !m.chanWeights() {
+		return
+	}
+	// Plane c is w_c times the product u v^T (computed in float32 as
+	// (u_a v_b) w_c, the order the predictor's per-plane scores use).
+	d2 := m.rows * m.cols
+	for c := m.ch - 1; c >= 0; c-- {
+		wc := p[m.rows+m.cols+c]
+		dst := w[c*d2 : (c+1)*d2]
+		for i, x := range plane {
+			dst[i] = x * wc
+		}
+	}
 }
 
-// weightNorm uses ||vec(u v^T)|| = ||u|| ||v||.
+// weightNorm uses ||vec(u (x) v (x) w)|| = ||u|| ||v|| ||w|| (||w|| = 1
+// without channel weights).
 func (m matrixMap) weightNorm(p []float32) float64 {
-	return norm32(p[:m.rows]) * norm32(p[m.rows:])
+	n := norm32(p[:m.rows]) * norm32(p[m.rows:m.rows+m.cols])
+	if m.chanWeights() {
+		n *= norm32(p[m.rows+m.cols:])
+	}
+	return n
 }
 
 // uniform fills p with independent draws uniform on [-lambda, lambda].

@@ -18,6 +18,10 @@ import (
 // of predictNodeChunk, whose outputs are added to the network's outputs
 // (float64) before the next chunk is scored. Each image's outputs are the
 // same bits whatever other images share its pass (TestPredictorMatchesPredict).
+// A 2D model of C > 1 channels scores each plane as a grey one
+// (linalg.Score2DStride, reading the plane in place) and sums
+// w_c u^T X_c v over the planes in float32, channel by channel: C times
+// the grey work, with one more chunk of node inputs as scratch.
 // It is safe for concurrent use.
 type Predictor struct {
 	m       *Model
@@ -33,6 +37,7 @@ const predictNodeChunk = 256
 // kernels write h, the loop h64, Dgemm (with beta 0 on the first chunk) yt.
 type predictScratch struct {
 	h   []float32 // a chunk's node inputs, then outputs, node-major
+	hc  []float32 // one channel's u^T X_c v (models of several channels)
 	h64 []float64
 	yt  []float64 // the outputs, M x rows
 }
@@ -68,9 +73,13 @@ func (p *Predictor) Predict(x Images) ([]float64, error) {
 		for j0 := 0; j0 < l; j0 += predictNodeChunk {
 			c := min(predictNodeChunk, l-j0)
 			hb := sc.h[:c*rows]
-			if m.Kind.Input == Vector {
+			switch {
+			case m.Kind.Input == Vector:
 				linalg.ScoreNT(c, rows, d, m.Params[j0*d:], xb, hb, rows)
-			} else {
+			case m.Chans() > 1:
+				sc.hc = grow(sc.hc, c*rows)
+				m.score3D(c, rows, m.Params[j0*np:], xb, hb, sc.hc)
+			default:
 				linalg.Score2D(c, rows, m.Rows, m.Cols, m.Params[j0*np:], np, xb, hb, rows)
 			}
 			forChunks(c, 16, func(_, a, b int) {
@@ -99,6 +108,30 @@ func (p *Predictor) Predict(x Images) ([]float64, error) {
 		}
 	}
 	return out, nil
+}
+
+// score3D sets h[j*rows+r] = sum_c w_jc u_j^T X_rc v_j for c nodes of a
+// model of several channels (params: u, v, w per node) on rows images xb,
+// plane by plane with Score2DStride into hc.
+func (m *Model) score3D(c, rows int, params, xb, h, hc []float32) {
+	np, plane, ch := m.ParamsPerNode(), m.Rows*m.Cols, m.Chans()
+	off := m.Rows + m.Cols // the channel weights' offset in a node
+	for k := 0; k < ch; k++ {
+		linalg.Score2DStride(c, rows, m.Rows, m.Cols, params, np, xb[k*plane:], ch*plane, hc, rows)
+		for j := 0; j < c; j++ {
+			wk := params[j*np+off+k]
+			hj, cj := h[j*rows:(j+1)*rows], hc[j*rows:(j+1)*rows]
+			if k == 0 {
+				for i, v := range cj {
+					hj[i] = v * wk
+				}
+				continue
+			}
+			for i, v := range cj {
+				hj[i] += v * wk
+			}
+		}
+	}
 }
 
 // TopK returns the indices of the k largest values of y, largest first

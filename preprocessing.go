@@ -42,9 +42,6 @@ type Preprocessing struct {
 	MNIST bool `json:"mnist,omitempty"`
 }
 
-// maxChannels bounds Channels.
-const maxChannels = 1024
-
 // Validate reports an unknown Invert or Fit value, a half-given or negative
 // resize, a Fit without a resize, or a channel count out of range.
 func (p Preprocessing) Validate() error {

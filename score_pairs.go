@@ -26,13 +26,21 @@ import (
 // predicts (vec(u v^T)^T vec(X)), so the columns of the nodes a block
 // accepts are computed again with that kernel: the model's nodes give the
 // same bits in training and in prediction, as on every other path.
+//
+// With C > 1 channels a candidate is sum_c w_c u^T X_c v: each column
+// vector v_t is drawn with its channel weights w_t, and the pair products
+// take v_t (x) w_t (C*d2 values: entry c*d2 + b is w_c v_b) against each
+// image row a read across its channels (X_c[a][b] at c*d2 + b), so that
+// stage one is Y_t = sum_c w_c X_c v_t and stage two is unchanged. A grey
+// image (C = 1) is the same computation as before.
 
 // scorePairs sets z[(t*tu+s)*n + i] = u_s^T X_i v_t for the tu row vectors
-// u (tu x rows) and tv column vectors v (tv x cols), on the images x, shard
-// by shard of shardRows images (in parallel); see pairShard.
+// u (tu x rows) and tv column vectors v (tv x C*cols: v_t (x) w_t with C > 1
+// channels), on the images x, shard by shard of shardRows images (in
+// parallel); see pairShard.
 func scorePairs(x Images, u []float32, tu int, v []float32, tv int, z []float32) {
 	n := x.Len()
-	ut, vt := transpose32(u, tu, x.Rows), transpose32(v, tv, x.Cols)
+	ut, vt := transpose32(u, tu, x.Rows), transpose32(v, tv, x.Chans()*x.Cols)
 	shards := (n + shardRows - 1) / shardRows
 	forChunks(shards, 1, func(sh, _, _ int) {
 		lo := sh * shardRows
@@ -56,21 +64,35 @@ func transpose32(a []float32, rows, cols int) []float32 {
 type pairScratch struct{ xt, y []float32 }
 
 // pairShard sets out[(t*tu+s)*ldo + i] = u_s^T X_{lo+i} v_t for the images
-// [lo, hi), from U^T (rows x tu) and V^T (cols x tv). The shard's images
-// are transposed (pixel-major) so that both stages are products with the
-// images as the long, contiguous dimension (linalg.ProductTN32):
+// [lo, hi), from U^T (rows x tu) and V^T (C*cols x tv). The shard's images
+// are transposed (pixel-major, a row's pixels of every channel together)
+// so that both stages are products with the images as the long, contiguous
+// dimension (linalg.ProductTN32):
 //
-//	Y[a][t][i] = sum_b v_t[b] X_i[a][b]      (stage one, for each row a)
-//	z[t,s][i]  = sum_a u_s[a] Y[a][t][i]     (stage two, for each t)
+//	Y[a][t][i] = sum_cb v_t[c,b] X_i[c][a][b]  (stage one, for each row a)
+//	z[t,s][i]  = sum_a u_s[a] Y[a][t][i]       (stage two, for each t)
 func pairShard(x Images, lo, hi int, ut []float32, tu int, vt []float32, tv int, out []float32, ldo int, sc *pairScratch) {
-	d1, d2 := x.Rows, x.Cols
+	d1, ch := x.Rows, x.Chans()
+	d2 := ch * x.Cols // a row across the channels
 	d := d1 * d2
 	r := hi - lo
 	sc.xt = grow(sc.xt, d*r) // pixel p of image i at p*r+i
 	xt := sc.xt
+	plane, cols := x.Rows*x.Cols, x.Cols
 	for i := 0; i < r; i++ {
-		for p, v := range x.Pix[(lo+i)*d : (lo+i+1)*d] {
-			xt[p*r+i] = v
+		img := x.Pix[(lo+i)*d : (lo+i+1)*d]
+		if ch == 1 {
+			for p, v := range img {
+				xt[p*r+i] = v
+			}
+			continue
+		}
+		for c := 0; c < ch; c++ {
+			for a := 0; a < d1; a++ {
+				for b, v := range img[c*plane+a*cols : c*plane+(a+1)*cols] {
+					xt[(a*d2+c*cols+b)*r+i] = v
+				}
+			}
 		}
 	}
 	sc.y = grow(sc.y, d1*tv*r)
@@ -81,6 +103,26 @@ func pairShard(x Images, lo, hi int, ut []float32, tu int, vt []float32, tv int,
 	for t := 0; t < tv; t++ {
 		linalg.ProductTN32(d1, tu, r, ut, y[t*r:], tv*r, out[t*tu*ldo:], ldo)
 	}
+}
+
+// expandChannels returns the tv column vectors v (each d2 values, then
+// ch channel weights when ch > 1) as v_t (x) w_t, ch*d2 values each (entry
+// c*d2 + b is w_c v_b, computed as the node's weight computes it); with
+// ch = 1, v itself.
+func expandChannels(v []float32, tv, d2, ch int) []float32 {
+	if ch <= 1 {
+		return v
+	}
+	out := make([]float32, tv*ch*d2)
+	for t := 0; t < tv; t++ {
+		vt, wt := v[t*(d2+ch):t*(d2+ch)+d2], v[t*(d2+ch)+d2:(t+1)*(d2+ch)]
+		for c, wc := range wt {
+			for b, vb := range vt {
+				out[(t*ch+c)*d2+b] = vb * wc
+			}
+		}
+	}
+	return out
 }
 
 // pairSide returns the side of the pair grid for k candidates: ceil(sqrt(k)).
@@ -110,17 +152,19 @@ func (bb *blockBuilder) pairCandidates(tu, tv int, lambda float64) (hh, eh []flo
 	bb.cp = grow(bb.cp, k*bb.np)
 	bb.cb = grow(bb.cb, k)
 	t0 := time.Now()
-	mm := matrixMap{d1, d2}
+	mm := matrixMap{d1, d2, bb.x.Chans()}
+	np := mm.size()
+	nv := np - d1 // v, then the channel weights w if any
 	u := make([]float32, tu*d1)
-	v := make([]float32, tv*d2)
-	tmp := make([]float32, d1+d2)
+	v := make([]float32, tv*nv)
+	tmp := make([]float32, np)
 	for s := 0; s < tu; s++ {
 		drawNode(bb.rng, mm, c, lambda, tmp, bb.diffs)
 		copy(u[s*d1:], tmp[:d1])
 	}
 	for t := 0; t < tv; t++ {
 		drawNode(bb.rng, mm, c, lambda, tmp, bb.diffs)
-		copy(v[t*d2:], tmp[d1:])
+		copy(v[t*nv:], tmp[d1:])
 	}
 	b0 := make([]float32, k) // the random part of each bias
 	for t := 0; t < tv; t++ {
@@ -128,12 +172,12 @@ func (bb *blockBuilder) pairCandidates(tu, tv int, lambda float64) (hh, eh []flo
 			j := t*tu + s
 			p := bb.cp[j*bb.np : (j+1)*bb.np]
 			copy(p[:d1], u[s*d1:(s+1)*d1])
-			copy(p[d1:], v[t*d2:(t+1)*d2])
+			copy(p[d1:], v[t*nv:(t+1)*nv])
 			b0[j] = float32(lambda * (2*bb.rng.Float64() - 1))
 			bb.cb[j] = b0[j]
 		}
 	}
-	ut, vt := transpose32(u, tu, d1), transpose32(v, tv, d2)
+	ut, vt := transpose32(u, tu, d1), transpose32(expandChannels(v, tv, d2, mm.ch), tv, mm.ch*d2)
 	shards := bb.eng.shards
 	pool := sync.Pool{New: func() any { return new(pairScratch) }}
 	outs := sync.Pool{New: func() any { return new([]float32) }}

@@ -397,7 +397,7 @@ func (e *evaluator) heldHidden(m *Model, prev *mat.Dense, to int) *mat.Dense {
 	if prev != nil {
 		h.Slice(0, n, 0, from).(*mat.Dense).Copy(prev)
 	}
-	part := &Model{Kind: m.Kind, Activation: m.Activation, Rows: m.Rows, Cols: m.Cols, M: m.M}
+	part := &Model{Kind: m.Kind, Activation: m.Activation, Rows: m.Rows, Cols: m.Cols, Channels: m.Channels, M: m.M}
 	np := m.ParamsPerNode()
 	part.Params = m.Params[from*np : to*np]
 	part.Bias = m.Bias[from:to]
@@ -855,12 +855,17 @@ func (p Problem) subset(idx []int) Problem {
 // factor for one ridge term, and the final solve's), and the nodes'
 // weights over the image that scoring expands.
 func (s Selection) EstimateBytes(c Config, n, rows, cols, m int) int64 {
+	return s.EstimateBytesC(c, n, rows, cols, 1, m)
+}
+
+// EstimateBytesC is EstimateBytes for images of chans planes of rows x cols.
+func (s Selection) EstimateBytesC(c Config, n, rows, cols, chans, m int) int64 {
 	held := int64(n) // k-fold holds out a fold, a hold-out a share: at most all
 	if s.Folds <= 1 {
 		held = int64(math.Ceil(s.Validation*float64(n))) + int64(m) // rounding up per class
 	}
 	l := int64(c.MaxNodes)
-	d := int64(rows) * int64(cols)
+	d := int64(max(chans, 1)) * int64(rows) * int64(cols)
 	// Scoring the held-out images expands the nodes' weights over the
 	// image (Model.hidden: L x d float32) and keeps a batch of outputs.
 	return int64(n)*(d*4+int64(m)*8) + 3*held*l*8 + 3*l*l*8 + 4*l*(d+predictBatch)

@@ -139,6 +139,8 @@ func sameRecipe(a, b *Model) error {
 		return fmt.Errorf("%w: activation %v and %v", ErrStats, a.Activation, b.Activation)
 	case a.Rows != b.Rows || a.Cols != b.Cols:
 		return fmt.Errorf("%w: image size %d x %d and %d x %d", ErrStats, a.Rows, a.Cols, b.Rows, b.Cols)
+	case a.Chans() != b.Chans():
+		return fmt.Errorf("%w: channels %d and %d", ErrStats, a.Chans(), b.Chans())
 	case a.Nodes() != b.Nodes():
 		return fmt.Errorf("%w: %d and %d hidden nodes", ErrStats, a.Nodes(), b.Nodes())
 	case !slices.Equal(a.Params, b.Params):

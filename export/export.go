@@ -28,6 +28,18 @@
 //	    y  = MatMul(Cast(H, double), beta) N x m       (beta: L x m, float64)
 //	    class = ArgMax(y, axis=1, keepdims=0)
 //
+// A model of C > 1 channels (scn.Model.Channels: colour) takes x as
+// N x C x d1 x d2 (channel planes, the layout of scn.Images) and records
+// "channels" in metadata_props. Its 1D nodes read Reshape(x, [-1, C d1 d2]);
+// its 2D nodes are the 3-way g(sum_c w_jc u_j^T X_c v_j + b_j):
+//
+//	XV = MatMul(x, V)                 N x C x d1 x L
+//	ZC = ReduceSum(Mul(XV, Ut), [2])  N x C x L
+//	Z  = ReduceSum(Mul(ZC, Wc), [1])  N x L        (Wc: C x L, column j = w_j)
+//
+// and with Expand the weights are Mul(Unsqueeze(Wc, [1, 2]), UV) reshaped
+// to [C d1 d2, L] (UV the d1 x d2 x L product above).
+//
 // The hidden weights and biases are stored as float32 raw data, as the
 // model holds them; beta is stored as float64, as the model holds it, and
 // the output layer is computed in float64 as Model.Predict does. The hidden
@@ -42,7 +54,9 @@
 // (L x d1 d2) for 1D ones (float32), b (L, float32), beta (L x m, float64),
 // shape ([d1, d2], int64), and as unicode strings kind, activation, classes
 // (empty for regression) and preprocessing (the JSON the command line
-// records); numpy.load reads them with allow_pickle=False.
+// records); numpy.load reads them with allow_pickle=False. A model of
+// C > 1 channels adds w (L x C, the channel weights) for 2D models, has W of
+// L x C d1 d2 for 1D ones, and shape [C, d1, d2].
 package export
 
 import (

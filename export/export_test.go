@@ -177,7 +177,12 @@ func runONNX(t *testing.T, node, script, model string, x *dataset.Set) map[strin
 	if err := os.WriteFile(in, raw, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(node, script, model, in, fmt.Sprint(x.Len()), fmt.Sprint(x.Rows), fmt.Sprint(x.Cols))
+	args := []string{script, model, in, fmt.Sprint(x.Len())}
+	if x.Chans() > 1 {
+		args = append(args, fmt.Sprint(x.Chans()))
+	}
+	args = append(args, fmt.Sprint(x.Rows), fmt.Sprint(x.Cols))
+	cmd := exec.Command(node, args...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

@@ -11,28 +11,37 @@ func NPZ(m *scn.Model) ([]npy.Named, error) {
 	if err := check(m); err != nil {
 		return nil, err
 	}
-	l, d1, d2 := m.Nodes(), m.Rows, m.Cols
+	l, d1, d2, ch := m.Nodes(), m.Rows, m.Cols, m.Chans()
 	var out []npy.Named
 	add := func(name string, data any, shape ...int) {
 		out = append(out, npy.Named{Name: name, Array: &npy.Array{Shape: shape, Data: data}})
 	}
 	if m.Kind.Input == scn.Matrix {
-		np := d1 + d2
+		np := m.ParamsPerNode()
 		u := make([]float32, 0, l*d1)
 		v := make([]float32, 0, l*d2)
+		w := make([]float32, 0, l*ch)
 		for j := 0; j < l; j++ {
 			p := m.Params[j*np : (j+1)*np]
 			u = append(u, p[:d1]...)
-			v = append(v, p[d1:]...)
+			v = append(v, p[d1:d1+d2]...)
+			w = append(w, p[d1+d2:]...)
 		}
 		add("u", u, l, d1)
 		add("v", v, l, d2)
+		if ch > 1 {
+			add("w", w, l, ch)
+		}
 	} else {
-		add("W", append([]float32(nil), m.Params...), l, d1*d2)
+		add("W", append([]float32(nil), m.Params...), l, m.Dim())
 	}
 	add("b", append([]float32(nil), m.Bias...), l)
 	add("beta", append([]float64(nil), m.Beta...), l, m.M)
-	add("shape", []int64{int64(d1), int64(d2)}, 2)
+	if ch > 1 {
+		add("shape", []int64{int64(ch), int64(d1), int64(d2)}, 3)
+	} else {
+		add("shape", []int64{int64(d1), int64(d2)}, 2)
+	}
 	add("kind", []string{m.Kind.String()})
 	add("activation", []string{m.Activation.String()})
 	add("classes", append([]string{}, m.Classes...), len(m.Classes))

@@ -56,43 +56,11 @@ func onnxModel(m *scn.Model, expand bool) (*pb.ModelProto, error) {
 	if err := check(m); err != nil {
 		return nil, err
 	}
-	l, d1, d2, d := m.Nodes(), m.Rows, m.Cols, m.Rows*m.Cols
+	l, d1, d2, ch, d := m.Nodes(), m.Rows, m.Cols, m.Chans(), m.Dim()
 	g := &graph{}
 	var z string // N x L pre-activation, before the bias
 	if m.Kind.Input == scn.Matrix {
-		// Params: per node u (d1) then v (d2). V is d2 x L (column j = v_j),
-		// Ut is d1 x L (column j = u_j).
-		np := d1 + d2
-		v := make([]float32, d2*l)
-		ut := make([]float32, d1*l)
-		for j := 0; j < l; j++ {
-			p := m.Params[j*np : (j+1)*np]
-			for a := 0; a < d1; a++ {
-				ut[a*l+j] = p[a]
-			}
-			for b := 0; b < d2; b++ {
-				v[b*l+j] = p[d1+b]
-			}
-		}
-		g.float32s("V", v, d2, l)
-		g.float32s("Ut", ut, d1, l)
-		if expand {
-			g.int64s("axis0", []int64{0}, 1)
-			g.int64s("axis1", []int64{1}, 1)
-			g.int64s("w_shape", []int64{int64(d), int64(l)}, 2)
-			g.int64s("flat_shape", []int64{-1, int64(d)}, 2)
-			g.node("Unsqueeze", []string{"Ut", "axis1"}, "U3", nil)
-			g.node("Unsqueeze", []string{"V", "axis0"}, "V3", nil)
-			g.node("Mul", []string{"U3", "V3"}, "UV", nil)
-			g.node("Reshape", []string{"UV", "w_shape"}, "Wt", nil)
-			g.node("Reshape", []string{"x", "flat_shape"}, "F", nil)
-			g.node("MatMul", []string{"F", "Wt"}, "Z", nil)
-		} else {
-			g.int64s("reduce_axes", []int64{1}, 1)
-			g.node("MatMul", []string{"x", "V"}, "XV", nil)
-			g.node("Mul", []string{"XV", "Ut"}, "UXV", nil)
-			g.node("ReduceSum", []string{"UXV", "reduce_axes"}, "Z", []*pb.AttributeProto{intAttr("keepdims", 0)})
-		}
+		matrixNodes(g, m, expand)
 		z = "Z"
 	} else {
 		wt := make([]float32, d*l)
@@ -121,6 +89,11 @@ func onnxModel(m *scn.Model, expand bool) (*pb.ModelProto, error) {
 	}
 
 	doc := fmt.Sprintf("%s network with %d %s nodes on %d x %d images, %d outputs. Input x: N x %d x %d float32 pixels in [0, 1] after the preprocessing in metadata_props (preprocess). Output y: N x %d float64", m.Kind.Title(), l, m.Activation, d1, d2, m.M, d1, d2, m.M)
+	input := tensorInfo("x", pb.TensorProto_FLOAT, "N", d1, d2)
+	if ch > 1 {
+		doc = fmt.Sprintf("%s network with %d %s nodes on %d x %d images of %d channels, %d outputs. Input x: N x %d x %d x %d float32 pixels in [0, 1] (channel planes, N x C x H x W) after the preprocessing in metadata_props (preprocess). Output y: N x %d float64", m.Kind.Title(), l, m.Activation, d1, d2, ch, m.M, ch, d1, d2, m.M)
+		input = tensorInfo("x", pb.TensorProto_FLOAT, "N", ch, d1, d2)
+	}
 	if m.IsClassifier() {
 		doc += "; class: N int64, the index of the largest output into metadata_props (classes)"
 	}
@@ -128,7 +101,7 @@ func onnxModel(m *scn.Model, expand bool) (*pb.ModelProto, error) {
 		Name:        proto.String(m.Kind.Title()),
 		Node:        g.nodes,
 		Initializer: g.inits,
-		Input:       []*pb.ValueInfoProto{tensorInfo("x", pb.TensorProto_FLOAT, "N", d1, d2)},
+		Input:       []*pb.ValueInfoProto{input},
 		Output:      outputs,
 		DocString:   proto.String(doc + "."),
 	}
@@ -139,9 +112,14 @@ func onnxModel(m *scn.Model, expand bool) (*pb.ModelProto, error) {
 		{Key: proto.String("rows"), Value: proto.String(strconv.Itoa(d1))},
 		{Key: proto.String("cols"), Value: proto.String(strconv.Itoa(d2))},
 		{Key: proto.String("nodes"), Value: proto.String(strconv.Itoa(l))},
+	}
+	if ch > 1 {
+		props = append(props, &pb.StringStringEntryProto{Key: proto.String("channels"), Value: proto.String(strconv.Itoa(ch))})
+	}
+	props = append(props, []*pb.StringStringEntryProto{
 		{Key: proto.String("classes"), Value: proto.String(string(classes))},
 		{Key: proto.String(MetaPreprocess), Value: proto.String(preprocessing(m))},
-	}
+	}...)
 	return &pb.ModelProto{
 		IrVersion:       proto.Int64(irVersion),
 		OpsetImport:     []*pb.OperatorSetIdProto{{Domain: proto.String(""), Version: proto.Int64(Opset)}},
@@ -151,6 +129,68 @@ func onnxModel(m *scn.Model, expand bool) (*pb.ModelProto, error) {
 		Graph:           gp,
 		MetadataProps:   props,
 	}, nil
+}
+
+// matrixNodes adds the nodes that compute Z (N x L, before the bias) of a
+// 2D model: u^T X v kept, or the expanded weights (see the package
+// documentation); with C > 1 channels, sum_c w_c u^T X_c v.
+func matrixNodes(g *graph, m *scn.Model, expand bool) {
+	l, d1, d2, ch, d := m.Nodes(), m.Rows, m.Cols, m.Chans(), m.Dim()
+	// Params: per node u (d1), v (d2), then w (C) with C > 1. V is d2 x L
+	// (column j = v_j), Ut is d1 x L (column j = u_j), Wc is C x L.
+	np := m.ParamsPerNode()
+	v := make([]float32, d2*l)
+	ut := make([]float32, d1*l)
+	wc := make([]float32, ch*l)
+	for j := 0; j < l; j++ {
+		p := m.Params[j*np : (j+1)*np]
+		for a := 0; a < d1; a++ {
+			ut[a*l+j] = p[a]
+		}
+		for b := 0; b < d2; b++ {
+			v[b*l+j] = p[d1+b]
+		}
+		for c := 0; c < ch && ch > 1; c++ {
+			wc[c*l+j] = p[d1+d2+c]
+		}
+	}
+	g.float32s("V", v, d2, l)
+	g.float32s("Ut", ut, d1, l)
+	if ch > 1 {
+		g.float32s("Wc", wc, ch, l)
+	}
+	if expand {
+		g.int64s("axis0", []int64{0}, 1)
+		g.int64s("axis1", []int64{1}, 1)
+		g.int64s("w_shape", []int64{int64(d), int64(l)}, 2)
+		g.int64s("flat_shape", []int64{-1, int64(d)}, 2)
+		g.node("Unsqueeze", []string{"Ut", "axis1"}, "U3", nil)
+		g.node("Unsqueeze", []string{"V", "axis0"}, "V3", nil)
+		uv := "UV"
+		g.node("Mul", []string{"U3", "V3"}, uv, nil) // d1 x d2 x L
+		if ch > 1 {
+			g.int64s("axes12", []int64{1, 2}, 2)
+			g.node("Unsqueeze", []string{"Wc", "axes12"}, "W4", nil) // C x 1 x 1 x L
+			g.node("Mul", []string{"W4", "UV"}, "UVW", nil)          // C x d1 x d2 x L
+			uv = "UVW"
+		}
+		g.node("Reshape", []string{uv, "w_shape"}, "Wt", nil)
+		g.node("Reshape", []string{"x", "flat_shape"}, "F", nil)
+		g.node("MatMul", []string{"F", "Wt"}, "Z", nil)
+		return
+	}
+	g.node("MatMul", []string{"x", "V"}, "XV", nil) // N [x C] x d1 x L
+	g.node("Mul", []string{"XV", "Ut"}, "UXV", nil)
+	if ch == 1 {
+		g.int64s("reduce_axes", []int64{1}, 1)
+		g.node("ReduceSum", []string{"UXV", "reduce_axes"}, "Z", []*pb.AttributeProto{intAttr("keepdims", 0)})
+		return
+	}
+	g.int64s("reduce_rows", []int64{2}, 1)
+	g.int64s("reduce_chans", []int64{1}, 1)
+	g.node("ReduceSum", []string{"UXV", "reduce_rows"}, "ZC", []*pb.AttributeProto{intAttr("keepdims", 0)}) // N x C x L
+	g.node("Mul", []string{"ZC", "Wc"}, "WZC", nil)
+	g.node("ReduceSum", []string{"WZC", "reduce_chans"}, "Z", []*pb.AttributeProto{intAttr("keepdims", 0)})
 }
 
 // graph collects nodes and initializers.

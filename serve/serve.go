@@ -488,6 +488,7 @@ type modelInfo struct {
 	Activation   string             `json:"activation"`
 	Rows         int                `json:"rows"`
 	Cols         int                `json:"cols"`
+	Channels     int                `json:"channels,omitempty"` // input planes of a colour model (absent: grey)
 	Outputs      int                `json:"outputs"`
 	Task         string             `json:"task"`
 	Classes      []string           `json:"classes,omitempty"`
@@ -508,7 +509,7 @@ func (md *model) info() modelInfo {
 	in := modelInfo{
 		Name: md.name, Version: md.version(), Path: md.path, SHA256: md.sha256, SizeBytes: md.size,
 		LoadedAt: md.loaded, Kind: m.Kind.Title(), Activation: m.Activation.String(),
-		Rows: m.Rows, Cols: m.Cols, Outputs: m.M, Task: task, Classes: m.Classes,
+		Rows: m.Rows, Cols: m.Cols, Channels: m.Channels, Outputs: m.M, Task: task, Classes: m.Classes,
 		Nodes: m.Nodes(), Parameters: m.ParamCount(), Preprocess: md.prep,
 		TrainSamples: m.Summary.Samples,
 	}
@@ -717,6 +718,11 @@ func (s *Server) fileImage(body []byte, md *model) ([]float32, error) {
 	if pic.Rows != md.m.Rows || pic.Cols != md.m.Cols {
 		return nil, errorf(http.StatusUnprocessableEntity, "image is %d x %d after the model's preprocessing (%s); model %s takes %d x %d", pic.Rows, pic.Cols, describePrep(md.prep), md.name, md.m.Rows, md.m.Cols)
 	}
+	if c := max(pic.Channels, 1); c != md.m.Chans() {
+		// A model file whose preprocessing record does not name its
+		// channels (one written by the library without a record).
+		return nil, errorf(http.StatusUnprocessableEntity, "image has %d channel(s) after the model's preprocessing (%s); model %s takes %d", c, describePrep(md.prep), md.name, md.m.Chans())
+	}
 	return pic.Pix, nil
 }
 
@@ -769,7 +775,10 @@ func (s *Server) batchImages(body []byte, md *model) ([]float32, int, int, error
 		return nil, 0, 0, errorf(http.StatusRequestEntityTooLarge, "%d images in one batch: the limit is %d", n, s.opts.MaxBatchImages)
 	}
 	m := md.m
-	d := m.Rows * m.Cols
+	d := m.Dim()
+	if c := m.Chans(); c > 1 {
+		return colourBatch(b, md, d)
+	}
 	for i, v := range b.pix {
 		if !(v >= 0 && v <= 1) {
 			img := sort.Search(n, func(k int) bool { return b.shapes[k].off > i }) - 1
@@ -806,6 +815,33 @@ func (s *Server) batchImages(body []byte, md *model) ([]float32, int, int, error
 		out = append(out, pix...)
 	}
 	return out, n, b.top, nil
+}
+
+// colourBatch checks a JSON batch for a model of several channels: each
+// image flat, the model's C x rows x cols values (channel planes), used as
+// they are (the model's preprocessing must be none, or the batch
+// "prepared"); an image sent as rows of values, or of another size, is
+// refused with the shape the model takes.
+func colourBatch(b *batch, md *model, d int) ([]float32, int, int, error) {
+	m, n := md.m, len(b.shapes)
+	for i, sh := range b.shapes {
+		if sh.rows != 0 || sh.cols != d {
+			got := fmt.Sprintf("%d values", sh.cols)
+			if sh.rows != 0 {
+				got = fmt.Sprintf("%d x %d values (1 channel)", sh.rows, sh.cols)
+			}
+			return nil, 0, 0, errorf(http.StatusUnprocessableEntity, "image %d: %s; model %s takes images of %d channels: %d x %d x %d = %d values, flat, channel after channel", i, got, md.name, m.Chans(), m.Chans(), m.Rows, m.Cols, d)
+		}
+	}
+	if !b.prepared && !md.plain {
+		return nil, 0, 0, errorf(http.StatusUnprocessableEntity, "model %s records preprocessing (%s), which this server applies to grey images only: send the colour values prepared (\"prepared\": true)", md.name, describePrep(md.prep))
+	}
+	for i, v := range b.pix {
+		if !(v >= 0 && v <= 1) {
+			return nil, 0, 0, errorf(http.StatusUnprocessableEntity, "image %d: value %g: want levels in [0, 1] (divide 8-bit values by 255)", i/d, v)
+		}
+	}
+	return b.pix, n, b.top, nil
 }
 
 // answer turns the outputs of n images into the response.
@@ -922,7 +958,7 @@ func (s *Server) runPending(md *model) int {
 	s.metrics.batch.Observe(float64(images))
 	pix := jobs[0].pix
 	if k > 1 {
-		pix = make([]float32, 0, images*md.m.Rows*md.m.Cols)
+		pix = make([]float32, 0, images*md.m.Dim())
 		for _, j := range jobs {
 			pix = append(pix, j.pix...)
 		}
@@ -948,7 +984,7 @@ func (md *model) safePredict(pix []float32) (y []float64, err error) {
 			err = fmt.Errorf("serve: model %s panicked: %v", md.name, p)
 		}
 	}()
-	y, err = md.pred.Predict(scn.Images{Rows: md.m.Rows, Cols: md.m.Cols, Pix: pix})
+	y, err = md.pred.Predict(scn.Images{Rows: md.m.Rows, Cols: md.m.Cols, Channels: md.m.Channels, Pix: pix})
 	if err != nil {
 		return nil, errorf(http.StatusUnprocessableEntity, "%v", err)
 	}

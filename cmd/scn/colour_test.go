@@ -2,13 +2,12 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 
-	"github.com/scn2d/scn"
 	"github.com/scn2d/scn/dataset"
 )
 
@@ -129,27 +128,36 @@ func TestColourFlagRefusals(t *testing.T) {
 	}
 }
 
-// TestColourFitUsesColour trains the default fit on the hue folder read as
-// colour and expects it to tell the hues apart (the grey reading of the
-// same images is at chance: TestDeriveHue, docs/commands.md). It needs the
-// learners' colour support (issue 19's model side): until scn.Model has
-// Channels it is skipped, and a learner that refuses colour skips it too.
+// TestColourFitUsesColour: on the hue set (classes that differ in hue
+// only, equal grey levels) the default 2DSCN fit read as colour tells the
+// hues apart on the test images (>= 95%), and read with --grey it is near
+// chance: the colour is really used. The model records its channels.
 func TestColourFitUsesColour(t *testing.T) {
-	if _, ok := reflect.TypeOf(scn.Model{}).FieldByName("Channels"); !ok {
-		t.Skip("the model has no channels yet (issue 19's model side): a colour fit is not meaningful")
-	}
-	dir, _ := hueFolder(t, 300)
-	model := filepath.Join(t.TempDir(), "colour.scn")
-	out, code := run(t, "train", "--model", "rvfl", "--preset", "paper", "--nodes", "100", "-q", "--folder", dir, "-o", model)
-	if code != 0 {
-		t.Skipf("the learners do not take colour images yet: %s", strings.TrimSpace(out))
-	}
-	info := inspectJSON(t, model)
+	dir := t.TempDir()
+	hue := filepath.Join(dir, "hue")
+	ok(t, "derive", "hue", "-o", hue, "--hues", "3", "--seed", "1")
+	colour, grey := filepath.Join(dir, "colour.scn"), filepath.Join(dir, "grey.scn")
+	ok(t, "train", "--model", "2dscn", "--nodes", "200", "-q", "--derived", hue, "-o", colour)
+	info := inspectJSON(t, colour)
 	if prep, _ := info["preprocessing"].(map[string]any); prep["channels"] != 3.0 {
 		t.Errorf("a colour model records %v", info["preprocessing"])
 	}
-	out = ok(t, "eval", model, "--folder", dir)
-	if !strings.Contains(out, "accuracy 9") && !strings.Contains(out, "accuracy 100") {
-		t.Errorf("colour fit on hue classes (training images):\n%s", out)
+	acc := func(model string) float64 {
+		out := ok(t, "eval", model, "--derived", hue)
+		var a float64
+		for _, line := range strings.Split(out, "\n") {
+			if _, err := fmt.Sscanf(line, "accuracy %f%%", &a); err == nil {
+				return a
+			}
+		}
+		t.Fatalf("no accuracy in:\n%s", out)
+		return 0
+	}
+	if a := acc(colour); a < 95 {
+		t.Errorf("default 2DSCN on the hue set, colour: %.2f%% test accuracy, want >= 95%%", a)
+	}
+	ok(t, "train", "--model", "2dscn", "--nodes", "200", "-q", "--derived", hue, "--grey", "-o", grey)
+	if a := acc(grey); a > 45 {
+		t.Errorf("default 2DSCN on the hue set read as grey: %.2f%% test accuracy, want near chance (33%%)", a)
 	}
 }

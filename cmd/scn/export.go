@@ -75,8 +75,8 @@ graph and a numpy example that reproduces the predictions.`, export.Opset),
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s (%s, %d bytes): %s, %d x %d input, %d outputs, %d nodes\n",
-				out, format, st.Size(), m.Kind.Title(), m.Rows, m.Cols, m.M, m.Nodes())
+			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s (%s, %d bytes): %s, %s input, %d outputs, %d nodes\n",
+				out, format, st.Size(), m.Kind.Title(), inputShape(m.Rows, m.Cols, m.Chans()), m.M, m.Nodes())
 			return nil
 		},
 	}

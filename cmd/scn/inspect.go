@@ -28,7 +28,7 @@ checked against the header (eval and predict verify the weights' checksum).`,
 			}
 			info := map[string]any{
 				"file": args[0], "bytes": m.FileBytes, "kind": m.Kind.String(),
-				"rows": m.Rows, "cols": m.Cols, "outputs": m.M, "nodes": m.Nodes,
+				"rows": m.Rows, "cols": m.Cols, "channels": m.Chans(), "outputs": m.M, "nodes": m.Nodes,
 				"params_per_node": m.ParamsPerNode(), "parameters": m.ParamCount(),
 				"activation": m.Activation.String(), "preset": m.Config.Preset, "seed": m.Config.Seed,
 				"max_nodes": m.Config.MaxNodes, "candidates": m.Config.Candidates,
@@ -51,7 +51,7 @@ checked against the header (eval and predict verify the weights' checksum).`,
 			}
 			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 			fmt.Fprintf(w, "file\t%s (%d bytes)\n", args[0], m.FileBytes)
-			fmt.Fprintf(w, "model\t%s: %d x %d input, %d outputs, %d nodes\n", m.Kind.Title(), m.Rows, m.Cols, m.M, m.Nodes)
+			fmt.Fprintf(w, "model\t%s: %s input, %d outputs, %d nodes\n", m.Kind.Title(), inputShape(m.Rows, m.Cols, m.Chans()), m.M, m.Nodes)
 			fmt.Fprintf(w, "parameters\t%d (%d per node + bias + %d output weights)\n", m.ParamCount(), m.ParamsPerNode(), m.M)
 			fmt.Fprintf(w, "activation\t%s\n", m.Activation)
 			c := m.Config
@@ -123,4 +123,13 @@ func curveSummary(c *scn.Choice) string {
 		pts = append(pts, fmt.Sprintf("L=%d %s", s.Nodes, v))
 	}
 	return strings.Join(pts, ", ") + fmt.Sprintf(" (ridge %g; all %d points with --json)", c.Ridge, len(c.Curve))
+}
+
+// inputShape describes a model's input: "rows x cols" for grey images,
+// "rows x cols x C" for images of C > 1 channels.
+func inputShape(rows, cols, chans int) string {
+	if chans > 1 {
+		return fmt.Sprintf("%d x %d x %d", rows, cols, chans)
+	}
+	return fmt.Sprintf("%d x %d", rows, cols)
 }

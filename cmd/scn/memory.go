@@ -148,7 +148,7 @@ func setBytes(s *dataset.Set) int64 {
 // fitNeed returns what fitting cfg on s takes beyond s, and the flag that
 // lowers it most.
 func fitNeed(cfg scn.Config, s *dataset.Set, outputs int) (int64, string) {
-	e := cfg.EstimateMemory(s.Len(), s.Rows, s.Cols, outputs)
+	e := cfg.EstimateMemoryC(s.Len(), s.Rows, s.Cols, s.Chans(), outputs)
 	hint := "lower --nodes"
 	if e.Candidates > e.Total()/2 {
 		hint = "lower --candidates"
@@ -190,7 +190,7 @@ func fitTotal(cfg scn.Config, sel *scn.Selection, train, test *dataset.Set) (int
 	fit, hint := fitNeed(cfg, train, outputs(train))
 	need := setBytes(train) + fit
 	if sel != nil {
-		need += sel.EstimateBytes(cfg, train.Len(), train.Rows, train.Cols, outputs(train))
+		need += sel.EstimateBytesC(cfg, train.Len(), train.Rows, train.Cols, train.Chans(), outputs(train))
 		hint += " (model selection adds the held-out hidden outputs and L x L matrices; --validation 0 turns it off)"
 	}
 	if test != nil {
@@ -263,7 +263,7 @@ func nodesNote(cfg scn.Config, n int) string {
 // checkPredict refuses scoring n images with m when it exceeds the budget.
 func (b budget) checkPredict(m *scn.Model, n int, data int64) error {
 	need := data + m.PredictBytes(n)
-	return b.check(need, fmt.Sprintf("scoring %d images with a model of %d nodes of %d x %d", n, m.Nodes(), m.Rows, m.Cols), "use fewer images")
+	return b.check(need, fmt.Sprintf("scoring %d images with a model of %d nodes of %s", n, m.Nodes(), inputShape(m.Rows, m.Cols, m.Chans())), "use fewer images")
 }
 
 // withMemoryHint adds the flags to change to a dataset error about the

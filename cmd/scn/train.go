@@ -98,7 +98,7 @@ clock, giving the same model file.`,
 			debug.FreeOSMemory()
 			// The fit's own buffers come and go: keep the collector's slack
 			// small beside the images and the factor it holds.
-			setGCSlack(int64(s.Len())*int64(s.Rows*s.Cols)*4 + cfg.EstimateBytes(s.Len(), s.Rows, s.Cols, prob.M))
+			setGCSlack(int64(s.Len())*int64(s.Dim())*4 + cfg.EstimateBytesC(s.Len(), s.Rows, s.Cols, s.Chans(), prob.M))
 			bar := newProgress(cfg.MaxNodes, k.Title(), quiet)
 			var m *scn.Model
 			if sel != nil {

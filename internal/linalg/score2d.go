@@ -20,6 +20,14 @@ import (
 // images of the call. It runs in the calling goroutine: its caller, the
 // prediction, runs whole passes in parallel instead.
 func Score2D(c, n, d1, d2 int, params []float32, np int, x, z []float32, ldz int) {
+	Score2DStride(c, n, d1, d2, params, np, x, d1*d2, z, ldz)
+}
+
+// Score2DStride is Score2D with image r at x[r*ldx:] (ldx >= d1*d2): one
+// plane of images of several planes (N x C x H x W, ldx = C*d1*d2, x
+// starting at the plane), scored with the same bits as Score2D gives for
+// the plane alone.
+func Score2DStride(c, n, d1, d2 int, params []float32, np int, x []float32, ldx int, z []float32, ldz int) {
 	if c == 0 || n == 0 {
 		return
 	}
@@ -52,7 +60,7 @@ func Score2D(c, n, d1, d2 int, params []float32, np int, x, z []float32, ldz int
 	d := d1 * d2
 	var out [32]float32
 	for r := 0; r < n; r++ {
-		xr := x[r*d : (r+1)*d]
+		xr := x[r*ldx : r*ldx+d]
 		for g := 0; g < groups; g++ {
 			ut := pack[g*32*w : g*32*w+32*d1]
 			vt := pack[g*32*w+32*d1 : (g+1)*32*w]

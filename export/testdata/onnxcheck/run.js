@@ -1,10 +1,10 @@
 // Runs an ONNX model on the CPU with onnxruntime-node and prints its
 // outputs as JSON, for the export package's tests:
 //
-//   node run.js MODEL.onnx INPUT.f32 N D1 D2
+//   node run.js MODEL.onnx INPUT.f32 N D1 D2 [D3 ...]
 //
-// INPUT.f32 holds N*D1*D2 little-endian float32 values, the model's input
-// "x" of shape N x D1 x D2. Prints {"outputs": {name: {"dims": [...],
+// INPUT.f32 holds N*D1*D2*... little-endian float32 values, the model's
+// input "x" of shape N x D1 x D2 x ... (N x C x H x W for a colour model). Prints {"outputs": {name: {"dims": [...],
 // "type": "...", "data": [...]}}, "inputs": [...], "fastest_ms": ...}
 // (fastest_ms with ONNXCHECK_TIMES=k: the fastest of k more runs).
 'use strict';
@@ -12,13 +12,13 @@ const fs = require('fs');
 const ort = require('onnxruntime-node');
 
 async function main() {
-  const [model, input, n, d1, d2] = process.argv.slice(2);
-  if (!d2) {
-    throw new Error('usage: node run.js MODEL.onnx INPUT.f32 N D1 D2');
+  const [model, input, ...rest] = process.argv.slice(2);
+  if (rest.length < 3) {
+    throw new Error('usage: node run.js MODEL.onnx INPUT.f32 N D1 D2 [D3 ...]');
   }
-  const dims = [Number(n), Number(d1), Number(d2)];
+  const dims = rest.map(Number);
   const buf = fs.readFileSync(input);
-  if (buf.length !== 4 * dims[0] * dims[1] * dims[2]) {
+  if (buf.length !== 4 * dims.reduce((a, b) => a * b, 1)) {
     throw new Error(`${input}: ${buf.length} bytes for ${dims.join(' x ')} float32 values`);
   }
   const x = new Float32Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.length));
