@@ -93,6 +93,8 @@ func TestFitPeakMemoryWithinEstimate(t *testing.T) {
 		{memShape{30, 243, 320, 1}, []string{"--model", "2drvfl", "--nodes", "100"}},
 		{memShape{12, 512, 512, 1}, []string{"--model", "2dscn", "--nodes", "20", "--validation", "0"}},
 		{memShape{12, 512, 512, 1}, []string{"--model", "rvfl", "--nodes", "30", "--validation", "0"}},
+		{memShape{500, 64, 64, 3}, []string{"--model", "2dscn", "--nodes", "200"}},
+		{memShape{500, 64, 64, 3}, []string{"--model", "rvfl", "--preset", "fast", "--nodes", "1000"}},
 	}
 	for _, c := range cases {
 		t.Run(c.shape.String()+" "+strings.Join(c.args, " "), func(t *testing.T) {

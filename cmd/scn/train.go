@@ -209,11 +209,11 @@ func printPlan(w io.Writer, cfg scn.Config, sel *scn.Selection, s *dataset.Set) 
 	if sel != nil {
 		fmt.Fprintf(w, "selection   %s\n", selectionPlan(sel))
 	}
-	e := cfg.EstimateMemory(s.Len(), s.Rows, s.Cols, outputs(s))
+	e := cfg.EstimateMemoryC(s.Len(), s.Rows, s.Cols, s.Chans(), outputs(s))
 	total, _ := fitTotal(cfg, sel, s, nil)
 	var selBytes int64
 	if sel != nil {
-		selBytes = sel.EstimateBytes(cfg, s.Len(), s.Rows, s.Cols, outputs(s))
+		selBytes = sel.EstimateBytesC(cfg, s.Len(), s.Rows, s.Cols, s.Chans(), outputs(s))
 	}
 	fmt.Fprintf(w, "memory      %s in all, %d bytes (images %s, candidates %s, least squares %s, solve %s, model %s, selection %s, process %s)\n",
 		formatBytes(total), total, formatBytes(setBytes(s)), formatBytes(e.Candidates), formatBytes(e.Factor), formatBytes(e.Solve), formatBytes(e.Model),
