@@ -37,6 +37,9 @@ func (e Memory) Total() int64 { return satAdd(e.Candidates, e.Factor, e.Solve, e
 // with m outputs allocates beyond the images and targets themselves (the
 // estimate follows the builder's buffers; small ones are left out).
 func (c Config) EstimateMemory(n, rows, cols, m int) Memory {
+	if len(c.Layers) > 0 {
+		return c.deepMemory(n, rows, cols, m)
+	}
 	N, d, M := float64(max(n, 1)), float64(max(rows, 1))*float64(max(cols, 1)), float64(max(m, 1))
 	L := float64(max(c.MaxNodes, 1))
 	np := d
@@ -208,4 +211,26 @@ func satAdd(v ...int64) int64 {
 		}
 	}
 	return s
+}
+
+// deepMemory is EstimateMemory of a deep configuration: the first layer's
+// fit with room for every layer's columns, and for each further layer its
+// candidates on the previous layer's outputs with those outputs copied as
+// its input (N x L_{k-1} float32); the largest of the candidates counts.
+func (c Config) deepMemory(n, rows, cols, m int) Memory {
+	total, prev := c.MaxNodes, c.MaxNodes
+	for _, l := range c.Layers {
+		total += l
+	}
+	first := c
+	first.Layers, first.MaxNodes, first.blockByBlock = nil, total, true
+	e := first.EstimateMemory(n, rows, cols, m)
+	for _, l := range c.Layers {
+		lc := c.layerConfig()
+		lc.MaxNodes, lc.blockByBlock = total, true
+		le := lc.EstimateMemory(n, 1, prev, m)
+		e.Candidates = max(e.Candidates, satAdd(le.Candidates, bytesOf(4*float64(max(n, 1))*float64(prev))))
+		prev = l
+	}
+	return e
 }

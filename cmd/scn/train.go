@@ -60,6 +60,9 @@ clock, giving the same model file.`,
 			if err != nil {
 				return err
 			}
+			if len(cfg.Layers) > 0 && statsOut != "" {
+				return usageError{fmt.Errorf("--stats-out holds the statistics of one layer's nodes: drop it or --layers")}
+			}
 			stderr := cmd.ErrOrStderr()
 			s, p, err := d.loadTraining(out, stderr)
 			if err != nil {
@@ -95,7 +98,7 @@ clock, giving the same model file.`,
 			// The fit's own buffers come and go: keep the collector's slack
 			// small beside the images and the factor it holds.
 			setGCSlack(int64(s.Len())*int64(s.Rows*s.Cols)*4 + cfg.EstimateBytes(s.Len(), s.Rows, s.Cols, prob.M))
-			bar := newProgress(cfg.MaxNodes, k.Title(), quiet)
+			bar := newProgress(totalNodes(cfg), k.Title(), quiet)
 			var m *scn.Model
 			if sel != nil {
 				m, err = cfg.Select(cmd.Context(), prob, *sel, bar.step)
@@ -140,6 +143,7 @@ clock, giving the same model file.`,
 		},
 	}
 	h.add(cmd, 500)
+	h.addLayers(cmd)
 	d.add(cmd, true)
 	cmd.Flags().StringVarP(&out, "out", "o", "model.scn", "model file to write")
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress bar")
@@ -185,4 +189,13 @@ func (d *dataFlags) loadTraining(out string, stderr io.Writer) (*dataset.Set, da
 		return nil, p, err
 	}
 	return s, p, nil
+}
+
+// totalNodes returns the nodes of every layer a configuration asks for.
+func totalNodes(c scn.Config) int {
+	n := c.MaxNodes
+	for _, l := range c.Layers {
+		n += l
+	}
+	return n
 }
