@@ -186,9 +186,14 @@ func (c Config) EstimateBytes(n, rows, cols, m int) int64 {
 // PredictBytes returns the bytes Predict allocates for n images beyond the
 // images themselves: the outputs, and one pass's working memory (a chunk
 // of hidden outputs in float32 and float64, the outputs of the pass, and
-// Score2D's packed nodes), which does not grow with L.
+// Score2D's packed nodes), which does not grow with L (a deep model's pass
+// holds every layer's outputs).
 func (m *Model) PredictBytes(n int) int64 {
 	c := float64(min(m.Nodes(), predictNodeChunk))
+	if m.IsDeep() {
+		// Every layer's outputs of a pass, and a layer's transposed input.
+		c = float64(m.Nodes()) + float64(max(len(m.Bias), m.deepNodes()))/3
+	}
 	pack := 4 * (c + 32) * float64(m.Rows+m.Cols)
 	return bytesOf(8*float64(n)*float64(m.M) + (4+8)*c*predictBatch + 8*float64(m.M)*predictBatch + pack)
 }
