@@ -27,7 +27,12 @@ func TestTrainLayers(t *testing.T) {
 	for _, f := range []string{"onnx", "npz"} {
 		ok(t, "export", model, "--format", f, "-o", filepath.Join(dir, "deep."+f))
 	}
+	// 2DRVFL fast (bfloat16 products where the CPU has them) as the first layer.
+	if out := ok(t, "train", "-q", "--model", "2drvfl", "--preset", "fast", "--layers", "60,20", "--block", "30", "-o", model); !strings.Contains(out, "in layers of [60 20]") {
+		t.Fatalf("train 2drvfl: %s", out)
+	}
 	for _, args := range [][]string{
+		{"--layers", "60,20", "--bf16-gram"},
 		{"--layers", "60,0"},
 		{"--layers", "60,x"},
 		{"--layers", "60,20", "--nodes", "50"},

@@ -118,6 +118,11 @@ func (h *hyperFlags) applyLayers(c *scn.Config) error {
 	c.MaxNodes, c.Layers = sizes[0], sizes[1:]
 	if len(c.Layers) == 0 {
 		c.Layers = nil
+	} else if !h.changed("bf16-gram") {
+		// The further layers read the first layer's stored outputs, which
+		// bfloat16 products would round (the fast preset's random
+		// learners have them on where the CPU does).
+		c.BF16Gram = false
 	}
 	return nil
 }
