@@ -144,6 +144,14 @@ type Config struct {
 	// with outlying residuals, such as corrupted images, weigh little. The
 	// hidden nodes are chosen as without it.
 	Robust bool
+	// Layers makes the network deep (deep 2DSCN, after Wang and Li's
+	// DeepSCN; see deep.go): after the first layer of MaxNodes nodes (the
+	// configuration's learner), one further layer per entry with that many
+	// supervised vector nodes, each reading the previous layer's outputs
+	// and chosen by the supervisory inequality against the residual of all
+	// nodes so far; the output weights read every layer's nodes. Needs the
+	// block path. nil: the paper's one-layer network.
+	Layers []int
 	// Preset names the preset the configuration came from ("paper",
 	// "custom", ...). It is recorded in saved models.
 	Preset string
@@ -241,6 +249,9 @@ func (c Config) Validate() error {
 		return bad("Differences needs Standardize (the data sets the scale of difference nodes)")
 	case c.FieldMin > c.FieldMax:
 		return bad("receptive field lengths %d ... %d, want FieldMin <= FieldMax", c.FieldMin, c.FieldMax)
+	}
+	if err := c.validateLayers(); err != nil {
+		return err
 	}
 	for i, s := range c.Scales {
 		if !(s > 0) || math.IsInf(s, 0) {

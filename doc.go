@@ -93,6 +93,9 @@
 //     FitPath, the one-node builder), model.go, predictor.go, path.go
 //     (prefixes), select.go (model selection), memory.go (estimates),
 //     format.go, info.go, preprocessing.go (files), metrics.go.
+//   - deep.go, deep networks (Config.Layers, after Wang and Li's
+//     DeepSCN): further layers of supervised vector nodes on the previous
+//     layer's outputs, grown on the block driver's engine; Model.Deep.
 //   - drive_*.go, the drivers: drive_block.go adds nodes block by block,
 //     drive_onepass.go forms every sum in one pass over the data for random
 //     nodes. They call the node, scoring and least-squares layers.

@@ -125,17 +125,33 @@ func (c Config) fitPath(ctx context.Context, p Problem, progress func(Step), che
 	if err := p.check(); err != nil {
 		return nil, err
 	}
-	start := time.Now()
 	var g grower
-	if c.blockMode() {
+	switch {
+	case len(c.Layers) > 0:
+		if check != nil {
+			return nil, fmt.Errorf("%w: model selection and budgets choose prefixes of one layer", ErrDeep)
+		}
+		if p.X.Chans() > 1 {
+			// The deep predictor scores the first layer plane by plane
+			// for grey images only, so far.
+			return nil, fmt.Errorf("%w: images of %d channels (the first layer of a deep model takes grey images)", ErrDeep, p.X.Chans())
+		}
+		g = newDeepBuilder(c, p)
+	case c.blockMode():
 		bb := newBlockBuilder(c, p)
 		bb.check = check
 		g = bb
-	} else {
+	default:
 		b := newBuilder(c, p)
 		b.check = check
 		g = b
 	}
+	return c.fitWith(ctx, p, g, progress)
+}
+
+// fitWith grows the network with g and returns its path.
+func (c Config) fitWith(ctx context.Context, p Problem, g grower, progress func(Step)) (*Path, error) {
+	start := time.Now()
 	if rmse := g.rmse(); c.Kind.Choice == Supervised && rmse <= c.Tolerance {
 		return nil, fmt.Errorf("%w: Tolerance = %g, but the training RMSE is %.4g before any node: nothing to fit", ErrConfig, c.Tolerance, rmse)
 	}

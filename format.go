@@ -30,6 +30,11 @@ import (
 //	              channels: u, v, then w)
 //	        ...   Bias: L float32
 //	        ...   Beta: L x M float64
+//	        ...   deep models only (header "deep": [L_2, ...], the further
+//	              layers' node counts; L above is the first layer's), per
+//	              further layer k: its weights L_k x L_{k-1} float32, its
+//	              biases L_k float32, its rows of the output weights
+//	              L_k x M float64
 //	end-4   4     CRC-32 (Castagnoli) of every byte before it (uint32)
 //
 // A reader refuses a file whose magic, version, header, sizes or checksum are
@@ -80,6 +85,8 @@ type fileConfig struct {
 	Pairs       bool `json:"pairs,omitempty"`
 	StopAtRank  bool `json:"stop_at_rank,omitempty"`
 	Robust      bool `json:"robust,omitempty"`
+	// Layers is Config.Layers, absent for one-layer networks.
+	Layers []int `json:"layers,omitempty"`
 }
 
 type fileSummary struct {
@@ -110,6 +117,9 @@ type fileHeader struct {
 	Meta          map[string]string `json:"meta,omitempty"`
 	Selection     *fileChoice       `json:"selection,omitempty"`
 	Budget        *fileBudget       `json:"budget,omitempty"`
+	// Deep holds the node counts of a deep model's further layers (Nodes
+	// is the first layer's), absent for one-layer networks.
+	Deep []int `json:"deep,omitempty"`
 }
 
 // fileChoice is a model's Choice in its file header.
@@ -184,7 +194,15 @@ func (m *Model) WriteTo(w io.Writer) (int64, error) {
 	buf.Write(hdr)
 	b := appendFloat32s(buf.AvailableBuffer(), m.Params)
 	b = appendFloat32s(b, m.Bias)
-	buf.Write(appendFloat64s(b, m.Beta))
+	l1 := len(m.Bias)
+	b = appendFloat64s(b, m.Beta[:l1*m.M])
+	for _, ly := range m.Deep {
+		b = appendFloat32s(b, ly.Params)
+		b = appendFloat32s(b, ly.Bias)
+		b = appendFloat64s(b, m.Beta[l1*m.M:(l1+ly.Nodes())*m.M])
+		l1 += ly.Nodes()
+	}
+	buf.Write(b)
 	return writeChecked(w, &buf)
 }
 
@@ -349,14 +367,14 @@ func (m *Model) header() fileHeader {
 	c, s := m.Config, m.Summary
 	return fileHeader{
 		Kind: m.Kind.String(), Activation: m.Activation.String(),
-		Rows: m.Rows, Cols: m.Cols, Channels: m.fileChannels(), Outputs: m.M, Nodes: m.Nodes(),
-		Classes: m.Classes,
+		Rows: m.Rows, Cols: m.Cols, Channels: m.fileChannels(), Outputs: m.M, Nodes: len(m.Bias),
+		Classes: m.Classes, Deep: m.fileLayers(),
 		Config: fileConfig{
 			MaxNodes: c.MaxNodes, Tolerance: c.Tolerance, Candidates: c.Candidates,
 			Scales: c.Scales, Ratios: c.Ratios, Seed: c.Seed, Ridge: c.Ridge, Preset: c.Preset, StopAtRank: c.StopAtRank,
 			BlockSize: c.blockSize(), FieldMin: c.FieldMin, FieldMax: c.FieldMax,
 			Standardize: c.Standardize, Differences: c.Differences, Float32Gram: c.Float32Gram, BF16Gram: c.BF16Gram, Pairs: c.Pairs,
-			Robust: c.Robust,
+			Robust: c.Robust, Layers: c.Layers,
 		},
 		Summary: fileSummary{
 			Samples: s.Samples, Stop: s.Stop.String(), TrainRMSE: s.TrainRMSE,
@@ -409,6 +427,10 @@ func (h fileHeader) model() (*Model, error) {
 	if float64(h.Nodes)*float64(per+1+2*h.Outputs) > maxModelValues {
 		return nil, fmt.Errorf("%w: header claims %d nodes of %d x %d inputs and %d outputs, too large", ErrFormat, h.Nodes, h.Rows, h.Cols, h.Outputs)
 	}
+	deepNodes, err := checkFileLayers(h)
+	if err != nil {
+		return nil, err
+	}
 	prep, meta := h.Preprocessing, h.Meta
 	if err := prep.Validate(); err != nil {
 		return nil, fmt.Errorf("%w: preprocessing: %v", ErrFormat, err)
@@ -445,10 +467,11 @@ func (h fileHeader) model() (*Model, error) {
 			Scales: c.Scales, Ratios: c.Ratios, Activation: act, Seed: c.Seed, Ridge: c.Ridge, Preset: c.Preset, StopAtRank: c.StopAtRank,
 			BlockSize: c.BlockSize, FieldMin: c.FieldMin, FieldMax: c.FieldMax,
 			Standardize: c.Standardize, Differences: c.Differences, Float32Gram: c.Float32Gram, BF16Gram: c.BF16Gram, Pairs: c.Pairs,
-			Robust: c.Robust,
+			Robust: c.Robust, Layers: c.Layers,
 		},
+		fileDeep: h.Deep,
 		Summary: Summary{
-			Nodes: h.Nodes, Samples: h.Summary.Samples, Stop: stop, TrainRMSE: h.Summary.TrainRMSE,
+			Nodes: h.Nodes + deepNodes, Samples: h.Summary.Samples, Stop: stop, TrainRMSE: h.Summary.TrainRMSE,
 			Tried: h.Summary.Tried, Rejected: h.Summary.Rejected,
 		},
 	}, nil
@@ -457,16 +480,57 @@ func (h fileHeader) model() (*Model, error) {
 // payloadSize returns the bytes of the model's weights in a file.
 func (m *Model) payloadSize() int {
 	l := m.expectedNodes()
-	return l*m.ParamsPerNode()*4 + l*4 + l*m.M*8
+	size := l*m.ParamsPerNode()*4 + l*4 + l*m.M*8
+	prev := l
+	for _, c := range m.fileLayers() {
+		size += c*prev*4 + c*4 + c*m.M*8
+		prev = c
+	}
+	return size
 }
 
-// expectedNodes returns the node count of a model, or the header's claim for
-// a model whose weights are not read yet.
+// expectedNodes returns the first layer's node count of a model, or the
+// header's claim for a model whose weights are not read yet.
 func (m *Model) expectedNodes() int {
 	if len(m.Bias) > 0 {
 		return len(m.Bias)
 	}
-	return m.Summary.Nodes
+	n := m.Summary.Nodes
+	for _, c := range m.fileDeep {
+		n -= c
+	}
+	return n
+}
+
+// fileLayers returns the further layers' node counts: the model's, or the
+// header's claim for a model whose weights are not read yet.
+func (m *Model) fileLayers() []int {
+	if len(m.Bias) == 0 {
+		return m.fileDeep
+	}
+	var s []int
+	for _, l := range m.Deep {
+		s = append(s, l.Nodes())
+	}
+	return s
+}
+
+// checkFileLayers checks the further layers a header claims and returns
+// their nodes in all.
+func checkFileLayers(h fileHeader) (int, error) {
+	total, values, prev := 0, 0.0, float64(h.Nodes)
+	for k, c := range h.Deep {
+		if c < 1 || c > maxModelValues {
+			return 0, fmt.Errorf("%w: layer %d of %d nodes", ErrFormat, k+2, c)
+		}
+		values += float64(c) * (prev + 1 + 2*float64(h.Outputs))
+		if values > maxModelValues {
+			return 0, fmt.Errorf("%w: header claims further layers too large", ErrFormat)
+		}
+		total += c
+		prev = float64(c)
+	}
+	return total, nil
 }
 
 // decodeWeights fills Params, Bias and Beta from the payload b.
@@ -483,17 +547,35 @@ func (m *Model) decodeWeights(b []byte) {
 	}
 	m.Params = f32(l * m.ParamsPerNode())
 	m.Bias = f32(l)
-	m.Beta = make([]float64, l*m.M)
-	for i := range m.Beta {
-		m.Beta[i] = math.Float64frombits(le.Uint64(b))
-		b = b[8:]
+	total := l
+	for _, c := range m.fileDeep {
+		total += c
 	}
+	m.Beta = make([]float64, total*m.M)
+	f64 := func(dst []float64) {
+		for i := range dst {
+			dst[i] = math.Float64frombits(le.Uint64(b))
+			b = b[8:]
+		}
+	}
+	f64(m.Beta[:l*m.M])
+	prev, off := l, l
+	for _, c := range m.fileDeep {
+		ly := Layer{Params: f32(c * prev), Bias: f32(c)}
+		f64(m.Beta[off*m.M : (off+c)*m.M])
+		m.Deep = append(m.Deep, ly)
+		prev, off = c, off+c
+	}
+	m.fileDeep = nil
 }
 
 // check reports whether the model's slices agree with its shapes and hold
 // finite numbers.
 func (m *Model) check() error {
 	l := len(m.Bias)
+	if err := m.checkDeep(); err != nil {
+		return err
+	}
 	switch {
 	case !m.Kind.valid():
 		return fmt.Errorf("scn: model of unknown kind %+v", m.Kind)
@@ -501,8 +583,8 @@ func (m *Model) check() error {
 		return fmt.Errorf("scn: model shapes %d x %d -> %d", m.Rows, m.Cols, m.M)
 	case m.Channels < 0 || m.Channels > maxChannels:
 		return fmt.Errorf("scn: model of %d channels, want 0 ... %d", m.Channels, maxChannels)
-	case len(m.Params) != l*m.ParamsPerNode() || len(m.Beta) != l*m.M:
-		return fmt.Errorf("scn: model holds %d parameters and %d output weights for %d nodes", len(m.Params), len(m.Beta), l)
+	case len(m.Params) != l*m.ParamsPerNode() || len(m.Beta) != m.Nodes()*m.M:
+		return fmt.Errorf("scn: model holds %d parameters and %d output weights for %d nodes", len(m.Params), len(m.Beta), m.Nodes())
 	case l == 0:
 		return fmt.Errorf("scn: model has no nodes")
 	}

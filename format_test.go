@@ -137,6 +137,16 @@ func FuzzRead(f *testing.F) {
 			f.Add(buf.Bytes()[:len(buf.Bytes())/2])
 		}
 	}
+	// A deep model (Config.Layers): header field and trailing section.
+	dc := Fast(SCN2D)
+	dc.MaxNodes, dc.BlockSize, dc.BF16Gram, dc.Layers = 4, 2, false, []int{2, 2}
+	if dm, err := dc.Fit(context.Background(), p, nil); err == nil {
+		var buf bytes.Buffer
+		dm.WriteTo(&buf)
+		f.Add(buf.Bytes())
+	} else {
+		f.Fatal(err)
+	}
 	f.Add([]byte(magic))
 	f.Add(legacyFile(f, `{"invert":"auto","mnist":true}`))
 	f.Fuzz(func(t *testing.T, data []byte) {

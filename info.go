@@ -15,11 +15,14 @@ import (
 type Info struct {
 	Kind       Kind
 	Activation Activation
-	Rows, Cols int      // input image shape d1 x d2
-	Channels   int      // input planes C (0 or 1: grey), as Model.Channels
-	M          int      // outputs m
-	Nodes      int      // hidden nodes L
-	Classes    []string // class names for classification, nil for regression
+	Rows, Cols int // input image shape d1 x d2
+	Channels   int // input planes C (0 or 1: grey), as Model.Channels
+	M          int // outputs m
+	Nodes      int // hidden nodes L (every layer's)
+	// Layers holds a deep model's node count per layer, the first
+	// included; nil for one-layer networks.
+	Layers  []int
+	Classes []string // class names for classification, nil for regression
 
 	Config        Config            // hyper-parameters the model was fitted with
 	Summary       Summary           // how the fit went
@@ -45,8 +48,19 @@ func (in Info) ParamsPerNode() int {
 // Chans returns the input's planes C (1 for grey).
 func (in Info) Chans() int { return max(in.Channels, 1) }
 
-// ParamCount returns every trained number: L*(ParamsPerNode+1+M).
-func (in Info) ParamCount() int { return in.Nodes * (in.ParamsPerNode() + 1 + in.M) }
+// ParamCount returns every trained number: L*(ParamsPerNode+1+M), with a
+// deep model's further layers counted as Model.ParamCount does.
+func (in Info) ParamCount() int {
+	if len(in.Layers) == 0 {
+		return in.Nodes * (in.ParamsPerNode() + 1 + in.M)
+	}
+	n, prev := in.Layers[0]*(in.ParamsPerNode()+1+in.M), in.Layers[0]
+	for _, c := range in.Layers[1:] {
+		n += c * (prev + 1 + in.M)
+		prev = c
+	}
+	return n
+}
 
 // IsClassifier reports whether the model predicts classes.
 func (in Info) IsClassifier() bool { return in.Classes != nil }
@@ -63,7 +77,7 @@ func ReadInfo(r io.Reader) (Info, error) {
 	}
 	return Info{
 		Kind: m.Kind, Activation: m.Activation, Rows: m.Rows, Cols: m.Cols, Channels: m.Channels, M: m.M,
-		Nodes: m.expectedNodes(), Classes: m.Classes,
+		Nodes: m.Summary.Nodes, Classes: m.Classes, Layers: infoLayers(m),
 		Config: m.Config, Summary: m.Summary, Preprocessing: m.Preprocessing, Meta: m.Meta,
 		Selection: m.Selection, Budget: m.Budget, HeaderBytes: hlen,
 		FileBytes: int64(preambleSize+hlen) + int64(m.payloadSize()) + 4,
@@ -95,4 +109,13 @@ func LoadInfo(path string) (Info, error) {
 		return Info{}, fmt.Errorf("scn: load info %s: %w: the file is %d bytes, its header describes %d", path, ErrFormat, st.Size(), in.FileBytes)
 	}
 	return in, nil
+}
+
+// infoLayers returns the node count per layer a header claims, nil for a
+// one-layer network.
+func infoLayers(m *Model) []int {
+	if len(m.fileDeep) == 0 {
+		return nil
+	}
+	return append([]int{m.expectedNodes()}, m.fileDeep...)
 }

@@ -45,6 +45,9 @@ func (c Config) EstimateMemory(n, rows, cols, m int) Memory {
 // rows x cols (d = chans*rows*cols values each; a matrix node has
 // rows+cols+chans parameters with chans > 1).
 func (c Config) EstimateMemoryC(n, rows, cols, chans, m int) Memory {
+	if len(c.Layers) > 0 {
+		return c.deepMemory(n, rows, cols, chans, m)
+	}
 	chans = max(chans, 1)
 	N, M := float64(max(n, 1)), float64(max(m, 1))
 	d1 := float64(max(rows, 1))
@@ -197,9 +200,14 @@ func (c Config) EstimateBytesC(n, rows, cols, chans, m int) int64 {
 // images themselves: the outputs, and one pass's working memory (a chunk
 // of hidden outputs in float32 and float64, the outputs of the pass, and
 // Score2D's packed nodes, with one more chunk of node inputs for a 2D model
-// of several channels), which does not grow with L.
+// of several channels), which does not grow with L (a deep model's pass
+// holds every layer's outputs).
 func (m *Model) PredictBytes(n int) int64 {
 	c := float64(min(m.Nodes(), predictNodeChunk))
+	if m.IsDeep() {
+		// Every layer's outputs of a pass, and a layer's transposed input.
+		c = float64(m.Nodes()) + float64(max(len(m.Bias), m.deepNodes()))/3
+	}
 	pack := 4 * (c + 32) * float64(m.Rows+m.Cols)
 	if m.Kind.Input == Matrix && m.Chans() > 1 {
 		pack += 4 * c * predictBatch
@@ -225,4 +233,26 @@ func satAdd(v ...int64) int64 {
 		}
 	}
 	return s
+}
+
+// deepMemory is EstimateMemory of a deep configuration: the first layer's
+// fit with room for every layer's columns, and for each further layer its
+// candidates on the previous layer's outputs with those outputs copied as
+// its input (N x L_{k-1} float32); the largest of the candidates counts.
+func (c Config) deepMemory(n, rows, cols, chans, m int) Memory {
+	total, prev := c.MaxNodes, c.MaxNodes
+	for _, l := range c.Layers {
+		total += l
+	}
+	first := c
+	first.Layers, first.MaxNodes, first.blockByBlock = nil, total, true
+	e := first.EstimateMemoryC(n, rows, cols, chans, m)
+	for _, l := range c.Layers {
+		lc := c.layerConfig()
+		lc.MaxNodes, lc.blockByBlock = total, true
+		le := lc.EstimateMemory(n, 1, prev, m)
+		e.Candidates = max(e.Candidates, satAdd(le.Candidates, bytesOf(4*float64(max(n, 1))*float64(prev))))
+		prev = l
+	}
+	return e
 }

@@ -46,10 +46,20 @@ type Model struct {
 	// Budget records the plan of a fit made within a time budget (Budget)
 	// and what happened, nil for other fits.
 	Budget *BudgetRecord
+
+	// Deep holds the layers after the first of a deep model
+	// (Config.Layers; see deep.go), nil for the paper's one-layer
+	// networks. Params and Bias are the first layer's; Beta has a row for
+	// every node of every layer, the first layer's first.
+	Deep []Layer
+
+	// fileDeep is the further layers' node counts a file header claims,
+	// until the weights are read.
+	fileDeep []int
 }
 
-// Nodes returns the number of hidden nodes L.
-func (m *Model) Nodes() int { return len(m.Bias) }
+// Nodes returns the number of hidden nodes L, every layer's.
+func (m *Model) Nodes() int { return len(m.Bias) + m.deepNodes() }
 
 // ParamsPerNode returns the hidden parameters per node, the bias excluded:
 // C*d1*d2 for vector learners, d1+d2 for matrix ones (d1+d2+C with C > 1
@@ -65,8 +75,12 @@ func (m *Model) Dim() int { return m.Chans() * m.Rows * m.Cols }
 // nodeMap returns the model's node map.
 func (m *Model) nodeMap() nodeMap { return newNodeMap(m.Kind.Input, m.Rows, m.Cols, m.Channels) }
 
-// ParamCount returns every trained number: L*(ParamsPerNode+1+M).
-func (m *Model) ParamCount() int { return m.Nodes() * (m.ParamsPerNode() + 1 + m.M) }
+// ParamCount returns every trained number: L*(ParamsPerNode+1+M), plus
+// for a deep model each further node's weights (the previous layer's
+// width), bias and output weights.
+func (m *Model) ParamCount() int {
+	return len(m.Bias)*(m.ParamsPerNode()+1+m.M) + m.deepParamCount()
+}
 
 // IsClassifier reports whether the model predicts classes.
 func (m *Model) IsClassifier() bool { return m.Classes != nil }
@@ -75,8 +89,8 @@ func (m *Model) IsClassifier() bool { return m.Classes != nil }
 func (m *Model) weights() []float32 {
 	nm := m.nodeMap()
 	np, d := nm.size(), m.Dim()
-	w := make([]float32, m.Nodes()*d)
-	for j := 0; j < m.Nodes(); j++ {
+	w := make([]float32, len(m.Bias)*d)
+	for j := range m.Bias {
 		nm.weight(m.Params[j*np:(j+1)*np], w[j*d:(j+1)*d])
 	}
 	return w
@@ -110,18 +124,20 @@ const predictBatch = 128
 // outputs of the training images are bit for bit those the fit saw.
 func (m *Model) hidden(x Images, f func(lo, rows int, h []float32)) {
 	w := m.weights()
-	n, d, l := x.Len(), x.Dim(), m.Nodes()
+	n, d, l, l1 := x.Len(), x.Dim(), m.Nodes(), len(m.Bias)
 	h := make([]float32, l*predictBatch)
+	var xt []float32
 	for lo := 0; lo < n; lo += predictBatch {
 		rows := min(predictBatch, n-lo)
 		hb := h[:l*rows]
-		linalg.ScoreNT(l, rows, d, w, x.Pix[lo*d:(lo+rows)*d], hb, rows)
+		linalg.ScoreNT(l1, rows, d, w, x.Pix[lo*d:(lo+rows)*d], hb, rows)
 		act := m.Activation
-		forChunks(l, 16, func(_, a, b int) {
+		forChunks(l1, 16, func(_, a, b int) {
 			for j := a; j < b; j++ {
 				act.applyRow(hb[j*rows:(j+1)*rows], m.Bias[j])
 			}
 		})
+		m.forwardDeep(hb, rows, &xt)
 		f(lo, rows, hb)
 	}
 }
@@ -216,8 +232,13 @@ func (m *Model) truncate(l int, beta []float64) (*Model, error) {
 	}
 	p := *m
 	np := m.ParamsPerNode()
-	p.Params = m.Params[: l*np : l*np]
-	p.Bias = m.Bias[:l:l]
+	l1 := min(l, len(m.Bias))
+	p.Params = m.Params[: l1*np : l1*np]
+	p.Bias = m.Bias[:l1:l1]
+	p.Deep = m.truncateDeep(l)
+	if len(p.Deep) == 0 {
+		p.Deep = nil
+	}
 	p.Beta = beta
 	p.Summary.Nodes = l
 	return &p, nil
@@ -292,6 +313,9 @@ func minNorm(h *mat.Dense, t []float64, m int, ridge float64) ([]float64, error)
 func (m *Model) Indicator(x Images) (float64, error) {
 	if err := m.checkInput(x); err != nil {
 		return 0, err
+	}
+	if m.IsDeep() {
+		return 0, fmt.Errorf("%w: the generalization indicator is defined for one hidden layer", ErrDeep)
 	}
 	nm := m.nodeMap()
 	np, l := nm.size(), m.Nodes()

@@ -26,6 +26,7 @@ import (
 type Predictor struct {
 	m       *Model
 	scratch sync.Pool // *predictScratch
+	deep    sync.Pool // *deepScratch, for deep models
 }
 
 // predictNodeChunk is the nodes scored at a time in a prediction pass.
@@ -55,6 +56,9 @@ func (p *Predictor) Predict(x Images) ([]float64, error) {
 	m := p.m
 	if err := m.checkInput(x); err != nil {
 		return nil, err
+	}
+	if m.IsDeep() {
+		return p.predictDeep(x), nil
 	}
 	n, d, l := x.Len(), x.Dim(), m.Nodes()
 	batch, chunk := min(n, predictBatch), min(l, predictNodeChunk)

@@ -150,6 +150,9 @@ func (c Config) Select(ctx context.Context, p Problem, s Selection, progress fun
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
+	if len(c.Layers) > 0 {
+		return nil, fmt.Errorf("%w: model selection chooses prefixes of one layer; fit a deep network with Fit", ErrDeep)
+	}
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}

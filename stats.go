@@ -51,6 +51,9 @@ var ErrStats = errors.New("scn: statistics")
 // Stats returns the statistics of p for m's hidden nodes, summed over
 // chunks of 2048 images: memory grows with L^2 and L x 2048, not with N.
 func (m *Model) Stats(p Problem) (*Stats, error) {
+	if m.IsDeep() {
+		return nil, fmt.Errorf("%w: sufficient statistics (the recipe holds one layer)", ErrDeep)
+	}
 	if err := p.check(); err != nil {
 		return nil, err
 	}

@@ -39,6 +39,15 @@
 //
 // and with Expand the weights are Mul(Unsqueeze(Wc, [1, 2]), UV) reshaped
 // to [C d1 d2, L] (UV the d1 x d2 x L product above).
+// A deep model (scn.Config.Layers) adds, for each further layer k, one
+// MatMul and activation on the previous layer's outputs, and its output
+// layer reads every layer's nodes:
+//
+//	Hk = Sigmoid|Tanh|Relu(Add(MatMul(H{k-1}, Wk_t), bk))  N x L_k
+//	y  = MatMul(Cast(Concat(H, H2, ..., axis=1), double), beta)
+//
+// with Wk_t (L_{k-1} x L_k, column j = node j's weights), bk (L_k) and
+// beta (L_1 + L_2 + ... x m, the first layer's rows first).
 //
 // The hidden weights and biases are stored as float32 raw data, as the
 // model holds them; beta is stored as float64, as the model holds it, and
@@ -51,7 +60,10 @@
 // # NPZ
 //
 // NPZ returns the arrays u (L x d1) and v (L x d2) for 2D models or W
-// (L x d1 d2) for 1D ones (float32), b (L, float32), beta (L x m, float64),
+// (L x d1 d2) for 1D ones (float32), b (L, float32), beta (L x m, float64,
+// every layer's rows for a deep model), for a deep model's further layers
+// W2, b2, W3, b3, ... (Wk: L_k x L_{k-1}, bk: L_k, float32) and layers
+// (the node count of every layer, int64),
 // shape ([d1, d2], int64), and as unicode strings kind, activation, classes
 // (empty for regression) and preprocessing (the JSON the command line
 // records); numpy.load reads them with allow_pickle=False. A model of
@@ -94,12 +106,19 @@ func check(m *scn.Model) error {
 	default:
 		return fmt.Errorf("export: unknown activation %v", m.Activation)
 	}
-	l := m.Nodes()
+	l := len(m.Bias)
 	if m.Rows < 1 || m.Cols < 1 || m.M < 1 || l < 1 {
 		return fmt.Errorf("export: model of %d x %d inputs, %d outputs and %d nodes", m.Rows, m.Cols, m.M, l)
 	}
-	if len(m.Params) != l*m.ParamsPerNode() || len(m.Beta) != l*m.M {
-		return fmt.Errorf("export: model with %d hidden parameters and %d output weights for %d nodes", len(m.Params), len(m.Beta), l)
+	if len(m.Params) != l*m.ParamsPerNode() || len(m.Beta) != m.Nodes()*m.M {
+		return fmt.Errorf("export: model with %d hidden parameters and %d output weights for %d nodes", len(m.Params), len(m.Beta), m.Nodes())
+	}
+	prev := l
+	for k, ly := range m.Deep {
+		if ly.Nodes() < 1 || len(ly.Params) != ly.Nodes()*prev {
+			return fmt.Errorf("export: layer %d holds %d weights for %d nodes of %d inputs", k+2, len(ly.Params), ly.Nodes(), prev)
+		}
+		prev = ly.Nodes()
 	}
 	if m.Classes != nil && len(m.Classes) != m.M {
 		return fmt.Errorf("export: %d class names for %d outputs", len(m.Classes), m.M)

@@ -1,6 +1,8 @@
 package export
 
 import (
+	"fmt"
+
 	"github.com/scn2d/scn"
 	"github.com/scn2d/scn/npy"
 )
@@ -11,7 +13,7 @@ func NPZ(m *scn.Model) ([]npy.Named, error) {
 	if err := check(m); err != nil {
 		return nil, err
 	}
-	l, d1, d2, ch := m.Nodes(), m.Rows, m.Cols, m.Chans()
+	l, d1, d2, ch := len(m.Bias), m.Rows, m.Cols, m.Chans()
 	var out []npy.Named
 	add := func(name string, data any, shape ...int) {
 		out = append(out, npy.Named{Name: name, Array: &npy.Array{Shape: shape, Data: data}})
@@ -36,7 +38,21 @@ func NPZ(m *scn.Model) ([]npy.Named, error) {
 		add("W", append([]float32(nil), m.Params...), l, m.Dim())
 	}
 	add("b", append([]float32(nil), m.Bias...), l)
-	add("beta", append([]float64(nil), m.Beta...), l, m.M)
+	add("beta", append([]float64(nil), m.Beta...), m.Nodes(), m.M)
+	if m.IsDeep() {
+		prev := l
+		for k, ly := range m.Deep {
+			n := fmt.Sprint(k + 2)
+			add("W"+n, append([]float32(nil), ly.Params...), ly.Nodes(), prev)
+			add("b"+n, append([]float32(nil), ly.Bias...), ly.Nodes())
+			prev = ly.Nodes()
+		}
+		var sizes []int64
+		for _, c := range m.LayerSizes() {
+			sizes = append(sizes, int64(c))
+		}
+		add("layers", sizes, len(sizes))
+	}
 	if ch > 1 {
 		add("shape", []int64{int64(ch), int64(d1), int64(d2)}, 3)
 	} else {

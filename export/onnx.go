@@ -56,7 +56,7 @@ func onnxModel(m *scn.Model, expand bool) (*pb.ModelProto, error) {
 	if err := check(m); err != nil {
 		return nil, err
 	}
-	l, d1, d2, ch, d := m.Nodes(), m.Rows, m.Cols, m.Chans(), m.Dim()
+	l, d1, d2, ch, d := len(m.Bias), m.Rows, m.Cols, m.Chans(), m.Dim()
 	g := &graph{}
 	var z string // N x L pre-activation, before the bias
 	if m.Kind.Input == scn.Matrix {
@@ -76,11 +76,12 @@ func onnxModel(m *scn.Model, expand bool) (*pb.ModelProto, error) {
 		z = "Z"
 	}
 	g.float32s("b", m.Bias, l)
-	g.float64s("beta", m.Beta, l, m.M)
+	g.float64s("beta", m.Beta, m.Nodes(), m.M)
 	g.node("Add", []string{z, "b"}, "A", nil)
 	act := map[scn.Activation]string{scn.Sigmoid: "Sigmoid", scn.Tanh: "Tanh", scn.ReLU: "Relu"}[m.Activation]
 	g.node(act, []string{"A"}, "H", nil)
-	g.node("Cast", []string{"H"}, "H64", []*pb.AttributeProto{intAttr("to", int64(pb.TensorProto_DOUBLE))})
+	h := g.deepLayers(m, act)
+	g.node("Cast", []string{h}, "H64", []*pb.AttributeProto{intAttr("to", int64(pb.TensorProto_DOUBLE))})
 	g.node("MatMul", []string{"H64", "beta"}, "y", nil)
 	outputs := []*pb.ValueInfoProto{tensorInfo("y", pb.TensorProto_DOUBLE, "N", m.M)}
 	if m.IsClassifier() {
@@ -88,6 +89,9 @@ func onnxModel(m *scn.Model, expand bool) (*pb.ModelProto, error) {
 		outputs = append(outputs, tensorInfo("class", pb.TensorProto_INT64, "N"))
 	}
 
+	if m.IsDeep() {
+		l = m.Nodes()
+	}
 	doc := fmt.Sprintf("%s network with %d %s nodes on %d x %d images, %d outputs. Input x: N x %d x %d float32 pixels in [0, 1] after the preprocessing in metadata_props (preprocess). Output y: N x %d float64", m.Kind.Title(), l, m.Activation, d1, d2, m.M, d1, d2, m.M)
 	input := tensorInfo("x", pb.TensorProto_FLOAT, "N", d1, d2)
 	if ch > 1 {
@@ -135,7 +139,7 @@ func onnxModel(m *scn.Model, expand bool) (*pb.ModelProto, error) {
 // 2D model: u^T X v kept, or the expanded weights (see the package
 // documentation); with C > 1 channels, sum_c w_c u^T X_c v.
 func matrixNodes(g *graph, m *scn.Model, expand bool) {
-	l, d1, d2, ch, d := m.Nodes(), m.Rows, m.Cols, m.Chans(), m.Dim()
+	l, d1, d2, ch, d := len(m.Bias), m.Rows, m.Cols, m.Chans(), m.Dim()
 	// Params: per node u (d1), v (d2), then w (C) with C > 1. V is d2 x L
 	// (column j = v_j), Ut is d1 x L (column j = u_j), Wc is C x L.
 	np := m.ParamsPerNode()
@@ -191,6 +195,36 @@ func matrixNodes(g *graph, m *scn.Model, expand bool) {
 	g.node("ReduceSum", []string{"UXV", "reduce_rows"}, "ZC", []*pb.AttributeProto{intAttr("keepdims", 0)}) // N x C x L
 	g.node("Mul", []string{"ZC", "Wc"}, "WZC", nil)
 	g.node("ReduceSum", []string{"WZC", "reduce_chans"}, "Z", []*pb.AttributeProto{intAttr("keepdims", 0)})
+}
+
+// deepLayers adds a deep model's further layers after the first layer's
+// outputs H and returns the name of every layer's outputs side by side
+// ("H" itself for a one-layer model).
+func (g *graph) deepLayers(m *scn.Model, act string) string {
+	if !m.IsDeep() {
+		return "H"
+	}
+	prev, in := len(m.Bias), "H"
+	all := []string{"H"}
+	for k, ly := range m.Deep {
+		c := ly.Nodes()
+		wt := make([]float32, prev*c)
+		for j := 0; j < c; j++ {
+			for i, w := range ly.Params[j*prev : (j+1)*prev] {
+				wt[i*c+j] = w
+			}
+		}
+		n := strconv.Itoa(k + 2)
+		g.float32s("W"+n+"_t", wt, prev, c)
+		g.float32s("b"+n, ly.Bias, c)
+		g.node("MatMul", []string{in, "W" + n + "_t"}, "Z"+n, nil)
+		g.node("Add", []string{"Z" + n, "b" + n}, "A"+n, nil)
+		g.node(act, []string{"A" + n}, "H"+n, nil)
+		in, prev = "H"+n, c
+		all = append(all, in)
+	}
+	g.node("Concat", all, "Hall", []*pb.AttributeProto{intAttr("axis", 1)})
+	return "Hall"
 }
 
 // graph collects nodes and initializers.

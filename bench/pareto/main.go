@@ -7,7 +7,10 @@
 //
 // The CSV has a header and the columns data, learner, nodes, fit_s, cpu_s,
 // test_acc (percent) and, optionally, params (empty where unknown);
-// bench/pareto.sh writes it.
+// bench/pareto.sh writes it. Lines starting with # are comments (the
+// commands of rows added by hand), and a row with an empty fit_s (a time
+// taken on a loaded machine, not comparable) is drawn against parameters
+// only.
 package main
 
 import (
@@ -39,7 +42,9 @@ func run(in, outDir string) error {
 		return err
 	}
 	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
+	rd := csv.NewReader(f)
+	rd.Comment = '#'
+	rows, err := rd.ReadAll()
 	if err != nil {
 		return fmt.Errorf("%s: %w", in, err)
 	}
@@ -54,6 +59,9 @@ func run(in, outDir string) error {
 	for i, r := range rows[1:] {
 		fit, err1 := strconv.ParseFloat(r[3], 64)
 		acc, err2 := strconv.ParseFloat(r[5], 64)
+		if r[3] == "" {
+			err1 = nil
+		}
 		if err1 != nil || err2 != nil {
 			return fmt.Errorf("%s: row %d: fit time %q or accuracy %q is not a number", in, i+2, r[3], r[5])
 		}
@@ -65,8 +73,10 @@ func run(in, outDir string) error {
 			pts[k] = &report.Points{Name: r[1]}
 			order[r[0]] = append(order[r[0]], r[1])
 		}
-		pts[k].X = append(pts[k].X, fit)
-		pts[k].Y = append(pts[k].Y, acc)
+		if r[3] != "" {
+			pts[k].X = append(pts[k].X, fit)
+			pts[k].Y = append(pts[k].Y, acc)
+		}
 		if len(r) == 7 && r[6] != "" {
 			n, err := strconv.ParseFloat(r[6], 64)
 			if err != nil || !(n > 0) {
@@ -82,7 +92,9 @@ func run(in, outDir string) error {
 	for _, d := range datas {
 		var sets, psets []report.Points
 		for _, l := range order[d] {
-			sets = append(sets, *pts[key{d, l}])
+			if len(pts[key{d, l}].X) > 0 {
+				sets = append(sets, *pts[key{d, l}])
+			}
 			if p := params[key{d, l}]; p != nil {
 				psets = append(psets, *p)
 			}

@@ -79,3 +79,28 @@ func TestRunDrawsParameterPlots(t *testing.T) {
 		t.Error("a negative parameter count accepted")
 	}
 }
+
+// TestRunCommentsAndParamsOnlyRows: # lines are comments, and a row with
+// no fit time is drawn against parameters only.
+func TestRunCommentsAndParamsOnlyRows(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "p.csv")
+	csv := "data,learner,nodes,fit_s,cpu_s,test_acc,params\n" +
+		"mnist,2dscn fast,1000,5.5,,94.6,67000\n" +
+		"# scn train --model 2dscn --layers 2000,300 ...\n" +
+		"mnist,deep 2dscn,2300,,,97.68,737300\n"
+	if err := os.WriteFile(in, []byte(csv), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := run(in, dir); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "pareto-mnist-params.svg"))
+	if err != nil || !strings.Contains(string(b), "deep 2dscn") {
+		t.Fatalf("the parameters plot lacks the row without a time: %v", err)
+	}
+	b, _ = os.ReadFile(filepath.Join(dir, "pareto-mnist.svg"))
+	if strings.Contains(string(b), "deep 2dscn") {
+		t.Fatal("a row without a time is in the time plot")
+	}
+}

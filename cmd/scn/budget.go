@@ -11,7 +11,7 @@ import (
 )
 
 // budgetConflicts are the flags a --budget chooses itself.
-var budgetConflicts = []string{"model", "preset", "nodes", "block", "field", "validation", "folds", "patience", "ridges", "ridge", "candidates", "scales", "ratios", "standardize", "differences", "float32-gram", "bf16-gram", "pairs", "tolerance", "activation", "robust"}
+var budgetConflicts = []string{"model", "preset", "nodes", "block", "field", "validation", "folds", "patience", "ridges", "ridge", "candidates", "scales", "ratios", "standardize", "differences", "float32-gram", "bf16-gram", "pairs", "tolerance", "activation", "robust", "layers"}
 
 // checkBudgetFlags refuses a --budget together with a flag it sets itself.
 func (h *hyperFlags) checkBudgetFlags() error {

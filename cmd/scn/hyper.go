@@ -34,6 +34,7 @@ type hyperFlags struct {
 	bf16Gram    bool
 	pairs       bool
 	robust      bool
+	layers      string // --layers (scn train only)
 	flags       *pflag.FlagSet
 }
 
@@ -85,6 +86,45 @@ func (h *hyperFlags) addPreset(cmd *cobra.Command) {
 	f.BoolVar(&h.bf16Gram, "bf16-gram", false, "Gram products of the block engine from the hidden outputs rounded to bfloat16 (fast with AVX512-BF16; on in the fast preset where the CPU has it)")
 	f.BoolVar(&h.pairs, "pairs", false, "2dscn block candidates as all pairs of row and column vectors (one product per column vector)")
 	f.BoolVar(&h.robust, "robust", false, "robust output weights: least squares reweighted by the kernel density of each training image's residual (robust SCN, Wang and Li 2017), so that outlying images weigh little")
+}
+
+// addLayers registers --layers, the node counts of a deep network's
+// layers (scn train only: selection and the other commands fit one layer).
+func (h *hyperFlags) addLayers(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&h.layers, "layers", "", "deep network (deep 2DSCN): comma-separated node counts of every layer, the first being the learner's (--model) on the image, the others supervised 1D nodes on the previous layer's outputs, e.g. 3000,500; the output layer reads all of them. Block path only (fast or default preset), no model selection")
+}
+
+// applyLayers sets the first layer's L_max and the further layers from
+// --layers.
+func (h *hyperFlags) applyLayers(c *scn.Config) error {
+	if h.layers == "" {
+		return nil
+	}
+	items, err := splitList(h.layers)
+	if err != nil {
+		return err
+	}
+	var sizes []int
+	for _, it := range items {
+		n, err := strconv.Atoi(it)
+		if err != nil || n < 1 || n > maxNodesFlag {
+			return usageError{fmt.Errorf("--layers %q: %q is not a node count in 1 ... %d", h.layers, it, maxNodesFlag)}
+		}
+		sizes = append(sizes, n)
+	}
+	if h.changed("nodes") && h.nodes != sizes[0] {
+		return usageError{fmt.Errorf("--layers %s gives the first layer %d nodes, --nodes %d: drop --nodes", h.layers, sizes[0], h.nodes)}
+	}
+	c.MaxNodes, c.Layers = sizes[0], sizes[1:]
+	if len(c.Layers) == 0 {
+		c.Layers = nil
+	} else if !h.changed("bf16-gram") {
+		// The further layers read the first layer's stored outputs, which
+		// bfloat16 products would round (the fast preset's random
+		// learners have them on where the CPU does).
+		c.BF16Gram = false
+	}
+	return nil
 }
 
 // changed reports whether a flag was set on the command line (every flag
@@ -193,6 +233,9 @@ func (h *hyperFlags) config(k scn.Kind) (scn.Config, error) {
 			return c, err
 		}
 	}
+	if err := h.applyLayers(&c); err != nil {
+		return c, err
+	}
 	if !samePreset(c, preset) {
 		c.Preset = "custom"
 	}
@@ -247,6 +290,12 @@ func (h *hyperFlags) forSize(sel *scn.Selection, s *dataset.Set) *scn.Selection 
 // selection returns the model selection the flags ask for, nil for none:
 // none under --preset paper (the paper's protocol) or with --validation 0.
 func (h *hyperFlags) selection() (*scn.Selection, error) {
+	if h.layers != "" && strings.Contains(h.layers, ",") {
+		if h.validationFlagSet != nil && h.validationFlagSet() {
+			return nil, usageError{fmt.Errorf("--layers fits a deep network without model selection: drop --validation, --folds, --patience and --ridges")}
+		}
+		return nil, nil
+	}
 	if h.preset == "fast" && (h.validationFlagSet == nil || !h.validationFlagSet()) {
 		return nil, nil // the fast preset fits its L; selection on request
 	}
@@ -282,7 +331,8 @@ func samePreset(c, p scn.Config) bool {
 	return c.Candidates == p.Candidates && c.Tolerance == p.Tolerance && c.Ridge == p.Ridge &&
 		c.Activation == p.Activation && slices.Equal(c.Scales, p.Scales) && slices.Equal(c.Ratios, p.Ratios) &&
 		c.BlockSize == p.BlockSize && c.FieldMin == p.FieldMin && c.FieldMax == p.FieldMax &&
-		c.Standardize == p.Standardize && c.Differences == p.Differences && c.Float32Gram == p.Float32Gram && c.BF16Gram == p.BF16Gram && c.Pairs == p.Pairs && c.Robust == p.Robust
+		c.Standardize == p.Standardize && c.Differences == p.Differences && c.Float32Gram == p.Float32Gram && c.BF16Gram == p.BF16Gram && c.Pairs == p.Pairs && c.Robust == p.Robust &&
+		slices.Equal(c.Layers, p.Layers)
 }
 
 // Upper bounds of --nodes and --candidates: the library's own limits

@@ -38,6 +38,9 @@ checked against the header (eval and predict verify the weights' checksum).`,
 				"train_rmse": m.Summary.TrainRMSE, "tried": m.Summary.Tried, "rejected": m.Summary.Rejected,
 				"classes": m.Classes, "preprocessing": m.Preprocessing, "meta": m.Meta,
 			}
+			if m.Layers != nil {
+				info["layers"] = m.Layers
+			}
 			if m.Selection != nil {
 				info["selection"] = m.Selection
 			}
@@ -53,6 +56,9 @@ checked against the header (eval and predict verify the weights' checksum).`,
 			fmt.Fprintf(w, "file\t%s (%d bytes)\n", args[0], m.FileBytes)
 			fmt.Fprintf(w, "model\t%s: %s input, %d outputs, %d nodes\n", m.Kind.Title(), inputShape(m.Rows, m.Cols, m.Chans()), m.M, m.Nodes)
 			fmt.Fprintf(w, "parameters\t%d (%d per node + bias + %d output weights)\n", m.ParamCount(), m.ParamsPerNode(), m.M)
+			if m.Layers != nil {
+				fmt.Fprintf(w, "layers\t%v (the first on the image, each further one supervised 1D nodes on the previous layer's outputs; a further node has the previous layer's width + bias + %d output weights)\n", m.Layers, m.M)
+			}
 			fmt.Fprintf(w, "activation\t%s\n", m.Activation)
 			c := m.Config
 			fmt.Fprintf(w, "preset\t%s, seed %d, L_max %d, T_max %d, tolerance %g, ridge %g\n", c.Preset, c.Seed, c.MaxNodes, c.Candidates, c.Tolerance, c.Ridge)

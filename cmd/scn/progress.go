@@ -50,6 +50,10 @@ func (p *progress) finish() {
 // summary prints one line about a finished fit.
 func summary(w io.Writer, m *scn.Model) {
 	s := m.Summary
-	fmt.Fprintf(w, "%s: %d nodes (%v), training RMSE %.5g, %d candidates scored, %.2f s\n",
-		m.Kind.Title(), m.Nodes(), s.Stop, s.TrainRMSE, s.Tried, s.Duration.Seconds())
+	layers := ""
+	if m.IsDeep() {
+		layers = fmt.Sprintf(" in layers of %v", m.LayerSizes())
+	}
+	fmt.Fprintf(w, "%s: %d nodes%s (%v), training RMSE %.5g, %d candidates scored, %d parameters, %.2f s\n",
+		m.Kind.Title(), m.Nodes(), layers, s.Stop, s.TrainRMSE, s.Tried, m.ParamCount(), s.Duration.Seconds())
 }

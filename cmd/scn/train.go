@@ -61,6 +61,9 @@ clock, giving the same model file.`,
 			if err != nil {
 				return err
 			}
+			if len(cfg.Layers) > 0 && statsOut != "" {
+				return usageError{fmt.Errorf("--stats-out holds the statistics of one layer's nodes: drop it or --layers")}
+			}
 			stderr := cmd.ErrOrStderr()
 			s, p, err := d.loadTraining(out, stderr)
 			if err != nil {
@@ -99,7 +102,7 @@ clock, giving the same model file.`,
 			// The fit's own buffers come and go: keep the collector's slack
 			// small beside the images and the factor it holds.
 			setGCSlack(int64(s.Len())*int64(s.Dim())*4 + cfg.EstimateBytesC(s.Len(), s.Rows, s.Cols, s.Chans(), prob.M))
-			bar := newProgress(cfg.MaxNodes, k.Title(), quiet)
+			bar := newProgress(totalNodes(cfg), k.Title(), quiet)
 			var m *scn.Model
 			if sel != nil {
 				m, err = cfg.Select(cmd.Context(), prob, *sel, bar.step)
@@ -144,6 +147,7 @@ clock, giving the same model file.`,
 		},
 	}
 	h.add(cmd, 500)
+	h.addLayers(cmd)
 	d.add(cmd, true)
 	cmd.Flags().StringVarP(&out, "out", "o", "model.scn", "model file to write")
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress bar")
@@ -228,4 +232,13 @@ func selectionPlan(sel *scn.Selection) string {
 		return fmt.Sprintf("%d-fold cross-validation", sel.Folds)
 	}
 	return fmt.Sprintf("%.0f%% held out", 100*sel.Validation)
+}
+
+// totalNodes returns the nodes of every layer a configuration asks for.
+func totalNodes(c scn.Config) int {
+	n := c.MaxNodes
+	for _, l := range c.Layers {
+		n += l
+	}
+	return n
 }
