@@ -227,7 +227,9 @@ func TestSelectionEstimateBytes(t *testing.T) {
 	c.MaxNodes = 1000
 	s := Selection{Validation: 0.1}
 	n, d, m := 60000, 784, 10
-	want := int64(n)*int64(d*4+m*8) + 3*int64(6000+m)*1000*8 + 3*1000*1000*8 // held-out outputs, their copy and transpose
+	// held-out outputs, their copy and transpose; the L x d weights that
+	// scoring expands and a batch of outputs
+	want := int64(n)*int64(d*4+m*8) + 3*int64(6000+m)*1000*8 + 3*1000*1000*8 + 4*1000*int64(d+predictBatch)
 	if got := s.EstimateBytes(c, n, 28, 28, m); got != want {
 		t.Errorf("estimate %d, want %d", got, want)
 	}

@@ -721,7 +721,7 @@ func (s *Server) fileImage(body []byte, md *model) ([]float32, error) {
 	if c := max(pic.Channels, 1); c != md.m.Chans() {
 		// A model file whose preprocessing record does not name its
 		// channels (one written by the library without a record).
-		return nil, errorf(http.StatusUnprocessableEntity, "image has %d channel(s) after the model's preprocessing (%s); model %s takes %d", c, describePrep(md.prep), md.name, md.m.Chans())
+		return nil, errorf(http.StatusUnprocessableEntity, "image has %d channel(s) after the model's preprocessing (%s); model %s takes %d channels", c, describePrep(md.prep), md.name, md.m.Chans())
 	}
 	return pic.Pix, nil
 }
