@@ -37,13 +37,26 @@ func ProductTN32(l, m, r int, b []float32, h []float32, ldh int, p []float32, ld
 			}
 		}
 		for g := 0; g < qn; g++ {
-			pq := p[(q0+g)*ldp : (q0+g)*ldp+r]
-			for i := r32; i < r; i++ {
-				var s float32
-				for j := 0; j < l; j++ {
-					s += b[j*m+q0+g] * h[j*ldh+i]
-				}
-				pq[i] = s
+			productTN32Go(l, m, q0+g, r32, r, b, h, ldh, p[(q0+g)*ldp:(q0+g)*ldp+r])
+		}
+	}
+}
+
+// productTN32Go sets pq[i] = sum_{j<l} b[j*m+q] * h[j*ldh+i] for i in [i0,
+// i1), each sum from +0 in order of j, as ProductTN32's plain loop would;
+// it runs over the images in chunks of 512, each chunk's sums staying in
+// L1 while the rows of h stream past, rather than one column of h (ldh
+// apart) per output.
+func productTN32Go(l, m, q, i0, i1 int, b, h []float32, ldh int, pq []float32) {
+	const chunk = 512
+	for c0 := i0; c0 < i1; c0 += chunk {
+		acc := pq[c0:min(i1, c0+chunk)]
+		clear(acc)
+		for j := 0; j < l; j++ {
+			bj := b[j*m+q]
+			hj := h[j*ldh+c0 : j*ldh+c0+len(acc)]
+			for i, v := range hj {
+				acc[i] += bj * v
 			}
 		}
 	}
