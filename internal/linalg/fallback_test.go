@@ -85,44 +85,6 @@ func TestProductTN32GoIsThePlainSum(t *testing.T) {
 	}
 }
 
-// TestMat2DGoKeepsItsBits: mat2DGo, eight lanes at a time in registers,
-// gives the bits of its plain form (a row array of 32 lanes).
-func TestMat2DGoKeepsItsBits(t *testing.T) {
-	for _, sz := range []struct{ d1, d2 int }{{1, 1}, {28, 28}, {13, 11}} {
-		params, x, _ := score2DCase(5, 32, 1, sz.d1, sz.d2, 0)
-		ut, vt := make([]float32, 32*sz.d1), make([]float32, 32*sz.d2)
-		for lane := 0; lane < 32; lane++ {
-			p := params[lane*(sz.d1+sz.d2):]
-			for i := 0; i < sz.d1; i++ {
-				ut[i*32+lane] = p[i]
-			}
-			for k := 0; k < sz.d2; k++ {
-				vt[k*32+lane] = p[sz.d1+k]
-			}
-		}
-		var got, want [32]float32
-		for lane := range got {
-			got[lane], want[lane] = float32(lane), float32(lane) // it adds to out
-		}
-		mat2DGo(x, sz.d1, sz.d2, vt, ut, &got)
-		var row [32]float32
-		for i := 0; i < sz.d1; i++ {
-			row = [32]float32{}
-			for k, xv := range x[i*sz.d2 : (i+1)*sz.d2] {
-				for lane := range row {
-					row[lane] += xv * vt[k*32+lane]
-				}
-			}
-			for lane := range row {
-				want[lane] += ut[i*32+lane] * row[lane]
-			}
-		}
-		if got != want {
-			t.Fatalf("%+v: %v, the plain form %v", sz, got, want)
-		}
-	}
-}
-
 // TestDotBF16GoKeepsItsBits: dotBF16Go, four columns at a time, gives the
 // bits of its plain form (one column at a time, VDPBF16PS's order), on
 // values that make denormal sums (flushed) and several chunks.

@@ -77,37 +77,20 @@ func Score2D(c, n, d1, d2 int, params []float32, np int, x, z []float32, ldz int
 var packPool sync.Pool
 
 // mat2DGo is the kernels' computation in Go, for processors without AVX2
-// (without fused multiply-adds, so not the same bits). Each lane's row sum
-// runs over k in order and is added to out in order of i; the lanes go
-// eight at a time in local sums (eight independent additions per input,
-// in registers rather than a row array in memory), which keeps those bits.
+// (without fused multiply-adds, so not the same bits).
 func mat2DGo(x []float32, d1, d2 int, vt, ut []float32, out *[32]float32) {
-	vt, ut = vt[:32*d2], ut[:32*d1]
-	for l0 := 0; l0 < 32; l0 += 8 {
-		o0, o1, o2, o3, o4, o5, o6, o7 := out[l0], out[l0+1], out[l0+2], out[l0+3], out[l0+4], out[l0+5], out[l0+6], out[l0+7]
-		for i := 0; i < d1; i++ {
-			var r0, r1, r2, r3, r4, r5, r6, r7 float32
-			for k, xv := range x[i*d2 : (i+1)*d2] {
-				vk := vt[k*32+l0 : k*32+l0+8]
-				r0 += xv * vk[0]
-				r1 += xv * vk[1]
-				r2 += xv * vk[2]
-				r3 += xv * vk[3]
-				r4 += xv * vk[4]
-				r5 += xv * vk[5]
-				r6 += xv * vk[6]
-				r7 += xv * vk[7]
+	var row [32]float32
+	for i := 0; i < d1; i++ {
+		row = [32]float32{}
+		for k, xv := range x[i*d2 : (i+1)*d2] {
+			vk := vt[k*32 : k*32+32]
+			for lane := range row {
+				row[lane] += xv * vk[lane]
 			}
-			ui := ut[i*32+l0 : i*32+l0+8]
-			o0 += ui[0] * r0
-			o1 += ui[1] * r1
-			o2 += ui[2] * r2
-			o3 += ui[3] * r3
-			o4 += ui[4] * r4
-			o5 += ui[5] * r5
-			o6 += ui[6] * r6
-			o7 += ui[7] * r7
 		}
-		out[l0], out[l0+1], out[l0+2], out[l0+3], out[l0+4], out[l0+5], out[l0+6], out[l0+7] = o0, o1, o2, o3, o4, o5, o6, o7
+		ui := ut[i*32 : i*32+32]
+		for lane := range row {
+			out[lane] += ui[lane] * row[lane]
+		}
 	}
 }
