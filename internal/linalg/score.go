@@ -15,8 +15,8 @@ import (
 // them; they measured faster than both gonum and OpenBLAS on these shapes
 // (BenchmarkScoreNT). Elsewhere (the purego build, other architectures)
 // a Go kernel does it (scoreGo); with the kernels, d < 8 falls back to
-// Sgemm. Rows are split into
-// fixed chunks, so the result does not depend on the number of goroutines.
+// Sgemm. Rows are split into fixed chunks, so the result does not depend
+// on the number of goroutines.
 func ScoreNT(k, n, d int, w, x, z []float32, ldz int) {
 	if k == 0 || n == 0 {
 		return
