@@ -176,21 +176,45 @@ const bf16Chunk = 64
 // first's, each rounded to float32 (the products are exact), with
 // denormal sums flushed to zero; the chunk's sum is then added to the
 // tile (an ordinary float32 addition).
+//
+// Four columns go together (four independent sums, row t's pair read once
+// for them), each with the order above.
 func dotBF16Go(pk *PackedBF16, off *[8]int, b []uint32, tile *[8 * packGroupRows]float32) {
+	kp := pk.kp
+	if kp == 0 {
+		*tile = [8 * packGroupRows]float32{}
+		return
+	}
+	b = b[:kp*packGroupRows]
 	for t := 0; t < 8; t++ {
 		a := pk.p[off[t]/4:]
-		for j := 0; j < packGroupRows; j++ {
-			var sum float32
-			for s0 := 0; s0 < pk.kp; s0 += bf16Chunk {
-				var acc float32
-				for s := s0; s < min(s0+bf16Chunk, pk.kp); s++ {
-					x, y := a[s*packGroupRows], b[s*packGroupRows+j]
-					acc = ftz(acc + BF16Float(uint16(x>>16))*BF16Float(uint16(y>>16)))
-					acc = ftz(acc + BF16Float(uint16(x))*BF16Float(uint16(y)))
+		a = a[:(kp-1)*packGroupRows+1]
+		for j := 0; j < packGroupRows; j += 4 {
+			var sum0, sum1, sum2, sum3 float32
+			for s0 := 0; s0 < kp; s0 += bf16Chunk {
+				var acc0, acc1, acc2, acc3 float32
+				for s := s0; s < min(s0+bf16Chunk, kp); s++ {
+					x := a[s*packGroupRows]
+					xh, xl := math.Float32frombits(x&0xffff0000), math.Float32frombits(x<<16)
+					y := b[s*packGroupRows+j : s*packGroupRows+j+4]
+					acc0 = ftz(acc0 + xh*math.Float32frombits(y[0]&0xffff0000))
+					acc1 = ftz(acc1 + xh*math.Float32frombits(y[1]&0xffff0000))
+					acc2 = ftz(acc2 + xh*math.Float32frombits(y[2]&0xffff0000))
+					acc3 = ftz(acc3 + xh*math.Float32frombits(y[3]&0xffff0000))
+					acc0 = ftz(acc0 + xl*math.Float32frombits(y[0]<<16))
+					acc1 = ftz(acc1 + xl*math.Float32frombits(y[1]<<16))
+					acc2 = ftz(acc2 + xl*math.Float32frombits(y[2]<<16))
+					acc3 = ftz(acc3 + xl*math.Float32frombits(y[3]<<16))
 				}
-				sum += acc
+				sum0 += acc0
+				sum1 += acc1
+				sum2 += acc2
+				sum3 += acc3
 			}
-			tile[t*packGroupRows+j] = sum
+			tile[t*packGroupRows+j] = sum0
+			tile[t*packGroupRows+j+1] = sum1
+			tile[t*packGroupRows+j+2] = sum2
+			tile[t*packGroupRows+j+3] = sum3
 		}
 	}
 }

@@ -9,7 +9,9 @@ import (
 // n x k (ldb), C is m x n (ldc). It is the product of the block engine's
 // Cholesky updates. The OpenBLAS build calls dgemm; the pure-Go build uses
 // the project's AVX-512 kernel (three rows of A by four of B per call)
-// where the processor has it, and gonum elsewhere. Rows of C are split into
+// where the processor has it, gonum's dgemm on amd64 with AVX2 only, and
+// the same blocking with a Go kernel without AVX2 (the purego build, every
+// other architecture). Rows of C are split into
 // fixed chunks, so the result does not depend on the number of goroutines.
 func GemmNT64(m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
 	if m == 0 || n == 0 {
@@ -21,7 +23,8 @@ func GemmNT64(m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb
 // gemmChunk is the rows of C per parallel chunk of the own kernel.
 const gemmChunk = 48
 
-// gemmNT64Own is GemmNT64 with the AVX-512 kernel, on fixed row chunks.
+// gemmNT64Own is GemmNT64 with the AVX-512 kernel (or its Go form), on
+// fixed row chunks.
 func gemmNT64Own(m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
 	par.Chunks(m, gemmChunk, func(_, lo, hi int) {
 		gemmNT64Serial(hi-lo, n, k, alpha, a[lo*lda:], lda, b, ldb, beta, c[lo*ldc:], ldc)
@@ -61,13 +64,17 @@ func gemmNT64Serial(m, n, k int, alpha float64, a []float64, lda int, b []float6
 			for i := 0; i < m; i += 3 {
 				for j := j0; j < j1; j += 4 {
 					if kk > 0 {
-						for r := range xs {
-							xs[r] = &a[min(i+r, m-1)*lda+k0]
+						if kernel.Available512 {
+							for r := range xs {
+								xs[r] = &a[min(i+r, m-1)*lda+k0]
+							}
+							for g := range ws {
+								ws[g] = &b[min(j+g, j1-1)*ldb+k0]
+							}
+							kernel.Dot3x4PDAVX512(xs[0], xs[1], xs[2], ws[0], ws[1], ws[2], ws[3], kk, &out[0])
+						} else {
+							dot3x4Go(a, lda, b, ldb, min(i, m-1), min(i+1, m-1), min(i+2, m-1), j, min(j+1, j1-1), min(j+2, j1-1), min(j+3, j1-1), k0, kk, &out)
 						}
-						for g := range ws {
-							ws[g] = &b[min(j+g, j1-1)*ldb+k0]
-						}
-						kernel.Dot3x4PDAVX512(xs[0], xs[1], xs[2], ws[0], ws[1], ws[2], ws[3], kk, &out[0])
 					} else {
 						out = [12]float64{}
 					}
@@ -85,6 +92,39 @@ func gemmNT64Serial(m, n, k int, alpha float64, a []float64, lda int, b []float6
 				}
 			}
 		}
+	}
+}
+
+// dot3x4Go is kernel.Dot3x4PDAVX512 in Go, for the Go build of
+// gemmNT64Serial: out[3*g+r] = the sum over t < kk of a[ir*lda+k0+t] *
+// b[jg*ldb+k0+t] in order of t from +0 (the plain loop's bits; the tail
+// gemmNT64Serial adds after it continues the same sum), for rows i0..i2
+// of a and j0..j3 of b. It runs as two passes of three rows by two
+// columns: six sums and five values fit amd64's fifteen float registers,
+// twelve sums would not.
+func dot3x4Go(a []float64, lda int, b []float64, ldb int, i0, i1, i2, j0, j1, j2, j3, k0, kk int, out *[12]float64) {
+	x0 := a[i0*lda+k0 : i0*lda+k0+kk]
+	x1 := a[i1*lda+k0 : i1*lda+k0+kk]
+	x2 := a[i2*lda+k0 : i2*lda+k0+kk]
+	for h, jj := range [2][2]int{{j0, j1}, {j2, j3}} {
+		w0 := b[jj[0]*ldb+k0 : jj[0]*ldb+k0+kk]
+		w1 := b[jj[1]*ldb+k0 : jj[1]*ldb+k0+kk]
+		w0, w1 = w0[:len(x0)], w1[:len(x0)]
+		x1, x2 := x1[:len(x0)], x2[:len(x0)]
+		var s00, s01, s02, s10, s11, s12 float64
+		for t, u := range x0 {
+			v, z := x1[t], x2[t]
+			p := w0[t]
+			s00 += u * p
+			s01 += v * p
+			s02 += z * p
+			p = w1[t]
+			s10 += u * p
+			s11 += v * p
+			s12 += z * p
+		}
+		o := out[6*h : 6*h+6]
+		o[0], o[1], o[2], o[3], o[4], o[5] = s00, s01, s02, s10, s11, s12
 	}
 }
 

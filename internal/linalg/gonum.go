@@ -30,8 +30,13 @@ func dgemm(transA, transB bool, m, n, k int, alpha float64, a []float64, lda int
 	impl.Dgemm(tr(transA), tr(transB), m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
+// ownGemm64 selects the project's GemmNT64 and TrsmRightLowerT: with the
+// AVX-512 kernel, or without AVX2 (the purego build, other architectures)
+// with its Go form; gonum's on amd64 with AVX2 only.
+var ownGemm64 = kernel.Available512 || !kernel.Available
+
 func trsmRLT(m, n int, a []float64, lda int, b []float64, ldb int) {
-	if kernel.Available512 {
+	if ownGemm64 {
 		trsmRLTOwn(m, n, a, lda, b, ldb)
 		return
 	}
@@ -43,7 +48,7 @@ func trsmLL(trans bool, n, m int, a []float64, lda int, b []float64, ldb int) {
 }
 
 func gemmNT64(m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
-	if kernel.Available512 {
+	if ownGemm64 {
 		gemmNT64Own(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}

@@ -13,19 +13,29 @@ import (
 // the project's kernels do it: three images by four candidates, or two by
 // five, per call, with sixteen-lane AVX-512 forms where the processor has
 // them; they measured faster than both gonum and OpenBLAS on these shapes
-// (BenchmarkScoreNT). Elsewhere it falls back to Sgemm. Rows are split into
-// fixed chunks, so the result does not depend on the number of goroutines.
+// (BenchmarkScoreNT). Elsewhere (the purego build, other architectures)
+// a Go kernel does it (scoreGo); with the kernels, d < 8 falls back to
+// Sgemm. Rows are split into fixed chunks, so the result does not depend
+// on the number of goroutines.
 func ScoreNT(k, n, d int, w, x, z []float32, ldz int) {
 	if k == 0 || n == 0 {
 		return
 	}
-	if !kernel.Available || d < 8 {
+	if !kernel.Available {
+		scoreGo(k, n, d, w, x, z, ldz)
+		return
+	}
+	if d < 8 {
 		Sgemm(false, true, k, n, d, 1, w, d, x, d, 0, z, ldz)
 		return
 	}
 	var g spans // every node over all inputs, in order
 	if n >= spanMinImages {
-		g = spansOf(k, d, w, useAVX512)
+		lanes := 8
+		if useAVX512 {
+			lanes = 16
+		}
+		g = spansOf(k, d, w, lanes)
 	}
 	par.Chunks(n, scoreChunk, func(_, lo, hi int) { scoreRows(k, d, w, x, z, ldz, lo, hi, g) })
 }
@@ -71,12 +81,8 @@ func (sp spans) stretch(j, d8 int) (lo, hi int) {
 }
 
 // spansOf finds the stretches of w's k rows (d values each) for the
-// kernels of one width.
-func spansOf(k, d int, w []float32, wide bool) spans {
-	lanes := 8
-	if wide {
-		lanes = 16
-	}
+// kernels of one width (lanes, a power of two; 1 for the Go kernel).
+func spansOf(k, d int, w []float32, lanes int) spans {
 	d8 := d &^ (lanes - 1)
 	g := spans{order: make([]int, k), lo: make([]int, k), hi: make([]int, k)}
 	for j := range k {

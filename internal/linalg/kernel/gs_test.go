@@ -28,6 +28,10 @@ func TestRows4MatchLoops(t *testing.T) {
 				want += a[r*lda+i] * x[i]
 				abs += math.Abs(a[r*lda+i] * x[i])
 			}
+			// The Go loop (no AVX2) keeps the plain loop's order: exact.
+			if !Available && got[r] != want {
+				t.Errorf("DotRows4 n=%d row %d: %v, want %v exactly", n, r, got[r], want)
+			}
 			if math.Abs(got[r]-want) > 1e-14*(abs+1) {
 				t.Errorf("DotRows4 n=%d row %d: %v, want %v", n, r, got[r], want)
 			}
@@ -39,6 +43,9 @@ func TestRows4MatchLoops(t *testing.T) {
 			want := x[i]
 			for r := 0; r < 4; r++ {
 				want += c[r] * a[r*lda+i]
+			}
+			if !Available && y[i] != want {
+				t.Errorf("AxpyRows4 n=%d [%d]: %v, want %v exactly", n, i, y[i], want)
 			}
 			if math.Abs(y[i]-want) > 1e-14*(math.Abs(want)+4) {
 				t.Errorf("AxpyRows4 n=%d [%d]: %v, want %v", n, i, y[i], want)

@@ -1,0 +1,80 @@
+package linalg
+
+import "github.com/scn2d/scn/internal/par"
+
+// scoreGo is ScoreNT without the assembly kernels (the purego build and
+// every architecture but amd64). Each output is the float32 sum of its
+// products in index order from +0, over the node's nonzero stretch, plus
+// +0: so it is the same bits as the plain loop over all d inputs plus +0
+// (the products left out are zeros: adding them to a sum that starts at
+// +0 leaves +0, and at the end they can only turn a -0 sum into +0, which
+// the final +0 does anyway), whatever the grouping of nodes and images.
+// The kernel takes two nodes by three images, six independent sums
+// (the Go compiler does not vectorise; independent sums hide the latency
+// of the additions), and the images in blocks that stay in L2.
+func scoreGo(k, n, d int, w, x, z []float32, ldz int) {
+	var g spans
+	if n >= spanMinImages {
+		g = spansOf(k, d, w, 1)
+	}
+	par.Chunks(n, scoreChunk, func(_, lo, hi int) { scoreRowsGo(k, d, w, x, z, ldz, lo, hi, g) })
+}
+
+// scoreRowsGo computes columns [lo, hi) of Z with scoreGo's kernel.
+func scoreRowsGo(k, d int, w, x, z []float32, ldz, lo, hi int, sp spans) {
+	ib := max(3, min(hi-lo, (256<<10)/(4*max(d, 1)))) // images per block
+	var rows [2]int
+	var out [6]float32
+	for b0 := lo; b0 < hi; b0 += ib {
+		b1 := min(hi, b0+ib)
+		for j := 0; j < k; j += 2 {
+			a, e := d, 0 // the union of the group's stretches
+			for g := range rows {
+				rows[g] = sp.node(min(j+g, k-1))
+				if j+g < k {
+					if s0, s1 := sp.stretch(rows[g], d); s0 < s1 {
+						a, e = min(a, s0), max(e, s1)
+					}
+				}
+			}
+			if a >= e {
+				a, e = 0, 0
+			}
+			w0 := w[rows[0]*d+a : rows[0]*d+e]
+			w1 := w[rows[1]*d+a : rows[1]*d+e]
+			for i := b0; i < b1; i += 3 {
+				i1, i2 := min(i+1, b1-1), min(i+2, b1-1) // the last image repeats
+				dot2x3(w0, w1, x[i*d+a:i*d+e], x[i1*d+a:i1*d+e], x[i2*d+a:i2*d+e], &out)
+				for g := 0; g < 2 && j+g < k; g++ {
+					zr := z[sp.node(j+g)*ldz:]
+					for r := 0; r < 3 && i+r < b1; r++ {
+						zr[i+r] = out[3*g+r] + 0
+					}
+				}
+			}
+		}
+	}
+}
+
+// dot2x3 sets out[3*g+r] to the dot product of w_g and x_r, each summed
+// in index order from +0; all five slices have the length of w0. Six sums
+// and five values fit the fifteen float registers Go's amd64 ABI leaves;
+// with more the compiler spills (3 x 3 and 4 x 3 ran at half the speed,
+// 2 x 2 at three quarters: fewer sums in flight).
+func dot2x3(w0, w1, x0, x1, x2 []float32, out *[6]float32) {
+	n := len(w0)
+	w1 = w1[:n]
+	x0, x1, x2 = x0[:n], x1[:n], x2[:n]
+	var s00, s01, s02, s10, s11, s12 float32
+	for t, v := range w0 {
+		a, b, c := x0[t], x1[t], x2[t]
+		s00 += v * a
+		s01 += v * b
+		s02 += v * c
+		u := w1[t]
+		s10 += u * a
+		s11 += u * b
+		s12 += u * c
+	}
+	*out = [6]float32{s00, s01, s02, s10, s11, s12}
+}
