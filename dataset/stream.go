@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync/atomic"
 
 	"github.com/scn2d/scn"
 )
@@ -30,6 +31,7 @@ type IDXSource struct {
 	counts     []int
 	rows, cols int // as stored
 	classes    []string
+	inverted   atomic.Int64 // images preprocessing inverted in the last pass
 }
 
 // DefaultChunk is the images a shard of an IDXSource holds by default.
@@ -118,6 +120,10 @@ func (s *IDXSource) Len() int {
 // Shape returns the images' shape after preprocessing.
 func (s *IDXSource) Shape() (rows, cols int) { return s.Prep.outShape(s.rows, s.cols) }
 
+// Inverted returns the images preprocessing inverted in the last complete
+// pass (Shards).
+func (s *IDXSource) Inverted() int { return int(s.inverted.Load()) }
+
 // Classes returns the class names.
 func (s *IDXSource) Classes() []string { return s.classes }
 
@@ -172,6 +178,7 @@ func (s *IDXSource) Shards(ctx context.Context, f func(scn.Shard) error) error {
 	if chunk <= 0 {
 		chunk = DefaultChunk
 	}
+	s.inverted.Store(0)
 	for k := range s.Images {
 		if err := s.file(ctx, k, chunk, f); err != nil {
 			return err
@@ -217,27 +224,32 @@ func (s *IDXSource) file(ctx context.Context, k, chunk int, f func(scn.Shard) er
 		return fmt.Errorf("dataset: %s: %w: the label file changed while it was read", s.Labels[k], ErrFormat)
 	}
 	d := s.rows * s.cols
-	raw := make([]byte, min(chunk, dims[0])*d)
-	lab := make([]byte, min(chunk, dims[0]))
+	if err := checkMemory(int64(min(chunk, dims[0]))*int64(d)*9, fmt.Sprintf("a shard of %d images of %d x %d", min(chunk, dims[0]), s.rows, s.cols)); err != nil {
+		return fmt.Errorf("dataset: %s: %w", name, err)
+	}
 	set := &Set{Rows: s.rows, Cols: s.cols, Classes: s.classes}
 	for lo := 0; lo < dims[0]; lo += chunk {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		c := min(chunk, dims[0]-lo)
-		if _, err := io.ReadFull(ri, raw[:c*d]); err != nil {
-			return fmt.Errorf("dataset: %s: %w: IDX truncated at image %d of %d", name, ErrFormat, lo, dims[0])
+		// Memory grows with the bytes the files hold, not with what
+		// their headers claim (readBounded).
+		raw, err := readBounded(ri, int64(c*d))
+		if err != nil {
+			return fmt.Errorf("dataset: %s: %w: IDX truncated in images %d to %d of %d", name, ErrFormat, lo, lo+c-1, dims[0])
 		}
-		if _, err := io.ReadFull(rl, lab[:c]); err != nil {
-			return fmt.Errorf("dataset: %s: %w: labels truncated at %d of %d", s.Labels[k], ErrFormat, lo, dims[0])
+		lab, err := readBounded(rl, int64(c))
+		if err != nil {
+			return fmt.Errorf("dataset: %s: %w: labels truncated in %d to %d of %d", s.Labels[k], ErrFormat, lo, lo+c-1, dims[0])
 		}
 		set.Rows, set.Cols = s.rows, s.cols
 		set.Pix = grow32(set.Pix, c*d)
-		for i, v := range raw[:c*d] {
+		for i, v := range raw {
 			set.Pix[i] = float32(v) / 255
 		}
 		set.Labels = set.Labels[:0]
-		for _, v := range lab[:c] {
+		for _, v := range lab {
 			set.Labels = append(set.Labels, int(v))
 		}
 		shard := set
@@ -245,6 +257,7 @@ func (s *IDXSource) file(ctx context.Context, k, chunk int, f func(scn.Shard) er
 			if shard, err = Prepare(set, s.Prep); err != nil {
 				return fmt.Errorf("dataset: %s: %w", name, err)
 			}
+			s.inverted.Add(int64(shard.Inverted))
 		}
 		p, err := shard.Problem()
 		if err != nil {

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/scn2d/scn"
+	"github.com/scn2d/scn/dataset"
+	"github.com/spf13/cobra"
+)
+
+// Streamed fits (docs/stats.md): scn train reads IDX files shard by shard
+// instead of all at once when the images and the fit would not fit in the
+// memory limit, or when --stream asks for it.
+
+// idxLists reports whether the IDX flags name several files (a comma list
+// or a glob pattern).
+func (d *dataFlags) idxLists() bool {
+	return strings.ContainsAny(d.idxImages+d.idxLabels, ",*?[")
+}
+
+// idxSource opens the IDX files of the flags as a stream of shards.
+func (d *dataFlags) idxSource(p dataset.Preprocess) (*dataset.IDXSource, error) {
+	if d.idxLabels == "" {
+		return nil, usageError{fmt.Errorf("--%sidx-images with several files or a stream needs --%sidx-labels (regression targets are read whole)", d.prefix, d.prefix)}
+	}
+	images, err := dataset.ExpandFiles(d.idxImages)
+	if err != nil {
+		return nil, err
+	}
+	labels, err := dataset.ExpandFiles(d.idxLabels)
+	if err != nil {
+		return nil, err
+	}
+	if len(images) != len(labels) {
+		return nil, usageError{fmt.Errorf("--%sidx-images names %d files and --%sidx-labels %d: give one label file per image file (paired in sorted order)", d.prefix, len(images), d.prefix, len(labels))}
+	}
+	return dataset.OpenIDXSource(images, labels, p)
+}
+
+// streamPlan decides whether scn train streams its data: it returns the
+// opened source when it does (nil otherwise), with a note for stderr.
+// force is --stream; without it the fit streams when the images and the
+// fit in memory would exceed the memory limit and the configuration can
+// be streamed.
+func (d *dataFlags) streamPlan(cfg scn.Config, sel *scn.Selection, force bool, statsOut string) (*dataset.IDXSource, string, error) {
+	if d.idxImages == "" || d.idxTargets != "" {
+		if force {
+			return nil, "", usageError{fmt.Errorf("--stream reads IDX files: give --idx-images and --idx-labels (several files as a comma list or a glob); other sources are read whole")}
+		}
+		return nil, "", nil
+	}
+	p, err := d.preprocess()
+	if err != nil {
+		return nil, "", err
+	}
+	src, err := d.idxSource(p)
+	if err != nil {
+		return nil, "", err
+	}
+	n := src.Len()
+	rows, cols := src.Shape()
+	m := len(src.Classes())
+	b := currentBudget()
+	inMemory := int64(n)*int64(rows*cols)*(4+1) + cfg.EstimateBytes(n, rows, cols, m)
+	if !force && (b.bytes <= 0 || inMemory <= b.bytes) {
+		return nil, "", nil
+	}
+	why := "--stream"
+	if !force {
+		why = fmt.Sprintf("in memory the %d images and the fit would take about %s, more than the limit of %s (%s)", n, formatBytes(inMemory), formatBytes(b.bytes), b.from)
+	}
+	if err := cfg.StreamFits(); err != nil {
+		return nil, "", fmt.Errorf("%s; %w", why, err)
+	}
+	switch {
+	case sel != nil:
+		return nil, "", fmt.Errorf("%s, and a streamed fit has no model selection yet (held-out images would be scored in a third pass): drop --validation/--folds, or use a larger --max-memory", why)
+	case statsOut != "":
+		return nil, "", fmt.Errorf("%s, and a streamed fit does not write --stats-out: sum them with scn stats build per shard and scn stats merge", why)
+	}
+	need := cfg.EstimateStreamMemory(rows, cols, m) + int64(dataset.DefaultChunk)*int64(rows*cols)*(4+1+4)
+	if err := b.check(need, fmt.Sprintf("streaming %s with --nodes %d over %d images of %d x %d", cfg.Kind.Title(), cfg.MaxNodes, n, rows, cols), "lower --nodes"); err != nil {
+		return nil, "", err
+	}
+	note := fmt.Sprintf("scn: note: streaming %d images from %d files (%s): two passes over the files, about %s in memory; no progress until the second pass ends\n",
+		n, len(src.Images), why, formatBytes(need))
+	return src, note, nil
+}
+
+// trainStreamed fits cfg on the stream and saves the model; it saves
+// nothing when interrupted (no node is complete before the pass ends).
+func trainStreamed(cmd *cobra.Command, cfg scn.Config, src *dataset.IDXSource, p dataset.Preprocess, out string, quiet bool) error {
+	rows, cols := src.Shape()
+	if c := cfg.ForImages(rows, cols); c.FieldMax != cfg.FieldMax {
+		fmt.Fprintf(cmd.ErrOrStderr(), "scn: note: receptive fields of %d to %d pixels (the fast preset's 5 to 27 for 28 x 28, scaled to %d x %d); --field sets them\n", c.FieldMin, c.FieldMax, rows, cols)
+		cfg = c
+	}
+	bar := newProgress(cfg.MaxNodes, cfg.Kind.Title(), quiet)
+	m, err := cfg.FitStream(cmd.Context(), src, bar.step)
+	bar.finish()
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return interruptHint{err, "nothing saved (a streamed fit has no node before its pass ends)"}
+		}
+		return err
+	}
+	m.Preprocessing = scn.Preprocessing(p)
+	if m.Meta == nil {
+		m.Meta = map[string]string{}
+	}
+	m.Meta[metaSource] = strings.Join(src.Images, ", ")
+	m.Meta[metaInverted] = fmt.Sprintf("%d of %d", src.Inverted(), src.Len())
+	if err := m.Save(out); err != nil {
+		return err
+	}
+	summary(cmd.OutOrStdout(), m)
+	fmt.Fprintf(cmd.OutOrStdout(), "saved %s\n", out)
+	return nil
+}
+
+// readIDXList reads several IDX files (a comma list or glob of images and
+// of labels, paired in order) into one set.
+func (d *dataFlags) readIDXList() (*dataset.Set, error) {
+	src, err := d.idxSource(dataset.Preprocess{})
+	if err != nil {
+		return nil, err
+	}
+	return dataset.ReadIDXSource(src)
+}
