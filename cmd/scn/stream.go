@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/scn2d/scn"
@@ -129,4 +130,137 @@ func (d *dataFlags) readIDXList() (*dataset.Set, error) {
 		return nil, err
 	}
 	return dataset.ReadIDXSource(src)
+}
+
+// growUpdate is scn update --grow: k supervised nodes chosen on the
+// residual m leaves on the new images, then the least squares of all the
+// nodes over the old images (old, checked against the statistics they
+// were summed into) and the new ones.
+func growUpdate(cmd *cobra.Command, m *scn.Model, oldStats *scn.Stats, d, old *dataFlags, k int, out, sOut string) error {
+	switch {
+	case k == 0:
+		return usageError{fmt.Errorf("the --old-* flags are for --grow: a plain update needs only the statistics of the old images")}
+	case !old.given():
+		return usageError{fmt.Errorf("--grow needs the old training images (--old-idx-images and --old-idx-labels, or another --old-* source): the new nodes' outputs on them enter the least squares, and the statistics of the old images hold only the old nodes' sums (docs/stats.md)")}
+	case m.Kind.Choice != scn.Supervised:
+		return usageError{fmt.Errorf("--grow adds supervised nodes (scn, 2dscn); %s draws its nodes at random: refit with more --nodes", m.Kind)}
+	}
+	p, err := dataset.RecordedPreprocess(m)
+	if err != nil {
+		return err
+	}
+	load := func(f *dataFlags) (*dataset.Set, scn.Problem, error) {
+		s, err := f.load("train", p)
+		if err != nil {
+			return nil, scn.Problem{}, err
+		}
+		if err := checkShape(m, s); err != nil {
+			return nil, scn.Problem{}, err
+		}
+		prob, err := s.Problem()
+		return s, prob, err
+	}
+	oldSet, oldProb, err := load(old)
+	if err != nil {
+		return err
+	}
+	if err := sameImages(oldStats, oldSet); err != nil {
+		return err
+	}
+	newSet, newProb, err := load(d)
+	if err != nil {
+		return err
+	}
+	r, err := residual(m, newSet, newProb)
+	if err != nil {
+		return err
+	}
+	g, err := m.Grow(cmd.Context(), newProb.X, r, k, m.Config.Seed+1)
+	if err != nil {
+		return err
+	}
+	so, err := g.Stats(oldProb)
+	if err != nil {
+		return err
+	}
+	sn, err := g.Stats(newProb)
+	if err != nil {
+		return err
+	}
+	merged, err := so.Merge(sn)
+	if err != nil {
+		return err
+	}
+	nm, err := merged.Solve(m.Config.Ridge)
+	if err != nil {
+		return err
+	}
+	nm.Meta, nm.Preprocessing = m.Meta, m.Preprocessing
+	if err := nm.Save(out); err != nil {
+		return err
+	}
+	if sOut != "" {
+		if err := merged.Save(sOut); err != nil {
+			return err
+		}
+	}
+	summary(cmd.OutOrStdout(), nm)
+	fmt.Fprintf(cmd.OutOrStdout(), "grown by %d nodes on the residual of %d new images, solved over %d images: saved %s\n", nm.Nodes()-m.Nodes(), newSet.Len(), merged.N, out)
+	return nil
+}
+
+// sameImages checks that a set is the one statistics were summed over:
+// its image count and its count of each class.
+func sameImages(st *scn.Stats, s *dataset.Set) error {
+	if s.Len() != st.N {
+		return fmt.Errorf("the --old-* images are %d, the statistics (--stats) were summed over %d: give the model's training images", s.Len(), st.N)
+	}
+	if st.Classes == nil {
+		return nil
+	}
+	counts := s.ClassCounts()
+	for i, c := range st.Classes {
+		j := slices.Index(s.Classes, c)
+		if j < 0 || counts[j] != st.ClassCounts[i] {
+			return fmt.Errorf("the --old-* images have other class counts than the statistics (--stats) for class %q: give the model's training images", c)
+		}
+	}
+	return nil
+}
+
+// residual returns the targets of the new images minus m's predictions,
+// with the model's outputs first and a column for each class the model
+// does not have (the model predicts 0 there), as the merged statistics
+// order them.
+func residual(m *scn.Model, s *dataset.Set, p scn.Problem) ([]float64, error) {
+	y, err := m.Predict(p.X)
+	if err != nil {
+		return nil, err
+	}
+	n := p.X.Len()
+	if m.Classes == nil {
+		if p.M != m.M {
+			return nil, fmt.Errorf("the new images have %d targets, the model %d outputs", p.M, m.M)
+		}
+		r := make([]float64, n*m.M)
+		for i := range r {
+			r[i] = p.T[i] - y[i]
+		}
+		return r, nil
+	}
+	union := slices.Clone(m.Classes)
+	for _, c := range s.Classes {
+		if !slices.Contains(union, c) {
+			union = append(union, c)
+		}
+	}
+	q := len(union)
+	r := make([]float64, n*q)
+	for i := 0; i < n; i++ {
+		for j := 0; j < m.M; j++ {
+			r[i*q+j] = -y[i*m.M+j]
+		}
+		r[i*q+slices.Index(union, s.Classes[s.Labels[i]])]++
+	}
+	return r, nil
 }

@@ -162,3 +162,30 @@ func runWith(t *testing.T, env []string, args ...string) (string, int) {
 	err := cmd.Run()
 	return out.String(), exitCode(t, err)
 }
+
+// TestUpdateGrow: scn update --grow adds supervised nodes to a 2DSCN with
+// the old images given, and refuses without them, for a random learner,
+// and with old images that are not the statistics'.
+func TestUpdateGrow(t *testing.T) {
+	dir, _, _ := shardFiles(t)
+	img := func(k int) string { return filepath.Join(dir, "part-0000"+string(rune('0'+k))+"-images.gz") }
+	lab := func(k int) string { return filepath.Join(dir, "part-0000"+string(rune('0'+k))+"-labels.gz") }
+	model, st, grown := filepath.Join(dir, "m.scn"), filepath.Join(dir, "m.scnstats"), filepath.Join(dir, "g.scn")
+	ok(t, "train", "--model", "2dscn", "--preset", "fast", "--nodes", "30", "--block", "10", "--quiet",
+		"--idx-images", img(0)+","+img(1), "--idx-labels", lab(0)+","+lab(1), "-o", model, "--stats-out", st)
+	newData := []string{"--idx-images", img(2), "--idx-labels", lab(2)}
+	oldData := []string{"--old-idx-images", img(0) + "," + img(1), "--old-idx-labels", lab(0) + "," + lab(1)}
+	out := ok(t, append(append([]string{"update", model, "--stats", st, "--grow", "10", "-o", grown}, newData...), oldData...)...)
+	if !strings.Contains(out, "grown by") || !strings.Contains(out, "over 300 images") {
+		t.Fatalf("update --grow said:\n%s", out)
+	}
+	out = fails(t, append([]string{"update", model, "--stats", st, "--grow", "10", "-o", grown}, newData...)...)
+	if !strings.Contains(out, "--grow needs the old training images") {
+		t.Fatalf("without the old images: %s", out)
+	}
+	wrong := []string{"--old-idx-images", img(2), "--old-idx-labels", lab(2)}
+	out = fails(t, append(append([]string{"update", model, "--stats", st, "--grow", "10", "-o", grown}, newData...), wrong...)...)
+	if !strings.Contains(out, "statistics (--stats) were summed over 200") {
+		t.Fatalf("other old images: %s", out)
+	}
+}
