@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"time"
 )
 
 // Out-of-core fits.
@@ -204,6 +205,7 @@ func (c Config) FitStream(ctx context.Context, src Source, progress func(Step)) 
 	if err := c.StreamFits(); err != nil {
 		return nil, err
 	}
+	start := time.Now()
 	sc, err := c.scanStream(ctx, src)
 	if err != nil {
 		return nil, err
@@ -238,6 +240,7 @@ func (c Config) FitStream(ctx context.Context, src Source, progress func(Step)) 
 	if sc.classes != nil {
 		path.model.Classes = slices.Clone(sc.classes)
 	}
+	path.model.Summary.Duration = time.Since(start)
 	return path.model, nil
 }
 
