@@ -46,6 +46,9 @@ happened are printed and recorded in the model (scn inspect shows them);
 clock, giving the same model file.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if (timeBudget != 0 || replay != "") && stream {
+				return usageError{fmt.Errorf("--stream and --budget/--replay: a budgeted fit measures and selects in memory; drop one")}
+			}
 			if timeBudget != 0 || replay != "" {
 				return trainBudget(cmd, &h, &d, out, quiet, timeBudget, replay)
 			}
