@@ -47,11 +47,16 @@ func (d *dataFlags) idxSource(p dataset.Preprocess) (*dataset.IDXSource, error) 
 // fit in memory would exceed the memory limit and the configuration can
 // be streamed.
 func (d *dataFlags) streamPlan(cfg scn.Config, sel *scn.Selection, force bool, statsOut string) (*dataset.IDXSource, string, error) {
-	if d.idxImages == "" || d.idxTargets != "" {
-		if force {
-			return nil, "", usageError{fmt.Errorf("--stream reads IDX files: give --idx-images and --idx-labels (several files as a comma list or a glob); other sources are read whole")}
+	if !force {
+		// Only a fit that can stream, on IDX files alone, is considered;
+		// anything else goes the way it always went (read whole, checked
+		// against the limit, with its own errors).
+		if d.idxImages == "" || d.idxLabels == "" || d.idxTargets != "" || d.folder != "" || d.csv != "" || d.derived != "" || d.numpy.given() ||
+			cfg.StreamFits() != nil || sel != nil || statsOut != "" || currentBudget().bytes <= 0 {
+			return nil, "", nil
 		}
-		return nil, "", nil
+	} else if d.idxImages == "" || d.idxTargets != "" || d.folder != "" || d.csv != "" || d.derived != "" || d.numpy.given() {
+		return nil, "", usageError{fmt.Errorf("--stream reads IDX files alone: give --idx-images and --idx-labels (several files as a comma list or a glob); other sources are read whole")}
 	}
 	p, err := d.preprocess()
 	if err != nil {
@@ -59,6 +64,9 @@ func (d *dataFlags) streamPlan(cfg scn.Config, sel *scn.Selection, force bool, s
 	}
 	src, err := d.idxSource(p)
 	if err != nil {
+		if !force {
+			return nil, "", nil // the reader says what is wrong, as without streaming
+		}
 		return nil, "", err
 	}
 	n := src.Len()
@@ -66,7 +74,7 @@ func (d *dataFlags) streamPlan(cfg scn.Config, sel *scn.Selection, force bool, s
 	m := len(src.Classes())
 	b := currentBudget()
 	inMemory := int64(n)*int64(rows*cols)*(4+1) + cfg.EstimateBytes(n, rows, cols, m)
-	if !force && (b.bytes <= 0 || inMemory <= b.bytes) {
+	if !force && inMemory <= b.bytes {
 		return nil, "", nil
 	}
 	why := "--stream"
@@ -74,13 +82,13 @@ func (d *dataFlags) streamPlan(cfg scn.Config, sel *scn.Selection, force bool, s
 		why = fmt.Sprintf("in memory the %d images and the fit would take about %s, more than the limit of %s (%s)", n, formatBytes(inMemory), formatBytes(b.bytes), b.from)
 	}
 	if err := cfg.StreamFits(); err != nil {
-		return nil, "", fmt.Errorf("%s; %w", why, err)
+		return nil, "", fmt.Errorf("--stream: %w", err)
 	}
 	switch {
 	case sel != nil:
-		return nil, "", fmt.Errorf("%s, and a streamed fit has no model selection yet (held-out images would be scored in a third pass): drop --validation/--folds, or use a larger --max-memory", why)
+		return nil, "", fmt.Errorf("--stream: a streamed fit has no model selection yet (held-out images would be scored in a third pass): drop --validation/--folds, or --stream")
 	case statsOut != "":
-		return nil, "", fmt.Errorf("%s, and a streamed fit does not write --stats-out: sum them with scn stats build per shard and scn stats merge", why)
+		return nil, "", fmt.Errorf("--stream: a streamed fit does not write --stats-out: sum the statistics with scn stats build per shard and scn stats merge")
 	}
 	need := cfg.EstimateStreamMemory(rows, cols, m) + int64(dataset.DefaultChunk)*int64(rows*cols)*(4+1+4)
 	if err := b.check(need, fmt.Sprintf("streaming %s with --nodes %d over %d images of %d x %d", cfg.Kind.Title(), cfg.MaxNodes, n, rows, cols), "lower --nodes"); err != nil {
