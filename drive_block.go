@@ -69,6 +69,8 @@ type blockBuilder struct {
 	scratch []float32
 	hb32    []float32   // the accepted candidates' columns, scratch
 	diffs   *diffSource // difference nodes (Config.Differences), else nil
+	stream  Source      // a streamed fit's training set (FitStream), else nil
+	scan    *streamScan // what the streamed fit's first pass found
 }
 
 func newBlockBuilder(c Config, p Problem) *blockBuilder {

@@ -64,120 +64,147 @@ type accumulation struct {
 // The blocks' products within a shard are independent (each writes its own
 // rows of g), so they run in parallel, largest first.
 func (e *gramEngine) accumulate(ctx context.Context, blocks []int, hidden func(lo, hi, j0, j1 int, h []float32)) error {
-	if e.l != 0 || e.acc != nil {
-		panic("scn: accumulate on an engine that has columns")
-	}
-	off := make([]int, len(blocks))
-	L := 0
-	for k, b := range blocks {
-		off[k] = L
-		L += b
-	}
-	e.reserve(L)
-	m, ld := e.m, e.ld
-	ht := make([]float64, L*m)
 	rmax := 0
 	for _, sh := range e.shards {
 		rmax = max(rmax, sh.hi-sh.lo)
 	}
+	ps := e.newPass(blocks, rmax)
+	for _, sh := range e.shards {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		e.passShard(ps, sh.lo, sh.hi-sh.lo, hidden)
+	}
+	e.endPass(ps)
+	return nil
+}
+
+// onePassState is accumulate's state between shards: the blocks, their
+// first columns, one shard's buffers and H^T T so far.
+type onePassState struct {
+	blocks, off []int
+	L           int
+	h, hchunk   []float32
+	h64         []float64
+	htShard, ht []float64
+	free        chan *passScratch
+}
+
+// passScratch is one goroutine's products of a block in a shard.
+type passScratch struct {
+	g32     []float32
+	g64, ht []float64
+}
+
+// newPass prepares an empty engine for a pass over shards of at most rmax
+// images that accumulates the sums of the columns of blocks.
+func (e *gramEngine) newPass(blocks []int, rmax int) *onePassState {
+	if e.l != 0 || e.acc != nil {
+		panic("scn: accumulate on an engine that has columns")
+	}
+	ps := &onePassState{blocks: blocks, off: make([]int, len(blocks))}
+	for k, b := range blocks {
+		ps.off[k] = ps.L
+		ps.L += b
+	}
+	L := ps.L
+	e.reserve(L)
+	ps.ht = make([]float64, L*e.m)
 	// With bfloat16 Gram products a shard's outputs are computed a chunk
 	// of nodes at a time and packed at once (half their float32 bytes), so
 	// the pass holds the packed shard, one chunk and the shard's part of
 	// H^T T; otherwise one shard's outputs of every node in float32 (and
 	// float64 for float64 products).
-	var h, hchunk []float32
-	var h64, htShard []float64
 	switch {
 	case e.bf16:
-		hchunk = make([]float32, min(L, bf16PassChunk)*rmax)
-		htShard = make([]float64, L*m)
+		ps.hchunk = make([]float32, min(L, bf16PassChunk)*rmax)
+		ps.htShard = make([]float64, L*e.m)
 	case e.f32:
-		h = make([]float32, L*rmax)
+		ps.h = make([]float32, L*rmax)
 	default:
-		h = make([]float32, L*rmax)
-		h64 = make([]float64, L*rmax)
-	}
-	type scratch struct {
-		g32     []float32
-		g64, ht []float64
+		ps.h = make([]float32, L*rmax)
+		ps.h64 = make([]float64, L*rmax)
 	}
 	workers := max(1, min(runtime.GOMAXPROCS(0), len(blocks)))
-	free := make(chan *scratch, workers)
+	ps.free = make(chan *passScratch, workers)
 	for range workers {
-		free <- &scratch{}
+		ps.free <- &passScratch{}
 	}
-	nb := len(blocks)
-	for _, sh := range e.shards {
-		if err := ctx.Err(); err != nil {
-			return err
+	return ps
+}
+
+// passShard adds the products of the shard of r images from image lo (the
+// targets e.tc index) to the pass's sums.
+func (e *gramEngine) passShard(ps *onePassState, lo, r int, hidden func(lo, hi, j0, j1 int, h []float32)) {
+	L, m, ld, nb := ps.L, e.m, e.ld, len(ps.blocks)
+	var hs []float32
+	var hs64 []float64
+	if e.bf16 {
+		e.pk.Reset(L, r)
+		for j0 := 0; j0 < L; j0 += bf16PassChunk {
+			j1 := min(L, j0+bf16PassChunk)
+			hc := ps.hchunk[:(j1-j0)*r]
+			hidden(lo, lo+r, j0, j1, hc)
+			e.pk.PackRows(j0, j1-j0, hc, r)
+			e.shardHT(hc, lo, r, ps.htShard[j0*m:j1*m])
 		}
-		r := sh.hi - sh.lo
-		var hs []float32
-		var hs64 []float64
-		if e.bf16 {
-			e.pk.Reset(L, r)
-			for j0 := 0; j0 < L; j0 += bf16PassChunk {
-				j1 := min(L, j0+bf16PassChunk)
-				hc := hchunk[:(j1-j0)*r]
-				hidden(sh.lo, sh.hi, j0, j1, hc)
-				e.pk.PackRows(j0, j1-j0, hc, r)
-				e.shardHT(hc, sh.lo, r, htShard[j0*m:j1*m])
-			}
+	} else {
+		hs = ps.h[:L*r]
+		hidden(lo, lo+r, 0, L, hs)
+		if ps.h64 != nil {
+			hs64 = ps.h64[:L*r]
+			forChunks(L*r, 1<<16, func(_, lo, hi int) {
+				for i, v := range hs[lo:hi] {
+					hs64[lo+i] = float64(v)
+				}
+			})
+		}
+	}
+	forChunks(nb, 1, func(c, _, _ int) {
+		k := nb - 1 - c
+		l0, b := ps.off[k], ps.blocks[k]
+		l1 := l0 + b
+		sc := <-ps.free
+		defer func() { ps.free <- sc }()
+		if e.f32 {
+			sc.g32 = grow(sc.g32, b*l1)
 		} else {
-			hs = h[:L*r]
-			hidden(sh.lo, sh.hi, 0, L, hs)
-			if h64 != nil {
-				hs64 = h64[:L*r]
-				forChunks(L*r, 1<<16, func(_, lo, hi int) {
-					for i, v := range hs[lo:hi] {
-						hs64[lo+i] = float64(v)
-					}
-				})
+			sc.g64 = grow(sc.g64, b*l1)
+		}
+		if e.bf16 {
+			// products' Gram product (whose bits do not depend on
+			// the call's shape); H^T T was formed above by shardHT,
+			// value by value as products forms it.
+			linalg.GramBF16(&e.pk, l0, l1, l1, sc.g32, l1)
+		} else {
+			sc.ht = grow(sc.ht, b*m)
+			var w []float64
+			if hs64 != nil {
+				w = hs64[:l1*r]
+			}
+			e.products(hs[:l1*r], nil, w, lo, r, l0, b, sc.g32, sc.g64, sc.ht)
+		}
+		for i := 0; i < b; i++ {
+			row := e.g[(l0+i)*ld : (l0+i)*ld+l1]
+			if e.f32 {
+				reduce32(row, sc.g32[i*l1:(i+1)*l1])
+			} else {
+				reduce(row, sc.g64[i*l1:(i+1)*l1])
 			}
 		}
-		forChunks(nb, 1, func(c, _, _ int) {
-			k := nb - 1 - c
-			l0, b := off[k], blocks[k]
-			l1 := l0 + b
-			sc := <-free
-			defer func() { free <- sc }()
-			if e.f32 {
-				sc.g32 = grow(sc.g32, b*l1)
-			} else {
-				sc.g64 = grow(sc.g64, b*l1)
-			}
-			if e.bf16 {
-				// products' Gram product (whose bits do not depend on
-				// the call's shape); H^T T was formed above by shardHT,
-				// value by value as products forms it.
-				linalg.GramBF16(&e.pk, l0, l1, l1, sc.g32, l1)
-			} else {
-				sc.ht = grow(sc.ht, b*m)
-				var w []float64
-				if hs64 != nil {
-					w = hs64[:l1*r]
-				}
-				e.products(hs[:l1*r], nil, w, sh.lo, r, l0, b, sc.g32, sc.g64, sc.ht)
-			}
-			for i := 0; i < b; i++ {
-				row := e.g[(l0+i)*ld : (l0+i)*ld+l1]
-				if e.f32 {
-					reduce32(row, sc.g32[i*l1:(i+1)*l1])
-				} else {
-					reduce(row, sc.g64[i*l1:(i+1)*l1])
-				}
-			}
-			if e.bf16 {
-				reduce(ht[l0*m:l1*m], htShard[l0*m:l1*m])
-			} else {
-				reduce(ht[l0*m:l1*m], sc.ht)
-			}
-		})
+		if e.bf16 {
+			reduce(ps.ht[l0*m:l1*m], ps.htShard[l0*m:l1*m])
+		} else {
+			reduce(ps.ht[l0*m:l1*m], sc.ht)
+		}
+	})
+}
+
+// endPass keeps the pass's sums for addAccumulated.
+func (e *gramEngine) endPass(ps *onePassState) {
+	if len(ps.blocks) > 0 {
+		e.acc = &accumulation{blocks: ps.blocks, ht: ps.ht}
 	}
-	if nb > 0 {
-		e.acc = &accumulation{blocks: blocks, ht: ht}
-	}
-	return nil
 }
 
 // addAccumulated grows the factor by the next accumulated block, from the
@@ -303,7 +330,11 @@ func (bb *blockBuilder) runOnePass(ctx context.Context, progress func(Step)) (St
 	nd := bb.drawAll(lambda)
 	hidden := func(lo, hi, j0, j1 int, h []float32) { bb.hidden(nd, lo, hi, j0, j1, h) }
 	t0, scoring := time.Now(), bb.prof.Scoring
-	if err := bb.eng.accumulate(ctx, nd.blocks, hidden); err != nil {
+	if bb.stream != nil {
+		if err := bb.accumulateStream(ctx, nd, hidden); err != nil {
+			return streamStop(err), err
+		}
+	} else if err := bb.eng.accumulate(ctx, nd.blocks, hidden); err != nil {
 		return Cancelled, err
 	}
 	// The pass's buffers (one shard's outputs of every node, the blocks'
@@ -332,7 +363,14 @@ func (bb *blockBuilder) runOnePass(ctx context.Context, progress func(Step)) (St
 		t1 := time.Now()
 		var ok []bool
 		if !bb.deficient {
-			ok = bb.addDrawn(b, hidden)
+			if bb.stream != nil && !bb.eng.addAccumulated() {
+				return ReachedMaxNodes, errStreamDependent(l0)
+			}
+			if bb.stream == nil {
+				ok = bb.addDrawn(b, hidden)
+			} else {
+				ok = allTrue(b)
+			}
 		}
 		steps := bb.randomSteps(b, lambda, ok)
 		bb.prof.Ortho += time.Since(t1)

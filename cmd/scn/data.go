@@ -31,8 +31,8 @@ func (d *dataFlags) add(cmd *cobra.Command, prep bool) {
 	if what != "" {
 		what += " "
 	}
-	f.StringVar(&d.idxImages, p+"idx-images", "", what+"IDX image file (plain or gzip)")
-	f.StringVar(&d.idxLabels, p+"idx-labels", "", what+"IDX label file, for classification")
+	f.StringVar(&d.idxImages, p+"idx-images", "", what+"IDX image file (plain or gzip), or several: a comma list or a quoted glob such as 'part-*-images*.gz'")
+	f.StringVar(&d.idxLabels, p+"idx-labels", "", what+"IDX label file, for classification (as many as --"+p+"idx-images names, paired in sorted order)")
 	f.StringVar(&d.idxTargets, p+"idx-targets", "", what+"IDX float target file, for regression")
 	f.StringVar(&d.folder, p+"folder", "", what+"folder of class subfolders of images (root/<class>/*.png)")
 	f.StringVar(&d.csv, p+"csv", "", what+"CSV file: label, then pixels (header optional)")
@@ -167,6 +167,9 @@ func readDerivedPart(dir, half string) (*dataset.Set, error) {
 
 // readIDX reads an IDX image file with its labels or targets.
 func (d *dataFlags) readIDX() (*dataset.Set, error) {
+	if d.idxLists() && d.idxTargets == "" {
+		return d.readIDXList()
+	}
 	switch {
 	case d.idxLabels != "" && d.idxTargets != "":
 		return nil, usageError{fmt.Errorf("give --idx-labels or --idx-targets, not both")}

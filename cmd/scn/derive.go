@@ -35,7 +35,7 @@ const (
 
 func newDerive() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "derive rotated|faces|occluded|hue",
+		Use:   "derive rotated|faces|occluded|hue|distorted",
 		Short: "Write the paper's derived data sets as ordinary files",
 		Long: `Build a data set of the paper's experiments from the original data and write
 it to a folder as ordinary files: gzip IDX images, labels, float64 targets and
@@ -53,19 +53,22 @@ README.md. The same data, --seed and parameters give the same files.
   hue       colour classes that differ in hue only: the built-in digits, each
             tinted with one of --hues hues of equal luma (the class); read
             with --grey every class of an image is the same bits
+  distorted MNIST's training set and --copies K random elastic and affine
+            distortions of each image, as IDX shards (part-00000 ... ), for
+            streamed fits
 
 Train and evaluate on the result with --derived OUT (train uses its train part,
 eval its test part), or name the IDX files (--idx-images with --idx-labels or
 --idx-targets).`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return usageError{fmt.Errorf("derive needs a data set: rotated, faces, occluded or hue")}
+				return usageError{fmt.Errorf("derive needs a data set: rotated, faces, occluded, hue or distorted")}
 			}
-			return usageError{fmt.Errorf("unknown derived set %q (want rotated, faces, occluded or hue)", args[0])}
+			return usageError{fmt.Errorf("unknown derived set %q (want rotated, faces, occluded, hue or distorted)", args[0])}
 		},
 		RunE: func(*cobra.Command, []string) error { return nil },
 	}
-	cmd.AddCommand(newDeriveRotated(), newDeriveFaces(false), newDeriveFaces(true), newDeriveHue())
+	cmd.AddCommand(newDeriveRotated(), newDeriveFaces(false), newDeriveFaces(true), newDeriveHue(), newDeriveDistorted())
 	return cmd
 }
 
@@ -291,38 +294,59 @@ func orlFolder(data string) (string, error) {
 // leaves what out held as it was. out must be new, empty, or hold a
 // derived set and nothing else.
 func writeDerived(ctx context.Context, w io.Writer, d *dataset.Derived, out string) error {
-	if err := checkDeriveOut(out); err != nil {
+	m, err := writeDerivedBy(ctx, w, out, func(tmp string) (dataset.Manifest, error) {
+		err := d.Write(tmp)
+		return d.Manifest, err
+	})
+	if err != nil {
 		return err
+	}
+	model := "faces.scn"
+	switch {
+	case m.Parts[0].TargetDim > 0:
+		model = "angle.scn"
+	case m.Name == hueName:
+		model = "hue.scn"
+	}
+	fmt.Fprintf(w, "next: scn train --derived %s -o %s && scn eval %s --derived %s\n", out, model, model, out)
+	return nil
+}
+
+// writeDerivedBy is writeDerived with the files written by write into the
+// new folder it is given; it returns write's manifest.
+func writeDerivedBy(ctx context.Context, w io.Writer, out string, write func(tmp string) (dataset.Manifest, error)) (dataset.Manifest, error) {
+	if err := checkDeriveOut(out); err != nil {
+		return dataset.Manifest{}, err
 	}
 	out = filepath.Clean(out)
 	st, err := os.Stat(out)
 	exists := err == nil
 	parent := filepath.Dir(out)
 	if err := os.MkdirAll(parent, 0o777); err != nil {
-		return fmt.Errorf("--out %s: %w", out, err)
+		return dataset.Manifest{}, fmt.Errorf("--out %s: %w", out, err)
 	}
 	tmp, err := makeTempFolder(parent, "."+filepath.Base(out)+".tmp")
 	if err != nil {
-		return fmt.Errorf("--out %s: %w", out, err)
+		return dataset.Manifest{}, fmt.Errorf("--out %s: %w", out, err)
 	}
 	defer os.RemoveAll(tmp) // the new set if anything failed, the old one after a swap
 	if exists {
 		os.Chmod(tmp, st.Mode().Perm())
 	}
-	if err := d.Write(tmp); err != nil {
-		return err
+	m, err := write(tmp)
+	if err != nil {
+		return m, err
 	}
 	if err := ctx.Err(); err != nil {
-		return interruptHint{err, out + " left as it was"}
+		return dataset.Manifest{}, interruptHint{err, out + " left as it was"}
 	}
 	if !exists {
 		if err := os.Rename(tmp, out); err != nil {
-			return fmt.Errorf("--out %s: %w", out, err)
+			return dataset.Manifest{}, fmt.Errorf("--out %s: %w", out, err)
 		}
 	} else if err := replaceFolder(tmp, out); err != nil {
-		return fmt.Errorf("--out %s: %w", out, err)
+		return dataset.Manifest{}, fmt.Errorf("--out %s: %w", out, err)
 	}
-	m := d.Manifest
 	fmt.Fprintf(w, "%s: %s, seed %d\n", out, m.Name, m.Seed)
 	for _, p := range m.Parts {
 		names := make([]string, len(p.Files))
@@ -338,15 +362,7 @@ func writeDerived(ctx context.Context, w io.Writer, d *dataset.Derived, out stri
 	if len(m.Occlusions) > 0 {
 		fmt.Fprintf(w, "  %d training images occluded (manifest.json lists the blocks)\n", len(m.Occlusions))
 	}
-	model := "faces.scn"
-	switch {
-	case m.Parts[0].TargetDim > 0:
-		model = "angle.scn"
-	case m.Name == hueName:
-		model = "hue.scn"
-	}
-	fmt.Fprintf(w, "next: scn train --derived %s -o %s && scn eval %s --derived %s\n", out, model, model, out)
-	return nil
+	return m, nil
 }
 
 // checkDeriveOut checks the folder a derived set is to replace, before

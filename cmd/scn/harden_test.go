@@ -175,24 +175,25 @@ func TestNumericFlagValues(t *testing.T) {
 	stats := filepath.Join(out, "s.scnstats")
 	ok(t, "stats", "build", "--recipe", f.model, "--idx-images", f.images, "--idx-labels", f.labels, "-o", stats)
 	base := map[string][]string{
-		"stats build":     {"--recipe", f.model, "--idx-images", f.images, "--idx-labels", f.labels, "-o", filepath.Join(out, "s2.scnstats")},
-		"stats merge":     {stats, stats, "-o", filepath.Join(out, "s3.scnstats")},
-		"solve":           {stats, "-o", filepath.Join(out, "solved.scn")},
-		"update":          {f.model, "--stats", stats, "--idx-images", f.images, "--idx-labels", f.labels, "-o", filepath.Join(out, "u.scn")},
-		"train":           {"--idx-images", f.images, "--idx-labels", f.labels, "--nodes", "3", "-q", "-o", filepath.Join(out, "m.scn")},
-		"eval":            {f.model, "--idx-images", f.images, "--idx-labels", f.labels},
-		"predict":         {f.model, f.png},
-		"compare":         {"--idx-images", f.images, "--idx-labels", f.labels, "--test-folder", f.folder, "--nodes", "3", "--trials", "1", "-q"},
-		"experiment":      {"faces", "--data", filepath.Join(out, "missing"), "--out", filepath.Join(out, "res"), "-q"},
-		"derive rotated":  {"--data", data, "--train", "20", "--test", "20", "-o", filepath.Join(out, "rot")},
-		"derive faces":    {"--data", data, "-o", filepath.Join(out, "faces")},
-		"derive occluded": {"--data", data, "-o", filepath.Join(out, "occ"), "--block", "5"},
-		"derive hue":      {"-o", filepath.Join(out, "hue")},
-		"bench":           {"--idx-images", f.images, "--idx-labels", f.labels, "--nodes", "3", "--ref-nodes", "0"},
-		"inspect":         {f.model},
-		"version":         {},
-		"export":          {f.model, "-o", filepath.Join(out, "m.npz")},
-		"serve":           {f.model, "--addr", "256.0.0.1:1"}, // cannot listen: the flags are checked first
+		"stats build":      {"--recipe", f.model, "--idx-images", f.images, "--idx-labels", f.labels, "-o", filepath.Join(out, "s2.scnstats")},
+		"stats merge":      {stats, stats, "-o", filepath.Join(out, "s3.scnstats")},
+		"solve":            {stats, "-o", filepath.Join(out, "solved.scn")},
+		"update":           {f.model, "--stats", stats, "--idx-images", f.images, "--idx-labels", f.labels, "-o", filepath.Join(out, "u.scn")},
+		"train":            {"--idx-images", f.images, "--idx-labels", f.labels, "--nodes", "3", "-q", "-o", filepath.Join(out, "m.scn")},
+		"eval":             {f.model, "--idx-images", f.images, "--idx-labels", f.labels},
+		"predict":          {f.model, f.png},
+		"compare":          {"--idx-images", f.images, "--idx-labels", f.labels, "--test-folder", f.folder, "--nodes", "3", "--trials", "1", "-q"},
+		"experiment":       {"faces", "--data", filepath.Join(out, "missing"), "--out", filepath.Join(out, "res"), "-q"},
+		"derive rotated":   {"--data", data, "--train", "20", "--test", "20", "-o", filepath.Join(out, "rot")},
+		"derive faces":     {"--data", data, "-o", filepath.Join(out, "faces")},
+		"derive occluded":  {"--data", data, "-o", filepath.Join(out, "occ"), "--block", "5"},
+		"derive distorted": {"--data", data, "--copies", "1", "-o", filepath.Join(out, "dist")},
+		"derive hue":       {"-o", filepath.Join(out, "hue")},
+		"bench":            {"--idx-images", f.images, "--idx-labels", f.labels, "--nodes", "3", "--ref-nodes", "0"},
+		"inspect":          {f.model},
+		"version":          {},
+		"export":           {f.model, "-o", filepath.Join(out, "m.npz")},
+		"serve":            {f.model, "--addr", "256.0.0.1:1"}, // cannot listen: the flags are checked first
 	}
 	values := []string{"0", "1e-300", "-1", "-Inf", "NaN", "Inf", "1e308", "99999999999999999999", "x"}
 	runs := 0

@@ -190,6 +190,8 @@ func newUpdate() *cobra.Command {
 	var (
 		d                  dataFlags
 		statsIn, out, sOut string
+		grow               int
+		old                = dataFlags{prefix: "old-"}
 	)
 	cmd := &cobra.Command{
 		Use:   "update MODEL --stats OLD.scnstats <data flags> -o NEW",
@@ -202,7 +204,13 @@ name; a class the old images did not have is added (the old images count as
 no example of it). The nodes stay the model's: for a random learner the
 result is the model a fit from scratch on the old and new images with the
 same nodes gives; for a supervised one, its nodes were chosen on the old
-images only. --stats-out writes the merged statistics for the next update.`,
+images only, unless --grow K adds K supervised nodes chosen on the residual
+the model leaves on the new images; the least squares of all L + K nodes
+then needs the new nodes' outputs on the old images, which no statistics
+hold: --grow needs the old training images too (--old-idx-images and
+--old-idx-labels, or another --old-* source; their count and class counts
+are checked against --stats), and sums both sets anew (docs/stats.md).
+--stats-out writes the merged statistics for the next update.`,
 		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if statsIn == "" {
@@ -215,15 +223,18 @@ images only. --stats-out writes the merged statistics for the next update.`,
 			if err != nil {
 				return err
 			}
-			old, err := scn.LoadStats(statsIn)
+			oldStats, err := scn.LoadStats(statsIn)
 			if err != nil {
 				return err
+			}
+			if grow > 0 || old.given() {
+				return growUpdate(cmd, m, oldStats, &d, &old, grow, out, sOut)
 			}
 			fresh, err := buildStats(m, &d, "train")
 			if err != nil {
 				return err
 			}
-			merged, err := old.Merge(fresh)
+			merged, err := oldStats.Merge(fresh)
 			if err != nil {
 				return fmt.Errorf("--stats %s: %w", statsIn, err)
 			}
@@ -249,5 +260,7 @@ images only. --stats-out writes the merged statistics for the next update.`,
 	cmd.Flags().StringVar(&statsIn, "stats", "", "statistics of the model's training images (.scnstats)")
 	cmd.Flags().StringVarP(&out, "out", "o", "updated.scn", "model file to write")
 	cmd.Flags().StringVar(&sOut, "stats-out", "", "also write the merged statistics here")
+	intVar(cmd.Flags(), &grow, "grow", 0, 0, 1<<20, "add this many supervised nodes chosen on the new images' residual (scn, 2dscn; needs the old images: --old-idx-images ...)")
+	old.add(cmd, false)
 	return cmd
 }

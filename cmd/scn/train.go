@@ -23,6 +23,7 @@ func newTrain() *cobra.Command {
 		replay      string
 		statsOut    string
 		dryRun      bool
+		stream      bool
 	)
 	cmd := &cobra.Command{
 		Use:   "train",
@@ -46,6 +47,9 @@ happened are printed and recorded in the model (scn inspect shows them);
 clock, giving the same model file.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if (timeBudget != 0 || replay != "") && stream {
+				return usageError{fmt.Errorf("--stream and --budget/--replay: a budgeted fit measures and selects in memory; drop one")}
+			}
 			if timeBudget != 0 || replay != "" {
 				return trainBudget(cmd, &h, &d, out, quiet, timeBudget, replay)
 			}
@@ -65,6 +69,17 @@ clock, giving the same model file.`,
 				return usageError{fmt.Errorf("--stats-out holds the statistics of one layer's nodes: drop it or --layers")}
 			}
 			stderr := cmd.ErrOrStderr()
+			src, note, err := d.streamPlan(cfg, sel, stream, statsOut)
+			if err != nil {
+				return err
+			}
+			if src != nil {
+				if err := checkOutput("-o", out); err != nil {
+					return err
+				}
+				fmt.Fprint(stderr, note)
+				return trainStreamed(cmd, cfg, src, src.Prep, out, quiet)
+			}
 			s, p, err := d.loadTraining(out, stderr)
 			if err != nil {
 				return err
@@ -153,6 +168,7 @@ clock, giving the same model file.`,
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress bar")
 	cmd.Flags().BoolVar(&part, "save-partial", false, "on Ctrl-C, save the nodes built so far (the exit status is still 130)")
 	cmd.Flags().StringVar(&statsOut, "stats-out", "", "also write the statistics of the training images for the model's nodes (.scnstats: for scn update, stats merge, solve)")
+	cmd.Flags().BoolVar(&stream, "stream", false, "read the IDX training files shard by shard instead of all at once (random learners with a ridge; the default when they would not fit in --max-memory): docs/stats.md")
 	durationVar(cmd.Flags(), &timeBudget, "budget", 0, time.Second, 7*24*time.Hour, "wall-clock budget for the whole process (e.g. 60s, 2m): the learner, L and the settings are chosen for the best held-out accuracy that finishes in time")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "read the data, print the plan (learner, nodes, block, candidates, fields, memory estimate by part) and exit without fitting")
 	cmd.Flags().StringVar(&replay, "replay", "", "refit the plan a --budget model records (same data flags) without a clock: the same model file")

@@ -1,0 +1,274 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/scn2d/scn"
+	"github.com/scn2d/scn/dataset"
+	"github.com/spf13/cobra"
+)
+
+// Streamed fits (docs/stats.md): scn train reads IDX files shard by shard
+// instead of all at once when the images and the fit would not fit in the
+// memory limit, or when --stream asks for it.
+
+// idxLists reports whether the IDX flags name several files (a comma list
+// or a glob pattern).
+func (d *dataFlags) idxLists() bool {
+	return strings.ContainsAny(d.idxImages+d.idxLabels, ",*?[")
+}
+
+// idxSource opens the IDX files of the flags as a stream of shards.
+func (d *dataFlags) idxSource(p dataset.Preprocess) (*dataset.IDXSource, error) {
+	if d.idxLabels == "" {
+		return nil, usageError{fmt.Errorf("--%sidx-images with several files or a stream needs --%sidx-labels (regression targets are read whole)", d.prefix, d.prefix)}
+	}
+	images, err := dataset.ExpandFiles(d.idxImages)
+	if err != nil {
+		return nil, err
+	}
+	labels, err := dataset.ExpandFiles(d.idxLabels)
+	if err != nil {
+		return nil, err
+	}
+	if len(images) != len(labels) {
+		return nil, usageError{fmt.Errorf("--%sidx-images names %d files and --%sidx-labels %d: give one label file per image file (paired in sorted order)", d.prefix, len(images), d.prefix, len(labels))}
+	}
+	return dataset.OpenIDXSource(images, labels, p)
+}
+
+// streamPlan decides whether scn train streams its data: it returns the
+// opened source when it does (nil otherwise), with a note for stderr.
+// force is --stream; without it the fit streams when the images and the
+// fit in memory would exceed the memory limit and the configuration can
+// be streamed.
+func (d *dataFlags) streamPlan(cfg scn.Config, sel *scn.Selection, force bool, statsOut string) (*dataset.IDXSource, string, error) {
+	if !force {
+		// Only a fit that can stream, on IDX files alone, is considered;
+		// anything else goes the way it always went (read whole, checked
+		// against the limit, with its own errors).
+		if d.idxImages == "" || d.idxLabels == "" || d.idxTargets != "" || d.folder != "" || d.csv != "" || d.derived != "" || d.numpy.given() ||
+			cfg.StreamFits() != nil || sel != nil || statsOut != "" || currentBudget().bytes <= 0 {
+			return nil, "", nil
+		}
+	} else if d.idxImages == "" || d.idxTargets != "" || d.folder != "" || d.csv != "" || d.derived != "" || d.numpy.given() {
+		return nil, "", usageError{fmt.Errorf("--stream reads IDX files alone: give --idx-images and --idx-labels (several files as a comma list or a glob); other sources are read whole")}
+	}
+	p, err := d.preprocess()
+	if err != nil {
+		return nil, "", err
+	}
+	src, err := d.idxSource(p)
+	if err != nil {
+		if !force {
+			return nil, "", nil // the reader says what is wrong, as without streaming
+		}
+		return nil, "", err
+	}
+	n := src.Len()
+	rows, cols := src.Shape()
+	m := len(src.Classes())
+	b := currentBudget()
+	inMemory := int64(n)*int64(rows*cols)*(4+1) + cfg.EstimateBytes(n, rows, cols, m)
+	if !force && inMemory <= b.bytes {
+		return nil, "", nil
+	}
+	why := "--stream"
+	if !force {
+		why = fmt.Sprintf("in memory the %d images and the fit would take about %s, more than the limit of %s (%s)", n, formatBytes(inMemory), formatBytes(b.bytes), b.from)
+	}
+	if err := cfg.StreamFits(); err != nil {
+		return nil, "", fmt.Errorf("--stream: %w", err)
+	}
+	switch {
+	case sel != nil:
+		return nil, "", fmt.Errorf("--stream: a streamed fit has no model selection yet (held-out images would be scored in a third pass): drop --validation/--folds, or --stream")
+	case statsOut != "":
+		return nil, "", fmt.Errorf("--stream: a streamed fit does not write --stats-out: sum the statistics with scn stats build per shard and scn stats merge")
+	}
+	need := cfg.EstimateStreamMemory(rows, cols, m) + int64(dataset.DefaultChunk)*int64(rows*cols)*(4+1+4)
+	if err := b.check(need, fmt.Sprintf("streaming %s with --nodes %d over %d images of %d x %d", cfg.Kind.Title(), cfg.MaxNodes, n, rows, cols), "lower --nodes"); err != nil {
+		return nil, "", err
+	}
+	note := fmt.Sprintf("scn: note: streaming %d images from %d files (%s): two passes over the files, about %s in memory; no progress until the second pass ends\n",
+		n, len(src.Images), why, formatBytes(need))
+	return src, note, nil
+}
+
+// trainStreamed fits cfg on the stream and saves the model; it saves
+// nothing when interrupted (no node is complete before the pass ends).
+func trainStreamed(cmd *cobra.Command, cfg scn.Config, src *dataset.IDXSource, p dataset.Preprocess, out string, quiet bool) error {
+	rows, cols := src.Shape()
+	if c := cfg.ForImages(rows, cols); c.FieldMax != cfg.FieldMax {
+		fmt.Fprintf(cmd.ErrOrStderr(), "scn: note: receptive fields of %d to %d pixels (the fast preset's 5 to 27 for 28 x 28, scaled to %d x %d); --field sets them\n", c.FieldMin, c.FieldMax, rows, cols)
+		cfg = c
+	}
+	bar := newProgress(cfg.MaxNodes, cfg.Kind.Title(), quiet)
+	m, err := cfg.FitStream(cmd.Context(), src, bar.step)
+	bar.finish()
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return interruptHint{err, "nothing saved (a streamed fit has no node before its pass ends)"}
+		}
+		return err
+	}
+	m.Preprocessing = scn.Preprocessing(p)
+	if m.Meta == nil {
+		m.Meta = map[string]string{}
+	}
+	m.Meta[metaSource] = strings.Join(src.Images, ", ")
+	m.Meta[metaInverted] = fmt.Sprintf("%d of %d", src.Inverted(), src.Len())
+	if err := m.Save(out); err != nil {
+		return err
+	}
+	summary(cmd.OutOrStdout(), m)
+	fmt.Fprintf(cmd.OutOrStdout(), "saved %s\n", out)
+	return nil
+}
+
+// readIDXList reads several IDX files (a comma list or glob of images and
+// of labels, paired in order) into one set.
+func (d *dataFlags) readIDXList() (*dataset.Set, error) {
+	src, err := d.idxSource(dataset.Preprocess{})
+	if err != nil {
+		return nil, err
+	}
+	return dataset.ReadIDXSource(src)
+}
+
+// growUpdate is scn update --grow: k supervised nodes chosen on the
+// residual m leaves on the new images, then the least squares of all the
+// nodes over the old images (old, checked against the statistics they
+// were summed into) and the new ones.
+func growUpdate(cmd *cobra.Command, m *scn.Model, oldStats *scn.Stats, d, old *dataFlags, k int, out, sOut string) error {
+	switch {
+	case k == 0:
+		return usageError{fmt.Errorf("the --old-* flags are for --grow: a plain update needs only the statistics of the old images")}
+	case !old.given():
+		return usageError{fmt.Errorf("--grow needs the old training images (--old-idx-images and --old-idx-labels, or another --old-* source): the new nodes' outputs on them enter the least squares, and the statistics of the old images hold only the old nodes' sums (docs/stats.md)")}
+	case m.Kind.Choice != scn.Supervised:
+		return usageError{fmt.Errorf("--grow adds supervised nodes (scn, 2dscn); %s draws its nodes at random: refit with more --nodes", m.Kind)}
+	}
+	p, err := dataset.RecordedPreprocess(m)
+	if err != nil {
+		return err
+	}
+	load := func(f *dataFlags) (*dataset.Set, scn.Problem, error) {
+		s, err := f.load("train", p)
+		if err != nil {
+			return nil, scn.Problem{}, err
+		}
+		if err := checkShape(m, s); err != nil {
+			return nil, scn.Problem{}, err
+		}
+		prob, err := s.Problem()
+		return s, prob, err
+	}
+	oldSet, oldProb, err := load(old)
+	if err != nil {
+		return err
+	}
+	if err := sameImages(oldStats, oldSet); err != nil {
+		return err
+	}
+	newSet, newProb, err := load(d)
+	if err != nil {
+		return err
+	}
+	r, err := residual(m, newSet, newProb)
+	if err != nil {
+		return err
+	}
+	g, err := m.Grow(cmd.Context(), newProb.X, r, k, m.Config.Seed+1)
+	if err != nil {
+		return err
+	}
+	so, err := g.Stats(oldProb)
+	if err != nil {
+		return err
+	}
+	sn, err := g.Stats(newProb)
+	if err != nil {
+		return err
+	}
+	merged, err := so.Merge(sn)
+	if err != nil {
+		return err
+	}
+	nm, err := merged.Solve(m.Config.Ridge)
+	if err != nil {
+		return err
+	}
+	nm.Meta, nm.Preprocessing = m.Meta, m.Preprocessing
+	if err := nm.Save(out); err != nil {
+		return err
+	}
+	if sOut != "" {
+		if err := merged.Save(sOut); err != nil {
+			return err
+		}
+	}
+	summary(cmd.OutOrStdout(), nm)
+	fmt.Fprintf(cmd.OutOrStdout(), "grown by %d nodes on the residual of %d new images, solved over %d images: saved %s\n", nm.Nodes()-m.Nodes(), newSet.Len(), merged.N, out)
+	return nil
+}
+
+// sameImages checks that a set is the one statistics were summed over:
+// its image count and its count of each class.
+func sameImages(st *scn.Stats, s *dataset.Set) error {
+	if s.Len() != st.N {
+		return fmt.Errorf("the --old-* images are %d, the statistics (--stats) were summed over %d: give the model's training images", s.Len(), st.N)
+	}
+	if st.Classes == nil {
+		return nil
+	}
+	counts := s.ClassCounts()
+	for i, c := range st.Classes {
+		j := slices.Index(s.Classes, c)
+		if j < 0 || counts[j] != st.ClassCounts[i] {
+			return fmt.Errorf("the --old-* images have other class counts than the statistics (--stats) for class %q: give the model's training images", c)
+		}
+	}
+	return nil
+}
+
+// residual returns the targets of the new images minus m's predictions,
+// with the model's outputs first and a column for each class the model
+// does not have (the model predicts 0 there), as the merged statistics
+// order them.
+func residual(m *scn.Model, s *dataset.Set, p scn.Problem) ([]float64, error) {
+	y, err := m.Predict(p.X)
+	if err != nil {
+		return nil, err
+	}
+	n := p.X.Len()
+	if m.Classes == nil {
+		if p.M != m.M {
+			return nil, fmt.Errorf("the new images have %d targets, the model %d outputs", p.M, m.M)
+		}
+		r := make([]float64, n*m.M)
+		for i := range r {
+			r[i] = p.T[i] - y[i]
+		}
+		return r, nil
+	}
+	union := slices.Clone(m.Classes)
+	for _, c := range s.Classes {
+		if !slices.Contains(union, c) {
+			union = append(union, c)
+		}
+	}
+	q := len(union)
+	r := make([]float64, n*q)
+	for i := 0; i < n; i++ {
+		for j := 0; j < m.M; j++ {
+			r[i*q+j] = -y[i*m.M+j]
+		}
+		r[i*q+slices.Index(union, s.Classes[s.Labels[i]])]++
+	}
+	return r, nil
+}

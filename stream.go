@@ -1,0 +1,346 @@
+package scn
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+)
+
+// Out-of-core fits.
+//
+// A random learner with a ridge (the one-pass block fit of
+// drive_onepass.go) needs its training images only to form G = H^T H and
+// H^T T, in one pass over row shards. FitStream runs that fit on a Source
+// that reads the images shard by shard from disk, so that the images are
+// never all in memory: peak memory is G (L x L float64), one row shard's
+// outputs of every node (L x 2048) and the first momentSample images (the
+// sample standardisation measures spreads on), whatever N.
+//
+// A streamed fit reads the source twice. The first pass checks every
+// shard (image shape, outputs and classes the same in all; a shard that
+// differs stops the fit with its name before anything is fitted), counts
+// the images, sums the mean image (Standardize) and T_q^T T_q in image
+// order, and keeps the first momentSample images. Then every node is drawn
+// as Fit draws them, and the second pass cuts the shards, whatever their
+// sizes, into the row shards of shardRows images a fit in memory uses and
+// forms every block's sums from them in the same order. So the model is
+// the same bytes as Fit's on the same images, with one exception:
+// difference nodes (Config.Differences: the fast and default presets) draw
+// their pairs of images from the first momentSample images only (a fit in
+// memory draws them from all N), so the two agree bit for bit when
+// N <= momentSample and draw other nodes otherwise. Regression targets'
+// T_q^T T_q are summed shard by shard (a fit in memory sums them in one
+// dot product): the training RMSE may differ in the last bits; one-hot
+// targets sum exactly.
+//
+// The supervised learners (SCN, 2DSCN) need one pass over the data per
+// block of nodes (every candidate scored against the residual) and are not
+// streamed: FitStream refuses them, as it refuses fits without a ridge (a
+// dependent column would need the outputs again), robust output weights
+// (one pass per reweighting) and model selection.
+
+// Shard is a run of consecutive images of a streamed training set with
+// their targets. Every shard of a source has the same image shape, the
+// same number of outputs and the same class names.
+type Shard struct {
+	// Name says where the shard comes from (a file name), for errors.
+	Name string
+	Problem
+}
+
+// Source is a training set read shard by shard, for fits whose images do
+// not fit in memory (Config.FitStream).
+type Source interface {
+	// Shards calls f with each shard in order, the same shards in the same
+	// order on every call, and returns the first error f or the reading
+	// returns; it stops early when ctx is done, returning ctx's error. A
+	// shard's slices belong to f only during the call.
+	Shards(ctx context.Context, f func(Shard) error) error
+}
+
+// ProblemSource returns a Source of the problem p cut into shards of the
+// given sizes in turn (the last size repeated to the end): a set already
+// in memory, as FitStream takes it (tests compare the two fits with it).
+func ProblemSource(p Problem, sizes ...int) Source { return problemSource{p, sizes} }
+
+type problemSource struct {
+	p     Problem
+	sizes []int
+}
+
+func (s problemSource) Shards(ctx context.Context, f func(Shard) error) error {
+	n, d, m := s.p.X.Len(), s.p.X.Dim(), s.p.M
+	for lo, k := 0, 0; lo < n; k++ {
+		size := 1
+		if len(s.sizes) > 0 {
+			size = max(1, s.sizes[min(k, len(s.sizes)-1)])
+		}
+		hi := min(n, lo+size)
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		x := s.p.X
+		x.Pix = x.Pix[lo*d : hi*d]
+		sh := Shard{Name: fmt.Sprintf("shard %d (images %d to %d)", k, lo, hi-1),
+			Problem: Problem{X: x, T: s.p.T[lo*m : hi*m], M: m, Classes: s.p.Classes}}
+		if err := f(sh); err != nil {
+			return err
+		}
+		lo = hi
+	}
+	return nil
+}
+
+// StreamFits reports whether FitStream can fit c, and if not, why.
+func (c Config) StreamFits() error {
+	switch {
+	case c.Kind.Choice == Supervised:
+		return fmt.Errorf("%w: %s is not streamed: a supervised learner scores its candidates against the residual in one pass over the images per block of nodes (%d passes for L = %d in blocks of %d); fit it in memory (a larger --max-memory, fewer images) or stream a random learner (rvfl, 2drvfl)",
+			ErrConfig, c.Kind, int(math.Ceil(float64(c.MaxNodes)/float64(max(c.BlockSize, 1)))), c.MaxNodes, max(c.BlockSize, 1))
+	case !c.blockMode():
+		return fmt.Errorf("%w: a streamed fit adds its nodes in blocks (a block size above 1, or a preset such as fast)", ErrConfig)
+	case !(c.Ridge > 0):
+		return fmt.Errorf("%w: a streamed fit needs a ridge > 0 (without one a dependent node would need the images again)", ErrConfig)
+	case c.Robust:
+		return fmt.Errorf("%w: robust output weights reweight the images in one pass each: not streamed", ErrConfig)
+	}
+	return nil
+}
+
+// streamScan is what the first pass of a streamed fit learns.
+type streamScan struct {
+	n       int
+	m       int
+	classes []string
+	rows    int
+	cols    int
+	chans   int
+	mean    []float32 // the mean image (Standardize), else nil
+	tt      []float64 // T_q^T T_q per output
+	head    Problem   // the first momentSample images and their targets
+}
+
+// checkShard refuses a shard unlike the first one (or unusable).
+func (sc *streamScan) checkShard(sh Shard) error {
+	if err := sh.Problem.check(); err != nil {
+		return fmt.Errorf("scn: %s: %w", sh.Name, err)
+	}
+	x := sh.X
+	switch {
+	case x.Rows != sc.rows || x.Cols != sc.cols || x.Chans() != sc.chans:
+		return fmt.Errorf("%w: %s: images of %d x %d x %d, the earlier shards' are %d x %d x %d", ErrData, sh.Name, x.Chans(), x.Rows, x.Cols, sc.chans, sc.rows, sc.cols)
+	case sh.M != sc.m:
+		return fmt.Errorf("%w: %s: %d outputs, the earlier shards have %d", ErrData, sh.Name, sh.M, sc.m)
+	case !slices.Equal(sh.Classes, sc.classes) || (sh.Classes == nil) != (sc.classes == nil):
+		return fmt.Errorf("%w: %s: classes %q, the earlier shards' are %q", ErrData, sh.Name, sh.Classes, sc.classes)
+	}
+	return nil
+}
+
+// scanStream is the first pass of a streamed fit (see above).
+func (c Config) scanStream(ctx context.Context, src Source) (*streamScan, error) {
+	var sc *streamScan
+	var mu []float64
+	err := src.Shards(ctx, func(sh Shard) error {
+		if sc == nil {
+			x := sh.X
+			sc = &streamScan{m: sh.M, classes: slices.Clone(sh.Classes), rows: x.Rows, cols: x.Cols, chans: x.Chans(), tt: make([]float64, sh.M)}
+			sc.head = Problem{X: Images{Rows: x.Rows, Cols: x.Cols, Channels: x.Channels}, M: sh.M, Classes: sc.classes}
+			if c.Standardize {
+				mu = make([]float64, x.Dim())
+			}
+		}
+		if err := sc.checkShard(sh); err != nil {
+			return err
+		}
+		n, d, m := sh.X.Len(), sh.X.Dim(), sh.M
+		for i := 0; i < n; i++ {
+			for j, v := range sh.X.Image(i) {
+				if mu != nil {
+					mu[j] += float64(v)
+				}
+			}
+			for q := 0; q < m; q++ {
+				t := sh.T[i*m+q]
+				sc.tt[q] += t * t
+			}
+		}
+		if take := min(n, momentSample-sc.head.X.Len()); take > 0 {
+			sc.head.X.Pix = append(sc.head.X.Pix, sh.X.Pix[:take*d]...)
+			sc.head.T = append(sc.head.T, sh.T[:take*m]...)
+		}
+		sc.n += n
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if sc == nil || sc.n == 0 {
+		return nil, fmt.Errorf("%w: the stream holds no image", ErrData)
+	}
+	if mu != nil {
+		sc.mean = make([]float32, len(mu))
+		for j := range mu {
+			sc.mean[j] = float32(mu[j] / float64(sc.n))
+		}
+	}
+	return sc, nil
+}
+
+// FitStream is Fit on a training set read shard by shard from src (see
+// Source), for random learners with a ridge fitted in blocks (StreamFits
+// says which configurations qualify): the images are read twice and never
+// held all at once. The model equals Fit's on the same images (the same
+// bytes; difference nodes are drawn from the first 10000 images only, so
+// with Differences the two agree when N <= 10000). If ctx is cancelled,
+// FitStream returns ctx's error and no model: no node is complete before
+// the second pass ends.
+func (c Config) FitStream(ctx context.Context, src Source, progress func(Step)) (*Model, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	if err := c.StreamFits(); err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	sc, err := c.scanStream(ctx, src)
+	if err != nil {
+		return nil, err
+	}
+	bb := newBlockBuilder(c, sc.head)
+	// The builder of the head: the whole set's count, sums and mean, an
+	// empty one-pass engine filled by the second pass.
+	bb.n, bb.stream, bb.t = sc.n, src, []float64{}
+	bb.eng = newGramEngineH(nil, 0, sc.m, c.Ridge, c.Float32Gram || c.BF16Gram, c.MaxNodes, false)
+	bb.eng.bf16 = c.BF16Gram
+	bb.eng.tt = sc.tt
+	bb.ee = slices.Clone(sc.tt)
+	bb.rss = 0
+	for _, v := range bb.ee {
+		bb.rss += v
+	}
+	if c.Standardize {
+		bb.xbar = sc.mean
+	}
+	bb.scan = sc
+	stop, err := bb.grow(ctx, progress)
+	if bb.nodes() == 0 || err != nil {
+		if err == nil {
+			err = fmt.Errorf("scn: no hidden node could be added (%v)", stop)
+		}
+		return nil, err
+	}
+	path, err := bb.path(stop)
+	if err != nil {
+		return nil, err
+	}
+	if sc.classes != nil {
+		path.model.Classes = slices.Clone(sc.classes)
+	}
+	path.model.Summary.Duration = time.Since(start)
+	return path.model, nil
+}
+
+// accumulateStream is gramEngine.accumulate over the stream: the source's
+// shards are cut into row shards of shardRows images (the ones a fit in
+// memory makes), each passed to the engine with its targets as the
+// engine's own (lo = 0), in order.
+func (bb *blockBuilder) accumulateStream(ctx context.Context, nd *drawnNodes, hidden func(lo, hi, j0, j1 int, h []float32)) error {
+	e, sc := bb.eng, bb.scan
+	head := bb.x
+	defer func() { bb.x = head }()
+	ps := e.newPass(nd.blocks, min(sc.n, shardRows))
+	d, m := head.Dim(), sc.m
+	rows := min(sc.n, shardRows)
+	pix := make([]float32, rows*d)
+	tby := make([]float64, m*rows) // targets by output, rows apart
+	filled, seen := 0, 0
+	flush := func() {
+		if filled == 0 {
+			return
+		}
+		tc := tby
+		if filled < rows {
+			tc = make([]float64, m*filled)
+			for q := 0; q < m; q++ {
+				copy(tc[q*filled:(q+1)*filled], tby[q*rows:q*rows+filled])
+			}
+		}
+		bb.x.Pix = pix[:filled*d]
+		e.tc, e.n = tc, filled
+		e.passShard(ps, 0, filled, hidden)
+		filled = 0
+	}
+	err := bb.stream.Shards(ctx, func(sh Shard) error {
+		if err := sc.checkShard(sh); err != nil {
+			return err
+		}
+		n := sh.X.Len()
+		for i := 0; i < n; {
+			take := min(n-i, rows-filled)
+			copy(pix[filled*d:], sh.X.Pix[i*d:(i+take)*d])
+			for r := 0; r < take; r++ {
+				for q := 0; q < m; q++ {
+					tby[q*rows+filled+r] = sh.T[(i+r)*m+q]
+				}
+			}
+			filled += take
+			i += take
+			if filled == rows {
+				flush()
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
+		}
+		seen += n
+		return nil
+	})
+	if err == nil && seen != sc.n {
+		err = fmt.Errorf("%w: the stream gave %d images on its second pass, %d on its first", ErrData, seen, sc.n)
+	}
+	if err != nil {
+		return err
+	}
+	flush()
+	e.tc, e.n = nil, sc.n
+	e.endPass(ps)
+	return nil
+}
+
+// streamStop is the stop reason of a streamed pass that failed.
+func streamStop(err error) StopReason {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return Cancelled
+	}
+	return ReachedMaxNodes
+}
+
+// errStreamDependent is the error of a streamed fit whose block at node l0
+// holds a column dependent on the earlier ones despite the ridge.
+func errStreamDependent(l0 int) error {
+	return fmt.Errorf("scn: a node of the block from node %d is dependent on the earlier ones despite the ridge (through rounding); a streamed fit cannot leave it out without a second pass: raise the ridge", l0+1)
+}
+
+// allTrue returns b true values.
+func allTrue(b int) []bool {
+	ok := make([]bool, b)
+	for j := range ok {
+		ok[j] = true
+	}
+	return ok
+}
+
+// EstimateStreamMemory returns the bytes a FitStream of c on images of
+// rows x cols with m outputs allocates (the source's own buffers aside):
+// the fit's state at momentSample images (G, one row shard's outputs of
+// every node, the nodes), the first momentSample images it keeps and one
+// row shard of images and targets. It does not grow with N.
+func (c Config) EstimateStreamMemory(rows, cols, m int) int64 {
+	d := float64(max(rows, 1)) * float64(max(cols, 1))
+	keep := float64(momentSample + shardRows)
+	return satAdd(c.EstimateBytes(momentSample, rows, cols, m), bytesOf(keep*(4*d+8*float64(max(m, 1)))))
+}
