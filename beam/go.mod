@@ -77,3 +77,5 @@ require (
 	google.golang.org/grpc v1.83.2 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 )
+
+tool github.com/apache/beam/sdks/v2/go/cmd/prism

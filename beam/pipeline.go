@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -16,7 +17,7 @@ func init() {
 	beam.RegisterCoder(reflect.TypeOf(Part{}), EncodePart, DecodePart)
 	beam.RegisterCoder(reflect.TypeOf(Fold{}), EncodeFold, DecodeFold)
 	beam.RegisterType(reflect.TypeOf(Shard{}))
-	register.DoFn2x1[Shard, func(string, Part), error](&statsFn{})
+	register.DoFn3x1[context.Context, Shard, func(string, Part), error](&statsFn{})
 	register.Emitter2[string, Part]()
 	register.Combiner3[Fold, Part, Part](&foldFn{})
 	register.DoFn2x2[string, Part, int, Part](&keyOneFn{})
@@ -75,15 +76,21 @@ func Build(s beam.Scope, shards []Shard, o Options) error {
 	return nil
 }
 
-// Run builds the pipeline and runs it with the runner the flag --runner
-// names (beamx), in process on Prism by default.
-func Run(ctx context.Context, run func(context.Context, *beam.Pipeline) error, shards []Shard, o Options) error {
+// Run builds the pipeline and runs it with run: beamx.RunWithMetrics
+// (the runner the flag --runner names, Prism in process by default) or a
+// runner's Execute.
+func Run(ctx context.Context, run func(context.Context, *beam.Pipeline) (beam.PipelineResult, error), shards []Shard, o Options) (beam.PipelineResult, error) {
 	p, s := beam.NewPipelineWithRoot()
 	if err := Build(s, shards, o); err != nil {
-		return err
+		return nil, err
 	}
 	return run(ctx, p)
 }
+
+// ShardMillis is the distribution metric of the time one shard's ParDo
+// takes (read, sum, split), in milliseconds: the per-shard cost that
+// scales the pipeline to more workers.
+var ShardMillis = beam.NewDistribution("scnbeam", "shard_ms")
 
 // LoadRecipe reads the hidden nodes to sum for: a model file, or the
 // recipe of a statistics file.
@@ -116,7 +123,8 @@ func (f *statsFn) Setup() error {
 	return err
 }
 
-func (f *statsFn) ProcessElement(sh Shard, emit func(string, Part)) error {
+func (f *statsFn) ProcessElement(ctx context.Context, sh Shard, emit func(string, Part)) error {
+	start := time.Now()
 	set, err := Read(sh, f.recipe)
 	if err != nil {
 		return err
@@ -133,6 +141,7 @@ func (f *statsFn) ProcessElement(sh Shard, emit func(string, Part)) error {
 	if err != nil {
 		return err
 	}
+	ShardMillis.Update(ctx, time.Since(start).Milliseconds())
 	for _, p := range parts {
 		emit(p.Key, p)
 	}

@@ -24,9 +24,8 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-func runPrism(ctx context.Context, p *beam.Pipeline) error {
-	_, err := prism.Execute(ctx, p)
-	return err
+func runPrism(ctx context.Context, p *beam.Pipeline) (beam.PipelineResult, error) {
+	return prism.Execute(ctx, p)
 }
 
 // fixture is a recipe model and IDX shard files of the built-in MNIST
@@ -40,15 +39,16 @@ type fixture struct {
 // newFixture writes shards of sizes n (consecutive images of the
 // built-in set; the first one holds only digits 0-4 when skew, so that
 // later shards bring new classes) and fits a small RVFL recipe on 300
-// images.
-func newFixture(t *testing.T, skew bool, n ...int) *fixture {
+// images (of kind: a supervised recipe's nodes are fixed as a random
+// one's are).
+func newFixture(t *testing.T, kind scn.Kind, skew bool, n ...int) *fixture {
 	t.Helper()
 	train, _, err := dataset.Default()
 	if err != nil {
 		t.Fatal(err)
 	}
 	f := &fixture{dir: t.TempDir()}
-	c := scn.Paper(scn.RVFL)
+	c := scn.Paper(kind)
 	c.MaxNodes, c.Ridge = 70, 0.1
 	prob, err := train.Subset(seq(0, 300)).Problem()
 	if err != nil {
@@ -144,7 +144,7 @@ func (f *fixture) run(t *testing.T, o Options, mo MatchOptions) ([]byte, error) 
 	if o.Out == "" {
 		o.Out = filepath.Join(f.dir, "beam.scnstats")
 	}
-	if err := Run(context.Background(), runPrism, shards, o); err != nil {
+	if _, err := Run(context.Background(), runPrism, shards, o); err != nil {
 		return nil, err
 	}
 	return os.ReadFile(o.Out)
@@ -174,7 +174,7 @@ func relDiff(a, b []float64) float64 {
 // later shards, and within 1e-9 relative of the statistics of all the
 // images at once (another summation order); its solve is the core's.
 func TestPipelineEqualsMergeChain(t *testing.T) {
-	f := newFixture(t, true, 250, 300, 150, 200)
+	f := newFixture(t, scn.RVFL, true, 250, 300, 150, 200)
 	merged, whole := f.chain(t)
 	model := filepath.Join(f.dir, "solved.scn")
 	got, err := f.run(t, Options{Tile: 16, Solve: model, Ridge: -1}, MatchOptions{})
@@ -205,12 +205,12 @@ func TestPipelineEqualsMergeChain(t *testing.T) {
 	}
 }
 
-// TestPipelineDeterministic: the same shards give the same bytes with 1
-// and 2 procs (Prism's bundles and splits differ between runs), and the
+// TestPipelineDeterministic: the same shards (for a 2DSCN's nodes) give
+// the same bytes with 1 and 2 procs (Prism's bundles and splits differ between runs), and the
 // same images cut into other shard ranges agree to 1e-9 relative (another
 // summation order, so not bytes).
 func TestPipelineDeterministic(t *testing.T) {
-	f := newFixture(t, false, 200, 200, 200)
+	f := newFixture(t, scn.SCN2D, false, 200, 200, 200)
 	var first []byte
 	for _, procs := range []int{1, 2} {
 		old := runtime.GOMAXPROCS(procs)
@@ -254,7 +254,7 @@ func readStats(t *testing.T, b []byte) *scn.Stats {
 // TestPipelineBadShard: a shard of another image size in the middle of
 // the input stops the pipeline with the shard's name and writes nothing.
 func TestPipelineBadShard(t *testing.T) {
-	f := newFixture(t, false, 100, 100)
+	f := newFixture(t, scn.RVFL2D, false, 100, 100)
 	small := &dataset.Set{Rows: 14, Cols: 14, Pix: make([]float32, 3*14*14), Labels: []int{0, 1, 2}, Classes: []string{"0", "1", "2"}}
 	f.write(t, 1, small) // replaces shard 1
 	out := filepath.Join(f.dir, "bad.scnstats")

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/metrics"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 	"github.com/scn2d/scn"
 	scnbeam "github.com/scn2d/scn/beam"
@@ -82,18 +83,24 @@ func run(args []string, stdout io.Writer) error {
 		// A worker started by a runner (--worker ...) is this binary
 		// without the subcommand: beam.Init serves it and exits.
 		if len(args) > 0 && strings.HasPrefix(args[0], "-") {
-			flag.CommandLine.Parse(args)
+			if err := flag.CommandLine.Parse(args); err != nil {
+				return err
+			}
 			beam.Init()
 		}
 		return errors.New("usage: scn-beam stats --input GLOB --recipe MODEL_OR_STATS -o FILE [--tile T] [--shard-images K] [--solve MODEL [--ridge a]] [Beam flags: --runner, --endpoint, --environment_type]")
 	}
+	// A fresh flag set each call, holding Beam's flags (their values are
+	// Beam's globals) beside scn-beam's own.
+	fs := flag.NewFlagSet("scn-beam stats", flag.ContinueOnError)
+	flag.CommandLine.VisitAll(func(fl *flag.Flag) { fs.Var(fl.Value, fl.Name, fl.Usage) })
 	var f flags
-	f.add(flag.CommandLine)
-	if err := flag.CommandLine.Parse(args[1:]); err != nil {
+	f.add(fs)
+	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
-	if flag.NArg() > 0 {
-		return fmt.Errorf("unexpected argument %q", flag.Arg(0))
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	if err := f.check(); err != nil {
 		return err
@@ -112,7 +119,8 @@ func stats(f *flags, stdout io.Writer) error {
 	}
 	start := time.Now()
 	o := scnbeam.Options{Recipe: f.recipe, Out: f.out, Tile: f.tile, Solve: f.solve, Ridge: f.ridge}
-	if err := scnbeam.Run(context.Background(), beamx.Run, shards, o); err != nil {
+	res, err := scnbeam.Run(context.Background(), beamx.RunWithMetrics, shards, o)
+	if err != nil {
 		return err
 	}
 	took := time.Since(start)
@@ -124,5 +132,25 @@ func stats(f *flags, stdout io.Writer) error {
 	if f.solve != "" {
 		fmt.Fprintf(stdout, "solved: saved %s\n", f.solve)
 	}
+	shardCost(stdout, res)
 	return nil
+}
+
+// shardCost prints the distribution of the shards' ParDo times, when the
+// runner reports metrics.
+func shardCost(w io.Writer, res beam.PipelineResult) {
+	if res == nil {
+		return
+	}
+	q := res.Metrics().Query(func(r metrics.SingleResult) bool { return r.Namespace() == "scnbeam" && r.Name() == "shard_ms" })
+	for _, d := range q.Distributions() {
+		v := d.Committed
+		if v.Count == 0 {
+			v = d.Attempted
+		}
+		if v.Count > 0 {
+			fmt.Fprintf(w, "per shard (read, sum, split): %d shards, mean %.2f s, min %.2f s, max %.2f s, total %.1f s\n",
+				v.Count, float64(v.Sum)/float64(v.Count)/1000, float64(v.Min)/1000, float64(v.Max)/1000, float64(v.Sum)/1000)
+		}
+	}
 }
