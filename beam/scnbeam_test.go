@@ -286,6 +286,12 @@ func TestMatchErrors(t *testing.T) {
 	if _, err := Match([]string{odd}, MatchOptions{}); err == nil || !strings.Contains(err.Error(), `"images"`) {
 		t.Errorf("a name without images: %v", err)
 	}
+	if err := os.WriteFile(filepath.Join(dir, "a-labels.gz"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Match([]string{lone, filepath.Join(dir, "a-*")}, MatchOptions{}); err == nil || !strings.Contains(err.Error(), "twice") {
+		t.Errorf("a file matched twice: %v", err)
+	}
 	if _, err := Match([]string{lone}, MatchOptions{ShardImages: 10}); err == nil {
 		t.Error("a corrupt file counted without error")
 	}

@@ -57,6 +57,7 @@ type MatchOptions struct {
 // .csv files and folders written by scn derive hold their labels.
 func Match(globs []string, o MatchOptions) ([]Shard, error) {
 	var out []Shard
+	seen := map[string]bool{}
 	for _, g := range globs {
 		paths, err := filepath.Glob(g)
 		if err != nil {
@@ -64,6 +65,10 @@ func Match(globs []string, o MatchOptions) ([]Shard, error) {
 		}
 		n := len(out)
 		for _, p := range paths {
+			if seen[p] {
+				return nil, fmt.Errorf("scnbeam: %s is matched twice (--input %q): it would be summed twice", p, g)
+			}
+			seen[p] = true
 			sh, ok, err := shardOf(p, o)
 			if err != nil {
 				return nil, err

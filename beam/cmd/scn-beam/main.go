@@ -13,7 +13,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -39,6 +41,7 @@ type flags struct {
 	tile, shardImages  int
 	rows, cols         int
 	ridge              float64
+	verbose            bool
 }
 
 func (f *flags) add(fs *flag.FlagSet) {
@@ -53,6 +56,7 @@ func (f *flags) add(fs *flag.FlagSet) {
 	fs.IntVar(&f.rows, "rows", 0, "image rows of CSV and NumPy files (0: square)")
 	fs.IntVar(&f.cols, "cols", 0, "image columns of CSV and NumPy files (0: square)")
 	fs.StringVar(&f.part, "part", "train", "part of folders written by scn derive")
+	fs.BoolVar(&f.verbose, "verbose", false, "show the runner's and the SDK's informational logs (default: warnings and errors only)")
 }
 
 func (f *flags) check() error {
@@ -67,6 +71,16 @@ func (f *flags) check() error {
 		return errors.New("--tile must be >= 1; --shard-images, --rows and --cols >= 0")
 	case f.ridge < 0 && f.ridge != -1:
 		return fmt.Errorf("--ridge %v: want a value >= 0", f.ridge)
+	}
+	// Refuse an output the final step could not write before any shard
+	// is summed.
+	for _, out := range []string{f.out, f.solve} {
+		if out == "" {
+			continue
+		}
+		if info, err := os.Stat(filepath.Dir(out)); err != nil || !info.IsDir() {
+			return fmt.Errorf("%s: its folder does not exist", out)
+		}
 	}
 	return nil
 }
@@ -106,6 +120,9 @@ func run(args []string, stdout io.Writer) error {
 		return err
 	}
 	beam.Init()
+	if !f.verbose {
+		slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	}
 	return stats(&f, stdout)
 }
 

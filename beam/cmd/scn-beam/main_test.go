@@ -116,6 +116,8 @@ func TestStatsCommandErrors(t *testing.T) {
 		{[]string{"stats", "--input", in, "--recipe", recipe, "-o", "x", "extra"}, "unexpected argument"},
 		{[]string{"stats", "--input", in, "--recipe", recipe, "-o", "x", "--no-such-flag"}, "no-such-flag"},
 		{[]string{"stats", "--input", in, "--recipe", notModel, "-o", "x"}, "x.scn"},
+		{[]string{"stats", "--input", in, "--recipe", recipe, "-o", filepath.Join(dir, "no", "x")}, "folder does not exist"},
+		{[]string{"stats", "--input", in, "--recipe", recipe, "-o", "x", "--solve", filepath.Join(dir, "no", "m.scn")}, "folder does not exist"},
 		{[]string{"stats", "--input", filepath.Join(dir, "none*"), "--recipe", recipe, "-o", "x"}, "matches no data file"},
 	} {
 		err := run(c.args, &bytes.Buffer{})
