@@ -204,9 +204,9 @@ func readRaw(sh Shard) (*dataset.Set, error) {
 	case "idx":
 		s, err = readIDX(sh)
 	case "npy":
-		s, err = dataset.ReadNPY(sh.Images, sh.Labels, sh.Targets, sh.Rows, sh.Cols)
+		s, err = dataset.ReadNPY(sh.Images, sh.Labels, sh.Targets, sh.Rows, sh.Cols, false)
 	case "npz":
-		s, err = dataset.ReadNPZ(sh.Images, "x", "y", false, sh.Rows, sh.Cols)
+		s, err = dataset.ReadNPZ(sh.Images, "x", "y", false, sh.Rows, sh.Cols, false)
 	case "csv":
 		s, err = dataset.ReadCSV(sh.Images, sh.Rows, sh.Cols)
 	case "derived":
