@@ -372,3 +372,18 @@ func Fast(k Kind) Config {
 	}
 	return c
 }
+
+// PresetConfig returns the configuration of the named preset ("default",
+// "paper" or "fast") for learner k, or an error naming the presets for any
+// other name.
+func PresetConfig(name string, k Kind) (Config, error) {
+	switch name {
+	case "default":
+		return Default(k), nil
+	case "paper":
+		return Paper(k), nil
+	case "fast":
+		return Fast(k), nil
+	}
+	return Config{}, fmt.Errorf("unknown preset %q (want default, paper or fast)", name)
+}

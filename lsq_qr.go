@@ -265,6 +265,24 @@ func (s *lsq) tileOffset(j, b int) int {
 	return b*qBlockCols*sampleBlock + (j%qBlockCols)*sampleBlock
 }
 
+// tileColumns visits columns from+j of Q, j < m, in sample tile b: four
+// at a time (four(j, q)) where four columns lie in one block of Q, else one
+// (one(j, q)); q starts at column from+j's part of the tile (four columns
+// lie sampleBlock apart in it).
+func (s *lsq) tileColumns(from, b, m int, four, one func(j int, q []float64)) {
+	for j := 0; j < m; {
+		col := from + j
+		q := s.q[col/qBlockCols][s.tileOffset(col, b):]
+		if col%qBlockCols+4 <= qBlockCols && j+4 <= m {
+			four(j, q)
+			j += 4
+			continue
+		}
+		one(j, q)
+		j++
+	}
+}
+
 // tileDots adds to out[j] the dot product of x with column from+j of Q
 // over the first len(x) samples of sample tile b, for j < len(out).
 // Columns are taken four at a time where they lie in one block of Q, so
@@ -272,20 +290,14 @@ func (s *lsq) tileOffset(j, b int) int {
 func (s *lsq) tileDots(from, b int, x, out []float64) {
 	var o [4]float64
 	n := len(x)
-	for j := 0; j < len(out); {
-		col := from + j
-		off := s.tileOffset(col, b)
-		if col%qBlockCols+4 <= qBlockCols && j+4 <= len(out) {
-			kernel.DotRows4(s.q[col/qBlockCols][off:], sampleBlock, x, n, &o)
-			for g, v := range o {
-				out[j+g] += v
-			}
-			j += 4
-			continue
+	s.tileColumns(from, b, len(out), func(j int, q []float64) {
+		kernel.DotRows4(q, sampleBlock, x, n, &o)
+		for g, v := range o {
+			out[j+g] += v
 		}
-		out[j] += floats.Dot(s.q[col/qBlockCols][off:off+n], x)
-		j++
-	}
+	}, func(j int, q []float64) {
+		out[j] += floats.Dot(q[:n], x)
+	})
 }
 
 // tileAxpy sets y -= sum_j cc[j] q_j over the first len(y) samples of
@@ -294,20 +306,14 @@ func (s *lsq) tileDots(from, b int, x, out []float64) {
 func (s *lsq) tileAxpy(from, b int, cc, y []float64) {
 	var c4 [4]float64
 	n := len(y)
-	for j := 0; j < len(cc); {
-		col := from + j
-		off := s.tileOffset(col, b)
-		if col%qBlockCols+4 <= qBlockCols && j+4 <= len(cc) {
-			for g := range c4 {
-				c4[g] = -cc[j+g]
-			}
-			kernel.AxpyRows4(s.q[col/qBlockCols][off:], sampleBlock, &c4, y, n)
-			j += 4
-			continue
+	s.tileColumns(from, b, len(cc), func(j int, q []float64) {
+		for g := range c4 {
+			c4[g] = -cc[j+g]
 		}
-		floats.AddScaled(y, -cc[j], s.q[col/qBlockCols][off:off+n])
-		j++
-	}
+		kernel.AxpyRows4(q, sampleBlock, &c4, y, n)
+	}, func(j int, q []float64) {
+		floats.AddScaled(y, -cc[j], q[:n])
+	})
 }
 
 // appendQ stores q as column s.l of Q.

@@ -125,6 +125,14 @@ func sources(sets []*Set, extra ...string) []string {
 	return append(out, extra...)
 }
 
+// trainTest returns the derived set m describes, of the parts train (tr)
+// and test (te) with pixels rounded to bytes as the files hold them.
+func trainTest(m Manifest, tr, te *Set) *Derived {
+	Quantize(tr)
+	Quantize(te)
+	return &Derived{Manifest: m, Parts: []Part{{"train", tr}, {"test", te}}}
+}
+
 // BuildRotated builds the data set of experiment E1 (see RotatedDigits)
 // from a digit set's training and test parts, with pixels rounded to bytes
 // as the files hold them. The sources' Source fields should say where they
@@ -134,21 +142,16 @@ func BuildRotated(train, test *Set, nTrain, nTest int, seed uint64) (*Derived, e
 	if err != nil {
 		return nil, err
 	}
-	Quantize(tr)
-	Quantize(te)
-	return &Derived{
-		Manifest: Manifest{
-			Name: "rotated-digits",
-			Description: fmt.Sprintf("Rotation regression (the paper's E1): %d training digits drawn from the source's training set and %d test digits from its test set, "+
-				"each rotated about its centre by an angle uniform in [-45, 45] degrees (counter-clockwise positive, as displayed), bilinear interpolation, outside pixels black. "+
-				"The target is the angle in degrees; the labels keep each image's digit class; origin gives its index in the source set.", nTrain, nTest),
-			Generator: generator("BuildRotated"),
-			Seed:      seed,
-			Params:    map[string]string{"train": fmt.Sprint(nTrain), "test": fmt.Sprint(nTest), "angle": "U[-45, 45] degrees"},
-			Sources:   sources([]*Set{train, test}),
-		},
-		Parts: []Part{{"train", tr}, {"test", te}},
-	}, nil
+	return trainTest(Manifest{
+		Name: "rotated-digits",
+		Description: fmt.Sprintf("Rotation regression (the paper's E1): %d training digits drawn from the source's training set and %d test digits from its test set, "+
+			"each rotated about its centre by an angle uniform in [-45, 45] degrees (counter-clockwise positive, as displayed), bilinear interpolation, outside pixels black. "+
+			"The target is the angle in degrees; the labels keep each image's digit class; origin gives its index in the source set.", nTrain, nTest),
+		Generator: generator("BuildRotated"),
+		Seed:      seed,
+		Params:    map[string]string{"train": fmt.Sprint(nTrain), "test": fmt.Sprint(nTest), "angle": "U[-45, 45] degrees"},
+		Sources:   sources([]*Set{train, test}),
+	}, tr, te), nil
 }
 
 // BuildFaceSplit builds the split of experiments E3 and E4: per subject
@@ -158,19 +161,14 @@ func BuildFaceSplit(faces *Set, perClass int, seed uint64) (*Derived, error) {
 	if err != nil {
 		return nil, err
 	}
-	Quantize(tr)
-	Quantize(te)
-	return &Derived{
-		Manifest: Manifest{
-			Name:        "face-split",
-			Description: fmt.Sprintf("Per-subject random split (the paper's E3): for each subject, %d images chosen at random for training and the others for test. origin gives each image's index in the source set.", perClass),
-			Generator:   generator("BuildFaceSplit"),
-			Seed:        seed,
-			Params:      map[string]string{"train_per_subject": fmt.Sprint(perClass)},
-			Sources:     sources([]*Set{faces}),
-		},
-		Parts: []Part{{"train", tr}, {"test", te}},
-	}, nil
+	return trainTest(Manifest{
+		Name:        "face-split",
+		Description: fmt.Sprintf("Per-subject random split (the paper's E3): for each subject, %d images chosen at random for training and the others for test. origin gives each image's index in the source set.", perClass),
+		Generator:   generator("BuildFaceSplit"),
+		Seed:        seed,
+		Params:      map[string]string{"train_per_subject": fmt.Sprint(perClass)},
+		Sources:     sources([]*Set{faces}),
+	}, tr, te), nil
 }
 
 // BuildOccluded builds the data set of experiment E5: the split of

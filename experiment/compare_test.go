@@ -142,9 +142,6 @@ func TestSizes(t *testing.T) {
 }
 
 func TestQuickSize(t *testing.T) {
-	if testing.Short() {
-		t.Skip("slow")
-	}
 	r := runQuick(t, "size") // no data needed in quick mode
 	for _, k := range []string{"e7/L=200/ratio_scn", "e7/L=200/ratio_rvfl"} {
 		if v := r.Values[k]; !(v > 5) {

@@ -12,10 +12,10 @@ import (
 // E2 protocol sizes. The paper does not state how many training images it
 // used per set; the full protocol here uses a documented subsample so that
 // L = 1000 stays within memory and hours, not days.
-const (
-	digTrainPaper, digTestPaper, digLPaper, digTrialsPaper = 10000, 0, 1000, 10
-	digTrainQuick, digTestQuick, digLQuick, digTrialsQuick = 2000, 1000, 200, 2
-)
+var digSizes = protocolSizes{
+	paper: sizes{train: 10000, test: 0, maxL: 1000, trials: 10},
+	quick: sizes{train: 2000, test: 1000, maxL: 200, trials: 2},
+}
 
 // digitSource names a data set of E2 and how to load it.
 type digitSource struct {
@@ -30,12 +30,8 @@ var digitSources = []digitSource{
 }
 
 func runDigits(ctx context.Context, o Options, r *Result) error {
-	ntr, nte, maxL := digTrainPaper, digTestPaper, digLPaper
-	if o.Quick {
-		ntr, nte, maxL = digTrainQuick, digTestQuick, digLQuick
-	}
-	trials := o.trials(digTrialsPaper, digTrialsQuick)
-	r.Trials = trials
+	s := o.sizes(r, digSizes)
+	ntr, nte, maxL, trials := s.train, s.test, s.maxL, s.trials
 	testDesc := "the whole test set"
 	if nte > 0 {
 		testDesc = fmt.Sprintf("%d test images", nte)

@@ -84,6 +84,30 @@ func (o Options) trials(paper, quick int) int {
 	return paper
 }
 
+// sizes are an experiment's data and model sizes under one protocol.
+type sizes struct {
+	train, test int // images drawn per trial (test 0: the whole test set)
+	maxL        int // L_max of the one fit per trial
+	trials      int
+}
+
+// protocolSizes are an experiment's sizes under the paper's protocol and
+// under --quick.
+type protocolSizes struct{ paper, quick sizes }
+
+// sizes returns p's quick sizes under o.Quick and its paper sizes
+// otherwise, with the trial count of o.trials, and records the trial count
+// in r.
+func (o Options) sizes(r *Result, p protocolSizes) sizes {
+	s := p.paper
+	if o.Quick {
+		s = p.quick
+	}
+	s.trials = o.trials(p.paper.trials, p.quick.trials)
+	r.Trials = s.trials
+	return s
+}
+
 func (o Options) logf(format string, a ...any) {
 	fmt.Fprintf(o.Log, format+"\n", a...)
 }

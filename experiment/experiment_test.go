@@ -38,8 +38,14 @@ func (l logWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// runQuick runs experiment name in quick mode on the data it needs
+// (skipping the test under -short or when the data is missing) and checks
+// its output files.
 func runQuick(t *testing.T, name string, need ...string) *Result {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("slow")
+	}
 	o := Options{DataDir: dataDir(t, need...), OutDir: t.TempDir(), Quick: true, Seed: 1, Log: logWriter{t}, Command: "go test"}
 	start := time.Now()
 	r, err := Run(context.Background(), name, o)
@@ -79,16 +85,10 @@ func runQuick(t *testing.T, name string, need ...string) *Result {
 }
 
 func TestQuickRotation(t *testing.T) {
-	if testing.Short() {
-		t.Skip("slow")
-	}
 	runQuick(t, "e1", "mnist")
 }
 
 func TestQuickDigits(t *testing.T) {
-	if testing.Short() {
-		t.Skip("slow")
-	}
 	runQuick(t, "digits", "mnist", "fashion-mnist", "cvl-digits.tar.gz")
 }
 
@@ -120,14 +120,20 @@ func checkFaceNotes(t *testing.T, r *Result) {
 	}
 }
 
-func TestQuickFaces(t *testing.T) {
-	if testing.Short() {
-		t.Skip("slow")
-	}
-	r := runQuick(t, "faces", "orl_faces")
+// quickFaces runs an ORL experiment in quick mode and checks its notes and
+// that it has the named figures.
+func quickFaces(t *testing.T, name string, figures ...string) *Result {
+	t.Helper()
+	r := runQuick(t, name, "orl_faces")
 	checkFaceNotes(t, r)
-	hasFigure(t, r, "e3_test_acc")
-	hasFigure(t, r, "e3_train_acc")
+	for _, f := range figures {
+		hasFigure(t, r, f)
+	}
+	return r
+}
+
+func TestQuickFaces(t *testing.T) {
+	r := quickFaces(t, "faces", "e3_test_acc", "e3_train_acc")
 	// The double-descent peak: at L = N = 200 every learner is far below its
 	// best, and the random learners recover past it. RVFL is the weakest
 	// learner (best 36-51% in the quick run), so its dip is shallower: over
@@ -150,11 +156,7 @@ func TestQuickFaces(t *testing.T) {
 }
 
 func TestQuickIndicator(t *testing.T) {
-	if testing.Short() {
-		t.Skip("slow")
-	}
-	r := runQuick(t, "indicator", "orl_faces")
-	checkFaceNotes(t, r)
+	r := quickFaces(t, "indicator")
 	f := hasFigure(t, r, "e4_theta_vs_accuracy")
 	for _, k := range []string{"2DSCN", "SCN", "2DRVFL", "RVFL"} {
 		if !strings.Contains(string(f.SVG), ">"+k+"<") {
@@ -167,15 +169,7 @@ func TestQuickIndicator(t *testing.T) {
 }
 
 func TestQuickRobustness(t *testing.T) {
-	if testing.Short() {
-		t.Skip("slow")
-	}
-	r := runQuick(t, "robustness", "orl_faces")
-	checkFaceNotes(t, r)
-	hasFigure(t, r, "e5_test_acc")
-	hasFigure(t, r, "e5_train_acc")
-	hasFigure(t, r, "e5_example")
-	hasFigure(t, r, "e5_occluder")
+	r := quickFaces(t, "robustness", "e5_test_acc", "e5_train_acc", "e5_example", "e5_occluder")
 	// The report names the occluder and its terms.
 	if prov := strings.Join(r.Provenance, "\n"); !strings.Contains(prov, dataset.OccluderSource) || strings.Contains(prov, "video-001") {
 		t.Errorf("E5 provenance:\n%s", prov)
@@ -183,9 +177,6 @@ func TestQuickRobustness(t *testing.T) {
 }
 
 func TestQuickSmallWeights(t *testing.T) {
-	if testing.Short() {
-		t.Skip("slow")
-	}
 	r := runQuick(t, "e6")
 	if z := r.Values["max_abs_z"]; !(z <= 4) {
 		t.Errorf("largest |z| = %v", z)

@@ -46,6 +46,20 @@ func faceProtocol(o Options, r *Result, ls []int, trials int) {
 	r.note("%s", faceRankNote)
 }
 
+// faceGrid returns the L grid and the trial count of an ORL experiment
+// (quick's under o.Quick, with the trial count of o.trials), and records
+// the trial count and the ORL protocol in r.
+func faceGrid(o Options, r *Result, paperLs, quickLs []int, paperTrials, quickTrials int) ([]int, int) {
+	ls := paperLs
+	if o.Quick {
+		ls = quickLs
+	}
+	trials := o.trials(paperTrials, quickTrials)
+	r.Trials = trials
+	faceProtocol(o, r, ls, trials)
+	return ls, trials
+}
+
 // faceRankNote explains what happens around L = N = 200 on ORL.
 const faceRankNote = "With 200 training images the hidden-output matrix H (200 x L) has rank at most 200, " +
 	"and at L = N = 200 the least-squares fit interpolates the training set (train accuracy 100%). " +
@@ -205,13 +219,7 @@ func orlProvenance(o Options, r *Result) {
 }
 
 func runFaces(ctx context.Context, o Options, r *Result) error {
-	ls := faceLPaper
-	if o.Quick {
-		ls = faceLQuick
-	}
-	trials := o.trials(faceTrialsPaper, faceTrialsQuick)
-	r.Trials = trials
-	faceProtocol(o, r, ls, trials)
+	ls, trials := faceGrid(o, r, faceLPaper, faceLQuick, faceTrialsPaper, faceTrialsQuick)
 	outs, err := runFaceTrials(ctx, o, "E3", ls, trials, false, false)
 	if err != nil {
 		return err
@@ -241,13 +249,7 @@ func faceResults(r *Result, outs [][]trialOutcome, maxL int, id, prefix, name, t
 }
 
 func runRobustness(ctx context.Context, o Options, r *Result) error {
-	ls := faceLPaper
-	if o.Quick {
-		ls = faceLQuick
-	}
-	trials := o.trials(faceTrialsPaper, faceTrialsQuick)
-	r.Trials = trials
-	faceProtocol(o, r, ls, trials)
+	ls, trials := faceGrid(o, r, faceLPaper, faceLQuick, faceTrialsPaper, faceTrialsQuick)
 	r.protocol("%d of the 200 training images, chosen at random each trial, get a randomly placed %d x %d block replaced by the same rows and columns of an unrelated natural image "+
 		"(a photograph of a plush Go gopher, no human face, in grey, scaled to cover the 112 x 92 face); test images are clean (dataset.BuildOccluded; trial t's sets are the ones `scn derive occluded --seed %d+t` writes, same split as E3)",
 		occludedImages, occludeBlock, occludeBlock, o.Seed)
@@ -312,13 +314,8 @@ func signed(pix []float32) []float64 {
 }
 
 func runIndicator(ctx context.Context, o Options, r *Result) error {
-	l := indLPaper
-	if o.Quick {
-		l = indLQuick
-	}
-	trials := o.trials(indTrialsPaper, indTrialsQuick)
-	r.Trials = trials
-	faceProtocol(o, r, []int{l}, trials)
+	ls, trials := faceGrid(o, r, []int{indLPaper}, []int{indLQuick}, indTrialsPaper, indTrialsQuick)
+	l := ls[0]
 	r.protocol("Theta_raw = ||H o (1-H) o W||_F ||beta||_F on the training images (the paper's generalization indicator, its bound on the test error); Theta = Theta_raw / max over all %d models", trials*len(scn.Kinds()))
 	outs, err := runFaceTrials(ctx, o, "E4", []int{l}, trials, false, true)
 	if err != nil {

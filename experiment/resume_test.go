@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,21 +12,6 @@ import (
 	"github.com/scn2d/scn"
 	"github.com/scn2d/scn/dataset"
 )
-
-// blobSet is a small synthetic classification set of 8 x 6 images.
-func blobSet(n int, seed uint64) *dataset.Set {
-	rng := rand.New(rand.NewPCG(seed, 7))
-	s := &dataset.Set{Rows: 8, Cols: 6, Classes: []string{"a", "b", "c"}}
-	for i := 0; i < n; i++ {
-		c := i % 3
-		s.Labels = append(s.Labels, c)
-		for j := 0; j < 48; j++ {
-			v := 0.3*float64(c) + 0.2*float64(j%3) + 0.3*rng.Float64()
-			s.Pix = append(s.Pix, float32(min(1, v)))
-		}
-	}
-	return s
-}
 
 // cancelAfter cancels ctx once the log has seen n fit lines.
 type cancelAfter struct {
@@ -53,7 +37,7 @@ func TestResumedRunEqualsUninterrupted(t *testing.T) {
 			Kinds: scn.Kinds(), Trials: 3, Seed: 5, MaxNodes: 20, Checkpoints: []int{5, 10},
 			Label: "resume test", Cache: cache, DataID: "blobs",
 			Data: func(tr int) (*dataset.Set, *dataset.Set, error) {
-				return blobSet(90, uint64(tr)), blobSet(60, uint64(100+tr)), nil
+				return toySet(90, uint64(tr)), toySet(60, uint64(100+tr)), nil
 			},
 		}
 		if log != nil {

@@ -12,18 +12,14 @@ import (
 )
 
 // E1 protocol sizes.
-const (
-	rotTrainPaper, rotTestPaper, rotLPaper, rotTrialsPaper = 5000, 5000, 1800, 50
-	rotTrainQuick, rotTestQuick, rotLQuick, rotTrialsQuick = 1000, 1000, 200, 2
-)
+var rotSizes = protocolSizes{
+	paper: sizes{train: 5000, test: 5000, maxL: 1800, trials: 50},
+	quick: sizes{train: 1000, test: 1000, maxL: 200, trials: 2},
+}
 
 func runRotation(ctx context.Context, o Options, r *Result) error {
-	ntr, nte, maxL := rotTrainPaper, rotTestPaper, rotLPaper
-	if o.Quick {
-		ntr, nte, maxL = rotTrainQuick, rotTestQuick, rotLQuick
-	}
-	trials := o.trials(rotTrialsPaper, rotTrialsQuick)
-	r.Trials = trials
+	s := o.sizes(r, rotSizes)
+	ntr, nte, maxL, trials := s.train, s.test, s.maxL, s.trials
 	mtr, mte, err := loadMNIST(o.DataDir)
 	if err != nil {
 		return err

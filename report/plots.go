@@ -181,11 +181,10 @@ type BoxSeries struct {
 func BoxPlot(title, xlabel, ylabel string, categories []string, series []BoxSeries) ([]byte, error) {
 	p := newPlot(title, xlabel, ylabel)
 	ns := len(series)
-	width := vg.Points(float64(300) / float64(max(1, len(categories)*ns)))
-	width = min(width, vg.Points(20))
+	width := groupWidth(300, 20, len(categories)*ns)
 	for si, s := range series {
-		if len(s.Groups) != len(categories) {
-			return nil, fmt.Errorf("report: box series %q has %d groups for %d categories", s.Name, len(s.Groups), len(categories))
+		if err := checkCategories("box", "groups", s.Name, len(s.Groups), categories); err != nil {
+			return nil, err
 		}
 		col := colorOf(si)
 		var first *plotter.BoxPlot
@@ -226,6 +225,21 @@ func BoxPlot(title, xlabel, ylabel string, categories []string, series []BoxSeri
 	}
 	p.NominalX(categories...)
 	return render(p, plotWidth, plotHeight)
+}
+
+// groupWidth is the width of each of n boxes or bars side by side in span
+// points, at most widest points.
+func groupWidth(span, widest float64, n int) vg.Length {
+	return min(vg.Points(span/float64(max(1, n))), vg.Points(widest))
+}
+
+// checkCategories reports a series (of the given kind, named name) that
+// holds n groups or values (what) for other than one per category.
+func checkCategories(kind, what, name string, n int, categories []string) error {
+	if n != len(categories) {
+		return fmt.Errorf("report: %s series %q has %d %s for %d categories", kind, name, n, what, len(categories))
+	}
+	return nil
 }
 
 // Points is one set of markers of a scatter plot.
@@ -412,11 +426,10 @@ type BarSeries struct {
 func Bars(title, ylabel string, categories []string, series []BarSeries) ([]byte, error) {
 	p := newPlot(title, "", ylabel)
 	ns := len(series)
-	w := vg.Points(float64(360) / float64(max(1, len(categories)*ns)))
-	w = min(w, vg.Points(40))
+	w := groupWidth(360, 40, len(categories)*ns)
 	for i, s := range series {
-		if len(s.Values) != len(categories) {
-			return nil, fmt.Errorf("report: bar series %q has %d values for %d categories", s.Name, len(s.Values), len(categories))
+		if err := checkCategories("bar", "values", s.Name, len(s.Values), categories); err != nil {
+			return nil, err
 		}
 		for _, v := range s.Values {
 			if !finite(v) {

@@ -53,16 +53,9 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	var c scn.Config
-	switch *preset {
-	case "default":
-		c = scn.Default(k)
-	case "paper":
-		c = scn.Paper(k)
-	case "fast":
-		c = scn.Fast(k)
-	default:
-		return fmt.Errorf("unknown preset %q", *preset)
+	c, err := scn.PresetConfig(*preset, k)
+	if err != nil {
+		return err
 	}
 	c.MaxNodes = *nodes
 	path, err := c.FitPath(context.Background(), p, nil)

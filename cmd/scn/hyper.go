@@ -133,6 +133,27 @@ func (h *hyperFlags) changed(name string) bool {
 	return h.flags == nil || h.flags.Lookup(name) == nil || h.flags.Changed(name)
 }
 
+// override copies into c the settings whose flags were set, and leaves
+// the preset's value for the others.
+func (h *hyperFlags) override(c *scn.Config) {
+	setIf(h, "tolerance", &c.Tolerance, h.tolerance)
+	setIf(h, "ridge", &c.Ridge, h.ridge)
+	setIf(h, "block", &c.BlockSize, h.block)
+	setIf(h, "standardize", &c.Standardize, h.standardize)
+	setIf(h, "differences", &c.Differences, h.differences)
+	setIf(h, "float32-gram", &c.Float32Gram, h.float32Gram)
+	setIf(h, "bf16-gram", &c.BF16Gram, h.bf16Gram)
+	setIf(h, "pairs", &c.Pairs, h.pairs)
+	setIf(h, "robust", &c.Robust, h.robust)
+}
+
+// setIf sets *dst to v when the flag name was set.
+func setIf[T any](h *hyperFlags, name string, dst *T, v T) {
+	if h.changed(name) {
+		*dst = v
+	}
+}
+
 // parseField reads "MIN-MAX" (or "0").
 func parseField(s string) (lo, hi int, err error) {
 	if strings.TrimSpace(s) == "0" {
@@ -164,52 +185,19 @@ func (h *hyperFlags) kind() (scn.Kind, error) {
 // chosen per run; any other hyper-parameter that differs from the preset
 // makes the configuration "custom".
 func (h *hyperFlags) config(k scn.Kind) (scn.Config, error) {
-	var c, preset scn.Config
-	switch h.preset {
-	case "paper":
-		preset = scn.Paper(k)
-	case "default":
-		preset = scn.Default(k)
-	case "fast":
-		preset = scn.Fast(k)
-	default:
-		return scn.Config{}, usageError{fmt.Errorf("unknown preset %q (want default, paper or fast)", h.preset)}
+	preset, err := scn.PresetConfig(h.preset, k)
+	if err != nil {
+		return scn.Config{}, usageError{err}
 	}
-	c = preset
+	c := preset
 	c.Seed = h.seed
 	if h.changed("nodes") || h.preset != "fast" {
 		c.MaxNodes = h.nodes
 	}
-	if h.changed("tolerance") {
-		c.Tolerance = h.tolerance
-	}
-	if h.changed("ridge") {
-		c.Ridge = h.ridge
-	}
 	if h.candidates != 0 {
 		c.Candidates = h.candidates
 	}
-	if h.changed("block") {
-		c.BlockSize = h.block
-	}
-	if h.changed("standardize") {
-		c.Standardize = h.standardize
-	}
-	if h.changed("differences") {
-		c.Differences = h.differences
-	}
-	if h.changed("float32-gram") {
-		c.Float32Gram = h.float32Gram
-	}
-	if h.changed("bf16-gram") {
-		c.BF16Gram = h.bf16Gram
-	}
-	if h.changed("pairs") {
-		c.Pairs = h.pairs
-	}
-	if h.changed("robust") {
-		c.Robust = h.robust
-	}
+	h.override(&c)
 	if h.field != "" {
 		lo, hi, err := parseField(h.field)
 		if err != nil {
@@ -217,7 +205,6 @@ func (h *hyperFlags) config(k scn.Kind) (scn.Config, error) {
 		}
 		c.FieldMin, c.FieldMax = lo, hi
 	}
-	var err error
 	if h.activation != "" && h.changed("activation") {
 		if c.Activation, err = scn.ParseActivation(h.activation); err != nil {
 			return c, usageError{err}

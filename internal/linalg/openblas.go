@@ -66,7 +66,7 @@ func trans(t bool) C.enum_CBLAS_TRANSPOSE {
 
 func sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	if k == 0 {
-		scale32(m, n, beta, c, ldc)
+		scaleRows(m, n, beta, c, ldc)
 		return
 	}
 	if transA { // rows of op(A) are columns of A: not split
@@ -100,7 +100,7 @@ func sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int
 
 func dgemm(transA, transB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
 	if k == 0 {
-		scale64(m, n, beta, c, ldc)
+		scaleRows(m, n, beta, c, ldc)
 		return
 	}
 	if transA {
@@ -118,22 +118,8 @@ func dgemm(transA, transB bool, m, n, k int, alpha float64, a []float64, lda int
 	})
 }
 
-// scale32 sets C = beta * C (the product is empty when k = 0).
-func scale32(m, n int, beta float32, c []float32, ldc int) {
-	for i := 0; i < m; i++ {
-		row := c[i*ldc : i*ldc+n]
-		for j := range row {
-			if beta == 0 {
-				row[j] = 0
-			} else {
-				row[j] *= beta
-			}
-		}
-	}
-}
-
-// scale64 sets C = beta * C (the product is empty when k = 0).
-func scale64(m, n int, beta float64, c []float64, ldc int) {
+// scaleRows sets C = beta * C (the product is empty when k = 0).
+func scaleRows[T float32 | float64](m, n int, beta T, c []T, ldc int) {
 	for i := 0; i < m; i++ {
 		row := c[i*ldc : i*ldc+n]
 		for j := range row {
