@@ -450,13 +450,7 @@ func (bb *blockBuilder) correlations(k int) (hh, eh []float64) {
 		acc := part[s*size : (s+1)*size]
 		col := make([]float64, sh.hi-sh.lo)
 		for j := 0; j < k; j++ {
-			for i, v := range bb.z[j*n+sh.lo : j*n+sh.hi] {
-				col[i] = float64(v)
-			}
-			acc[k*m+j] = floats.Dot(col, col)
-			for q := 0; q < m; q++ {
-				acc[q*k+j] = floats.Dot(col, bb.e[q*n+sh.lo:q*n+sh.hi])
-			}
+			bb.correlate(bb.z[j*n+sh.lo:j*n+sh.hi], col, sh, acc, k, j)
 		}
 	})
 	sum := make([]float64, size)
@@ -464,6 +458,19 @@ func (bb *blockBuilder) correlations(k int) (hh, eh []float64) {
 		reduce(sum, part[s*size:(s+1)*size])
 	}
 	return sum[k*m:], sum[:k*m]
+}
+
+// correlate writes candidate j's h^T h and e_q^T h over shard sh into acc
+// (acc[k*m+j] and acc[q*k+j]) from its outputs z on the shard, through the
+// float64 scratch col: the same sums, in the same order, for every scorer.
+func (bb *blockBuilder) correlate(z []float32, col []float64, sh gramShard, acc []float64, k, j int) {
+	for i, v := range z {
+		col[i] = float64(v)
+	}
+	acc[k*bb.m+j] = floats.Dot(col, col)
+	for q := 0; q < bb.m; q++ {
+		acc[q*k+j] = floats.Dot(col, bb.e[q*bb.n+sh.lo:q*bb.n+sh.hi])
+	}
 }
 
 // partial returns the path of the nodes so far, without output weights.

@@ -5,7 +5,6 @@ import (
 	"sync"
 	"time"
 
-	"gonum.org/v1/gonum/floats"
 
 	"github.com/scn2d/scn/internal/linalg"
 )
@@ -243,13 +242,7 @@ func (bb *blockBuilder) pairCandidates(tu, tv int, lambda float64) (hh, eh []flo
 				}
 			}
 			act.applyRow(zj, b0[j])
-			for i, x := range zj {
-				col[i] = float64(x)
-			}
-			acc[k*m+j] = floats.Dot(col, col)
-			for q := 0; q < m; q++ {
-				acc[q*k+j] = floats.Dot(col, bb.e[q*n+sh.lo:q*n+sh.hi])
-			}
+			bb.correlate(zj, col, sh, acc, k, j)
 		}
 	})
 	sum := make([]float64, size)

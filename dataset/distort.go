@@ -126,28 +126,31 @@ func smooth(u []float64, rows, cols int, sigma float64) []float64 {
 	for i := range kern {
 		kern[i] /= sum
 	}
-	tmp := make([]float64, len(u))
-	for y := 0; y < rows; y++ {
-		for x := 0; x < cols; x++ {
-			var v float64
-			for j, w := range kern {
-				if xx := x + j - rad; xx >= 0 && xx < cols {
-					v += w * u[y*cols+xx]
-				}
-			}
-			tmp[y*cols+x] = v
-		}
-	}
+	// Along the rows (stride 1, runs of cols), then along the columns
+	// (stride cols, runs of rows): the same sums in the same order.
+	return convolve(convolve(u, kern, rows, cols, 1), kern, cols, rows, cols)
+}
+
+// convolve returns u convolved with kern (of odd length, centred) along
+// lines of length n with the given stride between neighbours; the lines
+// start at every index that is not a neighbour of another (lines of them):
+// stride 1 for rows of a rows x n field, stride cols for its columns.
+func convolve(u, kern []float64, lines, n, stride int) []float64 {
+	rad := len(kern) / 2
 	out := make([]float64, len(u))
-	for y := 0; y < rows; y++ {
-		for x := 0; x < cols; x++ {
+	for l := 0; l < lines; l++ {
+		start := l * n
+		if stride > 1 {
+			start = l
+		}
+		for x := 0; x < n; x++ {
 			var v float64
 			for j, w := range kern {
-				if yy := y + j - rad; yy >= 0 && yy < rows {
-					v += w * tmp[yy*cols+x]
+				if xx := x + j - rad; xx >= 0 && xx < n {
+					v += w * u[start+xx*stride]
 				}
 			}
-			out[y*cols+x] = v
+			out[start+x*stride] = v
 		}
 	}
 	return out

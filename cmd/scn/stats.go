@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/scn2d/scn"
@@ -238,20 +239,9 @@ are checked against --stats), and sums both sets anew (docs/stats.md).
 			if err != nil {
 				return fmt.Errorf("--stats %s: %w", statsIn, err)
 			}
-			nm, err := merged.Solve(m.Config.Ridge)
-			if err != nil {
+			if _, err := solveUpdate(cmd.OutOrStdout(), m, merged, out, sOut); err != nil {
 				return err
 			}
-			nm.Meta, nm.Preprocessing = m.Meta, m.Preprocessing
-			if err := nm.Save(out); err != nil {
-				return err
-			}
-			if sOut != "" {
-				if err := merged.Save(sOut); err != nil {
-					return err
-				}
-			}
-			summary(cmd.OutOrStdout(), nm)
 			fmt.Fprintf(cmd.OutOrStdout(), "updated with %d new images (%d in all): saved %s\n", fresh.N, merged.N, out)
 			return nil
 		},
@@ -263,4 +253,25 @@ are checked against --stats), and sums both sets anew (docs/stats.md).
 	intVar(cmd.Flags(), &grow, "grow", 0, 0, 1<<20, "add this many supervised nodes chosen on the new images' residual (scn, 2dscn; needs the old images: --old-idx-images ...)")
 	old.add(cmd, false)
 	return cmd
+}
+
+// solveUpdate solves the merged statistics of an update at the model's
+// ridge, keeps the model's metadata and preprocessing, saves the model to
+// out (and the statistics to sOut, if given) and prints its summary.
+func solveUpdate(w io.Writer, m *scn.Model, merged *scn.Stats, out, sOut string) (*scn.Model, error) {
+	nm, err := merged.Solve(m.Config.Ridge)
+	if err != nil {
+		return nil, err
+	}
+	nm.Meta, nm.Preprocessing = m.Meta, m.Preprocessing
+	if err := nm.Save(out); err != nil {
+		return nil, err
+	}
+	if sOut != "" {
+		if err := merged.Save(sOut); err != nil {
+			return nil, err
+		}
+	}
+	summary(w, nm)
+	return nm, nil
 }

@@ -199,20 +199,10 @@ func growUpdate(cmd *cobra.Command, m *scn.Model, oldStats *scn.Stats, d, old *d
 	if err != nil {
 		return err
 	}
-	nm, err := merged.Solve(m.Config.Ridge)
+	nm, err := solveUpdate(cmd.OutOrStdout(), m, merged, out, sOut)
 	if err != nil {
 		return err
 	}
-	nm.Meta, nm.Preprocessing = m.Meta, m.Preprocessing
-	if err := nm.Save(out); err != nil {
-		return err
-	}
-	if sOut != "" {
-		if err := merged.Save(sOut); err != nil {
-			return err
-		}
-	}
-	summary(cmd.OutOrStdout(), nm)
 	fmt.Fprintf(cmd.OutOrStdout(), "grown by %d nodes on the residual of %d new images, solved over %d images: saved %s\n", nm.Nodes()-m.Nodes(), newSet.Len(), merged.N, out)
 	return nil
 }

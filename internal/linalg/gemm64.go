@@ -43,16 +43,7 @@ const (
 // in order, of its inner blocks' kernel sums (plus the tail), so it depends
 // only on the shapes.
 func gemmNT64Serial(m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
-	for i := 0; i < m; i++ {
-		row := c[i*ldc : i*ldc+n]
-		for j := range row {
-			if beta == 0 {
-				row[j] = 0
-			} else {
-				row[j] *= beta
-			}
-		}
-	}
+	scaleRows(m, n, beta, c, ldc)
 	var out [12]float64
 	var xs [3]*float64
 	var ws [4]*float64
@@ -164,4 +155,19 @@ func GramNT32(m, n, k int, a, b []float32, c []float32, ldc int) {
 		return
 	}
 	gramNT32(m, n, k, a, b, c, ldc)
+}
+
+// scaleRows sets the m x n matrix C (ldc) to beta * C, zero for beta = 0
+// (NaNs and infinities in C included, as BLAS does).
+func scaleRows[T float32 | float64](m, n int, beta T, c []T, ldc int) {
+	for i := 0; i < m; i++ {
+		row := c[i*ldc : i*ldc+n]
+		for j := range row {
+			if beta == 0 {
+				row[j] = 0
+			} else {
+				row[j] *= beta
+			}
+		}
+	}
 }

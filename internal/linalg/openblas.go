@@ -118,20 +118,6 @@ func dgemm(transA, transB bool, m, n, k int, alpha float64, a []float64, lda int
 	})
 }
 
-// scaleRows sets C = beta * C (the product is empty when k = 0).
-func scaleRows[T float32 | float64](m, n int, beta T, c []T, ldc int) {
-	for i := 0; i < m; i++ {
-		row := c[i*ldc : i*ldc+n]
-		for j := range row {
-			if beta == 0 {
-				row[j] = 0
-			} else {
-				row[j] *= beta
-			}
-		}
-	}
-}
-
 func trsmRLT(m, n int, a []float64, lda int, b []float64, ldb int) {
 	C.cblas_dtrsm(C.CblasRowMajor, C.CblasRight, C.CblasLower, C.CblasTrans, C.CblasNonUnit,
 		C.blasint(m), C.blasint(n), 1, (*C.double)(unsafe.Pointer(&a[0])), C.blasint(lda),
