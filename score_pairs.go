@@ -5,7 +5,6 @@ import (
 	"sync"
 	"time"
 
-
 	"github.com/scn2d/scn/internal/linalg"
 )
 
