@@ -97,21 +97,14 @@ func newDeriveRotated() *cobra.Command {
 			if err := checkDeriveOut(f.out); err != nil {
 				return err
 			}
-			dir, terms, err := digitFolder(f.data)
+			train, err := readDigits(f.data, "train")
 			if err != nil {
 				return err
 			}
-			train, err := dataset.ReadIDX(filepath.Join(dir, "train-images-idx3-ubyte.gz"), filepath.Join(dir, "train-labels-idx1-ubyte.gz"))
+			test, err := readDigits(f.data, "t10k")
 			if err != nil {
 				return err
 			}
-			test, err := dataset.ReadIDX(filepath.Join(dir, "t10k-images-idx3-ubyte.gz"), filepath.Join(dir, "t10k-labels-idx1-ubyte.gz"))
-			if err != nil {
-				return err
-			}
-			// No local paths: the same data give the same manifest anywhere.
-			train.Source = terms + ", training set"
-			test.Source = terms + ", test set"
 			d, err := dataset.BuildRotated(train, test, nTrain, nTest, f.seed)
 			if err != nil {
 				return err
@@ -468,4 +461,23 @@ func oldFiles(dir string) []string {
 		}
 	}
 	return names
+}
+
+// readDigits reads MNIST's training ("train") or test ("t10k") IDX pair
+// from the digits folder of --data, its source named by the data's terms
+// (no local paths: the same data give the same manifest anywhere).
+func readDigits(data, part string) (*dataset.Set, error) {
+	dir, terms, err := digitFolder(data)
+	if err != nil {
+		return nil, err
+	}
+	s, err := dataset.ReadIDX(filepath.Join(dir, part+"-images-idx3-ubyte.gz"), filepath.Join(dir, part+"-labels-idx1-ubyte.gz"))
+	if err != nil {
+		return nil, err
+	}
+	s.Source = terms + ", training set"
+	if part == "t10k" {
+		s.Source = terms + ", test set"
+	}
+	return s, nil
 }

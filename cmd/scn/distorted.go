@@ -49,15 +49,10 @@ the original test set.`,
 			if err := checkDeriveOut(f.out); err != nil {
 				return err
 			}
-			dir, terms, err := digitFolder(f.data)
+			train, err := readDigits(f.data, "train")
 			if err != nil {
 				return err
 			}
-			train, err := dataset.ReadIDX(filepath.Join(dir, "train-images-idx3-ubyte.gz"), filepath.Join(dir, "train-labels-idx1-ubyte.gz"))
-			if err != nil {
-				return err
-			}
-			train.Source = terms + ", training set"
 			m := dataset.Manifest{
 				Name: distortedName,
 				Description: fmt.Sprintf("The training set and %d random elastic and affine distortions of each of its images (Simard et al. 2003): part-00000 the originals, part-k the k-th distorted copy, in the original order with the original labels.",
