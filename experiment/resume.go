@@ -46,14 +46,72 @@ func (o Options) trialCache() string {
 // data folder (as given) and whether the protocol is the quick one.
 func (o Options) dataID() string { return fmt.Sprintf("%s quick=%v", o.DataDir, o.Quick) }
 
-// fingerprint describes everything a trial's record depends on.
+// fingerprint describes everything a trial's record depends on. The
+// configuration and the selection are written as JSON with their zero
+// fields left out (stableJSON), so a field added to scn.Config later, whose
+// zero value keeps the old behaviour, leaves the fingerprints of earlier
+// runs' records unchanged and a full-protocol run resumes across versions.
 func (sp trialSpec) fingerprint(cfg scn.Config, trial int) string {
 	sel := "none"
 	if sp.Select != nil {
-		sel = fmt.Sprintf("%+v", *sp.Select)
+		sel = stableJSON(*sp.Select)
 	}
-	return fmt.Sprintf("v1|%s|trial %d|%+v|L %d|cps %v|select %s|indicator %v|robust %v|outputs %v|data %s",
-		sp.Label, trial, cfg, sp.MaxNodes, sp.Checkpoints, sel, sp.Indicator, sp.Robust, sp.KeepOutputs, sp.DataID)
+	return fmt.Sprintf("v2|%s|trial %d|%s|L %d|cps %v|select %s|indicator %v|robust %v|outputs %v|data %s",
+		sp.Label, trial, stableJSON(cfg), sp.MaxNodes, sp.Checkpoints, sel, sp.Indicator, sp.Robust, sp.KeepOutputs, sp.DataID)
+}
+
+// stableJSON encodes v as JSON with keys sorted and every zero value
+// (false, 0, "", null, empty list or object) left out, at any depth.
+func stableJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprintf("%+v", v) // not reached for the plain structs fingerprinted here
+	}
+	var tree any
+	if err := json.Unmarshal(b, &tree); err != nil {
+		return string(b)
+	}
+	out, _ := json.Marshal(dropZero(tree)) // maps encode with sorted keys
+	return string(out)
+}
+
+// dropZero removes the zero values of a decoded JSON tree; it returns nil
+// for a value that is zero as a whole.
+func dropZero(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, e := range t {
+			if e = dropZero(e); e == nil {
+				delete(t, k)
+			} else {
+				t[k] = e
+			}
+		}
+		if len(t) == 0 {
+			return nil
+		}
+		return t
+	case []any:
+		if len(t) == 0 {
+			return nil
+		}
+		return t // elements keep their places: a zero inside a list matters
+	case bool:
+		if !t {
+			return nil
+		}
+	case float64:
+		if t == 0 {
+			return nil
+		}
+	case string:
+		if t == "" {
+			return nil
+		}
+	case nil:
+		return nil
+	}
+	return v
 }
 
 // cachePath is the record file of a trial and kind.

@@ -94,3 +94,36 @@ func TestResumedRunEqualsUninterrupted(t *testing.T) {
 		t.Errorf("corrupt record: %v", err)
 	}
 }
+
+// TestFingerprintIgnoresZeroFields: a configuration field at its zero value
+// leaves the fingerprint as it was without the field (so adding a field to
+// scn.Config does not orphan an earlier run's records), while a field set to
+// anything else, or a changed one, makes a different fingerprint.
+func TestFingerprintIgnoresZeroFields(t *testing.T) {
+	sp := trialSpec{Label: "E1", MaxNodes: 100, Checkpoints: []int{10, 100}, DataID: "data"}
+	base := scn.Paper(scn.SCN2D)
+	fp := sp.fingerprint(base, 3)
+	if strings.Contains(fp, "Layers") || strings.Contains(fp, "Robust") {
+		t.Errorf("zero fields are in the fingerprint: %s", fp)
+	}
+	if again := sp.fingerprint(base, 3); again != fp {
+		t.Errorf("fingerprint not stable:\n%s\n%s", fp, again)
+	}
+	changed := []func(*scn.Config){
+		func(c *scn.Config) { c.Layers = []int{10} },
+		func(c *scn.Config) { c.Robust = true },
+		func(c *scn.Config) { c.Seed++ },
+		func(c *scn.Config) { c.Scales = append([]float64{0}, c.Scales...) },
+	}
+	for i, change := range changed {
+		c := base
+		c.Scales = append([]float64(nil), base.Scales...)
+		change(&c)
+		if sp.fingerprint(c, 3) == fp {
+			t.Errorf("change %d did not change the fingerprint", i)
+		}
+	}
+	if sp.fingerprint(base, 4) == fp {
+		t.Error("another trial has the same fingerprint")
+	}
+}

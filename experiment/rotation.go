@@ -79,8 +79,8 @@ func runRotation(ctx context.Context, o Options, r *Result) error {
 		btab.Header = append(btab.Header, k.Title())
 		groups := make([][]float64, 10)
 		for _, tr := range outs[ki] {
-			for i, y := range tr.TestOut {
-				groups[tr.TestDigits[i]] = append(groups[tr.TestDigits[i]], math.Abs(y-tr.TestTargets[i]))
+			for i, e := range tr.TestAbsErr {
+				groups[tr.TestDigits[i]] = append(groups[tr.TestDigits[i]], float64(e))
 			}
 		}
 		box = append(box, report.BoxSeries{Name: k.Title(), Groups: groups})

@@ -51,9 +51,12 @@ type trialOutcome struct {
 	Bytes       int64 // model file size
 	Params      int
 	Theta       float64   // generalization indicator on the training images (if asked)
-	TestOut     []float64 // final model's test outputs (if asked)
-	TestTargets []float64 // the test targets (regression, if asked)
-	TestDigits  []int     // the test images' labels, the digits of E1's regression sets (if asked)
+	// TestAbsErr is |output - target| of the final model on each test image
+	// (regression, if asked), rounded to float32: what E1's per-digit box
+	// plots need, at a third of the size of outputs and targets in float64,
+	// so that a full run's records stay small.
+	TestAbsErr []float32
+	TestDigits []int // the test images' labels, the digits of E1's regression sets (if asked)
 }
 
 // trialSpec describes a batch of fits.
@@ -180,8 +183,7 @@ func runTrials(ctx context.Context, sp trialSpec) ([][]trialOutcome, error) {
 					o.RobustTest = append(o.RobustTest, rte)
 				}
 				if sp.KeepOutputs && req == cps[len(cps)-1] {
-					o.TestOut = y
-					o.TestTargets = test.Targets
+					o.TestAbsErr = absErrors(y, test.Targets)
 					o.TestDigits = test.Labels
 				}
 			}
@@ -311,4 +313,13 @@ func collect(ts []trialOutcome, c int, f func(trialOutcome, int) float64) []floa
 		v[i] = f(t, ci)
 	}
 	return v
+}
+
+// absErrors returns |y_i - t_i| in float32.
+func absErrors(y, t []float64) []float32 {
+	e := make([]float32, len(y))
+	for i := range y {
+		e[i] = float32(math.Abs(y[i] - t[i]))
+	}
+	return e
 }
