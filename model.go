@@ -286,8 +286,18 @@ func minNorm(h *mat.Dense, t []float64, m int, ridge float64) ([]float64, error)
 	tol := float64(max(n, l)) * s[0] * 0x1p-52
 	var ut mat.Dense
 	ut.Mul(u.T(), tt) // k x m
+	divideRows(&ut, s, tol)
+	out := mat.NewDense(l, m, nil)
+	out.Mul(&v, &ut)
+	return out.RawMatrix().Data, nil
+}
+
+// divideRows divides row i of a by s[i], or zeroes it where s[i] <= tol:
+// the spectral step of a pseudo-inverse (singular values, or eigenvalues
+// of the normal equations) with small values treated as zero.
+func divideRows(a *mat.Dense, s []float64, tol float64) {
 	for i, si := range s {
-		row := ut.RawRowView(i)
+		row := a.RawRowView(i)
 		for j := range row {
 			if si > tol {
 				row[j] /= si
@@ -296,9 +306,6 @@ func minNorm(h *mat.Dense, t []float64, m int, ridge float64) ([]float64, error)
 			}
 		}
 	}
-	out := mat.NewDense(l, m, nil)
-	out.Mul(&v, &ut)
-	return out.RawMatrix().Data, nil
 }
 
 // Indicator returns the generalization indicator Theta_raw of the paper

@@ -268,16 +268,7 @@ func (s *Stats) Solve(ridge float64) (*Model, error) {
 		tol := float64(l) * top * 0x1p-52
 		var vt mat.Dense
 		vt.Mul(v.T(), mat.NewDense(l, m, s.HT)) // L x m
-		for i, x := range vals {
-			row := vt.RawRowView(i)
-			for j := range row {
-				if x > tol {
-					row[j] /= x
-				} else {
-					row[j] = 0
-				}
-			}
-		}
+		divideRows(&vt, vals, tol)
 		var b mat.Dense
 		b.Mul(&v, &vt)
 		beta = b.RawMatrix().Data

@@ -257,8 +257,7 @@ func (g *graph) float32s(name string, v []float32, shape ...int) {
 	for _, x := range v {
 		raw = binary.LittleEndian.AppendUint32(raw, math.Float32bits(x))
 	}
-	g.inits = append(g.inits, &pb.TensorProto{Name: proto.String(name), Dims: dims(shape),
-		DataType: proto.Int32(int32(pb.TensorProto_FLOAT)), RawData: raw})
+	g.raw(name, pb.TensorProto_FLOAT, raw, shape)
 }
 
 // float64s adds a float64 initializer stored as little-endian raw data.
@@ -267,8 +266,13 @@ func (g *graph) float64s(name string, v []float64, shape ...int) {
 	for _, x := range v {
 		raw = binary.LittleEndian.AppendUint64(raw, math.Float64bits(x))
 	}
+	g.raw(name, pb.TensorProto_DOUBLE, raw, shape)
+}
+
+// raw adds an initializer of the element type t from its little-endian bytes.
+func (g *graph) raw(name string, t pb.TensorProto_DataType, raw []byte, shape []int) {
 	g.inits = append(g.inits, &pb.TensorProto{Name: proto.String(name), Dims: dims(shape),
-		DataType: proto.Int32(int32(pb.TensorProto_DOUBLE)), RawData: raw})
+		DataType: proto.Int32(int32(t)), RawData: raw})
 }
 
 // int64s adds an int64 initializer (shapes and axes).
