@@ -506,3 +506,54 @@ func TestSupervisedPastRankAsTheAuthors(t *testing.T) {
 		}
 	}
 }
+
+// TestRankDeficientDataStopsAtItsRank: on images of rank 6 (copies of six
+// images) with conflicting labels, a supervised learner's residual is what
+// the minimum-norm output weights leave, far from zero, and orthogonal to
+// every column a node can have (a node's outputs on copies are copies): the
+// fit stops at 6 nodes with no admissible candidate, and each step's
+// training RMSE is that of the prefix model (beta = pinv(H) T).
+func TestRankDeficientDataStopsAtItsRank(t *testing.T) {
+	p := blobProblem(t, 60)
+	d := p.X.Dim()
+	for i := 6; i < p.X.Len(); i++ {
+		copy(p.X.Pix[i*d:(i+1)*d], p.X.Pix[(i%6)*d:(i%6+1)*d])
+	}
+	for i := range p.X.Len() { // copies of one image in different classes
+		for q := range p.M {
+			p.T[i*p.M+q] = 0
+		}
+		p.T[i*p.M+(i/6)%p.M] = 1
+	}
+	for _, k := range []Kind{SCN2D, SCN} {
+		c := Paper(k)
+		c.MaxNodes = 30
+		path, err := c.FitPath(context.Background(), p, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := path.Model()
+		if m.Nodes() != 6 || m.Summary.Stop != NoAdmissible {
+			t.Fatalf("%v: %d nodes, stop %v; want 6, no admissible candidate", k, m.Nodes(), m.Summary.Stop)
+		}
+		for _, st := range m.Summary.Trace {
+			pm, err := path.Prefix(st.L)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var y mat.Dense
+			y.Mul(hiddenMatrix(pm, p.X), mat.NewDense(st.L, p.M, pm.Beta))
+			var ss float64
+			for i, v := range y.RawMatrix().Data {
+				ss += (v - p.T[i]) * (v - p.T[i])
+			}
+			want := math.Sqrt(ss / float64(len(p.T)))
+			if want < 0.1 {
+				t.Fatalf("%v L=%d: training RMSE %g: the data should not be fitted exactly", k, st.L, want)
+			}
+			if math.Abs(st.RMSE-want) > 1e-9*want {
+				t.Errorf("%v L=%d: step RMSE %.12g, the minimum-norm fit's %.12g", k, st.L, st.RMSE, want)
+			}
+		}
+	}
+}
