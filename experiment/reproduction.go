@@ -54,24 +54,27 @@ type claim struct {
 var reproductionOrder = []string{"rotation", "digits", "faces", "indicator", "robustness", "smallweights", "size"}
 
 // Reproduction returns the text of REPRODUCTION.md for the results in dir.
-func Reproduction(dir string) (string, error) {
+// Each experiment's results are taken from the first of dir and more that
+// holds them, so that a full-protocol run still under way can be reported
+// with the quick protocol's results standing in for the experiments it has
+// not reached (the report's table of runs names each one's protocol).
+func Reproduction(dir string, more ...string) (string, error) {
 	results := map[string]*resultFile{}
+	dirs := append([]string{dir}, more...)
 	for _, name := range reproductionOrder {
-		b, err := os.ReadFile(filepath.Join(dir, name, "result.json"))
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
+		for _, d := range dirs {
+			r, err := readResult(d, name)
+			if err != nil {
+				return "", err
+			}
+			if r != nil {
+				results[name] = r
+				break
+			}
 		}
-		if err != nil {
-			return "", err
-		}
-		var r resultFile
-		if err := json.Unmarshal(b, &r); err != nil {
-			return "", fmt.Errorf("experiment: %s/result.json: %w", name, err)
-		}
-		results[name] = &r
 	}
 	if len(results) == 0 {
-		return "", fmt.Errorf("experiment: no result.json under %s (run scn experiment first)", dir)
+		return "", fmt.Errorf("experiment: no result.json under %s (run scn experiment first)", strings.Join(dirs, ", "))
 	}
 	var claims []claim
 	for _, name := range reproductionOrder {
@@ -80,6 +83,22 @@ func Reproduction(dir string) (string, error) {
 		}
 	}
 	return renderReproduction(results, claims), nil
+}
+
+// readResult reads dir/name/result.json, or returns nil if there is none.
+func readResult(dir, name string) (*resultFile, error) {
+	b, err := os.ReadFile(filepath.Join(dir, name, "result.json"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var r resultFile
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("experiment: %s/result.json: %w", filepath.Join(dir, name), err)
+	}
+	return &r, nil
 }
 
 var kindOrder = []string{"2DSCN", "SCN", "2DRVFL", "RVFL"}

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -44,5 +45,43 @@ func TestReproductionVerdicts(t *testing.T) {
 	}
 	if _, err := Reproduction(t.TempDir()); err == nil {
 		t.Error("a folder without results gave a report")
+	}
+}
+
+// TestReproductionTakesEachExperimentFromTheFirstFolder: with two result
+// folders, an experiment present in the first is reported from it and the
+// others from the second.
+func TestReproductionTakesEachExperimentFromTheFirstFolder(t *testing.T) {
+	quick := filepath.Join("..", "results", "quick")
+	first := t.TempDir()
+	src, err := os.ReadFile(filepath.Join(quick, "size", "result.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r map[string]any
+	if err := json.Unmarshal(src, &r); err != nil {
+		t.Fatal(err)
+	}
+	r["command"] = "scn experiment size --from-the-first-folder"
+	b, _ := json.Marshal(r)
+	if err := os.MkdirAll(filepath.Join(first, "size"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(first, "size", "result.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	both, err := Reproduction(first, quick)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alone, err := Reproduction(quick)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(both, "--from-the-first-folder") {
+		t.Error("the size experiment was not taken from the first folder")
+	}
+	if strings.Count(both, "scn experiment all --quick") != strings.Count(alone, "scn experiment all --quick")-1 {
+		t.Error("the other experiments were not taken from the second folder")
 	}
 }

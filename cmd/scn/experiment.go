@@ -28,7 +28,8 @@ func newExperiment() *cobra.Command {
 			"under --out/trials as it ends: a rerun with the same --out, seed and\n" +
 			"protocol reads them instead of fitting again (--fresh refits), so an\n" +
 			"interrupted run resumes where it stopped. \"scn experiment report\" writes\n" +
-			"REPRODUCTION.md from the results in --out: claim by claim, the paper's\n" +
+			"REPRODUCTION.md from the results in --out (a comma-separated list: each\n" +
+			"experiment from the first folder holding it): claim by claim, the paper's\n" +
 			"statement, the measured figures and the verdict. Experiments:\n\n" + describeAll(names),
 		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -83,9 +84,12 @@ func describeAll(names []string) string {
 }
 
 // writeReproduction writes REPRODUCTION.md from the results in dir to to
-// (default dir/REPRODUCTION.md), atomically.
+// (default dir/REPRODUCTION.md), atomically. dir may be a comma-separated
+// list: each experiment's results come from the first folder holding them.
 func writeReproduction(cmd *cobra.Command, dir, to string) error {
-	text, err := experiment.Reproduction(dir)
+	dirs := strings.Split(dir, ",")
+	dir = dirs[0]
+	text, err := experiment.Reproduction(dir, dirs[1:]...)
 	if err != nil {
 		return err
 	}
