@@ -50,7 +50,7 @@ type trialOutcome struct {
 	Stop        string
 	Bytes       int64 // model file size
 	Params      int
-	Theta       float64   // generalization indicator on the training images (if asked)
+	Theta       float64 // generalization indicator on the training images (if asked)
 	// TestAbsErr is |output - target| of the final model on each test image
 	// (regression, if asked), rounded to float32: what E1's per-digit box
 	// plots need, at a third of the size of outputs and targets in float64,
