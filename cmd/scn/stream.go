@@ -219,6 +219,9 @@ func trainStreamed(cmd *cobra.Command, cfg scn.Config, src *streamSource, p data
 		fmt.Fprintf(cmd.ErrOrStderr(), "scn: note: receptive fields of %d to %d pixels (the fast preset's 5 to 27 for 28 x 28, scaled to %d x %d); --field sets them\n", c.FieldMin, c.FieldMax, rows, cols)
 		cfg = c
 	}
+	// As for a fit in memory: keep the collector's slack small beside the
+	// factor and the shard buffers the streamed fit holds.
+	setGCSlack(cfg.EstimateStreamMemoryC(rows, cols, src.Chans(), len(src.Classes())))
 	bar := newProgress(cfg.MaxNodes, cfg.Kind.Title(), quiet)
 	m, err := cfg.FitStream(cmd.Context(), src, bar.step)
 	bar.finish()
