@@ -340,7 +340,13 @@ func allTrue(b int) []bool {
 // every node, the nodes), the first momentSample images it keeps and one
 // row shard of images and targets. It does not grow with N.
 func (c Config) EstimateStreamMemory(rows, cols, m int) int64 {
-	d := float64(max(rows, 1)) * float64(max(cols, 1))
+	return c.EstimateStreamMemoryC(rows, cols, 1, m)
+}
+
+// EstimateStreamMemoryC is EstimateStreamMemory for images of chans planes
+// (colour: 3).
+func (c Config) EstimateStreamMemoryC(rows, cols, chans, m int) int64 {
+	d := float64(max(rows, 1)) * float64(max(cols, 1)) * float64(max(chans, 1))
 	keep := float64(momentSample + shardRows)
-	return satAdd(c.EstimateBytes(momentSample, rows, cols, m), bytesOf(keep*(4*d+8*float64(max(m, 1)))))
+	return satAdd(c.EstimateBytesC(momentSample, rows, cols, chans, m), bytesOf(keep*(4*d+8*float64(max(m, 1)))))
 }

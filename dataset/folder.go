@@ -67,50 +67,9 @@ func readFolder(fsys fs.FS, dir string, p Preprocess, show func(string) string) 
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	entries, err := fs.ReadDir(fsys, dir)
+	classes, total, err := listFolder(fsys, dir, show)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", show(dir), unwrapPath(err))
-	}
-	// First the class folders and their image files, so that the memory
-	// the images will take is known before any is decoded.
-	type class struct {
-		name, dir string
-		images    []string
-	}
-	var classes []class
-	total := 0
-	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), ".") {
-			continue
-		}
-		sub := path.Join(dir, e.Name())
-		if !e.IsDir() {
-			if e.Type()&fs.ModeSymlink == 0 {
-				continue
-			}
-			// A symbolic link to a folder is a class folder; one that
-			// cannot be followed is an error, never silently dropped.
-			st, err := fs.Stat(fsys, sub)
-			if err != nil {
-				return nil, fmt.Errorf("%s: symbolic link: %w", show(sub), unwrapPath(err))
-			}
-			if !st.IsDir() {
-				continue
-			}
-		}
-		files, err := fs.ReadDir(fsys, sub)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", show(sub), unwrapPath(err))
-		}
-		names := imageNames(files)
-		if len(names) == 0 {
-			return nil, fmt.Errorf("%s: %w: class folder holds no image (%s)", show(sub), ErrFormat, extList())
-		}
-		classes = append(classes, class{e.Name(), sub, names})
-		total += len(names)
-	}
-	if len(classes) == 0 {
-		return nil, fmt.Errorf("%s: %w: no class subfolders (want root/<class>/<image>)", show(dir), ErrFormat)
+		return nil, err
 	}
 	s := &Set{}
 	for label, c := range classes {
@@ -132,6 +91,59 @@ func readFolder(fsys fs.FS, dir string, p Preprocess, show func(string) string) 
 		}
 	}
 	return s, nil
+}
+
+// folderClass is a class folder: its name, its path and its image files,
+// sorted.
+type folderClass struct {
+	name, dir string
+	images    []string
+}
+
+// listFolder lists the class folders below dir and their image files (see
+// ReadFolder), and counts the files, so that the memory the images will
+// take is known before any is decoded; show names paths in errors.
+func listFolder(fsys fs.FS, dir string, show func(string) string) ([]folderClass, int, error) {
+	entries, err := fs.ReadDir(fsys, dir)
+	if err != nil {
+		return nil, 0, fmt.Errorf("%s: %w", show(dir), unwrapPath(err))
+	}
+	var classes []folderClass
+	total := 0
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		sub := path.Join(dir, e.Name())
+		if !e.IsDir() {
+			if e.Type()&fs.ModeSymlink == 0 {
+				continue
+			}
+			// A symbolic link to a folder is a class folder; one that
+			// cannot be followed is an error, never silently dropped.
+			st, err := fs.Stat(fsys, sub)
+			if err != nil {
+				return nil, 0, fmt.Errorf("%s: symbolic link: %w", show(sub), unwrapPath(err))
+			}
+			if !st.IsDir() {
+				continue
+			}
+		}
+		files, err := fs.ReadDir(fsys, sub)
+		if err != nil {
+			return nil, 0, fmt.Errorf("%s: %w", show(sub), unwrapPath(err))
+		}
+		names := imageNames(files)
+		if len(names) == 0 {
+			return nil, 0, fmt.Errorf("%s: %w: class folder holds no image (%s)", show(sub), ErrFormat, extList())
+		}
+		classes = append(classes, folderClass{e.Name(), sub, names})
+		total += len(names)
+	}
+	if len(classes) == 0 {
+		return nil, 0, fmt.Errorf("%s: %w: no class subfolders (want root/<class>/<image>)", show(dir), ErrFormat)
+	}
+	return classes, total, nil
 }
 
 // unwrapPath drops the operation and path of a *fs.PathError, whose path is
@@ -372,49 +384,22 @@ func ReadCSV(path string, rows, cols int) (*Set, error) {
 
 // ReadCSVFrom is ReadCSV on a reader.
 func ReadCSVFrom(r io.Reader, rows, cols int) (*Set, error) {
-	cr := csv.NewReader(r)
-	cr.ReuseRecord = true
-	s := &Set{}
+	c := newCSVRecords(r, rows, cols)
+	s := &c.shape
 	var raw []float64
-	most, line := 0, 0
+	most := 0
 	for {
-		rec, err := cr.Read()
+		var label int
+		var err error
+		raw, label, err = c.next(raw)
 		if err == io.EOF {
 			break
 		}
-		line++
 		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrFormat, err)
-		}
-		at, _ := cr.FieldPos(0) // the line in the file, quoted line breaks counted
-		if line == 1 {
-			rec[0] = strings.TrimPrefix(rec[0], "\ufeff") // a byte-order mark
-		}
-		label, err := strconv.Atoi(strings.TrimSpace(rec[0]))
-		if err != nil {
-			if line == 1 {
-				continue // a header
-			}
-			return nil, fmt.Errorf("%w: line %d: label %s is not an integer%s", ErrFormat, at, excerpt(rec[0]), separatorHint(rec))
-		}
-		if label < 0 || label > 1<<16 {
-			return nil, fmt.Errorf("%w: line %d: label %d", ErrFormat, at, label)
-		}
-		if err := s.setShape(len(rec)-1, rows, cols, at); err != nil {
 			return nil, err
 		}
-		for _, field := range rec[1:] {
-			v, err := strconv.ParseFloat(strings.TrimSpace(field), 64)
-			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("%w: line %d: pixel %s is not a finite number", ErrFormat, at, excerpt(field))
-			}
-			if v < 0 || v > 255 {
-				return nil, fmt.Errorf("%w: line %d: pixel %v is outside [0, 255]", ErrFormat, at, v)
-			}
-			raw = append(raw, v)
-		}
 		// The values read so far (float64) and the pixels they become (float32).
-		if err := checkMemory(int64(cap(raw))*8+int64(len(raw))*4, fmt.Sprintf("the first %d lines", at)); err != nil {
+		if err := checkMemory(int64(cap(raw))*8+int64(len(raw))*4, fmt.Sprintf("the first %d lines", c.at)); err != nil {
 			return nil, err
 		}
 		s.Labels = append(s.Labels, label)
@@ -423,19 +408,83 @@ func ReadCSVFrom(r io.Reader, rows, cols int) (*Set, error) {
 	if len(s.Labels) == 0 {
 		return nil, fmt.Errorf("%w: no images", ErrFormat)
 	}
-	scale := 1.0
-	for _, v := range raw {
-		if v > 1 {
-			scale = 1.0 / 255
-			break
-		}
-	}
+	scale := csvScale(raw, 1)
 	s.Pix = make([]float32, len(raw))
 	for i, v := range raw {
 		s.Pix[i] = float32(v * scale)
 	}
 	s.Classes = digitClasses(max(most+1, 2))
 	return s, nil
+}
+
+// csvScale returns 1/255 if any value is above 1 or if scale already is
+// (pixels are then 0-255 values), else 1.
+func csvScale(raw []float64, scale float64) float64 {
+	for _, v := range raw {
+		if v > 1 {
+			return 1.0 / 255
+		}
+	}
+	return scale
+}
+
+// csvRecords reads the images of a CSV file one line at a time (ReadCSV's
+// rules); shape holds the image shape the first line fixes.
+type csvRecords struct {
+	cr         *csv.Reader
+	rows, cols int // asked for
+	shape      Set
+	line, at   int // records read; the line of the last in the file
+}
+
+// newCSVRecords reads the CSV file r with images of rows x cols (0, 0: square).
+func newCSVRecords(r io.Reader, rows, cols int) *csvRecords {
+	cr := csv.NewReader(r)
+	cr.ReuseRecord = true
+	return &csvRecords{cr: cr, rows: rows, cols: cols}
+}
+
+// next appends the pixels of the next image (as written: 0 to 255, or 0
+// to 1) to raw and returns them with its label; io.EOF after the last.
+func (c *csvRecords) next(raw []float64) ([]float64, int, error) {
+	for {
+		rec, err := c.cr.Read()
+		if err == io.EOF {
+			return raw, 0, io.EOF
+		}
+		c.line++
+		if err != nil {
+			return raw, 0, fmt.Errorf("%w: %v", ErrFormat, err)
+		}
+		c.at, _ = c.cr.FieldPos(0) // the line in the file, quoted line breaks counted
+		if c.line == 1 {
+			rec[0] = strings.TrimPrefix(rec[0], "\ufeff") // a byte-order mark
+		}
+		label, err := strconv.Atoi(strings.TrimSpace(rec[0]))
+		if err != nil {
+			if c.line == 1 {
+				continue // a header
+			}
+			return raw, 0, fmt.Errorf("%w: line %d: label %s is not an integer%s", ErrFormat, c.at, excerpt(rec[0]), separatorHint(rec))
+		}
+		if label < 0 || label > 1<<16 {
+			return raw, 0, fmt.Errorf("%w: line %d: label %d", ErrFormat, c.at, label)
+		}
+		if err := c.shape.setShape(len(rec)-1, c.rows, c.cols, c.at); err != nil {
+			return raw, 0, err
+		}
+		for _, field := range rec[1:] {
+			v, err := strconv.ParseFloat(strings.TrimSpace(field), 64)
+			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+				return raw, 0, fmt.Errorf("%w: line %d: pixel %s is not a finite number", ErrFormat, c.at, excerpt(field))
+			}
+			if v < 0 || v > 255 {
+				return raw, 0, fmt.Errorf("%w: line %d: pixel %v is outside [0, 255]", ErrFormat, c.at, v)
+			}
+			raw = append(raw, v)
+		}
+		return raw, label, nil
+	}
 }
 
 // setShape fixes the image shape from the first line and checks the others.

@@ -127,8 +127,8 @@ func NumPySet(x, y *npy.Array, targets bool, rows, cols int, channelsFirst bool)
 		return s, nil
 	}
 	n := s.Len()
-	if len(y.Shape) == 0 || y.Shape[0] != n || len(y.Shape) > 2 {
-		return nil, fmt.Errorf("%w: %d images, but the labels or targets have shape %v (want %d or %d x dim)", ErrFormat, n, y.Shape, n, n)
+	if err := checkYShape(y, n, targets); err != nil {
+		return nil, err
 	}
 	if targets {
 		t, err := y.Float64s()
@@ -146,13 +146,22 @@ func NumPySet(x, y *npy.Array, targets bool, rows, cols int, channelsFirst bool)
 		}
 		return s, nil
 	}
-	if len(y.Shape) == 2 && y.Shape[1] != 1 {
-		return nil, fmt.Errorf("%w: labels of shape %v: want one label per image (for regression targets, ask for targets)", ErrFormat, y.Shape)
-	}
 	if err := s.numpyLabels(y); err != nil {
 		return nil, err
 	}
 	return s, nil
+}
+
+// checkYShape refuses labels (or, with targets, regression targets) whose
+// shape is not that of n images' labels or targets.
+func checkYShape(y *npy.Array, n int, targets bool) error {
+	if len(y.Shape) == 0 || y.Shape[0] != n || len(y.Shape) > 2 {
+		return fmt.Errorf("%w: %d images, but the labels or targets have shape %v (want %d or %d x dim)", ErrFormat, n, y.Shape, n, n)
+	}
+	if !targets && len(y.Shape) == 2 && y.Shape[1] != 1 {
+		return fmt.Errorf("%w: labels of shape %v: want one label per image (for regression targets, ask for targets)", ErrFormat, y.Shape)
+	}
+	return nil
 }
 
 // numpyImages reads the images of an array.

@@ -18,6 +18,7 @@ type NPZ struct {
 	files  map[string]*zip.File
 	names  []string
 	closer io.Closer
+	ra     io.ReaderAt // the archive's bytes (Rows)
 }
 
 // OpenNPZ opens a .npz file. Close it when done.
@@ -46,7 +47,7 @@ func NewNPZ(r io.ReaderAt, size int64) (*NPZ, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: not a zip archive: %v", ErrFormat, err)
 	}
-	z := &NPZ{name: "npz", size: size, files: map[string]*zip.File{}}
+	z := &NPZ{name: "npz", size: size, files: map[string]*zip.File{}, ra: r}
 	for _, f := range zr.File {
 		name, ok := strings.CutSuffix(f.Name, ".npy")
 		if !ok {

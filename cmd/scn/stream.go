@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 
@@ -12,9 +13,18 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// Streamed fits (docs/stats.md): scn train reads IDX files shard by shard
-// instead of all at once when the images and the fit would not fit in the
-// memory limit, or when --stream asks for it.
+// Streamed fits (docs/stats.md): scn train reads labelled images shard by
+// shard instead of all at once (IDX files, a NumPy array, a folder of
+// class subfolders or a CSV file: a dataset.Stream) when the images and
+// the fit would not fit in the memory limit, or when --stream asks for it.
+
+// streamSource is a training set scn train streams, with the
+// preprocessing it applies and what it is, for the note.
+type streamSource struct {
+	dataset.Stream
+	Prep dataset.Preprocess
+	what string // "3 files", "x.npy", "the folder digits", ...
+}
 
 // idxLists reports whether the IDX flags name several files (a comma list
 // or a glob pattern).
@@ -41,45 +51,146 @@ func (d *dataFlags) idxSource(p dataset.Preprocess) (*dataset.IDXSource, error) 
 	return dataset.OpenIDXSource(images, labels, p)
 }
 
+// streamable says why the flags' training set cannot be streamed ("" if
+// it can): labelled images from IDX files, a NumPy array, a folder or a
+// CSV file, one source.
+func (d *dataFlags) streamable() string {
+	n := &d.numpy
+	switch {
+	case d.idxTargets != "" || n.targets != "" || n.npzTargets != "":
+		return "regression targets are read whole"
+	case d.derived != "":
+		return "a --derived folder is read whole"
+	case d.idxImages == "" && d.folder == "" && d.csv == "" && !n.given():
+		return "the built-in set is read whole"
+	case d.idxImages != "" && d.idxLabels == "":
+		return "--idx-images needs --idx-labels"
+	case n.images != "" && n.labels == "":
+		return "--npy-images needs --npy-labels"
+	}
+	if d.checkNumPyFlags() != nil || (d.rows == 0) != (d.cols == 0) {
+		return "the data flags are inconsistent"
+	}
+	sources := 0
+	for _, s := range []string{d.idxImages, d.folder, d.csv, n.images, n.npz} {
+		if s != "" {
+			sources++
+		}
+	}
+	if sources > 1 {
+		return "give one data source"
+	}
+	return ""
+}
+
+// openStream opens the flags' training set as a stream (streamable says
+// whether it can be).
+func (d *dataFlags) openStream(p dataset.Preprocess) (*streamSource, error) {
+	n := &d.numpy
+	var src dataset.Stream
+	var what string
+	var err error
+	switch {
+	case d.idxImages != "":
+		var s *dataset.IDXSource
+		if s, err = d.idxSource(p); err == nil {
+			src, what = s, fmt.Sprintf("%d files", len(s.Images))
+		}
+	case n.images != "":
+		src, err = dataset.OpenNPYSource(n.images, n.labels, d.rows, d.cols, n.channelsFirst, p)
+		what = n.images
+	case n.npz != "":
+		x, y := n.x, n.y
+		if x == "" {
+			x = "x"
+		}
+		if y == "" {
+			y = "y"
+		}
+		src, err = dataset.OpenNPZSource(n.npz, x, y, d.rows, d.cols, n.channelsFirst, p)
+		what = n.npz
+	case d.folder != "":
+		src, err = dataset.OpenFolderSource(d.folder, p)
+		what = "the folder " + d.folder
+	case d.csv != "":
+		src, err = dataset.OpenCSVSource(d.csv, d.rows, d.cols, p)
+		what = d.csv
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &streamSource{Stream: src, Prep: p, what: what}, nil
+}
+
+// inMemory returns the bytes reading src whole and fitting cfg on it take.
+func inMemory(cfg scn.Config, src dataset.Stream) int64 {
+	n := int64(src.Len())
+	rows, cols := src.Shape()
+	d := int64(rows * cols * src.Chans())
+	return n*(src.StoredBytes()+4*d) + cfg.EstimateBytesC(src.Len(), rows, cols, src.Chans(), len(src.Classes()))
+}
+
+// smallCSV is the share of the memory limit under which a CSV file is not
+// considered for streaming without --stream: a whole read holds at most
+// 12 bytes per pixel (its float64 values and float32 pixels) and a pixel
+// takes at least 2 bytes of text, so its images take under 6/16 of the
+// limit (and opening the stream would parse the file once more).
+const smallCSV = 16
+
 // streamPlan decides whether scn train streams its data: it returns the
 // opened source when it does (nil otherwise), with a note for stderr.
 // force is --stream; without it the fit streams when the images and the
 // fit in memory would exceed the memory limit and the configuration can
 // be streamed.
-func (d *dataFlags) streamPlan(cfg scn.Config, sel *scn.Selection, force bool, statsOut string) (*dataset.IDXSource, string, error) {
+func (d *dataFlags) streamPlan(cfg scn.Config, sel *scn.Selection, force bool, statsOut string) (*streamSource, string, error) {
+	b := currentBudget()
+	why := d.streamable()
 	if !force {
-		// Only a fit that can stream, on IDX files alone, is considered;
+		// Only a fit that can stream, on a source that can, is considered;
 		// anything else goes the way it always went (read whole, checked
 		// against the limit, with its own errors).
-		if d.idxImages == "" || d.idxLabels == "" || d.idxTargets != "" || d.folder != "" || d.csv != "" || d.derived != "" || d.numpy.given() ||
-			cfg.StreamFits() != nil || sel != nil || statsOut != "" || currentBudget().bytes <= 0 {
+		if why != "" || cfg.StreamFits() != nil || sel != nil || statsOut != "" || b.bytes <= 0 {
 			return nil, "", nil
 		}
-	} else if d.idxImages == "" || d.idxTargets != "" || d.folder != "" || d.csv != "" || d.derived != "" || d.numpy.given() {
-		return nil, "", usageError{fmt.Errorf("--stream reads IDX files alone: give --idx-images and --idx-labels (several files as a comma list or a glob); other sources are read whole")}
+		if d.csv != "" {
+			if st, err := os.Stat(d.csv); err != nil || st.Size() < b.bytes/smallCSV {
+				return nil, "", nil
+			}
+		}
+	} else if why != "" {
+		return nil, "", usageError{fmt.Errorf("--stream reads labelled images from IDX files (--idx-images and --idx-labels, several as a comma list or a glob), a NumPy array (--npy-images and --npy-labels, or --npz), a folder of class subfolders (--folder) or a CSV file (--csv): %s", why)}
 	}
 	p, err := d.preprocess()
 	if err != nil {
 		return nil, "", err
 	}
-	src, err := d.idxSource(p)
+	src, err := d.openStream(p)
 	if err != nil {
 		if !force {
 			return nil, "", nil // the reader says what is wrong, as without streaming
 		}
 		return nil, "", err
 	}
-	n := src.Len()
-	rows, cols := src.Shape()
-	m := len(src.Classes())
-	b := currentBudget()
-	inMemory := int64(n)*int64(rows*cols)*(4+1) + cfg.EstimateBytes(n, rows, cols, m)
-	if !force && inMemory <= b.bytes {
+	whole := inMemory(cfg, src)
+	if !force && whole <= b.bytes {
 		return nil, "", nil
 	}
-	why := "--stream"
+	if f, ok := src.Stream.(*dataset.FolderSource); ok && !f.Resolved() {
+		// Its planes were counted as 3: decide them (a scan of the images).
+		if err := f.Resolve(context.Background()); err != nil {
+			return nil, "", err
+		}
+		if whole = inMemory(cfg, src); !force && whole <= b.bytes {
+			return nil, "", nil
+		}
+	}
+	n := src.Len()
+	rows, cols := src.Shape()
+	c, m := src.Chans(), len(src.Classes())
 	if !force {
-		why = fmt.Sprintf("in memory the %d images and the fit would take about %s, more than the limit of %s (%s)", n, formatBytes(inMemory), formatBytes(b.bytes), b.from)
+		why = fmt.Sprintf("in memory the %d images and the fit would take about %s, more than the limit of %s (%s)", n, formatBytes(whole), formatBytes(b.bytes), b.from)
+	} else {
+		why = "--stream"
 	}
 	if err := cfg.StreamFits(); err != nil {
 		return nil, "", fmt.Errorf("--stream: %w", err)
@@ -90,23 +201,27 @@ func (d *dataFlags) streamPlan(cfg scn.Config, sel *scn.Selection, force bool, s
 	case statsOut != "":
 		return nil, "", fmt.Errorf("--stream: a streamed fit does not write --stats-out: sum the statistics with scn stats build per shard and scn stats merge")
 	}
-	need := cfg.EstimateStreamMemory(rows, cols, m) + int64(dataset.DefaultChunk)*int64(rows*cols)*(4+1+4)
-	if err := b.check(need, fmt.Sprintf("streaming %s with --nodes %d over %d images of %d x %d", cfg.Kind.Title(), cfg.MaxNodes, n, rows, cols), "lower --nodes"); err != nil {
+	d1 := int64(rows * cols * c)
+	need := cfg.EstimateStreamMemoryC(rows, cols, c, m) + int64(dataset.DefaultChunk)*(src.StoredBytes()+3*4*d1)
+	if err := b.check(need, fmt.Sprintf("streaming %s with --nodes %d over %d images of %d x %d x %d", cfg.Kind.Title(), cfg.MaxNodes, n, c, rows, cols), "lower --nodes"); err != nil {
 		return nil, "", err
 	}
-	note := fmt.Sprintf("scn: note: streaming %d images from %d files (%s): two passes over the files, about %s in memory; no progress until the second pass ends\n",
-		n, len(src.Images), why, formatBytes(need))
+	note := fmt.Sprintf("scn: note: streaming %d images from %s (%s): two passes over the data, about %s in memory; no progress until the second pass ends\n",
+		n, src.what, why, formatBytes(need))
 	return src, note, nil
 }
 
 // trainStreamed fits cfg on the stream and saves the model; it saves
 // nothing when interrupted (no node is complete before the pass ends).
-func trainStreamed(cmd *cobra.Command, cfg scn.Config, src *dataset.IDXSource, p dataset.Preprocess, out string, quiet bool) error {
+func trainStreamed(cmd *cobra.Command, cfg scn.Config, src *streamSource, p dataset.Preprocess, out string, quiet bool) error {
 	rows, cols := src.Shape()
 	if c := cfg.ForImages(rows, cols); c.FieldMax != cfg.FieldMax {
 		fmt.Fprintf(cmd.ErrOrStderr(), "scn: note: receptive fields of %d to %d pixels (the fast preset's 5 to 27 for 28 x 28, scaled to %d x %d); --field sets them\n", c.FieldMin, c.FieldMax, rows, cols)
 		cfg = c
 	}
+	// As for a fit in memory: keep the collector's slack small beside the
+	// factor and the shard buffers the streamed fit holds.
+	setGCSlack(cfg.EstimateStreamMemoryC(rows, cols, src.Chans(), len(src.Classes())))
 	bar := newProgress(cfg.MaxNodes, cfg.Kind.Title(), quiet)
 	m, err := cfg.FitStream(cmd.Context(), src, bar.step)
 	bar.finish()
@@ -116,11 +231,13 @@ func trainStreamed(cmd *cobra.Command, cfg scn.Config, src *dataset.IDXSource, p
 		}
 		return err
 	}
-	m.Preprocessing = scn.Preprocessing(p)
+	// What recordData records of the set a whole read gives.
+	set := &dataset.Set{Channels: src.Chans()}
+	m.Preprocessing = p.Record(set)
 	if m.Meta == nil {
 		m.Meta = map[string]string{}
 	}
-	m.Meta[metaSource] = strings.Join(src.Images, ", ")
+	m.Meta[metaSource] = src.Describe()
 	m.Meta[metaInverted] = fmt.Sprintf("%d of %d", src.Inverted(), src.Len())
 	if err := m.Save(out); err != nil {
 		return err

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/scn2d/scn/dataset"
+	"github.com/scn2d/scn/npy"
 )
 
 // shardFiles writes the 300 training images of files() as three IDX
@@ -86,9 +89,9 @@ func TestTrainStreamedBadInput(t *testing.T) {
 	if !strings.Contains(out, "model selection") {
 		t.Fatalf("selection: %s", out)
 	}
-	out = fails(t, "train", "--model", "rvfl", "--stream", "--csv", filepath.Join(dir, "x.csv"), "-o", model)
-	if !strings.Contains(out, "--stream reads IDX files") {
-		t.Fatalf("csv: %s", out)
+	out = fails(t, "train", "--model", "rvfl", "--stream", "-o", model)
+	if !strings.Contains(out, "--stream reads labelled images") || !strings.Contains(out, "built-in set") {
+		t.Fatalf("built-in set: %s", out)
 	}
 	out = fails(t, "train", "--model", "rvfl", "--idx-images", filepath.Join(dir, "nothing-*.gz"), "--idx-labels", labels, "-o", model)
 	if !strings.Contains(out, "no file matches") {
@@ -187,5 +190,159 @@ func TestUpdateGrow(t *testing.T) {
 	out = fails(t, append(append([]string{"update", model, "--stats", st, "--grow", "10", "-o", grown}, newData...), wrong...)...)
 	if !strings.Contains(out, "statistics (--stats) were summed over 200") {
 		t.Fatalf("other old images: %s", out)
+	}
+}
+
+// streamSources writes the 300 training images of files() as the other
+// sources scn train streams and returns, for each, its data flags: a .npy
+// pair, a stored and a deflated .npz, a CSV file, a folder of grey PNGs
+// and a folder of colour PNGs.
+func streamSources(t *testing.T) (dir string, sources map[string][]string) {
+	t.Helper()
+	dir, train, test := files(t)
+	numpyFiles(t, dir, train, test)
+	b := make([]uint8, len(train.Pix))
+	for i, v := range train.Pix {
+		b[i] = uint8(math.Round(float64(v) * 255))
+	}
+	x := &npy.Array{Shape: []int{train.Len(), 28, 28}, Data: b}
+	lab := make([]int64, train.Len())
+	var csv strings.Builder
+	for i, l := range train.Labels {
+		lab[i] = int64(l)
+		fmt.Fprintf(&csv, "%d", l)
+		for _, v := range b[i*784 : (i+1)*784] {
+			fmt.Fprintf(&csv, ",%d", v)
+		}
+		csv.WriteString("\n")
+	}
+	y := &npy.Array{Shape: []int{train.Len()}, Data: lab}
+	for _, c := range []struct {
+		name     string
+		compress bool
+	}{{"stored.npz", false}, {"deflated.npz", true}} {
+		if err := npy.WriteNPZFile(filepath.Join(dir, c.name), c.compress, npy.Named{Name: "x", Array: x}, npy.Named{Name: "y", Array: y}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "train.csv"), []byte(csv.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	grey := filepath.Join(dir, "grey")
+	if err := dataset.WritePNGFolder(grey, train); err != nil {
+		t.Fatal(err)
+	}
+	colour, _ := hueFolder(t, 150)
+	return dir, map[string][]string{
+		"npy":          {"--npy-images", filepath.Join(dir, "train.npy"), "--npy-labels", filepath.Join(dir, "train-labels.npy")},
+		"stored npz":   {"--npz", filepath.Join(dir, "stored.npz")},
+		"deflated npz": {"--npz", filepath.Join(dir, "deflated.npz"), "--invert", "auto"},
+		"csv":          {"--csv", filepath.Join(dir, "train.csv"), "--resize", "20x24", "--fit", "crop"},
+		"grey folder":  {"--folder", grey},
+		"colour":       {"--folder", colour},
+		"colour grey":  {"--folder", colour, "--grey"},
+	}
+}
+
+// TestTrainStreamedSourcesAreInMemory: scn train --stream on a NumPy
+// array (.npy, stored and deflated .npz), a CSV file and folders (grey,
+// colour, colour read as grey), with preprocessing, writes the model file
+// the fit in memory of the same data writes, byte for byte.
+func TestTrainStreamedSourcesAreInMemory(t *testing.T) {
+	dir, sources := streamSources(t)
+	for name, data := range sources {
+		a, b := filepath.Join(dir, "mem.scn"), filepath.Join(dir, "stream.scn")
+		args := append([]string{"train", "--model", "rvfl", "--preset", "fast", "--nodes", "120", "--quiet"}, data...)
+		ok(t, append(args, "-o", a)...)
+		out := ok(t, append(args, "--stream", "-o", b)...)
+		if !strings.Contains(out, "scn: note: streaming") {
+			t.Fatalf("%s: no note of the streamed fit:\n%s", name, out)
+		}
+		fa, _ := os.ReadFile(a)
+		fb, _ := os.ReadFile(b)
+		if len(fa) == 0 || !bytes.Equal(fa, fb) {
+			t.Fatalf("%s: the streamed model file differs from the one fitted in memory", name)
+		}
+	}
+}
+
+// TestTrainStreamedSourcesBadInput: a folder image of another size in the
+// middle of the stream, a truncated .npy file and labels that do not
+// match stop the streamed fit with the file's name; no model is written.
+func TestTrainStreamedSourcesBadInput(t *testing.T) {
+	dir, sources := streamSources(t)
+	model := filepath.Join(dir, "m.scn")
+	train := func(data ...string) string {
+		t.Helper()
+		out, code := run(t, append([]string{"train", "--model", "rvfl", "--preset", "fast", "--nodes", "60", "--stream", "-o", model}, data...)...)
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		if code == 0 || !strings.HasPrefix(lines[len(lines)-1], "scn: ") || strings.Contains(out, "panic") {
+			t.Fatalf("want an error on its last line, got (exit %d):\n%s", code, out)
+		}
+		if _, err := os.Stat(model); err == nil {
+			t.Fatalf("a model was written: %s", out)
+		}
+		return out
+	}
+	grey := sources["grey folder"][1]
+	pngs, _ := filepath.Glob(filepath.Join(grey, "*", "*.png"))
+	bad := pngs[len(pngs)/2]
+	writePNG(t, bad, make([]float32, 14*56), 14, 56)
+	out := train("--folder", grey)
+	if !strings.Contains(out, bad) || !strings.Contains(out, "14 x 56") {
+		t.Fatalf("folder: the error does not name the file and its size: %s", out)
+	}
+	npyPath := filepath.Join(dir, "train.npy")
+	raw, _ := os.ReadFile(npyPath)
+	os.WriteFile(npyPath, raw[:len(raw)-100], 0o644)
+	out = train(sources["npy"]...)
+	if !strings.Contains(out, npyPath) || !strings.Contains(out, "truncated") {
+		t.Fatalf("truncated npy: %s", out)
+	}
+	os.WriteFile(npyPath, raw, 0o644)
+	out = train("--npy-images", npyPath, "--npy-labels", filepath.Join(dir, "train-targets.npy"))
+	if !strings.Contains(out, "train-targets.npy") || !strings.Contains(out, "labels") {
+		t.Fatalf("labels that do not match: %s", out)
+	}
+	out = train("--npy-images", npyPath, "--npy-targets", filepath.Join(dir, "train-targets.npy"))
+	if !strings.Contains(out, "regression targets are read whole") {
+		t.Fatalf("targets: %s", out)
+	}
+}
+
+// TestTrainStreamsLargeNumPyByItself: without --stream, a NumPy array
+// whose images and fit would exceed --max-memory is streamed (with a note
+// saying why), and the model is the one --stream gives.
+func TestTrainStreamsLargeNumPyByItself(t *testing.T) {
+	dir, train, _ := files(t)
+	const copies = 80 // 24000 images: more than a streamed fit keeps
+	b := make([]uint8, 0, copies*len(train.Pix))
+	lab := make([]int64, 0, copies*train.Len())
+	for k := 0; k < copies; k++ {
+		for i, v := range train.Pix {
+			b = append(b, uint8(math.Round(float64(v)*255))^uint8(k*(i%3)))
+		}
+		for _, l := range train.Labels {
+			lab = append(lab, int64(l))
+		}
+	}
+	x, y := filepath.Join(dir, "big.npy"), filepath.Join(dir, "big-labels.npy")
+	if err := npy.WriteFile(x, &npy.Array{Shape: []int{len(lab), 28, 28}, Data: b}); err != nil {
+		t.Fatal(err)
+	}
+	if err := npy.WriteFile(y, &npy.Array{Shape: []int{len(lab)}, Data: lab}); err != nil {
+		t.Fatal(err)
+	}
+	a, c := filepath.Join(dir, "auto.scn"), filepath.Join(dir, "forced.scn")
+	args := []string{"train", "--model", "rvfl", "--preset", "fast", "--nodes", "40", "--quiet", "--max-memory", "90MiB", "--npy-images", x, "--npy-labels", y}
+	out := ok(t, append(args, "-o", a)...)
+	if !strings.Contains(out, "streaming 24000 images from "+x+" (in memory the 24000 images and the fit would take about") {
+		t.Fatalf("no note of the streamed fit:\n%s", out)
+	}
+	ok(t, append(args, "--stream", "-o", c)...)
+	fa, _ := os.ReadFile(a)
+	fc, _ := os.ReadFile(c)
+	if len(fa) == 0 || !bytes.Equal(fa, fc) {
+		t.Fatal("the fit streamed by itself differs from the one --stream asks for")
 	}
 }
