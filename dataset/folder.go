@@ -67,50 +67,11 @@ func readFolder(fsys fs.FS, dir string, p Preprocess, show func(string) string) 
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	entries, err := fs.ReadDir(fsys, dir)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", show(dir), unwrapPath(err))
-	}
 	// First the class folders and their image files, so that the memory
 	// the images will take is known before any is decoded.
-	type class struct {
-		name, dir string
-		images    []string
-	}
-	var classes []class
-	total := 0
-	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), ".") {
-			continue
-		}
-		sub := path.Join(dir, e.Name())
-		if !e.IsDir() {
-			if e.Type()&fs.ModeSymlink == 0 {
-				continue
-			}
-			// A symbolic link to a folder is a class folder; one that
-			// cannot be followed is an error, never silently dropped.
-			st, err := fs.Stat(fsys, sub)
-			if err != nil {
-				return nil, fmt.Errorf("%s: symbolic link: %w", show(sub), unwrapPath(err))
-			}
-			if !st.IsDir() {
-				continue
-			}
-		}
-		files, err := fs.ReadDir(fsys, sub)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", show(sub), unwrapPath(err))
-		}
-		names := imageNames(files)
-		if len(names) == 0 {
-			return nil, fmt.Errorf("%s: %w: class folder holds no image (%s)", show(sub), ErrFormat, extList())
-		}
-		classes = append(classes, class{e.Name(), sub, names})
-		total += len(names)
-	}
-	if len(classes) == 0 {
-		return nil, fmt.Errorf("%s: %w: no class subfolders (want root/<class>/<image>)", show(dir), ErrFormat)
+	classes, total, err := folderClasses(fsys, dir, show)
+	if err != nil {
+		return nil, err
 	}
 	s := &Set{}
 	for label, c := range classes {
@@ -132,6 +93,58 @@ func readFolder(fsys fs.FS, dir string, p Preprocess, show func(string) string) 
 		}
 	}
 	return s, nil
+}
+
+// folderClass is a class subfolder of a folder: its name, its path and
+// its image files, sorted.
+type folderClass struct {
+	name, dir string
+	images    []string
+}
+
+// folderClasses lists the class subfolders of dir with their image files
+// (as ReadFolder takes them), and counts the images.
+func folderClasses(fsys fs.FS, dir string, show func(string) string) ([]folderClass, int, error) {
+	entries, err := fs.ReadDir(fsys, dir)
+	if err != nil {
+		return nil, 0, fmt.Errorf("%s: %w", show(dir), unwrapPath(err))
+	}
+	var classes []folderClass
+	total := 0
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		sub := path.Join(dir, e.Name())
+		if !e.IsDir() {
+			if e.Type()&fs.ModeSymlink == 0 {
+				continue
+			}
+			// A symbolic link to a folder is a class folder; one that
+			// cannot be followed is an error, never silently dropped.
+			st, err := fs.Stat(fsys, sub)
+			if err != nil {
+				return nil, 0, fmt.Errorf("%s: symbolic link: %w", show(sub), unwrapPath(err))
+			}
+			if !st.IsDir() {
+				continue
+			}
+		}
+		files, err := fs.ReadDir(fsys, sub)
+		if err != nil {
+			return nil, 0, fmt.Errorf("%s: %w", show(sub), unwrapPath(err))
+		}
+		names := imageNames(files)
+		if len(names) == 0 {
+			return nil, 0, fmt.Errorf("%s: %w: class folder holds no image (%s)", show(sub), ErrFormat, extList())
+		}
+		classes = append(classes, folderClass{e.Name(), sub, names})
+		total += len(names)
+	}
+	if len(classes) == 0 {
+		return nil, 0, fmt.Errorf("%s: %w: no class subfolders (want root/<class>/<image>)", show(dir), ErrFormat)
+	}
+	return classes, total, nil
 }
 
 // unwrapPath drops the operation and path of a *fs.PathError, whose path is
