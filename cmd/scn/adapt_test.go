@@ -21,8 +21,8 @@ func TestFitBlockHalvesToFit(t *testing.T) {
 	cfg.MaxNodes, cfg.BlockSize = 1000, 500
 	half := cfg
 	half.BlockSize = 250
-	full, _ := fitTotal(cfg, nil, tr, 0)
-	need, _ := fitTotal(half, nil, tr, 0)
+	full := fitTotal(cfg, nil, tr, 0)
+	need := fitTotal(half, nil, tr, 0)
 	if need >= full {
 		t.Fatalf("blocks of 250 need %d bytes, of 500 %d: the test needs the block to matter", need, full)
 	}
@@ -60,10 +60,10 @@ func TestFitBlockLowersCandidates(t *testing.T) {
 	cfg.MaxNodes, cfg.BlockSize, cfg.Candidates = 200, 16, 512
 	want := cfg
 	want.BlockSize, want.Candidates = 8, 256
-	least, _ := fitTotal(want, nil, tr, 0)
+	least := fitTotal(want, nil, tr, 0)
 	low := want
 	low.BlockSize, low.Candidates = 8, 512
-	if more, _ := fitTotal(low, nil, tr, 0); more <= least {
+	if more := fitTotal(low, nil, tr, 0); more <= least {
 		t.Fatalf("512 candidates need %d bytes, 256 %d: the test needs candidates to matter", more, least)
 	}
 	b := budget{memLimit{bytes: least, from: "test"}}

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -144,21 +146,9 @@ func (b budget) apply() { dataset.SetMemoryLimit(b.bytes) }
 func setBytes(s *dataset.Set) int64 { return s.Shape().Bytes() }
 
 // fitNeed returns what fitting cfg on a set of shape sh takes beyond the
-// set, and the flag that lowers it most.
-func fitNeed(cfg scn.Config, sh dataset.Shape) (int64, string) {
-	e := cfg.EstimateMemoryC(sh.N, sh.Rows, sh.Cols, sh.Channels, sh.Outputs())
-	hint := "lower --nodes"
-	if e.Candidates > e.Total()/2 {
-		hint = "lower --candidates"
-		// Pair scoring holds a shard of the images transposed, which
-		// fewer candidates do not shrink.
-		single := cfg
-		single.Pairs = false
-		if cfg.Pairs && 2*single.EstimateMemoryC(sh.N, sh.Rows, sh.Cols, sh.Channels, sh.Outputs()).Candidates < e.Candidates {
-			hint = "score candidates one by one (--pairs=false)"
-		}
-	}
-	return e.Total(), hint
+// set.
+func fitNeed(cfg scn.Config, sh dataset.Shape) int64 {
+	return cfg.EstimateBytesC(sh.N, sh.Rows, sh.Cols, sh.Channels, sh.Outputs())
 }
 
 // outputs returns the model outputs a set gives: its classes or target
@@ -175,11 +165,8 @@ func (b budget) checkFit(cfg scn.Config, sel *scn.Selection, train dataset.Shape
 		return fmt.Errorf("--nodes %d is more than %d times the %d training images: %s's hidden outputs have rank at most %d, so nodes beyond that only change the minimum-norm or ridge solution, while every node costs time in proportion to N^2; lower --nodes",
 			cfg.MaxNodes, maxNodesPerImage, n, cfg.Kind.Title(), n)
 	}
-	need, hint := fitTotal(cfg, sel, train, testBytes)
-	if cfg.BlockSize > 1 {
-		hint += ", lower --block"
-	}
-	hint += ", shrink the images with --resize"
+	need := fitTotal(cfg, sel, train, testBytes)
+	hint := fitHints(cfg, sel, train, testBytes, need)
 	what := fmt.Sprintf("fitting %s with --nodes %d on %d images of %s", cfg.Kind.Title(), cfg.MaxNodes, train.N, inputShape(train.Rows, train.Cols, train.Channels))
 	if cfg.BlockSize > 1 {
 		what += fmt.Sprintf(" (blocks of %d", cfg.BlockSize)
@@ -195,16 +182,66 @@ func (b budget) checkFit(cfg scn.Config, sel *scn.Selection, train dataset.Shape
 }
 
 // fitTotal is the memory a fit of cfg on a training set of shape train
-// takes with its data (and a test set of testBytes), and the flag that
-// lowers it most.
-func fitTotal(cfg scn.Config, sel *scn.Selection, train dataset.Shape, testBytes int64) (int64, string) {
-	fit, hint := fitNeed(cfg, train)
-	need := train.Bytes() + fit
+// takes with its data (and a test set of testBytes).
+func fitTotal(cfg scn.Config, sel *scn.Selection, train dataset.Shape, testBytes int64) int64 {
+	need := train.Bytes() + fitNeed(cfg, train)
 	if sel != nil {
 		need += sel.EstimateBytesC(cfg, train.N, train.Rows, train.Cols, train.Channels, train.Outputs())
-		hint += " (model selection adds the held-out hidden outputs and L x L matrices; --validation 0 turns it off)"
 	}
-	return need + testBytes + processOverhead(need+testBytes), hint
+	return need + testBytes + processOverhead(need+testBytes)
+}
+
+// fitHints says, for a fit of cfg that needs need bytes, what each flag
+// that lowers it would make of it, least first: half the image sides
+// (--resize), no model selection (--validation 0), half the nodes, the
+// smallest block and candidates fitBlock tries, candidates scored one by
+// one instead of as pairs (pair scoring holds a shard of the images
+// transposed, which fewer candidates do not shrink).
+func fitHints(cfg scn.Config, sel *scn.Selection, train dataset.Shape, testBytes, need int64) string {
+	type option struct {
+		flags string
+		need  int64
+	}
+	var opts []option
+	if train.Rows >= 2 && train.Cols >= 2 {
+		half := train
+		half.Rows, half.Cols = (train.Rows+1)/2, (train.Cols+1)/2
+		opts = append(opts, option{fmt.Sprintf("--resize %dx%d", half.Rows, half.Cols), fitTotal(cfg, sel, half, testBytes/4)})
+	}
+	if sel != nil {
+		opts = append(opts, option{"--validation 0", fitTotal(cfg, nil, train, testBytes)})
+	}
+	if c := cfg; c.MaxNodes >= 2 {
+		c.MaxNodes /= 2
+		opts = append(opts, option{fmt.Sprintf("--nodes %d", c.MaxNodes), fitTotal(c, sel, train, testBytes)})
+	}
+	if c := smallestFit(cfg, keepFlags{}); c.BlockSize != cfg.BlockSize || c.Candidates != cfg.Candidates {
+		flags := fmt.Sprintf("--block %d", c.BlockSize)
+		if c.Candidates != cfg.Candidates {
+			flags += fmt.Sprintf(" --candidates %d", c.Candidates)
+		}
+		opts = append(opts, option{flags, fitTotal(c, sel, train, testBytes)})
+	}
+	if c := cfg; c.Pairs {
+		c.Pairs = false
+		opts = append(opts, option{"--pairs=false", fitTotal(c, sel, train, testBytes)})
+	}
+	slices.SortStableFunc(opts, func(a, b option) int { return cmp.Compare(a.need, b.need) })
+	var parts []string
+	for _, o := range opts {
+		if o.need >= need {
+			continue
+		}
+		if len(parts) == 0 {
+			parts = append(parts, fmt.Sprintf("%s would need about %s", o.flags, formatBytes(o.need)))
+		} else {
+			parts = append(parts, fmt.Sprintf("%s about %s", o.flags, formatBytes(o.need)))
+		}
+	}
+	if len(parts) == 0 {
+		return "lower --nodes"
+	}
+	return strings.Join(parts, ", ")
 }
 
 // processOverhead is what a process holding live bytes of arrays takes
@@ -241,7 +278,7 @@ const minCandidates = 2
 // are left alone. When nothing fits it returns cfg as it is (checkFit then
 // refuses it).
 func (b budget) fitBlock(cfg scn.Config, sel *scn.Selection, train dataset.Shape, keep keepFlags) (scn.Config, string) {
-	fits := func(c scn.Config) bool { need, _ := fitTotal(c, sel, train, 0); return need <= b.bytes }
+	fits := func(c scn.Config) bool { return fitTotal(c, sel, train, 0) <= b.bytes }
 	if b.bytes <= 0 || cfg.BlockSize <= 1 || fits(cfg) {
 		return cfg, ""
 	}

@@ -232,7 +232,7 @@ func printPlan(w io.Writer, cfg scn.Config, sel *scn.Selection, s *dataset.Set) 
 		fmt.Fprintf(w, "selection   %s\n", selectionPlan(sel))
 	}
 	e := cfg.EstimateMemoryC(s.Len(), s.Rows, s.Cols, s.Chans(), outputs(s))
-	total, _ := fitTotal(cfg, sel, s.Shape(), 0)
+	total := fitTotal(cfg, sel, s.Shape(), 0)
 	var selBytes int64
 	if sel != nil {
 		selBytes = sel.EstimateBytesC(cfg, s.Len(), s.Rows, s.Cols, s.Chans(), outputs(s))
@@ -264,14 +264,8 @@ func (h *hyperFlags) fitPlan(cfg scn.Config, sel *scn.Selection, sh dataset.Shap
 	keep := keepFlags{block: h.changed("block"), candidates: h.changed("candidates")}
 	cfg, note := b.fitBlock(cfg, sel, sh, keep)
 	notes += note
-	if err := b.checkFit(cfg, sel, sh, 0); err != nil {
-		if low := smallestFit(cfg, keep); low.BlockSize != cfg.BlockSize || low.Candidates != cfg.Candidates {
-			need, _ := fitTotal(low, sel, sh, 0)
-			err = fmt.Errorf("%w (blocks of %d nodes with %d candidates per node, the least the preset lowers to, would still need about %s)", err, low.BlockSize, low.Candidates, formatBytes(need))
-		}
-		return cfg, notes, err
-	}
-	return cfg, notes, nil
+	err := b.checkFit(cfg, sel, sh, 0)
+	return cfg, notes, err
 }
 
 // selectionPlan says how model selection will hold out data.
