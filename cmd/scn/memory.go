@@ -194,7 +194,8 @@ func fitTotal(cfg scn.Config, sel *scn.Selection, train dataset.Shape, testBytes
 // fitHints says, for a fit of cfg that needs need bytes, what each flag
 // that lowers it would make of it, least first: half the image sides
 // (--resize), no model selection (--validation 0), half the nodes, the
-// smallest block and candidates fitBlock tries, candidates scored one by
+// smallest block and candidates fitBlock tries (without blocks, two
+// candidates per node), candidates scored one by
 // one instead of as pairs (pair scoring holds a shard of the images
 // transposed, which fewer candidates do not shrink).
 func fitHints(cfg scn.Config, sel *scn.Selection, train dataset.Shape, testBytes, need int64) string {
@@ -221,6 +222,10 @@ func fitHints(cfg scn.Config, sel *scn.Selection, train dataset.Shape, testBytes
 			flags += fmt.Sprintf(" --candidates %d", c.Candidates)
 		}
 		opts = append(opts, option{flags, fitTotal(c, sel, train, testBytes)})
+	}
+	if c := cfg; c.BlockSize <= 1 && c.Kind.Choice == scn.Supervised && c.Candidates > minCandidates {
+		c.Candidates = minCandidates
+		opts = append(opts, option{fmt.Sprintf("--candidates %d", c.Candidates), fitTotal(c, sel, train, testBytes)})
 	}
 	if c := cfg; c.Pairs {
 		c.Pairs = false
