@@ -218,18 +218,11 @@ func (m Manifest) readme() string {
 // ReadDerived reads a derived set that Write put in dir, checking every
 // file against the manifest (shape, count, checksum).
 func ReadDerived(dir string) (*Derived, error) {
-	mp := filepath.Join(dir, manifestFile)
-	js, err := os.ReadFile(mp)
+	m, err := readManifest(dir)
 	if err != nil {
-		return nil, fmt.Errorf("dataset: %w", err)
+		return nil, err
 	}
-	d := &Derived{}
-	if err := json.Unmarshal(js, &d.Manifest); err != nil {
-		return nil, fmt.Errorf("dataset: %s: %w: %v", mp, ErrFormat, err)
-	}
-	if len(d.Manifest.Parts) == 0 {
-		return nil, fmt.Errorf("dataset: %s: %w: no parts", mp, ErrFormat)
-	}
+	d := &Derived{Manifest: m}
 	for _, info := range d.Manifest.Parts {
 		s, err := readPart(dir, info)
 		if err != nil {
@@ -238,6 +231,23 @@ func ReadDerived(dir string) (*Derived, error) {
 		d.Parts = append(d.Parts, Part{Name: info.Name, Set: s})
 	}
 	return d, nil
+}
+
+// readManifest reads the manifest of a derived set in dir.
+func readManifest(dir string) (Manifest, error) {
+	var m Manifest
+	mp := filepath.Join(dir, manifestFile)
+	js, err := os.ReadFile(mp)
+	if err != nil {
+		return m, fmt.Errorf("dataset: %w", err)
+	}
+	if err := json.Unmarshal(js, &m); err != nil {
+		return m, fmt.Errorf("dataset: %s: %w: %v", mp, ErrFormat, err)
+	}
+	if len(m.Parts) == 0 {
+		return m, fmt.Errorf("dataset: %s: %w: no parts", mp, ErrFormat)
+	}
+	return m, nil
 }
 
 // readPart reads one part's files and checks them against info.

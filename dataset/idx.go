@@ -61,46 +61,17 @@ func readIDXHashed(r io.Reader, h io.Writer) (*idx, error) {
 	if h != nil {
 		r = io.TeeReader(r, h)
 	}
-	var hdr [4]byte
-	if _, err := io.ReadFull(r, hdr[:]); err != nil {
-		return nil, fmt.Errorf("%w: truncated IDX header", ErrFormat)
-	}
-	if hdr[0] != 0 || hdr[1] != 0 {
-		return nil, fmt.Errorf("%w: wrong IDX magic %x", ErrFormat, hdr)
-	}
-	size := map[byte]int64{idxUbyte: 1, idxInt32: 4, idxFloat32: 4, idxFloat64: 8}[hdr[2]]
-	if size == 0 {
-		return nil, fmt.Errorf("%w: unsupported IDX element type 0x%02x", ErrFormat, hdr[2])
-	}
-	if hdr[3] < 1 || hdr[3] > 4 {
-		return nil, fmt.Errorf("%w: IDX with %d dimensions", ErrFormat, hdr[3])
-	}
-	dims := make([]int, hdr[3])
-	total := size
-	for i := range dims {
-		var b [4]byte
-		if _, err := io.ReadFull(r, b[:]); err != nil {
-			return nil, fmt.Errorf("%w: truncated IDX header", ErrFormat)
-		}
-		dims[i] = int(binary.BigEndian.Uint32(b[:]))
-		if dims[i] == 0 {
-			return nil, fmt.Errorf("%w: IDX dimension %d is zero", ErrFormat, i)
-		}
-		if int64(dims[i]) > maxIDXBytes/total { // checked before multiplying: no overflow
-			return nil, fmt.Errorf("%w: IDX header claims more than %d bytes", ErrFormat, int64(maxIDXBytes))
-		}
-		total *= int64(dims[i])
-		if total > maxIDXBytes {
-			return nil, fmt.Errorf("%w: IDX header claims more than %d bytes", ErrFormat, int64(maxIDXBytes))
-		}
+	kind, dims, total, err := readIDXHead(r)
+	if err != nil {
+		return nil, err
 	}
 	// What the data become: float32 pixels for images, int or float64
 	// values otherwise; with the raw bytes, checked before reading them.
 	out := int64(8)
-	if hdr[2] == idxUbyte && len(dims) >= 2 {
+	if kind == idxUbyte && len(dims) >= 2 {
 		out = 4
 	}
-	if err := checkMemory(total+total/size*out, "the IDX data its header claims ("+dimsText(dims)+")"); err != nil {
+	if err := checkMemory(total+total/idxSize[kind]*out, "the IDX data its header claims ("+dimsText(dims)+")"); err != nil {
 		return nil, err
 	}
 	data, err := readBounded(r, total)
@@ -115,7 +86,50 @@ func readIDXHashed(r io.Reader, h io.Writer) (*idx, error) {
 	default:
 		return nil, fmt.Errorf("%w: IDX: %v", ErrFormat, err)
 	}
-	return &idx{kind: hdr[2], dims: dims, data: data}, nil
+	return &idx{kind: kind, dims: dims, data: data}, nil
+}
+
+// idxSize gives the bytes of an element of each IDX type.
+var idxSize = map[byte]int64{idxUbyte: 1, idxInt32: 4, idxFloat32: 4, idxFloat64: 8}
+
+// readIDXHead reads and checks an IDX header from r: the element type, the
+// dimensions (none zero) and the bytes of data they claim, at most
+// maxIDXBytes.
+func readIDXHead(r io.Reader) (kind byte, dims []int, total int64, err error) {
+	var hdr [4]byte
+	if _, err := io.ReadFull(r, hdr[:]); err != nil {
+		return 0, nil, 0, fmt.Errorf("%w: truncated IDX header", ErrFormat)
+	}
+	if hdr[0] != 0 || hdr[1] != 0 {
+		return 0, nil, 0, fmt.Errorf("%w: wrong IDX magic %x", ErrFormat, hdr)
+	}
+	size := idxSize[hdr[2]]
+	if size == 0 {
+		return 0, nil, 0, fmt.Errorf("%w: unsupported IDX element type 0x%02x", ErrFormat, hdr[2])
+	}
+	if hdr[3] < 1 || hdr[3] > 4 {
+		return 0, nil, 0, fmt.Errorf("%w: IDX with %d dimensions", ErrFormat, hdr[3])
+	}
+	dims = make([]int, hdr[3])
+	total = size
+	for i := range dims {
+		var b [4]byte
+		if _, err := io.ReadFull(r, b[:]); err != nil {
+			return 0, nil, 0, fmt.Errorf("%w: truncated IDX header", ErrFormat)
+		}
+		dims[i] = int(binary.BigEndian.Uint32(b[:]))
+		if dims[i] == 0 {
+			return 0, nil, 0, fmt.Errorf("%w: IDX dimension %d is zero", ErrFormat, i)
+		}
+		if int64(dims[i]) > maxIDXBytes/total { // checked before multiplying: no overflow
+			return 0, nil, 0, fmt.Errorf("%w: IDX header claims more than %d bytes", ErrFormat, int64(maxIDXBytes))
+		}
+		total *= int64(dims[i])
+		if total > maxIDXBytes {
+			return 0, nil, 0, fmt.Errorf("%w: IDX header claims more than %d bytes", ErrFormat, int64(maxIDXBytes))
+		}
+	}
+	return hdr[2], dims, total, nil
 }
 
 // readBounded reads exactly n bytes from r into a slice that grows with

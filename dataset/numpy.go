@@ -166,43 +166,11 @@ func checkYShape(y *npy.Array, n int, targets bool) error {
 
 // numpyImages reads the images of an array.
 func numpyImages(x *npy.Array, rows, cols int, channelsFirst bool) (*Set, error) {
-	sh := x.Shape
-	c, last := 1, false
-	if len(sh) == 4 {
-		var err error
-		if c, last, sh, err = channelAxis(sh, channelsFirst); err != nil {
-			return nil, err
-		}
+	n, rows, cols, c, last, err := numpyShape(x.Shape, rows, cols, channelsFirst)
+	if err != nil {
+		return nil, err
 	}
-	var n, d int
-	switch len(sh) {
-	case 3:
-		n, d = sh[0], sh[1]*sh[2]
-		if (rows != 0 && rows != sh[1]) || (cols != 0 && cols != sh[2]) {
-			return nil, fmt.Errorf("%w: images are %d x %d, not %d x %d as asked", ErrFormat, sh[1], sh[2], rows, cols)
-		}
-		rows, cols = sh[1], sh[2]
-	case 2:
-		n, d = sh[0], sh[1]
-		switch {
-		case rows <= 0 && cols <= 0:
-			side := int(math.Round(math.Sqrt(float64(d))))
-			rows, cols = side, side
-		case rows <= 0:
-			rows = d / cols
-		case cols <= 0:
-			cols = d / rows
-		}
-		if d < 1 || rows > d || cols > d || rows*cols != d {
-			return nil, fmt.Errorf("%w: images of %d pixels are not %d x %d (give the shape with rows and cols)", ErrFormat, d, rows, cols)
-		}
-	default:
-		return nil, fmt.Errorf("%w: images of shape %v: want N x rows x cols, N x rows*cols, N x rows x cols x C or (channels first) N x C x rows x cols", ErrFormat, x.Shape)
-	}
-	d *= c
-	if n < 1 || d < 1 {
-		return nil, fmt.Errorf("%w: images of shape %v: no images", ErrFormat, x.Shape)
-	}
+	d := c * rows * cols
 	s := &Set{Rows: rows, Cols: cols}
 	if c > 1 {
 		s.Channels = c
@@ -232,6 +200,48 @@ func numpyImages(x *npy.Array, rows, cols int, channelsFirst bool) (*Set, error)
 		channelsToFront(s.Pix, n, rows*cols, c)
 	}
 	return s, nil
+}
+
+// numpyShape reads the shape of an image array: the images, their rows,
+// columns and planes, and whether the planes are the last axis. rows,
+// cols and channelsFirst are as for ReadNPY.
+func numpyShape(shape []int, rows, cols int, channelsFirst bool) (n, imgRows, imgCols, c int, last bool, err error) {
+	sh := shape
+	c = 1
+	if len(sh) == 4 {
+		if c, last, sh, err = channelAxis(sh, channelsFirst); err != nil {
+			return 0, 0, 0, 0, false, err
+		}
+	}
+	var d int
+	switch len(sh) {
+	case 3:
+		n, d = sh[0], sh[1]*sh[2]
+		if (rows != 0 && rows != sh[1]) || (cols != 0 && cols != sh[2]) {
+			return 0, 0, 0, 0, false, fmt.Errorf("%w: images are %d x %d, not %d x %d as asked", ErrFormat, sh[1], sh[2], rows, cols)
+		}
+		rows, cols = sh[1], sh[2]
+	case 2:
+		n, d = sh[0], sh[1]
+		switch {
+		case rows <= 0 && cols <= 0:
+			side := int(math.Round(math.Sqrt(float64(d))))
+			rows, cols = side, side
+		case rows <= 0:
+			rows = d / cols
+		case cols <= 0:
+			cols = d / rows
+		}
+		if d < 1 || rows > d || cols > d || rows*cols != d {
+			return 0, 0, 0, 0, false, fmt.Errorf("%w: images of %d pixels are not %d x %d (give the shape with rows and cols)", ErrFormat, d, rows, cols)
+		}
+	default:
+		return 0, 0, 0, 0, false, fmt.Errorf("%w: images of shape %v: want N x rows x cols, N x rows*cols, N x rows x cols x C or (channels first) N x C x rows x cols", ErrFormat, shape)
+	}
+	if n < 1 || d < 1 {
+		return 0, 0, 0, 0, false, fmt.Errorf("%w: images of shape %v: no images", ErrFormat, shape)
+	}
+	return n, rows, cols, c, last, nil
 }
 
 // channelAxis reads the channel axis of a four-dimensional image array:

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -27,6 +28,10 @@ func FuzzRead(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		a, err := Read(bytes.NewReader(data))
 		b, err2 := read(bytes.NewReader(data), int64(len(data)), true)
+		h, herr := ReadHeader(bytes.NewReader(data))
+		if err == nil && (herr != nil || !slices.Equal(h.Shape, a.Shape)) {
+			t.Fatalf("the header reader disagrees with the reader: %v, shape %v for %v", herr, h.Shape, a.Shape)
+		}
 		if (err == nil) != (err2 == nil) {
 			t.Fatalf("stream and sized reads disagree: %v, %v", err, err2)
 		}
@@ -75,9 +80,13 @@ func FuzzReadNPZ(f *testing.F) {
 			return
 		}
 		for _, name := range z.Names() {
+			h, herr := z.Header(name)
 			if a, err := z.Array(name); err == nil {
 				if err := a.check(); err != nil {
 					t.Fatalf("%s: accepted an inconsistent array: %v", name, err)
+				}
+				if herr != nil || !slices.Equal(h.Shape, a.Shape) {
+					t.Fatalf("%s: the header reader disagrees with the reader: %v, shape %v for %v", name, herr, h.Shape, a.Shape)
 				}
 			}
 		}

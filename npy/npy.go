@@ -19,6 +19,7 @@
 package npy
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
 	"errors"
@@ -321,6 +322,7 @@ type header struct {
 	// fortran says the data are in Fortran (column-major) order; the
 	// reader puts them in C order.
 	fortran bool
+	descr   string // the type string as the file writes it
 }
 
 // readHeader reads and checks a .npy header.
@@ -393,7 +395,7 @@ func parseHeader(s string) (*header, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &header{t: t, shape: shape, count: 1, fortran: fortran && len(shape) > 1}
+	h := &header{t: t, shape: shape, count: 1, fortran: fortran && len(shape) > 1, descr: descr}
 	for _, d := range shape {
 		if d > 0 && h.count > math.MaxInt32*int64(math.MaxInt32)/int64(d) {
 			return nil, fmt.Errorf("%w: shape %v is too large", ErrFormat, shape)
@@ -549,6 +551,47 @@ func (p *pyParser) tuple() ([]int, error) {
 			return nil, errors.New("shape: missing ',' or ')'")
 		}
 	}
+}
+
+// Header is what a .npy header says of its array: enough to know the
+// memory reading it will take without reading its data.
+type Header struct {
+	Shape []int // the array's shape (empty for a scalar)
+	// DType is the element type as the file writes it, e.g. "<f4", "|u1",
+	// ">i8", "<U12"; only the types Read supports are accepted.
+	DType string
+	// Fortran says the data are stored in Fortran (column-major) order.
+	Fortran bool
+}
+
+// ReadHeader reads and checks the header of a .npy array from r and
+// stops there: nothing is allocated for the data, and a header that
+// claims more data than r holds is not noticed (Read refuses it).
+func ReadHeader(r io.Reader) (Header, error) {
+	h, err := readHeader(r)
+	if err != nil {
+		return Header{}, err
+	}
+	return h.export(), nil
+}
+
+// export returns the public part of h.
+func (h *header) export() Header {
+	return Header{Shape: append([]int(nil), h.shape...), DType: h.descr, Fortran: h.fortran}
+}
+
+// ReadFileHeader reads the header of a .npy file (ReadHeader).
+func ReadFileHeader(path string) (Header, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Header{}, fmt.Errorf("npy: %w", err)
+	}
+	defer f.Close()
+	h, err := ReadHeader(bufio.NewReaderSize(f, 4096))
+	if err != nil {
+		return Header{}, fmt.Errorf("npy: %s: %w", path, err)
+	}
+	return h, nil
 }
 
 // Read reads one .npy array from r, which must hold nothing after it.

@@ -88,11 +88,7 @@ const maxDeflateRatio = 1032
 func (z *NPZ) Array(name string) (*Array, error) {
 	f, ok := z.files[name]
 	if !ok {
-		names := z.names
-		if len(names) == 0 {
-			names = []string{"none"}
-		}
-		return nil, fmt.Errorf("npy: %s has no array %q (it has %s)", z.name, name, strings.Join(names, ", "))
+		return nil, z.missing(name)
 	}
 	a, err := z.read(f)
 	if err != nil {
@@ -101,31 +97,19 @@ func (z *NPZ) Array(name string) (*Array, error) {
 	return a, nil
 }
 
+// missing is the error for an array the archive does not hold.
+func (z *NPZ) missing(name string) error {
+	names := z.names
+	if len(names) == 0 {
+		names = []string{"none"}
+	}
+	return fmt.Errorf("npy: %s has no array %q (it has %s)", z.name, name, strings.Join(names, ", "))
+}
+
 func (z *NPZ) read(f *zip.File) (*Array, error) {
-	off, err := f.DataOffset()
+	rc, exact, err := z.open(f)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrFormat, err)
-	}
-	if off < 0 || f.CompressedSize64 > uint64(z.size) || int64(f.CompressedSize64) > z.size-off {
-		return nil, fmt.Errorf("%w: member extends past the end of the archive", ErrFormat)
-	}
-	exact := false
-	switch f.Method {
-	case zip.Store:
-		if f.UncompressedSize64 != f.CompressedSize64 {
-			return nil, fmt.Errorf("%w: stored member of %d bytes claims %d", ErrFormat, f.CompressedSize64, f.UncompressedSize64)
-		}
-		exact = true
-	case zip.Deflate:
-		if f.UncompressedSize64/maxDeflateRatio > f.CompressedSize64+1 {
-			return nil, fmt.Errorf("%w: deflated member of %d bytes claims %d, more than deflate can hold", ErrFormat, f.CompressedSize64, f.UncompressedSize64)
-		}
-	default:
-		return nil, fmt.Errorf("%w: compression method %d (want stored or deflated)", ErrFormat, f.Method)
-	}
-	rc, err := f.Open()
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrFormat, err)
+		return nil, err
 	}
 	defer rc.Close()
 	a, err := read(rc, int64(f.UncompressedSize64), exact)
@@ -133,6 +117,56 @@ func (z *NPZ) read(f *zip.File) (*Array, error) {
 		return nil, err
 	}
 	return a, nil
+}
+
+// open checks a member's sizes and compression and opens it; exact says
+// its claimed size is its size (a stored member).
+func (z *NPZ) open(f *zip.File) (io.ReadCloser, bool, error) {
+	off, err := f.DataOffset()
+	if err != nil {
+		return nil, false, fmt.Errorf("%w: %v", ErrFormat, err)
+	}
+	if off < 0 || f.CompressedSize64 > uint64(z.size) || int64(f.CompressedSize64) > z.size-off {
+		return nil, false, fmt.Errorf("%w: member extends past the end of the archive", ErrFormat)
+	}
+	exact := false
+	switch f.Method {
+	case zip.Store:
+		if f.UncompressedSize64 != f.CompressedSize64 {
+			return nil, false, fmt.Errorf("%w: stored member of %d bytes claims %d", ErrFormat, f.CompressedSize64, f.UncompressedSize64)
+		}
+		exact = true
+	case zip.Deflate:
+		if f.UncompressedSize64/maxDeflateRatio > f.CompressedSize64+1 {
+			return nil, false, fmt.Errorf("%w: deflated member of %d bytes claims %d, more than deflate can hold", ErrFormat, f.CompressedSize64, f.UncompressedSize64)
+		}
+	default:
+		return nil, false, fmt.Errorf("%w: compression method %d (want stored or deflated)", ErrFormat, f.Method)
+	}
+	rc, err := f.Open()
+	if err != nil {
+		return nil, false, fmt.Errorf("%w: %v", ErrFormat, err)
+	}
+	return rc, exact, nil
+}
+
+// Header reads the header of the array called name (ReadHeader): only
+// the start of its member is decompressed.
+func (z *NPZ) Header(name string) (Header, error) {
+	f, ok := z.files[name]
+	if !ok {
+		return Header{}, z.missing(name)
+	}
+	rc, _, err := z.open(f)
+	if err != nil {
+		return Header{}, fmt.Errorf("npy: %s, array %q: %w", z.name, name, err)
+	}
+	defer rc.Close()
+	h, err := ReadHeader(rc)
+	if err != nil {
+		return Header{}, fmt.Errorf("npy: %s, array %q: %w", z.name, name, err)
+	}
+	return h, nil
 }
 
 // Close closes the file opened by OpenNPZ.

@@ -34,6 +34,12 @@ the same run on a smaller problem. The learner uses the paper preset; only
 			}
 			o.Kind, o.Nodes, o.Seed = k, h.nodes, h.seed
 			n, rows, cols, m := o.N, 28, 28, 10
+			if sh, ok := d.peekShape("train", dataset.Preprocess{Invert: "no"}); ok && !synth {
+				// Refused before the images are read.
+				if err := checkBench(o, k, sh.N, sh.Rows, sh.Cols, sh.Outputs()); err != nil {
+					return err
+				}
+			}
 			if !synth {
 				s, err := d.load("train", dataset.Preprocess{Invert: "no"}) // bench has no preprocessing flags
 				if err != nil {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/scn2d/scn"
+	"github.com/scn2d/scn/dataset"
 	"github.com/spf13/cobra"
 )
 
@@ -61,6 +62,15 @@ func checkpointsLine(b *scn.BudgetRecord) string {
 	return strings.Join(pts, ", ")
 }
 
+// imagesFit refuses training images of the given bytes that leave no
+// memory for a budgeted fit under the limit.
+func imagesFit(bytes int64) error {
+	if b := currentBudget(); b.bytes > 0 && bytes >= b.bytes {
+		return b.check(bytes+1, "the training images", "shrink the images with --resize")
+	}
+	return nil
+}
+
 // trainBudget is scn train --budget and --replay.
 func trainBudget(cmd *cobra.Command, h *hyperFlags, d *dataFlags, out string, quiet bool, total time.Duration, replay string) error {
 	switch {
@@ -84,7 +94,7 @@ func trainBudget(cmd *cobra.Command, h *hyperFlags, d *dataFlags, out string, qu
 		src = m
 	}
 	stderr := cmd.ErrOrStderr()
-	s, p, err := d.loadTraining(out, stderr)
+	s, p, err := d.loadTraining(out, stderr, func(sh dataset.Shape) error { return imagesFit(sh.Bytes()) })
 	if err != nil {
 		return err
 	}
@@ -96,12 +106,12 @@ func trainBudget(cmd *cobra.Command, h *hyperFlags, d *dataFlags, out string, qu
 		return fmt.Errorf("--replay %s: the model was fitted on %d x %d images with %d outputs, these are %d x %d with %d", replay, src.Rows, src.Cols, src.M, s.Rows, s.Cols, outputs(s))
 	}
 	debug.FreeOSMemory()
+	if err := imagesFit(setBytes(s)); err != nil {
+		return err
+	}
 	limit := currentBudget().bytes
 	if limit > 0 {
 		limit -= setBytes(s)
-		if limit <= 0 {
-			return currentBudget().check(setBytes(s)+1, "the training images", "shrink the images with --resize")
-		}
 	}
 	var bar *progress
 	step := func(st scn.Step) {

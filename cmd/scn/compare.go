@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/scn2d/scn"
+	"github.com/scn2d/scn/dataset"
 	"github.com/scn2d/scn/experiment"
 	"github.com/spf13/cobra"
 )
@@ -54,18 +55,21 @@ its train and its test part.`,
 			if err != nil {
 				return err
 			}
-			tr, err := train.load("train", p)
-			if err != nil {
-				return err
-			}
-			polarityNote(cmd.ErrOrStderr(), tr, &train)
-			sel = h.forSize(sel, tr)
 			if train.derived != "" && !test.given() {
 				test.derived = train.derived // its test part
 			}
 			if train.given() != test.given() {
 				return usageError{fmt.Errorf("give both a training set and a test set (--test-idx-images, --test-folder, --test-csv or --test-derived), or neither")}
 			}
+			if err := comparePreflight(cfgs, sel, &train, &test, p); err != nil {
+				return err
+			}
+			tr, err := train.load("train", p)
+			if err != nil {
+				return err
+			}
+			polarityNote(cmd.ErrOrStderr(), tr, &train)
+			sel = h.forSize(sel, tr)
 			if p.Channels == 0 {
 				p.Channels = tr.Chans() // the test set's planes are the training set's
 			}
@@ -82,7 +86,7 @@ its train and its test part.`,
 				}
 			}
 			for _, cfg := range cfgs {
-				if err := currentBudget().checkFit(cfg, sel, tr, te); err != nil {
+				if err := currentBudget().checkFit(cfg, sel, tr.Shape(), setBytes(te)); err != nil {
 					return err
 				}
 			}
@@ -111,6 +115,29 @@ its train and its test part.`,
 	cmd.Flags().StringVar(&learner, "models", "2dscn,scn,2drvfl,rvfl", "learners to compare")
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no line per fit")
 	return cmd
+}
+
+// comparePreflight refuses, before the images are read, fits that their
+// headers say cannot fit in the memory limit (peekShape); the test set
+// counts when its headers tell its size too.
+func comparePreflight(cfgs []scn.Config, sel *scn.Selection, train, test *dataFlags, p dataset.Preprocess) error {
+	tr, ok := train.peekShape("train", p)
+	if !ok {
+		return nil
+	}
+	if p.Channels == 0 {
+		p.Channels = tr.Channels // as the test set is read below
+	}
+	var testBytes int64
+	if te, ok := test.peekShape("test", p); ok {
+		testBytes = te.Bytes()
+	}
+	for _, cfg := range cfgs {
+		if err := currentBudget().checkFit(cfg, sel, tr, testBytes); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // given reports whether any data source flag is set.

@@ -93,26 +93,8 @@ func (d *dataFlags) preprocess() (dataset.Preprocess, error) {
 // train or test part of the built-in set or of a --derived folder.
 func (d *dataFlags) load(half string, p dataset.Preprocess) (*dataset.Set, error) {
 	var err error
-	if err := d.checkNumPyFlags(); err != nil {
+	if err := d.checkSources(); err != nil {
 		return nil, err
-	}
-	sources := 0
-	for _, s := range []string{d.idxImages, d.folder, d.csv, d.derived} {
-		if s != "" {
-			sources++
-		}
-	}
-	if (d.rows == 0) != (d.cols == 0) {
-		return nil, usageError{fmt.Errorf("--%srows and --%scols: give both, or neither for square images", d.prefix, d.prefix)}
-	}
-	if sources > 1 {
-		return nil, usageError{fmt.Errorf("give one data source: --%sidx-images, --%sfolder, --%scsv or --%sderived", d.prefix, d.prefix, d.prefix, d.prefix)}
-	}
-	if (d.idxLabels != "" || d.idxTargets != "") && d.idxImages == "" {
-		return nil, usageError{fmt.Errorf("--%sidx-labels and --%sidx-targets need --%sidx-images", d.prefix, d.prefix, d.prefix)}
-	}
-	if (d.rows != 0 || d.cols != 0) && d.csv == "" && !d.numpy.given() {
-		return nil, usageError{fmt.Errorf("--%srows and --%scols give the image shape of a CSV file or a NumPy array; there is no --%scsv, --%snpy-images or --%snpz", d.prefix, d.prefix, d.prefix, d.prefix, d.prefix)}
 	}
 	var s *dataset.Set
 	switch {
@@ -144,6 +126,65 @@ func (d *dataFlags) load(half string, p dataset.Preprocess) (*dataset.Set, error
 	}
 	s, err = dataset.Prepare(s, p)
 	return s, withMemoryHint(err, p)
+}
+
+// peekShape returns the shape of the data set load(half, p) would read,
+// with p applied, from what its files' headers say (dataset.PeekIDX,
+// PeekNPY, PeekNPZ, PeekDerived, PeekFolder) without reading its images,
+// so that work that cannot fit in memory is refused before they are
+// read. ok is false where the shape cannot be told that way (a CSV file,
+// the built-in set) or the headers are wrong: load then reads the set
+// and says what is wrong, as it always did. The image count is exact; a
+// folder's planes are those of its first image (a later colour image
+// makes it colour, so the check after reading stays).
+func (d *dataFlags) peekShape(half string, p dataset.Preprocess) (sh dataset.Shape, ok bool) {
+	if d.checkSources() != nil {
+		return sh, false
+	}
+	var err error
+	switch {
+	case d.folder != "":
+		sh, err = dataset.PeekFolder(d.folder, p)
+	case d.idxImages != "":
+		sh, err = d.peekIDX()
+	case d.numpy.given():
+		sh, err = numpyCall(d, dataset.PeekNPY, dataset.PeekNPZ)
+	case d.derived != "":
+		sh, err = dataset.PeekDerived(d.derived, half)
+	default:
+		return sh, false
+	}
+	if err != nil || sh.N < 1 {
+		return sh, false
+	}
+	return p.PrepareShape(sh), true
+}
+
+// checkSources refuses data flags that do not name one data source
+// completely.
+func (d *dataFlags) checkSources() error {
+	if err := d.checkNumPyFlags(); err != nil {
+		return err
+	}
+	sources := 0
+	for _, s := range []string{d.idxImages, d.folder, d.csv, d.derived} {
+		if s != "" {
+			sources++
+		}
+	}
+	if (d.rows == 0) != (d.cols == 0) {
+		return usageError{fmt.Errorf("--%srows and --%scols: give both, or neither for square images", d.prefix, d.prefix)}
+	}
+	if sources > 1 {
+		return usageError{fmt.Errorf("give one data source: --%sidx-images, --%sfolder, --%scsv or --%sderived", d.prefix, d.prefix, d.prefix, d.prefix)}
+	}
+	if (d.idxLabels != "" || d.idxTargets != "") && d.idxImages == "" {
+		return usageError{fmt.Errorf("--%sidx-labels and --%sidx-targets need --%sidx-images", d.prefix, d.prefix, d.prefix)}
+	}
+	if (d.rows != 0 || d.cols != 0) && d.csv == "" && !d.numpy.given() {
+		return usageError{fmt.Errorf("--%srows and --%scols give the image shape of a CSV file or a NumPy array; there is no --%scsv, --%snpy-images or --%snpz", d.prefix, d.prefix, d.prefix, d.prefix, d.prefix)}
+	}
+	return nil
 }
 
 // readDerivedPart reads the part called half of a folder written by scn
@@ -191,6 +232,30 @@ func (d *dataFlags) readIDX() (*dataset.Set, error) {
 		return dataset.ReadIDX(d.idxImages, d.idxLabels)
 	}
 	return nil, usageError{fmt.Errorf("--idx-images needs --idx-labels (classification) or --idx-targets (regression)")}
+}
+
+// peekIDX returns the shape of the IDX files the flags name, as readIDX
+// would read them.
+func (d *dataFlags) peekIDX() (dataset.Shape, error) {
+	switch {
+	case d.idxLists() && d.idxTargets == "":
+		images, err := dataset.ExpandFiles(d.idxImages)
+		if err != nil {
+			return dataset.Shape{}, err
+		}
+		labels, err := dataset.ExpandFiles(d.idxLabels)
+		if err != nil {
+			return dataset.Shape{}, err
+		}
+		return dataset.PeekIDX(images, labels, "")
+	case d.idxLabels != "" && d.idxTargets != "":
+		return dataset.Shape{}, usageError{fmt.Errorf("give --idx-labels or --idx-targets, not both")}
+	case d.idxTargets != "":
+		return dataset.PeekIDX([]string{d.idxImages}, nil, d.idxTargets)
+	case d.idxLabels != "":
+		return dataset.PeekIDX([]string{d.idxImages}, []string{d.idxLabels}, "")
+	}
+	return dataset.Shape{}, usageError{fmt.Errorf("--idx-images needs --idx-labels (classification) or --idx-targets (regression)")}
 }
 
 // noPreprocessing reports whether p leaves every image of s as it is (so

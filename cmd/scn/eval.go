@@ -49,6 +49,12 @@ each threshold) for regression.`,
 			if err != nil {
 				return err
 			}
+			if sh, ok := d.peekShape("test", p); ok {
+				// Refused before the images are read.
+				if err := currentBudget().checkPredict(m, sh.N, sh.Bytes()); err != nil {
+					return err
+				}
+			}
 			s, err := d.load("test", p)
 			if err != nil {
 				return err

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -141,62 +143,110 @@ func (b budget) check(need int64, what, hint string) error {
 func (b budget) apply() { dataset.SetMemoryLimit(b.bytes) }
 
 // setBytes returns the bytes a set's arrays take.
-func setBytes(s *dataset.Set) int64 {
-	return int64(len(s.Pix))*4 + int64(len(s.Labels))*8 + int64(len(s.Targets))*8 + int64(len(s.Origin))*8
-}
+func setBytes(s *dataset.Set) int64 { return s.Shape().Bytes() }
 
-// fitNeed returns what fitting cfg on s takes beyond s, and the flag that
-// lowers it most.
-func fitNeed(cfg scn.Config, s *dataset.Set, outputs int) (int64, string) {
-	e := cfg.EstimateMemoryC(s.Len(), s.Rows, s.Cols, s.Chans(), outputs)
-	hint := "lower --nodes"
-	if e.Candidates > e.Total()/2 {
-		hint = "lower --candidates"
-	}
-	return e.Total(), hint
+// fitNeed returns what fitting cfg on a set of shape sh takes beyond the
+// set.
+func fitNeed(cfg scn.Config, sh dataset.Shape) int64 {
+	return cfg.EstimateBytesC(sh.N, sh.Rows, sh.Cols, sh.Channels, sh.Outputs())
 }
 
 // outputs returns the model outputs a set gives: its classes or target
 // dimension.
-func outputs(s *dataset.Set) int {
-	if s.Targets != nil {
-		return max(s.TargetDim, 1)
-	}
-	return max(len(s.Classes), 1)
-}
+func outputs(s *dataset.Set) int { return s.Shape().Outputs() }
 
-// checkFit refuses a fit of cfg on train (and scoring on test, if not nil)
-// that exceeds the budget, and notes on w when a learner has more nodes
-// than training images.
-func (b budget) checkFit(cfg scn.Config, sel *scn.Selection, train, test *dataset.Set) error {
-	if n := train.Len(); cfg.Kind.Choice == scn.Random && cfg.MaxNodes > maxNodesPerImage*n {
+// checkFit refuses a fit of cfg on a training set of shape train (and
+// scoring a test set of testBytes) that exceeds the budget, and a random
+// learner with far more nodes than training images. The shape is the
+// set's once it is read, or what its headers say before (peekShape), so
+// that a fit that cannot fit is refused before the images are read.
+func (b budget) checkFit(cfg scn.Config, sel *scn.Selection, train dataset.Shape, testBytes int64) error {
+	if n := train.N; cfg.Kind.Choice == scn.Random && cfg.MaxNodes > maxNodesPerImage*n {
 		return fmt.Errorf("--nodes %d is more than %d times the %d training images: %s's hidden outputs have rank at most %d, so nodes beyond that only change the minimum-norm or ridge solution, while every node costs time in proportion to N^2; lower --nodes",
 			cfg.MaxNodes, maxNodesPerImage, n, cfg.Kind.Title(), n)
 	}
-	need, hint := fitTotal(cfg, sel, train, test)
+	need := fitTotal(cfg, sel, train, testBytes)
+	hint := fitHints(cfg, sel, train, testBytes, need)
+	what := fmt.Sprintf("fitting %s with --nodes %d on %d images of %s", cfg.Kind.Title(), cfg.MaxNodes, train.N, inputShape(train.Rows, train.Cols, train.Channels))
 	if cfg.BlockSize > 1 {
-		hint += ", lower --block"
+		what += fmt.Sprintf(" (blocks of %d", cfg.BlockSize)
+		if cfg.Kind.Choice == scn.Supervised {
+			what += fmt.Sprintf(", %d candidates per node", cfg.Candidates)
+		}
+		what += ")"
 	}
-	what := fmt.Sprintf("fitting %s with --nodes %d on %d images of %d x %d", cfg.Kind.Title(), cfg.MaxNodes, train.Len(), train.Rows, train.Cols)
-	if cfg.Kind.Choice == scn.Random && cfg.MaxNodes > train.Len() {
-		hint += fmt.Sprintf(" (a random learner's hidden outputs H have rank at most N = %d; nodes beyond it only change the minimum-norm solution)", train.Len())
+	if cfg.Kind.Choice == scn.Random && cfg.MaxNodes > train.N {
+		hint += fmt.Sprintf(" (a random learner's hidden outputs H have rank at most N = %d; nodes beyond it only change the minimum-norm solution)", train.N)
 	}
 	return b.check(need, what, hint)
 }
 
-// fitTotal is the memory a fit of cfg on train takes with its data (and
-// test, if not nil), and the flag that lowers it most.
-func fitTotal(cfg scn.Config, sel *scn.Selection, train, test *dataset.Set) (int64, string) {
-	fit, hint := fitNeed(cfg, train, outputs(train))
-	need := setBytes(train) + fit
+// fitTotal is the memory a fit of cfg on a training set of shape train
+// takes with its data (and a test set of testBytes).
+func fitTotal(cfg scn.Config, sel *scn.Selection, train dataset.Shape, testBytes int64) int64 {
+	need := train.Bytes() + fitNeed(cfg, train)
 	if sel != nil {
-		need += sel.EstimateBytesC(cfg, train.Len(), train.Rows, train.Cols, train.Chans(), outputs(train))
-		hint += " (model selection adds the held-out hidden outputs and L x L matrices; --validation 0 turns it off)"
+		need += sel.EstimateBytesC(cfg, train.N, train.Rows, train.Cols, train.Channels, train.Outputs())
 	}
-	if test != nil {
-		need += setBytes(test)
+	return need + testBytes + processOverhead(need+testBytes)
+}
+
+// fitHints says, for a fit of cfg that needs need bytes, what each flag
+// that lowers it would make of it, least first: half the image sides
+// (--resize), no model selection (--validation 0), half the nodes, the
+// smallest block and candidates fitBlock tries (without blocks, two
+// candidates per node), candidates scored one by
+// one instead of as pairs (pair scoring holds a shard of the images
+// transposed, which fewer candidates do not shrink).
+func fitHints(cfg scn.Config, sel *scn.Selection, train dataset.Shape, testBytes, need int64) string {
+	type option struct {
+		flags string
+		need  int64
 	}
-	return need + processOverhead(need), hint
+	var opts []option
+	if train.Rows >= 2 && train.Cols >= 2 {
+		half := train
+		half.Rows, half.Cols = (train.Rows+1)/2, (train.Cols+1)/2
+		opts = append(opts, option{fmt.Sprintf("--resize %dx%d", half.Rows, half.Cols), fitTotal(cfg, sel, half, testBytes/4)})
+	}
+	if sel != nil {
+		opts = append(opts, option{"--validation 0", fitTotal(cfg, nil, train, testBytes)})
+	}
+	if c := cfg; c.MaxNodes >= 2 {
+		c.MaxNodes /= 2
+		opts = append(opts, option{fmt.Sprintf("--nodes %d", c.MaxNodes), fitTotal(c, sel, train, testBytes)})
+	}
+	if c := smallestFit(cfg, keepFlags{}); c.BlockSize != cfg.BlockSize || c.Candidates != cfg.Candidates {
+		flags := fmt.Sprintf("--block %d", c.BlockSize)
+		if c.Candidates != cfg.Candidates {
+			flags += fmt.Sprintf(" --candidates %d", c.Candidates)
+		}
+		opts = append(opts, option{flags, fitTotal(c, sel, train, testBytes)})
+	}
+	if c := cfg; c.BlockSize <= 1 && c.Kind.Choice == scn.Supervised && c.Candidates > minCandidates {
+		c.Candidates = minCandidates
+		opts = append(opts, option{fmt.Sprintf("--candidates %d", c.Candidates), fitTotal(c, sel, train, testBytes)})
+	}
+	if c := cfg; c.Pairs {
+		c.Pairs = false
+		opts = append(opts, option{"--pairs=false", fitTotal(c, sel, train, testBytes)})
+	}
+	slices.SortStableFunc(opts, func(a, b option) int { return cmp.Compare(a.need, b.need) })
+	var parts []string
+	for _, o := range opts {
+		if o.need >= need {
+			continue
+		}
+		if len(parts) == 0 {
+			parts = append(parts, fmt.Sprintf("%s would need about %s", o.flags, formatBytes(o.need)))
+		} else {
+			parts = append(parts, fmt.Sprintf("%s about %s", o.flags, formatBytes(o.need)))
+		}
+	}
+	if len(parts) == 0 {
+		return "lower --nodes"
+	}
+	return strings.Join(parts, ", ")
 }
 
 // processOverhead is what a process holding live bytes of arrays takes
@@ -215,26 +265,73 @@ func processOverhead(live int64) int64 {
 	return 24<<20 + max(2*gcHeadroom, live/4)
 }
 
-// fitBlock returns cfg with a smaller block size when that makes a block
-// fit whose estimate exceeds the limit fit under it (halving, down to
-// blocks of 8: a supervised block's candidates' outputs grow with the
-// block), with a note saying so; otherwise cfg as it is (checkFit then
-// refuses what does not fit).
-func (b budget) fitBlock(cfg scn.Config, sel *scn.Selection, train *dataset.Set) (scn.Config, string) {
-	if b.bytes <= 0 || cfg.BlockSize <= 8 {
+// keepFlags are the settings the command line gave, which fitBlock
+// leaves as they are.
+type keepFlags struct{ block, candidates bool }
+
+// minCandidates is the fewest candidates per node fitBlock lowers a
+// supervised block fit to: with two the supervisory inequality still
+// chooses among candidates.
+const minCandidates = 2
+
+// fitBlock returns cfg adapted to fit a training set of shape train in
+// the memory limit when its estimate exceeds it, with a note saying so:
+// first with a smaller block (halving while over 8: a supervised
+// block's candidates' outputs grow with the block), then, for a
+// supervised learner, with fewer candidates per node (halving, down to
+// minCandidates), each with the largest block that fits. Settings in keep
+// are left alone. When nothing fits it returns cfg as it is (checkFit then
+// refuses it).
+func (b budget) fitBlock(cfg scn.Config, sel *scn.Selection, train dataset.Shape, keep keepFlags) (scn.Config, string) {
+	fits := func(c scn.Config) bool { return fitTotal(c, sel, train, 0) <= b.bytes }
+	if b.bytes <= 0 || cfg.BlockSize <= 1 || fits(cfg) {
 		return cfg, ""
 	}
-	if need, _ := fitTotal(cfg, sel, train, nil); need <= b.bytes {
-		return cfg, ""
-	}
-	for c := cfg; c.BlockSize > 8; {
-		c.BlockSize /= 2
-		if need, _ := fitTotal(c, sel, train, nil); need <= b.bytes {
-			return c, fmt.Sprintf("scn: note: blocks of %d nodes instead of %d, to fit in the memory limit of %s (%s); --block sets it\n",
-				c.BlockSize, cfg.BlockSize, formatBytes(b.bytes), b.from)
+	for c := cfg; ; {
+		for blk := c; ; blk.BlockSize /= 2 {
+			if fits(blk) {
+				return blk, adaptNote(cfg, blk, b)
+			}
+			if keep.block || blk.BlockSize <= 8 {
+				break
+			}
 		}
+		if keep.candidates || c.Kind.Choice != scn.Supervised || c.Candidates/2 < minCandidates {
+			return cfg, ""
+		}
+		c.Candidates /= 2
 	}
-	return cfg, ""
+}
+
+// smallestFit returns cfg with the smallest block and fewest candidates
+// per node fitBlock tries.
+func smallestFit(cfg scn.Config, keep keepFlags) scn.Config {
+	for !keep.block && cfg.BlockSize > 8 {
+		cfg.BlockSize /= 2
+	}
+	for !keep.candidates && cfg.BlockSize > 1 && cfg.Kind.Choice == scn.Supervised && cfg.Candidates/2 >= minCandidates {
+		cfg.Candidates /= 2
+	}
+	return cfg
+}
+
+// adaptNote says how fitBlock changed cfg into c to fit in the limit.
+func adaptNote(cfg, c scn.Config, b budget) string {
+	var what, flags []string
+	if c.BlockSize != cfg.BlockSize {
+		what = append(what, fmt.Sprintf("blocks of %d nodes instead of %d", c.BlockSize, cfg.BlockSize))
+		flags = append(flags, "--block")
+	}
+	if c.Candidates != cfg.Candidates {
+		what = append(what, fmt.Sprintf("%d candidates per node instead of %d", c.Candidates, cfg.Candidates))
+		flags = append(flags, "--candidates")
+	}
+	verb := "sets it"
+	if len(flags) > 1 {
+		verb = "set them"
+	}
+	return fmt.Sprintf("scn: note: %s, to fit in the memory limit of %s (%s); %s %s\n",
+		strings.Join(what, ", "), formatBytes(b.bytes), b.from, strings.Join(flags, " and "), verb)
 }
 
 // maxNodesPerImage bounds L / N for a random learner: beyond L = N more

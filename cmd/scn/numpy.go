@@ -39,17 +39,26 @@ func (n *numpyFlags) given() bool { return n.images != "" || n.npz != "" }
 
 // readNumPy reads the NumPy data set the flags name.
 func (d *dataFlags) readNumPy() (*dataset.Set, error) {
+	return numpyCall(d, dataset.ReadNPY, dataset.ReadNPZ)
+}
+
+// numpyCall calls npyFn (dataset.ReadNPY or PeekNPY) or npzFn
+// (dataset.ReadNPZ or PeekNPZ) with the NumPy source the flags name.
+func numpyCall[T any](d *dataFlags,
+	npyFn func(images, labels, targets string, rows, cols int, channelsFirst bool) (T, error),
+	npzFn func(path, x, y string, targets bool, rows, cols int, channelsFirst bool) (T, error)) (T, error) {
+	var none T
 	n, p := &d.numpy, d.prefix
 	if n.images != "" {
 		switch {
 		case n.npz != "":
-			return nil, usageError{fmt.Errorf("give one data source: --%snpy-images or --%snpz", p, p)}
+			return none, usageError{fmt.Errorf("give one data source: --%snpy-images or --%snpz", p, p)}
 		case n.labels != "" && n.targets != "":
-			return nil, usageError{fmt.Errorf("give --%snpy-labels or --%snpy-targets, not both", p, p)}
+			return none, usageError{fmt.Errorf("give --%snpy-labels or --%snpy-targets, not both", p, p)}
 		case n.labels == "" && n.targets == "":
-			return nil, usageError{fmt.Errorf("--%snpy-images needs --%snpy-labels (classification) or --%snpy-targets (regression)", p, p, p)}
+			return none, usageError{fmt.Errorf("--%snpy-images needs --%snpy-labels (classification) or --%snpy-targets (regression)", p, p, p)}
 		}
-		return dataset.ReadNPY(n.images, n.labels, n.targets, d.rows, d.cols, n.channelsFirst)
+		return npyFn(n.images, n.labels, n.targets, d.rows, d.cols, n.channelsFirst)
 	}
 	x, y := n.x, n.y
 	if x == "" {
@@ -57,14 +66,14 @@ func (d *dataFlags) readNumPy() (*dataset.Set, error) {
 	}
 	if n.npzTargets != "" {
 		if n.y != "" {
-			return nil, usageError{fmt.Errorf("give --%snpz-y (labels) or --%snpz-targets (regression targets), not both", p, p)}
+			return none, usageError{fmt.Errorf("give --%snpz-y (labels) or --%snpz-targets (regression targets), not both", p, p)}
 		}
-		return dataset.ReadNPZ(n.npz, x, n.npzTargets, true, d.rows, d.cols, n.channelsFirst)
+		return npzFn(n.npz, x, n.npzTargets, true, d.rows, d.cols, n.channelsFirst)
 	}
 	if y == "" {
 		y = "y"
 	}
-	return dataset.ReadNPZ(n.npz, x, y, false, d.rows, d.cols, n.channelsFirst)
+	return npzFn(n.npz, x, y, false, d.rows, d.cols, n.channelsFirst)
 }
 
 // checkNumPyFlags reports NumPy flags given without the source they go

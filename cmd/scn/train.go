@@ -80,23 +80,19 @@ clock, giving the same model file.`,
 				fmt.Fprint(stderr, note)
 				return trainStreamed(cmd, cfg, src, src.Prep, out, quiet)
 			}
-			s, p, err := d.loadTraining(out, stderr)
+			// Refused before the images are read when what their headers
+			// say cannot fit; checked again on the set as read.
+			s, p, err := d.loadTraining(out, stderr, func(sh dataset.Shape) error {
+				_, _, err := h.fitPlan(cfg, sel, sh)
+				return err
+			})
 			if err != nil {
 				return err
 			}
-			if !h.changed("field") {
-				// The fast preset's fields, scaled to the images.
-				if c := cfg.ForImages(s.Rows, s.Cols); c.FieldMax != cfg.FieldMax {
-					fmt.Fprintf(stderr, "scn: note: receptive fields of %d to %d pixels (the fast preset's 5 to 27 for 28 x 28, scaled to %d x %d); --field sets them\n", c.FieldMin, c.FieldMax, s.Rows, s.Cols)
-					cfg = c
-				}
-			}
-			if !h.changed("block") {
-				var note string
-				cfg, note = currentBudget().fitBlock(cfg, sel, s)
-				fmt.Fprint(stderr, note)
-			}
-			if err := currentBudget().checkFit(cfg, sel, s, nil); err != nil {
+			sel = h.forSize(sel, s)
+			cfg, notes, err := h.fitPlan(cfg, sel, s.Shape())
+			fmt.Fprint(stderr, notes)
+			if err != nil {
 				return err
 			}
 			fmt.Fprint(stderr, nodesNote(cfg, s.Len()))
@@ -105,7 +101,6 @@ clock, giving the same model file.`,
 			if err != nil {
 				return err
 			}
-			sel = h.forSize(sel, s)
 			if dryRun {
 				return printPlan(cmd.OutOrStdout(), cfg, sel, s)
 			}
@@ -194,13 +189,20 @@ func selectionLine(c *scn.Choice) string {
 
 // loadTraining reads the training set of the data flags with their
 // preprocessing, after checking the output path -o, and checks its classes.
-func (d *dataFlags) loadTraining(out string, stderr io.Writer) (*dataset.Set, dataset.Preprocess, error) {
+// Before reading it calls pre, unless nil, with the set's shape as its
+// headers tell it (peekShape), and returns what pre refuses.
+func (d *dataFlags) loadTraining(out string, stderr io.Writer, pre func(dataset.Shape) error) (*dataset.Set, dataset.Preprocess, error) {
 	p, err := d.preprocess()
 	if err != nil {
 		return nil, p, err
 	}
 	if err := checkOutput("-o", out); err != nil {
 		return nil, p, err
+	}
+	if sh, ok := d.peekShape("train", p); ok && pre != nil {
+		if err := pre(sh); err != nil {
+			return nil, p, err
+		}
 	}
 	s, err := d.load("train", p)
 	if err != nil {
@@ -230,7 +232,7 @@ func printPlan(w io.Writer, cfg scn.Config, sel *scn.Selection, s *dataset.Set) 
 		fmt.Fprintf(w, "selection   %s\n", selectionPlan(sel))
 	}
 	e := cfg.EstimateMemoryC(s.Len(), s.Rows, s.Cols, s.Chans(), outputs(s))
-	total, _ := fitTotal(cfg, sel, s, nil)
+	total := fitTotal(cfg, sel, s.Shape(), 0)
 	var selBytes int64
 	if sel != nil {
 		selBytes = sel.EstimateBytesC(cfg, s.Len(), s.Rows, s.Cols, s.Chans(), outputs(s))
@@ -240,6 +242,30 @@ func printPlan(w io.Writer, cfg scn.Config, sel *scn.Selection, s *dataset.Set) 
 		formatBytes(selBytes), formatBytes(total-setBytes(s)-e.Total()-selBytes))
 	fmt.Fprintf(w, "limit       %s (%s)\n", formatBytes(memory.bytes), memory.from)
 	return nil
+}
+
+// fitPlan returns cfg adapted to a training set of shape sh as the
+// presets adapt: the fast preset's receptive fields scaled to the images
+// (unless --field), the block and the candidates per node lowered to fit
+// the memory limit (fitBlock; unless --block, --candidates). It refuses
+// what still does not fit (checkFit). The notes say what changed. scn
+// train calls it on the shape the headers give, before reading the
+// images, and on the set as read.
+func (h *hyperFlags) fitPlan(cfg scn.Config, sel *scn.Selection, sh dataset.Shape) (scn.Config, string, error) {
+	var notes string
+	if !h.changed("field") {
+		// The fast preset's fields, scaled to the images.
+		if c := cfg.ForImages(sh.Rows, sh.Cols); c.FieldMax != cfg.FieldMax {
+			notes += fmt.Sprintf("scn: note: receptive fields of %d to %d pixels (the fast preset's 5 to 27 for 28 x 28, scaled to %d x %d); --field sets them\n", c.FieldMin, c.FieldMax, sh.Rows, sh.Cols)
+			cfg = c
+		}
+	}
+	b := currentBudget()
+	keep := keepFlags{block: h.changed("block"), candidates: h.changed("candidates")}
+	cfg, note := b.fitBlock(cfg, sel, sh, keep)
+	notes += note
+	err := b.checkFit(cfg, sel, sh, 0)
+	return cfg, notes, err
 }
 
 // selectionPlan says how model selection will hold out data.
