@@ -51,6 +51,10 @@ func (o Options) dataID() string { return fmt.Sprintf("%s quick=%v", o.DataDir, 
 // fields left out (stableJSON), so a field added to scn.Config later, whose
 // zero value keeps the old behaviour, leaves the fingerprints of earlier
 // runs' records unchanged and a full-protocol run resumes across versions.
+// Records are only as valid as the code that made them: the fingerprint
+// does not name the code, so a deliberate change of what a configuration
+// fits (one that re-pins TestGoldenModelBytes) must also change the "v2"
+// below, which orphans every record.
 func (sp trialSpec) fingerprint(cfg scn.Config, trial int) string {
 	sel := "none"
 	if sp.Select != nil {
