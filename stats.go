@@ -344,7 +344,9 @@ type statsHeader struct {
 	RecipeBytes int      `json:"recipe_bytes"`
 }
 
-// WriteTo writes the statistics in their file format.
+// WriteTo writes the statistics in their file format, the sums a block of
+// statsIOBlock bytes at a time (the checksum is updated as they go), so
+// that writing takes no second copy of G.
 func (s *Stats) WriteTo(w io.Writer) (int64, error) {
 	var rec bytes.Buffer
 	if _, err := s.Recipe.WriteTo(&rec); err != nil {
@@ -359,16 +361,44 @@ func (s *Stats) WriteTo(w io.Writer) (int64, error) {
 		return 0, err
 	}
 	le := binary.LittleEndian
-	var buf bytes.Buffer
-	buf.WriteString(statsMagic)
-	buf.Write(le.AppendUint32(nil, statsVersion))
-	buf.Write(le.AppendUint32(nil, uint32(len(hdr))))
-	buf.Write(hdr)
-	buf.Write(rec.Bytes())
-	b := appendFloat64s(buf.AvailableBuffer(), s.G)
-	b = appendFloat64s(b, s.HT)
-	buf.Write(appendFloat64s(b, s.TT))
-	return writeChecked(w, &buf)
+	cw := &crcWriter{w: w}
+	head := append([]byte(statsMagic), le.AppendUint32(nil, statsVersion)...)
+	head = le.AppendUint32(head, uint32(len(hdr)))
+	head = append(append(head, hdr...), rec.Bytes()...)
+	if _, err := cw.Write(head); err != nil {
+		return cw.n, err
+	}
+	buf := make([]byte, 0, statsIOBlock)
+	for _, part := range [][]float64{s.G, s.HT, s.TT} {
+		for len(part) > 0 {
+			k := min(len(part), statsIOBlock/8)
+			if _, err := cw.Write(appendFloat64s(buf[:0], part[:k])); err != nil {
+				return cw.n, err
+			}
+			part = part[k:]
+		}
+	}
+	n, err := w.Write(le.AppendUint32(nil, cw.sum))
+	return cw.n + int64(n), err
+}
+
+// statsIOBlock is the bytes of sums a statistics file is written and read
+// in at a time.
+const statsIOBlock = 1 << 22
+
+// crcWriter writes to w and keeps the CRC-32 (Castagnoli) and the count of
+// the bytes written.
+type crcWriter struct {
+	w   io.Writer
+	sum uint32
+	n   int64
+}
+
+func (c *crcWriter) Write(b []byte) (int, error) {
+	n, err := c.w.Write(b)
+	c.sum = crc32.Update(c.sum, castagnoli, b[:n])
+	c.n += int64(n)
+	return n, err
 }
 
 // Save writes the statistics to path atomically (as Model.Save).
@@ -382,14 +412,20 @@ func (s *Stats) Save(path string) error {
 	return nil
 }
 
-// LoadStats reads a statistics file written by Stats.Save.
+// LoadStats reads a statistics file written by Stats.Save. The file's size
+// is checked against its header before the sums are allocated, and they
+// are then read into place a block at a time.
 func LoadStats(path string) (*Stats, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("scn: load statistics: %w", err)
 	}
 	defer f.Close()
-	s, err := ReadStats(f)
+	size := int64(-1)
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+		size = fi.Size()
+	}
+	s, err := readStats(f, size)
 	if err != nil {
 		return nil, wrapErr(path, err)
 	}
@@ -399,15 +435,21 @@ func LoadStats(path string) (*Stats, error) {
 // ReadStats reads statistics from r, checking the magic, version, header,
 // every size against the header before reading it, the embedded recipe and
 // the checksum.
-func ReadStats(r io.Reader) (*Stats, error) {
+func ReadStats(r io.Reader) (*Stats, error) { return readStats(r, -1) }
+
+// readStats is ReadStats of a reader holding size bytes (-1: unknown). Of
+// a known size the header's claims are checked against it before anything
+// large is allocated; otherwise the rest of the file is read in blocks
+// first (so that a header claiming more than the data holds allocates no
+// more than the data).
+func readStats(r io.Reader, size int64) (*Stats, error) {
 	bad := func(format string, a ...any) error {
 		return fmt.Errorf("%w: %s", ErrStats, fmt.Sprintf(format, a...))
 	}
-	var raw bytes.Buffer
-	if _, err := io.CopyN(&raw, r, 16); err != nil {
+	pre := make([]byte, 16)
+	if _, err := io.ReadFull(r, pre); err != nil {
 		return nil, bad("truncated preamble")
 	}
-	pre := raw.Bytes()
 	le := binary.LittleEndian
 	if string(pre[:8]) != statsMagic {
 		return nil, bad("not a statistics file (magic %q)", pre[:8])
@@ -419,11 +461,13 @@ func ReadStats(r io.Reader) (*Stats, error) {
 	if hlen < 2 || hlen > maxHeader {
 		return nil, bad("header length %d", hlen)
 	}
-	if n, _ := io.CopyN(&raw, r, hlen); n != hlen {
+	raw := make([]byte, hlen)
+	if _, err := io.ReadFull(r, raw); err != nil {
 		return nil, bad("truncated header")
 	}
+	sum := crc32.Update(crc32.Update(0, castagnoli, pre), castagnoli, raw)
 	var h statsHeader
-	dec := json.NewDecoder(bytes.NewReader(raw.Bytes()[16:]))
+	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&h); err != nil {
 		return nil, bad("header: %v", err)
@@ -440,41 +484,86 @@ func ReadStats(r io.Reader) (*Stats, error) {
 		return nil, bad("header claims %d nodes and %d outputs: %.3g bytes, too large", h.Nodes, h.Outputs, sums)
 	}
 	rest := int64(h.RecipeBytes) + int64(sums) + 4
-	if n, _ := io.CopyN(&raw, r, rest); n != rest {
-		return nil, bad("truncated: %d of %d bytes after the header", n, rest)
+	if size >= 0 {
+		switch have := size - 16 - hlen; {
+		case have < rest:
+			return nil, bad("truncated: %d of %d bytes after the header", have, rest)
+		case have > rest:
+			return nil, bad("trailing bytes after the checksum")
+		}
+	} else {
+		var err error
+		if r, err = readBlocks(r, rest); err != nil {
+			return nil, bad("%v", err)
+		}
 	}
-	if n, _ := io.CopyN(io.Discard, r, 1); n != 0 {
-		return nil, bad("trailing bytes after the checksum")
+	recBytes := make([]byte, h.RecipeBytes)
+	if _, err := io.ReadFull(r, recBytes); err != nil {
+		return nil, bad("truncated recipe")
 	}
-	all := raw.Bytes()
-	body, sum := all[:len(all)-4], le.Uint32(all[len(all)-4:])
-	if crc32.Checksum(body, castagnoli) != sum {
+	sum = crc32.Update(sum, castagnoli, recBytes)
+	ln, mn := h.Nodes, h.Outputs
+	s := &Stats{N: h.Samples, M: mn, Classes: h.Classes, ClassCounts: h.ClassCounts,
+		G: make([]float64, ln*ln), HT: make([]float64, ln*mn), TT: make([]float64, mn*mn)}
+	buf := make([]byte, min(statsIOBlock, int(sums)))
+	for _, part := range [][]float64{s.G, s.HT, s.TT} {
+		for len(part) > 0 {
+			k := min(len(part), statsIOBlock/8)
+			b := buf[:8*k]
+			if _, err := io.ReadFull(r, b); err != nil {
+				return nil, bad("truncated sums")
+			}
+			sum = crc32.Update(sum, castagnoli, b)
+			for i := range part[:k] {
+				part[i] = math.Float64frombits(le.Uint64(b[8*i:]))
+			}
+			part = part[k:]
+		}
+	}
+	var want [4]byte
+	if _, err := io.ReadFull(r, want[:]); err != nil {
+		return nil, bad("truncated checksum")
+	}
+	if size >= 0 {
+		if n, _ := io.ReadFull(r, buf[:1]); n != 0 {
+			return nil, bad("trailing bytes after the checksum")
+		}
+	}
+	if sum != le.Uint32(want[:]) {
 		return nil, bad("checksum mismatch (corrupt file)")
 	}
-	off := 16 + int(hlen)
-	rec, err := Read(bytes.NewReader(body[off : off+h.RecipeBytes]))
+	rec, err := Read(bytes.NewReader(recBytes))
 	if err != nil {
 		return nil, bad("recipe: %v", err)
 	}
 	if rec.Nodes() != h.Nodes {
 		return nil, bad("recipe of %d nodes, header says %d", rec.Nodes(), h.Nodes)
 	}
-	off += h.RecipeBytes
-	read := func(n int) []float64 {
-		v := make([]float64, n)
-		for i := range v {
-			v[i] = math.Float64frombits(le.Uint64(body[off:]))
-			off += 8
-		}
-		return v
-	}
-	ln, mn := h.Nodes, h.Outputs
-	s := &Stats{Recipe: rec, N: h.Samples, M: mn, Classes: h.Classes, ClassCounts: h.ClassCounts,
-		G: read(ln * ln), HT: read(ln * mn), TT: read(mn * mn)}
+	s.Recipe = rec
 	for _, part := range [][]float64{s.G, s.HT, s.TT} {
 		if err := checkFinite(part, "statistics"); err != nil {
 			return nil, bad("%v", err)
 		}
 	}
 	return s, nil
+}
+
+// readBlocks reads the rest of a statistics file of unknown size, which
+// must hold exactly n more bytes, in blocks (no block is allocated before
+// the data to fill it has arrived), and returns a reader of them.
+func readBlocks(r io.Reader, n int64) (io.Reader, error) {
+	var parts []io.Reader
+	for left := n; left > 0; {
+		b := make([]byte, min(left, statsIOBlock))
+		got, err := io.ReadFull(r, b)
+		if err != nil {
+			return nil, fmt.Errorf("truncated: %d of %d bytes after the header", n-left+int64(got), n)
+		}
+		parts = append(parts, bytes.NewReader(b))
+		left -= int64(got)
+	}
+	if k, _ := io.ReadFull(r, make([]byte, 1)); k != 0 {
+		return nil, errors.New("trailing bytes after the checksum")
+	}
+	return io.MultiReader(parts...), nil
 }
