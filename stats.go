@@ -14,6 +14,7 @@ import (
 
 	"github.com/scn2d/scn/internal/atomicfile"
 	"github.com/scn2d/scn/internal/linalg"
+	"github.com/scn2d/scn/internal/par"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -51,17 +52,29 @@ var ErrStats = errors.New("scn: statistics")
 // Stats returns the statistics of p for m's hidden nodes, summed over
 // chunks of 2048 images: memory grows with L^2 and L x 2048, not with N.
 func (m *Model) Stats(p Problem) (*Stats, error) {
+	s, _, err := m.sums(p, true, false)
+	return s, err
+}
+
+// sums returns the statistics of p for m's hidden nodes, G only if withG
+// (nil otherwise); if keep, also the float64 hidden outputs of the
+// images, one chunk of statsChunk images (node-major, L x statsChunk, the
+// last one partly filled) after another.
+func (m *Model) sums(p Problem, withG, keep bool) (*Stats, []hiddenChunk, error) {
 	if m.IsDeep() {
-		return nil, fmt.Errorf("%w: sufficient statistics (the recipe holds one layer)", ErrDeep)
+		return nil, nil, fmt.Errorf("%w: sufficient statistics (the recipe holds one layer)", ErrDeep)
 	}
 	if err := p.check(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := m.checkInput(p.X); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	l, mm, n := m.Nodes(), p.M, p.X.Len()
-	s := &Stats{Recipe: m.recipe(), N: n, M: mm, G: make([]float64, l*l), HT: make([]float64, l*mm), TT: make([]float64, mm*mm)}
+	s := &Stats{Recipe: m.recipe(), N: n, M: mm, HT: make([]float64, l*mm), TT: make([]float64, mm*mm)}
+	if withG {
+		s.G = make([]float64, l*l)
+	}
 	if p.Classes != nil {
 		s.Classes = slices.Clone(p.Classes)
 		s.ClassCounts = make([]int, len(p.Classes))
@@ -71,21 +84,28 @@ func (m *Model) Stats(p Problem) (*Stats, error) {
 	}
 	// The hidden outputs of statsChunk images at a time (node-major,
 	// float64) and their targets (output-major), then the float64 products
-	// G += H_c^T H_c, H^T T += H_c^T T_c and T^T T += T_c^T T_c by the
-	// dense kernels (OpenBLAS's dgemm, or the project's float64 kernel): a
-	// chunk of 2048 images keeps G's traffic small beside the products, and
-	// the kernels' fixed chunks keep the sums independent of the number of
-	// goroutines.
+	// G += H_c^T H_c (its lower triangle, gramLower), H^T T += H_c^T T_c
+	// and T^T T += T_c^T T_c by the dense kernels (OpenBLAS's dgemm, or the
+	// project's float64 kernel): a chunk of 2048 images keeps G's traffic
+	// small beside the products, and the kernels' fixed chunks keep the
+	// sums independent of the number of goroutines.
 	cw := min(n, statsChunk)
+	var kept []hiddenChunk
 	hn, tc := make([]float64, l*cw), make([]float64, mm*cw)
 	filled := 0
 	flush := func() {
 		if filled == 0 {
 			return
 		}
-		linalg.GemmNT64(l, l, filled, 1, hn, cw, hn, cw, 1, s.G, l)
+		if withG {
+			gramLower(l, filled, hn, cw, s.G)
+		}
 		linalg.GemmNT64(l, mm, filled, 1, hn, cw, tc, cw, 1, s.HT, mm)
 		linalg.GemmNT64(mm, mm, filled, 1, tc, cw, tc, cw, 1, s.TT, mm)
+		if keep {
+			kept = append(kept, hiddenChunk{h: hn, ld: cw, rows: filled})
+			hn = make([]float64, l*cw)
+		}
 		filled = 0
 	}
 	m.hidden(p.X, func(lo, rows int, hb []float32) {
@@ -110,13 +130,46 @@ func (m *Model) Stats(p Problem) (*Stats, error) {
 		}
 	})
 	flush()
-	// The two triangles were formed apart: make G exactly symmetric.
+	if withG {
+		symmetrize(s.G, l)
+	}
+	return s, kept, nil
+}
+
+// hiddenChunk is the hidden outputs of rows images, node-major (L rows of
+// ld values, the first rows of each filled).
+type hiddenChunk struct {
+	h        []float64
+	ld, rows int
+}
+
+// gramLower adds the products h_i . h_j of the rows i >= j of the l x k
+// matrix h (leading dimension ldh) to g (l x l, row-major): panels of
+// statsPanel rows against the columns up to the panel's end (half the
+// multiply-adds of the whole product), the panels in parallel, largest
+// first. Each panel's product has the same shape whatever the number of
+// goroutines. The elements above the diagonal within a panel's diagonal
+// block are added too; symmetrize overwrites them.
+func gramLower(l, k int, h []float64, ldh int, g []float64) {
+	panels := (l + statsPanel - 1) / statsPanel
+	par.Chunks(panels, 1, func(c, _, _ int) {
+		lo := (panels - 1 - c) * statsPanel
+		hi := min(l, lo+statsPanel)
+		linalg.GemmNT64(hi-lo, hi, k, 1, h[lo*ldh:], ldh, h, ldh, 1, g[lo*l:], l)
+	})
+}
+
+// statsPanel is the rows of G per product of gramLower.
+const statsPanel = 256
+
+// symmetrize copies the lower triangle of the l x l matrix g above the
+// diagonal, so that G is exactly symmetric.
+func symmetrize(g []float64, l int) {
 	for i := 0; i < l; i++ {
 		for j := 0; j < i; j++ {
-			s.G[j*l+i] = s.G[i*l+j]
+			g[j*l+i] = g[i*l+j]
 		}
 	}
-	return s, nil
 }
 
 // recipe returns a copy of m without its output weights' meaning: the
