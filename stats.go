@@ -13,8 +13,8 @@ import (
 	"slices"
 
 	"github.com/scn2d/scn/internal/atomicfile"
+	"github.com/scn2d/scn/internal/bigmem"
 	"github.com/scn2d/scn/internal/linalg"
-	"github.com/scn2d/scn/internal/par"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -73,7 +73,7 @@ func (m *Model) sums(p Problem, withG, keep bool) (*Stats, []hiddenChunk, error)
 	l, mm, n := m.Nodes(), p.M, p.X.Len()
 	s := &Stats{Recipe: m.recipe(), N: n, M: mm, HT: make([]float64, l*mm), TT: make([]float64, mm*mm)}
 	if withG {
-		s.G = make([]float64, l*l)
+		s.G = bigmem.Float64s(l * l)
 	}
 	if p.Classes != nil {
 		s.Classes = slices.Clone(p.Classes)
@@ -91,7 +91,7 @@ func (m *Model) sums(p Problem, withG, keep bool) (*Stats, []hiddenChunk, error)
 	// sums independent of the number of goroutines.
 	cw := min(n, statsChunk)
 	var kept []hiddenChunk
-	hn, tc := make([]float64, l*cw), make([]float64, mm*cw)
+	hn, tc := bigmem.Float64s(l*cw), make([]float64, mm*cw)
 	filled := 0
 	flush := func() {
 		if filled == 0 {
@@ -104,7 +104,7 @@ func (m *Model) sums(p Problem, withG, keep bool) (*Stats, []hiddenChunk, error)
 		linalg.GemmNT64(mm, mm, filled, 1, tc, cw, tc, cw, 1, s.TT, mm)
 		if keep {
 			kept = append(kept, hiddenChunk{h: hn, ld: cw, rows: filled})
-			hn = make([]float64, l*cw)
+			hn = bigmem.Float64s(l * cw)
 		}
 		filled = 0
 	}
@@ -152,7 +152,7 @@ type hiddenChunk struct {
 // block are added too; symmetrize overwrites them.
 func gramLower(l, k int, h []float64, ldh int, g []float64) {
 	panels := (l + statsPanel - 1) / statsPanel
-	par.Chunks(panels, 1, func(c, _, _ int) {
+	forChunks(panels, 1, func(c, _, _ int) {
 		lo := (panels - 1 - c) * statsPanel
 		hi := min(l, lo+statsPanel)
 		linalg.GemmNT64(hi-lo, hi, k, 1, h[lo*ldh:], ldh, h, ldh, 1, g[lo*l:], l)
@@ -242,7 +242,10 @@ func (s *Stats) WithClasses(classes []string) (*Stats, error) {
 // recipe is required (the first field that differs is named). Classes are
 // matched by name; a class only one side has is added (s's order first),
 // with zero target columns on the other side.
-func (s *Stats) Merge(o *Stats) (*Stats, error) {
+func (s *Stats) Merge(o *Stats) (*Stats, error) { return s.merge(o, true) }
+
+// merge is Merge, with G's sum only if withG (nil otherwise).
+func (s *Stats) merge(o *Stats, withG bool) (*Stats, error) {
 	if err := sameRecipe(s.Recipe, o.Recipe); err != nil {
 		return nil, err
 	}
@@ -268,7 +271,10 @@ func (s *Stats) Merge(o *Stats) (*Stats, error) {
 		return nil, fmt.Errorf("%w: %d and %d regression targets", ErrStats, s.M, o.M)
 	}
 	out := &Stats{Recipe: a.Recipe, N: a.N + b.N, M: a.M, Classes: a.Classes,
-		G: addVec(a.G, b.G), HT: addVec(a.HT, b.HT), TT: addVec(a.TT, b.TT)}
+		HT: addVec(a.HT, b.HT), TT: addVec(a.TT, b.TT)}
+	if withG {
+		out.G = addVec(a.G, b.G)
+	}
 	if a.Classes != nil {
 		out.ClassCounts = make([]int, len(a.Classes))
 		for i := range out.ClassCounts {
@@ -279,7 +285,7 @@ func (s *Stats) Merge(o *Stats) (*Stats, error) {
 }
 
 func addVec(a, b []float64) []float64 {
-	out := make([]float64, len(a))
+	out := bigmem.Float64s(len(a))
 	for i := range a {
 		out[i] = a[i] + b[i]
 	}
@@ -335,13 +341,19 @@ func (s *Stats) Solve(ridge float64) (*Model, error) {
 		b.Mul(&v, &vt)
 		beta = b.RawMatrix().Data
 	}
+	return s.model(beta, ridge, s.rmse(beta, ridge)), nil
+}
+
+// model returns the model of the recipe's nodes with output weights beta
+// solved from s with the ridge term ridge, of training RMSE rmse.
+func (s *Stats) model(beta []float64, ridge, rmse float64) *Model {
 	r := *s.Recipe
-	r.Beta, r.M = beta, m
+	r.Beta, r.M = beta, s.M
 	r.Classes = slices.Clone(s.Classes)
 	r.Config.Ridge = ridge
 	r.Selection, r.Budget = nil, nil
-	r.Summary = Summary{Nodes: l, Samples: s.N, Stop: s.Recipe.Summary.Stop, TrainRMSE: s.rmse(beta, ridge)}
-	return &r, nil
+	r.Summary = Summary{Nodes: s.Nodes(), Samples: s.N, Stop: s.Recipe.Summary.Stop, TrainRMSE: rmse}
+	return &r
 }
 
 // rmse is the training RMSE of output weights beta from the sums alone:
@@ -557,7 +569,7 @@ func readStats(r io.Reader, size int64) (*Stats, error) {
 	sum = crc32.Update(sum, castagnoli, recBytes)
 	ln, mn := h.Nodes, h.Outputs
 	s := &Stats{N: h.Samples, M: mn, Classes: h.Classes, ClassCounts: h.ClassCounts,
-		G: make([]float64, ln*ln), HT: make([]float64, ln*mn), TT: make([]float64, mn*mn)}
+		G: bigmem.Float64s(ln * ln), HT: make([]float64, ln*mn), TT: make([]float64, mn*mn)}
 	buf := make([]byte, min(statsIOBlock, int(sums)))
 	for _, part := range [][]float64{s.G, s.HT, s.TT} {
 		for len(part) > 0 {
