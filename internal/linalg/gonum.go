@@ -47,10 +47,6 @@ func trsmLL(trans bool, n, m int, a []float64, lda int, b []float64, ldb int) {
 	impl.Dtrsm(blas.Left, blas.Lower, tr(trans), blas.NonUnit, n, m, 1, a, lda, b, ldb)
 }
 
-func trmmLL(trans bool, n, m int, a []float64, lda int, b []float64, ldb int) {
-	impl.Dtrmm(blas.Left, blas.Lower, tr(trans), blas.NonUnit, n, m, 1, a, lda, b, ldb)
-}
-
 func gemmNT64(m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
 	if ownGemm64 {
 		gemmNT64Own(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)

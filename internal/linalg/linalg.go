@@ -64,15 +64,3 @@ func TrsmLeftLower(trans bool, n, m int, a []float64, lda int, b []float64, ldb 
 	}
 	trsmLL(trans, n, m, a, lda, b, ldb)
 }
-
-// TrmmLeftLower sets B = A B (trans false) or B = A^T B (trans true) in
-// float64: A is n x n lower triangular (non-unit diagonal, lda; its
-// strictly upper part is not read), B is n x m (ldb). One call of the
-// backend's dtrmm, so the result does not depend on the number of
-// goroutines.
-func TrmmLeftLower(trans bool, n, m int, a []float64, lda int, b []float64, ldb int) {
-	if m == 0 || n == 0 {
-		return
-	}
-	trmmLL(trans, n, m, a, lda, b, ldb)
-}

@@ -130,12 +130,6 @@ func trsmLL(trans_ bool, n, m int, a []float64, lda int, b []float64, ldb int) {
 		(*C.double)(unsafe.Pointer(&b[0])), C.blasint(ldb))
 }
 
-func trmmLL(trans_ bool, n, m int, a []float64, lda int, b []float64, ldb int) {
-	C.cblas_dtrmm(C.CblasRowMajor, C.CblasLeft, C.CblasLower, trans(trans_), C.CblasNonUnit,
-		C.blasint(n), C.blasint(m), 1, (*C.double)(unsafe.Pointer(&a[0])), C.blasint(lda),
-		(*C.double)(unsafe.Pointer(&b[0])), C.blasint(ldb))
-}
-
 func gemmNT64(m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
 	dgemm(false, true, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
