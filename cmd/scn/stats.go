@@ -217,7 +217,11 @@ then needs the new nodes' outputs on the old images, which no statistics
 hold: --grow needs the old training images too (--old-idx-images and
 --old-idx-labels, or another --old-* source; their count and class counts
 are checked against --stats), and sums both sets anew (docs/stats.md).
---stats-out writes the merged statistics for the next update.`,
+--stats-out writes the merged statistics for the next update. Without
+--grow the output weights are solved by conjugate gradients preconditioned
+with the Cholesky factor of the old statistics (no Gram product of the new
+images): those of "scn stats merge" and "scn solve" to about 1e-10
+relative (docs/stats.md); --stats-out costs that product all the same.`,
 		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if statsIn == "" {
