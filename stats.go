@@ -13,6 +13,7 @@ import (
 	"slices"
 
 	"github.com/scn2d/scn/internal/atomicfile"
+	"github.com/scn2d/scn/internal/bigmem"
 	"github.com/scn2d/scn/internal/linalg"
 	"gonum.org/v1/gonum/mat"
 )
@@ -51,17 +52,29 @@ var ErrStats = errors.New("scn: statistics")
 // Stats returns the statistics of p for m's hidden nodes, summed over
 // chunks of 2048 images: memory grows with L^2 and L x 2048, not with N.
 func (m *Model) Stats(p Problem) (*Stats, error) {
+	s, _, err := m.sums(p, true, false)
+	return s, err
+}
+
+// sums returns the statistics of p for m's hidden nodes, G only if withG
+// (nil otherwise); if keep, also the float64 hidden outputs of the
+// images, one chunk of statsChunk images (node-major, L x statsChunk, the
+// last one partly filled) after another.
+func (m *Model) sums(p Problem, withG, keep bool) (*Stats, []hiddenChunk, error) {
 	if m.IsDeep() {
-		return nil, fmt.Errorf("%w: sufficient statistics (the recipe holds one layer)", ErrDeep)
+		return nil, nil, fmt.Errorf("%w: sufficient statistics (the recipe holds one layer)", ErrDeep)
 	}
 	if err := p.check(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := m.checkInput(p.X); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	l, mm, n := m.Nodes(), p.M, p.X.Len()
-	s := &Stats{Recipe: m.recipe(), N: n, M: mm, G: make([]float64, l*l), HT: make([]float64, l*mm), TT: make([]float64, mm*mm)}
+	s := &Stats{Recipe: m.recipe(), N: n, M: mm, HT: make([]float64, l*mm), TT: make([]float64, mm*mm)}
+	if withG {
+		s.G = bigmem.Float64s(l * l)
+	}
 	if p.Classes != nil {
 		s.Classes = slices.Clone(p.Classes)
 		s.ClassCounts = make([]int, len(p.Classes))
@@ -71,21 +84,28 @@ func (m *Model) Stats(p Problem) (*Stats, error) {
 	}
 	// The hidden outputs of statsChunk images at a time (node-major,
 	// float64) and their targets (output-major), then the float64 products
-	// G += H_c^T H_c, H^T T += H_c^T T_c and T^T T += T_c^T T_c by the
-	// dense kernels (OpenBLAS's dgemm, or the project's float64 kernel): a
-	// chunk of 2048 images keeps G's traffic small beside the products, and
-	// the kernels' fixed chunks keep the sums independent of the number of
-	// goroutines.
+	// G += H_c^T H_c (its lower triangle, gramLower), H^T T += H_c^T T_c
+	// and T^T T += T_c^T T_c by the dense kernels (OpenBLAS's dgemm, or the
+	// project's float64 kernel): a chunk of 2048 images keeps G's traffic
+	// small beside the products, and the kernels' fixed chunks keep the
+	// sums independent of the number of goroutines.
 	cw := min(n, statsChunk)
-	hn, tc := make([]float64, l*cw), make([]float64, mm*cw)
+	var kept []hiddenChunk
+	hn, tc := bigmem.Float64s(l*cw), make([]float64, mm*cw)
 	filled := 0
 	flush := func() {
 		if filled == 0 {
 			return
 		}
-		linalg.GemmNT64(l, l, filled, 1, hn, cw, hn, cw, 1, s.G, l)
+		if withG {
+			gramLower(l, filled, hn, cw, s.G)
+		}
 		linalg.GemmNT64(l, mm, filled, 1, hn, cw, tc, cw, 1, s.HT, mm)
 		linalg.GemmNT64(mm, mm, filled, 1, tc, cw, tc, cw, 1, s.TT, mm)
+		if keep {
+			kept = append(kept, hiddenChunk{h: hn, ld: cw, rows: filled})
+			hn = bigmem.Float64s(l * cw)
+		}
 		filled = 0
 	}
 	m.hidden(p.X, func(lo, rows int, hb []float32) {
@@ -110,13 +130,46 @@ func (m *Model) Stats(p Problem) (*Stats, error) {
 		}
 	})
 	flush()
-	// The two triangles were formed apart: make G exactly symmetric.
+	if withG {
+		symmetrize(s.G, l)
+	}
+	return s, kept, nil
+}
+
+// hiddenChunk is the hidden outputs of rows images, node-major (L rows of
+// ld values, the first rows of each filled).
+type hiddenChunk struct {
+	h        []float64
+	ld, rows int
+}
+
+// gramLower adds the products h_i . h_j of the rows i >= j of the l x k
+// matrix h (leading dimension ldh) to g (l x l, row-major): panels of
+// statsPanel rows against the columns up to the panel's end (half the
+// multiply-adds of the whole product), the panels in parallel, largest
+// first. Each panel's product has the same shape whatever the number of
+// goroutines. The elements above the diagonal within a panel's diagonal
+// block are added too; symmetrize overwrites them.
+func gramLower(l, k int, h []float64, ldh int, g []float64) {
+	panels := (l + statsPanel - 1) / statsPanel
+	forChunks(panels, 1, func(c, _, _ int) {
+		lo := (panels - 1 - c) * statsPanel
+		hi := min(l, lo+statsPanel)
+		linalg.GemmNT64(hi-lo, hi, k, 1, h[lo*ldh:], ldh, h, ldh, 1, g[lo*l:], l)
+	})
+}
+
+// statsPanel is the rows of G per product of gramLower.
+const statsPanel = 256
+
+// symmetrize copies the lower triangle of the l x l matrix g above the
+// diagonal, so that G is exactly symmetric.
+func symmetrize(g []float64, l int) {
 	for i := 0; i < l; i++ {
 		for j := 0; j < i; j++ {
-			s.G[j*l+i] = s.G[i*l+j]
+			g[j*l+i] = g[i*l+j]
 		}
 	}
-	return s, nil
 }
 
 // recipe returns a copy of m without its output weights' meaning: the
@@ -189,7 +242,10 @@ func (s *Stats) WithClasses(classes []string) (*Stats, error) {
 // recipe is required (the first field that differs is named). Classes are
 // matched by name; a class only one side has is added (s's order first),
 // with zero target columns on the other side.
-func (s *Stats) Merge(o *Stats) (*Stats, error) {
+func (s *Stats) Merge(o *Stats) (*Stats, error) { return s.merge(o, true) }
+
+// merge is Merge, with G's sum only if withG (nil otherwise).
+func (s *Stats) merge(o *Stats, withG bool) (*Stats, error) {
 	if err := sameRecipe(s.Recipe, o.Recipe); err != nil {
 		return nil, err
 	}
@@ -215,7 +271,10 @@ func (s *Stats) Merge(o *Stats) (*Stats, error) {
 		return nil, fmt.Errorf("%w: %d and %d regression targets", ErrStats, s.M, o.M)
 	}
 	out := &Stats{Recipe: a.Recipe, N: a.N + b.N, M: a.M, Classes: a.Classes,
-		G: addVec(a.G, b.G), HT: addVec(a.HT, b.HT), TT: addVec(a.TT, b.TT)}
+		HT: addVec(a.HT, b.HT), TT: addVec(a.TT, b.TT)}
+	if withG {
+		out.G = addVec(a.G, b.G)
+	}
 	if a.Classes != nil {
 		out.ClassCounts = make([]int, len(a.Classes))
 		for i := range out.ClassCounts {
@@ -226,7 +285,7 @@ func (s *Stats) Merge(o *Stats) (*Stats, error) {
 }
 
 func addVec(a, b []float64) []float64 {
-	out := make([]float64, len(a))
+	out := bigmem.Float64s(len(a))
 	for i := range a {
 		out[i] = a[i] + b[i]
 	}
@@ -273,13 +332,19 @@ func (s *Stats) Solve(ridge float64) (*Model, error) {
 		b.Mul(&v, &vt)
 		beta = b.RawMatrix().Data
 	}
+	return s.model(beta, ridge, s.rmse(beta, ridge)), nil
+}
+
+// model returns the model of the recipe's nodes with output weights beta
+// solved from s with the ridge term ridge, of training RMSE rmse.
+func (s *Stats) model(beta []float64, ridge, rmse float64) *Model {
 	r := *s.Recipe
-	r.Beta, r.M = beta, m
+	r.Beta, r.M = beta, s.M
 	r.Classes = slices.Clone(s.Classes)
 	r.Config.Ridge = ridge
 	r.Selection, r.Budget = nil, nil
-	r.Summary = Summary{Nodes: l, Samples: s.N, Stop: s.Recipe.Summary.Stop, TrainRMSE: s.rmse(beta, ridge)}
-	return &r, nil
+	r.Summary = Summary{Nodes: s.Nodes(), Samples: s.N, Stop: s.Recipe.Summary.Stop, TrainRMSE: rmse}
+	return &r
 }
 
 // rmse is the training RMSE of output weights beta from the sums alone:
@@ -335,7 +400,9 @@ type statsHeader struct {
 	RecipeBytes int      `json:"recipe_bytes"`
 }
 
-// WriteTo writes the statistics in their file format.
+// WriteTo writes the statistics in their file format, the sums a block of
+// statsIOBlock bytes at a time (the checksum is updated as they go), so
+// that writing takes no second copy of G.
 func (s *Stats) WriteTo(w io.Writer) (int64, error) {
 	var rec bytes.Buffer
 	if _, err := s.Recipe.WriteTo(&rec); err != nil {
@@ -350,16 +417,44 @@ func (s *Stats) WriteTo(w io.Writer) (int64, error) {
 		return 0, err
 	}
 	le := binary.LittleEndian
-	var buf bytes.Buffer
-	buf.WriteString(statsMagic)
-	buf.Write(le.AppendUint32(nil, statsVersion))
-	buf.Write(le.AppendUint32(nil, uint32(len(hdr))))
-	buf.Write(hdr)
-	buf.Write(rec.Bytes())
-	b := appendFloat64s(buf.AvailableBuffer(), s.G)
-	b = appendFloat64s(b, s.HT)
-	buf.Write(appendFloat64s(b, s.TT))
-	return writeChecked(w, &buf)
+	cw := &crcWriter{w: w}
+	head := append([]byte(statsMagic), le.AppendUint32(nil, statsVersion)...)
+	head = le.AppendUint32(head, uint32(len(hdr)))
+	head = append(append(head, hdr...), rec.Bytes()...)
+	if _, err := cw.Write(head); err != nil {
+		return cw.n, err
+	}
+	buf := make([]byte, 0, statsIOBlock)
+	for _, part := range [][]float64{s.G, s.HT, s.TT} {
+		for len(part) > 0 {
+			k := min(len(part), statsIOBlock/8)
+			if _, err := cw.Write(appendFloat64s(buf[:0], part[:k])); err != nil {
+				return cw.n, err
+			}
+			part = part[k:]
+		}
+	}
+	n, err := w.Write(le.AppendUint32(nil, cw.sum))
+	return cw.n + int64(n), err
+}
+
+// statsIOBlock is the bytes of sums a statistics file is written and read
+// in at a time.
+const statsIOBlock = 1 << 22
+
+// crcWriter writes to w and keeps the CRC-32 (Castagnoli) and the count of
+// the bytes written.
+type crcWriter struct {
+	w   io.Writer
+	sum uint32
+	n   int64
+}
+
+func (c *crcWriter) Write(b []byte) (int, error) {
+	n, err := c.w.Write(b)
+	c.sum = crc32.Update(c.sum, castagnoli, b[:n])
+	c.n += int64(n)
+	return n, err
 }
 
 // Save writes the statistics to path atomically (as Model.Save).
@@ -373,14 +468,20 @@ func (s *Stats) Save(path string) error {
 	return nil
 }
 
-// LoadStats reads a statistics file written by Stats.Save.
+// LoadStats reads a statistics file written by Stats.Save. The file's size
+// is checked against its header before the sums are allocated, and they
+// are then read into place a block at a time.
 func LoadStats(path string) (*Stats, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("scn: load statistics: %w", err)
 	}
 	defer f.Close()
-	s, err := ReadStats(f)
+	size := int64(-1)
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+		size = fi.Size()
+	}
+	s, err := readStats(f, size)
 	if err != nil {
 		return nil, wrapErr(path, err)
 	}
@@ -390,15 +491,21 @@ func LoadStats(path string) (*Stats, error) {
 // ReadStats reads statistics from r, checking the magic, version, header,
 // every size against the header before reading it, the embedded recipe and
 // the checksum.
-func ReadStats(r io.Reader) (*Stats, error) {
+func ReadStats(r io.Reader) (*Stats, error) { return readStats(r, -1) }
+
+// readStats is ReadStats of a reader holding size bytes (-1: unknown). Of
+// a known size the header's claims are checked against it before anything
+// large is allocated; otherwise the rest of the file is read in blocks
+// first (so that a header claiming more than the data holds allocates no
+// more than the data).
+func readStats(r io.Reader, size int64) (*Stats, error) {
 	bad := func(format string, a ...any) error {
 		return fmt.Errorf("%w: %s", ErrStats, fmt.Sprintf(format, a...))
 	}
-	var raw bytes.Buffer
-	if _, err := io.CopyN(&raw, r, 16); err != nil {
+	pre := make([]byte, 16)
+	if _, err := io.ReadFull(r, pre); err != nil {
 		return nil, bad("truncated preamble")
 	}
-	pre := raw.Bytes()
 	le := binary.LittleEndian
 	if string(pre[:8]) != statsMagic {
 		return nil, bad("not a statistics file (magic %q)", pre[:8])
@@ -410,11 +517,13 @@ func ReadStats(r io.Reader) (*Stats, error) {
 	if hlen < 2 || hlen > maxHeader {
 		return nil, bad("header length %d", hlen)
 	}
-	if n, _ := io.CopyN(&raw, r, hlen); n != hlen {
+	raw := make([]byte, hlen)
+	if _, err := io.ReadFull(r, raw); err != nil {
 		return nil, bad("truncated header")
 	}
+	sum := crc32.Update(crc32.Update(0, castagnoli, pre), castagnoli, raw)
 	var h statsHeader
-	dec := json.NewDecoder(bytes.NewReader(raw.Bytes()[16:]))
+	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&h); err != nil {
 		return nil, bad("header: %v", err)
@@ -431,41 +540,86 @@ func ReadStats(r io.Reader) (*Stats, error) {
 		return nil, bad("header claims %d nodes and %d outputs: %.3g bytes, too large", h.Nodes, h.Outputs, sums)
 	}
 	rest := int64(h.RecipeBytes) + int64(sums) + 4
-	if n, _ := io.CopyN(&raw, r, rest); n != rest {
-		return nil, bad("truncated: %d of %d bytes after the header", n, rest)
+	if size >= 0 {
+		switch have := size - 16 - hlen; {
+		case have < rest:
+			return nil, bad("truncated: %d of %d bytes after the header", have, rest)
+		case have > rest:
+			return nil, bad("trailing bytes after the checksum")
+		}
+	} else {
+		var err error
+		if r, err = readBlocks(r, rest); err != nil {
+			return nil, bad("%v", err)
+		}
 	}
-	if n, _ := io.CopyN(io.Discard, r, 1); n != 0 {
-		return nil, bad("trailing bytes after the checksum")
+	recBytes := make([]byte, h.RecipeBytes)
+	if _, err := io.ReadFull(r, recBytes); err != nil {
+		return nil, bad("truncated recipe")
 	}
-	all := raw.Bytes()
-	body, sum := all[:len(all)-4], le.Uint32(all[len(all)-4:])
-	if crc32.Checksum(body, castagnoli) != sum {
+	sum = crc32.Update(sum, castagnoli, recBytes)
+	ln, mn := h.Nodes, h.Outputs
+	s := &Stats{N: h.Samples, M: mn, Classes: h.Classes, ClassCounts: h.ClassCounts,
+		G: bigmem.Float64s(ln * ln), HT: make([]float64, ln*mn), TT: make([]float64, mn*mn)}
+	buf := make([]byte, min(statsIOBlock, int(sums)))
+	for _, part := range [][]float64{s.G, s.HT, s.TT} {
+		for len(part) > 0 {
+			k := min(len(part), statsIOBlock/8)
+			b := buf[:8*k]
+			if _, err := io.ReadFull(r, b); err != nil {
+				return nil, bad("truncated sums")
+			}
+			sum = crc32.Update(sum, castagnoli, b)
+			for i := range part[:k] {
+				part[i] = math.Float64frombits(le.Uint64(b[8*i:]))
+			}
+			part = part[k:]
+		}
+	}
+	var want [4]byte
+	if _, err := io.ReadFull(r, want[:]); err != nil {
+		return nil, bad("truncated checksum")
+	}
+	if size >= 0 {
+		if n, _ := io.ReadFull(r, buf[:1]); n != 0 {
+			return nil, bad("trailing bytes after the checksum")
+		}
+	}
+	if sum != le.Uint32(want[:]) {
 		return nil, bad("checksum mismatch (corrupt file)")
 	}
-	off := 16 + int(hlen)
-	rec, err := Read(bytes.NewReader(body[off : off+h.RecipeBytes]))
+	rec, err := Read(bytes.NewReader(recBytes))
 	if err != nil {
 		return nil, bad("recipe: %v", err)
 	}
 	if rec.Nodes() != h.Nodes {
 		return nil, bad("recipe of %d nodes, header says %d", rec.Nodes(), h.Nodes)
 	}
-	off += h.RecipeBytes
-	read := func(n int) []float64 {
-		v := make([]float64, n)
-		for i := range v {
-			v[i] = math.Float64frombits(le.Uint64(body[off:]))
-			off += 8
-		}
-		return v
-	}
-	ln, mn := h.Nodes, h.Outputs
-	s := &Stats{Recipe: rec, N: h.Samples, M: mn, Classes: h.Classes, ClassCounts: h.ClassCounts,
-		G: read(ln * ln), HT: read(ln * mn), TT: read(mn * mn)}
+	s.Recipe = rec
 	for _, part := range [][]float64{s.G, s.HT, s.TT} {
 		if err := checkFinite(part, "statistics"); err != nil {
 			return nil, bad("%v", err)
 		}
 	}
 	return s, nil
+}
+
+// readBlocks reads the rest of a statistics file of unknown size, which
+// must hold exactly n more bytes, in blocks (no block is allocated before
+// the data to fill it has arrived), and returns a reader of them.
+func readBlocks(r io.Reader, n int64) (io.Reader, error) {
+	var parts []io.Reader
+	for left := n; left > 0; {
+		b := make([]byte, min(left, statsIOBlock))
+		got, err := io.ReadFull(r, b)
+		if err != nil {
+			return nil, fmt.Errorf("truncated: %d of %d bytes after the header", n-left+int64(got), n)
+		}
+		parts = append(parts, bytes.NewReader(b))
+		left -= int64(got)
+	}
+	if k, _ := io.ReadFull(r, make([]byte, 1)); k != 0 {
+		return nil, errors.New("trailing bytes after the checksum")
+	}
+	return io.MultiReader(parts...), nil
 }

@@ -2,15 +2,20 @@ package main
 
 import (
 	"bytes"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/scn2d/scn"
 )
 
 // TestStatsCommands: train --stats-out, stats build, stats merge, solve and
 // update agree: an update with a set's images equals solving the merged
-// statistics, byte for byte; bad statistics are refused in one line.
+// statistics (to 1e-9 in beta) and writes the merged statistics byte for
+// byte; bad statistics are refused in one line.
 func TestStatsCommands(t *testing.T) {
 	dir, _, _ := files(t)
 	data := []string{"--idx-images", filepath.Join(dir, "train-images.gz"), "--idx-labels", filepath.Join(dir, "train-labels.gz")}
@@ -33,10 +38,23 @@ func TestStatsCommands(t *testing.T) {
 	m3 := filepath.Join(dir, "m3.scn")
 	s4 := filepath.Join(dir, "s4.scnstats")
 	ok(t, append([]string{"update", m, "--stats", s1, "-o", m3, "--stats-out", s4}, data...)...)
-	x, _ := os.ReadFile(m2)
-	y, _ := os.ReadFile(m3)
-	if !bytes.Equal(x, y) {
-		t.Error("update differs from solving the merged statistics")
+	// The update solves iteratively (docs/stats.md): the output weights
+	// of the direct solve to 1e-9, the rest of the model the same.
+	x, err := scn.Load(m2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, err := scn.Load(m3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d, nb float64
+	for i := range x.Beta {
+		d += (x.Beta[i] - y.Beta[i]) * (x.Beta[i] - y.Beta[i])
+		nb += x.Beta[i] * x.Beta[i]
+	}
+	if math.Sqrt(d/nb) > 1e-9 || !slices.Equal(x.Params, y.Params) || x.Summary.Samples != y.Summary.Samples {
+		t.Errorf("update differs from solving the merged statistics (beta by %.3g relative)", math.Sqrt(d/nb))
 	}
 	z, _ := os.ReadFile(s4)
 	w, _ := os.ReadFile(s3)

@@ -1,0 +1,241 @@
+package scn
+
+import (
+	"bytes"
+	"math"
+	"runtime"
+	"slices"
+	"testing"
+)
+
+// statsBytes returns the file bytes of s.
+func statsBytes(t *testing.T, s *Stats) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if _, err := s.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// TestUpdateIsTheFitOnBoth: Model.Update with new images gives the least
+// squares on the old and new images with the same nodes (1e-9 relative in
+// beta, against a pseudo-inverse of all the hidden outputs), by the
+// iterative solve; it leaves the old statistics as they were, returns
+// the merged statistics Merge gives (bytes), and its training RMSE from
+// the sums is that of its predictions. New images in two chunks (one
+// partly filled) and in one; 2DRVFL and RVFL.
+func TestUpdateIsTheFitOnBoth(t *testing.T) {
+	for _, tc := range []struct {
+		kind     Kind
+		old, new int
+	}{{RVFL2D, 300, 300}, {RVFL, 200, 2100}} {
+		p := blobProblem(t, tc.old+tc.new)
+		c := Paper(tc.kind)
+		c.MaxNodes, c.Ridge = 50, 0.1
+		a, b := subsetProblem(p, 0, tc.old), subsetProblem(p, tc.old, tc.old+tc.new)
+		m := fitT(t, c, a)
+		m.Meta = map[string]string{"source": "blobs"}
+		old := statsT(t, m, a)
+		before := statsBytes(t, old)
+		// The iterative solve converges on its own (no fallback).
+		fresh, kept, err := m.sums(b, false, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(kept) != (tc.new+statsChunk-1)/statsChunk {
+			t.Fatalf("%d chunks kept for %d images", len(kept), tc.new)
+		}
+		mg, err := old.merge(fresh, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if mg.solveNear(old.G, kept, c.Ridge) == nil {
+			t.Fatalf("%v: the iterative solve did not converge", tc.kind)
+		}
+		nm, merged, err := m.Update(old, b, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(statsBytes(t, old), before) {
+			t.Errorf("%v: Update changed the old statistics", tc.kind)
+		}
+		want, err := minNorm(hiddenDense(m, p.X), p.T, p.M, c.Ridge)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := relDiff(nm.Beta, want); d > 1e-9 {
+			t.Errorf("%v: update differs from the least squares on all images by %.3g", tc.kind, d)
+		}
+		direct, err := old.Merge(statsT(t, m, b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(statsBytes(t, merged), statsBytes(t, direct)) {
+			t.Errorf("%v: the merged statistics of Update differ from Merge's", tc.kind)
+		}
+		ds, err := direct.Solve(c.Ridge)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := relDiff(nm.Beta, ds.Beta); d > 1e-9 {
+			t.Errorf("%v: update differs from the direct solve of the merged statistics by %.3g", tc.kind, d)
+		}
+		if nm.Summary.Samples != tc.old+tc.new || nm.Meta["source"] != "blobs" || !slices.Equal(nm.Params, m.Params) {
+			t.Errorf("%v: samples %d, meta %v, or other nodes", tc.kind, nm.Summary.Samples, nm.Meta)
+		}
+		rm, err := nm.RMSE(p.X, p.T)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := math.Abs(rm - nm.Summary.TrainRMSE); d > 1e-7*rm {
+			t.Errorf("%v: RMSE from the sums %.9f, predicted %.9f", tc.kind, nm.Summary.TrainRMSE, rm)
+		}
+		// Without the merged statistics: the same model, nil statistics.
+		nm2, none, err := m.Update(old, b, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if none != nil || !slices.Equal(nm2.Beta, nm.Beta) {
+			t.Errorf("%v: withStats changed the model or statistics came back", tc.kind)
+		}
+	}
+}
+
+// TestUpdateDirectPaths: without a ridge term Update solves the merged
+// statistics directly: the model Merge and Solve give, bit for bit.
+func TestUpdateDirectPaths(t *testing.T) {
+	p := blobProblem(t, 400)
+	c := Paper(RVFL2D)
+	c.MaxNodes, c.Ridge = 30, 0
+	a, b := subsetProblem(p, 0, 200), subsetProblem(p, 200, 400)
+	m := fitT(t, c, a)
+	old := statsT(t, m, a)
+	nm, _, err := m.Update(old, b, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	merged, err := old.Merge(statsT(t, m, b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := merged.Solve(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(nm.Beta, want.Beta) {
+		t.Error("update without a ridge differs from Merge and Solve")
+	}
+}
+
+// TestUpdateNewClass: new images of a class the old ones did not have;
+// the update is the least squares on all images with the widened targets.
+func TestUpdateNewClass(t *testing.T) {
+	x, y, names := blobs(450, 10, 8, 3, 5)
+	full, err := Classification(x, y, names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var oldIdx, newIdx []int
+	for i, l := range y {
+		if l == 2 {
+			newIdx = append(newIdx, i)
+		} else {
+			oldIdx = append(oldIdx, i)
+		}
+	}
+	ox := Images{Rows: x.Rows, Cols: x.Cols}
+	var oy []int
+	for _, i := range oldIdx {
+		ox.Pix = append(ox.Pix, x.Image(i)...)
+		oy = append(oy, y[i])
+	}
+	old, err := Classification(ox, oy, names[:2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := Paper(RVFL)
+	c.MaxNodes, c.Ridge = 40, 0.5
+	m := fitT(t, c, old)
+	nm, _, err := m.Update(statsT(t, m, old), full.subset(newIdx), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(nm.Classes, names) {
+		t.Fatalf("classes %v", nm.Classes)
+	}
+	ref := full.subset(append(append([]int(nil), oldIdx...), newIdx...))
+	want, err := minNorm(hiddenDense(m, ref.X), ref.T, 3, 0.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := relDiff(nm.Beta, want); d > 1e-9 {
+		t.Errorf("update with a new class differs from the refit by %.3g", d)
+	}
+}
+
+// TestUpdateDeterministic: the same bytes whatever GOMAXPROCS.
+func TestUpdateDeterministic(t *testing.T) {
+	p := blobProblem(t, 2600)
+	c := Paper(RVFL)
+	c.MaxNodes, c.Ridge = 60, 0.1
+	a, b := subsetProblem(p, 0, 300), subsetProblem(p, 300, 2600)
+	m := fitT(t, c, a)
+	old := statsT(t, m, a)
+	var first []float64
+	for _, procs := range []int{1, 2, 4} {
+		prev := runtime.GOMAXPROCS(procs)
+		nm, _, err := m.Update(old, b, false)
+		runtime.GOMAXPROCS(prev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first == nil {
+			first = nm.Beta
+		} else if !slices.Equal(nm.Beta, first) {
+			t.Errorf("GOMAXPROCS %d: other output weights", procs)
+		}
+	}
+}
+
+// TestUpdateRefusesOtherNodes: statistics of another model's nodes are
+// refused, naming the field, and left as they were.
+func TestUpdateRefusesOtherNodes(t *testing.T) {
+	p := blobProblem(t, 200)
+	c := Paper(RVFL2D)
+	c.MaxNodes, c.Ridge = 20, 0.1
+	m := fitT(t, c, p)
+	c.Seed = 9
+	other := fitT(t, c, p)
+	s := statsT(t, other, p)
+	before := statsBytes(t, s)
+	if _, _, err := m.Update(s, p, false); err == nil || !bytes.Contains([]byte(err.Error()), []byte("parameters differ")) {
+		t.Errorf("other nodes: %v", err)
+	}
+	if !bytes.Equal(statsBytes(t, s), before) {
+		t.Error("a refused update changed the statistics")
+	}
+}
+
+// TestRestoreSym: an in-place factorisation is undone exactly.
+func TestRestoreSym(t *testing.T) {
+	for _, l := range []int{1, 7, cholBlock + 3, 2*cholBlock + 70} {
+		g := make([]float64, l*l)
+		for i := 0; i < l; i++ {
+			for j := 0; j <= i; j++ {
+				v := math.Sin(float64(i*l + j))
+				g[i*l+j], g[j*l+i] = v, v
+			}
+			g[i*l+i] = float64(l) + 1 // positive definite
+		}
+		want := slices.Clone(g)
+		saved := saveDiagBlocks(g, l)
+		if err := cholesky(g, l, l, 0); err != nil {
+			t.Fatal(err)
+		}
+		restoreSym(g, l, saved)
+		if !slices.Equal(g, want) {
+			t.Errorf("l = %d: not restored", l)
+		}
+	}
+}
