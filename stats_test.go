@@ -83,38 +83,8 @@ func TestStatsMergeIsTheFitOnBoth(t *testing.T) {
 // not have: the old statistics get a zero column for it, and the solve is
 // the least squares on all images with the widened targets.
 func TestStatsNewClass(t *testing.T) {
-	x, y, names := blobs(450, 10, 8, 3, 5)
-	var oldIdx []int
-	for i, l := range y {
-		if l != 2 {
-			oldIdx = append(oldIdx, i)
-		}
-	}
-	full, err := Classification(x, y, names)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The old problem knows classes a and b only.
-	ox := Images{Rows: x.Rows, Cols: x.Cols}
-	var oy []int
-	for _, i := range oldIdx {
-		ox.Pix = append(ox.Pix, x.Image(i)...)
-		oy = append(oy, y[i])
-	}
-	old, err := Classification(ox, oy, names[:2])
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := Paper(RVFL)
-	c.MaxNodes, c.Ridge = 40, 0.5
-	m := fitT(t, c, old)
+	full, old, oldIdx, newIdx, m := newClassFixture(t)
 	so := statsT(t, m, old)
-	newIdx := []int{}
-	for i, l := range y {
-		if l == 2 {
-			newIdx = append(newIdx, i)
-		}
-	}
 	sn := statsT(t, m, full.subset(newIdx))
 	merged, err := so.Merge(sn)
 	if err != nil {
@@ -242,4 +212,35 @@ func FuzzReadStats(f *testing.F) {
 			t.Fatalf("read statistics cannot be written: %v", err)
 		}
 	})
+}
+
+// newClassFixture is the set-up of the tests of a class first seen in new
+// images: blobs of classes a, b and c (full), the old problem of classes a
+// and b only (its images' indices in full: oldIdx), the indices of the
+// class-c images (newIdx), and an RVFL with a ridge term fitted on the old
+// problem.
+func newClassFixture(t *testing.T) (full, old Problem, oldIdx, newIdx []int, m *Model) {
+	t.Helper()
+	x, y, names := blobs(450, 10, 8, 3, 5)
+	full, err := Classification(x, y, names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ox := Images{Rows: x.Rows, Cols: x.Cols}
+	var oy []int
+	for i, l := range y {
+		if l == 2 {
+			newIdx = append(newIdx, i)
+			continue
+		}
+		oldIdx = append(oldIdx, i)
+		ox.Pix = append(ox.Pix, x.Image(i)...)
+		oy = append(oy, l)
+	}
+	if old, err = Classification(ox, oy, names[:2]); err != nil {
+		t.Fatal(err)
+	}
+	c := Paper(RVFL)
+	c.MaxNodes, c.Ridge = 40, 0.5
+	return full, old, oldIdx, newIdx, fitT(t, c, old)
 }

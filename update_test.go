@@ -131,37 +131,12 @@ func TestUpdateDirectPaths(t *testing.T) {
 // TestUpdateNewClass: new images of a class the old ones did not have;
 // the update is the least squares on all images with the widened targets.
 func TestUpdateNewClass(t *testing.T) {
-	x, y, names := blobs(450, 10, 8, 3, 5)
-	full, err := Classification(x, y, names)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var oldIdx, newIdx []int
-	for i, l := range y {
-		if l == 2 {
-			newIdx = append(newIdx, i)
-		} else {
-			oldIdx = append(oldIdx, i)
-		}
-	}
-	ox := Images{Rows: x.Rows, Cols: x.Cols}
-	var oy []int
-	for _, i := range oldIdx {
-		ox.Pix = append(ox.Pix, x.Image(i)...)
-		oy = append(oy, y[i])
-	}
-	old, err := Classification(ox, oy, names[:2])
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := Paper(RVFL)
-	c.MaxNodes, c.Ridge = 40, 0.5
-	m := fitT(t, c, old)
+	full, old, oldIdx, newIdx, m := newClassFixture(t)
 	nm, _, err := m.Update(statsT(t, m, old), full.subset(newIdx), false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(nm.Classes, names) {
+	if !slices.Equal(nm.Classes, full.Classes) {
 		t.Fatalf("classes %v", nm.Classes)
 	}
 	ref := full.subset(append(append([]int(nil), oldIdx...), newIdx...))
