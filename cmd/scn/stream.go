@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strings"
@@ -95,6 +96,9 @@ func (d *dataFlags) openStream(p dataset.Preprocess) (*streamSource, error) {
 		var s *dataset.IDXSource
 		if s, err = d.idxSource(p); err == nil {
 			src, what = s, fmt.Sprintf("%d files", len(s.Images))
+			if len(s.Images) == 1 {
+				what = s.Images[0]
+			}
 		}
 	case n.images != "":
 		src, err = dataset.OpenNPYSource(n.images, n.labels, d.rows, d.cols, n.channelsFirst, p)
@@ -186,7 +190,7 @@ func (d *dataFlags) streamPlan(cfg scn.Config, sel *scn.Selection, force bool, s
 	}
 	n := src.Len()
 	rows, cols := src.Shape()
-	c, m := src.Chans(), len(src.Classes())
+	c := src.Chans()
 	if !force {
 		why = fmt.Sprintf("in memory the %d images and the fit would take about %s, more than the limit of %s (%s)", n, formatBytes(whole), formatBytes(b.bytes), b.from)
 	} else {
@@ -201,14 +205,40 @@ func (d *dataFlags) streamPlan(cfg scn.Config, sel *scn.Selection, force bool, s
 	case statsOut != "":
 		return nil, "", fmt.Errorf("--stream: a streamed fit does not write --stats-out: sum the statistics with scn stats build per shard and scn stats merge")
 	}
-	d1 := int64(rows * cols * c)
-	need := cfg.EstimateStreamMemoryC(rows, cols, c, m) + int64(dataset.DefaultChunk)*(src.StoredBytes()+3*4*d1)
+	need := streamNeed(cfg, src)
 	if err := b.check(need, fmt.Sprintf("streaming %s with --nodes %d over %d images of %d x %d x %d", cfg.Kind.Title(), cfg.MaxNodes, n, c, rows, cols), "lower --nodes"); err != nil {
 		return nil, "", err
 	}
 	note := fmt.Sprintf("scn: note: streaming %d images from %s (%s): two passes over the data, about %s in memory; no progress until the second pass ends\n",
 		n, src.what, why, formatBytes(need))
 	return src, note, nil
+}
+
+// streamNeed is the memory a streamed fit of cfg on src takes: the fit's
+// sums and factor, and the buffers of a shard (as stored, decoded and
+// prepared).
+func streamNeed(cfg scn.Config, src *streamSource) int64 {
+	rows, cols := src.Shape()
+	c, m := src.Chans(), len(src.Classes())
+	d1 := int64(rows * cols * c)
+	return cfg.EstimateStreamMemoryC(rows, cols, c, m) + int64(dataset.DefaultChunk)*(src.StoredBytes()+3*4*d1)
+}
+
+// printStreamPlan prints what --dry-run prints for a streamed fit.
+func printStreamPlan(w io.Writer, cfg scn.Config, src *streamSource) {
+	rows, cols := src.Shape()
+	if c := cfg.ForImages(rows, cols); c.FieldMax != cfg.FieldMax {
+		cfg = c
+	}
+	fmt.Fprintf(w, "learner     %s, %d nodes at most\n", cfg.Kind.Title(), cfg.MaxNodes)
+	fmt.Fprintf(w, "data        %d images of %d x %d x %d, %d outputs, streamed from %s in shards of %d images\n",
+		src.Len(), rows, cols, src.Chans(), len(src.Classes()), src.what, dataset.DefaultChunk)
+	if cfg.FieldMax > 0 {
+		fmt.Fprintf(w, "fields      %d to %d pixels\n", cfg.FieldMin, cfg.FieldMax)
+	}
+	need := streamNeed(cfg, src)
+	fmt.Fprintf(w, "memory      %s in all, %d bytes (streamed: two passes over the data)\n", formatBytes(need), need)
+	fmt.Fprintf(w, "limit       %s (%s)\n", formatBytes(memory.bytes), memory.from)
 }
 
 // trainStreamed fits cfg on the stream and saves the model; it saves

@@ -56,6 +56,23 @@ func TestTrainStreamedIsInMemory(t *testing.T) {
 	}
 }
 
+// TestTrainStreamedDryRun: --dry-run with a streamed fit prints the plan
+// (images, the shards, the streamed memory estimate) and writes nothing.
+func TestTrainStreamedDryRun(t *testing.T) {
+	dir, images, labels := shardFiles(t)
+	out := filepath.Join(dir, "dry.scn")
+	got := ok(t, "train", "--model", "rvfl", "--preset", "fast", "--nodes", "120", "--stream", "--dry-run",
+		"--idx-images", images, "--idx-labels", labels, "-o", out)
+	for _, want := range []string{"learner     RVFL, 120 nodes at most", "300 images of 28 x 28 x 1", "streamed from 3 files", "(streamed: two passes over the data)"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the plan lacks %q:\n%s", want, got)
+		}
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("a dry run wrote a model")
+	}
+}
+
 // TestTrainStreamedBadInput: a shard of another image size in the middle
 // of the stream stops the fit naming its file and writes no model; the
 // supervised learners, model selection and --stream on other sources are

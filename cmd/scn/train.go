@@ -78,6 +78,10 @@ clock, giving the same model file.`,
 					return err
 				}
 				fmt.Fprint(stderr, note)
+				if dryRun {
+					printStreamPlan(cmd.OutOrStdout(), cfg, src)
+					return nil
+				}
 				return trainStreamed(cmd, cfg, src, src.Prep, out, quiet)
 			}
 			// Refused before the images are read when what their headers
