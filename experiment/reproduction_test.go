@@ -10,19 +10,20 @@ import (
 
 // TestReproductionMatchesCommittedResults: REPRODUCTION.md is what
 // `scn experiment report` generates from the committed results, byte for
-// byte (regenerate it with: scn experiment report --out results/quick -o
-// REPRODUCTION.md).
+// byte: the full protocol's (results/paper) where they are committed, the
+// quick protocol's for the rest (regenerate it with: scn experiment report
+// --out results/paper,results/quick -o REPRODUCTION.md).
 func TestReproductionMatchesCommittedResults(t *testing.T) {
 	want, err := os.ReadFile(filepath.Join("..", "REPRODUCTION.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := Reproduction(filepath.Join("..", "results", "quick"))
+	got, err := Reproduction(filepath.Join("..", "results", "paper"), filepath.Join("..", "results", "quick"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got != string(want) {
-		t.Error("REPRODUCTION.md differs from what the committed results generate: run scn experiment report --out results/quick -o REPRODUCTION.md")
+		t.Error("REPRODUCTION.md differs from what the committed results generate: run scn experiment report --out results/paper,results/quick -o REPRODUCTION.md")
 	}
 }
 
