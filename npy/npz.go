@@ -4,7 +4,6 @@ import (
 	"archive/zip"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strings"
 	"time"
@@ -23,16 +22,11 @@ type NPZ struct {
 
 // OpenNPZ opens a .npz file. Close it when done.
 func OpenNPZ(path string) (*NPZ, error) {
-	f, err := os.Open(path)
+	f, size, err := openSized(path)
 	if err != nil {
-		return nil, fmt.Errorf("npy: %w", err)
+		return nil, err
 	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("npy: %w", err)
-	}
-	z, err := NewNPZ(f, st.Size())
+	z, err := NewNPZ(f, size)
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("npy: %s: %w", path, err)

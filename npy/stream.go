@@ -48,22 +48,31 @@ type RowReader struct {
 
 // OpenRows opens a .npy file to read by rows. Close it when done.
 func OpenRows(path string) (*RowReader, error) {
-	f, err := os.Open(path)
+	f, size, err := openSized(path)
 	if err != nil {
-		return nil, fmt.Errorf("npy: %w", err)
+		return nil, err
 	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("npy: %w", err)
-	}
-	r, err := NewRows(f, st.Size(), path)
+	r, err := NewRows(f, size, path)
 	if err != nil {
 		f.Close()
 		return nil, err
 	}
 	r.closer = f
 	return r, nil
+}
+
+// openSized opens a file and returns its size.
+func openSized(path string) (*os.File, int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, fmt.Errorf("npy: %w", err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, 0, fmt.Errorf("npy: %w", err)
+	}
+	return f, st.Size(), nil
 }
 
 // NewRows reads by rows the .npy array held by the size bytes of r; name
