@@ -74,16 +74,21 @@ func budgetRun(t *testing.T, p Problem, seconds, slow float64) (*Model, float64)
 
 // budgetSeconds returns a budget whose plan is about l nodes for p.
 func budgetSeconds(p Problem, l int) float64 {
-	_, sel, _ := budgetChoice(p, 1)
+	cfg, sel, _ := budgetChoice(p, 1)
 	held := max(1, int(math.Round(sel.Validation*float64(p.X.Len()))))
 	r := budgetRates
-	return (r.fitSeconds(p.X.Len()-held, l, 100) + r.finishSeconds(held, l, p.M, len(DefaultRidges()), 20+maxCheckpointsInGrid)) / budgetSafety * 1.01
+	ridges := sel.Ridges
+	if ridges == nil {
+		ridges = DefaultRidges()
+	}
+	pl := BudgetPlan{Rates: r, Ridges: ridges, Points: sel.Points, FitWeights: sel.fitWeights}
+	return (r.fitSeconds(p.X.Len()-held, l, cfg.BlockSize) + pl.finishSeconds(held, l, p.M, p.X.Rows*p.X.Cols)) / budgetSafety * 1.01
 }
 
 // finish is the modelled finishing cost of the record's fit at pace slow.
 func finish(rec *BudgetRecord, n int, slow float64) float64 {
 	held := max(1, int(math.Round(rec.Plan.Validation*float64(n))))
-	return slow * rec.Plan.Rates.finishSeconds(held, rec.FitNodes, 10, len(rec.Plan.Ridges), rec.Plan.Points+maxCheckpointsInGrid)
+	return slow * rec.Plan.finishSeconds(held, rec.FitNodes, 10, 80)
 }
 
 func TestBudgetMeetsPlanAtCalibratedRates(t *testing.T) {
@@ -129,6 +134,51 @@ func TestBudgetStopsEarlyWhenSlower(t *testing.T) {
 		if c.Accuracy > m.Selection.Accuracy {
 			t.Errorf("checkpoint at %d nodes scored %.4f, above the chosen model's %.4f", c.Nodes, c.Accuracy, m.Selection.Accuracy)
 		}
+	}
+}
+
+// TestBudgetLargeSetKeepsFitWeights: on a large set (the fast RVFL) the
+// budget chooses L among its checkpoints at the fit's ridge term and keeps
+// the fit's own output weights: the model is the fit's prefix (no ridge
+// grid, no re-solve), the best checkpoint on held-out data, and its replay
+// gives the same bytes.
+func TestBudgetLargeSetKeepsFitWeights(t *testing.T) {
+	p := noisyProblem(t, budgetLargeSet)
+	m, spent := budgetRun(t, p, budgetSeconds(p, 1500), 2)
+	rec := m.Budget
+	if !rec.Plan.FitWeights || rec.Plan.Kind != RVFL || len(rec.Plan.Ridges) != 1 || rec.Plan.Ridges[0] != rec.Plan.FitRidge {
+		t.Fatalf("plan %+v, want the fast RVFL with the fit's weights at its ridge term", rec.Plan)
+	}
+	if rec.FitNodes >= rec.Plan.Nodes || rec.Stopped != "budget" {
+		t.Errorf("fitted %d of %d planned nodes (stopped %q) on a machine twice as slow", rec.FitNodes, rec.Plan.Nodes, rec.Stopped)
+	}
+	if total := spent + finish(rec, p.X.Len(), 2); total > budgetSeconds(p, 1500) {
+		t.Errorf("fit and finish take %.2f s of the budget", total)
+	}
+	sel := m.Selection
+	if sel.Candidates != len(rec.Checkpoints) || m.Nodes() != sel.Nodes || m.Config.Ridge != rec.Plan.FitRidge {
+		t.Errorf("chose L = %d (model %d nodes, ridge %v) from %d candidates, want one of the %d checkpoints at ridge %v",
+			sel.Nodes, m.Nodes(), m.Config.Ridge, sel.Candidates, len(rec.Checkpoints), rec.Plan.FitRidge)
+	}
+	for _, c := range rec.Checkpoints {
+		if c.Accuracy > sel.Accuracy {
+			t.Errorf("checkpoint at %d nodes scored %.4f, above the chosen model's %.4f", c.Nodes, c.Accuracy, sel.Accuracy)
+		}
+	}
+	file, back := roundTrip(t, m)
+	if !back.Budget.Plan.FitWeights {
+		t.Fatal("FitWeights lost in the file")
+	}
+	r, err := Replay(context.Background(), back.Budget, back, p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if _, err := r.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(buf.Bytes(), file) {
+		t.Errorf("replayed model differs from the budgeted one (%d and %d bytes)", buf.Len(), len(file))
 	}
 }
 

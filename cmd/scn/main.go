@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
@@ -52,6 +53,10 @@ func main() {
 		stop()
 	}()
 	err := newRoot().ExecuteContext(ctx)
+	if profileFile != nil {
+		pprof.StopCPUProfile()
+		profileFile.Close()
+	}
 	if err == nil {
 		return
 	}
@@ -92,6 +97,9 @@ var memory memLimit
 func currentBudget() budget { return budget{memory} }
 
 // newRoot builds the command tree.
+// profileFile is the open --cpu-profile file, if any.
+var profileFile *os.File
+
 func newRoot() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "scn",
@@ -104,7 +112,23 @@ reproduces the experiments of the method's paper (E1-E7).`,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	addMemoryFlag(root.PersistentFlags(), &memory)
-	root.PersistentPreRun = func(*cobra.Command, []string) { currentBudget().apply() }
+	// --cpu-profile FILE writes a pprof CPU profile of the command (hidden:
+	// a developer's tool, read with go tool pprof).
+	var profile string
+	root.PersistentFlags().StringVar(&profile, "cpu-profile", "", "write a CPU profile (pprof) of the command to this file")
+	_ = root.PersistentFlags().MarkHidden("cpu-profile")
+	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+		currentBudget().apply()
+		if profile == "" {
+			return nil
+		}
+		f, err := os.Create(profile)
+		if err != nil {
+			return fmt.Errorf("cpu profile: %w", err)
+		}
+		profileFile = f
+		return pprof.StartCPUProfile(f)
+	}
 	root.AddCommand(newTrain(), newEval(), newPredict(), newCompare(), newExperiment(), newDerive(), newInspect(), newExport(), newServe(), newBench(), newVersion(), newStats(), newSolve(), newUpdate())
 	return root
 }
