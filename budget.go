@@ -230,7 +230,8 @@ func (b Budget) Fit(ctx context.Context, p Problem, progress func(Step), plan fu
 	if plan != nil {
 		plan(pl)
 	}
-	cfg.MaxNodes, cfg.BlockSize, cfg.blockByBlock = pl.MaxNodes, pl.BlockSize, true
+	staged := cfg.onePass()
+	cfg.MaxNodes, cfg.BlockSize, cfg.blockByBlock = pl.MaxNodes, pl.BlockSize, !staged
 	sel.Ridges = pl.Ridges
 	sel.checkpoints = pl.BlockSize
 	sel.fitWeights = pl.FitWeights
@@ -246,6 +247,9 @@ func (b Budget) Fit(ctx context.Context, p Problem, progress func(Step), plan fu
 			cp.Accuracy, cp.RMSE = s.Accuracy, s.RMSE
 		}
 		rec.Checkpoints = append(rec.Checkpoints, cp)
+		if staged {
+			return false // the stages decide (below)
+		}
 		// Rescale the rates by how the fit has gone so far: the next block
 		// and the finish are predicted at the pace measured.
 		spent := now.Sub(fitStart).Seconds()
@@ -273,6 +277,9 @@ func (b Budget) Fit(ctx context.Context, p Problem, progress func(Step), plan fu
 		}
 		return false
 	}
+	if staged {
+		cfg.stages = b.stages(pl, *rates, p, train, held, fitStart, &stoppedByClock)
+	}
 	m, err := cfg.Select(ctx, p, sel, progress)
 	if err != nil {
 		return m, err
@@ -290,6 +297,55 @@ func (b Budget) Fit(ctx context.Context, p Problem, progress func(Step), plan fu
 	rec.Elapsed = b.now().Sub(b.Start)
 	m.Budget = rec
 	return m, nil
+}
+
+// stageShare is the share of the time left that a later stage of a staged
+// fit may fill, and stageFirst the share of the planned L that the first
+// stage fits: a stage cannot be stopped once its pass has begun, so each
+// is sized on the pace measured so far and leaves room for that pace to
+// be wrong (the probe's rates to begin with).
+const (
+	stageShare = 0.9
+	stageFirst = 4
+)
+
+// stages returns a staged fit's stage sizes (Config.stages) for the plan:
+// the first stage a quarter of the planned L; each later one the most
+// nodes (whole blocks) whose pass, at the pace measured on the stages so
+// far, fills stageShare of the time left after the finish (all of it for
+// a last block), and 0, which stops the fit and sets *clock, when not one
+// block fits.
+func (b Budget) stages(pl BudgetPlan, r Rates, p Problem, train, held int, fitStart time.Time, clock *bool) func(int) int {
+	d := p.X.Rows * p.X.Cols * p.X.Chans()
+	block := pl.BlockSize
+	// A stage after l nodes that adds n: its Gram products and scoring,
+	// and the earlier nodes' outputs computed again.
+	cost := func(l, n int) float64 {
+		return r.fitSeconds(train, l+n, block) - r.fitSeconds(train, l, block) + float64(train)*float64(l)*r.Score
+	}
+	prevL, prevT := 0, fitStart
+	pace := 1.0
+	return func(done int) int {
+		now := b.now()
+		if done == 0 {
+			prevT = now
+			return max(block, pl.Nodes/stageFirst/block*block)
+		}
+		if c := cost(prevL, done-prevL); c > 0 {
+			pace = now.Sub(prevT).Seconds() / c
+		}
+		prevL, prevT = done, now
+		left := (b.Duration-now.Sub(b.Start)).Seconds()*budgetSafety - max(pace, 1)*pl.finishSeconds(held, done+block, p.M, d)
+		if done >= pl.MaxNodes || pace*cost(done, block) > left {
+			*clock = done < pl.MaxNodes
+			return 0
+		}
+		n := block
+		for n+block <= pl.MaxNodes-done && pace*cost(done, n+block) <= stageShare*left {
+			n += block
+		}
+		return n
+	}
 }
 
 // plan chooses L, the block size and the cap for cfg on a training part of
@@ -338,7 +394,8 @@ func (b Budget) plan(cfg Config, sel Selection, r Rates, p Problem, train, held 
 // on train images stays within b.MaxBytes by the estimate.
 func (b Budget) memoryCap(cfg Config, p Problem, train, block int) int {
 	c := cfg
-	c.blockByBlock = true
+	// The staged one-pass fit keeps no H (see Fit).
+	c.blockByBlock = !cfg.onePass()
 	fits := func(l int) bool {
 		c.MaxNodes = l
 		return c.EstimateBytesC(train, p.X.Rows, p.X.Cols, p.X.Chans(), p.M) <= b.MaxBytes

@@ -50,14 +50,15 @@ type accumulation struct {
 
 // accumulate forms, in one pass over the row shards, the sums that tryBlock
 // forms block by block for the columns of blocks (their sizes, in order),
-// and keeps them for addAccumulated. hidden(lo, hi, j0, j1, h) must write
+// and keeps them for addAccumulated (blocks come after the engine's
+// columns, which have no stored outputs). hidden(lo, hi, j0, j1, h) must write
 // the hidden outputs of columns [j0, j1) on images [lo, hi) into h
 // (node-major: j1-j0 rows of hi-lo), the bits the block-by-block path
 // would store for them. For each shard in order it computes every column's
 // outputs into one reused buffer, then each block's products as tryBlock's
 // shardCross does (products, same shapes and operands) and reduces them
 // into G's rows of that block: every sum is reduced over the shards in
-// shard order, as tryBlock reduces it. The engine must be empty. ctx is
+// shard order, as tryBlock reduces it. ctx is
 // checked between shards; on cancellation accumulate returns ctx's error
 // and the engine stays without columns.
 //
@@ -96,13 +97,17 @@ type passScratch struct {
 	g64, ht []float64
 }
 
-// newPass prepares an empty engine for a pass over shards of at most rmax
-// images that accumulates the sums of the columns of blocks.
+// newPass prepares an engine without stored hidden outputs for a pass over
+// shards of at most rmax images that accumulates the sums of the columns of
+// blocks, which follow the engine's columns.
 func (e *gramEngine) newPass(blocks []int, rmax int) *onePassState {
-	if e.l != 0 || e.acc != nil {
-		panic("scn: accumulate on an engine that has columns")
+	if e.acc != nil || (e.l > 0 && e.shards[0].h != nil) {
+		panic("scn: accumulate on an engine with sums pending or hidden outputs stored")
 	}
-	ps := &onePassState{blocks: blocks, off: make([]int, len(blocks))}
+	// A later stage of a staged fit (runStaged) starts after the engine's
+	// columns: the pass computes the outputs of every column, the old ones
+	// again, and the products of the new blocks only.
+	ps := &onePassState{blocks: blocks, off: make([]int, len(blocks)), L: e.l}
 	for k, b := range blocks {
 		ps.off[k] = ps.L
 		ps.L += b
@@ -326,6 +331,9 @@ func (bb *blockBuilder) hidden(nd *drawnNodes, lo, hi, j0, j1 int, h []float32) 
 // the sums of all L_max nodes, which the block-by-block path would not
 // have (an early stop saves less time here, for the memory of H).
 func (bb *blockBuilder) runOnePass(ctx context.Context, progress func(Step)) (StopReason, error) {
+	if bb.cfg.stages != nil && bb.stream == nil {
+		return bb.runStaged(ctx, progress)
+	}
 	lambda := bb.cfg.Scales[0]
 	nd := bb.drawAll(lambda)
 	hidden := func(lo, hi, j0, j1 int, h []float32) { bb.hidden(nd, lo, hi, j0, j1, h) }
@@ -345,17 +353,26 @@ func (bb *blockBuilder) runOnePass(ctx context.Context, progress func(Step)) (St
 	bb.prof.Ortho += time.Since(t0) - (bb.prof.Scoring - scoring)
 	bb.prof.Products += int64(len(nd.bias))
 	bb.prof.Batches++
-	np := bb.np
 	// randomSteps accepts each node by appending its parameters and bias
 	// to bb.params and bb.bias: backed by the drawn nodes' arrays, the
 	// appends write every node where it already is, and the nodes are not
 	// stored twice (an RVFL node has d parameters: 22 MB at L = 7000 on
 	// MNIST, and as much again in garbage as an append-grown copy grows).
 	bb.params, bb.bias = nd.params[:0], nd.bias[:0]
-	l0 := 0
-	for _, b := range nd.blocks {
+	stop, _, err := bb.addBlocks(ctx, nd, 0, nd.blocks, hidden, progress)
+	return stop, err
+}
+
+// addBlocks adds the drawn blocks (their sizes, from node l0 on) whose sums
+// a pass accumulated, one by one, with the steps, progress calls and checks
+// run makes. It returns the stop reason, whether the fit stopped before the
+// last block (a check or cancellation), and the error.
+func (bb *blockBuilder) addBlocks(ctx context.Context, nd *drawnNodes, l0 int, blocks []int, hidden func(lo, hi, j0, j1 int, h []float32), progress func(Step)) (StopReason, bool, error) {
+	lambda := bb.cfg.Scales[0]
+	np := bb.np
+	for _, b := range blocks {
 		if err := ctx.Err(); err != nil {
-			return Cancelled, err
+			return Cancelled, true, err
 		}
 		l1 := l0 + b
 		// The block's nodes as the batch that randomSteps accepts.
@@ -364,7 +381,7 @@ func (bb *blockBuilder) runOnePass(ctx context.Context, progress func(Step)) (St
 		var ok []bool
 		if !bb.deficient {
 			if bb.stream != nil && !bb.eng.addAccumulated() {
-				return ReachedMaxNodes, errStreamDependent(l0)
+				return ReachedMaxNodes, true, errStreamDependent(l0)
 			}
 			if bb.stream == nil {
 				ok = bb.addDrawn(b, hidden)
@@ -379,9 +396,68 @@ func (bb *blockBuilder) runOnePass(ctx context.Context, progress func(Step)) (St
 			bb.reject += st.Rejected
 		}
 		if bb.record(steps, progress) {
-			return NoValidationGain, nil
+			return NoValidationGain, true, nil
 		}
 		l0 = l1
+	}
+	return ReachedMaxNodes, false, nil
+}
+
+// runStaged is runOnePass in stages (Config.stages, a Budget's): each
+// stage draws the next nodes as run would draw them, accumulates their
+// sums in one pass over the data (computing the outputs of the earlier
+// nodes again, not storing them) and adds their blocks with the steps,
+// progress calls and checks of run; then stages says how many nodes the
+// next stage adds (0: stop). The sums of every block are the products
+// run forms, so the model is the same bytes as run's with as many nodes;
+// the stages only decide where the fit stops, as a check would.
+//
+// A stage takes one pass, which runs the products of a whole stage at the
+// efficiency of one large product where run keeps H and forms each
+// block's products on its own: on MNIST at 9500 nodes, 29 s against 52 s.
+func (bb *blockBuilder) runStaged(ctx context.Context, progress func(Step)) (StopReason, error) {
+	c := bb.cfg
+	lambda, L, bs, np := c.Scales[0], c.MaxNodes, max(c.BlockSize, 1), bb.np
+	// The drawn nodes' arrays are made for every node the fit may reach,
+	// so that stages append in place and randomSteps' appends to bb.params
+	// (backed by them) never copy.
+	nd := &drawnNodes{params: make([]float32, 0, L*np), bias: make([]float32, 0, L)}
+	hidden := func(lo, hi, j0, j1 int, h []float32) { bb.hidden(nd, lo, hi, j0, j1, h) }
+	bb.params, bb.bias = nd.params[:0], nd.bias[:0]
+	for l0 := 0; l0 < L; {
+		next := c.stages(l0)
+		if next <= 0 {
+			return BudgetSpent, nil
+		}
+		// Whole blocks, so that the blocks are run's.
+		next = min((next+bs-1)/bs*bs, L-l0)
+		// Draw the stage's blocks as run draws them. bb.cp and bb.cb may
+		// alias the drawn nodes since the last stage: draw into new ones.
+		bb.cp, bb.cb = nil, nil
+		var blocks []int
+		for n := 0; n < next; {
+			b := min(bs, next-n)
+			bb.drawParams(b, lambda)
+			nd.params = append(nd.params, bb.cp[:b*np]...)
+			nd.bias = append(nd.bias, bb.cb[:b]...)
+			blocks = append(blocks, b)
+			n += b
+		}
+		nd.blocks = append(nd.blocks, blocks...)
+		if bb.deficient || bb.eng.shards[0].h != nil {
+			// A column was left out (or the engine went block by block
+			// after one): the rest goes as run would, from the drawn
+			// nodes, block by block.
+			bb.eng.acc = nil
+		} else if err := bb.eng.accumulate(ctx, blocks, hidden); err != nil {
+			return Cancelled, err
+		}
+		runtime.GC()
+		stop, stopped, err := bb.addBlocks(ctx, nd, l0, blocks, hidden, progress)
+		if stopped || err != nil {
+			return stop, err
+		}
+		l0 += next
 	}
 	return ReachedMaxNodes, nil
 }
