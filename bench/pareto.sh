@@ -3,7 +3,7 @@
 # Fashion-MNIST: the four learners of the paper preset (scn train, L = 500
 # and 1000), the fast preset of 2DSCN, 2DRVFL and RVFL (bench/curve; wall
 # time of the whole fit, data loading excluded), scn train --budget at 5,
-# 10, 30 and 60 s (wall time of the whole process), the numpy ELM peer
+# 10, 30, 60 and 120 s (wall time of the whole process), the numpy ELM peer
 # (../shared/peers/elm_numpy.py, float32, ridge 1) when python3-numpy is
 # present, and the PyTorch CNN peer (../shared/peers/cnn_torch.py, 2
 # threads, one row per epoch, cumulative training time) when python3-torch
@@ -54,7 +54,7 @@ for data in mnist fashion-mnist; do
 			--label "RVFL fast (random nodes)" >> "$tmp/pareto.csv"
 	fi
 	# scn train --budget: the whole process, reading the data included.
-	for b in 5 10 30 60; do
+	for b in 5 10 30 60 120; do
 		start=$(date +%s.%N)
 		"$tmp/scn" train --budget ${b}s -q -o "$tmp/b.scn" \
 			--idx-images "$d/train-images-idx3-ubyte.gz" --idx-labels "$d/train-labels-idx1-ubyte.gz" >/dev/null
@@ -78,7 +78,7 @@ for data in mnist fashion-mnist; do
 		if /usr/bin/python3 -c 'import torch' 2>/dev/null; then
 			# The CNN's parameters: conv 1->32 5x5 (832), conv 32->64 5x5
 			# (51264), dense 3136->128 (401536), dense 128->10 (1290).
-			/usr/bin/python3 ../shared/peers/cnn_torch.py "$tmp" ${CNN_EPOCHS:-4} 2 |
+			/usr/bin/python3 ../shared/peers/cnn_torch.py "$tmp" ${CNN_EPOCHS:-5} 2 |
 				sed -n "s/.*epoch=\([0-9]*\) fit=\([0-9.]*\)s test_acc=\([0-9.]*\).*/$data,PyTorch CNN (2 threads),\1,\2,,\3/p" |
 				awk -F, -v OFS=, '{ $6 = sprintf("%.2f", 100 * $6); $7 = 454922; print }' >> "$tmp/pareto.csv"
 		fi
