@@ -39,9 +39,11 @@ mostly look like dark ink on a light background gets a one-line note unless
 
 --budget 60s chooses the learner and its settings itself for the best
 held-out accuracy the time can buy, counted from the start of the process:
-it measures this machine with a short probe fit, plans L, fits block by block
-and stops when the next block would not fit (or grows past the plan when
-ahead), then picks the best prefix on held-out data. The plan and what
+it measures this machine with a short probe fit, plans L, fits in stages
+(random learners: one pass over the data per stage, each sized on the pace
+so far) or block by block (supervised learners), stops when no more nodes
+fit in the time left (or grows past the plan when ahead), then picks the best
+prefix on held-out data. The plan and what
 happened are printed and recorded in the model (scn inspect shows them);
 --replay MODEL refits a budgeted model's plan on the same data without a
 clock, giving the same model file.`,
