@@ -336,8 +336,8 @@ func (b Budget) stages(pl BudgetPlan, r Rates, p Problem, train, held int, fitSt
 		}
 		prevL, prevT = done, now
 		left := (b.Duration-now.Sub(b.Start)).Seconds()*budgetSafety - max(pace, 1)*pl.finishSeconds(held, done+block, p.M, d)
-		if done >= pl.MaxNodes || pace*cost(done, block) > left {
-			*clock = done < pl.MaxNodes
+		if pace*cost(done, block) > left {
+			*clock = true // runStaged asks only below pl.MaxNodes
 			return 0
 		}
 		n := block

@@ -165,20 +165,8 @@ func TestBudgetLargeSetKeepsFitWeights(t *testing.T) {
 			t.Errorf("checkpoint at %d nodes scored %.4f, above the chosen model's %.4f", c.Nodes, c.Accuracy, sel.Accuracy)
 		}
 	}
-	file, back := roundTrip(t, m)
-	if !back.Budget.Plan.FitWeights {
-		t.Fatal("FitWeights lost in the file")
-	}
-	r, err := Replay(context.Background(), back.Budget, back, p, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if _, err := r.WriteTo(&buf); err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(buf.Bytes(), file) {
-		t.Errorf("replayed model differs from the budgeted one (%d and %d bytes)", buf.Len(), len(file))
+	if back := sameReplay(t, p, m); !back.Budget.Plan.FitWeights {
+		t.Error("FitWeights lost in the file")
 	}
 }
 
@@ -197,6 +185,14 @@ func TestBudgetGrowsWhenFaster(t *testing.T) {
 func TestBudgetReplaySameBytes(t *testing.T) {
 	p := noisyProblem(t, 600)
 	m, _ := budgetRun(t, p, budgetSeconds(p, 300), 2)
+	sameReplay(t, p, m)
+}
+
+// sameReplay checks that the budgeted model m, through a file round trip,
+// keeps its budget record and replays on p to the same file bytes; it
+// returns the model read back.
+func sameReplay(t *testing.T, p Problem, m *Model) *Model {
+	t.Helper()
 	file, back := roundTrip(t, m)
 	if back.Budget == nil || back.Budget.FitNodes != m.Budget.FitNodes || len(back.Budget.Checkpoints) != len(m.Budget.Checkpoints) {
 		t.Fatalf("budget record lost in the file: %+v", back.Budget)
@@ -212,6 +208,7 @@ func TestBudgetReplaySameBytes(t *testing.T) {
 	if !bytes.Equal(buf.Bytes(), file) {
 		t.Errorf("replayed model differs from the budgeted one (%d and %d bytes)", buf.Len(), len(file))
 	}
+	return back
 }
 
 func TestBudgetMemoryCap(t *testing.T) {

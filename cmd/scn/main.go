@@ -96,10 +96,10 @@ var memory memLimit
 // currentBudget returns the memory limit of the running command.
 func currentBudget() budget { return budget{memory} }
 
-// newRoot builds the command tree.
 // profileFile is the open --cpu-profile file, if any.
 var profileFile *os.File
 
+// newRoot builds the command tree.
 func newRoot() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "scn",
