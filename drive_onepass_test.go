@@ -192,61 +192,63 @@ func TestOnePassIsTheBlockPath(t *testing.T) {
 }
 
 // TestStagedIsTheBlockPath: a one-pass fit in stages (a Budget's) is the
-// block-by-block fit, bit for bit, wherever the stages end; a stage of no
+// block-by-block fit, bit for bit, on grey and colour images, wherever the stages end; a stage of no
 // nodes stops it with the budget's stop at a prefix of that fit.
 func TestStagedIsTheBlockPath(t *testing.T) {
 	withShardRows(t, 64)
-	p := oddProblem(t, 300)
-	for _, k := range []Kind{RVFL2D, RVFL} {
-		for _, prec := range gramPrecisions {
-			for _, b := range []int{7, 30} {
-				c := Fast(k)
-				c.MaxNodes, c.BlockSize = 120, b
-				setGramPrecision(&c, prec)
-				c.FieldMin, c.FieldMax = 3, 6
-				name := fmt.Sprintf("%v %s block %d", k, prec, b)
-				old := c
-				old.blockByBlock = true
-				want, err := old.FitPath(context.Background(), p, nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				// Stages of 1 (a block), 40 and 13 nodes (rounded up to
-				// whole blocks), then the rest.
-				sizes := []int{1, 40, 13, 1000}
-				var asked []int
-				c.stages = func(done int) int {
-					asked = append(asked, done)
-					return sizes[len(asked)-1]
-				}
-				got, err := c.FitPath(context.Background(), p, nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if len(asked) < 3 || asked[1] != b {
-					t.Fatalf("%s: stages asked at %v", name, asked)
-				}
-				samePaths(t, name, want, got)
-				for _, sh := range got.eng.(*gramEngine).shards {
-					if sh.h != nil {
-						t.Fatalf("%s: a staged fit stored hidden outputs", name)
+	colour, _ := hueProblem(t, 300, 5)
+	for _, p := range []Problem{oddProblem(t, 300), colour} {
+		for _, k := range []Kind{RVFL2D, RVFL} {
+			for _, prec := range gramPrecisions {
+				for _, b := range []int{7, 30} {
+					c := Fast(k)
+					c.MaxNodes, c.BlockSize = 120, b
+					setGramPrecision(&c, prec)
+					c.FieldMin, c.FieldMax = 3, 6
+					name := fmt.Sprintf("%v %s block %d, %d channel(s)", k, prec, b, p.X.Chans())
+					old := c
+					old.blockByBlock = true
+					want, err := old.FitPath(context.Background(), p, nil)
+					if err != nil {
+						t.Fatal(err)
 					}
-				}
-				// Stop after two stages: the first 2b nodes of the same
-				// fit, stopped by the budget.
-				asked = nil
-				sizes = []int{b, b, 0}
-				got, err = c.FitPath(context.Background(), p, nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if got.Nodes() != 2*b || got.Model().Summary.Stop != BudgetSpent {
-					t.Fatalf("%s: %d nodes, stop %v, want %d and the budget's stop", name, got.Nodes(), got.Model().Summary.Stop, 2*b)
-				}
-				a, _ := want.Prefix(2 * b)
-				g, _ := got.Prefix(2 * b)
-				if !reflect.DeepEqual(a.Beta, g.Beta) || !reflect.DeepEqual(a.Params, g.Params) || !reflect.DeepEqual(a.Bias, g.Bias) || !reflect.DeepEqual(a.Summary.Trace, g.Summary.Trace) {
-					t.Fatalf("%s: the stopped fit is not the prefix of the block-by-block one", name)
+					// Stages of 1 (a block), 40 and 13 nodes (rounded up to
+					// whole blocks), then the rest.
+					sizes := []int{1, 40, 13, 1000}
+					var asked []int
+					c.stages = func(done int) int {
+						asked = append(asked, done)
+						return sizes[len(asked)-1]
+					}
+					got, err := c.FitPath(context.Background(), p, nil)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if len(asked) < 3 || asked[1] != b {
+						t.Fatalf("%s: stages asked at %v", name, asked)
+					}
+					samePaths(t, name, want, got)
+					for _, sh := range got.eng.(*gramEngine).shards {
+						if sh.h != nil {
+							t.Fatalf("%s: a staged fit stored hidden outputs", name)
+						}
+					}
+					// Stop after two stages: the first 2b nodes of the same
+					// fit, stopped by the budget.
+					asked = nil
+					sizes = []int{b, b, 0}
+					got, err = c.FitPath(context.Background(), p, nil)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if got.Nodes() != 2*b || got.Model().Summary.Stop != BudgetSpent {
+						t.Fatalf("%s: %d nodes, stop %v, want %d and the budget's stop", name, got.Nodes(), got.Model().Summary.Stop, 2*b)
+					}
+					a, _ := want.Prefix(2 * b)
+					g, _ := got.Prefix(2 * b)
+					if !reflect.DeepEqual(a.Beta, g.Beta) || !reflect.DeepEqual(a.Params, g.Params) || !reflect.DeepEqual(a.Bias, g.Bias) || !reflect.DeepEqual(a.Summary.Trace, g.Summary.Trace) {
+						t.Fatalf("%s: the stopped fit is not the prefix of the block-by-block one", name)
+					}
 				}
 			}
 		}
