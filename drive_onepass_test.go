@@ -192,8 +192,9 @@ func TestOnePassIsTheBlockPath(t *testing.T) {
 }
 
 // TestStagedIsTheBlockPath: a one-pass fit in stages (a Budget's) is the
-// block-by-block fit, bit for bit, on grey and colour images, wherever the stages end; a stage of no
-// nodes stops it with the budget's stop at a prefix of that fit.
+// block-by-block fit, bit for bit, on grey and colour images, wherever the
+// stages end; a stage of no nodes stops it with the budget's stop at a
+// prefix of that fit.
 func TestStagedIsTheBlockPath(t *testing.T) {
 	withShardRows(t, 64)
 	colour, _ := hueProblem(t, 300, 5)
