@@ -67,16 +67,7 @@ func TestResumedRunEqualsUninterrupted(t *testing.T) {
 	if !strings.Contains(log.buf.String(), "3 of 12 fits read from the records") {
 		t.Errorf("the resumed run did not say what it reused:\n%s", log.buf.String())
 	}
-	norm := func(outs [][]trialOutcome) string {
-		for _, ks := range outs {
-			for i := range ks {
-				ks[i].FitSeconds = 0
-			}
-		}
-		b, _ := json.Marshal(outs)
-		return string(b)
-	}
-	if norm(whole) != norm(resumed) {
+	if normOutcomes(whole) != normOutcomes(resumed) {
 		t.Error("the resumed run's outcomes differ from the uninterrupted run's")
 	}
 	// Another protocol (here another L) does not take the records.
@@ -92,6 +83,66 @@ func TestResumedRunEqualsUninterrupted(t *testing.T) {
 	os.WriteFile(files[0], []byte("{not json"), 0o644)
 	if _, err := runTrials(context.Background(), spec(cache, nil)); err == nil || !strings.Contains(err.Error(), files[0]) {
 		t.Errorf("corrupt record: %v", err)
+	}
+}
+
+// normOutcomes is the outcomes as JSON, fit times aside.
+func normOutcomes(outs [][]trialOutcome) string {
+	for _, ks := range outs {
+		for i := range ks {
+			ks[i].FitSeconds = 0
+		}
+	}
+	b, _ := json.Marshal(outs)
+	return string(b)
+}
+
+// TestJobsDoNotChangeOutcomes: trials fitted three at a time give the
+// outcomes of trials fitted one by one (fit times aside), in the same
+// places, and write the same records.
+func TestJobsDoNotChangeOutcomes(t *testing.T) {
+	spec := func(jobs int, cache string) trialSpec {
+		return trialSpec{
+			Kinds: scn.Kinds(), Trials: 5, Seed: 9, MaxNodes: 15, Checkpoints: []int{5},
+			Label: "jobs test", Jobs: jobs, Cache: cache, DataID: "blobs", Robust: true,
+			Data: func(tr int) (*dataset.Set, *dataset.Set, error) {
+				return toySet(80, uint64(tr)), toySet(40, uint64(200+tr)), nil
+			},
+		}
+	}
+	one, err := runTrials(context.Background(), spec(1, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := t.TempDir()
+	three, err := runTrials(context.Background(), spec(3, cache))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if normOutcomes(one) != normOutcomes(three) {
+		t.Error("trials fitted three at a time differ from trials fitted one by one")
+	}
+	for ki, ks := range three {
+		for tr, o := range ks {
+			if o.Trial != tr || o.Kind != scn.Kinds()[ki] {
+				t.Fatalf("out[%d][%d] holds trial %d of %s", ki, tr, o.Trial, o.Kind)
+			}
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join(cache, "*", "*.json"))
+	if want := 5 * len(scn.Kinds()); len(files) != want {
+		t.Errorf("%d records, want %d", len(files), want)
+	}
+	// A failing trial stops the run with its error.
+	sp := spec(2, "")
+	sp.Data = func(tr int) (*dataset.Set, *dataset.Set, error) {
+		if tr == 3 {
+			return nil, nil, os.ErrNotExist
+		}
+		return toySet(80, uint64(tr)), toySet(40, uint64(200+tr)), nil
+	}
+	if _, err := runTrials(context.Background(), sp); err == nil || !strings.Contains(err.Error(), "not exist") {
+		t.Errorf("a failing trial: %v", err)
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/scn2d/scn"
@@ -84,158 +86,232 @@ type trialSpec struct {
 	DataID string
 	Log    io.Writer
 	Label  string
+	// Jobs is how many trials run at a time (0 or 1: one).
+	Jobs int
 }
 
-// runTrials fits every kind on every trial's data; out[k][t].
+// runTrials fits every kind on every trial's data; out[k][t]. Trials run
+// sp.Jobs at a time (each trial's kinds one after the other, on the
+// trial's data read once); every fit draws from its own seed, so the
+// outcomes do not depend on Jobs, only the fit times do.
 func runTrials(ctx context.Context, sp trialSpec) ([][]trialOutcome, error) {
 	if sp.Log == nil {
 		sp.Log = io.Discard
 	}
-	cps := checkpointsUpTo(sp.Checkpoints, sp.MaxNodes)
+	sp.Log = &lockedWriter{w: sp.Log}
 	out := make([][]trialOutcome, len(sp.Kinds))
 	for k := range out {
 		out[k] = make([]trialOutcome, sp.Trials)
 	}
 	eta := newETA(sp.Trials * len(sp.Kinds))
-	reused := 0
-	for t := 0; t < sp.Trials; t++ {
-		var train, test *dataset.Set
-		var p scn.Problem
-		load := func() error { // the trial's data, read when a fit needs it
-			if train != nil {
-				return nil
-			}
-			var err error
-			if train, test, err = sp.Data(t); err != nil {
-				return err
-			}
-			p, err = train.Problem()
-			return err
-		}
-		for ki, k := range sp.Kinds {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			cfg := scn.Paper(k)
-			if sp.Config != nil {
-				cfg = sp.Config(k)
-			}
-			cfg.Kind = k
-			cfg.MaxNodes = sp.MaxNodes
-			cfg.Seed = sp.Seed + uint64(t)
-			fp := sp.fingerprint(cfg, t)
-			if o, ok, err := sp.loadTrial(t, k, fp); err != nil {
-				return nil, err
-			} else if ok {
-				out[ki][t] = o
-				reused++
-				eta.skip()
-				continue
-			}
-			if err := load(); err != nil {
-				return nil, err
-			}
-			start := time.Now()
-			var err error
-			var path *scn.Path
-			var m *scn.Model
-			if sp.Select != nil {
-				m, err = cfg.Select(ctx, p, *sp.Select, nil)
-			} else if path, err = cfg.FitPath(ctx, p, nil); err == nil {
-				m = path.Model()
-			}
-			if err != nil {
-				return nil, fmt.Errorf("%s: %s trial %d: %w", sp.Label, k.Title(), t, err)
-			}
-			o := trialOutcome{Kind: k, Trial: t, FitSeconds: time.Since(start).Seconds(), Nodes: m.Nodes(), Ridge: m.Config.Ridge, Stop: m.Summary.Stop.String(), Params: m.ParamCount()}
-			var cw countingWriter
-			if _, err := m.WriteTo(&cw); err != nil {
-				return nil, err
-			}
-			o.Bytes = cw.n
-			for _, req := range cps {
-				pm := m // a selected model is scored as chosen
-				if path != nil {
-					if pm, err = path.Prefix(min(req, m.Nodes())); err != nil {
-						return nil, err
-					}
+	var reused atomic.Int64
+	jobs := min(max(sp.Jobs, 1), max(sp.Trials, 1))
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		next     atomic.Int64
+		wg       sync.WaitGroup
+		errOnce  sync.Once
+		firstErr error
+	)
+	for range jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				t := int(next.Add(1) - 1)
+				if t >= sp.Trials {
+					return
 				}
-				tr, _, err := score(pm, train)
+				n, err := sp.runTrial(ctx, t, eta, out)
+				reused.Add(int64(n))
 				if err != nil {
-					return nil, err
-				}
-				te, y, err := score(pm, test)
-				if err != nil {
-					return nil, err
-				}
-				o.Checkpoints = append(o.Checkpoints, req)
-				o.Train = append(o.Train, tr)
-				o.Test = append(o.Test, te)
-				if sp.Robust {
-					rm, _, err := pm.Robust(p)
-					if err != nil {
-						return nil, fmt.Errorf("%s: %s trial %d: robust solve at L = %d: %w", sp.Label, k.Title(), t, req, err)
-					}
-					rte, _, err := score(rm, test)
-					if err != nil {
-						return nil, err
-					}
-					o.RobustTest = append(o.RobustTest, rte)
-				}
-				if sp.KeepOutputs && req == cps[len(cps)-1] {
-					o.TestAbsErr = absErrors(y, test.Targets)
-					o.TestDigits = test.Labels
+					errOnce.Do(func() { firstErr = err; cancel() })
+					return
 				}
 			}
-			if sp.Indicator {
-				if o.Theta, err = m.Indicator(train.Images()); err != nil {
-					return nil, err
-				}
-			}
-			if err := sp.saveTrial(t, k, fp, o); err != nil {
-				return nil, err
-			}
-			last := len(o.Test) - 1
-			left := eta.done(time.Since(start))
-			if !train.IsRegression() {
-				fmt.Fprintf(sp.Log, "%s trial %d/%d %-6s L=%-5d fit %6.2fs train acc %.4f test acc %.4f (%s)%s\n",
-					sp.Label, t+1, sp.Trials, k.Title(), m.Nodes(), o.FitSeconds, o.Train[last].Acc, o.Test[last].Acc, o.Stop, left)
-			} else {
-				fmt.Fprintf(sp.Log, "%s trial %d/%d %-6s L=%-5d fit %6.2fs train RMSE %.3f test RMSE %.3f PPA15 %.3f (%s)%s\n",
-					sp.Label, t+1, sp.Trials, k.Title(), m.Nodes(), o.FitSeconds, o.Train[last].RMSE, o.Test[last].RMSE, o.Test[last].PPA15, o.Stop, left)
-			}
-			out[ki][t] = o
-		}
+		}()
 	}
-	if reused > 0 {
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	if n := reused.Load(); n > 0 {
 		fmt.Fprintf(sp.Log, "%s: %d of %d fits read from the records of an earlier run in %s (Options.Fresh, --fresh: fit them again)\n",
-			sp.Label, reused, sp.Trials*len(sp.Kinds), sp.Cache)
+			sp.Label, n, sp.Trials*len(sp.Kinds), sp.Cache)
 	}
 	return out, nil
 }
 
-// eta estimates the time left of a batch of fits from the mean time of
-// those done so far in this run (records read from disk take none).
-type eta struct {
-	total, finished int
-	spent           time.Duration
-	fitted          int
+// runTrial fits every kind on trial t's data into out[k][t], reading the
+// fits an earlier run recorded; it returns how many it read.
+func (sp trialSpec) runTrial(ctx context.Context, t int, eta *eta, out [][]trialOutcome) (reused int, err error) {
+	cps := checkpointsUpTo(sp.Checkpoints, sp.MaxNodes)
+	var train, test *dataset.Set
+	var p scn.Problem
+	load := func() error { // the trial's data, read when a fit needs it
+		if train != nil {
+			return nil
+		}
+		var err error
+		if train, test, err = sp.Data(t); err != nil {
+			return err
+		}
+		p, err = train.Problem()
+		return err
+	}
+	for ki, k := range sp.Kinds {
+		if err := ctx.Err(); err != nil {
+			return reused, err
+		}
+		cfg := scn.Paper(k)
+		if sp.Config != nil {
+			cfg = sp.Config(k)
+		}
+		cfg.Kind = k
+		cfg.MaxNodes = sp.MaxNodes
+		cfg.Seed = sp.Seed + uint64(t)
+		fp := sp.fingerprint(cfg, t)
+		if o, ok, err := sp.loadTrial(t, k, fp); err != nil {
+			return reused, err
+		} else if ok {
+			out[ki][t] = o
+			reused++
+			eta.skip()
+			continue
+		}
+		if err := load(); err != nil {
+			return reused, err
+		}
+		o, err := sp.fitOne(ctx, cfg, t, p, train, test, cps)
+		if err != nil {
+			return reused, err
+		}
+		if err := sp.saveTrial(t, k, fp, o); err != nil {
+			return reused, err
+		}
+		last := len(o.Test) - 1
+		left := eta.done()
+		if !train.IsRegression() {
+			fmt.Fprintf(sp.Log, "%s trial %d/%d %-6s L=%-5d fit %6.2fs train acc %.4f test acc %.4f (%s)%s\n",
+				sp.Label, t+1, sp.Trials, k.Title(), o.Nodes, o.FitSeconds, o.Train[last].Acc, o.Test[last].Acc, o.Stop, left)
+		} else {
+			fmt.Fprintf(sp.Log, "%s trial %d/%d %-6s L=%-5d fit %6.2fs train RMSE %.3f test RMSE %.3f PPA15 %.3f (%s)%s\n",
+				sp.Label, t+1, sp.Trials, k.Title(), o.Nodes, o.FitSeconds, o.Train[last].RMSE, o.Test[last].RMSE, o.Test[last].PPA15, o.Stop, left)
+		}
+		out[ki][t] = o
+	}
+	return reused, nil
 }
 
-func newETA(total int) *eta { return &eta{total: total} }
+// fitOne fits cfg on trial t's training set and scores it at every
+// checkpoint (the path's prefixes, or the selected model as chosen).
+func (sp trialSpec) fitOne(ctx context.Context, cfg scn.Config, t int, p scn.Problem, train, test *dataset.Set, cps []int) (trialOutcome, error) {
+	k := cfg.Kind
+	start := time.Now()
+	var err error
+	var path *scn.Path
+	var m *scn.Model
+	if sp.Select != nil {
+		m, err = cfg.Select(ctx, p, *sp.Select, nil)
+	} else if path, err = cfg.FitPath(ctx, p, nil); err == nil {
+		m = path.Model()
+	}
+	if err != nil {
+		return trialOutcome{}, fmt.Errorf("%s: %s trial %d: %w", sp.Label, k.Title(), t, err)
+	}
+	o := trialOutcome{Kind: k, Trial: t, FitSeconds: time.Since(start).Seconds(), Nodes: m.Nodes(), Ridge: m.Config.Ridge, Stop: m.Summary.Stop.String(), Params: m.ParamCount()}
+	var cw countingWriter
+	if _, err := m.WriteTo(&cw); err != nil {
+		return trialOutcome{}, err
+	}
+	o.Bytes = cw.n
+	for _, req := range cps {
+		pm := m // a selected model is scored as chosen
+		if path != nil {
+			if pm, err = path.Prefix(min(req, m.Nodes())); err != nil {
+				return trialOutcome{}, err
+			}
+		}
+		tr, _, err := score(pm, train)
+		if err != nil {
+			return trialOutcome{}, err
+		}
+		te, y, err := score(pm, test)
+		if err != nil {
+			return trialOutcome{}, err
+		}
+		o.Checkpoints = append(o.Checkpoints, req)
+		o.Train = append(o.Train, tr)
+		o.Test = append(o.Test, te)
+		if sp.Robust {
+			rm, _, err := pm.Robust(p)
+			if err != nil {
+				return trialOutcome{}, fmt.Errorf("%s: %s trial %d: robust solve at L = %d: %w", sp.Label, k.Title(), t, req, err)
+			}
+			rte, _, err := score(rm, test)
+			if err != nil {
+				return trialOutcome{}, err
+			}
+			o.RobustTest = append(o.RobustTest, rte)
+		}
+		if sp.KeepOutputs && req == cps[len(cps)-1] {
+			o.TestAbsErr = absErrors(y, test.Targets)
+			o.TestDigits = test.Labels
+		}
+	}
+	if sp.Indicator {
+		if o.Theta, err = m.Indicator(train.Images()); err != nil {
+			return trialOutcome{}, err
+		}
+	}
+	return o, nil
+}
 
-func (e *eta) skip() { e.finished++ }
+// lockedWriter serialises the log lines of concurrent trials.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
 
-// done counts a fit that took d and returns ", ETA ..." for the log line.
-func (e *eta) done(d time.Duration) string {
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// eta estimates the time left of a batch of fits from the wall time per
+// fit so far in this run (records read from disk take none), so that fits
+// running side by side count as they finish.
+type eta struct {
+	mu              sync.Mutex
+	total, finished int
+	fitted          int
+	start           time.Time
+}
+
+func newETA(total int) *eta { return &eta{total: total, start: time.Now()} }
+
+func (e *eta) skip() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.finished++
+	if e.fitted == 0 { // the clock starts at the first fit, not at the records
+		e.start = time.Now()
+	}
+}
+
+// done counts a finished fit and returns ", ETA ..." for the log line.
+func (e *eta) done() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	e.finished++
 	e.fitted++
-	e.spent += d
 	left := e.total - e.finished
 	if left <= 0 {
 		return ""
 	}
-	per := e.spent / time.Duration(e.fitted)
+	per := time.Since(e.start) / time.Duration(e.fitted)
 	return fmt.Sprintf(", %d fits left, ETA %v", left, (per * time.Duration(left)).Round(time.Second))
 }
 
