@@ -154,12 +154,12 @@ type BudgetRecord struct {
 // ErrBudget is wrapped by the errors of a budget that cannot be met at all.
 var ErrBudget = errors.New("scn: budget")
 
-// budgetChoice returns the learner and settings for a problem: the
+// budgetChoice returns the learner and settings for a training set of n
+// images of p's shape: the
 // measured Pareto front of this project (docs/performance.md) has the fast
 // preset's RVFL ahead per second on tens of thousands of images, and the
 // default preset's 2DSCN with model selection best on small sets (ORL: 96-98%).
-func budgetChoice(p Problem, seed uint64) (Config, Selection, string) {
-	n := p.X.Len()
+func budgetChoice(n int, p Problem, seed uint64) (Config, Selection, string) {
 	if n < budgetLargeSet {
 		c := Default(SCN2D)
 		c.Seed = seed
@@ -211,7 +211,7 @@ func (b Budget) Fit(ctx context.Context, p Problem, progress func(Step), plan fu
 	if b.Start.IsZero() {
 		b.Start = b.now()
 	}
-	cfg, sel, why := budgetChoice(p, b.Seed)
+	cfg, sel, why := budgetChoice(p.X.Len(), p, b.Seed)
 	held := max(1, int(math.Round(sel.Validation*float64(p.X.Len()))))
 	train := p.X.Len() - held
 	rates := b.Rates
@@ -405,6 +405,36 @@ func (b Budget) memoryCap(cfg Config, p Problem, train, block int) int {
 	}
 	k := sort.Search(maxNodes/block, func(k int) bool { return !fits((k + 1) * block) })
 	return max(1, k) * block
+}
+
+// ProbeInputs runs the probe a budget plans from (Calibrate, with the
+// learner and selection the budget chooses for a training set of n
+// images) on each of ps, samples of that set's images (at most 4000 are
+// used) prepared in different ways, as read and deskewed say, and returns
+// each one's held-out accuracy on the probe and its rates: a budget then
+// fits the preparation that scores best, and may take its rates
+// (Budget.Rates) instead of probing again. The problems must have the
+// same number of images, size and outputs.
+func (b Budget) ProbeInputs(ctx context.Context, n int, ps []Problem) ([]float64, []Rates, error) {
+	if len(ps) == 0 || n < 1 {
+		return nil, nil, fmt.Errorf("%w: %d problems of a set of %d images to probe", ErrBudget, len(ps), n)
+	}
+	acc := make([]float64, len(ps))
+	rates := make([]Rates, len(ps))
+	for i, p := range ps {
+		if err := p.check(); err != nil {
+			return nil, nil, err
+		}
+		if p.X.Len() != ps[0].X.Len() || p.X.Dim() != ps[0].X.Dim() || p.M != ps[0].M {
+			return nil, nil, fmt.Errorf("%w: the problems to probe differ in images, size or outputs", ErrBudget)
+		}
+		cfg, sel, _ := budgetChoice(n, p, b.Seed)
+		var err error
+		if rates[i], acc[i], err = probe(ctx, cfg, sel, p); err != nil {
+			return nil, nil, err
+		}
+	}
+	return acc, rates, nil
 }
 
 // Calibrate measures this machine's rates for cfg and the model selection

@@ -74,7 +74,7 @@ func budgetRun(t *testing.T, p Problem, seconds, slow float64) (*Model, float64)
 
 // budgetSeconds returns a budget whose plan is about l nodes for p.
 func budgetSeconds(p Problem, l int) float64 {
-	cfg, sel, _ := budgetChoice(p, 1)
+	cfg, sel, _ := budgetChoice(p.X.Len(), p, 1)
 	held := max(1, int(math.Round(sel.Validation*float64(p.X.Len()))))
 	r := budgetRates
 	ridges := sel.Ridges
@@ -216,7 +216,7 @@ func TestBudgetMemoryCap(t *testing.T) {
 	sec := budgetSeconds(p, 400)
 	clk := newFakeClock()
 	r := budgetRates
-	cfg, _, _ := budgetChoice(p, 1)
+	cfg, _, _ := budgetChoice(p.X.Len(), p, 1)
 	cfg.blockByBlock = true
 	cfg.MaxNodes = 200
 	limit := cfg.EstimateBytes(480, p.X.Rows, p.X.Cols, p.M)
@@ -251,7 +251,7 @@ func TestBudgetBadInput(t *testing.T) {
 // TestCalibrateRates: a probe gives positive, finite rates.
 func TestCalibrateRates(t *testing.T) {
 	p := noisyProblem(t, 600)
-	cfg, sel, _ := budgetChoice(p, 1)
+	cfg, sel, _ := budgetChoice(p.X.Len(), p, 1)
 	r, err := Calibrate(context.Background(), cfg, sel, p)
 	if err != nil {
 		t.Fatal(err)

@@ -40,6 +40,12 @@ type Preprocessing struct {
 	// its centre of mass at the centre of a 28 x 28 image
 	// (dataset.NormalizeMNIST).
 	MNIST bool `json:"mnist,omitempty"`
+	// Deskew straightens slanted images (dataset.Deskew): each is sheared
+	// along its rows so that its ink's row and column no longer
+	// co-vary, and shifted so that its centre of mass is at the image's
+	// centre. For handwriting, where slant is the largest variation within a
+	// class; it costs no parameter.
+	Deskew bool `json:"deskew,omitempty"`
 }
 
 // Validate reports an unknown Invert or Fit value, a half-given or negative

@@ -18,7 +18,8 @@ import (
 //
 // The operations run in this order: the planes (Channels: colour to grey by
 // luma, grey to colour as three equal planes), inversion, the MNIST
-// convention, the resize (Fit), each plane alike.
+// convention, the resize (Fit), the deskew, each plane alike (the deskew
+// measures the slant on the planes' sum and shears every plane alike).
 type Preprocess scn.Preprocessing
 
 // Validate reports an unknown Invert value, a half-given or negative
@@ -49,6 +50,9 @@ func (p Preprocess) String() string {
 	}
 	if p.ResizeRows > 0 {
 		parts = append(parts, fmt.Sprintf("resize to %d x %d%s", p.ResizeRows, p.ResizeCols, fitText(p.Fit)))
+	}
+	if p.Deskew {
+		parts = append(parts, "deskew")
 	}
 	switch {
 	case p.Channels == 1:
@@ -240,6 +244,9 @@ func (p Preprocess) describe(inverted, n int) string {
 	if p.ResizeRows > 0 && p.ResizeCols > 0 {
 		d += fmt.Sprintf("; resized to %d x %d%s", p.ResizeRows, p.ResizeCols, fitText(p.Fit))
 	}
+	if p.Deskew {
+		d += "; deskewed (sheared upright, centre of mass centred)"
+	}
 	return d
 }
 
@@ -288,6 +295,9 @@ func (p Preprocess) apply(pix []float32, c, rows, cols int) ([]float32, int, int
 			resized = append(resized, ResizeFit(out[k*n:(k+1)*n], rows, cols, p.ResizeRows, p.ResizeCols, p.Fit)...)
 		}
 		out, rows, cols = resized, p.ResizeRows, p.ResizeCols
+	}
+	if p.Deskew {
+		out = Deskew(out, c, rows, cols)
 	}
 	return out, rows, cols, inverted
 }
@@ -463,4 +473,88 @@ func NormalizeMNIST(pix []float32, rows, cols int) []float32 {
 		}
 	}
 	return out
+}
+
+// Deskew straightens a slanted image of c planes of rows x cols: the
+// classic deskewing of handwritten digits. It measures the centre of mass
+// (cy, cx) and the second moments of the planes' sum, and returns the
+// image sheared along its rows by alpha = cov(row, col) / var(row) about
+// the centre of mass, and shifted so that the centre of mass lands on
+// pixel (rows/2, cols/2) (for 28 x 28, MNIST's (14, 14)): output pixel
+// (r, c) is the input sampled bilinearly at (r + cy - rows/2,
+// c + cx - cols/2 + alpha (r - rows/2)), 0 outside. Every plane gets the
+// same shear. An image without ink (or ink on one row) is returned as it
+// is. It never changes its input.
+func Deskew(pix []float32, c, rows, cols int) []float32 {
+	n := rows * cols
+	var mass, my, mx float64
+	for r := 0; r < rows; r++ {
+		for k := 0; k < c; k++ {
+			for col, v := range pix[k*n+r*cols : k*n+(r+1)*cols] {
+				w := float64(v)
+				mass += w
+				my += w * float64(r)
+				mx += w * float64(col)
+			}
+		}
+	}
+	out := append([]float32(nil), pix...)
+	if !(mass > 0) {
+		return out
+	}
+	my, mx = my/mass, mx/mass
+	var vyy, vxy float64
+	for r := 0; r < rows; r++ {
+		dy := float64(r) - my
+		for k := 0; k < c; k++ {
+			for col, v := range pix[k*n+r*cols : k*n+(r+1)*cols] {
+				w := float64(v)
+				vyy += w * dy * dy
+				vxy += w * dy * (float64(col) - mx)
+			}
+		}
+	}
+	if !(vyy > 1e-12*mass) {
+		return out
+	}
+	alpha := vxy / vyy
+	oy, ox := float64(rows/2), float64(cols/2)
+	for k := 0; k < c; k++ {
+		plane := pix[k*n : (k+1)*n]
+		for r := 0; r < rows; r++ {
+			sy := float64(r) + my - oy
+			shift := mx - ox + alpha*(float64(r)-oy)
+			shearRow(out[k*n+r*cols:k*n+(r+1)*cols], plane, rows, cols, sy, shift)
+		}
+	}
+	return out
+}
+
+// shearRow fills dst, one output row, with the bilinear samples of plane
+// (rows x cols, 0 outside) at row sy and columns col + shift: what
+// bilinear gives at each, with the two source rows and the weights found
+// once for the row, since sy and the fraction of col + shift are the
+// same for every column.
+func shearRow(dst, plane []float32, rows, cols int, sy, shift float64) {
+	y0, x0 := math.Floor(sy), math.Floor(shift)
+	fy, fx := sy-y0, shift-x0
+	zero := make([]float32, 0)
+	row := func(r int) []float32 {
+		if r < 0 || r >= rows {
+			return zero
+		}
+		return plane[r*cols : (r+1)*cols]
+	}
+	top, bottom := row(int(y0)), row(int(y0)+1)
+	at := func(src []float32, c int) float64 {
+		if c < 0 || c >= len(src) {
+			return 0
+		}
+		return float64(src[c])
+	}
+	dx := int(x0)
+	for col := range dst {
+		c := col + dx
+		dst[col] = float32((1-fy)*((1-fx)*at(top, c)+fx*at(top, c+1)) + fy*((1-fx)*at(bottom, c)+fx*at(bottom, c+1)))
+	}
 }

@@ -45,7 +45,7 @@ func TestSetViews(t *testing.T) {
 // scn.Preprocessing convert both ways and that RecordedPreprocess checks
 // what a model holds.
 func TestPreprocessIsTheModelsRecord(t *testing.T) {
-	p := Preprocess{Invert: "auto", ResizeRows: 20, ResizeCols: 20, MNIST: true}
+	p := Preprocess{Invert: "auto", ResizeRows: 20, ResizeCols: 20, MNIST: true, Deskew: true}
 	m := &scn.Model{Preprocessing: scn.Preprocessing(p)}
 	got, err := RecordedPreprocess(m)
 	p.Channels = 1 // a record without channels means grey
@@ -71,6 +71,7 @@ func TestPreprocessString(t *testing.T) {
 		{MNIST: true, Invert: "no"}:      "MNIST convention (20 x 20 box, centre of mass, 28 x 28)",
 		{ResizeRows: 14, ResizeCols: 12}: "resize to 14 x 12",
 		{Invert: "auto", ResizeRows: 2, ResizeCols: 2}: "invert dark ink on light (auto), resize to 2 x 2",
+		{Deskew: true, Channels: 3}:                    "deskew, colour (red, green, blue)",
 	} {
 		if got := p.String(); got != want {
 			t.Errorf("%+v: %q, want %q", scn.Preprocessing(p), got, want)

@@ -253,7 +253,7 @@ func (s *IDXSource) file(ctx context.Context, k, chunk int, f func(scn.Shard) er
 			set.Labels = append(set.Labels, int(v))
 		}
 		shard := set
-		if !s.Prep.identity() {
+		if !s.Prep.Identity() {
 			if shard, err = Prepare(set, s.Prep); err != nil {
 				return fmt.Errorf("dataset: %s: %w", name, err)
 			}
@@ -284,9 +284,10 @@ func (s *IDXSource) file(ctx context.Context, k, chunk int, f func(scn.Shard) er
 	return nil
 }
 
-// identity reports whether p leaves every image as it is.
-func (p Preprocess) identity() bool {
-	return (p.Invert == "" || p.Invert == "no") && !p.MNIST && p.ResizeRows == 0 && p.ResizeCols == 0
+// Identity reports whether p leaves every image's pixels as they are
+// (whatever its planes: see KeepsImages).
+func (p Preprocess) Identity() bool {
+	return (p.Invert == "" || p.Invert == "no") && !p.MNIST && !p.Deskew && p.ResizeRows == 0 && p.ResizeCols == 0
 }
 
 // grow32 returns s with length n, reusing its array when it is large enough.

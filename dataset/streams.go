@@ -64,9 +64,10 @@ func chunkOf(chunk int) int {
 	return chunk
 }
 
-// keepsImages reports whether p leaves the images of set as they are.
-func (p Preprocess) keepsImages(set *Set) bool {
-	return p.identity() && (p.Channels == 0 || p.Channels == set.Chans())
+// KeepsImages reports whether p leaves the images of set as they are (so
+// that the set need not be copied).
+func (p Preprocess) KeepsImages(set *Set) bool {
+	return p.Identity() && (p.Channels == 0 || p.Channels == set.Chans())
 }
 
 // emitShard prepares a chunk of raw images with p (unless p leaves them
@@ -74,7 +75,7 @@ func (p Preprocess) keepsImages(set *Set) bool {
 // inverted to inv, and hands the chunk to f as the shard called name.
 func emitShard(set *Set, p Preprocess, inv *atomic.Int64, name string, f func(scn.Shard) error) error {
 	shard := set
-	if !p.keepsImages(set) {
+	if !p.KeepsImages(set) {
 		var err error
 		if shard, err = Prepare(set, p); err != nil {
 			return fmt.Errorf("dataset: %s: %w", name, err)

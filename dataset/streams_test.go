@@ -41,7 +41,7 @@ func prepared(t testing.TB, s *Set, err error, p Preprocess) *Set {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.keepsImages(s) {
+	if p.KeepsImages(s) {
 		return s
 	}
 	if s, err = Prepare(s, p); err != nil {
@@ -81,6 +81,7 @@ var preps = []Preprocess{
 	{Invert: "auto"},
 	{Invert: "yes", ResizeRows: 9, ResizeCols: 7, Fit: "pad"},
 	{MNIST: true},
+	{Invert: "auto", Deskew: true},
 }
 
 // randomBytes returns n bytes, some images dark ink on light.

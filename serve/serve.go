@@ -271,7 +271,7 @@ func readModel(name, path string) (*model, error) {
 	}
 	return &model{
 		name: name, path: path, m: m, pred: scn.NewPredictor(m), prep: prep, changed: make(chan struct{}, 1),
-		plain:  (prep.Invert == "" || prep.Invert == "no") && !prep.MNIST && prep.ResizeRows == 0,
+		plain:  prep.Identity(),
 		sha256: hex.EncodeToString(h.Sum(nil)), size: st.Size(), loaded: time.Now().UTC(),
 	}, nil
 }

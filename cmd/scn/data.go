@@ -19,7 +19,7 @@ type dataFlags struct {
 	folder, csv, derived             string
 	rows, cols                       int
 	invert, resize, fit              string
-	mnist, grey                      bool
+	mnist, grey, deskew              bool
 	numpy                            numpyFlags // --npy-*, --npz*: numpy.go
 }
 
@@ -48,6 +48,7 @@ func (d *dataFlags) add(cmd *cobra.Command, prep bool) {
 	f.StringVar(&d.resize, "resize", "", "resize images to RxC, e.g. 28x28 (aspect ratio as --fit says)")
 	f.StringVar(&d.fit, "fit", "", "how --resize treats another aspect ratio: pad (keep it, centre on black), crop (keep it, cut the centre) or stretch (default: pad)")
 	f.BoolVar(&d.mnist, "mnist-normalize", false, "bring digits to the MNIST convention (20x20 box, centred mass, 28x28)")
+	f.BoolVar(&d.deskew, "deskew", false, "straighten slanted images (shear upright, centre the mass): for handwriting; recorded in the model, applied to new images")
 	f.BoolVar(&d.grey, "grey", false, "read colour images as grey (luma); without it a folder with a colour image is colour (3 planes)")
 }
 
@@ -55,7 +56,7 @@ func (d *dataFlags) add(cmd *cobra.Command, prep bool) {
 // --invert, Invert stays empty, which the dataset package reads as "no",
 // or "auto" with the MNIST convention.
 func (d *dataFlags) preprocess() (dataset.Preprocess, error) {
-	p := dataset.Preprocess{Invert: d.invert, MNIST: d.mnist}
+	p := dataset.Preprocess{Invert: d.invert, MNIST: d.mnist, Deskew: d.deskew}
 	if d.grey {
 		p.Channels = 1
 	}
@@ -121,7 +122,7 @@ func (d *dataFlags) load(half string, p dataset.Preprocess) (*dataset.Set, error
 	if err != nil {
 		return nil, withMemoryHint(err, p)
 	}
-	if noPreprocessing(p, s) {
+	if p.KeepsImages(s) {
 		return s, nil
 	}
 	s, err = dataset.Prepare(s, p)
@@ -258,12 +259,6 @@ func (d *dataFlags) peekIDX() (dataset.Shape, error) {
 	return dataset.Shape{}, usageError{fmt.Errorf("--idx-images needs --idx-labels (classification) or --idx-targets (regression)")}
 }
 
-// noPreprocessing reports whether p leaves every image of s as it is (so
-// that the set need not be copied).
-func noPreprocessing(p dataset.Preprocess, s *dataset.Set) bool {
-	return (p.Invert == "" || p.Invert == "no") && !p.MNIST && p.ResizeRows == 0 && p.ResizeCols == 0 &&
-		(p.Channels == 0 || p.Channels == s.Chans())
-}
 
 // polarityNote says, in one line on w, when most images of a training set
 // look like dark ink on a light background and the flags neither invert

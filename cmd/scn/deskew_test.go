@@ -1,0 +1,91 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/scn2d/scn"
+	"github.com/scn2d/scn/dataset"
+)
+
+// TestDeskewIsRecordedAndApplied: train --deskew records the deskew in the
+// model, and eval applies it to new images: its accuracy is that of the
+// model on the test images deskewed in this process, and differs from the
+// model's on the images as read (so eval did not skip it).
+func TestDeskewIsRecordedAndApplied(t *testing.T) {
+	dir, _, test := files(t)
+	model := filepath.Join(dir, "d.scn")
+	ok(t, "train", "--model", "2drvfl", "--nodes", "200", "-q", "--deskew", "--validation", "0",
+		"--idx-images", filepath.Join(dir, "train-images.gz"), "--idx-labels", filepath.Join(dir, "train-labels.gz"), "-o", model)
+	if prep, _ := inspectJSON(t, model)["preprocessing"].(map[string]any); len(prep) != 1 || prep["deskew"] != true {
+		t.Fatalf("preprocessing %v, want deskew alone", prep)
+	}
+	out := ok(t, "eval", model, "--json", "--idx-images", filepath.Join(dir, "test-images"), "--idx-labels", filepath.Join(dir, "test-labels"))
+	var got struct{ Accuracy float64 }
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("eval --json: %v\n%s", err, out)
+	}
+	m, err := scn.Load(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	accuracy := func(s *dataset.Set) float64 {
+		y, err := m.Predict(s.Images())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return scn.Accuracy(scn.ArgMax(y, m.M), s.Labels)
+	}
+	skewed, err := dataset.Prepare(test, dataset.Preprocess{Deskew: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, asRead := accuracy(skewed), accuracy(test)
+	if fmt.Sprintf("%.4f", got.Accuracy) != fmt.Sprintf("%.4f", want) || want == asRead {
+		t.Errorf("eval accuracy %.4f; deskewed here %.4f, as read %.4f", got.Accuracy, want, asRead)
+	}
+}
+
+// TestBudgetChoosesDeskewByProbe: without --deskew a budget probes the
+// images as read and deskewed, says which it fits, and the model records
+// that choice; --replay applies it again (the same file); with --deskew
+// given, the budget takes it without probing.
+func TestBudgetChoosesDeskewByProbe(t *testing.T) {
+	dir := t.TempDir()
+	m := filepath.Join(dir, "b.scn")
+	out := ok(t, "train", "--budget", "3s", "-q", "-o", m)
+	deskewed := strings.Contains(out, "budget: images deskewed")
+	if !deskewed && !strings.Contains(out, "budget: images as read") {
+		t.Fatalf("the budget did not say how it prepared the images:\n%s", out)
+	}
+	prep, _ := inspectJSON(t, m)["preprocessing"].(map[string]any)
+	if (prep["deskew"] == true) != deskewed {
+		t.Errorf("said deskewed %v, the model records %v", deskewed, prep)
+	}
+	again := filepath.Join(dir, "again.scn")
+	ok(t, "train", "--replay", m, "-q", "-o", again)
+	if x, y := readFile(t, m), readFile(t, again); !bytes.Equal(x, y) {
+		t.Error("the replayed model differs from the budgeted one")
+	}
+	out = ok(t, "train", "--budget", "3s", "--deskew", "-q", "-o", m)
+	if strings.Contains(out, "budget: images") {
+		t.Errorf("probed though --deskew was given:\n%s", out)
+	}
+	if prep, _ := inspectJSON(t, m)["preprocessing"].(map[string]any); prep["deskew"] != true {
+		t.Errorf("--budget --deskew: preprocessing %v", prep)
+	}
+}
+
+func readFile(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
