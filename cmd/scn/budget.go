@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"sort"
 	"runtime/debug"
+	"sort"
 	"strings"
 	"time"
 

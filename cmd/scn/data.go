@@ -259,7 +259,6 @@ func (d *dataFlags) peekIDX() (dataset.Shape, error) {
 	return dataset.Shape{}, usageError{fmt.Errorf("--idx-images needs --idx-labels (classification) or --idx-targets (regression)")}
 }
 
-
 // polarityNote says, in one line on w, when most images of a training set
 // look like dark ink on a light background and the flags neither invert
 // them nor say not to (--invert no): learners trained on MNIST-like data
