@@ -216,7 +216,7 @@ func (b Budget) Fit(ctx context.Context, p Problem, progress func(Step), plan fu
 	train := p.X.Len() - held
 	rates := b.Rates
 	if rates == nil {
-		r, _, err := probe(ctx, cfg, sel, p)
+		r, _, _, err := probe(ctx, cfg, sel, p)
 		if err != nil {
 			return nil, err
 		}
@@ -407,34 +407,40 @@ func (b Budget) memoryCap(cfg Config, p Problem, train, block int) int {
 	return max(1, k) * block
 }
 
+// Probe is what the probe of a budget measured on one problem.
+type Probe struct {
+	Accuracy float64 // held-out accuracy of the probe's fit
+	Held     int     // held-out images it was measured on
+	Rates    Rates   // the machine's rates it measured
+}
+
 // ProbeInputs runs the probe a budget plans from (Calibrate, with the
 // learner and selection the budget chooses for a training set of n
 // images) on each of ps, samples of that set's images (at most 4000 are
-// used) prepared in different ways, as read and deskewed say, and returns
-// each one's held-out accuracy on the probe and its rates: a budget then
-// fits the preparation that scores best, and may take its rates
+// used) prepared in different ways, as read and deskewed say: a budget
+// then fits the preparation that scores best, and may take its rates
 // (Budget.Rates) instead of probing again. The problems must have the
 // same number of images, size and outputs.
-func (b Budget) ProbeInputs(ctx context.Context, n int, ps []Problem) ([]float64, []Rates, error) {
+func (b Budget) ProbeInputs(ctx context.Context, n int, ps []Problem) ([]Probe, error) {
 	if len(ps) == 0 || n < 1 {
-		return nil, nil, fmt.Errorf("%w: %d problems of a set of %d images to probe", ErrBudget, len(ps), n)
+		return nil, fmt.Errorf("%w: %d problems of a set of %d images to probe", ErrBudget, len(ps), n)
 	}
-	acc := make([]float64, len(ps))
-	rates := make([]Rates, len(ps))
+	out := make([]Probe, len(ps))
 	for i, p := range ps {
 		if err := p.check(); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		if p.X.Len() != ps[0].X.Len() || p.X.Dim() != ps[0].X.Dim() || p.M != ps[0].M {
-			return nil, nil, fmt.Errorf("%w: the problems to probe differ in images, size or outputs", ErrBudget)
+			return nil, fmt.Errorf("%w: the problems to probe differ in images, size or outputs", ErrBudget)
 		}
 		cfg, sel, _ := budgetChoice(n, p, b.Seed)
-		var err error
-		if rates[i], acc[i], err = probe(ctx, cfg, sel, p); err != nil {
-			return nil, nil, err
+		r, acc, held, err := probe(ctx, cfg, sel, p)
+		if err != nil {
+			return nil, err
 		}
+		out[i] = Probe{Accuracy: acc, Held: held, Rates: r}
 	}
-	return acc, rates, nil
+	return out, nil
 }
 
 // Calibrate measures this machine's rates for cfg and the model selection
@@ -443,13 +449,14 @@ func (b Budget) ProbeInputs(ctx context.Context, n int, ps []Problem) ([]float64
 // says, timed in its parts; and float64 Cholesky factors of 1024 and 2048. It
 // takes about a second for MNIST's fast RVFL on two cores.
 func Calibrate(ctx context.Context, cfg Config, sel Selection, p Problem) (Rates, error) {
-	r, _, err := probe(ctx, cfg, sel, p)
+	r, _, _, err := probe(ctx, cfg, sel, p)
 	return r, err
 }
 
-// probe is Calibrate, returning the probe's held-out accuracy too (a quarter
-// of the sample held out, so that learners can be compared on it).
-func probe(ctx context.Context, cfg Config, sel Selection, p Problem) (Rates, float64, error) {
+// probe is Calibrate, returning the probe's held-out accuracy and the
+// number of images it held out too (a quarter of the sample, so that
+// learners and preparations can be compared on it).
+func probe(ctx context.Context, cfg Config, sel Selection, p Problem) (Rates, float64, int, error) {
 	n := min(p.X.Len(), 4000)
 	idx := rand.New(rand.NewPCG(cfg.Seed, 0xca1b)).Perm(p.X.Len())[:n]
 	sort.Ints(idx)
@@ -465,7 +472,7 @@ func probe(ctx context.Context, cfg Config, sel Selection, p Problem) (Rates, fl
 	var fitEnd time.Time
 	m, err := c.Select(ctx, sub, sel, func(Step) { fitEnd = time.Now() })
 	if err != nil {
-		return Rates{}, 0, fmt.Errorf("%w: calibration: %v", ErrBudget, err)
+		return Rates{}, 0, 0, fmt.Errorf("%w: calibration: %v", ErrBudget, err)
 	}
 	fit := fitEnd.Sub(t0).Seconds()
 	held := m.Selection.Held
@@ -488,7 +495,7 @@ func probe(ctx context.Context, cfg Config, sel Selection, p Problem) (Rates, fl
 	r.Chol = cholSeconds(1024)
 	r.Finish = cholSeconds(2048)
 	r.Block = 1e-3
-	return r, m.Selection.Accuracy, nil
+	return r, m.Selection.Accuracy, held, nil
 }
 
 // cholSeconds times the package's blocked Cholesky factor of a k x k
