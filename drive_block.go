@@ -464,12 +464,22 @@ func (bb *blockBuilder) correlations(k int) (hh, eh []float64) {
 // (acc[k*m+j] and acc[q*k+j]) from its outputs z on the shard, through the
 // float64 scratch col: the same sums, in the same order, for every scorer.
 func (bb *blockBuilder) correlate(z []float32, col []float64, sh gramShard, acc []float64, k, j int) {
+	correlateRows(z, col, bb.e[sh.lo:], bb.n, bb.m, acc, k, j)
+}
+
+// correlateRows is correlate on the rows of one shard: z holds candidate
+// j's outputs on the shard's r = len(z) images, e[q*lde+i] the residual of
+// output q on its image i (a streamed supervised fit holds one shard's
+// residual only).
+func correlateRows(z []float32, col []float64, e []float64, lde, m int, acc []float64, k, j int) {
+	r := len(z)
+	col = col[:r]
 	for i, v := range z {
 		col[i] = float64(v)
 	}
-	acc[k*bb.m+j] = floats.Dot(col, col)
-	for q := 0; q < bb.m; q++ {
-		acc[q*k+j] = floats.Dot(col, bb.e[q*bb.n+sh.lo:q*bb.n+sh.hi])
+	acc[k*m+j] = floats.Dot(col, col)
+	for q := 0; q < m; q++ {
+		acc[q*k+j] = floats.Dot(col, e[q*lde:q*lde+r])
 	}
 }
 

@@ -250,17 +250,39 @@ func (c Config) FitStream(ctx context.Context, src Source, progress func(Step)) 
 // engine's own (lo = 0), in order.
 func (bb *blockBuilder) accumulateStream(ctx context.Context, nd *drawnNodes, hidden func(lo, hi, j0, j1 int, h []float32)) error {
 	e, sc := bb.eng, bb.scan
+	ps := e.newPass(nd.blocks, min(sc.n, shardRows))
+	err := bb.streamRows(ctx, func(r int, tc []float64) error {
+		e.tc, e.n = tc, r
+		e.passShard(ps, 0, r, hidden)
+		return nil
+	})
+	e.tc, e.n = nil, sc.n
+	if err != nil {
+		return err
+	}
+	e.endPass(ps)
+	return nil
+}
+
+// streamRows reads the stream once and calls f with its images cut into
+// the row shards of shardRows images a fit in memory makes, in order,
+// whatever the sizes of the source's shards: during the call bb.x holds
+// the row shard's r images (image 0 its first) and tc its targets by
+// output (m rows of r). Each source shard is checked against the first
+// pass (checkShard), and the images counted; ctx is checked after each
+// row shard.
+func (bb *blockBuilder) streamRows(ctx context.Context, f func(r int, tc []float64) error) error {
+	sc := bb.scan
 	head := bb.x
 	defer func() { bb.x = head }()
-	ps := e.newPass(nd.blocks, min(sc.n, shardRows))
 	d, m := head.Dim(), sc.m
 	rows := min(sc.n, shardRows)
 	pix := make([]float32, rows*d)
 	tby := make([]float64, m*rows) // targets by output, rows apart
 	filled, seen := 0, 0
-	flush := func() {
+	flush := func() error {
 		if filled == 0 {
-			return
+			return nil
 		}
 		tc := tby
 		if filled < rows {
@@ -270,9 +292,9 @@ func (bb *blockBuilder) accumulateStream(ctx context.Context, nd *drawnNodes, hi
 			}
 		}
 		bb.x.Pix = pix[:filled*d]
-		e.tc, e.n = tc, filled
-		e.passShard(ps, 0, filled, hidden)
+		r := filled
 		filled = 0
+		return f(r, tc)
 	}
 	err := bb.stream.Shards(ctx, func(sh Shard) error {
 		if err := sc.checkShard(sh); err != nil {
@@ -290,7 +312,9 @@ func (bb *blockBuilder) accumulateStream(ctx context.Context, nd *drawnNodes, hi
 			filled += take
 			i += take
 			if filled == rows {
-				flush()
+				if err := flush(); err != nil {
+					return err
+				}
 				if err := ctx.Err(); err != nil {
 					return err
 				}
@@ -300,15 +324,12 @@ func (bb *blockBuilder) accumulateStream(ctx context.Context, nd *drawnNodes, hi
 		return nil
 	})
 	if err == nil && seen != sc.n {
-		err = fmt.Errorf("%w: the stream gave %d images on its second pass, %d on its first", ErrData, seen, sc.n)
+		err = fmt.Errorf("%w: the stream gave %d images on this pass, %d on its first", ErrData, seen, sc.n)
 	}
 	if err != nil {
 		return err
 	}
-	flush()
-	e.tc, e.n = nil, sc.n
-	e.endPass(ps)
-	return nil
+	return flush()
 }
 
 // streamStop is the stop reason of a streamed pass that failed.
