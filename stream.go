@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"time"
 )
@@ -97,9 +96,10 @@ func (s problemSource) Shards(ctx context.Context, f func(Shard) error) error {
 // StreamFits reports whether FitStream can fit c, and if not, why.
 func (c Config) StreamFits() error {
 	switch {
-	case c.Kind.Choice == Supervised:
-		return fmt.Errorf("%w: %s is not streamed: a supervised learner scores its candidates against the residual in one pass over the images per block of nodes (%d passes for L = %d in blocks of %d); fit it in memory (a larger --max-memory, fewer images) or stream a random learner (rvfl, 2drvfl)",
-			ErrConfig, c.Kind, int(math.Ceil(float64(c.MaxNodes)/float64(max(c.BlockSize, 1)))), c.MaxNodes, max(c.BlockSize, 1))
+	case c.Kind.Choice == Supervised && c.Pairs:
+		return fmt.Errorf("%w: %s with pair candidates (Pairs, --pairs) is not streamed: fit it in memory, or stream it with --pairs=false", ErrConfig, c.Kind)
+	case c.Kind.Choice == Supervised && c.BF16Gram:
+		return fmt.Errorf("%w: %s with bfloat16 Gram products (BF16Gram) is not streamed: use float32 or float64 Gram products", ErrConfig, c.Kind)
 	case !c.blockMode():
 		return fmt.Errorf("%w: a streamed fit adds its nodes in blocks (a block size above 1, or a preset such as fast)", ErrConfig)
 	case !(c.Ridge > 0):
@@ -226,7 +226,13 @@ func (c Config) FitStream(ctx context.Context, src Source, progress func(Step)) 
 		bb.xbar = sc.mean
 	}
 	bb.scan = sc
-	stop, err := bb.grow(ctx, progress)
+	var stop StopReason
+	if c.Kind.Choice == Supervised {
+		bb.e = nil // the residual is formed shard by shard in each pass
+		stop, err = bb.runStreamSupervised(ctx, progress)
+	} else {
+		stop, err = bb.grow(ctx, progress)
+	}
 	if bb.nodes() == 0 || err != nil {
 		if err == nil {
 			err = fmt.Errorf("scn: no hidden node could be added (%v)", stop)

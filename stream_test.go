@@ -98,8 +98,8 @@ func (s cancelSource) Shards(ctx context.Context, f func(Shard) error) error {
 
 // TestFitStreamBadInput: a shard with another image size stops the fit
 // with its name and no model; a cancelled stream returns the context's
-// error and no model, in either pass; the supervised learners, fits
-// without a ridge and robust fits are refused with the reason.
+// error and no model, in either pass; pair candidates (the fast 2DSCN),
+// fits without a ridge and robust fits are refused with the reason.
 func TestFitStreamBadInput(t *testing.T) {
 	p := oddProblem(t, 300)
 	c := Fast(RVFL)
@@ -118,8 +118,7 @@ func TestFitStreamBadInput(t *testing.T) {
 		}
 	}
 	for _, bad := range []func(*Config){
-		func(c *Config) { *c = Fast(SCN2D) },
-		func(c *Config) { *c = Fast(SCN) },
+		func(c *Config) { *c = Fast(SCN2D) }, // pair candidates
 		func(c *Config) { c.Ridge = 0 },
 		func(c *Config) { c.Robust = true },
 	} {
@@ -130,8 +129,8 @@ func TestFitStreamBadInput(t *testing.T) {
 			t.Fatalf("%v ridge %v robust %v: model %v, error %v", cc.Kind, cc.Ridge, cc.Robust, m != nil, err)
 		}
 	}
-	if _, err := Fast(SCN).FitStream(context.Background(), ProblemSource(p), nil); !strings.Contains(err.Error(), "one pass over the images per block") {
-		t.Fatalf("the supervised refusal does not say why: %v", err)
+	if _, err := Fast(SCN2D).FitStream(context.Background(), ProblemSource(p), nil); !strings.Contains(err.Error(), "--pairs=false") {
+		t.Fatalf("the refusal of pair candidates does not say what to do: %v", err)
 	}
 }
 

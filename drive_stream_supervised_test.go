@@ -1,0 +1,219 @@
+package scn
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// streamSupervisedConfig is a small supervised block configuration that
+// FitStream takes: the fast preset's nodes without pair candidates, on
+// receptive fields for 9 x 7 images, or plain uniform nodes.
+func streamSupervisedConfig(k Kind, plain bool) Config {
+	c := Fast(k)
+	c.Pairs = false
+	c.MaxNodes, c.BlockSize, c.FieldMin, c.FieldMax = 60, 20, 3, 6
+	if plain {
+		c.FieldMin, c.FieldMax, c.Standardize, c.Differences = 0, 0, false, false
+		c.Scales = []float64{1, 5}
+	}
+	return c
+}
+
+// TestFitStreamSupervisedIsTheFit: streamed SCN and 2DSCN fits, their
+// source cut into shards that do not line up with the engine's row
+// shards (64 images: five for 300 images, the last one short), give the
+// model file of Fit on the same images, byte for byte, and its trace,
+// for float64 and float32 Gram products, standardised difference nodes on
+// receptive fields and plain uniform nodes, a block size that divides
+// L_max and one that does not.
+func TestFitStreamSupervisedIsTheFit(t *testing.T) {
+	withShardRows(t, 64)
+	p := oddProblem(t, 300)
+	for _, k := range []Kind{SCN2D, SCN} {
+		for _, prec := range gramPrecisions[:2] {
+			for _, plain := range []bool{false, true} {
+				for _, bs := range []int{20, 25} {
+					c := streamSupervisedConfig(k, plain)
+					c.BlockSize = bs
+					setGramPrecision(&c, prec)
+					name := fmt.Sprintf("%v %s plain %v block %d", k, prec, plain, bs)
+					in := fitT(t, c, p)
+					want := modelBytes(t, in)
+					for _, sizes := range [][]int{{300}, {37, 101, 1}, {64}} {
+						var steps []Step
+						m, err := c.FitStream(context.Background(), ProblemSource(p, sizes...), func(s Step) { steps = append(steps, s) })
+						if err != nil {
+							t.Fatalf("%s: %v", name, err)
+						}
+						if got := modelBytes(t, m); !bytes.Equal(got, want) {
+							t.Fatalf("%s, source shards %v: the streamed model differs from the fit in memory (%d nodes, RMSE %v; in memory %d, %v)",
+								name, sizes, m.Nodes(), m.Summary.TrainRMSE, in.Nodes(), in.Summary.TrainRMSE)
+						}
+						if !reflect.DeepEqual(m.Summary.Trace, in.Summary.Trace) || !reflect.DeepEqual(steps, in.Summary.Trace) {
+							t.Fatalf("%s: the streamed trace or progress differs from the fit in memory", name)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestFitStreamSupervisedDefaultShards: the same at the real row shard
+// size (three of 2048 images, the last one short), with the in-memory
+// fit's supervisory inequality checked on the streamed trace: the
+// training residual never grows from block to block.
+func TestFitStreamSupervisedDefaultShards(t *testing.T) {
+	p := blobProblem(t, 4500)
+	for _, k := range []Kind{SCN2D, SCN} {
+		c := Fast(k)
+		c.Pairs = false
+		c.MaxNodes, c.BlockSize, c.FieldMin, c.FieldMax = 80, 40, 3, 6
+		want := fitT(t, c, p)
+		got, err := c.FitStream(context.Background(), ProblemSource(p, 999, 3000), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(modelBytes(t, got), modelBytes(t, want)) {
+			t.Fatalf("%v: the streamed model differs from the fit in memory", k)
+		}
+		if got.Nodes() != c.MaxNodes {
+			t.Fatalf("%v: %d nodes (%v), want %d", k, got.Nodes(), got.Summary.Stop, c.MaxNodes)
+		}
+		t.Logf("%v: %d nodes, training RMSE %.4g, %d candidates tried", k, got.Nodes(), got.Summary.TrainRMSE, got.Summary.Tried)
+		prev := got.Summary.Trace[0].RMSE
+		for _, st := range got.Summary.Trace {
+			if st.RMSE > prev {
+				t.Fatalf("%v: the training RMSE grew from %v to %v at node %d", k, prev, st.RMSE, st.L)
+			}
+			prev = st.RMSE
+		}
+	}
+}
+
+// TestFitStreamSupervisedInequality: every node of a streamed 2DSCN fit
+// meets the supervisory inequality at its block's r, recomputed from the
+// model's hidden outputs on the training images: with e the residual
+// before the block (at the ridge) and h the node's column,
+// (e_q^T h)^2 / h^T h >= (1 - r) e_q^T e_q for every output q; and the
+// training residual never grows.
+func TestFitStreamSupervisedInequality(t *testing.T) {
+	withShardRows(t, 64)
+	p := oddProblem(t, 300)
+	c := streamSupervisedConfig(SCN2D, true)
+	c.Float32Gram = false
+	m := fitStreamT(t, c, p, 50)
+	h := hiddenDense(m, p.X)
+	n, mm := p.X.Len(), p.M
+	path := mustPath(t, c, p)
+	l0 := 0
+	prevRSS := -1.0
+	for l0 < m.Nodes() {
+		// The block's nodes: the steps up to the next one with Tried set.
+		l1 := l0 + 1
+		for l1 < m.Nodes() && m.Summary.Trace[l1].Tried == 0 {
+			l1++
+		}
+		// The residual before the block, at the fit's ridge.
+		e := make([]float64, n*mm)
+		copy(e, p.T)
+		if l0 > 0 {
+			prefix, err := path.Solve(l0, c.Ridge)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := prefix.Predict(p.X)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range e {
+				e[i] -= out[i]
+			}
+		}
+		rss := 0.0
+		for _, v := range e {
+			rss += v * v
+		}
+		if prevRSS >= 0 && rss > prevRSS*(1+1e-9) {
+			t.Fatalf("the residual grew from %v to %v before node %d", prevRSS, rss, l0+1)
+		}
+		prevRSS = rss
+		for j := l0; j < l1; j++ {
+			r := m.Summary.Trace[j].Ratio
+			var hh float64
+			for i := 0; i < n; i++ {
+				v := h.At(i, j)
+				hh += v * v
+			}
+			for q := 0; q < mm; q++ {
+				var eh, ee float64
+				for i := 0; i < n; i++ {
+					eh += e[i*mm+q] * h.At(i, j)
+					ee += e[i*mm+q] * e[i*mm+q]
+				}
+				if xi := eh*eh/hh - (1-r)*ee; xi < -1e-9*ee {
+					t.Fatalf("node %d, output %d: xi = %v < 0 at r = %v", j+1, q, xi, r)
+				}
+			}
+		}
+		l0 = l1
+	}
+}
+
+// mustPath fits c on p in memory and returns its path.
+func mustPath(t *testing.T, c Config, p Problem) *Path {
+	t.Helper()
+	path, err := c.FitPath(context.Background(), p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestFitStreamSupervisedBadInput: a shard with another image size stops
+// a streamed 2DSCN fit with its name and no model; a cancelled stream
+// returns the context's error and no model, in the first pass, in a
+// block's pass and in the last pass; pair candidates and bfloat16 Gram
+// products are refused with the reason.
+func TestFitStreamSupervisedBadInput(t *testing.T) {
+	p := oddProblem(t, 300)
+	c := streamSupervisedConfig(SCN2D, false)
+	m, err := c.FitStream(context.Background(), badShapeSource{p}, nil)
+	if m != nil || err == nil || !strings.Contains(err.Error(), "part-00002") || !errors.Is(err, ErrData) {
+		t.Fatalf("a shard of 7 x 9 images among 9 x 7: model %v, error %v", m != nil, err)
+	}
+	// 6 shards a pass; 60 nodes in blocks of 20: passes 1 (scan), 2-4
+	// (blocks), 5 (the last residual).
+	for _, after := range []int{2, 8, 15, 28} {
+		ctx, cancel := context.WithCancel(context.Background())
+		seen := 0
+		m, err := c.FitStream(ctx, cancelSource{ProblemSource(p, 50), after, cancel, &seen}, nil)
+		cancel()
+		if m != nil || !errors.Is(err, context.Canceled) {
+			t.Fatalf("cancelled after %d shards: model %v, error %v", after, m != nil, err)
+		}
+	}
+	seen := 0
+	if _, err := c.FitStream(context.Background(), cancelSource{ProblemSource(p, 50), -1, func() {}, &seen}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if seen != 5*6 {
+		t.Fatalf("%d shards read, want 5 passes of 6", seen)
+	}
+	for _, bad := range []func(*Config){
+		func(c *Config) { c.Pairs = true },
+		func(c *Config) { c.BF16Gram = true },
+	} {
+		cc := c
+		bad(&cc)
+		m, err := cc.FitStream(context.Background(), ProblemSource(p, 50), nil)
+		if m != nil || !errors.Is(err, ErrConfig) {
+			t.Fatalf("pairs %v bf16 %v: model %v, error %v", cc.Pairs, cc.BF16Gram, m != nil, err)
+		}
+	}
+}
