@@ -71,7 +71,12 @@ type streamSums struct {
 // resL nodes at output weights beta (resL x m; none if resL = 0), and the
 // sums of the k candidates in bb.cw, bb.cb against it and against every
 // node so far (nd: bb.params and bb.bias).
-func (bb *blockBuilder) streamPass(ctx context.Context, nd *drawnNodes, resL int, beta []float64, k int) (*streamSums, error) {
+//
+// With pair candidates (pd not nil) the candidates' sums against the
+// residual are taken from their pair products (pairShard, as
+// pairCandidates takes them), their Gram sums from their exact outputs
+// (their weights in bb.cw, as exactColumns computes them).
+func (bb *blockBuilder) streamPass(ctx context.Context, nd *drawnNodes, resL int, beta []float64, k int, pd *pairDraw) (*streamSums, error) {
 	e, m, d := bb.eng, bb.m, bb.d
 	l := bb.nodes()
 	L := l + k
@@ -103,6 +108,11 @@ func (bb *blockBuilder) streamPass(ctx context.Context, nd *drawnNodes, resL int
 		if !e.f32 {
 			bt64 = beta64T(beta, resL, m)
 		}
+	}
+	var zp []float32
+	var psc pairScratch
+	if pd != nil {
+		zp = make([]float32, k*rows)
 	}
 	act := bb.cfg.Activation
 	n := e.n
@@ -137,10 +147,19 @@ func (bb *blockBuilder) streamPass(ctx context.Context, nd *drawnNodes, resL int
 			return nil
 		}
 		t1 := time.Now()
+		zc := hs[l*r:]
+		if pd != nil {
+			zc = zp[:k*r]
+			pairShard(bb.x, 0, r, pd.ut, pd.tu, pd.vt, pd.tv, zc, r, &psc)
+		}
 		forChunks(k, 16, func(_, lo, hi int) {
 			col := make([]float64, r)
 			for j := lo; j < hi; j++ {
-				correlateRows(hs[(l+j)*r:(l+j+1)*r], col, ev, r, m, corr, k, j)
+				zj := zc[j*r : (j+1)*r]
+				if pd != nil {
+					bb.pairActivation(pd, j, zj)
+				}
+				correlateRows(zj, col, ev, r, m, corr, k, j)
 			}
 		})
 		reduce(corrSum, corr)
@@ -249,13 +268,23 @@ func (bb *blockBuilder) runStreamSupervised(ctx context.Context, progress func(S
 		}
 		k := 0
 		var lambda float64
+		var pd *pairDraw
 		if b > 0 {
 			lambda = c.Scales[si]
 			k = c.Candidates * b
-			bb.drawParams(k, lambda)
+			if c.Pairs {
+				side := pairSide(k)
+				var err error
+				if pd, err = bb.streamPairs(ctx, side, lambda); err != nil {
+					return streamStop(err), err
+				}
+				k = pd.k
+			} else {
+				bb.drawParams(k, lambda)
+			}
 		}
 		nd.params, nd.bias = bb.params, bb.bias
-		sums, err := bb.streamPass(ctx, nd, resL, resBeta, k)
+		sums, err := bb.streamPass(ctx, nd, resL, resBeta, k, pd)
 		if err != nil {
 			return streamStop(err), err
 		}
@@ -341,4 +370,37 @@ func (bb *blockBuilder) recordAt(steps []Step, progress func(Step)) bool {
 		steps[i].RMSE = rmse
 	}
 	return bb.record(steps, progress)
+}
+
+// streamPairs draws side x side pair candidates at scale lambda as
+// pairCandidates draws them, standardises them (with Standardize) from
+// their inputs' sums over a pass of their own over the stream, and leaves
+// their exact weights over the image in bb.cw.
+func (bb *blockBuilder) streamPairs(ctx context.Context, side int, lambda float64) (*pairDraw, error) {
+	t0 := time.Now()
+	pd := bb.drawPairs(side, side, lambda)
+	k, d := pd.k, bb.d
+	if bb.cfg.Standardize {
+		rows := min(bb.scan.n, shardRows)
+		z := make([]float32, k*rows)
+		acc := make([]float64, 2*k)
+		sum := make([]float64, 2*k)
+		var psc pairScratch
+		err := bb.streamRows(ctx, func(r int, _ []float64) error {
+			pairShard(bb.x, 0, r, pd.ut, pd.tu, pd.vt, pd.tv, z[:k*r], r, &psc)
+			pd.moments(z[:k*r], r, acc)
+			reduce(sum, acc)
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		bb.standardizePairs(pd, sum, lambda)
+	}
+	bb.cw = grow(bb.cw, k*d)
+	for j := 0; j < k; j++ {
+		bb.nm.weight(bb.cp[j*bb.np:(j+1)*bb.np], bb.cw[j*d:(j+1)*d])
+	}
+	bb.prof.Draw += time.Since(t0)
+	return pd, nil
 }

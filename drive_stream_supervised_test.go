@@ -11,11 +11,10 @@ import (
 )
 
 // streamSupervisedConfig is a small supervised block configuration that
-// FitStream takes: the fast preset's nodes without pair candidates, on
+// FitStream takes: the fast preset's nodes (pair candidates for 2DSCN) on
 // receptive fields for 9 x 7 images, or plain uniform nodes.
 func streamSupervisedConfig(k Kind, plain bool) Config {
 	c := Fast(k)
-	c.Pairs = false
 	c.MaxNodes, c.BlockSize, c.FieldMin, c.FieldMax = 60, 20, 3, 6
 	if plain {
 		c.FieldMin, c.FieldMax, c.Standardize, c.Differences = 0, 0, false, false
@@ -29,8 +28,9 @@ func streamSupervisedConfig(k Kind, plain bool) Config {
 // shards (64 images: five for 300 images, the last one short), give the
 // model file of Fit on the same images, byte for byte, and its trace,
 // for float64 and float32 Gram products, standardised difference nodes on
-// receptive fields and plain uniform nodes, a block size that divides
-// L_max and one that does not.
+// receptive fields and plain uniform nodes, 2DSCN's candidates drawn one
+// by one and as pairs, a block size that divides L_max and one that does
+// not.
 func TestFitStreamSupervisedIsTheFit(t *testing.T) {
 	withShardRows(t, 64)
 	p := oddProblem(t, 300)
@@ -38,24 +38,30 @@ func TestFitStreamSupervisedIsTheFit(t *testing.T) {
 		for _, prec := range gramPrecisions[:2] {
 			for _, plain := range []bool{false, true} {
 				for _, bs := range []int{20, 25} {
-					c := streamSupervisedConfig(k, plain)
-					c.BlockSize = bs
-					setGramPrecision(&c, prec)
-					name := fmt.Sprintf("%v %s plain %v block %d", k, prec, plain, bs)
-					in := fitT(t, c, p)
-					want := modelBytes(t, in)
-					for _, sizes := range [][]int{{300}, {37, 101, 1}, {64}} {
-						var steps []Step
-						m, err := c.FitStream(context.Background(), ProblemSource(p, sizes...), func(s Step) { steps = append(steps, s) })
-						if err != nil {
-							t.Fatalf("%s: %v", name, err)
+					for _, pairs := range []bool{false, true} {
+						c := streamSupervisedConfig(k, plain)
+						c.BlockSize = bs
+						if k != SCN2D && pairs {
+							continue
 						}
-						if got := modelBytes(t, m); !bytes.Equal(got, want) {
-							t.Fatalf("%s, source shards %v: the streamed model differs from the fit in memory (%d nodes, RMSE %v; in memory %d, %v)",
-								name, sizes, m.Nodes(), m.Summary.TrainRMSE, in.Nodes(), in.Summary.TrainRMSE)
-						}
-						if !reflect.DeepEqual(m.Summary.Trace, in.Summary.Trace) || !reflect.DeepEqual(steps, in.Summary.Trace) {
-							t.Fatalf("%s: the streamed trace or progress differs from the fit in memory", name)
+						c.Pairs = pairs
+						setGramPrecision(&c, prec)
+						name := fmt.Sprintf("%v %s plain %v block %d pairs %v", k, prec, plain, bs, pairs)
+						in := fitT(t, c, p)
+						want := modelBytes(t, in)
+						for _, sizes := range [][]int{{300}, {37, 101, 1}, {64}} {
+							var steps []Step
+							m, err := c.FitStream(context.Background(), ProblemSource(p, sizes...), func(s Step) { steps = append(steps, s) })
+							if err != nil {
+								t.Fatalf("%s: %v", name, err)
+							}
+							if got := modelBytes(t, m); !bytes.Equal(got, want) {
+								t.Fatalf("%s, source shards %v: the streamed model differs from the fit in memory (%d nodes, RMSE %v; in memory %d, %v)",
+									name, sizes, m.Nodes(), m.Summary.TrainRMSE, in.Nodes(), in.Summary.TrainRMSE)
+							}
+							if !reflect.DeepEqual(m.Summary.Trace, in.Summary.Trace) || !reflect.DeepEqual(steps, in.Summary.Trace) {
+								t.Fatalf("%s: the streamed trace or progress differs from the fit in memory", name)
+							}
 						}
 					}
 				}
@@ -65,14 +71,14 @@ func TestFitStreamSupervisedIsTheFit(t *testing.T) {
 }
 
 // TestFitStreamSupervisedDefaultShards: the same at the real row shard
-// size (three of 2048 images, the last one short), with the in-memory
+// size (three of 2048 images, the last one short) with the fast preset's
+// nodes (2DSCN: pair candidates), with the in-memory
 // fit's supervisory inequality checked on the streamed trace: the
 // training residual never grows from block to block.
 func TestFitStreamSupervisedDefaultShards(t *testing.T) {
 	p := blobProblem(t, 4500)
 	for _, k := range []Kind{SCN2D, SCN} {
 		c := Fast(k)
-		c.Pairs = false
 		c.MaxNodes, c.BlockSize, c.FieldMin, c.FieldMax = 80, 40, 3, 6
 		want := fitT(t, c, p)
 		got, err := c.FitStream(context.Background(), ProblemSource(p, 999, 3000), nil)
@@ -178,11 +184,13 @@ func mustPath(t *testing.T, c Config, p Problem) *Path {
 // TestFitStreamSupervisedBadInput: a shard with another image size stops
 // a streamed 2DSCN fit with its name and no model; a cancelled stream
 // returns the context's error and no model, in the first pass, in a
-// block's pass and in the last pass; pair candidates and bfloat16 Gram
-// products are refused with the reason.
+// block's pass and in the last pass; a fit reads the stream ceil(L /
+// block) + 2 times (without pair candidates; with them and standardised
+// nodes, twice per block); bfloat16 Gram products are refused.
 func TestFitStreamSupervisedBadInput(t *testing.T) {
 	p := oddProblem(t, 300)
 	c := streamSupervisedConfig(SCN2D, false)
+	c.Pairs = false
 	m, err := c.FitStream(context.Background(), badShapeSource{p}, nil)
 	if m != nil || err == nil || !strings.Contains(err.Error(), "part-00002") || !errors.Is(err, ErrData) {
 		t.Fatalf("a shard of 7 x 9 images among 9 x 7: model %v, error %v", m != nil, err)
@@ -205,15 +213,16 @@ func TestFitStreamSupervisedBadInput(t *testing.T) {
 	if seen != 5*6 {
 		t.Fatalf("%d shards read, want 5 passes of 6", seen)
 	}
-	for _, bad := range []func(*Config){
-		func(c *Config) { c.Pairs = true },
-		func(c *Config) { c.BF16Gram = true },
-	} {
-		cc := c
-		bad(&cc)
-		m, err := cc.FitStream(context.Background(), ProblemSource(p, 50), nil)
-		if m != nil || !errors.Is(err, ErrConfig) {
-			t.Fatalf("pairs %v bf16 %v: model %v, error %v", cc.Pairs, cc.BF16Gram, m != nil, err)
-		}
+	c.Pairs, seen = true, 0
+	if _, err := c.FitStream(context.Background(), cancelSource{ProblemSource(p, 50), -1, func() {}, &seen}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if seen != 8*6 {
+		t.Fatalf("pair candidates: %d shards read, want 8 passes of 6", seen)
+	}
+	cc := c
+	cc.BF16Gram = true
+	if m, err := cc.FitStream(context.Background(), ProblemSource(p, 50), nil); m != nil || !errors.Is(err, ErrConfig) {
+		t.Fatalf("bfloat16 Gram products: model %v, error %v", m != nil, err)
 	}
 }

@@ -96,8 +96,6 @@ func (s problemSource) Shards(ctx context.Context, f func(Shard) error) error {
 // StreamFits reports whether FitStream can fit c, and if not, why.
 func (c Config) StreamFits() error {
 	switch {
-	case c.Kind.Choice == Supervised && c.Pairs:
-		return fmt.Errorf("%w: %s with pair candidates (Pairs, --pairs) is not streamed: fit it in memory, or stream it with --pairs=false", ErrConfig, c.Kind)
 	case c.Kind.Choice == Supervised && c.BF16Gram:
 		return fmt.Errorf("%w: %s with bfloat16 Gram products (BF16Gram) is not streamed: use float32 or float64 Gram products", ErrConfig, c.Kind)
 	case !c.blockMode():
