@@ -74,6 +74,12 @@ type blockBuilder struct {
 }
 
 func newBlockBuilder(c Config, p Problem) *blockBuilder {
+	return newBlockBuilderOn(c, p, newGramEngineH(p.T, p.X.Len(), p.M, c.Ridge, c.Float32Gram || c.BF16Gram, c.MaxNodes, !c.onePass()))
+}
+
+// newBlockBuilderOn is newBlockBuilder with the engine eng (a streamed
+// fit's, empty, for the whole stream: p then holds its first images).
+func newBlockBuilderOn(c Config, p Problem, eng *gramEngine) *blockBuilder {
 	nm := newNodeMap(c.Kind.Input, p.X.Rows, p.X.Cols, p.X.Channels)
 	if v, ok := nm.(vectorMap); ok {
 		nm = fieldVector{v, p.X.Rows, p.X.Cols, p.X.Chans()}
@@ -84,7 +90,7 @@ func newBlockBuilder(c Config, p Problem) *blockBuilder {
 		rng: newRand(c.Seed),
 	}
 	bb := &blockBuilder{builder: b, m: p.M}
-	bb.eng = newGramEngineH(p.T, n, p.M, c.Ridge, c.Float32Gram || c.BF16Gram, c.MaxNodes, !c.onePass())
+	bb.eng = eng
 	bb.eng.bf16 = c.BF16Gram
 	if c.Kind.Choice == Supervised {
 		bb.e = append([]float64(nil), bb.eng.tc...)

@@ -226,3 +226,19 @@ func TestFitStreamSupervisedBadInput(t *testing.T) {
 		t.Fatalf("bfloat16 Gram products: model %v, error %v", m != nil, err)
 	}
 }
+
+// TestEstimateStreamSupervisedMemory: the estimate of a streamed
+// supervised fit (the fast 2DSCN: L = 3000, 2025 pair candidates per
+// block) counts G and the candidates' sums and stays below the in-memory
+// fit of MNIST's 60000 images.
+func TestEstimateStreamSupervisedMemory(t *testing.T) {
+	c := Fast(SCN2D)
+	s := c.EstimateStreamMemory(28, 28, 10)
+	k := 45.0 * 45
+	if min := 8*3000.0*3000 + 8*k*(3000+k); float64(s) < min {
+		t.Fatalf("streamed estimate %d below G's and the candidates' sums' %v bytes", s, min)
+	}
+	if in := c.EstimateBytes(60000, 28, 28, 10) + 60000*784*4; s >= in {
+		t.Fatalf("streamed %d bytes, in memory %d", s, in)
+	}
+}
