@@ -109,6 +109,24 @@ func (c Config) StreamFits() error {
 	return nil
 }
 
+// StreamPasses returns the reads of the data a FitStream of c takes when
+// every block step finds its nodes at the first scale: 2 for a random
+// learner; for a supervised one the first pass, one per block step (two
+// with standardised pair candidates, whose spreads take a pass of their
+// own) and one for the last block's residual: ceil(L / block) + 2. Each
+// scale a step tries beyond the first adds as many.
+func (c Config) StreamPasses() int {
+	if c.Kind.Choice != Supervised {
+		return 2
+	}
+	bs := max(c.BlockSize, 1)
+	steps := (max(c.MaxNodes, 1) + bs - 1) / bs
+	if c.Pairs && c.Standardize {
+		steps *= 2
+	}
+	return steps + 2
+}
+
 // streamScan is what the first pass of a streamed fit learns.
 type streamScan struct {
 	n       int

@@ -209,9 +209,26 @@ func (d *dataFlags) streamPlan(cfg scn.Config, sel *scn.Selection, force bool, s
 	if err := b.check(need, fmt.Sprintf("streaming %s with --nodes %d over %d images of %d x %d x %d", cfg.Kind.Title(), cfg.MaxNodes, n, c, rows, cols), "lower --nodes"); err != nil {
 		return nil, "", err
 	}
-	note := fmt.Sprintf("scn: note: streaming %d images from %s (%s): two passes over the data, about %s in memory; no progress until the second pass ends\n",
-		n, src.what, why, formatBytes(need))
+	note := fmt.Sprintf("scn: note: streaming %d images from %s (%s): %s, about %s in memory; %s\n",
+		n, src.what, why, streamPassesText(cfg), formatBytes(need), streamProgressText(cfg))
 	return src, note, nil
+}
+
+// streamPassesText says how many times a streamed fit of cfg reads the
+// data.
+func streamPassesText(cfg scn.Config) string {
+	if cfg.Kind.Choice != scn.Supervised {
+		return "two passes over the data"
+	}
+	return fmt.Sprintf("%d passes over the data (one per block of %d nodes, and two more)", cfg.StreamPasses(), max(cfg.BlockSize, 1))
+}
+
+// streamProgressText says when a streamed fit of cfg reports progress.
+func streamProgressText(cfg scn.Config) string {
+	if cfg.Kind.Choice != scn.Supervised {
+		return "no progress until the second pass ends"
+	}
+	return "a block's nodes are reported when the next pass has measured their residual"
 }
 
 // streamNeed is the memory a streamed fit of cfg on src takes: the fit's
@@ -237,7 +254,7 @@ func printStreamPlan(w io.Writer, cfg scn.Config, src *streamSource) {
 		fmt.Fprintf(w, "fields      %d to %d pixels\n", cfg.FieldMin, cfg.FieldMax)
 	}
 	need := streamNeed(cfg, src)
-	fmt.Fprintf(w, "memory      %s in all, %d bytes (streamed: two passes over the data)\n", formatBytes(need), need)
+	fmt.Fprintf(w, "memory      %s in all, %d bytes (streamed: %s)\n", formatBytes(need), need, streamPassesText(cfg))
 	fmt.Fprintf(w, "limit       %s (%s)\n", formatBytes(memory.bytes), memory.from)
 }
 
@@ -257,6 +274,9 @@ func trainStreamed(cmd *cobra.Command, cfg scn.Config, src *streamSource, p data
 	bar.finish()
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
+			if cfg.Kind.Choice == scn.Supervised {
+				return interruptHint{err, "nothing saved (an interrupted streamed fit returns no model)"}
+			}
 			return interruptHint{err, "nothing saved (a streamed fit has no node before its pass ends)"}
 		}
 		return err
