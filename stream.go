@@ -19,28 +19,36 @@ import (
 // outputs of every node (L x 2048) and the first momentSample images (the
 // sample standardisation measures spreads on), whatever N.
 //
-// A streamed fit reads the source twice. The first pass checks every
-// shard (image shape, outputs and classes the same in all; a shard that
-// differs stops the fit with its name before anything is fitted), counts
-// the images, sums the mean image (Standardize) and T_q^T T_q in image
-// order, and keeps the first momentSample images. Then every node is drawn
-// as Fit draws them, and the second pass cuts the shards, whatever their
-// sizes, into the row shards of shardRows images a fit in memory uses and
-// forms every block's sums from them in the same order. So the model is
-// the same bytes as Fit's on the same images, with one exception:
-// difference nodes (Config.Differences: the fast and default presets) draw
-// their pairs of images from the first momentSample images only (a fit in
-// memory draws them from all N), so the two agree bit for bit when
-// N <= momentSample and draw other nodes otherwise. Regression targets'
-// T_q^T T_q are summed shard by shard (a fit in memory sums them in one
-// dot product): the training RMSE may differ in the last bits; one-hot
-// targets sum exactly.
+// A streamed fit of a random learner reads the source twice. The first
+// pass checks every shard (image shape, outputs and classes the same in
+// all; a shard that differs stops the fit with its name before anything
+// is fitted), counts the images, sums the mean image (Standardize) and
+// T_q^T T_q in image order, and keeps the first momentSample images. Then
+// every node is drawn as Fit draws them, and the second pass cuts the
+// shards, whatever their sizes, into the row shards of shardRows images a
+// fit in memory uses and forms every block's sums from them in the same
+// order. So the model is the same bytes as Fit's on the same images, with
+// one exception: difference nodes (Config.Differences: the fast and
+// default presets) draw their pairs of images from the first momentSample
+// images only (a fit in memory draws them from all N), so the two agree
+// bit for bit when N <= momentSample and draw other nodes otherwise.
+// Regression targets' T_q^T T_q are summed shard by shard (a fit in memory
+// sums them in one dot product): the training RMSE may differ in the last
+// bits; one-hot targets sum exactly.
 //
-// The supervised learners (SCN, 2DSCN) need one pass over the data per
-// block of nodes (every candidate scored against the residual) and are not
-// streamed: FitStream refuses them, as it refuses fits without a ridge (a
-// dependent column would need the outputs again), robust output weights
-// (one pass per reweighting) and model selection.
+// The supervised learners (SCN, 2DSCN) in blocks with a ridge are
+// streamed too (drive_stream_supervised.go): after the same first pass,
+// one pass per block step forms the residual shard by shard from the
+// nodes so far, scores the step's candidates against it and forms their
+// Gram sums, and one last pass measures the last block's residual:
+// ceil(L / BlockSize) + 2 reads of the data (StreamPasses; standardised
+// pair candidates take a pass more per block to measure their spreads,
+// and a step that finds nothing admissible at a scale one more per scale
+// it tries). The model is the block fit's in memory, byte for byte, with
+// the exceptions above. FitStream refuses fits without a ridge (a
+// dependent column would need the outputs again), supervised fits with
+// bfloat16 Gram products, robust output weights (one pass per
+// reweighting) and model selection.
 
 // Shard is a run of consecutive images of a streamed training set with
 // their targets. Every shard of a source has the same image shape, the
@@ -98,7 +106,7 @@ func (s problemSource) Shards(ctx context.Context, f func(Shard) error) error {
 func (c Config) StreamFits() error {
 	switch {
 	case c.Kind.Choice == Supervised && c.BF16Gram:
-		return fmt.Errorf("%w: %s with bfloat16 Gram products (BF16Gram) is not streamed: use float32 or float64 Gram products", ErrConfig, c.Kind)
+		return fmt.Errorf("%w: %s with bfloat16 Gram products (BF16Gram) is not streamed (its residual is formed from the outputs rounded as stored, which a streamed pass does not reproduce; not built): use float32 or float64 Gram products", ErrConfig, c.Kind)
 	case !c.blockMode():
 		return fmt.Errorf("%w: a streamed fit adds its nodes in blocks (a block size above 1, or a preset such as fast)", ErrConfig)
 	case !(c.Ridge > 0):
@@ -208,13 +216,16 @@ func (c Config) scanStream(ctx context.Context, src Source) (*streamScan, error)
 }
 
 // FitStream is Fit on a training set read shard by shard from src (see
-// Source), for random learners with a ridge fitted in blocks (StreamFits
-// says which configurations qualify): the images are read twice and never
-// held all at once. The model equals Fit's on the same images (the same
-// bytes; difference nodes are drawn from the first 10000 images only, so
-// with Differences the two agree when N <= 10000). If ctx is cancelled,
-// FitStream returns ctx's error and no model: no node is complete before
-// the second pass ends.
+// Source), for block fits with a ridge (StreamFits says which
+// configurations qualify): the images are never held all at once. A
+// random learner reads them twice; a supervised one (SCN, 2DSCN) once,
+// then once per block step, then once more (StreamPasses). The model
+// equals Fit's on the same images (the same bytes; difference nodes are
+// drawn from the first 10000 images only, so with Differences the two
+// agree when N <= 10000). Progress reports a random learner's nodes after
+// its second pass, a supervised learner's block after the pass that
+// follows it. If ctx is cancelled, FitStream returns ctx's error and no
+// model.
 func (c Config) FitStream(ctx context.Context, src Source, progress func(Step)) (*Model, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
