@@ -220,7 +220,11 @@ func streamPassesText(cfg scn.Config) string {
 	if cfg.Kind.Choice != scn.Supervised {
 		return "two passes over the data"
 	}
-	return fmt.Sprintf("%d passes over the data (one per block of %d nodes, and two more)", cfg.StreamPasses(), max(cfg.BlockSize, 1))
+	per := "one per block"
+	if cfg.Pairs && cfg.Standardize {
+		per = "two per block (the pair candidates' spreads, then the block)"
+	}
+	return fmt.Sprintf("%d passes over the data (%s of %d nodes, and two more)", cfg.StreamPasses(), per, max(cfg.BlockSize, 1))
 }
 
 // streamProgressText says when a streamed fit of cfg reports progress.
