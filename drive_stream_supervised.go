@@ -2,6 +2,7 @@ package scn
 
 import (
 	"context"
+	"runtime"
 	"time"
 
 	"github.com/scn2d/scn/internal/linalg"
@@ -288,6 +289,14 @@ func (bb *blockBuilder) runStreamSupervised(ctx context.Context, progress func(S
 		if err != nil {
 			return streamStop(err), err
 		}
+		bb.prof.Products += int64(k)
+		bb.prof.Batches++
+		// The pass's buffers (a shard's outputs of every node and
+		// candidate, a shard's products) are garbage now: collected at
+		// once, as run collects after each block, the heap stays near the
+		// estimate (G, the candidates' sums) instead of growing to twice
+		// it.
+		runtime.GC()
 		if stale {
 			bb.ee = sums.ee
 			bb.rss = floats.Sum(sums.ee)
