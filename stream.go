@@ -304,11 +304,17 @@ func (bb *blockBuilder) accumulateStream(ctx context.Context, nd *drawnNodes, hi
 // pass (checkShard), and the images counted; ctx is checked after each
 // row shard.
 func (bb *blockBuilder) streamRows(ctx context.Context, f func(r int, tc []float64) error) error {
-	sc := bb.scan
-	head := bb.x
-	defer func() { bb.x = head }()
+	return streamRowsOf(ctx, bb.stream, bb.scan, bb.scan.n, &bb.x, f)
+}
+
+// streamRowsOf is streamRows on the source src of n images, each shard
+// checked against sc, the row shard's images set in *x during f (and x
+// restored after).
+func streamRowsOf(ctx context.Context, src Source, sc *streamScan, n int, x *Images, f func(r int, tc []float64) error) error {
+	head := *x
+	defer func() { *x = head }()
 	d, m := head.Dim(), sc.m
-	rows := min(sc.n, shardRows)
+	rows := min(n, shardRows)
 	pix := make([]float32, rows*d)
 	tby := make([]float64, m*rows) // targets by output, rows apart
 	filled, seen := 0, 0
@@ -323,18 +329,18 @@ func (bb *blockBuilder) streamRows(ctx context.Context, f func(r int, tc []float
 				copy(tc[q*filled:(q+1)*filled], tby[q*rows:q*rows+filled])
 			}
 		}
-		bb.x.Pix = pix[:filled*d]
+		x.Pix = pix[:filled*d]
 		r := filled
 		filled = 0
 		return f(r, tc)
 	}
-	err := bb.stream.Shards(ctx, func(sh Shard) error {
+	err := src.Shards(ctx, func(sh Shard) error {
 		if err := sc.checkShard(sh); err != nil {
 			return err
 		}
-		n := sh.X.Len()
-		for i := 0; i < n; {
-			take := min(n-i, rows-filled)
+		k := sh.X.Len()
+		for i := 0; i < k; {
+			take := min(k-i, rows-filled)
 			copy(pix[filled*d:], sh.X.Pix[i*d:(i+take)*d])
 			for r := 0; r < take; r++ {
 				for q := 0; q < m; q++ {
@@ -352,11 +358,11 @@ func (bb *blockBuilder) streamRows(ctx context.Context, f func(r int, tc []float
 				}
 			}
 		}
-		seen += n
+		seen += k
 		return nil
 	})
-	if err == nil && seen != sc.n {
-		err = fmt.Errorf("%w: the stream gave %d images on this pass, %d on its first", ErrData, seen, sc.n)
+	if err == nil && seen != n {
+		err = fmt.Errorf("%w: the stream gave %d images on this pass, %d on its first", ErrData, seen, n)
 	}
 	if err != nil {
 		return err
