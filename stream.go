@@ -233,10 +233,22 @@ func (c Config) FitStream(ctx context.Context, src Source, progress func(Step)) 
 	if err := c.StreamFits(); err != nil {
 		return nil, err
 	}
+	path, _, err := c.fitStreamPath(ctx, src, progress)
+	if err != nil {
+		return nil, err
+	}
+	return path.model, nil
+}
+
+// fitStreamPath is FitStream's fit (c checked) with its path (the engine's
+// sums of the whole stream; the path's images are the first momentSample,
+// its targets none: only the engine's prefixes and sums are usable) and
+// what the first pass found.
+func (c Config) fitStreamPath(ctx context.Context, src Source, progress func(Step)) (*Path, *streamScan, error) {
 	start := time.Now()
 	sc, err := c.scanStream(ctx, src)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// The builder of the head with the whole set's count, sums and mean,
 	// and an empty engine without stored outputs, filled by the passes.
@@ -263,17 +275,17 @@ func (c Config) FitStream(ctx context.Context, src Source, progress func(Step)) 
 		if err == nil {
 			err = fmt.Errorf("scn: no hidden node could be added (%v)", stop)
 		}
-		return nil, err
+		return nil, nil, err
 	}
 	path, err := bb.path(stop)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if sc.classes != nil {
 		path.model.Classes = slices.Clone(sc.classes)
 	}
 	path.model.Summary.Duration = time.Since(start)
-	return path.model, nil
+	return path, sc, nil
 }
 
 // accumulateStream is gramEngine.accumulate over the stream: the source's
