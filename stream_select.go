@@ -328,3 +328,29 @@ func (hs *heldSums) refit(path *Path, l int, alpha, tt float64, n int) (*Model, 
 	pm.Summary.TrainRMSE = math.Sqrt(rss / float64(n*M))
 	return pm, nil
 }
+
+// StreamFits reports whether SelectStream can select by s, and if not, why
+// (a hold-out only).
+func (s Selection) StreamFits() error {
+	if err := s.Validate(); err != nil {
+		return err
+	}
+	return s.withDefaults().streamable()
+}
+
+// EstimateStreamBytesC returns the bytes SelectStream of c by s on n
+// images of rows x cols x chans with m outputs allocates beside the
+// streamed fit (EstimateStreamMemoryC): the split (the labels and the
+// held-out mark, 17 bytes per image while it is made), the held-out
+// normal equations (L x L and L x m float64), the output weights of every
+// (l, alpha) of the grid, the nodes' weights over the image and a batch
+// of hidden outputs (float32, and float64 twice), and the refit's normal
+// equations and factor (two L x L).
+func (s Selection) EstimateStreamBytesC(c Config, n, rows, cols, chans, m int) int64 {
+	s = s.withDefaults()
+	L := float64(max(c.MaxNodes, 1))
+	M := float64(max(m, 1))
+	d := float64(max(chans, 1)) * float64(max(rows, 1)) * float64(max(cols, 1))
+	pairs := float64(s.Points+maxCheckpointsInGrid+2) * float64(len(s.Ridges))
+	return bytesOf(17*float64(n) + 3*8*L*L + 8*L*M + 8*pairs*L*M + 4*L*d + (4+8+8)*L*predictBatch)
+}

@@ -7,9 +7,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/scn2d/scn"
 	"github.com/scn2d/scn/dataset"
 	"github.com/scn2d/scn/npy"
 )
@@ -64,6 +66,55 @@ func TestTrainStreamedIsInMemory(t *testing.T) {
 	}
 }
 
+// TestTrainStreamedSelection: scn train --stream with --validation
+// selects L and the ridge term on the same held-out images as the fit in
+// memory, with the same scores (the same "selected" line), the same nodes
+// and output weights equal to rounding, for 2dscn and rvfl.
+func TestTrainStreamedSelection(t *testing.T) {
+	dir, images, labels := shardFiles(t)
+	for _, model := range []string{"2dscn", "rvfl"} {
+		a, b := filepath.Join(dir, model+"-sel-mem.scn"), filepath.Join(dir, model+"-sel-stream.scn")
+		args := []string{"train", "--model", model, "--nodes", "120", "--block", "40", "--validation", "0.2", "--quiet", "--idx-images", images, "--idx-labels", labels}
+		outA := ok(t, append(args, "-o", a)...)
+		outB := ok(t, append(args, "--stream", "-o", b)...)
+		if !strings.Contains(outB, "and two for the selection on a 0.2 hold-out") {
+			t.Fatalf("%s: the note does not count the selection's passes:\n%s", model, outB)
+		}
+		line := func(out string) string {
+			for _, l := range strings.Split(out, "\n") {
+				if strings.HasPrefix(l, "selected L = ") {
+					return l
+				}
+			}
+			t.Fatalf("%s: no selection line:\n%s", model, out)
+			return ""
+		}
+		if la, lb := line(outA), line(outB); la != lb {
+			t.Fatalf("%s: the streamed choice differs:\n%s\n%s", model, lb, la)
+		}
+		ma, err := scn.Load(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mb, err := scn.Load(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(ma.Params, mb.Params) || !slices.Equal(ma.Bias, mb.Bias) || len(ma.Beta) != len(mb.Beta) {
+			t.Fatalf("%s: the streamed model's nodes differ", model)
+		}
+		scale := 0.0
+		for _, v := range ma.Beta {
+			scale = max(scale, math.Abs(v))
+		}
+		for i, v := range ma.Beta {
+			if math.Abs(mb.Beta[i]-v) > 1e-9*scale {
+				t.Fatalf("%s: output weight %d is %v streamed, %v in memory", model, i, mb.Beta[i], v)
+			}
+		}
+	}
+}
+
 // TestTrainStreamedDryRun: --dry-run with a streamed fit prints the plan
 // (images, the shards, the streamed memory estimate) and writes nothing.
 func TestTrainStreamedDryRun(t *testing.T) {
@@ -89,7 +140,7 @@ func TestTrainStreamedDryRun(t *testing.T) {
 // TestTrainStreamedBadInput: a shard of another image size in the middle
 // of the stream stops the fit naming its file and writes no model (a
 // random and a supervised learner); a supervised fit with bfloat16 Gram
-// products, model selection and --stream on other sources are refused
+// products, k-fold selection and --stream on other sources are refused
 // with the reason.
 func TestTrainStreamedBadInput(t *testing.T) {
 	dir, images, labels := shardFiles(t)
@@ -123,9 +174,9 @@ func TestTrainStreamedBadInput(t *testing.T) {
 	if !strings.Contains(out, "bfloat16") {
 		t.Fatalf("supervised with bfloat16 Gram products: %s", out)
 	}
-	out = fails(t, "train", "--model", "rvfl", "--preset", "fast", "--stream", "--validation", "0.2", "--idx-images", images, "--idx-labels", labels, "-o", model)
-	if !strings.Contains(out, "model selection") {
-		t.Fatalf("selection: %s", out)
+	out = fails(t, "train", "--model", "rvfl", "--preset", "fast", "--stream", "--folds", "3", "--idx-images", images, "--idx-labels", labels, "-o", model)
+	if !strings.Contains(out, "k-fold") || !strings.Contains(out, "--validation") {
+		t.Fatalf("k-fold selection: %s", out)
 	}
 	out = fails(t, "train", "--model", "rvfl", "--stream", "-o", model)
 	if !strings.Contains(out, "--stream reads labelled images") || !strings.Contains(out, "built-in set") {

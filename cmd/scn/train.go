@@ -81,10 +81,10 @@ clock, giving the same model file.`,
 				}
 				fmt.Fprint(stderr, note)
 				if dryRun {
-					printStreamPlan(cmd.OutOrStdout(), cfg, src)
+					printStreamPlan(cmd.OutOrStdout(), cfg, sel, src)
 					return nil
 				}
-				return trainStreamed(cmd, cfg, src, src.Prep, out, quiet)
+				return trainStreamed(cmd, cfg, sel, src, src.Prep, out, quiet)
 			}
 			// Refused before the images are read when what their headers
 			// say cannot fit; checked again on the set as read.
