@@ -47,8 +47,9 @@ import (
 // it tries). The model is the block fit's in memory, byte for byte, with
 // the exceptions above. FitStream refuses fits without a ridge (a
 // dependent column would need the outputs again), supervised fits with
-// bfloat16 Gram products, robust output weights (one pass per
-// reweighting) and model selection.
+// bfloat16 Gram products and robust output weights (one pass per
+// reweighting). Model selection with a hold-out streams through
+// SelectStream (stream_select.go), in two more passes.
 
 // Shard is a run of consecutive images of a streamed training set with
 // their targets. Every shard of a source has the same image shape, the
