@@ -242,3 +242,38 @@ func TestEstimateStreamSupervisedMemory(t *testing.T) {
 		t.Fatalf("streamed %d bytes, in memory %d", s, in)
 	}
 }
+
+// TestFitStreamSupervisedStops: the streamed fit stops where the fit in
+// memory stops, with its model file: for want of an admissible candidate
+// after steps that tried several scales (one pass each) and blocks left
+// part full, and at the tolerance on the training RMSE.
+func TestFitStreamSupervisedStops(t *testing.T) {
+	withShardRows(t, 64)
+	p := oddProblem(t, 300)
+	for _, k := range []Kind{SCN, SCN2D} {
+		c := streamSupervisedConfig(k, true)
+		c.Ratios, c.Scales, c.BlockSize, c.MaxNodes = []float64{0.999}, []float64{0.5, 1, 5}, 10, 300
+		want := fitT(t, c, p)
+		scales := map[float64]bool{}
+		for _, st := range want.Summary.Trace {
+			scales[st.Scale] = true
+		}
+		if want.Summary.Stop != NoAdmissible || len(scales) < 2 || want.Nodes()%10 == 0 {
+			t.Fatalf("%v: the fit in memory stopped at %d nodes (%v) with scales %v: not the case tested", k, want.Nodes(), want.Summary.Stop, scales)
+		}
+		got := fitStreamT(t, c, p, 37, 101, 1)
+		if !bytes.Equal(modelBytes(t, got), modelBytes(t, want)) {
+			t.Fatalf("%v: the streamed fit stopped at %d nodes (%v), in memory at %d (%v)", k, got.Nodes(), got.Summary.Stop, want.Nodes(), want.Summary.Stop)
+		}
+		c = streamSupervisedConfig(k, false)
+		full := fitT(t, c, p)
+		c.Tolerance = full.Summary.Trace[2*c.BlockSize-1].RMSE
+		want = fitT(t, c, p)
+		if want.Summary.Stop != ReachedTolerance || want.Nodes() != 2*c.BlockSize {
+			t.Fatalf("%v: the fit in memory stopped at %d nodes (%v): not the case tested", k, want.Nodes(), want.Summary.Stop)
+		}
+		if got := fitStreamT(t, c, p, 50); !bytes.Equal(modelBytes(t, got), modelBytes(t, want)) {
+			t.Fatalf("%v: at the tolerance the streamed fit stopped at %d nodes (%v)", k, got.Nodes(), got.Summary.Stop)
+		}
+	}
+}
