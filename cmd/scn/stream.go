@@ -144,8 +144,10 @@ const smallCSV = 16
 // streamPlan decides whether scn train streams its data: it returns the
 // opened source when it does (nil otherwise), with a note for stderr.
 // force is --stream; without it the fit streams when the images and the
-// fit in memory would exceed the memory limit and the configuration can
-// be streamed.
+// fit in memory would exceed the memory limit, the configuration can be
+// streamed (with a hold-out selection, the default preset's, too) and the
+// streamed fit fits in the limit (else the fit in memory is refused with
+// its own advice).
 func (d *dataFlags) streamPlan(cfg scn.Config, sel *scn.Selection, force bool, statsOut string) (*streamSource, string, error) {
 	b := currentBudget()
 	why := d.streamable()
@@ -182,6 +184,9 @@ func (d *dataFlags) streamPlan(cfg scn.Config, sel *scn.Selection, force bool, s
 	if f, ok := src.Stream.(*dataset.FolderSource); ok && !f.Resolved() {
 		// Its planes were counted as 3: decide them (a scan of the images).
 		if err := f.Resolve(context.Background()); err != nil {
+			if !force {
+				return nil, "", nil // read whole, the reader says what is wrong
+			}
 			return nil, "", err
 		}
 		if whole = inMemory(cfg, src); !force && whole <= b.bytes {
@@ -206,6 +211,12 @@ func (d *dataFlags) streamPlan(cfg scn.Config, sel *scn.Selection, force bool, s
 		return nil, "", fmt.Errorf("--stream: a streamed fit does not write --stats-out: sum the statistics with scn stats build per shard and scn stats merge")
 	}
 	need := streamNeed(cfg, sel, src)
+	if !force && need > b.bytes {
+		// Streamed it would not fit either: the fit in memory is refused
+		// with its own advice (--block, --resize, ...), before the images
+		// are read.
+		return nil, "", nil
+	}
 	if err := b.check(need, fmt.Sprintf("streaming %s with --nodes %d over %d images of %d x %d x %d", cfg.Kind.Title(), cfg.MaxNodes, n, c, rows, cols), "lower --nodes"); err != nil {
 		return nil, "", err
 	}
