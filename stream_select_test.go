@@ -9,14 +9,16 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/scn2d/scn/internal/linalg"
 )
 
 // TestSelectStreamIsSelect: a streamed selection with a hold-out chooses
 // what Select chooses on the same images, with the same scores for every
-// (L, ridge) of the grid (bit for bit), the same nodes, and output weights
-// equal to rounding (relative 1e-9 of the largest), for a random and both
-// supervised learners, the source cut into shards that do not line up
-// with the row shards.
+// (L, ridge) of the grid (bit for bit; with OpenBLAS to 1e-4 relative),
+// the same nodes, and output weights equal to rounding (relative 1e-9;
+// OpenBLAS 1e-4), for a random and both supervised learners, the source
+// cut into shards that do not line up with the row shards.
 func TestSelectStreamIsSelect(t *testing.T) {
 	withShardRows(t, 64)
 	p := oddProblem(t, 300)
@@ -37,22 +39,23 @@ func TestSelectStreamIsSelect(t *testing.T) {
 				t.Fatalf("%s: %v", name, err)
 			}
 			ws, gs := *want.Selection, *got.Selection
-			if !reflect.DeepEqual(ws, gs) {
+			// OpenBLAS: the fits and the scores agree to rounding (see
+			// sameStreamed), amplified in the scores of the smallest
+			// ridge terms (2e-6 relative seen).
+			tol, btol := 0.0, 1e-9
+			if linalg.Backend() == "openblas" {
+				tol, btol = 1e-4, 1e-4
+			}
+			if !sameChoice(gs, ws, tol) {
 				t.Fatalf("%s: the streamed choice differs:\n got  %+v\n want %+v", name, gs, ws)
 			}
 			if !slices.Equal(got.Params, want.Params) || !slices.Equal(got.Bias, want.Bias) || got.Config.Ridge != want.Config.Ridge {
 				t.Fatalf("%s: the streamed model's nodes differ", name)
 			}
-			scale := 0.0
-			for _, v := range want.Beta {
-				scale = max(scale, math.Abs(v))
+			if d := relDiff(got.Beta, want.Beta); d > btol {
+				t.Fatalf("%s: the output weights differ by %.3g relative", name, d)
 			}
-			for i, v := range want.Beta {
-				if math.Abs(got.Beta[i]-v) > 1e-9*scale {
-					t.Fatalf("%s: output weight %d is %v, %v in memory", name, i, got.Beta[i], v)
-				}
-			}
-			if math.Abs(got.Summary.TrainRMSE-want.Summary.TrainRMSE) > 1e-9*want.Summary.TrainRMSE || got.Summary.Samples != 300 {
+			if math.Abs(got.Summary.TrainRMSE-want.Summary.TrainRMSE) > (1e-9+tol)*want.Summary.TrainRMSE || got.Summary.Samples != 300 {
 				t.Fatalf("%s: training RMSE %v (%d images), %v in memory", name, got.Summary.TrainRMSE, got.Summary.Samples, want.Summary.TrainRMSE)
 			}
 			t.Logf("%s: L = %d of %d, ridge %g, held-out accuracy %.3f", name, gs.Nodes, gs.FitNodes, gs.Ridge, gs.Accuracy)
@@ -86,6 +89,27 @@ func TestSelectStreamBadInput(t *testing.T) {
 			t.Fatalf("cancelled after %d shards: model %v, error %v", after, m != nil, err)
 		}
 	}
+}
+
+// sameChoice reports whether two selections are the same but for their
+// scores' RMSE, equal to within tol relative (0: the same bits).
+func sameChoice(a, b Choice, tol float64) bool {
+	near := func(x, y float64) bool { return x == y || math.Abs(x-y) <= tol*math.Abs(y) }
+	ca, cb := a.Curve, b.Curve
+	a.Curve, b.Curve = nil, nil
+	if !near(a.RMSE, b.RMSE) || len(ca) != len(cb) {
+		return false
+	}
+	a.RMSE = b.RMSE
+	if !reflect.DeepEqual(a, b) {
+		return false
+	}
+	for i := range ca {
+		if ca[i].Nodes != cb[i].Nodes || ca[i].Ridge != cb[i].Ridge || ca[i].Accuracy != cb[i].Accuracy || !near(ca[i].RMSE, cb[i].RMSE) {
+			return false
+		}
+	}
+	return true
 }
 
 func containsStr(err error, s string) bool {
