@@ -41,7 +41,14 @@ import (
 // same bytes as the block fit's in memory on the same images, with the
 // exceptions of the random streamed fit (difference nodes drawn from the
 // first momentSample images; regression targets' T_q^T T_q, the residual
-// the first block is scored against, summed per image).
+// the first block is scored against, summed per image). That holds for the
+// project's kernels and gonum's (the default build, on every machine);
+// OpenBLAS (-tags openblas) picks its dgemm and sgemm kernels by the
+// call's shape, so with it a candidate's products may round otherwise
+// than the block's: the streamed model then agrees with the fit in memory
+// to rounding (tested: the same nodes, training RMSEs within 1e-6 and
+// output weights within 1e-4 relative, float32 Gram products included),
+// and could choose another node where two candidates tie to rounding.
 //
 // The cost: the first pass (scanStream), then one pass per block step (a
 // step that finds no admissible candidate at a scale takes one more per

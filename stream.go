@@ -45,7 +45,8 @@ import (
 // pair candidates take a pass more per block to measure their spreads,
 // and a step that finds nothing admissible at a scale one more per scale
 // it tries). The model is the block fit's in memory, byte for byte, with
-// the exceptions above. FitStream refuses fits without a ridge (a
+// the exceptions above (and to rounding with OpenBLAS's products, whose
+// bits depend on their shape: see drive_stream_supervised.go). FitStream refuses fits without a ridge (a
 // dependent column would need the outputs again), supervised fits with
 // bfloat16 Gram products and robust output weights (one pass per
 // reweighting). Model selection with a hold-out streams through

@@ -33,7 +33,10 @@ import (
 // The scores are Select's bits: the same outputs (the same kernels, whose
 // every value depends only on its row and column) summed in the same
 // order (image by image, as RMSE and Accuracy sum), so the choice is
-// Select's whenever the streamed fit is Fit's (see FitStream). The refit
+// Select's whenever the streamed fit is Fit's (see FitStream; with
+// OpenBLAS, whose products depend on their shape, the scores agree to
+// rounding, and a choice between two pairs that tie to rounding may
+// differ). The refit
 // adds the held-out normal equations formed shard by shard, where Select
 // forms them in one product over all held-out images: the output weights
 // agree to rounding (relative differences about 1e-12), not bit for bit;

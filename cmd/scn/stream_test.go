@@ -13,6 +13,7 @@ import (
 
 	"github.com/scn2d/scn"
 	"github.com/scn2d/scn/dataset"
+	"github.com/scn2d/scn/internal/linalg"
 	"github.com/scn2d/scn/npy"
 )
 
@@ -41,7 +42,8 @@ func shardFiles(t *testing.T) (dir, images, labels string) {
 // whole from the same glob) writes, byte for byte, for the four learners
 // with the fast preset's nodes (2DSCN's pair candidates, and its
 // candidates one by one with --pairs=false; the supervised learners in
-// blocks of 50: three block passes).
+// blocks of 50: three block passes; with OpenBLAS, whose products depend
+// on the call's shape, the supervised ones to rounding).
 func TestTrainStreamedIsInMemory(t *testing.T) {
 	dir, images, labels := shardFiles(t)
 	for _, model := range []string{"rvfl", "2drvfl", "2dscn", "2dscn --pairs=false", "scn"} {
@@ -60,8 +62,40 @@ func TestTrainStreamedIsInMemory(t *testing.T) {
 		}
 		fa, _ := os.ReadFile(a)
 		fb, _ := os.ReadFile(b)
+		if strings.Contains(model, "scn") && linalg.Backend() == "openblas" {
+			// OpenBLAS's products depend on the call's shape: a streamed
+			// supervised fit agrees with the fit in memory to rounding.
+			sameNodes(t, model, a, b, 1e-4)
+			continue
+		}
 		if len(fa) == 0 || !bytes.Equal(fa, fb) {
 			t.Fatalf("%s: the streamed model file differs from the one fitted in memory", model)
+		}
+	}
+}
+
+// sameNodes fails unless the model files a and b hold the same nodes and
+// output weights equal to within tol relative (to the largest).
+func sameNodes(t *testing.T, name, a, b string, tol float64) {
+	t.Helper()
+	ma, err := scn.Load(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mb, err := scn.Load(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(ma.Params, mb.Params) || !slices.Equal(ma.Bias, mb.Bias) || len(ma.Beta) != len(mb.Beta) {
+		t.Fatalf("%s: the streamed model's nodes differ", name)
+	}
+	scale := 0.0
+	for _, v := range ma.Beta {
+		scale = max(scale, math.Abs(v))
+	}
+	for i, v := range ma.Beta {
+		if math.Abs(mb.Beta[i]-v) > tol*scale {
+			t.Fatalf("%s: output weight %d is %v streamed, %v in memory", name, i, mb.Beta[i], v)
 		}
 	}
 }
@@ -69,7 +103,9 @@ func TestTrainStreamedIsInMemory(t *testing.T) {
 // TestTrainStreamedSelection: scn train --stream with --validation
 // selects L and the ridge term on the same held-out images as the fit in
 // memory, with the same scores (the same "selected" line), the same nodes
-// and output weights equal to rounding, for 2dscn and rvfl.
+// and output weights equal to rounding, for 2dscn and rvfl.  (With
+// OpenBLAS the scores agree to rounding: the line could differ in a last
+// printed digit.)
 func TestTrainStreamedSelection(t *testing.T) {
 	dir, images, labels := shardFiles(t)
 	for _, model := range []string{"2dscn", "rvfl"} {
@@ -92,26 +128,11 @@ func TestTrainStreamedSelection(t *testing.T) {
 		if la, lb := line(outA), line(outB); la != lb {
 			t.Fatalf("%s: the streamed choice differs:\n%s\n%s", model, lb, la)
 		}
-		ma, err := scn.Load(a)
-		if err != nil {
-			t.Fatal(err)
+		tol := 1e-9
+		if linalg.Backend() == "openblas" {
+			tol = 1e-4 // OpenBLAS's products depend on the call's shape
 		}
-		mb, err := scn.Load(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !slices.Equal(ma.Params, mb.Params) || !slices.Equal(ma.Bias, mb.Bias) || len(ma.Beta) != len(mb.Beta) {
-			t.Fatalf("%s: the streamed model's nodes differ", model)
-		}
-		scale := 0.0
-		for _, v := range ma.Beta {
-			scale = max(scale, math.Abs(v))
-		}
-		for i, v := range ma.Beta {
-			if math.Abs(mb.Beta[i]-v) > 1e-9*scale {
-				t.Fatalf("%s: output weight %d is %v streamed, %v in memory", model, i, mb.Beta[i], v)
-			}
-		}
+		sameNodes(t, model, a, b, tol)
 	}
 }
 
