@@ -74,6 +74,12 @@ type blockBuilder struct {
 }
 
 func newBlockBuilder(c Config, p Problem) *blockBuilder {
+	return newBlockBuilderOn(c, p, newGramEngineH(p.T, p.X.Len(), p.M, c.Ridge, c.Float32Gram || c.BF16Gram, c.MaxNodes, !c.onePass()))
+}
+
+// newBlockBuilderOn is newBlockBuilder with the engine eng (a streamed
+// fit's, empty, for the whole stream: p then holds its first images).
+func newBlockBuilderOn(c Config, p Problem, eng *gramEngine) *blockBuilder {
 	nm := newNodeMap(c.Kind.Input, p.X.Rows, p.X.Cols, p.X.Channels)
 	if v, ok := nm.(vectorMap); ok {
 		nm = fieldVector{v, p.X.Rows, p.X.Cols, p.X.Chans()}
@@ -84,7 +90,7 @@ func newBlockBuilder(c Config, p Problem) *blockBuilder {
 		rng: newRand(c.Seed),
 	}
 	bb := &blockBuilder{builder: b, m: p.M}
-	bb.eng = newGramEngineH(p.T, n, p.M, c.Ridge, c.Float32Gram || c.BF16Gram, c.MaxNodes, !c.onePass())
+	bb.eng = eng
 	bb.eng.bf16 = c.BF16Gram
 	if c.Kind.Choice == Supervised {
 		bb.e = append([]float64(nil), bb.eng.tc...)
@@ -464,12 +470,22 @@ func (bb *blockBuilder) correlations(k int) (hh, eh []float64) {
 // (acc[k*m+j] and acc[q*k+j]) from its outputs z on the shard, through the
 // float64 scratch col: the same sums, in the same order, for every scorer.
 func (bb *blockBuilder) correlate(z []float32, col []float64, sh gramShard, acc []float64, k, j int) {
+	correlateRows(z, col, bb.e[sh.lo:], bb.n, bb.m, acc, k, j)
+}
+
+// correlateRows is correlate on the rows of one shard: z holds candidate
+// j's outputs on the shard's r = len(z) images, e[q*lde+i] the residual of
+// output q on its image i (a streamed supervised fit holds one shard's
+// residual only).
+func correlateRows(z []float32, col []float64, e []float64, lde, m int, acc []float64, k, j int) {
+	r := len(z)
+	col = col[:r]
 	for i, v := range z {
 		col[i] = float64(v)
 	}
-	acc[k*bb.m+j] = floats.Dot(col, col)
-	for q := 0; q < bb.m; q++ {
-		acc[q*k+j] = floats.Dot(col, bb.e[q*bb.n+sh.lo:q*bb.n+sh.hi])
+	acc[k*m+j] = floats.Dot(col, col)
+	for q := 0; q < m; q++ {
+		acc[q*k+j] = floats.Dot(col, e[q*lde:q*lde+r])
 	}
 }
 

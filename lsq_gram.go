@@ -626,28 +626,40 @@ func (e *gramEngine) residual(l int, beta []float64, out []float64) {
 	}
 	forChunks(len(e.shards), 1, func(s, _, _ int) {
 		sh := e.shards[s]
-		r := sh.hi - sh.lo
-		p := make([]float64, m*r)
-		if e.f32 {
-			p32 := make([]float32, m*r)
-			linalg.ProductTN32(l, m, r, b32, sh.h, r, p32, r)
-			for i, v := range p32 {
-				p[i] = float64(v)
-			}
-		} else {
-			w := make([]float64, l*r)
-			for i, v := range sh.h[:l*r] {
-				w[i] = float64(v)
-			}
-			linalg.Dgemm(false, false, m, r, l, 1, bt64, l, w, r, 0, p, r)
-		}
-		for q := 0; q < m; q++ {
-			tq, eq, pq := e.tc[q*n+sh.lo:q*n+sh.hi], out[q*n+sh.lo:q*n+sh.hi], p[q*r:(q+1)*r]
-			for i := range eq {
-				eq[i] = tq[i] - pq[i]
-			}
-		}
+		e.residualRows(sh.h, l, sh.hi-sh.lo, b32, bt64, e.tc[sh.lo:], n, out[sh.lo:], n)
 	})
+}
+
+// residualRows writes one row shard's part of E = T - H beta: h holds the
+// shard's hidden outputs of (at least) the first l columns (node-major,
+// rows of r images), b32 is beta rounded to float32 (used with float32
+// Gram products), bt64 is beta^T (m x l, used otherwise), tc[q*ldt+i] is
+// output q's target of the shard's image i, and out[q*ldo+i] receives its
+// residual. residual calls it for each shard in memory, a streamed
+// supervised fit for each row shard read (drive_stream_supervised.go):
+// the same operations, so the same bits.
+func (e *gramEngine) residualRows(h []float32, l, r int, b32 []float32, bt64 []float64, tc []float64, ldt int, out []float64, ldo int) {
+	m := e.m
+	p := make([]float64, m*r)
+	if e.f32 {
+		p32 := make([]float32, m*r)
+		linalg.ProductTN32(l, m, r, b32, h, r, p32, r)
+		for i, v := range p32 {
+			p[i] = float64(v)
+		}
+	} else {
+		w := make([]float64, l*r)
+		for i, v := range h[:l*r] {
+			w[i] = float64(v)
+		}
+		linalg.Dgemm(false, false, m, r, l, 1, bt64, l, w, r, 0, p, r)
+	}
+	for q := 0; q < m; q++ {
+		tq, eq, pq := tc[q*ldt:q*ldt+r], out[q*ldo:q*ldo+r], p[q*r:(q+1)*r]
+		for i := range eq {
+			eq[i] = tq[i] - pq[i]
+		}
+	}
 }
 
 // beta64T returns beta^T (m x l) of beta (l x m).

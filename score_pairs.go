@@ -144,12 +144,85 @@ func pairSide(k int) int {
 // shards.
 func (bb *blockBuilder) pairCandidates(tu, tv int, lambda float64) (hh, eh []float64) {
 	c := bb.cfg
-	d1, d2, n, m := bb.x.Rows, bb.x.Cols, bb.n, bb.m
+	m := bb.m
+	t0 := time.Now()
+	pd := bb.drawPairs(tu, tv, lambda)
+	k := pd.k
+	shards := bb.eng.shards
+	pool := sync.Pool{New: func() any { return new(pairScratch) }}
+	outs := sync.Pool{New: func() any { return new([]float32) }}
+	products := func(s int) ([]float32, func()) {
+		sh := shards[s]
+		sc := pool.Get().(*pairScratch)
+		buf := outs.Get().(*[]float32)
+		*buf = grow(*buf, k*(sh.hi-sh.lo))
+		pairShard(bb.x, sh.lo, sh.hi, pd.ut, tu, pd.vt, tv, *buf, sh.hi-sh.lo, sc)
+		pool.Put(sc)
+		return *buf, func() { outs.Put(buf) }
+	}
+	t1 := time.Now()
+	// Pass one (standardised nodes): each candidate's mean and spread.
+	if c.Standardize {
+		part := make([]float64, len(shards)*2*k)
+		forChunks(len(shards), 1, func(s, _, _ int) {
+			z, done := products(s)
+			defer done()
+			pd.moments(z, shards[s].hi-shards[s].lo, part[s*2*k:(s+1)*2*k])
+		})
+		sum := make([]float64, 2*k)
+		for s := range shards {
+			reduce(sum, part[s*2*k:(s+1)*2*k])
+		}
+		bb.standardizePairs(pd, sum, lambda)
+	}
+	// Pass two: the activations and their sums against the residual.
+	size := k * (m + 1)
+	part := make([]float64, len(shards)*size)
+	forChunks(len(shards), 1, func(s, _, _ int) {
+		z, done := products(s)
+		defer done()
+		sh := shards[s]
+		r := sh.hi - sh.lo
+		acc := part[s*size : (s+1)*size]
+		col := make([]float64, r)
+		for j := 0; j < k; j++ {
+			zj := z[j*r : (j+1)*r]
+			bb.pairActivation(pd, j, zj)
+			bb.correlate(zj, col, sh, acc, k, j)
+		}
+	})
+	sum := make([]float64, size)
+	for s := range shards {
+		reduce(sum, part[s*size:(s+1)*size])
+	}
+	bb.prof.Draw += t1.Sub(t0)
+	bb.prof.Scoring += time.Since(t1)
+	bb.prof.Products += int64(tv) // stage one: tv full products per pass
+	bb.prof.Batches++
+	return sum[k*m:], sum[:k*m]
+}
+
+// pairDraw is a batch of pair candidates as drawn (drawPairs): U^T and
+// V^T for pairShard, the random part of each bias, and, once
+// standardised, each candidate's input mean and scale (0: left as drawn).
+type pairDraw struct {
+	tu, tv, k   int
+	ut, vt      []float32
+	b0          []float32
+	scale, mean []float64
+}
+
+// drawPairs draws tu row vectors and tv column vectors at scale lambda and
+// the bias of each of their tu x tv pairs (candidate j = t*tu + s is the
+// pair (u_s, v_t)), into bb.cp and bb.cb: the first part of
+// pairCandidates, whose random numbers it draws in their order.
+func (bb *blockBuilder) drawPairs(tu, tv int, lambda float64) *pairDraw {
+	c := bb.cfg
+	d1, d2 := bb.x.Rows, bb.x.Cols
 	k := tu * tv
 	bb.k = k
 	bb.cp = grow(bb.cp, k*bb.np)
 	bb.cb = grow(bb.cb, k)
-	t0 := time.Now()
 	mm := matrixMap{d1, d2, bb.x.Chans()}
 	np := mm.size()
 	nv := np - d1 // v, then the channel weights w if any
@@ -164,95 +237,62 @@ func (bb *blockBuilder) pairCandidates(tu, tv int, lambda float64) (hh, eh []flo
 		drawNode(bb.rng, mm, c, lambda, tmp, bb.diffs)
 		copy(v[t*nv:], tmp[d1:])
 	}
-	b0 := make([]float32, k) // the random part of each bias
+	pd := &pairDraw{tu: tu, tv: tv, k: k, b0: make([]float32, k), scale: make([]float64, k), mean: make([]float64, k)}
 	for t := 0; t < tv; t++ {
 		for s := 0; s < tu; s++ {
 			j := t*tu + s
 			p := bb.cp[j*bb.np : (j+1)*bb.np]
 			copy(p[:d1], u[s*d1:(s+1)*d1])
 			copy(p[d1:], v[t*nv:(t+1)*nv])
-			b0[j] = float32(lambda * (2*bb.rng.Float64() - 1))
-			bb.cb[j] = b0[j]
+			pd.b0[j] = float32(lambda * (2*bb.rng.Float64() - 1))
+			bb.cb[j] = pd.b0[j]
 		}
 	}
-	ut, vt := transpose32(u, tu, d1), transpose32(expandChannels(v, tv, d2, mm.ch), tv, mm.ch*d2)
-	shards := bb.eng.shards
-	pool := sync.Pool{New: func() any { return new(pairScratch) }}
-	outs := sync.Pool{New: func() any { return new([]float32) }}
-	products := func(s int) ([]float32, func()) {
-		sh := shards[s]
-		sc := pool.Get().(*pairScratch)
-		buf := outs.Get().(*[]float32)
-		*buf = grow(*buf, k*(sh.hi-sh.lo))
-		pairShard(bb.x, sh.lo, sh.hi, ut, tu, vt, tv, *buf, sh.hi-sh.lo, sc)
-		pool.Put(sc)
-		return *buf, func() { outs.Put(buf) }
-	}
-	t1 := time.Now()
-	// Pass one (standardised nodes): each candidate's mean and spread.
-	scale := make([]float64, k)
-	mean := make([]float64, k)
-	if c.Standardize {
-		part := make([]float64, len(shards)*2*k)
-		forChunks(len(shards), 1, func(s, _, _ int) {
-			z, done := products(s)
-			defer done()
-			r := shards[s].hi - shards[s].lo
-			acc := part[s*2*k : (s+1)*2*k]
-			for j := 0; j < k; j++ {
-				var s1, s2 float64
-				for _, x := range z[j*r : (j+1)*r] {
-					s1 += float64(x)
-					s2 += float64(x) * float64(x)
-				}
-				acc[j], acc[k+j] = s1, s2
-			}
-		})
-		sum := make([]float64, 2*k)
-		for s := range shards {
-			reduce(sum, part[s*2*k:(s+1)*2*k])
+	pd.ut, pd.vt = transpose32(u, tu, d1), transpose32(expandChannels(v, tv, d2, mm.ch), tv, mm.ch*d2)
+	return pd
+}
+
+// moments writes one shard's sums of the pair products z (k rows of r
+// images) into acc: acc[j] = sum of candidate j's inputs, acc[k+j] the sum
+// of their squares.
+func (pd *pairDraw) moments(z []float32, r int, acc []float64) {
+	k := pd.k
+	for j := 0; j < k; j++ {
+		var s1, s2 float64
+		for _, x := range z[j*r : (j+1)*r] {
+			s1 += float64(x)
+			s2 += float64(x) * float64(x)
 		}
-		for j := 0; j < k; j++ {
-			mu := sum[j] / float64(n)
-			sd := math.Sqrt(max(sum[k+j]/float64(n)-mu*mu, 0))
-			if sd*sd > 1e-10*(sd*sd+mu*mu) && !math.IsInf(sd, 0) {
-				scale[j], mean[j] = lambda/sd, mu
-				scaleNode(Matrix, bb.cp[j*bb.np:(j+1)*bb.np], d1, scale[j])
-				bb.cb[j] = float32(float64(b0[j]) - scale[j]*mu)
-			}
+		acc[j], acc[k+j] = s1, s2
+	}
+}
+
+// standardizePairs centres and scales each pair candidate to spread lambda
+// from its inputs' sums over the bb.n training images (moments, reduced
+// over the shards): its parameters in bb.cp and bias in bb.cb, its scale
+// and mean in pd.
+func (bb *blockBuilder) standardizePairs(pd *pairDraw, sum []float64, lambda float64) {
+	k, n, d1 := pd.k, bb.n, bb.x.Rows
+	for j := 0; j < k; j++ {
+		mu := sum[j] / float64(n)
+		sd := math.Sqrt(max(sum[k+j]/float64(n)-mu*mu, 0))
+		if sd*sd > 1e-10*(sd*sd+mu*mu) && !math.IsInf(sd, 0) {
+			pd.scale[j], pd.mean[j] = lambda/sd, mu
+			scaleNode(Matrix, bb.cp[j*bb.np:(j+1)*bb.np], d1, pd.scale[j])
+			bb.cb[j] = float32(float64(pd.b0[j]) - pd.scale[j]*mu)
 		}
 	}
-	// Pass two: the activations and their sums against the residual.
-	act := c.Activation
-	size := k * (m + 1)
-	part := make([]float64, len(shards)*size)
-	forChunks(len(shards), 1, func(s, _, _ int) {
-		z, done := products(s)
-		defer done()
-		sh := shards[s]
-		r := sh.hi - sh.lo
-		acc := part[s*size : (s+1)*size]
-		col := make([]float64, r)
-		for j := 0; j < k; j++ {
-			zj := z[j*r : (j+1)*r]
-			if scale[j] > 0 {
-				for i, x := range zj {
-					zj[i] = float32((float64(x) - mean[j]) * scale[j])
-				}
-			}
-			act.applyRow(zj, b0[j])
-			bb.correlate(zj, col, sh, acc, k, j)
+}
+
+// pairActivation turns candidate j's pair products zj into its outputs:
+// standardised as standardizePairs found, then the activation.
+func (bb *blockBuilder) pairActivation(pd *pairDraw, j int, zj []float32) {
+	if pd.scale[j] > 0 {
+		for i, x := range zj {
+			zj[i] = float32((float64(x) - pd.mean[j]) * pd.scale[j])
 		}
-	})
-	sum := make([]float64, size)
-	for s := range shards {
-		reduce(sum, part[s*size:(s+1)*size])
 	}
-	bb.prof.Draw += t1.Sub(t0)
-	bb.prof.Scoring += time.Since(t1)
-	bb.prof.Products += int64(tv) // stage one: tv full products per pass
-	bb.prof.Batches++
-	return sum[k*m:], sum[:k*m]
+	bb.cfg.Activation.applyRow(zj, pd.b0[j])
 }
 
 // exactColumns returns the hidden outputs (len(idx) rows of N) of the

@@ -691,8 +691,13 @@ func choleskySolve(g *mat.SymDense, ht *mat.Dense, alpha float64) ([]float64, er
 // matrix ridgeSolve leaves) and ht = H^T T:
 // T^T T - 2 beta . H^T T + beta^T G beta, clamped at 0 against rounding.
 func normalRSS(g *mat.SymDense, alpha float64, ht *mat.Dense, beta []float64, t1, t2 []float64) float64 {
+	return normalRSSOf(g, alpha, ht, beta, floats.Dot(t1, t1)+floats.Dot(t2, t2))
+}
+
+// normalRSSOf is normalRSS from T^T T (tt, summed over every output).
+func normalRSSOf(g *mat.SymDense, alpha float64, ht *mat.Dense, beta []float64, tt float64) float64 {
 	l, m := ht.Dims()
-	s := floats.Dot(t1, t1) + floats.Dot(t2, t2) - alpha*floats.Dot(beta, beta)
+	s := tt - alpha*floats.Dot(beta, beta)
 	b := mat.NewDense(l, m, beta)
 	var gb mat.Dense
 	gb.Mul(g, b)
@@ -804,15 +809,21 @@ func (p *Path) stackedLS(l int, hv, tv *mat.Dense) ([]float64, error) {
 // regression, a shuffled share of all images. Indices are in increasing
 // order in both parts.
 func splitHoldout(p Problem, share float64, seed uint64) (train, held []int, err error) {
-	rng := rand.New(rand.NewPCG(seed, 0x5e1ec7))
 	groups, err := classGroups(p, 2)
 	if err != nil {
 		return nil, nil, err
 	}
+	return splitGroups(groups, p.Classes != nil, share, seed)
+}
+
+// splitGroups is splitHoldout on the class groups of classGroups (one
+// group for regression).
+func splitGroups(groups [][]int, classify bool, share float64, seed uint64) (train, held []int, err error) {
+	rng := rand.New(rand.NewPCG(seed, 0x5e1ec7))
 	for _, g := range groups {
 		rng.Shuffle(len(g), func(i, j int) { g[i], g[j] = g[j], g[i] })
 		k := int(math.Round(share * float64(len(g))))
-		if p.Classes != nil {
+		if classify {
 			k = min(max(k, 1), len(g)-1)
 		} else if k < 1 || k >= len(g) {
 			return nil, nil, fmt.Errorf("%w: holding out %v of %d images leaves %d for validation", ErrData, share, len(g), k)
@@ -854,8 +865,17 @@ func splitFolds(p Problem, k int, seed uint64) ([][]int, error) {
 // classGroups returns the image indices of each class (one group of all
 // images for regression), refusing a class with fewer than need images.
 func classGroups(p Problem, need int) ([][]int, error) {
-	n := p.X.Len()
-	if p.Classes == nil {
+	var labels []int
+	if p.Classes != nil {
+		labels = ArgMax(p.T, p.M)
+	}
+	return labelGroups(labels, p.X.Len(), p.M, p.Classes, need)
+}
+
+// labelGroups is classGroups from the images' classes (labels; nil for
+// regression, with n images).
+func labelGroups(labels []int, n, m int, classes []string, need int) ([][]int, error) {
+	if classes == nil {
 		if n < need {
 			return nil, fmt.Errorf("%w: %d images, selection needs at least %d", ErrData, n, need)
 		}
@@ -865,8 +885,8 @@ func classGroups(p Problem, need int) ([][]int, error) {
 		}
 		return [][]int{g}, nil
 	}
-	groups := make([][]int, p.M)
-	for i, c := range ArgMax(p.T, p.M) {
+	groups := make([][]int, m)
+	for i, c := range labels {
 		groups[c] = append(groups[c], i)
 	}
 	kept := groups[:0]
@@ -876,7 +896,7 @@ func classGroups(p Problem, need int) ([][]int, error) {
 		}
 		kept = append(kept, g)
 		if len(g) < need {
-			return nil, fmt.Errorf("%w: class %q has %d image(s); model selection needs at least %d per class (turn validation off, or add images)", ErrData, p.Classes[c], len(g), need)
+			return nil, fmt.Errorf("%w: class %q has %d image(s); model selection needs at least %d per class (turn validation off, or add images)", ErrData, classes[c], len(g), need)
 		}
 	}
 	return kept, nil

@@ -19,28 +19,38 @@ import (
 // outputs of every node (L x 2048) and the first momentSample images (the
 // sample standardisation measures spreads on), whatever N.
 //
-// A streamed fit reads the source twice. The first pass checks every
-// shard (image shape, outputs and classes the same in all; a shard that
-// differs stops the fit with its name before anything is fitted), counts
-// the images, sums the mean image (Standardize) and T_q^T T_q in image
-// order, and keeps the first momentSample images. Then every node is drawn
-// as Fit draws them, and the second pass cuts the shards, whatever their
-// sizes, into the row shards of shardRows images a fit in memory uses and
-// forms every block's sums from them in the same order. So the model is
-// the same bytes as Fit's on the same images, with one exception:
-// difference nodes (Config.Differences: the fast and default presets) draw
-// their pairs of images from the first momentSample images only (a fit in
-// memory draws them from all N), so the two agree bit for bit when
-// N <= momentSample and draw other nodes otherwise. Regression targets'
-// T_q^T T_q are summed shard by shard (a fit in memory sums them in one
-// dot product): the training RMSE may differ in the last bits; one-hot
-// targets sum exactly.
+// A streamed fit of a random learner reads the source twice. The first
+// pass checks every shard (image shape, outputs and classes the same in
+// all; a shard that differs stops the fit with its name before anything
+// is fitted), counts the images, sums the mean image (Standardize) and
+// T_q^T T_q in image order, and keeps the first momentSample images. Then
+// every node is drawn as Fit draws them, and the second pass cuts the
+// shards, whatever their sizes, into the row shards of shardRows images a
+// fit in memory uses and forms every block's sums from them in the same
+// order. So the model is the same bytes as Fit's on the same images, with
+// one exception: difference nodes (Config.Differences: the fast and
+// default presets) draw their pairs of images from the first momentSample
+// images only (a fit in memory draws them from all N), so the two agree
+// bit for bit when N <= momentSample and draw other nodes otherwise.
+// Regression targets' T_q^T T_q are summed shard by shard (a fit in memory
+// sums them in one dot product): the training RMSE may differ in the last
+// bits; one-hot targets sum exactly.
 //
-// The supervised learners (SCN, 2DSCN) need one pass over the data per
-// block of nodes (every candidate scored against the residual) and are not
-// streamed: FitStream refuses them, as it refuses fits without a ridge (a
-// dependent column would need the outputs again), robust output weights
-// (one pass per reweighting) and model selection.
+// The supervised learners (SCN, 2DSCN) in blocks with a ridge are
+// streamed too (drive_stream_supervised.go): after the same first pass,
+// one pass per block step forms the residual shard by shard from the
+// nodes so far, scores the step's candidates against it and forms their
+// Gram sums, and one last pass measures the last block's residual:
+// ceil(L / BlockSize) + 2 reads of the data (StreamPasses; standardised
+// pair candidates take a pass more per block to measure their spreads,
+// and a step that finds nothing admissible at a scale one more per scale
+// it tries). The model is the block fit's in memory, byte for byte, with
+// the exceptions above (and to rounding with OpenBLAS's products, whose
+// bits depend on their shape: see drive_stream_supervised.go). FitStream refuses fits without a ridge (a
+// dependent column would need the outputs again), supervised fits with
+// bfloat16 Gram products and robust output weights (one pass per
+// reweighting). Model selection with a hold-out streams through
+// SelectStream (stream_select.go), in two more passes.
 
 // Shard is a run of consecutive images of a streamed training set with
 // their targets. Every shard of a source has the same image shape, the
@@ -97,9 +107,8 @@ func (s problemSource) Shards(ctx context.Context, f func(Shard) error) error {
 // StreamFits reports whether FitStream can fit c, and if not, why.
 func (c Config) StreamFits() error {
 	switch {
-	case c.Kind.Choice == Supervised:
-		return fmt.Errorf("%w: %s is not streamed: a supervised learner scores its candidates against the residual in one pass over the images per block of nodes (%d passes for L = %d in blocks of %d); fit it in memory (a larger --max-memory, fewer images) or stream a random learner (rvfl, 2drvfl)",
-			ErrConfig, c.Kind, int(math.Ceil(float64(c.MaxNodes)/float64(max(c.BlockSize, 1)))), c.MaxNodes, max(c.BlockSize, 1))
+	case c.Kind.Choice == Supervised && c.BF16Gram:
+		return fmt.Errorf("%w: %s with bfloat16 Gram products (BF16Gram) is not streamed (its residual is formed from the outputs rounded as stored, which a streamed pass does not reproduce; not built): use float32 or float64 Gram products", ErrConfig, c.Kind)
 	case !c.blockMode():
 		return fmt.Errorf("%w: a streamed fit adds its nodes in blocks (a block size above 1, or a preset such as fast)", ErrConfig)
 	case !(c.Ridge > 0):
@@ -108,6 +117,24 @@ func (c Config) StreamFits() error {
 		return fmt.Errorf("%w: robust output weights reweight the images in one pass each: not streamed", ErrConfig)
 	}
 	return nil
+}
+
+// StreamPasses returns the reads of the data a FitStream of c takes when
+// every block step finds its nodes at the first scale: 2 for a random
+// learner; for a supervised one the first pass, one per block step (two
+// with standardised pair candidates, whose spreads take a pass of their
+// own) and one for the last block's residual: ceil(L / block) + 2. Each
+// scale a step tries beyond the first adds as many.
+func (c Config) StreamPasses() int {
+	if c.Kind.Choice != Supervised {
+		return 2
+	}
+	bs := max(c.BlockSize, 1)
+	steps := (max(c.MaxNodes, 1) + bs - 1) / bs
+	if c.Pairs && c.Standardize {
+		steps *= 2
+	}
+	return steps + 2
 }
 
 // streamScan is what the first pass of a streamed fit learns.
@@ -191,13 +218,16 @@ func (c Config) scanStream(ctx context.Context, src Source) (*streamScan, error)
 }
 
 // FitStream is Fit on a training set read shard by shard from src (see
-// Source), for random learners with a ridge fitted in blocks (StreamFits
-// says which configurations qualify): the images are read twice and never
-// held all at once. The model equals Fit's on the same images (the same
-// bytes; difference nodes are drawn from the first 10000 images only, so
-// with Differences the two agree when N <= 10000). If ctx is cancelled,
-// FitStream returns ctx's error and no model: no node is complete before
-// the second pass ends.
+// Source), for block fits with a ridge (StreamFits says which
+// configurations qualify): the images are never held all at once. A
+// random learner reads them twice; a supervised one (SCN, 2DSCN) once,
+// then once per block step, then once more (StreamPasses). The model
+// equals Fit's on the same images (the same bytes; difference nodes are
+// drawn from the first 10000 images only, so with Differences the two
+// agree when N <= 10000). Progress reports a random learner's nodes after
+// its second pass, a supervised learner's block after the pass that
+// follows it. If ctx is cancelled, FitStream returns ctx's error and no
+// model.
 func (c Config) FitStream(ctx context.Context, src Source, progress func(Step)) (*Model, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
@@ -205,17 +235,27 @@ func (c Config) FitStream(ctx context.Context, src Source, progress func(Step)) 
 	if err := c.StreamFits(); err != nil {
 		return nil, err
 	}
-	start := time.Now()
-	sc, err := c.scanStream(ctx, src)
+	path, _, err := c.fitStreamPath(ctx, src, progress)
 	if err != nil {
 		return nil, err
 	}
-	bb := newBlockBuilder(c, sc.head)
-	// The builder of the head: the whole set's count, sums and mean, an
-	// empty one-pass engine filled by the second pass.
+	return path.model, nil
+}
+
+// fitStreamPath is FitStream's fit (c checked) with its path (the engine's
+// sums of the whole stream; the path's images are the first momentSample,
+// its targets none: only the engine's prefixes and sums are usable) and
+// what the first pass found.
+func (c Config) fitStreamPath(ctx context.Context, src Source, progress func(Step)) (*Path, *streamScan, error) {
+	start := time.Now()
+	sc, err := c.scanStream(ctx, src)
+	if err != nil {
+		return nil, nil, err
+	}
+	// The builder of the head with the whole set's count, sums and mean,
+	// and an empty engine without stored outputs, filled by the passes.
+	bb := newBlockBuilderOn(c, sc.head, newGramEngineH(nil, 0, sc.m, c.Ridge, c.Float32Gram || c.BF16Gram, c.MaxNodes, false))
 	bb.n, bb.stream, bb.t = sc.n, src, []float64{}
-	bb.eng = newGramEngineH(nil, 0, sc.m, c.Ridge, c.Float32Gram || c.BF16Gram, c.MaxNodes, false)
-	bb.eng.bf16 = c.BF16Gram
 	bb.eng.tt = sc.tt
 	bb.ee = slices.Clone(sc.tt)
 	bb.rss = 0
@@ -226,22 +266,28 @@ func (c Config) FitStream(ctx context.Context, src Source, progress func(Step)) 
 		bb.xbar = sc.mean
 	}
 	bb.scan = sc
-	stop, err := bb.grow(ctx, progress)
+	var stop StopReason
+	if c.Kind.Choice == Supervised {
+		bb.e = nil // the residual is formed shard by shard in each pass
+		stop, err = bb.runStreamSupervised(ctx, progress)
+	} else {
+		stop, err = bb.grow(ctx, progress)
+	}
 	if bb.nodes() == 0 || err != nil {
 		if err == nil {
 			err = fmt.Errorf("scn: no hidden node could be added (%v)", stop)
 		}
-		return nil, err
+		return nil, nil, err
 	}
 	path, err := bb.path(stop)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if sc.classes != nil {
 		path.model.Classes = slices.Clone(sc.classes)
 	}
 	path.model.Summary.Duration = time.Since(start)
-	return path.model, nil
+	return path, sc, nil
 }
 
 // accumulateStream is gramEngine.accumulate over the stream: the source's
@@ -250,17 +296,45 @@ func (c Config) FitStream(ctx context.Context, src Source, progress func(Step)) 
 // engine's own (lo = 0), in order.
 func (bb *blockBuilder) accumulateStream(ctx context.Context, nd *drawnNodes, hidden func(lo, hi, j0, j1 int, h []float32)) error {
 	e, sc := bb.eng, bb.scan
-	head := bb.x
-	defer func() { bb.x = head }()
 	ps := e.newPass(nd.blocks, min(sc.n, shardRows))
+	err := bb.streamRows(ctx, func(r int, tc []float64) error {
+		e.tc, e.n = tc, r
+		e.passShard(ps, 0, r, hidden)
+		return nil
+	})
+	e.tc, e.n = nil, sc.n
+	if err != nil {
+		return err
+	}
+	e.endPass(ps)
+	return nil
+}
+
+// streamRows reads the stream once and calls f with its images cut into
+// the row shards of shardRows images a fit in memory makes, in order,
+// whatever the sizes of the source's shards: during the call bb.x holds
+// the row shard's r images (image 0 its first) and tc its targets by
+// output (m rows of r). Each source shard is checked against the first
+// pass (checkShard), and the images counted; ctx is checked after each
+// row shard.
+func (bb *blockBuilder) streamRows(ctx context.Context, f func(r int, tc []float64) error) error {
+	return streamRowsOf(ctx, bb.stream, bb.scan, bb.scan.n, &bb.x, f)
+}
+
+// streamRowsOf is streamRows on the source src of n images, each shard
+// checked against sc, the row shard's images set in *x during f (and x
+// restored after).
+func streamRowsOf(ctx context.Context, src Source, sc *streamScan, n int, x *Images, f func(r int, tc []float64) error) error {
+	head := *x
+	defer func() { *x = head }()
 	d, m := head.Dim(), sc.m
-	rows := min(sc.n, shardRows)
+	rows := min(n, shardRows)
 	pix := make([]float32, rows*d)
 	tby := make([]float64, m*rows) // targets by output, rows apart
 	filled, seen := 0, 0
-	flush := func() {
+	flush := func() error {
 		if filled == 0 {
-			return
+			return nil
 		}
 		tc := tby
 		if filled < rows {
@@ -269,18 +343,18 @@ func (bb *blockBuilder) accumulateStream(ctx context.Context, nd *drawnNodes, hi
 				copy(tc[q*filled:(q+1)*filled], tby[q*rows:q*rows+filled])
 			}
 		}
-		bb.x.Pix = pix[:filled*d]
-		e.tc, e.n = tc, filled
-		e.passShard(ps, 0, filled, hidden)
+		x.Pix = pix[:filled*d]
+		r := filled
 		filled = 0
+		return f(r, tc)
 	}
-	err := bb.stream.Shards(ctx, func(sh Shard) error {
+	err := src.Shards(ctx, func(sh Shard) error {
 		if err := sc.checkShard(sh); err != nil {
 			return err
 		}
-		n := sh.X.Len()
-		for i := 0; i < n; {
-			take := min(n-i, rows-filled)
+		k := sh.X.Len()
+		for i := 0; i < k; {
+			take := min(k-i, rows-filled)
 			copy(pix[filled*d:], sh.X.Pix[i*d:(i+take)*d])
 			for r := 0; r < take; r++ {
 				for q := 0; q < m; q++ {
@@ -290,25 +364,24 @@ func (bb *blockBuilder) accumulateStream(ctx context.Context, nd *drawnNodes, hi
 			filled += take
 			i += take
 			if filled == rows {
-				flush()
+				if err := flush(); err != nil {
+					return err
+				}
 				if err := ctx.Err(); err != nil {
 					return err
 				}
 			}
 		}
-		seen += n
+		seen += k
 		return nil
 	})
-	if err == nil && seen != sc.n {
-		err = fmt.Errorf("%w: the stream gave %d images on its second pass, %d on its first", ErrData, seen, sc.n)
+	if err == nil && seen != n {
+		err = fmt.Errorf("%w: the stream gave %d images on this pass, %d on its first", ErrData, seen, n)
 	}
 	if err != nil {
 		return err
 	}
-	flush()
-	e.tc, e.n = nil, sc.n
-	e.endPass(ps)
-	return nil
+	return flush()
 }
 
 // streamStop is the stop reason of a streamed pass that failed.
@@ -336,9 +409,11 @@ func allTrue(b int) []bool {
 
 // EstimateStreamMemory returns the bytes a FitStream of c on images of
 // rows x cols with m outputs allocates (the source's own buffers aside):
-// the fit's state at momentSample images (G, one row shard's outputs of
-// every node, the nodes), the first momentSample images it keeps and one
-// row shard of images and targets. It does not grow with N.
+// for a random learner, the fit's state at momentSample images (G, one
+// row shard's outputs of every node, the nodes); for a supervised one,
+// what a block step's pass holds (streamSupervisedBytes); and the first
+// momentSample images it keeps and one row shard of images and targets.
+// It does not grow with N.
 func (c Config) EstimateStreamMemory(rows, cols, m int) int64 {
 	return c.EstimateStreamMemoryC(rows, cols, 1, m)
 }
@@ -348,5 +423,59 @@ func (c Config) EstimateStreamMemory(rows, cols, m int) int64 {
 func (c Config) EstimateStreamMemoryC(rows, cols, chans, m int) int64 {
 	d := float64(max(rows, 1)) * float64(max(cols, 1)) * float64(max(chans, 1))
 	keep := float64(momentSample + shardRows)
-	return satAdd(c.EstimateBytesC(momentSample, rows, cols, chans, m), bytesOf(keep*(4*d+8*float64(max(m, 1)))))
+	fit := c.EstimateBytesC(momentSample, rows, cols, chans, m)
+	if c.Kind.Choice == Supervised {
+		fit = c.streamSupervisedBytes(rows, cols, chans, m)
+	}
+	return satAdd(fit, bytesOf(keep*(4*d+8*float64(max(m, 1)))))
+}
+
+// streamSupervisedBytes is what a streamed supervised fit allocates beside
+// the images it keeps (drive_stream_supervised.go): G with its factor
+// (L x L) and H^T T; a block step's K candidates (parameters, weights over
+// the image, their inputs on the first momentSample images when
+// standardised); one row shard's outputs of every node and candidate
+// ((L+K) x shardRows float32, and float64 with float64 Gram products, as
+// the residual's product takes them too); the candidates' sums K x (L+K)
+// float64 and one shard's part of them; the shard's residual; pair
+// candidates' products and scratch on one shard; the block's sums; the
+// model.
+func (c Config) streamSupervisedBytes(rows, cols, chans, m int) int64 {
+	chans = max(chans, 1)
+	d1 := float64(max(rows, 1))
+	d := float64(chans) * d1 * float64(max(cols, 1))
+	M := float64(max(m, 1))
+	L := float64(max(c.MaxNodes, 1))
+	np := d
+	if c.Kind.Input == Matrix {
+		np = float64(newNodeMap(Matrix, max(rows, 1), max(cols, 1), chans).size())
+	}
+	b := math.Min(float64(max(c.BlockSize, 1)), L)
+	k := float64(max(c.Candidates, 1)) * b
+	side := 0.0
+	if c.Pairs {
+		side = math.Ceil(math.Sqrt(k))
+		k = side * side
+	}
+	r := float64(shardRows)
+	lk := L + k
+	engine := 8*L*L + 8*L + 2*8*L*M + 2*8*b*L
+	cand := 4*k*np + 4*k*d + 4*k + 4*weightChunk*d
+	if c.Standardize && !c.Pairs {
+		cand += 4*d + 4*k*momentSample
+	}
+	shard := 4*lk*r + 8*M*r*2
+	part := 4 * k * lk
+	if !c.Float32Gram && !c.BF16Gram {
+		shard += 8*lk*r + 8*L*r
+		part = 8 * k * lk
+	}
+	sums := 8*k*lk + part + 8*k*M*2 + 8*k*(M+1)*2
+	if c.Pairs {
+		// The pair products of one shard (and of the standardising pass),
+		// the shard's images transposed and its row products.
+		shard += 2*4*k*r + 4*d*r + 4*d1*side*r
+	}
+	model := 2*(4*L*np+4*L+8*L*M) + 64*L
+	return bytesOf(engine + cand + shard + sums + model)
 }

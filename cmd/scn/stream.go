@@ -144,8 +144,10 @@ const smallCSV = 16
 // streamPlan decides whether scn train streams its data: it returns the
 // opened source when it does (nil otherwise), with a note for stderr.
 // force is --stream; without it the fit streams when the images and the
-// fit in memory would exceed the memory limit and the configuration can
-// be streamed.
+// fit in memory would exceed the memory limit, the configuration can be
+// streamed (with a hold-out selection, the default preset's, too) and the
+// streamed fit fits in the limit (else the fit in memory is refused with
+// its own advice).
 func (d *dataFlags) streamPlan(cfg scn.Config, sel *scn.Selection, force bool, statsOut string) (*streamSource, string, error) {
 	b := currentBudget()
 	why := d.streamable()
@@ -153,7 +155,7 @@ func (d *dataFlags) streamPlan(cfg scn.Config, sel *scn.Selection, force bool, s
 		// Only a fit that can stream, on a source that can, is considered;
 		// anything else goes the way it always went (read whole, checked
 		// against the limit, with its own errors).
-		if why != "" || cfg.StreamFits() != nil || sel != nil || statsOut != "" || b.bytes <= 0 {
+		if why != "" || cfg.StreamFits() != nil || (sel != nil && sel.StreamFits() != nil) || statsOut != "" || b.bytes <= 0 {
 			return nil, "", nil
 		}
 		if d.csv != "" {
@@ -182,6 +184,9 @@ func (d *dataFlags) streamPlan(cfg scn.Config, sel *scn.Selection, force bool, s
 	if f, ok := src.Stream.(*dataset.FolderSource); ok && !f.Resolved() {
 		// Its planes were counted as 3: decide them (a scan of the images).
 		if err := f.Resolve(context.Background()); err != nil {
+			if !force {
+				return nil, "", nil // read whole, the reader says what is wrong
+			}
 			return nil, "", err
 		}
 		if whole = inMemory(cfg, src); !force && whole <= b.bytes {
@@ -200,32 +205,69 @@ func (d *dataFlags) streamPlan(cfg scn.Config, sel *scn.Selection, force bool, s
 		return nil, "", fmt.Errorf("--stream: %w", err)
 	}
 	switch {
-	case sel != nil:
-		return nil, "", fmt.Errorf("--stream: a streamed fit has no model selection yet (held-out images would be scored in a third pass): drop --validation/--folds, or --stream")
+	case sel != nil && sel.StreamFits() != nil:
+		return nil, "", fmt.Errorf("--stream: %w: select with a hold-out (--validation), or drop --stream", sel.StreamFits())
 	case statsOut != "":
 		return nil, "", fmt.Errorf("--stream: a streamed fit does not write --stats-out: sum the statistics with scn stats build per shard and scn stats merge")
 	}
-	need := streamNeed(cfg, src)
+	need := streamNeed(cfg, sel, src)
+	if !force && need > b.bytes {
+		// Streamed it would not fit either: the fit in memory is refused
+		// with its own advice (--block, --resize, ...), before the images
+		// are read.
+		return nil, "", nil
+	}
 	if err := b.check(need, fmt.Sprintf("streaming %s with --nodes %d over %d images of %d x %d x %d", cfg.Kind.Title(), cfg.MaxNodes, n, c, rows, cols), "lower --nodes"); err != nil {
 		return nil, "", err
 	}
-	note := fmt.Sprintf("scn: note: streaming %d images from %s (%s): two passes over the data, about %s in memory; no progress until the second pass ends\n",
-		n, src.what, why, formatBytes(need))
+	note := fmt.Sprintf("scn: note: streaming %d images from %s (%s): %s, about %s in memory; %s\n",
+		n, src.what, why, streamPassesText(cfg, sel), formatBytes(need), streamProgressText(cfg))
 	return src, note, nil
+}
+
+// streamPassesText says how many times a streamed fit of cfg reads the
+// data.
+func streamPassesText(cfg scn.Config, sel *scn.Selection) string {
+	var s string
+	if cfg.Kind.Choice != scn.Supervised {
+		s = "two passes over the data"
+	} else {
+		per := "one per block"
+		if cfg.Pairs && cfg.Standardize {
+			per = "two per block (the pair candidates' spreads, then the block)"
+		}
+		s = fmt.Sprintf("%d passes over the data (%s of %d nodes, and two more)", cfg.StreamPasses(), per, max(cfg.BlockSize, 1))
+	}
+	if sel != nil {
+		s += fmt.Sprintf(", and two for the selection on a %g hold-out (the labels, the held-out images)", sel.Validation)
+	}
+	return s
+}
+
+// streamProgressText says when a streamed fit of cfg reports progress.
+func streamProgressText(cfg scn.Config) string {
+	if cfg.Kind.Choice != scn.Supervised {
+		return "no progress until the second pass ends"
+	}
+	return "a block's nodes are reported when the next pass has measured their residual"
 }
 
 // streamNeed is the memory a streamed fit of cfg on src takes: the fit's
 // sums and factor, and the buffers of a shard (as stored, decoded and
 // prepared).
-func streamNeed(cfg scn.Config, src *streamSource) int64 {
+func streamNeed(cfg scn.Config, sel *scn.Selection, src *streamSource) int64 {
 	rows, cols := src.Shape()
 	c, m := src.Chans(), len(src.Classes())
 	d1 := int64(rows * cols * c)
-	return cfg.EstimateStreamMemoryC(rows, cols, c, m) + int64(dataset.DefaultChunk)*(src.StoredBytes()+3*4*d1)
+	need := cfg.EstimateStreamMemoryC(rows, cols, c, m) + int64(dataset.DefaultChunk)*(src.StoredBytes()+3*4*d1)
+	if sel != nil {
+		need += sel.EstimateStreamBytesC(cfg, src.Len(), rows, cols, c, m)
+	}
+	return need
 }
 
 // printStreamPlan prints what --dry-run prints for a streamed fit.
-func printStreamPlan(w io.Writer, cfg scn.Config, src *streamSource) {
+func printStreamPlan(w io.Writer, cfg scn.Config, sel *scn.Selection, src *streamSource) {
 	rows, cols := src.Shape()
 	if c := cfg.ForImages(rows, cols); c.FieldMax != cfg.FieldMax {
 		cfg = c
@@ -236,14 +278,17 @@ func printStreamPlan(w io.Writer, cfg scn.Config, src *streamSource) {
 	if cfg.FieldMax > 0 {
 		fmt.Fprintf(w, "fields      %d to %d pixels\n", cfg.FieldMin, cfg.FieldMax)
 	}
-	need := streamNeed(cfg, src)
-	fmt.Fprintf(w, "memory      %s in all, %d bytes (streamed: two passes over the data)\n", formatBytes(need), need)
+	if sel != nil {
+		fmt.Fprintf(w, "selection   L and the ridge term on a %g hold-out of the stream (streamed: no k-fold)\n", sel.Validation)
+	}
+	need := streamNeed(cfg, sel, src)
+	fmt.Fprintf(w, "memory      %s in all, %d bytes (streamed: %s)\n", formatBytes(need), need, streamPassesText(cfg, sel))
 	fmt.Fprintf(w, "limit       %s (%s)\n", formatBytes(memory.bytes), memory.from)
 }
 
 // trainStreamed fits cfg on the stream and saves the model; it saves
 // nothing when interrupted (no node is complete before the pass ends).
-func trainStreamed(cmd *cobra.Command, cfg scn.Config, src *streamSource, p dataset.Preprocess, out string, quiet bool) error {
+func trainStreamed(cmd *cobra.Command, cfg scn.Config, sel *scn.Selection, src *streamSource, p dataset.Preprocess, out string, quiet bool) error {
 	rows, cols := src.Shape()
 	if c := cfg.ForImages(rows, cols); c.FieldMax != cfg.FieldMax {
 		fmt.Fprintf(cmd.ErrOrStderr(), "scn: note: receptive fields of %d to %d pixels (the fast preset's 5 to 27 for 28 x 28, scaled to %d x %d); --field sets them\n", c.FieldMin, c.FieldMax, rows, cols)
@@ -253,10 +298,19 @@ func trainStreamed(cmd *cobra.Command, cfg scn.Config, src *streamSource, p data
 	// factor and the shard buffers the streamed fit holds.
 	setGCSlack(cfg.EstimateStreamMemoryC(rows, cols, src.Chans(), len(src.Classes())))
 	bar := newProgress(cfg.MaxNodes, cfg.Kind.Title(), quiet)
-	m, err := cfg.FitStream(cmd.Context(), src, bar.step)
+	var m *scn.Model
+	var err error
+	if sel != nil {
+		m, err = cfg.SelectStream(cmd.Context(), src, *sel, bar.step)
+	} else {
+		m, err = cfg.FitStream(cmd.Context(), src, bar.step)
+	}
 	bar.finish()
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
+			if cfg.Kind.Choice == scn.Supervised {
+				return interruptHint{err, "nothing saved (an interrupted streamed fit returns no model)"}
+			}
 			return interruptHint{err, "nothing saved (a streamed fit has no node before its pass ends)"}
 		}
 		return err
@@ -273,6 +327,9 @@ func trainStreamed(cmd *cobra.Command, cfg scn.Config, src *streamSource, p data
 		return err
 	}
 	summary(cmd.OutOrStdout(), m)
+	if m.Selection != nil {
+		fmt.Fprintln(cmd.OutOrStdout(), selectionLine(m.Selection))
+	}
 	fmt.Fprintf(cmd.OutOrStdout(), "saved %s\n", out)
 	return nil
 }

@@ -81,10 +81,10 @@ clock, giving the same model file.`,
 				}
 				fmt.Fprint(stderr, note)
 				if dryRun {
-					printStreamPlan(cmd.OutOrStdout(), cfg, src)
+					printStreamPlan(cmd.OutOrStdout(), cfg, sel, src)
 					return nil
 				}
-				return trainStreamed(cmd, cfg, src, src.Prep, out, quiet)
+				return trainStreamed(cmd, cfg, sel, src, src.Prep, out, quiet)
 			}
 			// Refused before the images are read when what their headers
 			// say cannot fit; checked again on the set as read.
@@ -169,7 +169,7 @@ clock, giving the same model file.`,
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress bar")
 	cmd.Flags().BoolVar(&part, "save-partial", false, "on Ctrl-C, save the nodes built so far (the exit status is still 130)")
 	cmd.Flags().StringVar(&statsOut, "stats-out", "", "also write the statistics of the training images for the model's nodes (.scnstats: for scn update, stats merge, solve)")
-	cmd.Flags().BoolVar(&stream, "stream", false, "read the labelled training images (IDX files, a NumPy .npy/.npz array, a folder or a CSV file) shard by shard instead of all at once (random learners with a ridge; the default when they would not fit in --max-memory): docs/stats.md")
+	cmd.Flags().BoolVar(&stream, "stream", false, "read the labelled training images (IDX files, a NumPy .npy/.npz array, a folder or a CSV file) shard by shard instead of all at once (block fits with a ridge: random learners in two passes, scn and 2dscn in ceil(nodes / block) + 2; selection with a --validation hold-out in two more; the default when they would not fit in --max-memory): docs/stats.md")
 	durationVar(cmd.Flags(), &timeBudget, "budget", 0, time.Second, 7*24*time.Hour, "wall-clock budget for the whole process (e.g. 60s, 2m): the learner, L and the settings are chosen for the best held-out accuracy that finishes in time")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "read the data, print the plan (learner, nodes, block, candidates, fields, memory estimate by part) and exit without fitting")
 	cmd.Flags().StringVar(&replay, "replay", "", "refit the plan a --budget model records (same data flags) without a clock: the same model file")
