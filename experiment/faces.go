@@ -62,13 +62,12 @@ func faceGrid(o Options, r *Result, paperLs, quickLs []int, paperTrials, quickTr
 
 // faceRankNote explains what happens around L = N = 200 on ORL.
 const faceRankNote = "With 200 training images the hidden-output matrix H (200 x L) has rank at most 200, " +
-	"and at L = N = 200 the least-squares fit interpolates the training set (train accuracy 100%). " +
-	"The supervised learners (SCN, 2DSCN) add a node only if it reduces the training residual (the supervisory inequality), " +
-	"so they stop near L = 200 (reported as 'no admissible candidate') and larger L reuse those nodes. " +
-	"The random learners (RVFL, 2DRVFL) keep every node and, for L > N, take the minimum-norm least-squares solution pinv(H) T. " +
-	"At L = N the interpolating fit has huge output weights and test accuracy collapses towards chance: the peak of a double-descent curve. " +
-	"Past it the random learners recover with the minimum-norm solution, while the supervised learners keep their L = 200 fit. " +
-	"The paper's L = 200..1000 results for SCN and 2DSCN cannot be reproduced as specified with plain least squares on N = 200."
+	"and at L = N = 200 the least-squares fit interpolates the training set (train accuracy 100%); past it the training residual is zero but for rounding. " +
+	"Every learner goes on to the largest L, as the authors' code does: the output weights are then the minimum-norm least-squares solution pinv(H) T (by SVD, with MATLAB's tolerance). " +
+	"The random learners (RVFL, 2DRVFL) keep every node drawn; the supervised learners (SCN, 2DSCN) keep choosing nodes by the supervisory inequality, " +
+	"now evaluated on a residual of rounding size (fresh at every node, from the SVD), so the choice among candidates carries little information past N. " +
+	"At L = N the interpolating fit has huge output weights and test accuracy collapses towards chance: the peak of a double-descent curve; " +
+	"past it the minimum-norm solution recovers."
 
 // faceCurveNote states, per learner, the best mean test accuracy over the
 // checkpoints and the mean test accuracy at L = 200 (= N) and at the
