@@ -312,7 +312,7 @@ func TestStatsFactorFile(t *testing.T) {
 		}
 	}
 	// The sections' checksums: flip a byte in each.
-	h := bytes.Index(file, []byte("2DSCN" + "MDL"))
+	h := bytes.Index(file, []byte("2DSCN"+"MDL"))
 	for _, tc := range []struct {
 		at   int
 		want string
