@@ -110,13 +110,16 @@ func (m *Model) sums(p Problem, withG, keep bool) (*Stats, []hiddenChunk, error)
 		linalg.GemmNT64(mm, mm, filled, 1, tc, cw, tc, cw, 1, s.TT, mm)
 		if keep {
 			kept = append(kept, hiddenChunk{h: hn, ld: cw, rows: filled})
-			hn = bigmem.Float64s(l * cw)
+			hn = nil // the next chunk's buffer when it comes: no unused one after the last
 		}
 		filled = 0
 	}
 	m.hidden(p.X, func(lo, rows int, hb []float32) {
 		for r0 := 0; r0 < rows; {
 			take := min(rows-r0, cw-filled)
+			if hn == nil {
+				hn = bigmem.Float64s(l * cw)
+			}
 			for j := 0; j < l; j++ {
 				src, dst := hb[j*rows+r0:j*rows+r0+take], hn[j*cw+filled:]
 				for i, v := range src {
@@ -445,17 +448,100 @@ type factorHeader struct {
 }
 
 // Factor is a Cholesky factor kept with statistics (file format version
-// 2), so that an update need not factor G (L^3 / 3 flops): F is lower
-// triangular, L x L row-major with zeros above the diagonal, and
-// F F^T = G' + Ridge I for G' the G of N of the images the statistics
-// summed. N = Stats.N means the statistics' own G (the factor Factorize
-// gives and scn train --stats-out writes); fewer images mean an earlier
-// G, before images were merged in (the factor Merge and an update carry
-// on), which preconditions the next update all the same.
+// 2), so that an update need not factor G (L^3 / 3 flops): F lower
+// triangular with F F^T = G' + Ridge I for G' the G of N of the images
+// the statistics summed. N = Stats.N means the statistics' own G (the
+// factor Factorize gives and scn train --stats-out writes); fewer images
+// mean an earlier G, before images were merged in (the factor Merge and
+// an update carry on), which preconditions the next update all the same.
+// F is held by panels of rows (about L^2 / 2 values, not L^2): Lower
+// returns it whole.
 type Factor struct {
-	F     []float64
 	N     int
 	Ridge float64
+	l     int
+	p     []float64 // F by row panels: lowerTri's packed layout
+}
+
+// Nodes returns the order L of the factor.
+func (f *Factor) Nodes() int { return f.l }
+
+// Lower returns F as an L x L row-major matrix (zeros above the
+// diagonal).
+func (f *Factor) Lower() []float64 {
+	l := f.l
+	out := make([]float64, l*l)
+	t := f.tri()
+	for i := 0; i < l; i++ {
+		copy(out[i*l:i*l+i+1], t.row(i))
+	}
+	return out
+}
+
+// tri returns the panels of F.
+func (f *Factor) tri() lowerTri { return packedTri(f.p, f.l) }
+
+// factorOf returns the Factor of the lower triangle of the l x l
+// row-major matrix g (what lies above the diagonal is not copied).
+func factorOf(g []float64, l, n int, ridge float64) *Factor {
+	f := &Factor{N: n, Ridge: ridge, l: l, p: bigmem.Float64s(packedLen(l))}
+	t := f.tri()
+	for i := 0; i < l; i++ {
+		copy(t.row(i), g[i*l:i*l+i+1])
+	}
+	return f
+}
+
+// lowerTri is a lower triangular l x l matrix by panels of trsmBlock
+// rows: panel k (rows i0 = k trsmBlock to i1 = min(l, i0 + trsmBlock))
+// is p[k], row-major with leading dimension ld[k], its columns 0 to i1
+// (what lies above the diagonal is not read).
+type lowerTri struct {
+	l  int
+	p  [][]float64
+	ld []int
+}
+
+// fullTri is the lower triangle of the l x l row-major matrix f.
+func fullTri(f []float64, l int) lowerTri {
+	t := lowerTri{l: l}
+	for i0 := 0; i0 < l; i0 += trsmBlock {
+		t.p = append(t.p, f[i0*l:])
+		t.ld = append(t.ld, l)
+	}
+	return t
+}
+
+// packedLen is the values of packedTri for order l.
+func packedLen(l int) int {
+	n := 0
+	for i0 := 0; i0 < l; i0 += trsmBlock {
+		i1 := min(l, i0+trsmBlock)
+		n += (i1 - i0) * i1
+	}
+	return n
+}
+
+// packedTri lays the panels of an order l triangle one after another in
+// p (packedLen(l) values), each of leading dimension i1: L (L + trsmBlock)
+// / 2 values at most.
+func packedTri(p []float64, l int) lowerTri {
+	t := lowerTri{l: l}
+	off := 0
+	for i0 := 0; i0 < l; i0 += trsmBlock {
+		i1 := min(l, i0+trsmBlock)
+		t.p = append(t.p, p[off:off+(i1-i0)*i1])
+		t.ld = append(t.ld, i1)
+		off += (i1 - i0) * i1
+	}
+	return t
+}
+
+// row returns F[i][0..i].
+func (t lowerTri) row(i int) []float64 {
+	k := i / trsmBlock
+	r := (i - k*trsmBlock) * t.ld[k]
+	return t.p[k][r : r+i+1]
 }
 
 // Factorize sets s.Factor to the Cholesky factor of G + ridge I (ridge >
@@ -477,17 +563,14 @@ func (s *Stats) Factorize(ridge float64) error {
 	if err := cholesky(f, l, l, ridge); err != nil {
 		return err
 	}
-	for i := 0; i < l; i++ {
-		clear(f[i*l+i+1 : (i+1)*l])
-	}
-	s.Factor = &Factor{F: f, N: s.N, Ridge: ridge}
+	s.Factor = factorOf(f, l, s.N, ridge)
 	return nil
 }
 
 // freshFactor reports whether s holds the factor of its own G + ridge I.
 func (s *Stats) freshFactor(ridge float64) bool {
 	f := s.Factor
-	return f != nil && f.N == s.N && f.Ridge == ridge && len(f.F) == s.Nodes()*s.Nodes()
+	return f != nil && f.N == s.N && f.Ridge == ridge && f.l == s.Nodes()
 }
 
 // gram returns s.G, reading it first if OpenStats left it unread.
@@ -512,15 +595,16 @@ func checkFactor(f *Factor, l, n int) error {
 		return fmt.Errorf("%w: a factor of the G of %d images in statistics of %d", ErrStats, f.N, n)
 	case !(f.Ridge >= 0) || math.IsInf(f.Ridge, 0):
 		return fmt.Errorf("%w: a factor with ridge %v", ErrStats, f.Ridge)
-	case len(f.F) != l*l:
-		return fmt.Errorf("%w: a factor of %d values for L = %d", ErrStats, len(f.F), l)
+	case f.l != l || len(f.p) != packedLen(l):
+		return fmt.Errorf("%w: a factor of order %d (%d values) for L = %d", ErrStats, f.l, len(f.p), l)
 	}
+	t := f.tri()
 	for i := 0; i < l; i++ {
-		if d := f.F[i*l+i]; !(d > 0) || math.IsInf(d, 0) {
+		if d := t.row(i)[i]; !(d > 0) || math.IsInf(d, 0) {
 			return fmt.Errorf("%w: the factor's diagonal element %d is %v", ErrStats, i, d)
 		}
 	}
-	return checkFinite(f.F, "factor")
+	return checkFinite(f.p, "factor")
 }
 
 // WriteTo writes the statistics in their file format (version 2 with a
@@ -590,8 +674,9 @@ func (s *Stats) WriteTo(w io.Writer) (int64, error) {
 			return cw.n, err
 		}
 		buf = buf[:0]
+		t := s.Factor.tri()
 		for i := 0; i < l; i++ {
-			row := s.Factor.F[i*l : i*l+i+1]
+			row := t.row(i)
 			for len(row) > 0 {
 				k := min(len(row), (cap(buf)-len(buf))/8)
 				buf = appendFloat64s(buf, row[:k])
@@ -867,7 +952,8 @@ func readStats(r io.Reader, size int64, skip *gramAt) (*Stats, error) {
 		if err := check("H^T T and T^T T"); err != nil {
 			return nil, err
 		}
-		fa := &Factor{F: bigmem.Float64s(ln * ln), N: h.Factor.Samples, Ridge: h.Factor.Ridge}
+		fa := &Factor{N: h.Factor.Samples, Ridge: h.Factor.Ridge, l: ln, p: bigmem.Float64s(packedLen(ln))}
+		t := fa.tri()
 		// The rows of the lower triangle, one after another: read as one
 		// stream a block at a time.
 		left := int64(4 * l * (l + 1))
@@ -881,7 +967,7 @@ func readStats(r io.Reader, size int64, skip *gramAt) (*Stats, error) {
 			left -= int64(len(b))
 			for len(b) > 0 {
 				k := min(len(b)/8, row+1-col)
-				dst := fa.F[row*ln+col : row*ln+col+k]
+				dst := t.row(row)[col : col+k]
 				for i := range dst {
 					dst[i] = math.Float64frombits(le.Uint64(b[8*i:]))
 				}

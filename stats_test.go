@@ -271,7 +271,7 @@ func TestStatsFactorFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	l := 20
-	f := s.Factor.F
+	f := s.Factor.Lower()
 	for i := 0; i < l; i++ {
 		for j := 0; j < l; j++ {
 			var sum float64
@@ -295,7 +295,7 @@ func TestStatsFactorFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(statsBytes(t, back), file) || back.Factor == nil || !slices.Equal(back.Factor.F, f) || back.Factor.N != 200 || back.Factor.Ridge != c.Ridge {
+	if !bytes.Equal(statsBytes(t, back), file) || back.Factor == nil || !slices.Equal(back.Factor.Lower(), f) || back.Factor.N != 200 || back.Factor.Ridge != c.Ridge {
 		t.Fatal("the factor did not round-trip")
 	}
 	path := filepath.Join(t.TempDir(), "s.scnstats")
@@ -341,9 +341,10 @@ func TestStatsFactorFile(t *testing.T) {
 	}
 	// A factor the statistics cannot hold is refused when written.
 	for name, fa := range map[string]*Factor{
-		"more images": {F: f, N: 201, Ridge: 0.1},
-		"diagonal":    {F: make([]float64, l*l), N: 200, Ridge: 0.1},
-		"size":        {F: f[:l], N: 200, Ridge: 0.1},
+		"more images": {p: s.Factor.p, l: l, N: 201, Ridge: 0.1},
+		"diagonal":    {p: make([]float64, packedLen(l)), l: l, N: 200, Ridge: 0.1},
+		"size":        {p: s.Factor.p[:l], l: l, N: 200, Ridge: 0.1},
+		"order":       {p: s.Factor.p, l: l - 1, N: 200, Ridge: 0.1},
 	} {
 		bad := *s
 		bad.Factor = fa

@@ -96,7 +96,7 @@ const (
 // factor) and A = F F^T + H^T H; otherwise F F^T factors an earlier G
 // (a stale factor: a preconditioner only) and A is applied with g = G_old.
 type nearSystem struct {
-	f     []float64
+	f     lowerTri
 	g     []float64
 	ridge float64
 	kept  []hiddenChunk
@@ -124,14 +124,14 @@ func (s *Stats) solveNear(old *Stats, kept []hiddenChunk, ridge float64) (*Model
 	}
 	switch fa := old.Factor; {
 	case old.freshFactor(ridge):
-		a.f = fa.F
-	case fa != nil && len(fa.F) == l*l:
+		a.f = fa.tri()
+	case fa != nil && fa.l == l:
 		// A stale factor: a preconditioner of the true A, applied with G.
 		g0, err := old.gram()
 		if err != nil {
 			return nil, err
 		}
-		a.f, a.g = fa.F, g0
+		a.f, a.g = fa.tri(), g0
 	default:
 		g0, err := old.gram()
 		if err != nil {
@@ -145,7 +145,7 @@ func (s *Stats) solveNear(old *Stats, kept []hiddenChunk, ridge float64) (*Model
 		if cholesky(g0, l, l, ridge) != nil {
 			return nil, nil
 		}
-		a.f = g0
+		a.f = fullTri(g0, l)
 	}
 	beta, ok := a.pcg(s.HT)
 	if !ok {
@@ -202,11 +202,11 @@ func restoreSym(g []float64, l int, saved []float64) {
 // scratch): I + F^-1 H^T H F^-T for a fresh factor.
 func (a *nearSystem) apply(v, q, w []float64) {
 	copy(w, v)
-	trsmLower(true, a.l, a.m, a.f, w)
+	trsmLower(true, a.m, a.f, w)
 	if a.g == nil {
 		clear(q)
 		a.addHTH(w, q)
-		trsmLower(false, a.l, a.m, a.f, q)
+		trsmLower(false, a.m, a.f, q)
 		for i, x := range v {
 			q[i] += x
 		}
@@ -217,7 +217,7 @@ func (a *nearSystem) apply(v, q, w []float64) {
 		q[i] += a.ridge * x
 	}
 	a.addHTH(w, q)
-	trsmLower(false, a.l, a.m, a.f, q)
+	trsmLower(false, a.m, a.f, q)
 }
 
 // addHTH adds H^T H p to q: y_c = H_c p for each kept chunk (in
@@ -244,7 +244,7 @@ func (a *nearSystem) addHTH(p, q []float64) {
 func (a *nearSystem) pcg(b []float64) ([]float64, bool) {
 	l, m := a.l, a.m
 	c := append([]float64(nil), b...)
-	trsmLower(false, l, m, a.f, c)
+	trsmLower(false, m, a.f, c)
 	y, r := make([]float64, l*m), append([]float64(nil), c...)
 	p, q, w := append([]float64(nil), c...), make([]float64, l*m), make([]float64, l*m)
 	cn := colDots(c, c, m)
@@ -298,7 +298,7 @@ func (a *nearSystem) pcg(b []float64) ([]float64, bool) {
 			return nil, false
 		}
 	}
-	trsmLower(true, l, m, a.f, y)
+	trsmLower(true, m, a.f, y)
 	return y, true
 }
 
@@ -333,32 +333,33 @@ func (s *Stats) nearRMSE(beta []float64, ridge float64) float64 {
 const trsmBlock = 256
 
 // trsmLower sets b = F^-1 b (trans false) or b = F^-T b (trans true) for
-// the lower triangle F of the l x l row-major matrix f (what lies above
-// the diagonal is not read) and b of l x m, by blocks of trsmBlock rows:
-// each diagonal block by a triangular solve, the rest of F by products
-// (linalg.Dgemm), which read F at the speed of memory where one
-// triangular solve of the whole of F with few right-hand sides (OpenBLAS's
-// dtrsm, m = 10) ran several times slower.
-func trsmLower(trans bool, l, m int, f, b []float64) {
+// the lower triangular F of t and b of L x m, by its panels of trsmBlock
+// rows: each diagonal block by a triangular solve, the rest of F by
+// products (linalg.Dgemm), which ran faster than one triangular solve of
+// the whole of F with few right-hand sides (OpenBLAS's dtrsm, m = 10).
+func trsmLower(trans bool, m int, t lowerTri, b []float64) {
+	l := t.l
 	if l == 0 || m == 0 {
 		return
 	}
-	nb := (l + trsmBlock - 1) / trsmBlock
+	nb := len(t.p)
 	if !trans {
 		for k := 0; k < nb; k++ {
 			i0, i1 := k*trsmBlock, min(l, (k+1)*trsmBlock)
+			p, ld := t.p[k], t.ld[k]
 			if i0 > 0 {
-				linalg.Dgemm(false, false, i1-i0, m, i0, -1, f[i0*l:], l, b, m, 1, b[i0*m:], m)
+				linalg.Dgemm(false, false, i1-i0, m, i0, -1, p, ld, b, m, 1, b[i0*m:], m)
 			}
-			linalg.TrsmLeftLower(false, i1-i0, m, f[i0*l+i0:], l, b[i0*m:], m)
+			linalg.TrsmLeftLower(false, i1-i0, m, p[i0:], ld, b[i0*m:], m)
 		}
 		return
 	}
 	for k := nb - 1; k >= 0; k-- {
 		i0, i1 := k*trsmBlock, min(l, (k+1)*trsmBlock)
-		linalg.TrsmLeftLower(true, i1-i0, m, f[i0*l+i0:], l, b[i0*m:], m)
+		p, ld := t.p[k], t.ld[k]
+		linalg.TrsmLeftLower(true, i1-i0, m, p[i0:], ld, b[i0*m:], m)
 		if i0 > 0 {
-			linalg.Dgemm(true, false, i0, m, i1-i0, -1, f[i0*l:], l, b[i0*m:], m, 1, b, m)
+			linalg.Dgemm(true, false, i0, m, i1-i0, -1, p, ld, b[i0*m:], m, 1, b, m)
 		}
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/scn2d/scn/internal/linalg"
 )
 
 // statsBytes returns the file bytes of s.
@@ -229,10 +231,14 @@ func TestRestoreSym(t *testing.T) {
 // first) is the least squares on all three parts to 1e-9 too, as is one
 // with a factor of another ridge. 2DRVFL and RVFL.
 func TestUpdateStoredFactor(t *testing.T) {
-	for _, kind := range []Kind{RVFL2D, RVFL} {
+	for _, tc := range []struct {
+		kind  Kind
+		nodes int
+	}{{RVFL2D, 50}, {RVFL, 300}} { // 300: two panels of the factor
+		kind, nodes := tc.kind, tc.nodes
 		p := blobProblem(t, 900)
 		c := Paper(kind)
-		c.MaxNodes, c.Ridge = 50, 0.1
+		c.MaxNodes, c.Ridge = nodes, 0.1
 		a, b, d := subsetProblem(p, 0, 300), subsetProblem(p, 300, 600), subsetProblem(p, 600, 900)
 		m := fitT(t, c, a)
 		plain := statsT(t, m, a)
@@ -251,7 +257,7 @@ func TestUpdateStoredFactor(t *testing.T) {
 		// A flipped byte in G: OpenStats does not read G, so the update
 		// with the stored factor works without it.
 		file, _ := os.ReadFile(path)
-		gAt := len(file) - 4 - 4*50*51 - 4 - 8*(50*p.M+p.M*p.M) - 4 - 8*50*50/2 // the middle of G
+		gAt := len(file) - 4 - 4*nodes*(nodes+1) - 4 - 8*(nodes*p.M+p.M*p.M) - 4 - 8*nodes*nodes/2 // the middle of G
 		file[gAt] ^= 1
 		corrupt := filepath.Join(t.TempDir(), "corrupt.scnstats")
 		os.WriteFile(corrupt, file, 0o644)
@@ -302,7 +308,7 @@ func TestUpdateStoredFactor(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if back.Factor == nil || back.Factor.N != 300 || !slices.Equal(back.Factor.F, old.Factor.F) {
+		if back.Factor == nil || back.Factor.N != 300 || !slices.Equal(back.Factor.Lower(), old.Factor.Lower()) {
 			t.Fatalf("%v: the stale factor did not round-trip", kind)
 		}
 		all := p
@@ -361,5 +367,48 @@ func TestUpdateNewClassStoredFactor(t *testing.T) {
 	}
 	if d := relDiff(nm.Beta, want); d > 1e-9 {
 		t.Errorf("update with a new class and a stored factor differs from the refit by %.3g", d)
+	}
+}
+
+// TestTrsmLowerPanels: the blocked triangular solves on a full and on a
+// packed triangle (three panels, the last partly filled) agree with one
+// triangular solve of the whole to rounding, and the two layouts give the
+// same bits; the packed rows are the full ones.
+func TestTrsmLowerPanels(t *testing.T) {
+	l, m := 2*trsmBlock+70, 3
+	f := make([]float64, l*l)
+	for i := 0; i < l; i++ {
+		for j := 0; j <= i; j++ {
+			f[i*l+j] = math.Sin(float64(3*i+7*j)) / float64(l)
+		}
+		f[i*l+i] = 1 + float64(i%5)/10
+		for j := i + 1; j < l; j++ {
+			f[i*l+j] = math.NaN()
+		}
+	}
+	fa := factorOf(f, l, 1, 0)
+	full, packed := fullTri(f, l), fa.tri()
+	for i := 0; i < l; i++ {
+		if !slices.Equal(packed.row(i), f[i*l:i*l+i+1]) {
+			t.Fatalf("packed row %d differs", i)
+		}
+	}
+	low := fa.Lower()
+	for _, trans := range []bool{false, true} {
+		b := make([]float64, l*m)
+		for i := range b {
+			b[i] = math.Cos(float64(i))
+		}
+		want := slices.Clone(b)
+		linalg.TrsmLeftLower(trans, l, m, low, l, want, m)
+		x, y := slices.Clone(b), slices.Clone(b)
+		trsmLower(trans, m, full, x)
+		trsmLower(trans, m, packed, y)
+		if !slices.Equal(x, y) {
+			t.Errorf("trans %v: full and packed panels differ", trans)
+		}
+		if d := relDiff(x, want); d > 1e-13 {
+			t.Errorf("trans %v: blocked solve differs from the whole by %.3g", trans, d)
+		}
 	}
 }
