@@ -107,8 +107,10 @@ type nearSystem struct {
 	ridge float64
 	kept  []hiddenChunk
 	l, m  int
-	ys    [][]float64 // per chunk, updateSub x m
+	ys    [][]float64 // per chunk, y and y^T of a sub-block: 2 updateSub m
 	qs    [][]float64 // per chunk, L x m
+	pt    []float64   // p^T, m x L
+	tw    trsmWork
 }
 
 // solveNear returns the model s's sums give with the ridge term ridge,
@@ -127,8 +129,9 @@ func (s *Stats) solveNear(old *Stats, kept []hiddenChunk, ridge float64) (*Model
 	l, m := s.Nodes(), s.M
 	a := &nearSystem{kept: kept, l: l, m: m, ridge: ridge, ys: make([][]float64, len(kept)), qs: make([][]float64, len(kept))}
 	for i := range kept {
-		a.ys[i], a.qs[i] = make([]float64, updateSub*m), make([]float64, l*m)
+		a.ys[i], a.qs[i] = make([]float64, 2*updateSub*m), make([]float64, l*m)
 	}
+	a.pt = make([]float64, l*m)
 	switch fa := old.Factor; {
 	case old.freshFactor(ridge):
 		a.f = fa.tri()
@@ -209,11 +212,11 @@ func restoreSym(g []float64, l int, saved []float64) {
 // scratch): I + F^-1 H^T H F^-T for a fresh factor.
 func (a *nearSystem) apply(v, q, w []float64) {
 	copy(w, v)
-	trsmLower(true, a.m, a.f, w)
+	trsmLower(true, a.m, a.f, &a.tw, w)
 	if a.g == nil {
 		clear(q)
 		a.addHTH(w, q)
-		trsmLower(false, a.m, a.f, q)
+		trsmLower(false, a.m, a.f, &a.tw, q)
 		for i, x := range v {
 			q[i] += x
 		}
@@ -224,27 +227,42 @@ func (a *nearSystem) apply(v, q, w []float64) {
 		q[i] += a.ridge * x
 	}
 	a.addHTH(w, q)
-	trsmLower(false, a.m, a.f, q)
+	trsmLower(false, a.m, a.f, &a.tw, q)
 }
 
 // addHTH adds H^T H p to q: for each kept chunk (in parallel), by
-// sub-blocks of updateSub images H_s, y = H_s p and q_c += H_s^T y (the
-// sub-block read twice while it is in cache), then q += q_c in chunk
-// order, so that the sums do not depend on the number of goroutines.
+// sub-blocks of updateSub images H_s (node-major: L x r), y^T = p^T H_s
+// and q_c += H_s y (the sub-block read twice while it is in cache; both
+// products untransposed, which OpenBLAS ran faster than y = H_s^T p),
+// then q += q_c in chunk order, so that the sums do not depend on the
+// number of goroutines.
 func (a *nearSystem) addHTH(p, q []float64) {
 	l, m := a.l, a.m
+	pt := a.pt
+	transpose(p, l, m, pt)
 	forChunks(len(a.kept), 1, func(c, _, _ int) {
 		k, y, qc := a.kept[c], a.ys[c], a.qs[c]
+		yt := y[updateSub*m:]
 		clear(qc)
 		for j0 := 0; j0 < k.rows; j0 += updateSub {
 			r := min(updateSub, k.rows-j0)
-			linalg.Dgemm(true, false, r, m, l, 1, k.h[j0:], k.ld, p, m, 0, y, m)
+			linalg.Dgemm(false, false, m, r, l, 1, pt, l, k.h[j0:], k.ld, 0, yt, r)
+			transpose(yt[:m*r], m, r, y)
 			linalg.Dgemm(false, false, l, m, r, 1, k.h[j0:], k.ld, y, m, 1, qc, m)
 		}
 	})
 	for _, qc := range a.qs {
 		for i, v := range qc {
 			q[i] += v
+		}
+	}
+}
+
+// transpose sets dst (c x r) to the transpose of src (r x c).
+func transpose(src []float64, r, c int, dst []float64) {
+	for i := 0; i < r; i++ {
+		for j, v := range src[i*c : (i+1)*c] {
+			dst[j*r+i] = v
 		}
 	}
 }
@@ -265,7 +283,7 @@ const updateSub = 256
 func (a *nearSystem) pcg(b []float64) ([]float64, bool) {
 	l, m := a.l, a.m
 	c := append([]float64(nil), b...)
-	trsmLower(false, m, a.f, c)
+	trsmLower(false, m, a.f, &a.tw, c)
 	y, r := make([]float64, l*m), append([]float64(nil), c...)
 	p, q, w := append([]float64(nil), c...), make([]float64, l*m), make([]float64, l*m)
 	cn := colDots(c, c, m)
@@ -319,7 +337,7 @@ func (a *nearSystem) pcg(b []float64) ([]float64, bool) {
 			return nil, false
 		}
 	}
-	trsmLower(true, m, a.f, y)
+	trsmLower(true, m, a.f, &a.tw, y)
 	return y, true
 }
 
@@ -353,12 +371,18 @@ func (s *Stats) nearRMSE(beta []float64, ridge float64) float64 {
 // trsmBlock is the rows of a diagonal block of trsmLower.
 const trsmBlock = 256
 
+// trsmWork is the scratch of trsmLower (allocated at the first call).
+type trsmWork struct{ acc, xt []float64 }
+
 // trsmLower sets b = F^-1 b (trans false) or b = F^-T b (trans true) for
 // the lower triangular F of t and b of L x m, by its panels of trsmBlock
 // rows: each diagonal block by a triangular solve, the rest of F by
-// products (linalg.Dgemm), which ran faster than one triangular solve of
-// the whole of F with few right-hand sides (OpenBLAS's dtrsm, m = 10).
-func trsmLower(trans bool, m int, t lowerTri, b []float64) {
+// untransposed products (linalg.Dgemm), which ran faster than one
+// triangular solve of the whole of F with few right-hand sides (OpenBLAS's
+// dtrsm, m = 10) and than transposed products. For F^-T, the products of
+// the solved blocks with their panels are summed transposed (m x L, in w)
+// and taken off each block before it is solved.
+func trsmLower(trans bool, m int, t lowerTri, w *trsmWork, b []float64) {
 	l := t.l
 	if l == 0 || m == 0 {
 		return
@@ -375,12 +399,26 @@ func trsmLower(trans bool, m int, t lowerTri, b []float64) {
 		}
 		return
 	}
+	if len(w.acc) != l*m {
+		w.acc, w.xt = make([]float64, l*m), make([]float64, trsmBlock*m)
+	}
+	acc := w.acc
+	clear(acc)
 	for k := nb - 1; k >= 0; k-- {
 		i0, i1 := k*trsmBlock, min(l, (k+1)*trsmBlock)
 		p, ld := t.p[k], t.ld[k]
+		if k < nb-1 {
+			for i := i0; i < i1; i++ {
+				for q := 0; q < m; q++ {
+					b[i*m+q] -= acc[q*l+i]
+				}
+			}
+		}
 		linalg.TrsmLeftLower(true, i1-i0, m, p[i0:], ld, b[i0*m:], m)
 		if i0 > 0 {
-			linalg.Dgemm(true, false, i0, m, i1-i0, -1, p, ld, b[i0*m:], m, 1, b, m)
+			xt := w.xt[:(i1-i0)*m]
+			transpose(b[i0*m:i1*m], i1-i0, m, xt)
+			linalg.Dgemm(false, false, m, i0, i1-i0, 1, xt, i1-i0, p, ld, 1, acc, l)
 		}
 	}
 }

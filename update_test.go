@@ -402,8 +402,8 @@ func TestTrsmLowerPanels(t *testing.T) {
 		want := slices.Clone(b)
 		linalg.TrsmLeftLower(trans, l, m, low, l, want, m)
 		x, y := slices.Clone(b), slices.Clone(b)
-		trsmLower(trans, m, full, x)
-		trsmLower(trans, m, packed, y)
+		trsmLower(trans, m, full, &trsmWork{}, x)
+		trsmLower(trans, m, packed, &trsmWork{}, y)
 		if !slices.Equal(x, y) {
 			t.Errorf("trans %v: full and packed panels differ", trans)
 		}
