@@ -37,7 +37,7 @@ import (
 // directly (Stats.Solve). Either way the result is the least squares of
 // all the images with m's nodes, to the accuracy of the normal equations:
 // on MNIST (L = 5000, 54000 + 6000 images) the two ways' output weights
-// differ by 7e-11 relative. A fresh stored factor gives the same bits as
+// differ by 8e-11 relative. A fresh stored factor gives the same bits as
 // the factor Update forms itself.
 func (m *Model) Update(old *Stats, p Problem, withStats bool) (*Model, *Stats, error) {
 	ridge := m.Config.Ridge
