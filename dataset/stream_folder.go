@@ -102,9 +102,10 @@ func openFolderSource(fsys fs.FS, dir string, p Preprocess, show func(string) st
 
 // prefetcher is a file system whose files are read faster a batch at a
 // time (a tar archive: tarFiles): FolderSource asks for a shard's files
-// before it opens them one by one, and says when a pass is done.
+// (with those of the shards after it, in order, which it may keep) before
+// it opens them one by one, and says when a pass is done.
 type prefetcher interface {
-	prefetch(names []string) error
+	prefetch(names, ahead []string) error
 	done()
 }
 
@@ -155,7 +156,7 @@ func (s *FolderSource) Resolve(ctx context.Context) error {
 				return
 			}
 			if pf != nil && i%chunk == 0 {
-				if err := pf.prefetch(s.files[i:min(len(s.files), i+chunk)]); err != nil {
+				if err := pf.prefetch(s.files[i:min(len(s.files), i+chunk)], s.files[min(len(s.files), i+chunk):]); err != nil {
 					s.err = fmt.Errorf("dataset: %w", err)
 					return
 				}
@@ -244,7 +245,7 @@ func (s *FolderSource) Shards(ctx context.Context, f func(scn.Shard) error) erro
 		hi := min(n, lo+chunk)
 		set.Pix = set.Pix[:0]
 		if pf != nil {
-			if err := pf.prefetch(s.files[lo:hi]); err != nil {
+			if err := pf.prefetch(s.files[lo:hi], s.files[hi:]); err != nil {
 				return fmt.Errorf("dataset: %w", err)
 			}
 		}

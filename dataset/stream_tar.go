@@ -68,6 +68,8 @@ type tarFiles struct {
 	gz      bool      // gzip-compressed
 	list    fstest.MapFS
 	ord     map[string]int // each file's entry ordinal (the last entry of its name, as tarFS keeps)
+	byOrd   map[int]string // the file at each of those ordinals
+	budget  int64          // bytes of files kept ahead of the shard (tarReadAhead)
 
 	mu     sync.Mutex
 	cache  map[string][]byte // the files of the last prefetch
@@ -93,7 +95,7 @@ func listTar(archive string) (*tarFiles, error) {
 	if err != nil {
 		return nil, fmt.Errorf("dataset: %w", err)
 	}
-	t := &tarFiles{archive: archive, size: st.Size(), mod: st.ModTime(), list: fstest.MapFS{}, ord: map[string]int{}}
+	t := &tarFiles{archive: archive, size: st.Size(), mod: st.ModTime(), list: fstest.MapFS{}, ord: map[string]int{}, byOrd: map[int]string{}, budget: tarReadAhead}
 	var magic [2]byte
 	n, _ := f.ReadAt(magic[:], 0)
 	t.gz = n == 2 && magic[0] == 0x1f && magic[1] == 0x8b
@@ -105,8 +107,15 @@ func listTar(archive string) (*tarFiles, error) {
 	if err != nil {
 		return nil, fmt.Errorf("dataset: %s: %w", archive, err)
 	}
+	for n, k := range t.ord {
+		t.byOrd[k] = n
+	}
 	return t, nil
 }
+
+// tarReadAhead is the bytes of files (as stored: compressed images) a
+// streamed archive keeps ahead of the shard it reads.
+const tarReadAhead = 64 << 20
 
 // Open opens a file, from the last prefetch or else by a pass of its own,
 // or a folder of the listing.
@@ -118,7 +127,7 @@ func (t *tarFiles) Open(name string) (fs.File, error) {
 	b, ok := t.cache[name]
 	t.mu.Unlock()
 	if !ok {
-		if err := t.prefetch([]string{name}); err != nil {
+		if err := t.prefetch([]string{name}, nil); err != nil {
 			return nil, err
 		}
 		t.mu.Lock()
@@ -131,57 +140,90 @@ func (t *tarFiles) Open(name string) (fs.File, error) {
 // ReadDir lists a folder of the archive.
 func (t *tarFiles) ReadDir(name string) ([]fs.DirEntry, error) { return fs.ReadDir(t.list, name) }
 
-// prefetch reads the files names (paths of the listing) in one pass over
-// the archive, in the archive's order, and keeps them (only them) for Open.
-func (t *tarFiles) prefetch(names []string) error {
+// prefetch makes the files names (paths of the listing) ready for Open,
+// reading those it does not hold in one pass over the archive, in the
+// archive's order; the files of ahead (those the next shards need, in
+// order) that the pass meets on its way are kept too, as long as all
+// that is kept stays within t.budget bytes, and every other file is
+// dropped. With an archive in the set's order the pass goes on from where
+// the last one stopped; otherwise a file met before is held already if
+// the budget allowed it, so that a pass from the beginning is needed only
+// when it did not.
+func (t *tarFiles) prefetch(names, ahead []string) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	want := make(map[int]string, len(names))
-	ords := make([]int, 0, len(names))
+	need := make(map[string]bool, len(names))
 	for _, n := range names {
-		k, ok := t.ord[n]
-		if !ok {
+		if _, ok := t.ord[n]; !ok {
 			return fmt.Errorf("%s:%s: %w", t.archive, n, fs.ErrNotExist)
 		}
-		if _, dup := want[k]; !dup {
-			want[k] = n
-			ords = append(ords, k)
+		need[n] = true
+	}
+	later := make(map[string]bool, len(ahead))
+	for _, n := range ahead {
+		if !need[n] {
+			later[n] = true
 		}
 	}
-	slices.Sort(ords)
-	t.cache = make(map[string][]byte, len(ords))
+	kept := int64(0)
+	for n, b := range t.cache {
+		if !need[n] && !later[n] {
+			delete(t.cache, n)
+		} else {
+			kept += int64(len(b))
+		}
+	}
+	if t.cache == nil {
+		t.cache = map[string][]byte{}
+	}
+	var ords []int
+	for n := range need {
+		if _, ok := t.cache[n]; !ok {
+			ords = append(ords, t.ord[n])
+		}
+	}
 	if len(ords) == 0 {
 		return nil
 	}
+	slices.Sort(ords)
 	if t.cur == nil || ords[0] < t.cur.next {
 		if err := t.restart(); err != nil {
 			return err
 		}
 	}
 	c := t.cur
-	for _, k := range ords {
-		var h *tar.Header
-		for c.next <= k {
-			var err error
-			if h, err = c.tr.Next(); err != nil {
-				t.close()
-				if err == io.EOF {
-					return fmt.Errorf("%s: %w: the archive ends before %s (changed since it was opened?)", t.archive, ErrFormat, want[k])
-				}
-				return fmt.Errorf("%s: %w: tar, before %s: %v", t.archive, ErrFormat, want[k], err)
-			}
-			c.next++
-		}
-		if name, ok := tarName(h); !ok || name != want[k] {
+	last := ords[len(ords)-1]
+	for c.next <= last {
+		k := c.next
+		h, err := c.tr.Next()
+		if err != nil {
 			t.close()
-			return fmt.Errorf("%s: %w: entry %d is %q, not %s: the archive changed since it was opened", t.archive, ErrFormat, k, h.Name, want[k])
+			if err == io.EOF {
+				return fmt.Errorf("%s: %w: the archive ends before entry %d (changed since it was opened?)", t.archive, ErrFormat, k)
+			}
+			return fmt.Errorf("%s: %w: tar, entry %d: %v", t.archive, ErrFormat, k, err)
+		}
+		c.next++
+		name, ok := tarName(h)
+		if at, listed := t.ord[name]; !ok || !listed || at != k {
+			if want, listed := t.byOrd[k]; listed && want != name {
+				t.close()
+				return fmt.Errorf("%s: %w: entry %d is %q, not %s: the archive changed since it was opened", t.archive, ErrFormat, k, h.Name, want)
+			}
+			continue // not a file of the set, or an earlier copy of one
+		}
+		if _, held := t.cache[name]; held || !(need[name] || later[name] && kept+h.Size <= t.budget) {
+			continue
 		}
 		b := make([]byte, h.Size)
 		if _, err := io.ReadFull(c.tr, b); err != nil {
 			t.close()
-			return fmt.Errorf("%s:%s: %w: tar: %v", t.archive, want[k], ErrFormat, err)
+			return fmt.Errorf("%s:%s: %w: tar: %v", t.archive, name, ErrFormat, err)
 		}
-		t.cache[want[k]] = b
+		t.cache[name] = b
+		if !need[name] {
+			kept += h.Size
+		}
 	}
 	return nil
 }

@@ -82,9 +82,10 @@ func tarPasses(src *FolderSource) int { return src.fsys.(*tarFiles).passes }
 // folders (gzip and plain; its files in the set's order, reversed and
 // shuffled, with a file given twice) put together are the set
 // ReadFolderTarGz reads (itself the folder's, as ReadFolder reads it),
-// grey and colour, with preprocessing; an archive in the set's order is
-// read in one pass per pass over the set, any other in at most one per
-// shard.
+// grey and colour, with preprocessing; an archive is read in one pass
+// per pass over the set when it is in the set's order or the files met
+// before they are needed fit in the read-ahead, and otherwise in at most
+// one per shard.
 func TestFolderTarSourceIsTheSet(t *testing.T) {
 	for _, colour := range []bool{false, true} {
 		dir := folderOfImages(t, colour)
@@ -104,22 +105,25 @@ func TestFolderTarSourceIsTheSet(t *testing.T) {
 					if !equalBits(want.Pix, folder.Pix) || !slices.Equal(want.Labels, folder.Labels) || want.Source != archive+":set"+p.describe(want.Inverted, want.Len()) {
 						t.Fatalf("%s: the archive read whole is not the folder (%q)", what, want.Source)
 					}
-					src, err := OpenFolderTarSource(archive, "set", p)
-					if err != nil {
-						t.Fatal(err)
-					}
-					src.Chunk = 4
-					if err := src.Resolve(context.Background()); err != nil {
-						t.Fatal(err)
-					}
-					before := tarPasses(src)
-					sameStream(t, what, src, want) // two passes over the set
-					passes, shards := tarPasses(src)-before, 2*((src.Len()+3)/4)
-					switch {
-					case order == "sorted" && passes != 2:
-						t.Errorf("%s: %d passes over the archive for 2 over the set", what, passes)
-					case order != "sorted" && (passes < 4 || passes > shards):
-						t.Errorf("%s: %d passes over the archive for %d shards", what, passes, shards)
+					for _, budget := range []int64{tarReadAhead, 0} {
+						src, err := OpenFolderTarSource(archive, "set", p)
+						if err != nil {
+							t.Fatal(err)
+						}
+						src.Chunk = 4
+						src.fsys.(*tarFiles).budget = budget
+						if err := src.Resolve(context.Background()); err != nil {
+							t.Fatal(err)
+						}
+						before := tarPasses(src)
+						sameStream(t, what, src, want) // two passes over the set
+						passes, shards := tarPasses(src)-before, 2*((src.Len()+3)/4)
+						switch {
+						case (order == "sorted" || budget > 0) && passes != 2:
+							t.Errorf("%s, read-ahead %d: %d passes over the archive for 2 over the set", what, budget, passes)
+						case order != "sorted" && budget == 0 && (passes < 4 || passes > shards):
+							t.Errorf("%s, no read-ahead: %d passes over the archive for %d shards", what, passes, shards)
+						}
 					}
 				}
 			}
