@@ -206,6 +206,12 @@ func FuzzReadStats(f *testing.F) {
 	s.WriteTo(&buf)
 	f.Add(buf.Bytes())
 	f.Add([]byte("2DSCNSTA"))
+	if err := s.Factorize(0.5); err != nil { // a version 2 file
+		f.Fatal(err)
+	}
+	buf.Reset()
+	s.WriteTo(&buf)
+	f.Add(buf.Bytes())
 	f.Fuzz(func(t *testing.T, b []byte) {
 		s, err := ReadStats(bytes.NewReader(b))
 		if err != nil {
