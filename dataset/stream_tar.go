@@ -26,18 +26,21 @@ import (
 // them. A shard then needs its images' bytes, which one pass over the
 // archive gives, in the archive's order, whatever their order in the set:
 // the pass reads on from where the last one stopped when the shard's
-// files all come later in the archive, and starts again from the
-// beginning otherwise.
+// files all come later in the archive, and keeps the files of the next
+// shards it meets on its way (up to tarReadAhead bytes of them); it
+// starts again from the beginning only for a file met before and not
+// kept.
 //
 // What it costs: a plain tar file skips the files it does not need by
 // seeking (a pass from the beginning costs little); a gzip archive can
 // only be read in order, so it is decompressed from its start once for
-// the listing and, per pass over the set, once for an archive written in
-// the set's order (tar --sort=name, or any archive whose files come class
-// by class and sorted by name) and at most once per shard (DefaultChunk
-// images) for any other order: for the 35800 files of a 12 MB archive of
-// 28 x 28 PNGs, a few decompressions of a fraction of a second each. Memory:
-// the list of names and one shard's files as stored (compressed images).
+// the listing, once for the first image, and, per pass over the set, once
+// when its files are in the set's order (tar --sort=name) or the
+// read-ahead holds the files that come early, and at most once per shard
+// (DefaultChunk images) otherwise: for the 35800 files of a 12 MB archive
+// of 28 x 28 PNGs, a decompression takes a fraction of a second. Memory:
+// the list of names, one shard's files as stored (compressed images) and
+// the read-ahead.
 
 // OpenFolderTarSource opens the class folders below dir in a tar archive
 // (gzip-compressed or not: detected by content) as a stream of shards
