@@ -43,6 +43,12 @@ type Stats struct {
 	G           []float64 // H^T H, L x L row-major
 	HT          []float64 // H^T T, L x m row-major
 	TT          []float64 // T^T T, m x m row-major
+	// Factor, if not nil, is a Cholesky factor of G + a ridge term (of
+	// these images' G or an earlier one), which Model.Update uses instead
+	// of factoring G: scn train --stats-out stores it (Factorize).
+	Factor *Factor
+
+	loadG func() ([]float64, error) // reads G when OpenStats left it unread
 }
 
 // ErrStats is wrapped by every error about statistics that cannot be used
@@ -104,13 +110,16 @@ func (m *Model) sums(p Problem, withG, keep bool) (*Stats, []hiddenChunk, error)
 		linalg.GemmNT64(mm, mm, filled, 1, tc, cw, tc, cw, 1, s.TT, mm)
 		if keep {
 			kept = append(kept, hiddenChunk{h: hn, ld: cw, rows: filled})
-			hn = bigmem.Float64s(l * cw)
+			hn = nil // the next chunk's buffer when it comes: no unused one after the last
 		}
 		filled = 0
 	}
 	m.hidden(p.X, func(lo, rows int, hb []float32) {
 		for r0 := 0; r0 < rows; {
 			take := min(rows-r0, cw-filled)
+			if hn == nil {
+				hn = bigmem.Float64s(l * cw)
+			}
 			for j := 0; j < l; j++ {
 				src, dst := hb[j*rows+r0:j*rows+r0+take], hn[j*cw+filled:]
 				for i, v := range src {
@@ -225,7 +234,7 @@ func (s *Stats) WithClasses(classes []string) (*Stats, error) {
 	}
 	l, m, mn := s.Nodes(), s.M, len(classes)
 	out := &Stats{Recipe: s.Recipe, N: s.N, M: mn, Classes: slices.Clone(classes), ClassCounts: make([]int, mn),
-		G: s.G, HT: make([]float64, l*mn), TT: make([]float64, mn*mn)}
+		G: s.G, HT: make([]float64, l*mn), TT: make([]float64, mn*mn), Factor: s.Factor, loadG: s.loadG}
 	for i, c := range at {
 		out.ClassCounts[c] = s.ClassCounts[i]
 		for j := 0; j < l; j++ {
@@ -248,6 +257,13 @@ func (s *Stats) Merge(o *Stats) (*Stats, error) { return s.merge(o, true) }
 func (s *Stats) merge(o *Stats, withG bool) (*Stats, error) {
 	if err := sameRecipe(s.Recipe, o.Recipe); err != nil {
 		return nil, err
+	}
+	if withG {
+		for _, x := range []*Stats{s, o} {
+			if _, err := x.gram(); err != nil {
+				return nil, err
+			}
+		}
 	}
 	a, b := s, o
 	if (s.Classes == nil) != (o.Classes == nil) {
@@ -274,6 +290,12 @@ func (s *Stats) merge(o *Stats, withG bool) (*Stats, error) {
 		HT: addVec(a.HT, b.HT), TT: addVec(a.TT, b.TT)}
 	if withG {
 		out.G = addVec(a.G, b.G)
+	}
+	// A factor of either side's G preconditions an update of the union
+	// (a stale one: of fewer images); the larger side's is kept.
+	out.Factor = a.Factor
+	if b.Factor != nil && (a.Factor == nil || b.Factor.N > a.Factor.N) {
+		out.Factor = b.Factor
 	}
 	if a.Classes != nil {
 		out.ClassCounts = make([]int, len(a.Classes))
@@ -303,6 +325,9 @@ func (s *Stats) Solve(ridge float64) (*Model, error) {
 	}
 	if s.N == 0 {
 		return nil, fmt.Errorf("%w: no image summed", ErrStats)
+	}
+	if _, err := s.gram(); err != nil {
+		return nil, err
 	}
 	l, m := s.Nodes(), s.M
 	var beta []float64
@@ -370,7 +395,7 @@ func (s *Stats) rmse(beta []float64, ridge float64) float64 {
 	return math.Sqrt(max(rss, 0) / float64(s.N*m))
 }
 
-// Statistics files (format version 1), little-endian:
+// Statistics files, little-endian. Format version 1 (no factor):
 //
 //	offset  size  content
 //	0       8     magic "2DSCNSTA"
@@ -382,56 +407,290 @@ func (s *Stats) rmse(beta []float64, ridge float64) float64 {
 //	        ...   G: L x L float64, H^T T: L x m float64, T^T T: m x m float64
 //	end-4   4     CRC-32 (Castagnoli) of every byte before it
 //
-// so a file takes 20 + H + R + 8 (L^2 + L m + m^2) bytes.
+// so a file takes 20 + H + R + 8 (L^2 + L m + m^2) bytes. Version 2 (the
+// statistics with their Factor, Stats.Factor not nil) checks each section
+// on its own, so that a reader can skip G (OpenStats):
+//
+//	0       16+H+R  as version 1 (version 2; the header's "factor" holds
+//	                the factor's images N_f and ridge)
+//	        4       CRC-32 of the bytes before it
+//	        8 L^2   G, then 4: CRC-32 of G's bytes
+//	        8 (L m + m^2)  H^T T and T^T T, then 4: their CRC-32
+//	        4 L (L+1)      the factor's lower triangle by rows (row i:
+//	                       F[i][0..i]), then 4: its CRC-32
+//
+// 32 + H + R + 8 (L^2 + L m + m^2) + 4 L (L + 1) bytes. Statistics
+// without a factor are written as version 1, as before.
 const (
-	statsMagic   = "2DSCNSTA"
-	statsVersion = 1
+	statsMagic     = "2DSCNSTA"
+	statsVersion   = 1
+	statsVersionF  = 2
+	statsMaxFormat = statsVersionF
 	// maxStatsBytes bounds what a header may claim (2^36 bytes: L up to
 	// about 90000), checked before anything is read into memory.
 	maxStatsBytes = 1 << 36
 )
 
 type statsHeader struct {
-	Samples     int      `json:"samples"`
-	Outputs     int      `json:"outputs"`
-	Nodes       int      `json:"nodes"`
-	Classes     []string `json:"classes,omitempty"`
-	ClassCounts []int    `json:"class_counts,omitempty"`
-	RecipeBytes int      `json:"recipe_bytes"`
+	Samples     int           `json:"samples"`
+	Outputs     int           `json:"outputs"`
+	Nodes       int           `json:"nodes"`
+	Classes     []string      `json:"classes,omitempty"`
+	ClassCounts []int         `json:"class_counts,omitempty"`
+	RecipeBytes int           `json:"recipe_bytes"`
+	Factor      *factorHeader `json:"factor,omitempty"`
 }
 
-// WriteTo writes the statistics in their file format, the sums a block of
-// statsIOBlock bytes at a time (the checksum is updated as they go), so
-// that writing takes no second copy of G.
+// factorHeader describes the factor section of a version 2 file.
+type factorHeader struct {
+	Samples int     `json:"samples"` // the images of the G it factors
+	Ridge   float64 `json:"ridge"`
+}
+
+// Factor is a Cholesky factor kept with statistics (file format version
+// 2), so that an update need not factor G (L^3 / 3 flops): F lower
+// triangular with F F^T = G' + Ridge I for G' the G of N of the images
+// the statistics summed. N = Stats.N means the statistics' own G (the
+// factor Factorize gives and scn train --stats-out writes); fewer images
+// mean an earlier G, before images were merged in (the factor Merge and
+// an update carry on), which preconditions the next update all the same.
+// F is held by panels of rows (about L^2 / 2 values, not L^2): Lower
+// returns it whole.
+type Factor struct {
+	N     int
+	Ridge float64
+	l     int
+	p     []float64 // F by row panels: lowerTri's packed layout
+}
+
+// Nodes returns the order L of the factor.
+func (f *Factor) Nodes() int { return f.l }
+
+// Lower returns F as an L x L row-major matrix (zeros above the
+// diagonal).
+func (f *Factor) Lower() []float64 {
+	l := f.l
+	out := make([]float64, l*l)
+	t := f.tri()
+	for i := 0; i < l; i++ {
+		copy(out[i*l:i*l+i+1], t.row(i))
+	}
+	return out
+}
+
+// tri returns the panels of F.
+func (f *Factor) tri() lowerTri { return packedTri(f.p, f.l) }
+
+// factorOf returns the Factor of the lower triangle of the l x l
+// row-major matrix g (what lies above the diagonal is not copied).
+func factorOf(g []float64, l, n int, ridge float64) *Factor {
+	f := &Factor{N: n, Ridge: ridge, l: l, p: bigmem.Float64s(packedLen(l))}
+	t := f.tri()
+	for i := 0; i < l; i++ {
+		copy(t.row(i), g[i*l:i*l+i+1])
+	}
+	return f
+}
+
+// lowerTri is a lower triangular l x l matrix by panels of trsmBlock
+// rows: panel k (rows i0 = k trsmBlock to i1 = min(l, i0 + trsmBlock))
+// is p[k], row-major with leading dimension ld[k], its columns 0 to i1
+// (what lies above the diagonal is not read).
+type lowerTri struct {
+	l  int
+	p  [][]float64
+	ld []int
+}
+
+// fullTri is the lower triangle of the l x l row-major matrix f.
+func fullTri(f []float64, l int) lowerTri {
+	t := lowerTri{l: l}
+	for i0 := 0; i0 < l; i0 += trsmBlock {
+		t.p = append(t.p, f[i0*l:])
+		t.ld = append(t.ld, l)
+	}
+	return t
+}
+
+// packedLen is the values of packedTri for order l.
+func packedLen(l int) int {
+	n := 0
+	for i0 := 0; i0 < l; i0 += trsmBlock {
+		i1 := min(l, i0+trsmBlock)
+		n += (i1 - i0) * i1
+	}
+	return n
+}
+
+// packedTri lays the panels of an order l triangle one after another in
+// p (packedLen(l) values), each of leading dimension i1: L (L + trsmBlock)
+// / 2 values at most.
+func packedTri(p []float64, l int) lowerTri {
+	t := lowerTri{l: l}
+	off := 0
+	for i0 := 0; i0 < l; i0 += trsmBlock {
+		i1 := min(l, i0+trsmBlock)
+		t.p = append(t.p, p[off:off+(i1-i0)*i1])
+		t.ld = append(t.ld, i1)
+		off += (i1 - i0) * i1
+	}
+	return t
+}
+
+// row returns F[i][0..i].
+func (t lowerTri) row(i int) []float64 {
+	k := i / trsmBlock
+	r := (i - k*trsmBlock) * t.ld[k]
+	return t.p[k][r : r+i+1]
+}
+
+// Factorize sets s.Factor to the Cholesky factor of G + ridge I (ridge >
+// 0): the factor Model.Update would form, stored with the statistics.
+func (s *Stats) Factorize(ridge float64) error {
+	if !(ridge > 0) || math.IsInf(ridge, 0) {
+		return fmt.Errorf("%w: ridge %v, want a finite value > 0", ErrConfig, ridge)
+	}
+	g, err := s.gram()
+	if err != nil {
+		return err
+	}
+	l := s.Nodes()
+	f := bigmem.Float64s(l * l)
+	copy(f, g)
+	for i := 0; i < l; i++ {
+		f[i*l+i] += ridge
+	}
+	if err := cholesky(f, l, l, ridge); err != nil {
+		return err
+	}
+	s.Factor = factorOf(f, l, s.N, ridge)
+	return nil
+}
+
+// freshFactor reports whether s holds the factor of its own G + ridge I.
+func (s *Stats) freshFactor(ridge float64) bool {
+	f := s.Factor
+	return f != nil && f.N == s.N && f.Ridge == ridge && f.l == s.Nodes()
+}
+
+// gram returns s.G, reading it first if OpenStats left it unread.
+func (s *Stats) gram() ([]float64, error) {
+	if s.G == nil && s.loadG != nil {
+		g, err := s.loadG()
+		if err != nil {
+			return nil, err
+		}
+		s.G, s.loadG = g, nil
+	}
+	if s.G == nil {
+		return nil, fmt.Errorf("%w: G was not read", ErrStats)
+	}
+	return s.G, nil
+}
+
+// checkFactor checks a factor against statistics of l nodes and n images.
+func checkFactor(f *Factor, l, n int) error {
+	switch {
+	case f.N < 1 || f.N > n:
+		return fmt.Errorf("%w: a factor of the G of %d images in statistics of %d", ErrStats, f.N, n)
+	case !(f.Ridge >= 0) || math.IsInf(f.Ridge, 0):
+		return fmt.Errorf("%w: a factor with ridge %v", ErrStats, f.Ridge)
+	case f.l != l || len(f.p) != packedLen(l):
+		return fmt.Errorf("%w: a factor of order %d (%d values) for L = %d", ErrStats, f.l, len(f.p), l)
+	}
+	t := f.tri()
+	for i := 0; i < l; i++ {
+		if d := t.row(i)[i]; !(d > 0) || math.IsInf(d, 0) {
+			return fmt.Errorf("%w: the factor's diagonal element %d is %v", ErrStats, i, d)
+		}
+	}
+	return checkFinite(f.p, "factor")
+}
+
+// WriteTo writes the statistics in their file format (version 2 with a
+// factor, 1 without), the sums a block of statsIOBlock bytes at a time
+// (the checksum is updated as they go), so that writing takes no second
+// copy of G.
 func (s *Stats) WriteTo(w io.Writer) (int64, error) {
 	var rec bytes.Buffer
 	if _, err := s.Recipe.WriteTo(&rec); err != nil {
 		return 0, err
 	}
-	l, m := s.Nodes(), s.M
-	if len(s.G) != l*l || len(s.HT) != l*m || len(s.TT) != m*m {
-		return 0, fmt.Errorf("%w: sums of %d, %d and %d values for L = %d, m = %d", ErrStats, len(s.G), len(s.HT), len(s.TT), l, m)
+	g, err := s.gram()
+	if err != nil {
+		return 0, err
 	}
-	hdr, err := json.Marshal(statsHeader{Samples: s.N, Outputs: m, Nodes: l, Classes: s.Classes, ClassCounts: s.ClassCounts, RecipeBytes: rec.Len()})
+	l, m := s.Nodes(), s.M
+	if len(g) != l*l || len(s.HT) != l*m || len(s.TT) != m*m {
+		return 0, fmt.Errorf("%w: sums of %d, %d and %d values for L = %d, m = %d", ErrStats, len(g), len(s.HT), len(s.TT), l, m)
+	}
+	h := statsHeader{Samples: s.N, Outputs: m, Nodes: l, Classes: s.Classes, ClassCounts: s.ClassCounts, RecipeBytes: rec.Len()}
+	version := uint32(statsVersion)
+	if f := s.Factor; f != nil {
+		if err := checkFactor(f, l, s.N); err != nil {
+			return 0, err
+		}
+		version = statsVersionF
+		h.Factor = &factorHeader{Samples: f.N, Ridge: f.Ridge}
+	}
+	hdr, err := json.Marshal(h)
 	if err != nil {
 		return 0, err
 	}
 	le := binary.LittleEndian
 	cw := &crcWriter{w: w}
-	head := append([]byte(statsMagic), le.AppendUint32(nil, statsVersion)...)
+	head := append([]byte(statsMagic), le.AppendUint32(nil, version)...)
 	head = le.AppendUint32(head, uint32(len(hdr)))
 	head = append(append(head, hdr...), rec.Bytes()...)
 	if _, err := cw.Write(head); err != nil {
 		return cw.n, err
 	}
 	buf := make([]byte, 0, statsIOBlock)
-	for _, part := range [][]float64{s.G, s.HT, s.TT} {
+	// seal writes the checksum of the section written since the last
+	// (version 2) and starts the next one.
+	seal := func() error {
+		_, err := cw.w.Write(le.AppendUint32(nil, cw.sum))
+		cw.n += 4
+		cw.sum = 0
+		return err
+	}
+	parts := [][]float64{g, s.HT, s.TT}
+	for i, part := range parts {
+		if version == statsVersionF && i < 2 {
+			if err := seal(); err != nil {
+				return cw.n, err
+			}
+		}
 		for len(part) > 0 {
 			k := min(len(part), statsIOBlock/8)
 			if _, err := cw.Write(appendFloat64s(buf[:0], part[:k])); err != nil {
 				return cw.n, err
 			}
 			part = part[k:]
+		}
+	}
+	if version == statsVersionF {
+		if err := seal(); err != nil {
+			return cw.n, err
+		}
+		buf = buf[:0]
+		t := s.Factor.tri()
+		for i := 0; i < l; i++ {
+			row := t.row(i)
+			for len(row) > 0 {
+				k := min(len(row), (cap(buf)-len(buf))/8)
+				buf = appendFloat64s(buf, row[:k])
+				row = row[k:]
+				if len(buf) == cap(buf) {
+					if _, err := cw.Write(buf); err != nil {
+						return cw.n, err
+					}
+					buf = buf[:0]
+				}
+			}
+		}
+		if _, err := cw.Write(buf); err != nil {
+			return cw.n, err
 		}
 	}
 	n, err := w.Write(le.AppendUint32(nil, cw.sum))
@@ -471,7 +730,18 @@ func (s *Stats) Save(path string) error {
 // LoadStats reads a statistics file written by Stats.Save. The file's size
 // is checked against its header before the sums are allocated, and they
 // are then read into place a block at a time.
-func LoadStats(path string) (*Stats, error) {
+func LoadStats(path string) (*Stats, error) { return loadStats(path, false) }
+
+// OpenStats reads a statistics file as LoadStats does, except that the G
+// of a file holding the factor of its own G (version 2, Stats.Factor with
+// N = Stats.N) is not read: G stays nil until a method needs it (Merge,
+// Solve, WriteTo, Factorize, and Model.Update when the factor does not
+// serve), which then reads it from path and checks its checksum. An
+// update with the stored factor (scn update without --stats-out) never
+// reads G: the file's largest part.
+func OpenStats(path string) (*Stats, error) { return loadStats(path, true) }
+
+func loadStats(path string, lazy bool) (*Stats, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("scn: load statistics: %w", err)
@@ -481,24 +751,83 @@ func LoadStats(path string) (*Stats, error) {
 	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
 		size = fi.Size()
 	}
-	s, err := readStats(f, size)
+	var skip *gramAt
+	if lazy && size >= 0 {
+		skip = &gramAt{path: path, size: size}
+	}
+	s, err := readStats(f, size, skip)
 	if err != nil {
 		return nil, wrapErr(path, err)
 	}
 	return s, nil
 }
 
+// gramAt is where OpenStats left G unread: readStats fills in the offset
+// and checksum, and loadG reads it from there.
+type gramAt struct {
+	path      string
+	size, off int64
+	l         int
+	sum       uint32
+}
+
+// load reads G from the file, checking its checksum (and that the file
+// still has the size it had).
+func (a *gramAt) load() ([]float64, error) {
+	f, err := os.Open(a.path)
+	if err != nil {
+		return nil, fmt.Errorf("scn: load statistics: %w", err)
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || fi.Size() != a.size {
+		return nil, fmt.Errorf("%w: %s changed since it was opened", ErrStats, a.path)
+	}
+	g := bigmem.Float64s(a.l * a.l)
+	sum, err := readFloats(io.NewSectionReader(f, a.off, 8*int64(len(g))), g, make([]byte, min(statsIOBlock, 8*len(g))), 0)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrStats, a.path, err)
+	}
+	if sum != a.sum {
+		return nil, fmt.Errorf("%w: %s: checksum mismatch in G (corrupt file)", ErrStats, a.path)
+	}
+	if err := checkFinite(g, "statistics"); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrStats, a.path, err)
+	}
+	return g, nil
+}
+
+// readFloats fills dst from r a block (buf) at a time and returns the
+// CRC-32 of the bytes read updated from sum.
+func readFloats(r io.Reader, dst []float64, buf []byte, sum uint32) (uint32, error) {
+	le := binary.LittleEndian
+	for len(dst) > 0 {
+		k := min(len(dst), len(buf)/8)
+		b := buf[:8*k]
+		if _, err := io.ReadFull(r, b); err != nil {
+			return sum, err
+		}
+		sum = crc32.Update(sum, castagnoli, b)
+		for i := range dst[:k] {
+			dst[i] = math.Float64frombits(le.Uint64(b[8*i:]))
+		}
+		dst = dst[k:]
+	}
+	return sum, nil
+}
+
 // ReadStats reads statistics from r, checking the magic, version, header,
 // every size against the header before reading it, the embedded recipe and
-// the checksum.
-func ReadStats(r io.Reader) (*Stats, error) { return readStats(r, -1) }
+// the checksums.
+func ReadStats(r io.Reader) (*Stats, error) { return readStats(r, -1, nil) }
 
 // readStats is ReadStats of a reader holding size bytes (-1: unknown). Of
 // a known size the header's claims are checked against it before anything
 // large is allocated; otherwise the rest of the file is read in blocks
 // first (so that a header claiming more than the data holds allocates no
-// more than the data).
-func readStats(r io.Reader, size int64) (*Stats, error) {
+// more than the data). With skip (r an io.Seeker of known size), the G of
+// a version 2 file holding the factor of its own G is skipped (its offset
+// and checksum kept in skip, and Stats.loadG set).
+func readStats(r io.Reader, size int64, skip *gramAt) (*Stats, error) {
 	bad := func(format string, a ...any) error {
 		return fmt.Errorf("%w: %s", ErrStats, fmt.Sprintf(format, a...))
 	}
@@ -510,8 +839,9 @@ func readStats(r io.Reader, size int64) (*Stats, error) {
 	if string(pre[:8]) != statsMagic {
 		return nil, bad("not a statistics file (magic %q)", pre[:8])
 	}
-	if v := le.Uint32(pre[8:]); v != statsVersion {
-		return nil, bad("format version %d, want %d", v, statsVersion)
+	version := le.Uint32(pre[8:])
+	if version != statsVersion && version != statsVersionF {
+		return nil, bad("format version %d, want %d or %d", version, statsVersion, statsVersionF)
 	}
 	hlen := int64(le.Uint32(pre[12:]))
 	if hlen < 2 || hlen > maxHeader {
@@ -533,13 +863,23 @@ func readStats(r io.Reader, size int64) (*Stats, error) {
 		return nil, bad("header claims %d images, %d outputs, %d nodes, a recipe of %d bytes", h.Samples, h.Outputs, h.Nodes, h.RecipeBytes)
 	case h.Classes != nil && (len(h.Classes) != h.Outputs || len(h.ClassCounts) != h.Outputs):
 		return nil, bad("%d class names and %d counts for %d outputs", len(h.Classes), len(h.ClassCounts), h.Outputs)
+	case (h.Factor != nil) != (version == statsVersionF):
+		return nil, bad("format version %d with a factor section: %v", version, h.Factor != nil)
+	case h.Factor != nil && (h.Factor.Samples < 1 || h.Factor.Samples > h.Samples):
+		return nil, bad("a factor of the G of %d images in statistics of %d", h.Factor.Samples, h.Samples)
+	case h.Factor != nil && (!(h.Factor.Ridge >= 0) || math.IsInf(h.Factor.Ridge, 0)):
+		return nil, bad("a factor with ridge %v", h.Factor.Ridge)
 	}
 	l, m := float64(h.Nodes), float64(h.Outputs)
 	sums := 8 * (l*l + l*m + m*m)
-	if float64(h.RecipeBytes)+sums+4 > maxStatsBytes {
-		return nil, bad("header claims %d nodes and %d outputs: %.3g bytes, too large", h.Nodes, h.Outputs, sums)
+	fbytes := 0.0
+	if h.Factor != nil {
+		fbytes = 4*l*(l+1) + 12
 	}
-	rest := int64(h.RecipeBytes) + int64(sums) + 4
+	if float64(h.RecipeBytes)+sums+fbytes+4 > maxStatsBytes {
+		return nil, bad("header claims %d nodes and %d outputs: %.3g bytes, too large", h.Nodes, h.Outputs, sums+fbytes)
+	}
+	rest := int64(h.RecipeBytes) + int64(sums) + int64(fbytes) + 4
 	if size >= 0 {
 		switch have := size - 16 - hlen; {
 		case have < rest:
@@ -558,35 +898,96 @@ func readStats(r io.Reader, size int64) (*Stats, error) {
 		return nil, bad("truncated recipe")
 	}
 	sum = crc32.Update(sum, castagnoli, recBytes)
-	ln, mn := h.Nodes, h.Outputs
-	s := &Stats{N: h.Samples, M: mn, Classes: h.Classes, ClassCounts: h.ClassCounts,
-		G: bigmem.Float64s(ln * ln), HT: make([]float64, ln*mn), TT: make([]float64, mn*mn)}
-	buf := make([]byte, min(statsIOBlock, int(sums)))
-	for _, part := range [][]float64{s.G, s.HT, s.TT} {
-		for len(part) > 0 {
-			k := min(len(part), statsIOBlock/8)
-			b := buf[:8*k]
-			if _, err := io.ReadFull(r, b); err != nil {
-				return nil, bad("truncated sums")
-			}
-			sum = crc32.Update(sum, castagnoli, b)
-			for i := range part[:k] {
-				part[i] = math.Float64frombits(le.Uint64(b[8*i:]))
-			}
-			part = part[k:]
+	var want [4]byte
+	// check reads a section's checksum and compares it with sum.
+	check := func(what string) error {
+		if _, err := io.ReadFull(r, want[:]); err != nil {
+			return bad("truncated checksum")
+		}
+		if sum != le.Uint32(want[:]) {
+			return bad("checksum mismatch in %s (corrupt file)", what)
+		}
+		sum = 0
+		return nil
+	}
+	if version == statsVersionF {
+		if err := check("the header"); err != nil {
+			return nil, err
 		}
 	}
-	var want [4]byte
-	if _, err := io.ReadFull(r, want[:]); err != nil {
-		return nil, bad("truncated checksum")
+	ln, mn := h.Nodes, h.Outputs
+	s := &Stats{N: h.Samples, M: mn, Classes: h.Classes, ClassCounts: h.ClassCounts,
+		HT: make([]float64, ln*mn), TT: make([]float64, mn*mn)}
+	buf := make([]byte, min(statsIOBlock, int(sums)))
+	sk, _ := r.(io.Seeker)
+	if skip != nil && sk != nil && h.Factor != nil && h.Factor.Samples == h.Samples {
+		off, err := sk.Seek(8*int64(ln)*int64(ln), io.SeekCurrent)
+		if err != nil {
+			return nil, bad("%v", err)
+		}
+		if _, err := io.ReadFull(r, want[:]); err != nil {
+			return nil, bad("truncated checksum")
+		}
+		skip.off, skip.l, skip.sum = off-8*int64(ln)*int64(ln), ln, le.Uint32(want[:])
+		s.loadG = skip.load
+	} else {
+		s.G = bigmem.Float64s(ln * ln)
+		var err error
+		if sum, err = readFloats(r, s.G, buf, sum); err != nil {
+			return nil, bad("truncated sums")
+		}
+		if version == statsVersionF {
+			if err := check("G"); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, part := range [][]float64{s.HT, s.TT} {
+		var err error
+		if sum, err = readFloats(r, part, buf, sum); err != nil {
+			return nil, bad("truncated sums")
+		}
+	}
+	if version == statsVersionF {
+		if err := check("H^T T and T^T T"); err != nil {
+			return nil, err
+		}
+		fa := &Factor{N: h.Factor.Samples, Ridge: h.Factor.Ridge, l: ln, p: bigmem.Float64s(packedLen(ln))}
+		t := fa.tri()
+		// The rows of the lower triangle, one after another: read as one
+		// stream a block at a time.
+		left := int64(4 * l * (l + 1))
+		row, col := 0, 0
+		for left > 0 {
+			b := buf[:min(int64(len(buf)), left)]
+			if _, err := io.ReadFull(r, b); err != nil {
+				return nil, bad("truncated factor")
+			}
+			sum = crc32.Update(sum, castagnoli, b)
+			left -= int64(len(b))
+			for len(b) > 0 {
+				k := min(len(b)/8, row+1-col)
+				dst := t.row(row)[col : col+k]
+				for i := range dst {
+					dst[i] = math.Float64frombits(le.Uint64(b[8*i:]))
+				}
+				b = b[8*k:]
+				if col += k; col > row {
+					row, col = row+1, 0
+				}
+			}
+		}
+		if err := check("the factor"); err != nil {
+			return nil, err
+		}
+		s.Factor = fa
+	} else if err := check("the file"); err != nil {
+		return nil, err
 	}
 	if size >= 0 {
 		if n, _ := io.ReadFull(r, buf[:1]); n != 0 {
 			return nil, bad("trailing bytes after the checksum")
 		}
-	}
-	if sum != le.Uint32(want[:]) {
-		return nil, bad("checksum mismatch (corrupt file)")
 	}
 	rec, err := Read(bytes.NewReader(recBytes))
 	if err != nil {
@@ -598,6 +999,11 @@ func readStats(r io.Reader, size int64) (*Stats, error) {
 	s.Recipe = rec
 	for _, part := range [][]float64{s.G, s.HT, s.TT} {
 		if err := checkFinite(part, "statistics"); err != nil {
+			return nil, bad("%v", err)
+		}
+	}
+	if s.Factor != nil {
+		if err := checkFactor(s.Factor, ln, s.N); err != nil {
 			return nil, bad("%v", err)
 		}
 	}

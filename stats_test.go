@@ -3,7 +3,11 @@ package scn
 import (
 	"bytes"
 	"errors"
+	"io"
 	"math"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -202,6 +206,12 @@ func FuzzReadStats(f *testing.F) {
 	s.WriteTo(&buf)
 	f.Add(buf.Bytes())
 	f.Add([]byte("2DSCNSTA"))
+	if err := s.Factorize(0.5); err != nil { // a version 2 file
+		f.Fatal(err)
+	}
+	buf.Reset()
+	s.WriteTo(&buf)
+	f.Add(buf.Bytes())
 	f.Fuzz(func(t *testing.T, b []byte) {
 		s, err := ReadStats(bytes.NewReader(b))
 		if err != nil {
@@ -243,4 +253,114 @@ func newClassFixture(t *testing.T) (full, old Problem, oldIdx, newIdx []int, m *
 	c := Paper(RVFL)
 	c.MaxNodes, c.Ridge = 40, 0.5
 	return full, old, oldIdx, newIdx, fitT(t, c, old)
+}
+
+// TestStatsFactorFile: statistics with their Cholesky factor (Factorize)
+// are written as format version 2 and read back to the same bytes and
+// factor (ReadStats, LoadStats, and OpenStats, which leaves G unread
+// until it is needed and then reads the same G); without a factor the file
+// is version 1 as before. A flipped byte in the factor section or in the
+// other sections is a checksum error naming the section; a file cut in
+// the factor section is truncated; a factor of more images than the
+// statistics, or not positive on its diagonal, is refused.
+func TestStatsFactorFile(t *testing.T) {
+	p := blobProblem(t, 200)
+	c := Paper(RVFL2D)
+	c.MaxNodes, c.Ridge = 20, 0.1
+	m := fitT(t, c, p)
+	s := statsT(t, m, p)
+	v1 := statsBytes(t, s)
+	if v1[8] != 1 {
+		t.Fatalf("statistics without a factor written as version %d", v1[8])
+	}
+	if err := s.Factorize(c.Ridge); err != nil {
+		t.Fatal(err)
+	}
+	l := 20
+	f := s.Factor.Lower()
+	for i := 0; i < l; i++ {
+		for j := 0; j < l; j++ {
+			var sum float64
+			for k := 0; k <= min(i, j); k++ {
+				sum += f[i*l+k] * f[j*l+k]
+			}
+			want := s.G[i*l+j]
+			if i == j {
+				want += c.Ridge
+			}
+			if math.Abs(sum-want) > 1e-12*math.Abs(s.G[i*l+i]+c.Ridge) || (j > i && f[i*l+j] != 0) {
+				t.Fatalf("F F^T differs from G + ridge I at %d, %d", i, j)
+			}
+		}
+	}
+	file := statsBytes(t, s)
+	if file[8] != 2 || len(file) != len(v1)+12+4*l*(l+1)+len(`,"factor":{"samples":200,"ridge":0.1}`) {
+		t.Fatalf("version %d, %d bytes (version 1: %d)", file[8], len(file), len(v1))
+	}
+	back, err := ReadStats(bytes.NewReader(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(statsBytes(t, back), file) || back.Factor == nil || !slices.Equal(back.Factor.Lower(), f) || back.Factor.N != 200 || back.Factor.Ridge != c.Ridge {
+		t.Fatal("the factor did not round-trip")
+	}
+	path := filepath.Join(t.TempDir(), "s.scnstats")
+	if err := s.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	for _, load := range []func(string) (*Stats, error){LoadStats, OpenStats} {
+		got, err := load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(statsBytes(t, got), file) || !slices.Equal(got.G, s.G) {
+			t.Error("a file read back differs")
+		}
+	}
+	// The sections' checksums: flip a byte in each.
+	h := bytes.Index(file, []byte("2DSCN"+"MDL"))
+	for _, tc := range []struct {
+		at   int
+		want string
+	}{
+		{h + 40, "checksum mismatch in the header"},
+		{len(file) - 4 - 4*l*(l+1) - 4 - 8*(l*p.M+p.M*p.M) - 4 - 8, "checksum mismatch in G"},
+		{len(file) - 4 - 4*l*(l+1) - 4 - 8, "checksum mismatch in H^T T and T^T T"},
+		{len(file) - 4 - 100, "checksum mismatch in the factor"},
+		{len(file) - 2, "checksum mismatch in the factor"},
+	} {
+		bad := bytes.Clone(file)
+		bad[tc.at] ^= 1
+		if _, err := ReadStats(bytes.NewReader(bad)); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("byte %d flipped: %v, want %q", tc.at, err, tc.want)
+		}
+	}
+	for _, n := range []int{len(file) - 1, len(file) - 4, len(file) - 4*l*(l+1)/2} {
+		if _, err := ReadStats(bytes.NewReader(file[:n])); err == nil || !strings.Contains(err.Error(), "truncated") {
+			t.Errorf("cut to %d of %d bytes: %v", n, len(file), err)
+		}
+		cut := filepath.Join(t.TempDir(), "cut.scnstats")
+		os.WriteFile(cut, file[:n], 0o644)
+		if _, err := OpenStats(cut); err == nil || !strings.Contains(err.Error(), "truncated") {
+			t.Errorf("cut to %d of %d bytes (OpenStats): %v", n, len(file), err)
+		}
+	}
+	// A factor the statistics cannot hold is refused when written.
+	for name, fa := range map[string]*Factor{
+		"more images": {p: s.Factor.p, l: l, N: 201, Ridge: 0.1},
+		"diagonal":    {p: make([]float64, packedLen(l)), l: l, N: 200, Ridge: 0.1},
+		"size":        {p: s.Factor.p[:l], l: l, N: 200, Ridge: 0.1},
+		"order":       {p: s.Factor.p, l: l - 1, N: 200, Ridge: 0.1},
+	} {
+		bad := *s
+		bad.Factor = fa
+		if _, err := bad.WriteTo(io.Discard); !errors.Is(err, ErrStats) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	// Nor read: a header claiming a factor of more images.
+	claim := bytes.Replace(file, []byte(`"samples":200,"ridge"`), []byte(`"samples":201,"ridge"`), 1)
+	if _, err := ReadStats(bytes.NewReader(claim)); err == nil || !strings.Contains(err.Error(), "a factor of the G of 201 images") {
+		t.Errorf("factor of more images: %v", err)
+	}
 }

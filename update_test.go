@@ -3,9 +3,14 @@ package scn
 import (
 	"bytes"
 	"math"
+	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/scn2d/scn/internal/linalg"
 )
 
 // statsBytes returns the file bytes of s.
@@ -50,7 +55,7 @@ func TestUpdateIsTheFitOnBoth(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if mg.solveNear(old.G, kept, c.Ridge) == nil {
+		if nm, err := mg.solveNear(old, kept, c.Ridge); err != nil || nm == nil {
 			t.Fatalf("%v: the iterative solve did not converge", tc.kind)
 		}
 		nm, merged, err := m.Update(old, b, true)
@@ -211,6 +216,199 @@ func TestRestoreSym(t *testing.T) {
 		restoreSym(g, l, saved)
 		if !slices.Equal(g, want) {
 			t.Errorf("l = %d: not restored", l)
+		}
+	}
+}
+
+// TestUpdateStoredFactor: an update with the factor stored with the old
+// statistics (Factorize, as scn train --stats-out writes it) gives the
+// model the update that factors G itself gives, bit for bit, and the least
+// squares on all the images to 1e-9 relative in beta; through a file
+// opened with OpenStats it never reads G (a corrupt G is not noticed: the
+// update with the factor needs none of it), and the merged statistics
+// carry the factor on as a stale one (of the old images). An update with
+// that stale factor (statistics of the first two parts, a factor of the
+// first) is the least squares on all three parts to 1e-9 too, as is one
+// with a factor of another ridge. 2DRVFL and RVFL.
+func TestUpdateStoredFactor(t *testing.T) {
+	for _, tc := range []struct {
+		kind  Kind
+		nodes int
+	}{{RVFL2D, 50}, {RVFL, 300}} { // 300: two panels of the factor
+		kind, nodes := tc.kind, tc.nodes
+		p := blobProblem(t, 900)
+		c := Paper(kind)
+		c.MaxNodes, c.Ridge = nodes, 0.1
+		a, b, d := subsetProblem(p, 0, 300), subsetProblem(p, 300, 600), subsetProblem(p, 600, 900)
+		m := fitT(t, c, a)
+		plain := statsT(t, m, a)
+		want, _, err := m.Update(plain, b, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		old := statsT(t, m, a)
+		if err := old.Factorize(c.Ridge); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(t.TempDir(), "a.scnstats")
+		if err := old.Save(path); err != nil {
+			t.Fatal(err)
+		}
+		// A flipped byte in G: OpenStats does not read G, so the update
+		// with the stored factor works without it.
+		file, _ := os.ReadFile(path)
+		gAt := len(file) - 4 - 4*nodes*(nodes+1) - 4 - 8*(nodes*p.M+p.M*p.M) - 4 - 8*nodes*nodes/2 // the middle of G
+		file[gAt] ^= 1
+		corrupt := filepath.Join(t.TempDir(), "corrupt.scnstats")
+		os.WriteFile(corrupt, file, 0o644)
+		for _, f := range []string{path, corrupt} {
+			opened, err := OpenStats(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if opened.G != nil || !opened.freshFactor(c.Ridge) {
+				t.Fatalf("%v: OpenStats read G (%v) or lost the factor", kind, opened.G != nil)
+			}
+			got, _, err := m.Update(opened, b, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got.Beta, want.Beta) || got.Summary.TrainRMSE != want.Summary.TrainRMSE {
+				t.Errorf("%v, %s: the stored factor gives other output weights (%.3g)", kind, filepath.Base(f), relDiff(got.Beta, want.Beta))
+			}
+			if opened.G != nil {
+				t.Errorf("%v: the update with the stored factor read G", kind)
+			}
+			// Where G is needed it is read and checked.
+			_, _, err = m.Update(opened, b, true)
+			if f == corrupt && (err == nil || !strings.Contains(err.Error(), "checksum mismatch in G")) {
+				t.Errorf("%v: a corrupt G read late: %v", kind, err)
+			}
+			if f == path && (err != nil || opened.G == nil) {
+				t.Errorf("%v: G not read for the merged statistics: %v", kind, err)
+			}
+		}
+		ab := subsetProblem(p, 0, 600)
+		ref, err := minNorm(hiddenDense(m, ab.X), ab.T, ab.M, c.Ridge)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := relDiff(want.Beta, ref); r > 1e-9 {
+			t.Errorf("%v: update with a stored factor differs from the least squares by %.3g", kind, r)
+		}
+		// The merged statistics carry the factor of the old images on.
+		_, merged, err := m.Update(old, b, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if merged.Factor == nil || merged.Factor.N != 300 || merged.N != 600 || merged.freshFactor(c.Ridge) {
+			t.Fatalf("%v: merged statistics' factor %+v", kind, merged.Factor)
+		}
+		back, err := ReadStats(bytes.NewReader(statsBytes(t, merged)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if back.Factor == nil || back.Factor.N != 300 || !slices.Equal(back.Factor.Lower(), old.Factor.Lower()) {
+			t.Fatalf("%v: the stale factor did not round-trip", kind)
+		}
+		all := p
+		ref, err = minNorm(hiddenDense(m, all.X), all.T, all.M, c.Ridge)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A stale factor, and one of another ridge.
+		other := statsT(t, m, a)
+		if err := other.Factorize(3 * c.Ridge); err != nil {
+			t.Fatal(err)
+		}
+		otherAB, err := other.Merge(statsT(t, m, b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, s := range map[string]*Stats{"stale": back, "other ridge": otherAB} {
+			nm, _, err := m.Update(s, d, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r := relDiff(nm.Beta, ref); r > 1e-9 {
+				t.Errorf("%v: update with a %s factor differs from the least squares by %.3g", kind, name, r)
+			}
+			rm, err := nm.RMSE(all.X, all.T)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if dd := math.Abs(rm - nm.Summary.TrainRMSE); dd > 1e-7*rm {
+				t.Errorf("%v, %s: RMSE from the sums %.9f, predicted %.9f", kind, name, nm.Summary.TrainRMSE, rm)
+			}
+		}
+	}
+}
+
+// TestUpdateNewClassStoredFactor: a class first seen in the new images,
+// with the factor stored (fresh, and stale through a file): the least
+// squares on all images with the widened targets to 1e-9.
+func TestUpdateNewClassStoredFactor(t *testing.T) {
+	full, old, oldIdx, newIdx, m := newClassFixture(t)
+	s := statsT(t, m, old)
+	if err := s.Factorize(m.Config.Ridge); err != nil {
+		t.Fatal(err)
+	}
+	nm, _, err := m.Update(s, full.subset(newIdx), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(nm.Classes, full.Classes) {
+		t.Fatalf("classes %v", nm.Classes)
+	}
+	ref := full.subset(append(append([]int(nil), oldIdx...), newIdx...))
+	want, err := minNorm(hiddenDense(m, ref.X), ref.T, 3, 0.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := relDiff(nm.Beta, want); d > 1e-9 {
+		t.Errorf("update with a new class and a stored factor differs from the refit by %.3g", d)
+	}
+}
+
+// TestTrsmLowerPanels: the blocked triangular solves on a full and on a
+// packed triangle (three panels, the last partly filled) agree with one
+// triangular solve of the whole to rounding, and the two layouts give the
+// same bits; the packed rows are the full ones.
+func TestTrsmLowerPanels(t *testing.T) {
+	l, m := 2*trsmBlock+70, 3
+	f := make([]float64, l*l)
+	for i := 0; i < l; i++ {
+		for j := 0; j <= i; j++ {
+			f[i*l+j] = math.Sin(float64(3*i+7*j)) / float64(l)
+		}
+		f[i*l+i] = 1 + float64(i%5)/10
+		for j := i + 1; j < l; j++ {
+			f[i*l+j] = math.NaN()
+		}
+	}
+	fa := factorOf(f, l, 1, 0)
+	full, packed := fullTri(f, l), fa.tri()
+	for i := 0; i < l; i++ {
+		if !slices.Equal(packed.row(i), f[i*l:i*l+i+1]) {
+			t.Fatalf("packed row %d differs", i)
+		}
+	}
+	low := fa.Lower()
+	for _, trans := range []bool{false, true} {
+		b := make([]float64, l*m)
+		for i := range b {
+			b[i] = math.Cos(float64(i))
+		}
+		want := slices.Clone(b)
+		linalg.TrsmLeftLower(trans, l, m, low, l, want, m)
+		x, y := slices.Clone(b), slices.Clone(b)
+		trsmLower(trans, m, full, &trsmWork{}, x)
+		trsmLower(trans, m, packed, &trsmWork{}, y)
+		if !slices.Equal(x, y) {
+			t.Errorf("trans %v: full and packed panels differ", trans)
+		}
+		if d := relDiff(x, want); d > 1e-13 {
+			t.Errorf("trans %v: blocked solve differs from the whole by %.3g", trans, d)
 		}
 	}
 }

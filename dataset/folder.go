@@ -245,7 +245,9 @@ func (s *Set) toColour() error {
 
 // ReadFolderTarGz reads class subfolders of images below dir inside a tar
 // archive, gzip-compressed or not (detected by content), without unpacking
-// it to disk. Errors name the archive and the file in it.
+// it to disk. Errors name the archive and the file in it. The images come
+// in ReadFolder's order (classes and files sorted by name), whatever the
+// archive's order; OpenFolderTarSource reads the same set shard by shard.
 func ReadFolderTarGz(archive, dir string, p Preprocess) (*Set, error) {
 	f, err := openFile(archive)
 	if err != nil {
@@ -260,8 +262,17 @@ func ReadFolderTarGz(archive, dir string, p Preprocess) (*Set, error) {
 	if err != nil {
 		return nil, fmt.Errorf("dataset: %w", err)
 	}
-	s.Source = archive + ":" + dir + p.describe(s.Inverted, s.Len())
+	s.Source = tarWhere(archive, dir) + p.describe(s.Inverted, s.Len())
 	return s, nil
+}
+
+// tarWhere names the folder dir of an archive: archive:dir, or the archive
+// alone for its root.
+func tarWhere(archive, dir string) string {
+	if path.Clean(dir) == "." {
+		return archive
+	}
+	return archive + ":" + dir
 }
 
 // maxTarEntry bounds one file read from a tar archive.
@@ -271,42 +282,73 @@ const maxTarEntry = 64 << 20
 // into memory (what an entry's header claims is only read as far as the
 // stream holds it).
 func tarFS(r io.Reader) (fstest.MapFS, error) {
+	m := fstest.MapFS{}
+	err := walkTar(r, func(_ int, name string, h *tar.Header, tr io.Reader) error {
+		var buf bytes.Buffer
+		if _, err := io.CopyN(&buf, tr, h.Size); err != nil {
+			return fmt.Errorf("%w: tar: %s: %v", ErrFormat, h.Name, err)
+		}
+		m[name] = &fstest.MapFile{Data: buf.Bytes()}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// walkTar calls visit with each file of a tar stream, gzip-compressed or
+// not, that a folder of images can hold: a regular file of at most
+// maxTarEntry bytes with a valid path (its name cleaned of a leading
+// slash), with its ordinal among the archive's entries (of every type)
+// and a reader of its bytes. It refuses an archive cut before its
+// end-of-archive marker and one without such a file.
+func walkTar(r io.Reader, visit func(k int, name string, h *tar.Header, tr io.Reader) error) error {
 	r, err := openMaybeGzip(r)
 	if err != nil {
-		return nil, fmt.Errorf("%w: gzip: %v", ErrFormat, err)
+		return fmt.Errorf("%w: gzip: %v", ErrFormat, err)
 	}
 	tail := &tailReader{r: r}
 	tr := tar.NewReader(tail)
-	m := fstest.MapFS{}
-	for {
+	files := 0
+	for k := 0; ; k++ {
 		h, err := tr.Next()
 		if err == io.EOF {
 			// Go's reader takes an archive cut at a block boundary for a
 			// whole one; a whole one ends with two zero blocks.
 			if !tail.zeroEnd() {
-				return nil, fmt.Errorf("%w: tar archive truncated (no end-of-archive marker after %d bytes)", ErrFormat, tail.n)
+				return fmt.Errorf("%w: tar archive truncated (no end-of-archive marker after %d bytes)", ErrFormat, tail.n)
 			}
-			if len(m) == 0 {
-				return nil, fmt.Errorf("%w: tar archive without files", ErrFormat)
+			if files == 0 {
+				return fmt.Errorf("%w: tar archive without files", ErrFormat)
 			}
-			return m, nil
+			return nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%w: tar: %v", ErrFormat, err)
+			return fmt.Errorf("%w: tar: %v", ErrFormat, err)
 		}
-		if h.Typeflag != tar.TypeReg || h.Size > maxTarEntry {
+		name, ok := tarName(h)
+		if !ok {
 			continue
 		}
-		name := path.Clean(strings.TrimPrefix(h.Name, "/"))
-		if !fs.ValidPath(name) || name == "." {
-			continue
+		files++
+		if err := visit(k, name, h, tr); err != nil {
+			return err
 		}
-		var buf bytes.Buffer
-		if _, err := io.CopyN(&buf, tr, h.Size); err != nil {
-			return nil, fmt.Errorf("%w: tar: %s: %v", ErrFormat, h.Name, err)
-		}
-		m[name] = &fstest.MapFile{Data: buf.Bytes()}
 	}
+}
+
+// tarName returns the path in the folder of a tar entry, and whether the
+// entry is a file a folder of images can hold (walkTar).
+func tarName(h *tar.Header) (string, bool) {
+	if h.Typeflag != tar.TypeReg || h.Size > maxTarEntry {
+		return "", false
+	}
+	name := path.Clean(strings.TrimPrefix(h.Name, "/"))
+	if !fs.ValidPath(name) || name == "." {
+		return "", false
+	}
+	return name, true
 }
 
 // tailReader remembers the last 1024 bytes read through it.

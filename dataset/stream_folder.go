@@ -100,6 +100,15 @@ func openFolderSource(fsys fs.FS, dir string, p Preprocess, show func(string) st
 	return s, nil
 }
 
+// prefetcher is a file system whose files are read faster a batch at a
+// time (a tar archive: tarFiles): FolderSource asks for a shard's files
+// (with those of the shards after it, in order, which it may keep) before
+// it opens them one by one, and says when a pass is done.
+type prefetcher interface {
+	prefetch(names, ahead []string) error
+	done()
+}
+
 // image decodes image i and prepares it as ReadFolder does in a set whose
 // first colour image is fc; it also says whether the file is colour.
 func (s *FolderSource) image(i, fc int) (Picture, bool, error) {
@@ -137,9 +146,20 @@ func (s *FolderSource) image(i, fc int) (Picture, bool, error) {
 func (s *FolderSource) Resolve(ctx context.Context) error {
 	s.once.Do(func() {
 		s.fc, s.chans = len(s.files), 1
+		pf, _ := s.fsys.(prefetcher)
+		if pf != nil {
+			defer pf.done()
+		}
+		chunk := chunkOf(s.Chunk)
 		for i, name := range s.files {
 			if s.err = ctx.Err(); s.err != nil {
 				return
+			}
+			if pf != nil && i%chunk == 0 {
+				if err := pf.prefetch(s.files[i:min(len(s.files), i+chunk)], s.files[min(len(s.files), i+chunk):]); err != nil {
+					s.err = fmt.Errorf("dataset: %w", err)
+					return
+				}
 			}
 			colour, err := s.colour(name)
 			if err != nil {
@@ -217,9 +237,18 @@ func (s *FolderSource) Shards(ctx context.Context, f func(scn.Shard) error) erro
 	if s.chans > 1 {
 		set.Channels = s.chans
 	}
+	pf, _ := s.fsys.(prefetcher)
+	if pf != nil {
+		defer pf.done()
+	}
 	for lo := 0; lo < n; lo += chunk {
 		hi := min(n, lo+chunk)
 		set.Pix = set.Pix[:0]
+		if pf != nil {
+			if err := pf.prefetch(s.files[lo:hi], s.files[hi:]); err != nil {
+				return fmt.Errorf("dataset: %w", err)
+			}
+		}
 		for i := lo; i < hi; i++ {
 			if err := ctx.Err(); err != nil {
 				return err

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 
@@ -34,7 +35,7 @@ func (d *dataFlags) add(cmd *cobra.Command, prep bool) {
 	f.StringVar(&d.idxImages, p+"idx-images", "", what+"IDX image file (plain or gzip), or several: a comma list or a quoted glob such as 'part-*-images*.gz'")
 	f.StringVar(&d.idxLabels, p+"idx-labels", "", what+"IDX label file, for classification (as many as --"+p+"idx-images names, paired in sorted order)")
 	f.StringVar(&d.idxTargets, p+"idx-targets", "", what+"IDX float target file, for regression")
-	f.StringVar(&d.folder, p+"folder", "", what+"folder of class subfolders of images (root/<class>/*.png)")
+	f.StringVar(&d.folder, p+"folder", "", what+"folder of class subfolders of images (root/<class>/*.png), or a tar archive of them, gzip or not, with the folder in it after a colon (digits.tar.gz:digits/train)")
 	f.StringVar(&d.csv, p+"csv", "", what+"CSV file: label, then pixels (header optional)")
 	intVar(f, &d.rows, p+"rows", 0, 0, maxSide, what+"image rows of a CSV file (0: square)")
 	intVar(f, &d.cols, p+"cols", 0, 0, maxSide, what+"image columns of a CSV file (0: square)")
@@ -100,6 +101,10 @@ func (d *dataFlags) load(half string, p dataset.Preprocess) (*dataset.Set, error
 	var s *dataset.Set
 	switch {
 	case d.folder != "":
+		if archive, dir, ok := tarFolder(d.folder); ok {
+			s, err := dataset.ReadFolderTarGz(archive, dir, p)
+			return s, withMemoryHint(err, p)
+		}
 		s, err := dataset.ReadFolder(d.folder, p) // the reader applies p
 		return s, withMemoryHint(err, p)
 	case d.csv != "":
@@ -145,6 +150,9 @@ func (d *dataFlags) peekShape(half string, p dataset.Preprocess) (sh dataset.Sha
 	var err error
 	switch {
 	case d.folder != "":
+		if _, _, tar := tarFolder(d.folder); tar {
+			return sh, false // an archive's files are listed by reading it
+		}
 		sh, err = dataset.PeekFolder(d.folder, p)
 	case d.idxImages != "":
 		sh, err = d.peekIDX()
@@ -288,4 +296,20 @@ func recordData(m *scn.Model, s *dataset.Set, p dataset.Preprocess) {
 	}
 	m.Meta[metaSource] = s.Source
 	m.Meta[metaInverted] = fmt.Sprintf("%d of %d", s.Inverted, s.Len())
+}
+
+// tarFolder splits a --folder value that names a tar archive (a file, not
+// a folder; gzip-compressed or not), with the folder of class subfolders
+// inside it after a colon ("digits.tar.gz:digits/train"; without one, the
+// archive's root). ok is false for a folder.
+func tarFolder(spec string) (archive, dir string, ok bool) {
+	if st, err := os.Stat(spec); err == nil {
+		return spec, ".", st.Mode().IsRegular()
+	}
+	if i := strings.LastIndex(spec, ":"); i > 0 {
+		if st, err := os.Stat(spec[:i]); err == nil && st.Mode().IsRegular() {
+			return spec[:i], spec[i+1:], true
+		}
+	}
+	return "", "", false
 }

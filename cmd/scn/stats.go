@@ -18,7 +18,7 @@ func loadRecipe(path string) (*scn.Model, error) {
 	if err == nil {
 		return m, nil
 	}
-	s, serr := scn.LoadStats(path)
+	s, serr := scn.OpenStats(path)
 	if serr == nil {
 		return s.Recipe, nil
 	}
@@ -221,7 +221,10 @@ are checked against --stats), and sums both sets anew (docs/stats.md).
 --grow the output weights are solved by conjugate gradients preconditioned
 with the Cholesky factor of the old statistics (no Gram product of the new
 images): those of "scn stats merge" and "scn solve" to about 1e-10
-relative (docs/stats.md); --stats-out costs that product all the same.`,
+relative (docs/stats.md); --stats-out costs that product all the same.
+The factor is read from --stats when scn train --stats-out stored it (the
+old G is then not even read), else formed; --stats-out carries a stored
+factor on (a factor of the old G: it still preconditions the next update).`,
 		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if statsIn == "" {
@@ -234,7 +237,9 @@ relative (docs/stats.md); --stats-out costs that product all the same.`,
 			if err != nil {
 				return err
 			}
-			oldStats, err := scn.LoadStats(statsIn)
+			// G is read only if the update needs it (no factor of it
+			// stored, --stats-out, --grow).
+			oldStats, err := scn.OpenStats(statsIn)
 			if err != nil {
 				return err
 			}

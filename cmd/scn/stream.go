@@ -114,6 +114,11 @@ func (d *dataFlags) openStream(p dataset.Preprocess) (*streamSource, error) {
 		src, err = dataset.OpenNPZSource(n.npz, x, y, d.rows, d.cols, n.channelsFirst, p)
 		what = n.npz
 	case d.folder != "":
+		if archive, dir, tar := tarFolder(d.folder); tar {
+			src, err = dataset.OpenFolderTarSource(archive, dir, p)
+			what = "the archive " + d.folder
+			break
+		}
 		src, err = dataset.OpenFolderSource(d.folder, p)
 		what = "the folder " + d.folder
 	case d.csv != "":

@@ -22,6 +22,7 @@ func newTrain() *cobra.Command {
 		timeBudget  time.Duration
 		replay      string
 		statsOut    string
+		statsFactor bool
 		dryRun      bool
 		stream      bool
 	)
@@ -144,6 +145,13 @@ clock, giving the same model file.`,
 				if err != nil {
 					return err
 				}
+				if statsFactor && m.Config.Ridge > 0 {
+					// The factor scn update would form (L^3 / 3 flops),
+					// stored so that it need not.
+					if err := st.Factorize(m.Config.Ridge); err != nil {
+						return err
+					}
+				}
 				if err := st.Save(statsOut); err != nil {
 					return err
 				}
@@ -169,6 +177,7 @@ clock, giving the same model file.`,
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress bar")
 	cmd.Flags().BoolVar(&part, "save-partial", false, "on Ctrl-C, save the nodes built so far (the exit status is still 130)")
 	cmd.Flags().StringVar(&statsOut, "stats-out", "", "also write the statistics of the training images for the model's nodes (.scnstats: for scn update, stats merge, solve)")
+	cmd.Flags().BoolVar(&statsFactor, "stats-factor", true, "with --stats-out and a ridge term, also store the Cholesky factor of G + ridge I (the file takes 1.5 x the bytes; scn update then need not factor G): --stats-factor=false writes the statistics alone (format version 1)")
 	cmd.Flags().BoolVar(&stream, "stream", false, "read the labelled training images (IDX files, a NumPy .npy/.npz array, a folder or a CSV file) shard by shard instead of all at once (block fits with a ridge: random learners in two passes, scn and 2dscn in ceil(nodes / block) + 2; selection with a --validation hold-out in two more; the default when they would not fit in --max-memory): docs/stats.md")
 	durationVar(cmd.Flags(), &timeBudget, "budget", 0, time.Second, 7*24*time.Hour, "wall-clock budget for the whole process (e.g. 60s, 2m): the learner, L and the settings are chosen for the best held-out accuracy that finishes in time")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "read the data, print the plan (learner, nodes, block, candidates, fields, memory estimate by part) and exit without fitting")
