@@ -79,4 +79,3 @@ func TestBudgetChoosesDeskewByProbe(t *testing.T) {
 		t.Errorf("--budget --deskew: preprocessing %v", prep)
 	}
 }
-
