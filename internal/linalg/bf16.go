@@ -279,7 +279,7 @@ func gramBF16Go(pk *PackedBF16, r0, r1, n, g0, g1 int, c []float32, ldc int) {
 	seg := min(kp, bf16Segment)
 	sums := make([]float32, (r1-r0)*G)
 	bd := make([]float32, G*2*seg) // the group's 32 columns, 2*seg values each
-	ad := make([]float32, 8*2*seg)  // eight rows
+	ad := make([]float32, 8*2*seg) // eight rows
 	decode := func(dst []float32, src []uint32, pairs int) {
 		dst = dst[:2*pairs]
 		for s := range pairs {
