@@ -14,7 +14,7 @@ import (
 
 // TestScoreGoIsThePlainSum: scoreGo gives, bit for bit, each node's plain
 // float32 sum over all d inputs in index order plus +0, whatever the
-// grouping by three and the stretches it skips: receptive-field weights
+// grouping by three (by six for an odd k's last node) and the stretches it skips: receptive-field weights
 // (zero outside a band of rows, a whole zero row, a lone last weight),
 // negative inputs (so -0 products), node and image counts around the
 // groups of three, and fewer images than spanMinImages (no stretches).

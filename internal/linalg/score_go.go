@@ -10,6 +10,7 @@ import "github.com/scn2d/scn/internal/par"
 // +0 leaves +0, and at the end they can only turn a -0 sum into +0, which
 // the final +0 does anyway), whatever the grouping of nodes and images.
 // The kernel takes two nodes by three images, six independent sums
+// (a last single node: one by six)
 // (the Go compiler does not vectorise; independent sums hide the latency
 // of the additions), and the images in blocks that stay in L2.
 func scoreGo(k, n, d int, w, x, z []float32, ldz int) {
@@ -41,6 +42,22 @@ func scoreRowsGo(k, d int, w, x, z []float32, ldz, lo, hi int, sp spans) {
 				a, e = 0, 0
 			}
 			w0 := w[rows[0]*d+a : rows[0]*d+e]
+			if j+1 == k { // a last single node: six images at a time
+				var out6 [6]float32
+				var xs [6][]float32
+				zr := z[sp.node(j)*ldz:]
+				for i := b0; i < b1; i += 6 {
+					for r := range xs {
+						ir := min(i+r, b1-1) // the last image repeats
+						xs[r] = x[ir*d+a : ir*d+e]
+					}
+					dot1x6(w0, xs[0], xs[1], xs[2], xs[3], xs[4], xs[5], &out6)
+					for r := 0; r < 6 && i+r < b1; r++ {
+						zr[i+r] = out6[r] + 0
+					}
+				}
+				continue
+			}
 			w1 := w[rows[1]*d+a : rows[1]*d+e]
 			for i := b0; i < b1; i += 3 {
 				i1, i2 := min(i+1, b1-1), min(i+2, b1-1) // the last image repeats
@@ -77,4 +94,21 @@ func dot2x3(w0, w1, x0, x1, x2 []float32, out *[6]float32) {
 		s12 += u * c
 	}
 	*out = [6]float32{s00, s01, s02, s10, s11, s12}
+}
+
+// dot1x6 sets out[r] to the dot product of w and x_r, each summed in index
+// order from +0; all seven slices have the length of w.
+func dot1x6(w, x0, x1, x2, x3, x4, x5 []float32, out *[6]float32) {
+	n := len(w)
+	x0, x1, x2, x3, x4, x5 = x0[:n], x1[:n], x2[:n], x3[:n], x4[:n], x5[:n]
+	var s0, s1, s2, s3, s4, s5 float32
+	for t, v := range w {
+		s0 += v * x0[t]
+		s1 += v * x1[t]
+		s2 += v * x2[t]
+		s3 += v * x3[t]
+		s4 += v * x4[t]
+		s5 += v * x5[t]
+	}
+	*out = [6]float32{s0, s1, s2, s3, s4, s5}
 }
