@@ -14,10 +14,11 @@ import (
 
 // TestScoreGoIsThePlainSum: scoreGo gives, bit for bit, each node's plain
 // float32 sum over all d inputs in index order plus +0, whatever the
-// grouping by three (by six for an odd k's last node) and the stretches it skips: receptive-field weights
-// (zero outside a band of rows, a whole zero row, a lone last weight),
-// negative inputs (so -0 products), node and image counts around the
-// groups of three, and fewer images than spanMinImages (no stretches).
+// grouping (two nodes by three images, an odd k's last node by six) and
+// the stretches it skips: receptive-field weights (zero outside a band of
+// rows, a whole zero row, a lone last weight), negative inputs (so -0
+// products), node and image counts around the groups, and fewer images
+// than spanMinImages (no stretches).
 func TestScoreGoIsThePlainSum(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	for _, sz := range []struct{ k, n, d int }{{1, 1, 1}, {7, 5, 784}, {10, 301, 784}, {4, 700, 5}, {13, 9, 10304}} {
