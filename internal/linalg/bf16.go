@@ -2,6 +2,7 @@ package linalg
 
 import (
 	"math"
+	"sync"
 
 	"github.com/scn2d/scn/internal/linalg/kernel"
 	"github.com/scn2d/scn/internal/par"
@@ -261,6 +262,10 @@ func (pk *PackedBF16) hasTiny(rows int) bool {
 	return false
 }
 
+// bf16GoPool keeps gramBF16Go's buffers between calls (a fit calls
+// GramBF16 for every block).
+var bf16GoPool sync.Pool
+
 // bf16Segment is the pairs gramBF16Go decodes to float32 at a time.
 const bf16Segment = 16 * bf16Chunk
 
@@ -277,9 +282,18 @@ func gramBF16Go(pk *PackedBF16, r0, r1, n, g0, g1 int, c []float32, ldc int) {
 	const G = packGroupRows
 	kp := pk.kp
 	seg := min(kp, bf16Segment)
-	sums := make([]float32, (r1-r0)*G)
-	bd := make([]float32, G*2*seg) // the group's 32 columns, 2*seg values each
-	ad := make([]float32, 8*2*seg) // eight rows
+	buf, _ := bf16GoPool.Get().(*[]float32)
+	if buf == nil {
+		buf = new([]float32)
+	}
+	defer bf16GoPool.Put(buf)
+	size := (r1-r0)*G + G*2*seg + 8*2*seg
+	if cap(*buf) < size {
+		*buf = make([]float32, size)
+	}
+	sums := (*buf)[:(r1-r0)*G]
+	bd := (*buf)[(r1-r0)*G : (r1-r0)*G+G*2*seg] // the group's 32 columns, 2*seg values each
+	ad := (*buf)[(r1-r0)*G+G*2*seg : size]      // eight rows
 	decode := func(dst []float32, src []uint32, pairs int) {
 		dst = dst[:2*pairs]
 		for s := range pairs {
