@@ -14,7 +14,8 @@ import (
 
 // TestScoreGoIsThePlainSum: scoreGo gives, bit for bit, each node's plain
 // float32 sum over all d inputs in index order plus +0, whatever the
-// grouping (two nodes by three images, an odd k's last node by six) and
+// grouping (two nodes by three images, an odd k's last node by six; on
+// arm64 four by four, the last k mod 4 nodes by six) and
 // the stretches it skips: receptive-field weights (zero outside a band of
 // rows, a whole zero row, a lone last weight), negative inputs (so -0
 // products), node and image counts around the groups, and fewer images
