@@ -2,6 +2,7 @@ package linalg
 
 import (
 	"math"
+	"sync"
 
 	"github.com/scn2d/scn/internal/linalg/kernel"
 	"github.com/scn2d/scn/internal/par"
@@ -136,8 +137,14 @@ func GramBF16(pk *PackedBF16, r0, r1, n int, c []float32, ldc int) {
 	if (r1-r0)*n*pk.kp < 1<<20 {
 		split = 1
 	}
+	// The Go loop without its flushes where no sum can be denormal.
+	goFast := !useBF16Kernel && useBF16GoFast && pk.kp > 0 && !pk.hasTiny(max(r1, n))
 	// Column groups in chunks of 4 (128 columns) per goroutine call.
 	par.ChunksOn(split, colGroups, 4, func(_, g0, g1 int) {
+		if goFast {
+			gramBF16Go(pk, r0, r1, n, g0, g1, c, ldc)
+			return
+		}
 		var tile [8 * packGroupRows]float32
 		var off [8]int
 		for g := g0; g < g1; g++ {
@@ -225,4 +232,115 @@ func ftz(v float32) float32 {
 		return math.Float32frombits(u & 0x80000000)
 	}
 	return v
+}
+
+// useBF16GoFast lets GramBF16's Go loop leave out the flushes where they
+// change nothing (gramBF16Go); tests turn it off to compare.
+var useBF16GoFast = true
+
+// bf16MinExp is the smallest biased exponent of a bfloat16 that can never
+// make a denormal sum in GramBF16 (hasTiny): 2^-56.
+const bf16MinExp = 127 - 56
+
+// hasTiny reports whether any of the first rows packed rows (their groups
+// of 32) holds a nonzero value below 2^-56 in magnitude. Without one, no
+// sum that GramBF16 forms can be denormal, so the flushes of VDPBF16PS's
+// definition change nothing: a bfloat16 value is an integer of 8 bits
+// times 2^(e-7), so the product of two values of exponents e, f >= -56 is
+// an integer times 2^(e+f-14), a multiple of 2^-126; so is every exact
+// sum of such products, and a float32 rounding of a nonzero multiple of
+// 2^-126 is at least 2^-126 in magnitude, a normal number (a zero sum is
+// zero). Infinities and NaNs are not tiny.
+func (pk *PackedBF16) hasTiny(rows int) bool {
+	groups := (rows + packGroupRows - 1) / packGroupRows
+	for _, u := range pk.p[:groups*pk.kp*packGroupRows] {
+		lo, hi := (u>>7)&0xff, (u>>23)&0xff
+		if (lo != 0 && lo < bf16MinExp) || (hi != 0 && hi < bf16MinExp) {
+			return true
+		}
+	}
+	return false
+}
+
+// bf16GoPool keeps gramBF16Go's buffers between calls (a fit calls
+// GramBF16 for every block).
+var bf16GoPool sync.Pool
+
+// bf16Segment is the pairs gramBF16Go decodes to float32 at a time.
+const bf16Segment = 16 * bf16Chunk
+
+// gramBF16Go is GramBF16 on column groups [g0, g1) without the kernel when
+// no sum can be denormal (hasTiny): the Go loop's sums, the same bits, with
+// the flushes left out as they change nothing. It decodes the values to
+// float32 a segment of pairs at a time, each pair as its second value then
+// its first (the order in which VDPBF16PS adds their products), so that
+// each chunk's sum is a plain float32 dot product of bf16Chunk pairs in
+// index order from +0 (the products are exact); dot2x3 forms six of them
+// at once, two columns by three rows, and each output adds its chunks'
+// sums in order, segment after segment, as the Go loop and the kernel do.
+func gramBF16Go(pk *PackedBF16, r0, r1, n, g0, g1 int, c []float32, ldc int) {
+	const G = packGroupRows
+	kp := pk.kp
+	seg := min(kp, bf16Segment)
+	buf, _ := bf16GoPool.Get().(*[]float32)
+	if buf == nil {
+		buf = new([]float32)
+	}
+	defer bf16GoPool.Put(buf)
+	size := (r1-r0)*G + G*2*seg + 8*2*seg
+	if cap(*buf) < size {
+		*buf = make([]float32, size)
+	}
+	sums := (*buf)[:(r1-r0)*G]
+	bd := (*buf)[(r1-r0)*G : (r1-r0)*G+G*2*seg] // the group's 32 columns, 2*seg values each
+	ad := (*buf)[(r1-r0)*G+G*2*seg : size]      // eight rows
+	decode := func(dst []float32, src []uint32, pairs int) {
+		dst = dst[:2*pairs]
+		for s := range pairs {
+			u := src[s*G]
+			dst[2*s] = math.Float32frombits(u & 0xffff0000)
+			dst[2*s+1] = math.Float32frombits(u << 16)
+		}
+	}
+	var out [6]float32
+	for g := g0; g < g1; g++ {
+		j0 := g * G
+		nj := min(G, n-j0)
+		bp := pk.p[g*kp*G : (g+1)*kp*G]
+		clear(sums)
+		for s0 := 0; s0 < kp; s0 += seg {
+			ps := min(seg, kp-s0)
+			w := 2 * ps
+			for j := 0; j < nj; j++ {
+				decode(bd[j*w:], bp[s0*G+j:], ps)
+			}
+			for i0 := r0; i0 < r1; i0 += 8 {
+				for t := 0; t < 8; t++ {
+					i := min(i0+t, r1-1) // rows past r1: the last, discarded
+					decode(ad[t*w:], pk.p[(i/G)*kp*G+i%G+s0*G:], ps)
+				}
+				for jp := 0; jp < nj; jp += 2 {
+					jq := min(jp+1, nj-1) // a last odd column repeats
+					for rt := 0; rt < 8 && i0+rt < r1; rt += 3 {
+						ra, rb, rc := rt, min(rt+1, 7), min(rt+2, 7)
+						for c0 := 0; c0 < w; c0 += 2 * bf16Chunk {
+							c1 := min(w, c0+2*bf16Chunk)
+							dot2x3(bd[jp*w+c0:jp*w+c1], bd[jq*w+c0:jq*w+c1],
+								ad[ra*w+c0:ra*w+c1], ad[rb*w+c0:rb*w+c1], ad[rc*w+c0:rc*w+c1], &out)
+							for r := 0; r < 3 && rt+r < 8 && i0+rt+r < r1; r++ {
+								row := sums[(i0-r0+rt+r)*G:]
+								row[jp] += out[r]
+								if jq != jp {
+									row[jq] += out[3+r]
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+		for i := r0; i < r1; i++ {
+			copy(c[(i-r0)*ldc+j0:(i-r0)*ldc+j0+nj], sums[(i-r0)*G:(i-r0)*G+nj])
+		}
+	}
 }

@@ -14,10 +14,12 @@ import (
 
 // TestScoreGoIsThePlainSum: scoreGo gives, bit for bit, each node's plain
 // float32 sum over all d inputs in index order plus +0, whatever the
-// grouping by three and the stretches it skips: receptive-field weights
-// (zero outside a band of rows, a whole zero row, a lone last weight),
-// negative inputs (so -0 products), node and image counts around the
-// groups of three, and fewer images than spanMinImages (no stretches).
+// grouping (two nodes by three images, an odd k's last node by six; on
+// arm64 four by four, the last k mod 4 nodes by six) and
+// the stretches it skips: receptive-field weights (zero outside a band of
+// rows, a whole zero row, a lone last weight), negative inputs (so -0
+// products), node and image counts around the groups, and fewer images
+// than spanMinImages (no stretches).
 func TestScoreGoIsThePlainSum(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	for _, sz := range []struct{ k, n, d int }{{1, 1, 1}, {7, 5, 784}, {10, 301, 784}, {4, 700, 5}, {13, 9, 10304}} {
@@ -185,6 +187,55 @@ func TestGemmNT64GoBlocks(t *testing.T) {
 	for i := range c {
 		if c[i] != want[i] {
 			t.Fatalf("C[%d] = %v, the blocked plain sums %v", i, c[i], want[i])
+		}
+	}
+}
+
+// TestGramBF16GoFastKeepsItsBits: GramBF16's Go loop without its flushes
+// (gramBF16Go, taken when no value is below 2^-56) gives the bits of the
+// loop with them (dotBF16Go), over several chunks and segments, odd k,
+// partial row and column groups, and values of very different sizes down
+// to 2^-56 whose sums cancel; and values below 2^-56 send GramBF16 to the
+// loop with the flushes.
+func TestGramBF16GoFastKeepsItsBits(t *testing.T) {
+	defer func(k, f bool) { useBF16Kernel, useBF16GoFast = k, f }(useBF16Kernel, useBF16GoFast)
+	useBF16Kernel = false
+	rng := rand.New(rand.NewPCG(19, 20))
+	for _, sz := range []struct{ n, k int }{{1, 1}, {5, 3}, {41, 300}, {70, 2*2*bf16Segment + 131}} {
+		x := randomRows(rng, sz.n, sz.k, sz.k)
+		for i := range x {
+			switch rng.IntN(6) {
+			case 0:
+				x[i] *= 1e4
+			case 1:
+				x[i] = float32(math.Ldexp(1, -56)) // the smallest value taken
+			case 2:
+				x[i] = -float32(math.Ldexp(1, -56))
+			}
+		}
+		var pk PackedBF16
+		pk.Pack(sz.n, sz.k, x, sz.k)
+		if pk.hasTiny(sz.n) {
+			t.Fatalf("%+v: values of 2^-56 or more called tiny", sz)
+		}
+		gram := func(fast bool, r0, r1, cols int) []float32 {
+			useBF16GoFast = fast
+			c := make([]float32, (r1-r0)*cols)
+			GramBF16(&pk, r0, r1, cols, c, cols)
+			return c
+		}
+		for _, rc := range [][3]int{{0, sz.n, sz.n}, {sz.n / 3, sz.n, max(1, sz.n-2)}} {
+			want, got := gram(false, rc[0], rc[1], rc[2]), gram(true, rc[0], rc[1], rc[2])
+			for i := range got {
+				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+					t.Fatalf("%+v rows %v: value %d = %v, with the flushes %v", sz, rc, i, got[i], want[i])
+				}
+			}
+		}
+		x[len(x)-1] = float32(math.Ldexp(1, -57))
+		pk.Pack(sz.n, sz.k, x, sz.k)
+		if !pk.hasTiny(sz.n) {
+			t.Fatalf("%+v: 2^-57 not called tiny", sz)
 		}
 	}
 }

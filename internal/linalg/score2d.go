@@ -85,20 +85,60 @@ func Score2DStride(c, n, d1, d2 int, params []float32, np int, x []float32, ldx 
 var packPool sync.Pool
 
 // mat2DGo is the kernels' computation in Go, for processors without AVX2
-// (without fused multiply-adds, so not the same bits).
+// (without fused multiply-adds, so not the same bits). For each lane
+// (node) and row i, row_i = sum over k of x[i][k] v[k] in order of k from
+// +0; then out += u[i] row_i in order of i: the plain loop over rows, a
+// row of 32 lanes at a time (TestMat2DGoIsThePlainLoop). It computes two
+// lanes by three rows at once, six sums in registers (the most Go's amd64
+// register allocator holds without spilling), each x value read once for
+// two lanes and each v value once for three rows.
 func mat2DGo(x []float32, d1, d2 int, vt, ut []float32, out *[32]float32) {
-	var row [32]float32
-	for i := 0; i < d1; i++ {
-		row = [32]float32{}
-		for k, xv := range x[i*d2 : (i+1)*d2] {
-			vk := vt[k*32 : k*32+32]
-			for lane := range row {
-				row[lane] += xv * vk[lane]
+	vt, ut = vt[:32*d2], ut[:32*d1]
+	for l := 0; l < 32; l += 2 {
+		o0, o1 := out[l], out[l+1]
+		i := 0
+		for ; i+3 <= d1; i += 3 {
+			x0 := x[i*d2 : i*d2+d2]
+			s00, s01, s10, s11, s20, s21 := mat2D3x2(x0, x[(i+1)*d2:], x[(i+2)*d2:], vt[l:])
+			u := ut[i*32+l : i*32+l+66]
+			o0 += u[0] * s00
+			o1 += u[1] * s01
+			o0 += u[32] * s10
+			o1 += u[33] * s11
+			o0 += u[64] * s20
+			o1 += u[65] * s21
+		}
+		for ; i < d1; i++ {
+			var s0, s1 float32
+			j := l
+			for _, a := range x[i*d2 : i*d2+d2] {
+				s0 += a * vt[j]
+				s1 += a * vt[j+1]
+				j += 32
 			}
+			o0 += ut[i*32+l] * s0
+			o1 += ut[i*32+l+1] * s1
 		}
-		ui := ut[i*32 : i*32+32]
-		for lane := range row {
-			out[lane] += ui[lane] * row[lane]
-		}
+		out[l], out[l+1] = o0, o1
 	}
+}
+
+// mat2D3x2 returns mat2DGo's row sums of rows x0, x1, x2 (d2 = len(x0)
+// values each) for the two lanes whose v values start v (32 apart): s_rg
+// for row r and lane g, each in order of k from +0.
+func mat2D3x2(x0, x1, x2, v []float32) (s00, s01, s10, s11, s20, s21 float32) {
+	x1, x2 = x1[:len(x0)], x2[:len(x0)]
+	j := 0
+	for k, a := range x0 {
+		b, c := x1[k], x2[k]
+		p, q := v[j], v[j+1]
+		j += 32
+		s00 += a * p
+		s10 += b * p
+		s20 += c * p
+		s01 += a * q
+		s11 += b * q
+		s21 += c * q
+	}
+	return
 }

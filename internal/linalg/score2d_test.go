@@ -157,3 +157,42 @@ func TestMat2DGoMatchesKernels(t *testing.T) {
 		}
 	}
 }
+
+// TestMat2DGoIsThePlainLoop: mat2DGo gives, bit for bit, the plain loop
+// over rows (each row's 32 lane sums over k in order from +0, then added
+// to out times u in order of rows), whatever its grouping of lanes and
+// rows: row counts around its groups of three, out not starting at 0.
+func TestMat2DGoIsThePlainLoop(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, sz := range [][2]int{{1, 1}, {2, 5}, {3, 7}, {13, 11}, {28, 28}, {29, 3}} {
+		d1, d2 := sz[0], sz[1]
+		x, vt, ut := make([]float32, d1*d2), make([]float32, 32*d2), make([]float32, 32*d1)
+		for _, s := range [][]float32{x, vt, ut} {
+			for i := range s {
+				s[i] = float32(rng.NormFloat64())
+			}
+		}
+		var got, want [32]float32
+		for lane := range got {
+			got[lane] = float32(lane) - 16
+		}
+		want = got
+		for i := 0; i < d1; i++ {
+			var row [32]float32
+			for k, xv := range x[i*d2 : (i+1)*d2] {
+				for lane := range row {
+					row[lane] += xv * vt[k*32+lane]
+				}
+			}
+			for lane := range row {
+				want[lane] += ut[i*32+lane] * row[lane]
+			}
+		}
+		mat2DGo(x, d1, d2, vt, ut, &got)
+		for lane := range got {
+			if math.Float32bits(got[lane]) != math.Float32bits(want[lane]) {
+				t.Fatalf("%dx%d lane %d: %v, the plain loop %v", d1, d2, lane, got[lane], want[lane])
+			}
+		}
+	}
+}

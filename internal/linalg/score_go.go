@@ -9,51 +9,17 @@ import "github.com/scn2d/scn/internal/par"
 // (the products left out are zeros: adding them to a sum that starts at
 // +0 leaves +0, and at the end they can only turn a -0 sum into +0, which
 // the final +0 does anyway), whatever the grouping of nodes and images.
-// The kernel takes two nodes by three images, six independent sums
-// (the Go compiler does not vectorise; independent sums hide the latency
-// of the additions), and the images in blocks that stay in L2.
+// The kernel takes two nodes by three images, six independent sums (the
+// Go compiler does not vectorise; independent sums hide the latency of
+// the additions), an odd k's last node by six images, and the images in
+// blocks that stay in L2; on arm64 four nodes by four images
+// (score_rows_arm64.go).
 func scoreGo(k, n, d int, w, x, z []float32, ldz int) {
 	var g spans
 	if n >= spanMinImages {
 		g = spansOf(k, d, w, 1)
 	}
 	par.Chunks(n, scoreChunk, func(_, lo, hi int) { scoreRowsGo(k, d, w, x, z, ldz, lo, hi, g) })
-}
-
-// scoreRowsGo computes columns [lo, hi) of Z with scoreGo's kernel.
-func scoreRowsGo(k, d int, w, x, z []float32, ldz, lo, hi int, sp spans) {
-	ib := max(3, min(hi-lo, (256<<10)/(4*max(d, 1)))) // images per block
-	var rows [2]int
-	var out [6]float32
-	for b0 := lo; b0 < hi; b0 += ib {
-		b1 := min(hi, b0+ib)
-		for j := 0; j < k; j += 2 {
-			a, e := d, 0 // the union of the group's stretches
-			for g := range rows {
-				rows[g] = sp.node(min(j+g, k-1))
-				if j+g < k {
-					if s0, s1 := sp.stretch(rows[g], d); s0 < s1 {
-						a, e = min(a, s0), max(e, s1)
-					}
-				}
-			}
-			if a >= e {
-				a, e = 0, 0
-			}
-			w0 := w[rows[0]*d+a : rows[0]*d+e]
-			w1 := w[rows[1]*d+a : rows[1]*d+e]
-			for i := b0; i < b1; i += 3 {
-				i1, i2 := min(i+1, b1-1), min(i+2, b1-1) // the last image repeats
-				dot2x3(w0, w1, x[i*d+a:i*d+e], x[i1*d+a:i1*d+e], x[i2*d+a:i2*d+e], &out)
-				for g := 0; g < 2 && j+g < k; g++ {
-					zr := z[sp.node(j+g)*ldz:]
-					for r := 0; r < 3 && i+r < b1; r++ {
-						zr[i+r] = out[3*g+r] + 0
-					}
-				}
-			}
-		}
-	}
 }
 
 // dot2x3 sets out[3*g+r] to the dot product of w_g and x_r, each summed
@@ -77,4 +43,38 @@ func dot2x3(w0, w1, x0, x1, x2 []float32, out *[6]float32) {
 		s12 += u * c
 	}
 	*out = [6]float32{s00, s01, s02, s10, s11, s12}
+}
+
+// dot1x6 sets out[r] to the dot product of w and x_r, each summed in index
+// order from +0; all seven slices have the length of w.
+func dot1x6(w, x0, x1, x2, x3, x4, x5 []float32, out *[6]float32) {
+	n := len(w)
+	x0, x1, x2, x3, x4, x5 = x0[:n], x1[:n], x2[:n], x3[:n], x4[:n], x5[:n]
+	var s0, s1, s2, s3, s4, s5 float32
+	for t, v := range w {
+		s0 += v * x0[t]
+		s1 += v * x1[t]
+		s2 += v * x2[t]
+		s3 += v * x3[t]
+		s4 += v * x4[t]
+		s5 += v * x5[t]
+	}
+	*out = [6]float32{s0, s1, s2, s3, s4, s5}
+}
+
+// scoreOneGo sets zr[i] for images i in [b0, b1) to one node's sums over
+// inputs [a, e) (w0, the node's weights there), six images at a time.
+func scoreOneGo(d, a, e int, w0, x, zr []float32, b0, b1 int) {
+	var out6 [6]float32
+	var xs [6][]float32
+	for i := b0; i < b1; i += 6 {
+		for r := range xs {
+			ir := min(i+r, b1-1) // the last image repeats
+			xs[r] = x[ir*d+a : ir*d+e]
+		}
+		dot1x6(w0, xs[0], xs[1], xs[2], xs[3], xs[4], xs[5], &out6)
+		for r := 0; r < 6 && i+r < b1; r++ {
+			zr[i+r] = out6[r] + 0
+		}
+	}
 }
