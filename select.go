@@ -154,13 +154,7 @@ func (s Selection) Validate() error {
 // is cancelled during a hold-out fit, Select returns the model of the nodes
 // built so far (without selection) together with ctx's error.
 func (c Config) Select(ctx context.Context, p Problem, s Selection, progress func(Step)) (*Model, error) {
-	if err := c.Validate(); err != nil {
-		return nil, err
-	}
-	if len(c.Layers) > 0 {
-		return nil, fmt.Errorf("%w: model selection chooses prefixes of one layer; fit a deep network with Fit", ErrDeep)
-	}
-	if err := s.Validate(); err != nil {
+	if err := c.selectable(s); err != nil {
 		return nil, err
 	}
 	if err := p.check(); err != nil {
@@ -936,4 +930,17 @@ func (s Selection) EstimateBytesC(c Config, n, rows, cols, chans, m int) int64 {
 	// Scoring the held-out images expands the nodes' weights over the
 	// image (Model.hidden: L x d float32) and keeps a batch of outputs.
 	return int64(n)*(d*4+int64(m)*8) + 3*held*l*8 + 3*l*l*8 + 4*l*(d+predictBatch)
+}
+
+// selectable reports a configuration or selection that model selection
+// refuses: an invalid one, or a deep network (selection chooses prefixes
+// of one layer).
+func (c Config) selectable(s Selection) error {
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	if len(c.Layers) > 0 {
+		return fmt.Errorf("%w: model selection chooses prefixes of one layer; fit a deep network with Fit", ErrDeep)
+	}
+	return s.Validate()
 }

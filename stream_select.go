@@ -56,13 +56,7 @@ import (
 // rounding. Folds > 1 and Patience are refused. If ctx is cancelled,
 // SelectStream returns ctx's error and no model.
 func (c Config) SelectStream(ctx context.Context, src Source, s Selection, progress func(Step)) (*Model, error) {
-	if err := c.Validate(); err != nil {
-		return nil, err
-	}
-	if len(c.Layers) > 0 {
-		return nil, fmt.Errorf("%w: model selection chooses prefixes of one layer; fit a deep network with Fit", ErrDeep)
-	}
-	if err := s.Validate(); err != nil {
+	if err := c.selectable(s); err != nil {
 		return nil, err
 	}
 	if err := c.StreamFits(); err != nil {

@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -68,7 +69,7 @@ func TestDeskewStraightensAndCentres(t *testing.T) {
 		}
 	}
 	upright := slantedBar(rows, cols, 14, 14, 0)
-	if got := Deskew(upright, 1, rows, cols); !equal32(got, upright) {
+	if got := Deskew(upright, 1, rows, cols); !slices.Equal(got, upright) {
 		t.Error("an upright, centred bar changed")
 	}
 }
@@ -84,31 +85,19 @@ func TestDeskewPlanesAlike(t *testing.T) {
 	want := Deskew(grey, 1, rows, cols)
 	got := Deskew(colour, 3, rows, cols)
 	for k := 0; k < 3; k++ {
-		if !equal32(got[k*rows*cols:(k+1)*rows*cols], want) {
+		if !slices.Equal(got[k*rows*cols:(k+1)*rows*cols], want) {
 			t.Fatalf("plane %d differs from the grey image's deskew", k)
 		}
 	}
 	empty := make([]float32, rows*cols)
-	if !equal32(Deskew(empty, 1, rows, cols), empty) {
+	if !slices.Equal(Deskew(empty, 1, rows, cols), empty) {
 		t.Error("an image without ink changed")
 	}
 	line := make([]float32, rows*cols)
 	line[5*cols+3], line[5*cols+9] = 1, 0.5
-	if !equal32(Deskew(line, 1, rows, cols), line) {
+	if !slices.Equal(Deskew(line, 1, rows, cols), line) {
 		t.Error("ink on one row (no vertical spread to measure a slant on) changed")
 	}
-}
-
-func equal32(a, b []float32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // BenchmarkDeskew is one 28 x 28 image.
