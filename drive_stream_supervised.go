@@ -210,12 +210,7 @@ func (bb *blockBuilder) addSummed(s *streamSums, k int, order []int) (ok []bool)
 	e, m := bb.eng, bb.m
 	l0 := e.l
 	L := l0 + k
-	ok = make([]bool, len(order))
-	idx := make([]int, len(order))
-	for i := range idx {
-		idx[i] = i
-	}
-	for len(idx) > 0 {
+	return addDropping(len(order), func(idx []int) []bool {
 		b := len(idx)
 		l1 := l0 + b
 		e.reserve(l1)
@@ -229,22 +224,8 @@ func (bb *blockBuilder) addSummed(s *streamSums, k int, order []int) (ok []bool)
 			}
 			copy(hbt[a*m:(a+1)*m], s.ht[order[i]*m:(order[i]+1)*m])
 		}
-		dep := e.growFactor(cross, hbt, b)
-		if dep == nil {
-			for _, i := range idx {
-				ok[i] = true
-			}
-			return ok
-		}
-		kept := idx[:0]
-		for a, i := range idx {
-			if !dep[a] {
-				kept = append(kept, i)
-			}
-		}
-		idx = kept
-	}
-	return ok
+		return e.growFactor(cross, hbt, b)
+	})
 }
 
 // runStreamSupervised is run for a streamed supervised fit (see the top of

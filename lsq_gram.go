@@ -189,13 +189,21 @@ func reduce32(sum []float64, part []float32) {
 // squared norm left after projection on the earlier columns, the pivot of
 // the Cholesky factor, is at most dependenceTol^2 of its squared norm.
 func (e *gramEngine) addBlock(hb []float32, b int) (ok []bool) {
-	ok = make([]bool, b)
-	idx := make([]int, 0, b)
-	for j := 0; j < b; j++ {
-		idx = append(idx, j)
+	return addDropping(b, func(idx []int) []bool { return e.tryBlock(hb, idx) })
+}
+
+// addDropping adds columns 0..n-1 with try, which adds the columns idx
+// (in order) or, if any is dependent on those before it, adds none and
+// says which were; the block is then retried without them. It returns
+// which of the n columns went in.
+func addDropping(n int, try func(idx []int) (dep []bool)) (ok []bool) {
+	ok = make([]bool, n)
+	idx := make([]int, n)
+	for j := range idx {
+		idx[j] = j
 	}
 	for len(idx) > 0 {
-		dep := e.tryBlock(hb, idx)
+		dep := try(idx)
 		if dep == nil {
 			for _, j := range idx {
 				ok[j] = true
