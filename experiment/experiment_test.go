@@ -110,7 +110,7 @@ func hasFigure(t *testing.T, r *Result, name string) Figure {
 func checkFaceNotes(t *testing.T, r *Result) {
 	t.Helper()
 	all := strings.Join(r.Notes, "\n")
-	for _, want := range []string{"minimum-norm", "double-descent", "no admissible candidate", "SCN, 2DSCN", "RVFL, 2DRVFL"} {
+	for _, want := range []string{"minimum-norm", "double-descent", "rounding", "SCN, 2DSCN", "RVFL, 2DRVFL"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("%s notes lack %q", r.Name, want)
 		}
