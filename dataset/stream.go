@@ -163,10 +163,10 @@ func readIDXHeader(r io.Reader, path string) ([]int, error) {
 		if dims[i] == 0 {
 			return nil, fmt.Errorf("dataset: %s: %w: IDX dimension %d is zero", path, ErrFormat, i)
 		}
-		total *= int64(dims[i])
-		if total > maxIDXBytes {
+		if int64(dims[i]) > maxIDXBytes/total { // checked before multiplying: no overflow
 			return nil, fmt.Errorf("dataset: %s: %w: IDX header claims more than %d bytes", path, ErrFormat, int64(maxIDXBytes))
 		}
+		total *= int64(dims[i])
 	}
 	return dims, nil
 }
