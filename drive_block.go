@@ -361,21 +361,11 @@ func (bb *blockBuilder) supervisedBlock(b int) ([]Step, bool) {
 			hh, eh = bb.correlations(k)
 		}
 		tried += k
-		dead := make([]bool, k)
-		var order []int
-		var ratio float64
-		for i, r := range c.Ratios {
-			order = admissible(hh, eh, bb.ee, bb.m, r, dead)
-			ratio = r
-			if len(order) >= b || i == len(c.Ratios)-1 {
-				break
-			}
-		}
+		order, ratio := bb.chooseBlock(hh, eh, k, b)
 		bb.prof.Selection += time.Since(t0)
 		if len(order) == 0 {
 			continue
 		}
-		order = order[:min(b, len(order))]
 		t1 := time.Now()
 		var hb []float32
 		if c.Pairs {
@@ -387,16 +377,8 @@ func (bb *blockBuilder) supervisedBlock(b int) ([]Step, bool) {
 				copy(hb[i*bb.n:(i+1)*bb.n], bb.z[j*bb.n:(j+1)*bb.n])
 			}
 		}
-		ok := bb.eng.addBlock(hb, len(order))
-		var steps []Step
-		for i, j := range order {
-			if !ok[i] {
-				rejected++
-				continue
-			}
-			bb.accept(j)
-			steps = append(steps, Step{Scale: lambda, Ratio: ratio})
-		}
+		steps, refused := bb.acceptAdded(order, bb.eng.addBlock(hb, len(order)), lambda, ratio)
+		rejected += refused
 		if len(steps) == 0 {
 			bb.prof.Ortho += time.Since(t1)
 			continue
@@ -411,6 +393,35 @@ func (bb *blockBuilder) supervisedBlock(b int) ([]Step, bool) {
 		return steps, true
 	}
 	return []Step{{Tried: tried, Rejected: rejected}}, false
+}
+
+// chooseBlock returns up to b candidates of the k scored (hh, eh) that meet
+// the supervisory inequality at the first r of the list that admits b of
+// them (or at its last r, with fewer), best first, and that r.
+func (bb *blockBuilder) chooseBlock(hh, eh []float64, k, b int) (order []int, ratio float64) {
+	dead := make([]bool, k)
+	for i, r := range bb.cfg.Ratios {
+		order = admissible(hh, eh, bb.ee, bb.m, r, dead)
+		ratio = r
+		if len(order) >= b || i == len(bb.cfg.Ratios)-1 {
+			break
+		}
+	}
+	return order[:min(b, len(order))], ratio
+}
+
+// acceptAdded keeps the candidates of order whose columns the engine took
+// (ok[i]) and returns their steps and how many it refused as dependent.
+func (bb *blockBuilder) acceptAdded(order []int, ok []bool, lambda, ratio float64) (steps []Step, refused int) {
+	for i, j := range order {
+		if !ok[i] {
+			refused++
+			continue
+		}
+		bb.accept(j)
+		steps = append(steps, Step{Scale: lambda, Ratio: ratio})
+	}
+	return steps, refused
 }
 
 // updateResidual sets e = T - H beta with beta the output weights of all

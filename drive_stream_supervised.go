@@ -300,30 +300,14 @@ func (bb *blockBuilder) runStreamSupervised(ctx context.Context, progress func(S
 		// supervisedBlock's choice, from the pass's sums.
 		t0 := time.Now()
 		tried += k
-		dead := make([]bool, k)
-		var order []int
-		var ratio float64
-		for i, r := range c.Ratios {
-			order = admissible(sums.hh, sums.eh, bb.ee, bb.m, r, dead)
-			ratio = r
-			if len(order) >= b || i == len(c.Ratios)-1 {
-				break
-			}
-		}
+		order, ratio := bb.chooseBlock(sums.hh, sums.eh, k, b)
 		bb.prof.Selection += time.Since(t0)
 		var steps []Step
 		if len(order) > 0 {
-			order = order[:min(b, len(order))]
 			t1 := time.Now()
-			ok := bb.addSummed(sums, k, order)
-			for i, j := range order {
-				if !ok[i] {
-					rejected++
-					continue
-				}
-				bb.accept(j)
-				steps = append(steps, Step{Scale: lambda, Ratio: ratio})
-			}
+			var refused int
+			steps, refused = bb.acceptAdded(order, bb.addSummed(sums, k, order), lambda, ratio)
+			rejected += refused
 			bb.prof.Ortho += time.Since(t1)
 		}
 		if len(steps) == 0 {

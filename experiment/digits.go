@@ -60,7 +60,7 @@ func runDigits(ctx context.Context, o Options, r *Result) error {
 		outs, err := runTrials(ctx, trialSpec{
 			Kinds: scn.Kinds(), Trials: trials, Seed: o.Seed, MaxNodes: maxL,
 			Checkpoints: evenCheckpoints(maxL, 10), Log: o.Log, Label: "E2 " + ds.name,
-			Cache: o.trialCache(), DataID: o.dataID(), Jobs: o.jobs(),
+			Cache: o.trialCache(), Fresh: o.Fresh, DataID: o.dataID(), Jobs: o.jobs(),
 			Data: func(t int) (*dataset.Set, *dataset.Set, error) {
 				rng := rand.New(rand.NewPCG(o.Seed+uint64(t), 0xe2))
 				return trAll.Subset(sample(trAll.Len(), ntr, rng)), teAll.Subset(sample(teAll.Len(), nte, rng)), nil

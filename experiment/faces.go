@@ -202,7 +202,7 @@ func faceTrials(ctx context.Context, o Options, label string, ls []int, trials i
 	return runTrials(ctx, trialSpec{
 		Kinds: scn.Kinds(), Trials: trials, Seed: o.Seed, MaxNodes: maxL, Checkpoints: cps, Config: cfg,
 		Log: o.Log, Label: label, Indicator: indicator, Select: sel, Robust: robust,
-		Cache: o.trialCache(), DataID: o.dataID(), Jobs: o.jobs(),
+		Cache: o.trialCache(), Fresh: o.Fresh, DataID: o.dataID(), Jobs: o.jobs(),
 		Data: func(t int) (*dataset.Set, *dataset.Set, error) {
 			d, err := faceSets(faces, o.Seed+uint64(t), occ)
 			if err != nil {

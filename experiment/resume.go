@@ -21,7 +21,9 @@ import (
 // and protocol). A later run with the same output folder reads a record
 // whose fingerprint matches instead of fitting again, so an interrupted
 // `scn experiment` loses at most the fit that was running, and a rerun
-// gives the results of an uninterrupted one. Options.Fresh ignores them.
+// gives the results of an uninterrupted one. Options.Fresh ignores the
+// records on disk but writes its own (overwriting them), so that a fresh
+// run is itself resumable.
 
 // cachedTrial is one record on disk.
 type cachedTrial struct {
@@ -29,12 +31,9 @@ type cachedTrial struct {
 	Outcome     trialOutcome `json:"outcome"`
 }
 
-// trialCache returns the folder of the per-trial records of a run ("" when
-// Fresh): one per protocol (quick or paper) under OutDir/trials.
+// trialCache returns the folder of the per-trial records of a run: one per
+// protocol (quick or paper) under OutDir/trials.
 func (o Options) trialCache() string {
-	if o.Fresh {
-		return ""
-	}
 	proto := "paper"
 	if o.Quick {
 		proto = "quick"
@@ -134,7 +133,7 @@ func (sp trialSpec) cachePath(trial int, k scn.Kind) string {
 // on disk. A missing file is no record; a record of another fingerprint is
 // ignored (and will be overwritten); an unreadable one is an error.
 func (sp trialSpec) loadTrial(trial int, k scn.Kind, fp string) (trialOutcome, bool, error) {
-	if sp.Cache == "" {
+	if sp.Cache == "" || sp.Fresh {
 		return trialOutcome{}, false, nil
 	}
 	path := sp.cachePath(trial, k)

@@ -178,3 +178,45 @@ func TestFingerprintIgnoresZeroFields(t *testing.T) {
 		t.Error("another trial has the same fingerprint")
 	}
 }
+
+// TestFreshRunWritesRecords: a fresh run reads no record (a planted record
+// with the right fingerprint but a wrong outcome is not used) and writes
+// its own over it, so that a fresh run is itself resumable.
+func TestFreshRunWritesRecords(t *testing.T) {
+	cache := t.TempDir()
+	sp := trialSpec{
+		Kinds: []scn.Kind{scn.RVFL}, Trials: 1, Seed: 5, MaxNodes: 10, Checkpoints: []int{10},
+		Label: "fresh test", Cache: cache, DataID: "blobs",
+		Data: func(tr int) (*dataset.Set, *dataset.Set, error) {
+			return toySet(90, uint64(tr)), toySet(60, uint64(100+tr)), nil
+		},
+	}
+	first, err := runTrials(context.Background(), sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := scn.Paper(scn.RVFL)
+	cfg.MaxNodes, cfg.Seed = sp.MaxNodes, sp.Seed
+	fp := sp.fingerprint(cfg, 0)
+	planted := first[0][0]
+	planted.Nodes = -7
+	if err := sp.saveTrial(0, scn.RVFL, fp, planted); err != nil {
+		t.Fatal(err)
+	}
+	if o, ok, err := sp.loadTrial(0, scn.RVFL, fp); err != nil || !ok || o.Nodes != -7 {
+		t.Fatalf("the planted record was not read back: %v %v %d", err, ok, o.Nodes)
+	}
+	sp.Fresh = true
+	fresh, err := runTrials(context.Background(), sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fresh[0][0].Nodes != first[0][0].Nodes {
+		t.Fatalf("a fresh run used the record on disk: %d nodes", fresh[0][0].Nodes)
+	}
+	sp.Fresh = false
+	o, ok, err := sp.loadTrial(0, scn.RVFL, fp)
+	if err != nil || !ok || o.Nodes != first[0][0].Nodes {
+		t.Fatalf("the fresh run did not write its record: %v %v %d", err, ok, o.Nodes)
+	}
+}

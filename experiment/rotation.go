@@ -34,7 +34,7 @@ func runRotation(ctx context.Context, o Options, r *Result) error {
 	outs, err := runTrials(ctx, trialSpec{
 		Kinds: kinds, Trials: trials, Seed: o.Seed, MaxNodes: maxL,
 		Checkpoints: evenCheckpoints(maxL, 10), KeepOutputs: true, Log: o.Log, Label: "E1",
-		Cache: o.trialCache(), DataID: o.dataID(), Jobs: o.jobs(),
+		Cache: o.trialCache(), Fresh: o.Fresh, DataID: o.dataID(), Jobs: o.jobs(),
 		Data: func(t int) (*dataset.Set, *dataset.Set, error) {
 			d, err := dataset.BuildRotated(mtr, mte, ntr, nte, o.Seed+uint64(t))
 			if err != nil {

@@ -84,8 +84,11 @@ type trialSpec struct {
 	// in their fingerprints.
 	Cache  string
 	DataID string
-	Log    io.Writer
-	Label  string
+	// Fresh fits every trial again: the records in Cache are not read,
+	// only written.
+	Fresh bool
+	Log   io.Writer
+	Label string
 	// Jobs is how many trials run at a time (0 or 1: one).
 	Jobs int
 }

@@ -71,7 +71,7 @@ func newExperiment() *cobra.Command {
 	f.BoolVarP(&quiet, "quiet", "q", false, "no progress lines")
 	f.StringVarP(&reportTo, "output", "o", "", "scn experiment report: the file to write (default: REPRODUCTION.md in --out)")
 	intVar(f, &o.Jobs, "jobs", 0, 0, 1024, "trials fitted at a time (0: one per processor); results do not depend on it, fit times do")
-	f.BoolVar(&o.Fresh, "fresh", false, "fit every trial again instead of reading the records an earlier run left under --out/trials")
+	f.BoolVar(&o.Fresh, "fresh", false, "fit every trial again instead of reading the records an earlier run left under --out/trials (the new records replace them)")
 	return cmd
 }
 
