@@ -214,11 +214,7 @@ func TestRVFLWithMoreNodesThanSamples(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var want mat.Dense
-			want.Mul(reference.Pinv(hiddenMatrix(pm, p.X)), mat.NewDense(p.X.Len(), p.M, p.T))
-			if d := relDiff(pm.Beta, want.RawMatrix().Data); d > 1e-6 {
-				t.Errorf("%v, L=%d: beta differs from pinv(H) T by %.3g relative", k, l, d)
-			}
+			checkPinvBeta(t, k, l, pm, p)
 		}
 		if acc, _ := m.Accuracy(p.X, labelsOf(p)); acc != 1 {
 			t.Errorf("%v: training accuracy %v with L > N", k, acc)
@@ -491,11 +487,7 @@ func TestSupervisedPastRankAsTheAuthors(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var want mat.Dense
-			want.Mul(reference.Pinv(hiddenMatrix(pm, p.X)), mat.NewDense(p.X.Len(), p.M, p.T))
-			if d := relDiff(pm.Beta, want.RawMatrix().Data); d > 1e-6 {
-				t.Errorf("%v L=%d: beta differs from pinv(H) T by %.3g", k, l, d)
-			}
+			checkPinvBeta(t, k, l, pm, p)
 		}
 		prev := math.Inf(1)
 		for _, st := range m.Summary.Trace {
@@ -555,5 +547,16 @@ func TestRankDeficientDataStopsAtItsRank(t *testing.T) {
 				t.Errorf("%v L=%d: step RMSE %.12g, the minimum-norm fit's %.12g", k, st.L, st.RMSE, want)
 			}
 		}
+	}
+}
+
+// checkPinvBeta checks that the output weights of the prefix pm (L = l)
+// equal pinv(H) T on p, H being its hidden outputs.
+func checkPinvBeta(t *testing.T, k Kind, l int, pm *Model, p Problem) {
+	t.Helper()
+	var want mat.Dense
+	want.Mul(reference.Pinv(hiddenMatrix(pm, p.X)), mat.NewDense(p.X.Len(), p.M, p.T))
+	if d := relDiff(pm.Beta, want.RawMatrix().Data); d > 1e-6 {
+		t.Errorf("%v, L=%d: beta differs from pinv(H) T by %.3g relative", k, l, d)
 	}
 }

@@ -137,7 +137,15 @@ func TestUpdateDirectPaths(t *testing.T) {
 // the update is the least squares on all images with the widened targets.
 func TestUpdateNewClass(t *testing.T) {
 	full, old, oldIdx, newIdx, m := newClassFixture(t)
-	nm, _, err := m.Update(statsT(t, m, old), full.subset(newIdx), false)
+	checkNewClassUpdate(t, "", full, oldIdx, newIdx, m, statsT(t, m, old))
+}
+
+// checkNewClassUpdate updates m (fitted on the images oldIdx of full, whose
+// statistics are s) with the images newIdx, of a class the old ones lack,
+// and checks the result against the least squares on all of them.
+func checkNewClassUpdate(t *testing.T, what string, full Problem, oldIdx, newIdx []int, m *Model, s *Stats) {
+	t.Helper()
+	nm, _, err := m.Update(s, full.subset(newIdx), false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +158,7 @@ func TestUpdateNewClass(t *testing.T) {
 		t.Fatal(err)
 	}
 	if d := relDiff(nm.Beta, want); d > 1e-9 {
-		t.Errorf("update with a new class differs from the refit by %.3g", d)
+		t.Errorf("update with a new class%s differs from the refit by %.3g", what, d)
 	}
 }
 
@@ -353,21 +361,7 @@ func TestUpdateNewClassStoredFactor(t *testing.T) {
 	if err := s.Factorize(m.Config.Ridge); err != nil {
 		t.Fatal(err)
 	}
-	nm, _, err := m.Update(s, full.subset(newIdx), false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !slices.Equal(nm.Classes, full.Classes) {
-		t.Fatalf("classes %v", nm.Classes)
-	}
-	ref := full.subset(append(append([]int(nil), oldIdx...), newIdx...))
-	want, err := minNorm(hiddenDense(m, ref.X), ref.T, 3, 0.5)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := relDiff(nm.Beta, want); d > 1e-9 {
-		t.Errorf("update with a new class and a stored factor differs from the refit by %.3g", d)
-	}
+	checkNewClassUpdate(t, " and a stored factor", full, oldIdx, newIdx, m, s)
 }
 
 // TestTrsmLowerPanels: the blocked triangular solves on a full and on a

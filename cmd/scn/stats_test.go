@@ -57,21 +57,9 @@ func TestStatsCommands(t *testing.T) {
 	ok(t, append([]string{"update", m, "--stats", s1, "-o", m3, "--stats-out", s4}, data...)...)
 	// The update solves iteratively (docs/stats.md): the output weights
 	// of the direct solve to 1e-9, the rest of the model the same.
-	x, err := scn.Load(m2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	y, err := scn.Load(m3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var d, nb float64
-	for i := range x.Beta {
-		d += (x.Beta[i] - y.Beta[i]) * (x.Beta[i] - y.Beta[i])
-		nb += x.Beta[i] * x.Beta[i]
-	}
-	if math.Sqrt(d/nb) > 1e-9 || !slices.Equal(x.Params, y.Params) || x.Summary.Samples != y.Summary.Samples {
-		t.Errorf("update differs from solving the merged statistics (beta by %.3g relative)", math.Sqrt(d/nb))
+	x, y := loadBoth(t, m2, m3)
+	if d := relBetaDiff(x, y); d > 1e-9 || !slices.Equal(x.Params, y.Params) || x.Summary.Samples != y.Summary.Samples {
+		t.Errorf("update differs from solving the merged statistics (beta by %.3g relative)", d)
 	}
 	z, _ := os.ReadFile(s4)
 	w, _ := os.ReadFile(s3)
@@ -125,14 +113,24 @@ func TestStatsCommands(t *testing.T) {
 // files.
 func betaDiff(t *testing.T, a, b string) float64 {
 	t.Helper()
+	return relBetaDiff(loadBoth(t, a, b))
+}
+
+// loadBoth loads two model files.
+func loadBoth(t *testing.T, a, b string) (x, y *scn.Model) {
+	t.Helper()
 	x, err := scn.Load(a)
 	if err != nil {
 		t.Fatal(err)
 	}
-	y, err := scn.Load(b)
-	if err != nil {
+	if y, err = scn.Load(b); err != nil {
 		t.Fatal(err)
 	}
+	return x, y
+}
+
+// relBetaDiff is ||beta_x - beta_y|| / ||beta_x||.
+func relBetaDiff(x, y *scn.Model) float64 {
 	var d, nb float64
 	for i := range x.Beta {
 		d += (x.Beta[i] - y.Beta[i]) * (x.Beta[i] - y.Beta[i])
