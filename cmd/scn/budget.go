@@ -127,6 +127,10 @@ func trainBudget(cmd *cobra.Command, h *hyperFlags, d *dataFlags, out string, qu
 	var m *scn.Model
 	if src != nil {
 		if src.Preprocessing.Deskew && !p.Deskew { // the budget chose it
+			// Deskewing holds the images twice for a moment.
+			if err := imagesFit(2 * setBytes(s)); err != nil {
+				return fmt.Errorf("--replay %s deskews the images: %w", replay, err)
+			}
 			if s, err = dataset.Prepare(s, dataset.Preprocess{Deskew: true}); err != nil {
 				return err
 			}
@@ -208,6 +212,12 @@ func chooseDeskew(ctx context.Context, b scn.Budget, s *dataset.Set, p dataset.P
 	if gain, need := skew.Accuracy-asRead.Accuracy, deskewMargin(asRead); !(gain > need) {
 		fmt.Fprintf(w, "budget: images as read (probe's held-out accuracy %.2f%%; deskewed %.2f%%, %+.2f points, short of the %.2f that would show a gain on %d images)\n",
 			100*asRead.Accuracy, 100*skew.Accuracy, 100*gain, 100*need, asRead.Held)
+		return s, p, &asRead.Rates, nil
+	}
+	if b.MaxBytes > 0 && setBytes(s) > b.MaxBytes {
+		// Deskewing the whole set holds it twice for a moment: no room.
+		fmt.Fprintf(w, "budget: images as read: deskewed would score better on the probe (%.2f%%, as read %.2f%%) but a deskewed copy of the images (%s) does not fit in the memory left (%s)\n",
+			100*skew.Accuracy, 100*asRead.Accuracy, formatBytes(setBytes(s)), formatBytes(b.MaxBytes))
 		return s, p, &asRead.Rates, nil
 	}
 	fmt.Fprintf(w, "budget: images deskewed (probe's held-out accuracy %.2f%%; as read %.2f%%)\n", 100*skew.Accuracy, 100*asRead.Accuracy)

@@ -2,11 +2,13 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/scn2d/scn"
 	"github.com/scn2d/scn/dataset"
@@ -77,5 +79,31 @@ func TestBudgetChoosesDeskewByProbe(t *testing.T) {
 	}
 	if prep, _ := inspectJSON(t, m)["preprocessing"].(map[string]any); prep["deskew"] != true {
 		t.Errorf("--budget --deskew: preprocessing %v", prep)
+	}
+}
+
+// TestDeskewNeedsRoomForACopy: deskewing the whole set holds it twice for
+// a moment, so a budget with less memory left than one more copy keeps the
+// images as read although the probe prefers them deskewed (the built-in
+// set's does, by 3.9 points), and says why.
+func TestDeskewNeedsRoomForACopy(t *testing.T) {
+	train, _, err := dataset.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var msg bytes.Buffer
+	b := scn.Budget{Duration: 3 * time.Second, Start: time.Now(), Seed: 1}
+	_, p, _, err := chooseDeskew(context.Background(), b, train, dataset.Preprocess{}, &msg)
+	if err != nil || !p.Deskew {
+		t.Fatalf("with room, the built-in set was not deskewed (%v):\n%s", err, msg.String())
+	}
+	msg.Reset()
+	b.MaxBytes = setBytes(train) - 1
+	s, p, _, err := chooseDeskew(context.Background(), b, train, dataset.Preprocess{}, &msg)
+	if err != nil || p.Deskew || s != train {
+		t.Fatalf("deskewed without room for a copy (%v):\n%s", err, msg.String())
+	}
+	if !strings.Contains(msg.String(), "does not fit in the memory left") {
+		t.Errorf("no reason given:\n%s", msg.String())
 	}
 }
