@@ -188,8 +188,16 @@ const deskewSample = 4000
 // scores better on the probe's held-out images (digits gain; clothes and
 // faces, which are not slanted ink, do not). It returns the set and
 // preprocessing to fit, and the rates of the probe of the preparation
-// kept, so that the budget does not probe again.
+// kept, so that the budget does not probe again (nil when there is no room
+// for a deskewed copy, and so nothing to probe).
 func chooseDeskew(ctx context.Context, b scn.Budget, s *dataset.Set, p dataset.Preprocess, w io.Writer) (*dataset.Set, dataset.Preprocess, *scn.Rates, error) {
+	if b.MaxBytes > 0 && setBytes(s) > b.MaxBytes {
+		// Deskewing the whole set holds it twice for a moment: with no room
+		// for that, the probe would be wasted.
+		fmt.Fprintf(w, "budget: images as read: a deskewed copy of the images (%s) does not fit in the memory left (%s)\n",
+			formatBytes(setBytes(s)), formatBytes(b.MaxBytes))
+		return s, p, nil, nil
+	}
 	n := min(s.Len(), deskewSample)
 	idx := rand.New(rand.NewPCG(b.Seed, 0xde5c)).Perm(s.Len())[:n]
 	sort.Ints(idx)
@@ -212,12 +220,6 @@ func chooseDeskew(ctx context.Context, b scn.Budget, s *dataset.Set, p dataset.P
 	if gain, need := skew.Accuracy-asRead.Accuracy, deskewMargin(asRead); !(gain > need) {
 		fmt.Fprintf(w, "budget: images as read (probe's held-out accuracy %.2f%%; deskewed %.2f%%, %+.2f points, short of the %.2f that would show a gain on %d images)\n",
 			100*asRead.Accuracy, 100*skew.Accuracy, 100*gain, 100*need, asRead.Held)
-		return s, p, &asRead.Rates, nil
-	}
-	if b.MaxBytes > 0 && setBytes(s) > b.MaxBytes {
-		// Deskewing the whole set holds it twice for a moment: no room.
-		fmt.Fprintf(w, "budget: images as read: deskewed would score better on the probe (%.2f%%, as read %.2f%%) but a deskewed copy of the images (%s) does not fit in the memory left (%s)\n",
-			100*skew.Accuracy, 100*asRead.Accuracy, formatBytes(setBytes(s)), formatBytes(b.MaxBytes))
 		return s, p, &asRead.Rates, nil
 	}
 	fmt.Fprintf(w, "budget: images deskewed (probe's held-out accuracy %.2f%%; as read %.2f%%)\n", 100*skew.Accuracy, 100*asRead.Accuracy)
