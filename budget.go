@@ -9,6 +9,8 @@ import (
 	"slices"
 	"sort"
 	"time"
+
+	"github.com/scn2d/scn/internal/lsq"
 )
 
 // Budget fits the best model a wall-clock budget can buy (scn train
@@ -509,7 +511,7 @@ func cholSeconds(k int) float64 {
 		a[i*k+i] += float64(k)
 	}
 	t0 := time.Now()
-	if err := cholesky(a, k, k, 1); err != nil {
+	if err := lsq.Cholesky(a, k, k, 1); err != nil {
 		panic(err) // diagonally dominant: cannot happen
 	}
 	return time.Since(t0).Seconds() / (float64(k) * float64(k) * float64(k) / 3)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/scn2d/scn/internal/linalg"
+	"github.com/scn2d/scn/internal/lsq"
 )
 
 // Deep networks (Config.Layers), after Wang and Li's deep stochastic
@@ -225,7 +226,7 @@ func newDeepBuilder(c Config, p Problem) *deepBuilder {
 	bb := newBlockBuilder(wide, p)
 	bb.cfg.MaxNodes = c.MaxNodes
 	if bb.e == nil {
-		bb.e = append([]float64(nil), bb.eng.tc...)
+		bb.e = append([]float64(nil), bb.eng.TC...)
 	}
 	return &deepBuilder{blockBuilder: bb, top: c, pathX: p.X}
 }
@@ -283,7 +284,7 @@ func (db *deepBuilder) grow(ctx context.Context, progress func(Step)) (StopReaso
 // tAll returns the training targets, N x m.
 func (db *deepBuilder) tAll() []float64 {
 	if db.t == nil {
-		db.t = transposeBack(db.eng.tc, db.n, db.m)
+		db.t = lsq.Transposed(db.eng.TC, db.m, db.n)
 	}
 	return db.t
 }
@@ -314,14 +315,14 @@ func (db *deepBuilder) nextLayer(p Problem, prev, size int) {
 func (db *deepBuilder) layerInput(prev int) Images {
 	n := db.n
 	pix := make([]float32, n*prev)
-	l0 := db.eng.l - prev
-	forChunks(len(db.eng.shards), 1, func(s, _, _ int) {
-		sh := db.eng.shards[s]
-		r := sh.hi - sh.lo
+	l0 := db.eng.L - prev
+	forChunks(len(db.eng.Shards), 1, func(s, _, _ int) {
+		sh := db.eng.Shards[s]
+		r := sh.Hi - sh.Lo
 		for j := 0; j < prev; j++ {
-			col := sh.h[(l0+j)*r : (l0+j+1)*r]
+			col := sh.H[(l0+j)*r : (l0+j+1)*r]
 			for i, v := range col {
-				pix[(sh.lo+i)*prev+j] = v
+				pix[(sh.Lo+i)*prev+j] = v
 			}
 		}
 	})

@@ -106,10 +106,11 @@
 //   - score_*.go, candidate scoring beyond one product per candidate:
 //     score_pairs.go (2DSCN candidates as all pairs of row and column
 //     vectors). It calls internal/linalg.
-//   - lsq_*.go, the least-squares engines: lsq_engine.go (the interface and
-//     the one ridge solve), lsq_qr.go (CGS2 QR, one node at a time, the
-//     paper's path), lsq_gram.go (Gram/Cholesky by blocks over row shards).
-//     They call internal/linalg and gonum only.
+//   - internal/lsq, the least-squares layer (a package of its own): the
+//     engines (lsq.QR, CGS2 QR one node at a time, the paper's path;
+//     lsq.Gram, Gram/Cholesky by blocks over row shards, with its one-pass
+//     accumulation), the Cholesky, ridge and triangular solves and the
+//     small vector helpers. It calls internal/linalg and gonum only.
 //
 // docs/design.md draws the flow of a fit through these layers.
 package scn

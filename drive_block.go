@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/scn2d/scn/internal/linalg"
+	"github.com/scn2d/scn/internal/lsq"
 	"gonum.org/v1/gonum/floats"
 )
 
@@ -59,7 +60,7 @@ func (c Config) blockSize() int {
 // blockBuilder is the state of a block fit.
 type blockBuilder struct {
 	*builder
-	eng     *gramEngine
+	eng     *lsq.Gram
 	m       int
 	e, ee   []float64 // residual by output (m rows of N) and its column norms
 	rss     float64   // ||e||_F^2
@@ -74,12 +75,12 @@ type blockBuilder struct {
 }
 
 func newBlockBuilder(c Config, p Problem) *blockBuilder {
-	return newBlockBuilderOn(c, p, newGramEngineH(p.T, p.X.Len(), p.M, c.Ridge, c.Float32Gram || c.BF16Gram, c.MaxNodes, !c.onePass()))
+	return newBlockBuilderOn(c, p, lsq.NewGramH(p.T, p.X.Len(), p.M, c.Ridge, c.Float32Gram || c.BF16Gram, c.MaxNodes, !c.onePass()))
 }
 
 // newBlockBuilderOn is newBlockBuilder with the engine eng (a streamed
 // fit's, empty, for the whole stream: p then holds its first images).
-func newBlockBuilderOn(c Config, p Problem, eng *gramEngine) *blockBuilder {
+func newBlockBuilderOn(c Config, p Problem, eng *lsq.Gram) *blockBuilder {
 	nm := newNodeMap(c.Kind.Input, p.X.Rows, p.X.Cols, p.X.Channels)
 	if v, ok := nm.(vectorMap); ok {
 		nm = fieldVector{v, p.X.Rows, p.X.Cols, p.X.Chans()}
@@ -91,11 +92,11 @@ func newBlockBuilderOn(c Config, p Problem, eng *gramEngine) *blockBuilder {
 	}
 	bb := &blockBuilder{builder: b, m: p.M}
 	bb.eng = eng
-	bb.eng.bf16 = c.BF16Gram
+	bb.eng.BF16 = c.BF16Gram
 	if c.Kind.Choice == Supervised {
-		bb.e = append([]float64(nil), bb.eng.tc...)
+		bb.e = append([]float64(nil), bb.eng.TC...)
 	}
-	bb.ee = append([]float64(nil), bb.eng.tt...)
+	bb.ee = append([]float64(nil), bb.eng.TT...)
 	bb.rss = floats.Sum(bb.ee)
 	if c.Standardize {
 		bb.xbar, bb.ns = meanImage(p.X), min(n, momentSample)
@@ -305,7 +306,7 @@ func (bb *blockBuilder) randomBlock(b int) []Step {
 	t0 := time.Now()
 	var ok []bool
 	if !bb.deficient {
-		ok = bb.eng.addBlock(bb.z[:b*bb.n], b)
+		ok = bb.eng.AddBlock(bb.z[:b*bb.n], b)
 	}
 	steps := bb.randomSteps(b, lambda, ok)
 	bb.prof.Ortho += time.Since(t0)
@@ -328,9 +329,9 @@ func (bb *blockBuilder) randomSteps(b int, lambda float64, ok []bool) []Step {
 		}
 		bb.accept(j)
 	}
-	beta, err := bb.eng.solve(bb.eng.l, bb.cfg.Ridge)
+	beta, err := bb.eng.Solve(bb.eng.L, bb.cfg.Ridge)
 	if err == nil {
-		bb.rss = bb.eng.rss(bb.eng.l, beta)
+		bb.rss = bb.eng.RSS(bb.eng.L, beta)
 	}
 	rmse := bb.rmse()
 	for j := range steps {
@@ -377,7 +378,7 @@ func (bb *blockBuilder) supervisedBlock(b int) ([]Step, bool) {
 				copy(hb[i*bb.n:(i+1)*bb.n], bb.z[j*bb.n:(j+1)*bb.n])
 			}
 		}
-		steps, refused := bb.acceptAdded(order, bb.eng.addBlock(hb, len(order)), lambda, ratio)
+		steps, refused := bb.acceptAdded(order, bb.eng.AddBlock(hb, len(order)), lambda, ratio)
 		rejected += refused
 		if len(steps) == 0 {
 			bb.prof.Ortho += time.Since(t1)
@@ -427,27 +428,27 @@ func (bb *blockBuilder) acceptAdded(order []int, ok []bool, lambda, ratio float6
 // updateResidual sets e = T - H beta with beta the output weights of all
 // nodes so far at the configuration's ridge, and its column norms.
 func (bb *blockBuilder) updateResidual() {
-	l := bb.eng.l
-	beta, err := bb.eng.solve(l, bb.cfg.Ridge)
+	l := bb.eng.L
+	beta, err := bb.eng.Solve(l, bb.cfg.Ridge)
 	if err != nil {
 		// The kept factor is non-singular by construction; should it not
 		// be, the residual stays as it was rather than fail the fit.
 		return
 	}
-	bb.eng.residual(l, beta, bb.e)
+	bb.eng.Residual(l, beta, bb.e)
 	n, m := bb.n, bb.m
-	shards := len(bb.eng.shards)
+	shards := len(bb.eng.Shards)
 	part := make([]float64, shards*m)
 	forChunks(shards, 1, func(s, _, _ int) {
-		sh := bb.eng.shards[s]
+		sh := bb.eng.Shards[s]
 		for q := 0; q < m; q++ {
-			eq := bb.e[q*n+sh.lo : q*n+sh.hi]
+			eq := bb.e[q*n+sh.Lo : q*n+sh.Hi]
 			part[s*m+q] = floats.Dot(eq, eq)
 		}
 	})
 	sum := make([]float64, m)
 	for s := 0; s < shards; s++ {
-		reduce(sum, part[s*m:(s+1)*m])
+		lsq.Reduce(sum, part[s*m:(s+1)*m])
 	}
 	bb.ee = sum
 	bb.rss = floats.Sum(sum)
@@ -459,20 +460,20 @@ func (bb *blockBuilder) updateResidual() {
 // shard order).
 func (bb *blockBuilder) correlations(k int) (hh, eh []float64) {
 	n, m := bb.n, bb.m
-	shards := bb.eng.shards
+	shards := bb.eng.Shards
 	size := k * (m + 1)
 	part := make([]float64, len(shards)*size)
 	forChunks(len(shards), 1, func(s, _, _ int) {
 		sh := shards[s]
 		acc := part[s*size : (s+1)*size]
-		col := make([]float64, sh.hi-sh.lo)
+		col := make([]float64, sh.Hi-sh.Lo)
 		for j := 0; j < k; j++ {
-			bb.correlate(bb.z[j*n+sh.lo:j*n+sh.hi], col, sh, acc, k, j)
+			bb.correlate(bb.z[j*n+sh.Lo:j*n+sh.Hi], col, sh, acc, k, j)
 		}
 	})
 	sum := make([]float64, size)
 	for s := range shards {
-		reduce(sum, part[s*size:(s+1)*size])
+		lsq.Reduce(sum, part[s*size:(s+1)*size])
 	}
 	return sum[k*m:], sum[:k*m]
 }
@@ -480,8 +481,8 @@ func (bb *blockBuilder) correlations(k int) (hh, eh []float64) {
 // correlate writes candidate j's h^T h and e_q^T h over shard sh into acc
 // (acc[k*m+j] and acc[q*k+j]) from its outputs z on the shard, through the
 // float64 scratch col: the same sums, in the same order, for every scorer.
-func (bb *blockBuilder) correlate(z []float32, col []float64, sh gramShard, acc []float64, k, j int) {
-	correlateRows(z, col, bb.e[sh.lo:], bb.n, bb.m, acc, k, j)
+func (bb *blockBuilder) correlate(z []float32, col []float64, sh lsq.Shard, acc []float64, k, j int) {
+	correlateRows(z, col, bb.e[sh.Lo:], bb.n, bb.m, acc, k, j)
 }
 
 // correlateRows is correlate on the rows of one shard: z holds candidate
@@ -505,12 +506,12 @@ func (bb *blockBuilder) partial() *Path {
 	l := len(bb.bias)
 	m := &Model{Kind: bb.cfg.Kind, Activation: bb.cfg.Activation, Rows: bb.x.Rows, Cols: bb.x.Cols, Channels: bb.x.Channels, M: bb.m,
 		Params: bb.params[:l*bb.np], Bias: bb.bias[:l], Config: bb.cfg}
-	ind := bb.eng.l
+	ind := bb.eng.L
 	if bb.deficient {
 		ind = bb.independent
 	}
 	if bb.t == nil {
-		bb.t = transposeBack(bb.eng.tc, bb.n, bb.m)
+		bb.t = lsq.Transposed(bb.eng.TC, bb.m, bb.n)
 	}
 	return &Path{model: m, eng: bb.eng, x: bb.x, t: bb.t, independent: min(ind, l), ridge: bb.cfg.Ridge}
 }
@@ -535,15 +536,4 @@ func (bb *blockBuilder) path(stop StopReason) (*Path, error) {
 	m.Config.Scales = append([]float64(nil), bb.cfg.Scales...)
 	m.Config.Ratios = append([]float64(nil), bb.cfg.Ratios...)
 	return p, nil
-}
-
-// transposeBack returns the N x m row-major targets of tc (m rows of N).
-func transposeBack(tc []float64, n, m int) []float64 {
-	t := make([]float64, n*m)
-	for q := 0; q < m; q++ {
-		for i, v := range tc[q*n : (q+1)*n] {
-			t[i*m+q] = v
-		}
-	}
-	return t
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/scn2d/scn/internal/linalg"
+	"github.com/scn2d/scn/internal/lsq"
 )
 
 // digitsLike returns n synthetic 28 x 28 images of ten classes.
@@ -27,16 +28,16 @@ func BenchmarkGramBlockUpdate(b *testing.B) {
 	hb, _, tt := gaussH(n, l0+k, 10, 1)
 	for _, name := range gramPrecisions {
 		b.Run(name, func(b *testing.B) {
-			e := newGramEngine(tt.RawMatrix().Data, n, 10, 1, name != "float64", l0+k)
-			e.bf16 = name == "bfloat16"
-			e.addBlock(hb[:l0*n], l0)
+			e := lsq.NewGram(tt.RawMatrix().Data, n, 10, 1, name != "float64", l0+k)
+			e.BF16 = name == "bfloat16"
+			e.AddBlock(hb[:l0*n], l0)
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				e.addBlock(hb[l0*n:], k)
-				e.l, e.gd, e.ht = l0, e.gd[:l0], e.ht[:l0*10]
-				for s := range e.shards {
-					sh := &e.shards[s]
-					sh.h = sh.h[:l0*(sh.hi-sh.lo)]
+				e.AddBlock(hb[l0*n:], k)
+				e.L, e.GD, e.HT = l0, e.GD[:l0], e.HT[:l0*10]
+				for s := range e.Shards {
+					sh := &e.Shards[s]
+					sh.H = sh.H[:l0*(sh.Hi-sh.Lo)]
 				}
 			}
 			flops := float64(n) * float64(k) * float64(l0+k) * 2 // the new columns of G
@@ -141,11 +142,11 @@ func BenchmarkBlockLeastSquares(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
-				e := newGramEngine(tt.RawMatrix().Data, n, m, 1, f32, l)
+				e := lsq.NewGram(tt.RawMatrix().Data, n, m, 1, f32, l)
 				for j0 := 0; j0 < l; j0 += k {
-					e.addBlock(hb[j0*n:(j0+k)*n], k)
+					e.AddBlock(hb[j0*n:(j0+k)*n], k)
 				}
-				if _, err := e.solve(l, 1); err != nil {
+				if _, err := e.Solve(l, 1); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -154,12 +155,12 @@ func BenchmarkBlockLeastSquares(b *testing.B) {
 	b.Run("qr-cgs2", func(b *testing.B) {
 		w := make([]float64, k*n)
 		for i := 0; i < b.N; i++ {
-			s := newLSQ(tt.RawMatrix().Data, n, m)
+			s := lsq.NewQR(tt.RawMatrix().Data, n, m)
 			for j0 := 0; j0 < l; j0 += k {
 				copy(w, h64[j0*n:(j0+k)*n])
-				s.addBlock(w, k)
+				s.AddBlock(w, k)
 			}
-			if _, err := s.solve(l, 1); err != nil {
+			if _, err := s.Solve(l, 1); err != nil {
 				b.Fatal(err)
 			}
 		}

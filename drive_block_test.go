@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/scn2d/scn/internal/linalg"
+	"github.com/scn2d/scn/internal/lsq"
 	"github.com/scn2d/scn/internal/reference"
 	"gonum.org/v1/gonum/mat"
 )
@@ -37,19 +38,19 @@ func gaussH(n, l, m int, seed uint64) (hb []float32, h, tt *mat.Dense) {
 }
 
 // fillEngine adds the columns of hb to a fresh engine in blocks of b.
-func fillEngine(t *testing.T, hb []float32, n, l, m int, tt *mat.Dense, alpha float64, f32 bool, b int) *gramEngine {
+func fillEngine(t *testing.T, hb []float32, n, l, m int, tt *mat.Dense, alpha float64, f32 bool, b int) *lsq.Gram {
 	t.Helper()
-	e := newGramEngine(tt.RawMatrix().Data, n, m, alpha, f32, l)
+	e := lsq.NewGram(tt.RawMatrix().Data, n, m, alpha, f32, l)
 	for j0 := 0; j0 < l; j0 += b {
 		k := min(b, l-j0)
-		for j, ok := range e.addBlock(hb[j0*n:(j0+k)*n], k) {
+		for j, ok := range e.AddBlock(hb[j0*n:(j0+k)*n], k) {
 			if !ok {
 				t.Fatalf("column %d of a Gaussian H refused as dependent", j0+j)
 			}
 		}
 	}
-	if e.columns() != l {
-		t.Fatalf("engine has %d columns, want %d", e.columns(), l)
+	if e.Columns() != l {
+		t.Fatalf("engine has %d columns, want %d", e.Columns(), l)
 	}
 	return e
 }
@@ -76,7 +77,7 @@ func TestBlockEngineIsTheClosedForm(t *testing.T) {
 	hb, h, tt := gaussH(n, l, m, 1)
 	for _, b := range []int{1, 37, 150} {
 		e := fillEngine(t, hb, n, l, m, tt, 0, false, b)
-		beta, err := e.solve(l, 0)
+		beta, err := e.Solve(l, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -86,7 +87,7 @@ func TestBlockEngineIsTheClosedForm(t *testing.T) {
 			t.Errorf("b=%d: ridge 0: beta differs from pinv(H) T by %.3g relative", b, d)
 		}
 		// Another ridge than the kept factor's: factored anew.
-		beta, err = e.solve(l, 0.7)
+		beta, err = e.Solve(l, 0.7)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -96,7 +97,7 @@ func TestBlockEngineIsTheClosedForm(t *testing.T) {
 		// The kept factor at a ridge, and a prefix of it.
 		er := fillEngine(t, hb, n, l, m, tt, 2.5, false, b)
 		for _, pl := range []int{l, 61} {
-			beta, err = er.solve(pl, 2.5)
+			beta, err = er.Solve(pl, 2.5)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -106,7 +107,7 @@ func TestBlockEngineIsTheClosedForm(t *testing.T) {
 			}
 		}
 		// normal() gives G and H^T T.
-		g, ht := er.normalDense(l)
+		g, ht := er.NormalDense(l)
 		var wg, wht mat.Dense
 		wg.Mul(h.T(), h)
 		wht.Mul(h.T(), tt)
@@ -117,13 +118,13 @@ func TestBlockEngineIsTheClosedForm(t *testing.T) {
 			t.Errorf("b=%d: normal(): H^T T differs by %.3g", b, d)
 		}
 		// rss() is ||T - H beta||^2 without a pass over the data.
-		beta, _ = er.solve(l, 2.5)
+		beta, _ = er.Solve(l, 2.5)
 		var r mat.Dense
 		r.Mul(h, mat.NewDense(l, m, beta))
 		r.Sub(tt, &r)
 		want2 := mat.Norm(&r, 2)
 		want2 *= want2
-		if got := er.rss(l, beta); math.Abs(got-want2) > 1e-8*want2 {
+		if got := er.RSS(l, beta); math.Abs(got-want2) > 1e-8*want2 {
 			t.Errorf("b=%d: rss %.10g, want %.10g", b, got, want2)
 		}
 	}
@@ -147,17 +148,17 @@ func TestBlockEngineFloat32Gram(t *testing.T) {
 // within32 checks that engine e (float32 sums) agrees with e64 (float64
 // products of the same outputs) on G to 1e-5 of n per entry and on the
 // ridge-1 solution to 1e-4 relative (TestBlockEngineFloat32Gram says why).
-func within32(t *testing.T, name string, e, e64 *gramEngine, n, l int) {
+func within32(t *testing.T, name string, e, e64 *lsq.Gram, n, l int) {
 	t.Helper()
-	g64, _ := e64.normalDense(l)
-	g, _ := e.normalDense(l)
+	g64, _ := e64.NormalDense(l)
+	g, _ := e.NormalDense(l)
 	for i := range g64 {
 		if d := math.Abs(g64[i] - g[i]); d > 1e-5*float64(n) {
 			t.Fatalf("%s: G entry %d: %.8g, float64 %.8g", name, i, g[i], g64[i])
 		}
 	}
-	b64, _ := e64.solve(l, 1)
-	b, _ := e.solve(l, 1)
+	b64, _ := e64.Solve(l, 1)
+	b, _ := e.Solve(l, 1)
 	if d := relDiff(b, b64); d > 1e-4 {
 		t.Errorf("%s Gram: beta differs from float64 by %.3g relative", name, d)
 	}
@@ -180,15 +181,15 @@ func TestBlockEngineBF16Gram(t *testing.T) {
 		rounded[i] = linalg.BF16Float(linalg.RoundBF16(v))
 	}
 	e64 := fillEngine(t, rounded, n, l, m, tt, 1, false, 50)
-	ebf := newGramEngine(tt.RawMatrix().Data, n, m, 1, true, l)
-	ebf.bf16 = true
+	ebf := lsq.NewGram(tt.RawMatrix().Data, n, m, 1, true, l)
+	ebf.BF16 = true
 	for j0 := 0; j0 < l; j0 += 50 {
-		ebf.addBlock(hb[j0*n:(j0+50)*n], 50)
+		ebf.AddBlock(hb[j0*n:(j0+50)*n], 50)
 	}
 	within32(t, "bfloat16 (against the rounded outputs)", ebf, e64, n, l)
-	bbf, _ := ebf.solve(l, 1)
+	bbf, _ := ebf.Solve(l, 1)
 	exact := fillEngine(t, hb, n, l, m, tt, 1, false, 50)
-	bx, _ := exact.solve(l, 1)
+	bx, _ := exact.Solve(l, 1)
 	if d := relDiff(bbf, bx); d > 1e-2 || d < 1e-4 {
 		t.Errorf("bfloat16 Gram: beta differs from the unrounded float64 solution by %.3g relative, want between 1e-4 and 1e-2", d)
 	}
@@ -202,23 +203,23 @@ func TestBlockEngineBF16Gram(t *testing.T) {
 func TestBlockEngineBF16StoresRounded(t *testing.T) {
 	const n, l, m = 3000, 60, 2
 	hb, _, tt := gaussH(n, l, m, 4)
-	e := newGramEngine(tt.RawMatrix().Data, n, m, 1, true, l)
-	e.bf16 = true
-	e.addBlock(hb[:30*n], 30)
-	e.addBlock(hb[30*n:], 30)
-	for s, sh := range e.shards {
-		for _, v := range sh.h {
+	e := lsq.NewGram(tt.RawMatrix().Data, n, m, 1, true, l)
+	e.BF16 = true
+	e.AddBlock(hb[:30*n], 30)
+	e.AddBlock(hb[30*n:], 30)
+	for s, sh := range e.Shards {
+		for _, v := range sh.H {
 			if math.Float32bits(v)&0xffff != 0 {
 				t.Fatalf("shard %d holds %g (%#08x), not a bfloat16 value", s, v, math.Float32bits(v))
 			}
 		}
 	}
-	beta, err := e.solve(l, 1)
+	beta, err := e.Solve(l, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	res := make([]float64, m*n)
-	e.residual(l, beta, res)
+	e.Residual(l, beta, res)
 	for j := 0; j < l; j++ {
 		for q := 0; q < m; q++ {
 			var dot float64
@@ -240,9 +241,9 @@ func TestBlockEngineRefusesDependentColumns(t *testing.T) {
 	for i := 0; i < n; i++ {
 		hb[30*n+i] = hb[5*n+i] + hb[6*n+i]
 	}
-	e := newGramEngine(tt.RawMatrix().Data, n, m, 0, false, l)
-	ok1 := e.addBlock(hb[:20*n], 20)
-	ok2 := e.addBlock(hb[20*n:], 20)
+	e := lsq.NewGram(tt.RawMatrix().Data, n, m, 0, false, l)
+	ok1 := e.AddBlock(hb[:20*n], 20)
+	ok2 := e.AddBlock(hb[20*n:], 20)
 	ok := append(ok1, ok2...)
 	var kept []int
 	for j, o := range ok {
@@ -253,7 +254,7 @@ func TestBlockEngineRefusesDependentColumns(t *testing.T) {
 			kept = append(kept, j)
 		}
 	}
-	beta, err := e.solve(len(kept), 0)
+	beta, err := e.Solve(len(kept), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,7 +270,7 @@ func TestBlockEngineRefusesDependentColumns(t *testing.T) {
 		t.Errorf("after refusing dependent columns: beta differs from pinv by %.3g", d)
 	}
 	// Solving all 40 with a ridge from G is fine; without, it says why.
-	if _, err := e.solve(len(kept), 0.1); err != nil {
+	if _, err := e.Solve(len(kept), 0.1); err != nil {
 		t.Errorf("ridge solve: %v", err)
 	}
 }
@@ -588,13 +589,13 @@ func TestBlockPrefixAndFileRoundTrip(t *testing.T) {
 	// The closed form on the outputs the fit stored (the engine's shards):
 	// prediction's kernels may round them differently (the pure-Go build
 	// scores 2D nodes with a Go loop there and with Sgemm in the fit).
-	eng := path.eng.(*gramEngine)
+	eng := path.eng.(*lsq.Gram)
 	h := mat.NewDense(p.X.Len(), 33, nil)
-	for _, sh := range eng.shards {
-		r := sh.hi - sh.lo
+	for _, sh := range eng.Shards {
+		r := sh.Hi - sh.Lo
 		for j := 0; j < 33; j++ {
 			for i := 0; i < r; i++ {
-				h.Set(sh.lo+i, j, float64(sh.h[j*r+i]))
+				h.Set(sh.Lo+i, j, float64(sh.H[j*r+i]))
 			}
 		}
 	}
@@ -759,4 +760,14 @@ func TestStandardizedFitLinearInPixels(t *testing.T) {
 			t.Errorf("%v: the fit allocated %d bytes, a quarter of a %d x %d float32 covariance or more", k, got, d, d)
 		}
 	}
+}
+
+// relDiff returns ||a - b|| / ||b||.
+func relDiff(a, b []float64) float64 {
+	var d, n float64
+	for i := range a {
+		d += (a[i] - b[i]) * (a[i] - b[i])
+		n += b[i] * b[i]
+	}
+	return math.Sqrt(d / n)
 }

@@ -14,13 +14,13 @@ import (
 // data, and with a ridge its block fit uses H only to form G = H^T H and
 // H^T T. Such a fit draws all its nodes first (in the order the
 // block-by-block loop draws them), forms the sums of every block in one
-// pass over the row shards of the training images (gramEngine.accumulate),
-// then grows the factor block by block (gramEngine.addAccumulated) with
+// pass over the row shards of the training images (lsq.Gram.Accumulate),
+// then grows the factor block by block (lsq.Gram.AddAccumulated) with
 // the same steps, progress calls and Patience checks as run. The sums are
 // the products the block-by-block path forms, of the same shapes on the
 // same operands, reduced in the same shard order, so the model file is the
 // same bytes; but H (N x L float32: 1.7 GB for MNIST at L = 7000) is never
-// stored, only one shard's outputs of every node (L x shardRows).
+// stored, only one shard's outputs of every node (L x lsq.ShardRows).
 //
 // Without a ridge a column may be dependent on the earlier ones, and the
 // block-by-block path then leaves it out and retries the block, which
@@ -37,224 +37,6 @@ func (c Config) onePass() bool {
 	return onePassFits && !c.blockByBlock && c.blockMode() && c.Kind.Choice == Random && c.Ridge > 0
 }
 
-// accumulation is a one-pass engine's state between accumulate and the
-// last addAccumulated: the block sizes in order, the next block to add
-// and H^T T of all the columns (L x m). G's sums are in g's lower part:
-// row i holds G[i][0..l1) with l1 the end of i's block (so each block's
-// diagonal block is there in full).
-type accumulation struct {
-	blocks []int
-	next   int
-	ht     []float64
-}
-
-// accumulate forms, in one pass over the row shards, the sums that tryBlock
-// forms block by block for the columns of blocks (their sizes, in order),
-// and keeps them for addAccumulated (blocks come after the engine's
-// columns, which have no stored outputs). hidden(lo, hi, j0, j1, h) must write
-// the hidden outputs of columns [j0, j1) on images [lo, hi) into h
-// (node-major: j1-j0 rows of hi-lo), the bits the block-by-block path
-// would store for them. For each shard in order it computes every column's
-// outputs into one reused buffer, then each block's products as tryBlock's
-// shardCross does (products, same shapes and operands) and reduces them
-// into G's rows of that block: every sum is reduced over the shards in
-// shard order, as tryBlock reduces it. ctx is
-// checked between shards; on cancellation accumulate returns ctx's error
-// and the engine stays without columns.
-//
-// The blocks' products within a shard are independent (each writes its own
-// rows of g), so they run in parallel, largest first.
-func (e *gramEngine) accumulate(ctx context.Context, blocks []int, hidden func(lo, hi, j0, j1 int, h []float32)) error {
-	rmax := 0
-	for _, sh := range e.shards {
-		rmax = max(rmax, sh.hi-sh.lo)
-	}
-	ps := e.newPass(blocks, rmax)
-	for _, sh := range e.shards {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		e.passShard(ps, sh.lo, sh.hi-sh.lo, hidden)
-	}
-	e.endPass(ps)
-	return nil
-}
-
-// onePassState is accumulate's state between shards: the blocks, their
-// first columns, one shard's buffers and H^T T so far.
-type onePassState struct {
-	blocks, off []int
-	L           int
-	h, hchunk   []float32
-	h64         []float64
-	htShard, ht []float64
-	free        chan *passScratch
-}
-
-// passScratch is one goroutine's products of a block in a shard.
-type passScratch struct {
-	g32     []float32
-	g64, ht []float64
-}
-
-// newPass prepares an engine without stored hidden outputs for a pass over
-// shards of at most rmax images that accumulates the sums of the columns of
-// blocks, which follow the engine's columns.
-func (e *gramEngine) newPass(blocks []int, rmax int) *onePassState {
-	if e.acc != nil || (e.l > 0 && e.shards[0].h != nil) {
-		panic("scn: accumulate on an engine with sums pending or hidden outputs stored")
-	}
-	// A later stage of a staged fit (runStaged) starts after the engine's
-	// columns: the pass computes the outputs of every column, the old ones
-	// again, and the products of the new blocks only.
-	ps := &onePassState{blocks: blocks, off: make([]int, len(blocks)), L: e.l}
-	for k, b := range blocks {
-		ps.off[k] = ps.L
-		ps.L += b
-	}
-	L := ps.L
-	e.reserve(L)
-	ps.ht = make([]float64, L*e.m)
-	// With bfloat16 Gram products a shard's outputs are computed a chunk
-	// of nodes at a time and packed at once (half their float32 bytes), so
-	// the pass holds the packed shard, one chunk and the shard's part of
-	// H^T T; otherwise one shard's outputs of every node in float32 (and
-	// float64 for float64 products).
-	switch {
-	case e.bf16:
-		ps.hchunk = make([]float32, min(L, bf16PassChunk)*rmax)
-		ps.htShard = make([]float64, L*e.m)
-	case e.f32:
-		ps.h = make([]float32, L*rmax)
-	default:
-		ps.h = make([]float32, L*rmax)
-		ps.h64 = make([]float64, L*rmax)
-	}
-	workers := max(1, min(runtime.GOMAXPROCS(0), len(blocks)))
-	ps.free = make(chan *passScratch, workers)
-	for range workers {
-		ps.free <- &passScratch{}
-	}
-	return ps
-}
-
-// passShard adds the products of the shard of r images from image lo (the
-// targets e.tc index) to the pass's sums.
-func (e *gramEngine) passShard(ps *onePassState, lo, r int, hidden func(lo, hi, j0, j1 int, h []float32)) {
-	L, m, ld, nb := ps.L, e.m, e.ld, len(ps.blocks)
-	var hs []float32
-	var hs64 []float64
-	if e.bf16 {
-		e.pk.Reset(L, r)
-		for j0 := 0; j0 < L; j0 += bf16PassChunk {
-			j1 := min(L, j0+bf16PassChunk)
-			hc := ps.hchunk[:(j1-j0)*r]
-			hidden(lo, lo+r, j0, j1, hc)
-			e.pk.PackRows(j0, j1-j0, hc, r)
-			e.shardHT(hc, lo, r, ps.htShard[j0*m:j1*m])
-		}
-	} else {
-		hs = ps.h[:L*r]
-		hidden(lo, lo+r, 0, L, hs)
-		if ps.h64 != nil {
-			hs64 = ps.h64[:L*r]
-			forChunks(L*r, 1<<16, func(_, lo, hi int) {
-				for i, v := range hs[lo:hi] {
-					hs64[lo+i] = float64(v)
-				}
-			})
-		}
-	}
-	forChunks(nb, 1, func(c, _, _ int) {
-		k := nb - 1 - c
-		l0, b := ps.off[k], ps.blocks[k]
-		l1 := l0 + b
-		sc := <-ps.free
-		defer func() { ps.free <- sc }()
-		if e.f32 {
-			sc.g32 = grow(sc.g32, b*l1)
-		} else {
-			sc.g64 = grow(sc.g64, b*l1)
-		}
-		if e.bf16 {
-			// products' Gram product (whose bits do not depend on
-			// the call's shape); H^T T was formed above by shardHT,
-			// value by value as products forms it.
-			linalg.GramBF16(&e.pk, l0, l1, l1, sc.g32, l1)
-		} else {
-			sc.ht = grow(sc.ht, b*m)
-			var w []float64
-			if hs64 != nil {
-				w = hs64[:l1*r]
-			}
-			e.products(hs[:l1*r], nil, w, lo, r, l0, b, sc.g32, sc.g64, sc.ht)
-		}
-		for i := 0; i < b; i++ {
-			row := e.g[(l0+i)*ld : (l0+i)*ld+l1]
-			if e.f32 {
-				reduce32(row, sc.g32[i*l1:(i+1)*l1])
-			} else {
-				reduce(row, sc.g64[i*l1:(i+1)*l1])
-			}
-		}
-		if e.bf16 {
-			reduce(ps.ht[l0*m:l1*m], ps.htShard[l0*m:l1*m])
-		} else {
-			reduce(ps.ht[l0*m:l1*m], sc.ht)
-		}
-	})
-}
-
-// endPass keeps the pass's sums for addAccumulated.
-func (e *gramEngine) endPass(ps *onePassState) {
-	if len(ps.blocks) > 0 {
-		e.acc = &accumulation{blocks: ps.blocks, ht: ps.ht}
-	}
-}
-
-// addAccumulated grows the factor by the next accumulated block, from the
-// sums tryBlock would have reduced for it, and reports whether it could:
-// false if a column of the block is dependent on those before it (possible
-// with a ridge only through rounding). A one-pass engine cannot then leave
-// the column out as addBlock does, which needs the hidden outputs: it drops
-// its accumulated sums and keeps its columns so far, so that after
-// loadColumns the fit can go on block by block with addBlock.
-func (e *gramEngine) addAccumulated() bool {
-	a := e.acc
-	b := a.blocks[a.next]
-	l0, m, ld := e.l, e.m, e.ld
-	l1 := l0 + b
-	// The block's rows of g are its sums until growFactor writes the
-	// factor over them: copy them out first.
-	cross := grow(e.cross, b*l1)
-	e.cross = cross
-	for k := 0; k < b; k++ {
-		copy(cross[k*l1:(k+1)*l1], e.g[(l0+k)*ld:(l0+k)*ld+l1])
-	}
-	if dep := e.growFactor(cross, a.ht[l0*m:l1*m], b); dep != nil {
-		e.acc = nil
-		return false
-	}
-	a.next++
-	if a.next == len(a.blocks) {
-		e.acc = nil
-	}
-	return true
-}
-
-// loadColumns stores the hidden outputs of the engine's columns in every
-// shard (hidden as for accumulate), which a one-pass engine needs before
-// it can add blocks with addBlock.
-func (e *gramEngine) loadColumns(hidden func(lo, hi, j0, j1 int, h []float32)) {
-	for s := range e.shards {
-		sh := &e.shards[s]
-		r := sh.hi - sh.lo
-		sh.h = make([]float32, e.l*r)
-		hidden(sh.lo, sh.hi, 0, e.l, sh.h)
-		e.store(sh.h, sh.h)
-	}
-}
-
 // drawnNodes are the nodes of a one-pass fit, drawn before the pass: the
 // block sizes in order, L x np parameters and L biases. Their weights over
 // the image are not kept (L x d: as much again as the parameters of a
@@ -266,11 +48,6 @@ type drawnNodes struct {
 	params, bias []float32
 	w            []float32 // scratch: weights of weightChunk nodes
 }
-
-// bf16PassChunk is the nodes whose outputs a one-pass fit with bfloat16
-// Gram products computes and packs at a time (a multiple of 32, the rows
-// of a packed group).
-const bf16PassChunk = 256
 
 // weightChunk is the nodes whose weights hidden forms and scores at a time.
 const weightChunk = 256
@@ -342,7 +119,7 @@ func (bb *blockBuilder) runOnePass(ctx context.Context, progress func(Step)) (St
 		if err := bb.accumulateStream(ctx, nd, hidden); err != nil {
 			return streamStop(err), err
 		}
-	} else if err := bb.eng.accumulate(ctx, nd.blocks, hidden); err != nil {
+	} else if err := bb.eng.Accumulate(ctx, nd.blocks, hidden); err != nil {
 		return Cancelled, err
 	}
 	// The pass's buffers (one shard's outputs of every node, the blocks'
@@ -380,7 +157,7 @@ func (bb *blockBuilder) addBlocks(ctx context.Context, nd *drawnNodes, l0 int, b
 		t1 := time.Now()
 		var ok []bool
 		if !bb.deficient {
-			if bb.stream != nil && !bb.eng.addAccumulated() {
+			if bb.stream != nil && !bb.eng.AddAccumulated() {
 				return ReachedMaxNodes, true, errStreamDependent(l0)
 			}
 			if bb.stream == nil {
@@ -444,12 +221,12 @@ func (bb *blockBuilder) runStaged(ctx context.Context, progress func(Step)) (Sto
 			n += b
 		}
 		nd.blocks = append(nd.blocks, blocks...)
-		if bb.deficient || bb.eng.shards[0].h != nil {
+		if bb.deficient || bb.eng.Shards[0].H != nil {
 			// A column was left out (or the engine went block by block
 			// after one): the rest goes as run would, from the drawn
 			// nodes, block by block.
-			bb.eng.acc = nil
-		} else if err := bb.eng.accumulate(ctx, blocks, hidden); err != nil {
+			bb.eng.Acc = nil
+		} else if err := bb.eng.Accumulate(ctx, blocks, hidden); err != nil {
 			return Cancelled, err
 		}
 		runtime.GC()
@@ -471,20 +248,20 @@ func (bb *blockBuilder) runStaged(ctx context.Context, progress func(Step)) (Sto
 // (the same bits) and the fit goes on block by block from here.
 func (bb *blockBuilder) addDrawn(b int, hidden func(lo, hi, j0, j1 int, h []float32)) []bool {
 	e := bb.eng
-	if e.acc != nil {
-		if e.addAccumulated() {
+	if e.Acc != nil {
+		if e.AddAccumulated() {
 			ok := make([]bool, b)
 			for j := range ok {
 				ok[j] = true
 			}
 			return ok
 		}
-		e.loadColumns(hidden)
+		e.LoadColumns(hidden)
 	}
 	bb.cw = grow(bb.cw, b*bb.d)
 	for j := 0; j < b; j++ {
 		bb.nm.weight(bb.cp[j*bb.np:(j+1)*bb.np], bb.cw[j*bb.d:(j+1)*bb.d])
 	}
 	bb.score(b)
-	return e.addBlock(bb.z[:b*bb.n], b)
+	return e.AddBlock(bb.z[:b*bb.n], b)
 }

@@ -9,15 +9,17 @@ import (
 	"runtime"
 	"sync/atomic"
 	"testing"
+
+	"github.com/scn2d/scn/internal/lsq"
 )
 
 // withShardRows sets the shard size for one test, so that small problems
 // have many shards (and a short last one).
 func withShardRows(t *testing.T, rows int) {
 	t.Helper()
-	old := shardRows
-	shardRows = rows
-	t.Cleanup(func() { shardRows = old })
+	old := lsq.ShardRows
+	lsq.ShardRows = rows
+	t.Cleanup(func() { lsq.ShardRows = old })
 }
 
 // withOnePass sets whether fits that can take the one-pass path take it.
@@ -58,16 +60,16 @@ func fitBoth(t *testing.T, c Config, p Problem) (old, one *Path) {
 			old = path
 		}
 	}
-	eng := one.eng.(*gramEngine)
-	for _, sh := range eng.shards {
-		if sh.h != nil {
+	eng := one.eng.(*lsq.Gram)
+	for _, sh := range eng.Shards {
+		if sh.H != nil {
 			t.Fatal("a one-pass fit stored hidden outputs")
 		}
 	}
-	if eng.acc != nil {
+	if eng.Acc != nil {
 		t.Fatal("a one-pass fit left accumulated sums behind")
 	}
-	if old.eng.(*gramEngine).shards[0].h == nil {
+	if old.eng.(*lsq.Gram).Shards[0].H == nil {
 		t.Fatal("the block-by-block path kept no hidden outputs")
 	}
 	return old, one
@@ -229,8 +231,8 @@ func TestStagedIsTheBlockPath(t *testing.T) {
 						t.Fatalf("%s: stages asked at %v", name, asked)
 					}
 					samePaths(t, name, want, got)
-					for _, sh := range got.eng.(*gramEngine).shards {
-						if sh.h != nil {
+					for _, sh := range got.eng.(*lsq.Gram).Shards {
+						if sh.H != nil {
 							t.Fatalf("%s: a staged fit stored hidden outputs", name)
 						}
 					}
@@ -436,21 +438,21 @@ func TestOnePassOnlyWithARidge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if path.eng.(*gramEngine).shards[0].h == nil {
+	if path.eng.(*lsq.Gram).Shards[0].H == nil {
 		t.Error("a fit without a ridge did not keep H")
 	}
 }
 
-// naiveRSS is gramEngine.rss as first written, one row of G at a time
+// naiveRSS is lsq.Gram.Rss as first written, one row of G at a time
 // (reading G above the diagonal by columns): the reference for its bits.
-func naiveRSS(e *gramEngine, l int, beta []float64) float64 {
-	m := e.m
+func naiveRSS(e *lsq.Gram, l int, beta []float64) float64 {
+	m := e.M
 	s := 0.0
-	for _, v := range e.tt {
+	for _, v := range e.TT {
 		s += v
 	}
 	for i := 0; i < l*m; i++ {
-		s -= 2 * beta[i] * e.ht[i]
+		s -= 2 * beta[i] * e.HT[i]
 	}
 	gb := make([]float64, m)
 	for i := 0; i < l; i++ {
@@ -459,11 +461,11 @@ func naiveRSS(e *gramEngine, l int, beta []float64) float64 {
 			var gij float64
 			switch {
 			case j == i:
-				gij = e.gd[i]
+				gij = e.GD[i]
 			case j > i:
-				gij = e.g[i*e.ld+j]
+				gij = e.G[i*e.LD+j]
 			default:
-				gij = e.g[j*e.ld+i]
+				gij = e.G[j*e.LD+i]
 			}
 			if gij == 0 {
 				continue
@@ -490,11 +492,11 @@ func TestRSSBits(t *testing.T) {
 	}
 	e := fillEngine(t, hb, n, l, m, tt, 0.5, true, 40)
 	for _, pl := range []int{1, 31, 32, 33, 64, 100, 150} {
-		beta, err := e.solve(pl, 0.5)
+		beta, err := e.Solve(pl, 0.5)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, want := e.rss(pl, beta), naiveRSS(e, pl, beta); got != want {
+		if got, want := e.RSS(pl, beta), naiveRSS(e, pl, beta); got != want {
 			t.Errorf("%d columns: rss %v, row at a time %v", pl, got, want)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/scn2d/scn/internal/linalg"
+	"github.com/scn2d/scn/internal/lsq"
 	"gonum.org/v1/gonum/floats"
 )
 
@@ -17,7 +18,7 @@ import (
 // once the block is chosen, to form its Gram sums (H^T H_B and H_B^T T).
 // A streamed fit keeps neither H nor the residual (N x L and N x m): one
 // pass over the stream per step does all of it, row shard by row shard
-// (the row shards of shardRows images a fit in memory makes, whatever the
+// (the row shards of lsq.ShardRows images a fit in memory makes, whatever the
 // source's shard sizes):
 //
 //   - the hidden outputs of the l nodes chosen so far on the shard's
@@ -27,7 +28,7 @@ import (
 //   - the outputs of the step's K candidates and their h^T h and e_q^T h
 //     (correlateRows, as correlations forms them);
 //   - the products of each candidate with the l nodes and with the K
-//     candidates, and its h^T T (gramEngine.products with the K candidates
+//     candidates, and its h^T T (lsq.Gram.Products with the K candidates
 //     as one block after the l nodes: K x (l+K) sums).
 //
 // Every sum is reduced over the row shards in shard order, as the block
@@ -59,7 +60,7 @@ import (
 // and the products of K candidates instead of the block's b (K x (l+K)
 // where the block path forms b x (l+b): Candidates times the Gram work).
 // Peak memory: G (L x L), one row shard's outputs of every node and
-// candidate ((L+K) x shardRows float32), the candidates' sums K x (L+K)
+// candidate ((L+K) x lsq.ShardRows float32), the candidates' sums K x (L+K)
 // float64 (and one shard's part of them), the shard's residual, and the
 // first momentSample images; none of it grows with N.
 //
@@ -88,7 +89,7 @@ func (bb *blockBuilder) streamPass(ctx context.Context, nd *drawnNodes, resL int
 	e, m, d := bb.eng, bb.m, bb.d
 	l := bb.nodes()
 	L := l + k
-	rows := min(bb.scan.n, shardRows)
+	rows := min(bb.scan.n, lsq.ShardRows)
 	s := &streamSums{
 		ee: make([]float64, m), hh: make([]float64, k), eh: make([]float64, m*k),
 		cross: make([]float64, k*L), ht: make([]float64, k*m),
@@ -96,7 +97,7 @@ func (bb *blockBuilder) streamPass(ctx context.Context, nd *drawnNodes, resL int
 	h := make([]float32, L*rows)
 	var h64, g64 []float64
 	var g32 []float32
-	if e.f32 {
+	if e.F32 {
 		g32 = make([]float32, k*L)
 	} else {
 		h64 = make([]float64, L*rows)
@@ -113,8 +114,8 @@ func (bb *blockBuilder) streamPass(ctx context.Context, nd *drawnNodes, resL int
 		for i, v := range beta[:resL*m] {
 			b32[i] = float32(v)
 		}
-		if !e.f32 {
-			bt64 = beta64T(beta, resL, m)
+		if !e.F32 {
+			bt64 = lsq.Transposed(beta, resL, m)
 		}
 	}
 	var zp []float32
@@ -123,8 +124,8 @@ func (bb *blockBuilder) streamPass(ctx context.Context, nd *drawnNodes, resL int
 		zp = make([]float32, k*rows)
 	}
 	act := bb.cfg.Activation
-	n := e.n
-	defer func() { e.tc, e.n = nil, n }()
+	n := e.N
+	defer func() { e.TC, e.N = nil, n }()
 	err := bb.streamRows(ctx, func(r int, tc []float64) error {
 		hs := h[:L*r]
 		if l > 0 {
@@ -144,7 +145,7 @@ func (bb *blockBuilder) streamPass(ctx context.Context, nd *drawnNodes, resL int
 		// residual and updateResidual's sums, shard by shard).
 		ev := tc
 		if resL > 0 {
-			e.residualRows(hs, resL, r, b32, bt64, tc, r, res, r)
+			e.ResidualRows(hs, resL, r, b32, bt64, tc, r, res, r)
 			ev = res[:m*r]
 			for q := 0; q < m; q++ {
 				eq := ev[q*r : (q+1)*r]
@@ -170,7 +171,7 @@ func (bb *blockBuilder) streamPass(ctx context.Context, nd *drawnNodes, resL int
 				correlateRows(zj, col, ev, r, m, corr, k, j)
 			}
 		})
-		reduce(corrSum, corr)
+		lsq.Reduce(corrSum, corr)
 		bb.prof.Selection += time.Since(t1)
 		// The candidates' products with every column: the K candidates
 		// as one block after the l nodes.
@@ -184,14 +185,14 @@ func (bb *blockBuilder) streamPass(ctx context.Context, nd *drawnNodes, resL int
 				}
 			})
 		}
-		e.tc, e.n = tc, r
-		e.products(hs, nil, w, 0, r, l, k, g32, g64, htp)
-		if e.f32 {
-			reduce32(s.cross, g32)
+		e.TC, e.N = tc, r
+		e.Products(hs, nil, w, 0, r, l, k, g32, g64, htp)
+		if e.F32 {
+			lsq.Reduce32(s.cross, g32)
 		} else {
-			reduce(s.cross, g64)
+			lsq.Reduce(s.cross, g64)
 		}
-		reduce(s.ht, htp)
+		lsq.Reduce(s.ht, htp)
 		bb.prof.Ortho += time.Since(t2)
 		return nil
 	})
@@ -208,12 +209,12 @@ func (bb *blockBuilder) streamPass(ctx context.Context, nd *drawnNodes, resL int
 // without it. ok reports which went in.
 func (bb *blockBuilder) addSummed(s *streamSums, k int, order []int) (ok []bool) {
 	e, m := bb.eng, bb.m
-	l0 := e.l
+	l0 := e.L
 	L := l0 + k
-	return addDropping(len(order), func(idx []int) []bool {
+	return lsq.AddDropping(len(order), func(idx []int) []bool {
 		b := len(idx)
 		l1 := l0 + b
-		e.reserve(l1)
+		e.Reserve(l1)
 		cross := make([]float64, b*l1)
 		hbt := make([]float64, b*m)
 		for a, i := range idx {
@@ -224,7 +225,7 @@ func (bb *blockBuilder) addSummed(s *streamSums, k int, order []int) (ok []bool)
 			}
 			copy(hbt[a*m:(a+1)*m], s.ht[order[i]*m:(order[i]+1)*m])
 		}
-		return e.growFactor(cross, hbt, b)
+		return e.GrowFactor(cross, hbt, b)
 	})
 }
 
@@ -328,8 +329,8 @@ func (bb *blockBuilder) runStreamSupervised(ctx context.Context, progress func(S
 		// the residual's norms measured by the next pass; should the
 		// solve fail, the residual stays as it was and the steps are
 		// recorded at once with its RMSE.
-		if beta, err := bb.eng.solve(bb.eng.l, c.Ridge); err == nil {
-			resL, resBeta, stale, pending = bb.eng.l, beta, true, steps
+		if beta, err := bb.eng.Solve(bb.eng.L, c.Ridge); err == nil {
+			resL, resBeta, stale, pending = bb.eng.L, beta, true, steps
 		} else if bb.recordAt(steps, progress) {
 			return NoValidationGain, nil
 		}
@@ -362,7 +363,7 @@ func (bb *blockBuilder) streamPairs(ctx context.Context, side int, lambda float6
 	pd := bb.drawPairs(side, side, lambda)
 	k, d := pd.k, bb.d
 	if bb.cfg.Standardize {
-		rows := min(bb.scan.n, shardRows)
+		rows := min(bb.scan.n, lsq.ShardRows)
 		z := make([]float32, k*rows)
 		acc := make([]float64, 2*k)
 		sum := make([]float64, 2*k)
@@ -370,7 +371,7 @@ func (bb *blockBuilder) streamPairs(ctx context.Context, side int, lambda float6
 		err := bb.streamRows(ctx, func(r int, _ []float64) error {
 			pairShard(bb.x, 0, r, pd.ut, pd.tu, pd.vt, pd.tv, z[:k*r], r, &psc)
 			pd.moments(z[:k*r], r, acc)
-			reduce(sum, acc)
+			lsq.Reduce(sum, acc)
 			return nil
 		})
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/scn2d/scn/internal/linalg"
+	"github.com/scn2d/scn/internal/lsq"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -204,7 +205,7 @@ type builder struct {
 	nm     nodeMap
 	np     int // hidden parameters per node
 	rng    *rand.Rand
-	ls     *lsq
+	ls     *lsq.QR
 	params []float32 // accepted nodes, L x np
 	bias   []float32 // accepted biases
 	trace  []Step
@@ -239,14 +240,14 @@ func newBuilder(c Config, p Problem) *builder {
 	return &builder{
 		cfg: c, x: p.X, n: n, d: p.X.Dim(), nm: nm, np: nm.size(),
 		rng: rand.New(rand.NewPCG(c.Seed, 0x2d5c4e)),
-		ls:  newLSQ(p.T, n, p.M),
+		ls:  lsq.NewQR(p.T, n, p.M),
 		h:   make([]float64, n),
 	}
 }
 
 // rmse returns the current training RMSE.
 func (b *builder) rmse() float64 {
-	return math.Sqrt(b.ls.residualNorm2() / float64(b.n*b.ls.m))
+	return math.Sqrt(b.ls.ResidualNorm2() / float64(b.n*b.ls.M))
 }
 
 // run adds nodes until a stopping rule holds.
@@ -314,7 +315,7 @@ func (b *builder) drawBatch(k int, lambda float64) {
 // independent of the chosen nodes.
 func (b *builder) addColumn(j int) bool {
 	t0 := time.Now()
-	ok := b.ls.add(b.column(j))
+	ok := b.ls.Add(b.column(j))
 	if ok {
 		b.accept(j)
 	}
@@ -367,12 +368,12 @@ func (b *builder) acceptPastRank(c *candidate) error {
 	b.hcols = append(b.hcols, c.col)
 	b.params = append(b.params, c.params...)
 	b.bias = append(b.bias, c.bias)
-	l, n, m := len(b.hcols), b.n, b.ls.m
+	l, n, m := len(b.hcols), b.n, b.ls.M
 	h := mat.NewDense(n, l, nil)
 	for c, col := range b.hcols {
 		h.SetCol(c, col)
 	}
-	beta, err := minNorm(h, b.ls.t, m, b.cfg.Ridge)
+	beta, err := minNorm(h, b.ls.T, m, b.cfg.Ridge)
 	if err != nil {
 		return err
 	}
@@ -380,10 +381,10 @@ func (b *builder) acceptPastRank(c *candidate) error {
 	y.Mul(h, mat.NewDense(l, m, beta))
 	for i := 0; i < n; i++ {
 		for q := 0; q < m; q++ {
-			b.ls.e[q*n+i] = b.ls.t[i*m+q] - y.At(i, q)
+			b.ls.E[q*n+i] = b.ls.T[i*m+q] - y.At(i, q)
 		}
 	}
-	b.ls.ee = nil
+	b.ls.EE = nil
 	return nil
 }
 
@@ -422,7 +423,7 @@ func (b *builder) randomBlock() {
 		copy(hb[j*b.n:(j+1)*b.n], b.column(j))
 	}
 	last := b.rmse() // before the block
-	ok, rmse := b.ls.addBlock(hb, k)
+	ok, rmse := b.ls.AddBlock(hb, k)
 	b.pending, b.next = b.pending[:0], 0
 	for j, accepted := range ok {
 		st := Step{Scale: lambda, Tried: 1, RMSE: last}
@@ -450,8 +451,8 @@ func (b *builder) randomBlock() {
 func (b *builder) pickSupervised() (Step, bool) {
 	var st Step
 	var fallback *candidate // the first admissible but dependent candidate
-	m := b.ls.m
-	ee := append([]float64(nil), b.ls.residualColumnNorms()...)
+	m := b.ls.M
+	ee := append([]float64(nil), b.ls.ResidualColumnNorms()...)
 	for _, lambda := range b.cfg.Scales {
 		k := b.cfg.Candidates
 		b.drawBatch(k, lambda)
@@ -524,7 +525,7 @@ const corrChunk = 4096
 // each chunk's candidate outputs are widened to float64 once, then every
 // e_q is dotted with four candidates at a time.
 func (b *builder) correlations() (hh, eh []float64) {
-	k, m, n := b.k, b.ls.m, b.n
+	k, m, n := b.k, b.ls.M, b.n
 	chunks := (n + corrChunk - 1) / corrChunk
 	stride := k * (m + 1) // per chunk: eh (m x k), then hh (k)
 	b.part = grow(b.part, chunks*stride)
@@ -540,10 +541,10 @@ func (b *builder) correlations() (hh, eh []float64) {
 			acc[k*m+j] = floats.Dot(hj, hj)
 		}
 		for q := 0; q < m; q++ {
-			rowDots(z64[lo:], n, k, b.ls.residual(q)[lo:hi], acc[q*k:(q+1)*k])
+			lsq.RowDots(z64[lo:], n, k, b.ls.Residual(q)[lo:hi], acc[q*k:(q+1)*k])
 		}
 	})
-	sums := sumChunks(part, chunks, make([]float64, stride))
+	sums := lsq.SumChunks(part, chunks, make([]float64, stride))
 	return sums[k*m:], sums[:k*m]
 }
 
@@ -583,13 +584,13 @@ func admissible(hh, eh, ee []float64, m int, r float64, dead []bool) []int {
 // partial returns the path of the nodes so far, without output weights.
 func (b *builder) partial() *Path {
 	l := len(b.trace)
-	m := &Model{Kind: b.cfg.Kind, Activation: b.cfg.Activation, Rows: b.x.Rows, Cols: b.x.Cols, Channels: b.x.Channels, M: b.ls.m,
+	m := &Model{Kind: b.cfg.Kind, Activation: b.cfg.Activation, Rows: b.x.Rows, Cols: b.x.Cols, Channels: b.x.Channels, M: b.ls.M,
 		Params: b.params[:l*b.np], Bias: b.bias[:l], Config: b.cfg}
-	ind := b.ls.l
+	ind := b.ls.L
 	if b.deficient {
 		ind = b.independent
 	}
-	return &Path{model: m, eng: b.ls, x: b.x, t: b.ls.t, independent: min(ind, l), ridge: b.cfg.Ridge}
+	return &Path{model: m, eng: b.ls, x: b.x, t: b.ls.T, independent: min(ind, l), ridge: b.cfg.Ridge}
 }
 
 // path assembles the fitted model and its path.
@@ -619,12 +620,4 @@ func (b *builder) path(stop StopReason) (*Path, error) {
 	return p, nil
 }
 
-// grow returns s resized to n, reusing its storage when it can and
-// otherwise leaving room to grow by half, so that buffers that grow with L
-// are reallocated O(log L) times, not once per node.
-func grow[T any](s []T, n int) []T {
-	if cap(s) >= n {
-		return s[:n]
-	}
-	return make([]T, n, n+n/2)
-}
+func grow[T any](s []T, n int) []T { return lsq.Grow(s, n) }

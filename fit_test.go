@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/scn2d/scn/internal/linalg/kernel"
+	"github.com/scn2d/scn/internal/lsq"
 	"github.com/scn2d/scn/internal/reference"
 	"gonum.org/v1/gonum/mat"
 )
@@ -78,7 +79,7 @@ func TestResidualNeverGrows(t *testing.T) {
 		c := Paper(k)
 		c.MaxNodes = 60
 		m := fitT(t, c, p)
-		prev := math.Sqrt(dot(p.T, p.T) / float64(len(p.T)))
+		prev := math.Sqrt(lsq.Dot(p.T, p.T) / float64(len(p.T)))
 		for _, s := range m.Summary.Trace {
 			// The convergence argument: ||e_L||^2 <= r ||e_{L-1}||^2.
 			if s.RMSE*s.RMSE > s.Ratio*prev*prev*(1+1e-9) {

@@ -3,6 +3,8 @@ package scn
 import (
 	"math"
 	"runtime"
+
+	"github.com/scn2d/scn/internal/lsq"
 )
 
 // Memory is an estimate of the bytes a fit allocates beyond its training
@@ -70,7 +72,7 @@ func (c Config) EstimateMemoryC(n, rows, cols, chans, m int) Memory {
 	e.Candidates = bytesOf(4*k*np + 4*k*d + 4*k*N + 8*k*N + 8*chunks*k*(M+1) + 8*N)
 	// Q is stored in blocks of qBlockCols columns; R holds L(L+1)/2 values.
 	lq := math.Min(L, N)
-	lqBlocks := math.Ceil(lq/qBlockCols) * qBlockCols
+	lqBlocks := math.Ceil(lq/lsq.QBlockCols) * lsq.QBlockCols
 	e.Factor = bytesOf(8*N*lqBlocks + 8*lq*(lq+1)/2 + 8*lq*M + 3*8*N*M)
 	if c.blockMode() {
 		e.Candidates, e.Factor = c.blockMemory(N, d, d1, np, M, L)
@@ -103,7 +105,7 @@ func (c Config) EstimateMemoryC(n, rows, cols, chans, m int) Memory {
 // (d1 rows), np parameters per node, M outputs and L_max = L.
 func (c Config) blockMemory(N, d, d1, np, M, L float64) (cand, factor int64) {
 	b := math.Min(float64(max(c.BlockSize, 1)), L)
-	rows := math.Min(N, float64(shardRows))
+	rows := math.Min(N, float64(lsq.ShardRows))
 	shards := math.Ceil(N / rows)
 	// G and its factor share one L x L array; a block's sums (b x L) are
 	// formed in a scratch array and reduced into another; the targets are
@@ -119,7 +121,7 @@ func (c Config) blockMemory(N, d, d1, np, M, L float64) (cand, factor int64) {
 		case c.BF16Gram:
 			// The shard's outputs packed in bfloat16, computed a chunk
 			// of nodes at a time; the shard's part of H^T T.
-			pass = 2*L*rows + 4*math.Min(L, bf16PassChunk)*rows + 8*L*M
+			pass = 2*L*rows + 4*math.Min(L, lsq.BF16PassChunk)*rows + 8*L*M
 		case !c.Float32Gram:
 			pass += 8 * L * rows
 			perWorker = 8 * b * L

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/scn2d/scn/internal/linalg"
+	"github.com/scn2d/scn/internal/lsq"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -273,7 +274,7 @@ func minNorm(h *mat.Dense, t []float64, m int, ridge float64) ([]float64, error)
 		g.SymOuterK(1, h.T())
 		var ht mat.Dense
 		ht.Mul(h.T(), tt)
-		return ridgeSolve(&g, &ht, ridge)
+		return lsq.RidgeSolve(&g, &ht, ridge)
 	}
 	var svd mat.SVD
 	if !svd.Factorize(h, mat.SVDThin) {

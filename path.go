@@ -3,6 +3,8 @@ package scn
 import (
 	"fmt"
 	"math"
+
+	"github.com/scn2d/scn/internal/lsq"
 )
 
 // Path is a fit that can still be re-solved. Besides the fitted model it
@@ -17,7 +19,7 @@ import (
 // drop the Path as soon as its prefixes are no longer needed.
 type Path struct {
 	model *Model
-	eng   engine
+	eng   lsq.Engine
 	x     Images    // the training images
 	t     []float64 // the training targets, N x m
 	// independent counts the leading nodes whose columns are all in eng;
@@ -77,7 +79,7 @@ func (p *Path) trainRMSE(pm *Model) (float64, error) {
 		}
 		return RMSE(y, p.t), nil
 	}
-	g, ht := p.eng.normal(l)
+	g, ht := p.eng.Normal(l)
 	var ss float64
 	for _, v := range p.t {
 		ss += v * v
@@ -99,7 +101,7 @@ func (p *Path) trainRMSE(pm *Model) (float64, error) {
 // hidden outputs.
 func (p *Path) beta(m *Model, l int, ridge float64) ([]float64, error) {
 	if l <= p.independent {
-		return p.eng.solve(l, ridge)
+		return p.eng.Solve(l, ridge)
 	}
 	pm, err := m.truncate(l, nil)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/scn2d/scn/internal/linalg"
+	"github.com/scn2d/scn/internal/lsq"
 )
 
 // Pair scoring of 2D candidates (Config.Pairs). A 2D candidate's input is
@@ -34,28 +35,17 @@ import (
 
 // scorePairs sets z[(t*tu+s)*n + i] = u_s^T X_i v_t for the tu row vectors
 // u (tu x rows) and tv column vectors v (tv x C*cols: v_t (x) w_t with C > 1
-// channels), on the images x, shard by shard of shardRows images (in
+// channels), on the images x, shard by shard of lsq.ShardRows images (in
 // parallel); see pairShard.
 func scorePairs(x Images, u []float32, tu int, v []float32, tv int, z []float32) {
 	n := x.Len()
-	ut, vt := transpose32(u, tu, x.Rows), transpose32(v, tv, x.Chans()*x.Cols)
-	shards := (n + shardRows - 1) / shardRows
+	ut, vt := lsq.Transposed(u, tu, x.Rows), lsq.Transposed(v, tv, x.Chans()*x.Cols)
+	shards := (n + lsq.ShardRows - 1) / lsq.ShardRows
 	forChunks(shards, 1, func(sh, _, _ int) {
-		lo := sh * shardRows
+		lo := sh * lsq.ShardRows
 		var sc pairScratch
-		pairShard(x, lo, min(n, lo+shardRows), ut, tu, vt, tv, z[lo:], n, &sc)
+		pairShard(x, lo, min(n, lo+lsq.ShardRows), ut, tu, vt, tv, z[lo:], n, &sc)
 	})
-}
-
-// transpose32 returns the cols x rows transpose of a (rows x cols).
-func transpose32(a []float32, rows, cols int) []float32 {
-	t := make([]float32, rows*cols)
-	for i := 0; i < rows; i++ {
-		for j := 0; j < cols; j++ {
-			t[j*rows+i] = a[i*cols+j]
-		}
-	}
-	return t
 }
 
 // pairScratch is one goroutine's buffers for pairShard.
@@ -148,15 +138,15 @@ func (bb *blockBuilder) pairCandidates(tu, tv int, lambda float64) (hh, eh []flo
 	t0 := time.Now()
 	pd := bb.drawPairs(tu, tv, lambda)
 	k := pd.k
-	shards := bb.eng.shards
+	shards := bb.eng.Shards
 	pool := sync.Pool{New: func() any { return new(pairScratch) }}
 	outs := sync.Pool{New: func() any { return new([]float32) }}
 	products := func(s int) ([]float32, func()) {
 		sh := shards[s]
 		sc := pool.Get().(*pairScratch)
 		buf := outs.Get().(*[]float32)
-		*buf = grow(*buf, k*(sh.hi-sh.lo))
-		pairShard(bb.x, sh.lo, sh.hi, pd.ut, tu, pd.vt, tv, *buf, sh.hi-sh.lo, sc)
+		*buf = grow(*buf, k*(sh.Hi-sh.Lo))
+		pairShard(bb.x, sh.Lo, sh.Hi, pd.ut, tu, pd.vt, tv, *buf, sh.Hi-sh.Lo, sc)
 		pool.Put(sc)
 		return *buf, func() { outs.Put(buf) }
 	}
@@ -167,11 +157,11 @@ func (bb *blockBuilder) pairCandidates(tu, tv int, lambda float64) (hh, eh []flo
 		forChunks(len(shards), 1, func(s, _, _ int) {
 			z, done := products(s)
 			defer done()
-			pd.moments(z, shards[s].hi-shards[s].lo, part[s*2*k:(s+1)*2*k])
+			pd.moments(z, shards[s].Hi-shards[s].Lo, part[s*2*k:(s+1)*2*k])
 		})
 		sum := make([]float64, 2*k)
 		for s := range shards {
-			reduce(sum, part[s*2*k:(s+1)*2*k])
+			lsq.Reduce(sum, part[s*2*k:(s+1)*2*k])
 		}
 		bb.standardizePairs(pd, sum, lambda)
 	}
@@ -182,7 +172,7 @@ func (bb *blockBuilder) pairCandidates(tu, tv int, lambda float64) (hh, eh []flo
 		z, done := products(s)
 		defer done()
 		sh := shards[s]
-		r := sh.hi - sh.lo
+		r := sh.Hi - sh.Lo
 		acc := part[s*size : (s+1)*size]
 		col := make([]float64, r)
 		for j := 0; j < k; j++ {
@@ -193,7 +183,7 @@ func (bb *blockBuilder) pairCandidates(tu, tv int, lambda float64) (hh, eh []flo
 	})
 	sum := make([]float64, size)
 	for s := range shards {
-		reduce(sum, part[s*size:(s+1)*size])
+		lsq.Reduce(sum, part[s*size:(s+1)*size])
 	}
 	bb.prof.Draw += t1.Sub(t0)
 	bb.prof.Scoring += time.Since(t1)
@@ -248,7 +238,7 @@ func (bb *blockBuilder) drawPairs(tu, tv int, lambda float64) *pairDraw {
 			bb.cb[j] = pd.b0[j]
 		}
 	}
-	pd.ut, pd.vt = transpose32(u, tu, d1), transpose32(expandChannels(v, tv, d2, mm.ch), tv, mm.ch*d2)
+	pd.ut, pd.vt = lsq.Transposed(u, tu, d1), lsq.Transposed(expandChannels(v, tv, d2, mm.ch), tv, mm.ch*d2)
 	return pd
 }
 

@@ -9,6 +9,7 @@ import (
 	"sort"
 
 	"github.com/scn2d/scn/internal/linalg"
+	"github.com/scn2d/scn/internal/lsq"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -504,7 +505,7 @@ func (e *evaluator) score(l int, alpha float64, beta []float64) Score {
 	n, m := e.held.X.Len(), e.held.M
 	hv := e.hv.RawMatrix()
 	out := make([]float64, n*m)
-	linalg.GemmNT64(n, m, l, 1, hv.Data, hv.Stride, beta64T(beta, l, m), l, 0, out, m)
+	linalg.GemmNT64(n, m, l, 1, hv.Data, hv.Stride, lsq.Transposed(beta, l, m), l, 0, out, m)
 	s := Score{Nodes: l, Ridge: alpha, RMSE: RMSE(out, e.held.T)}
 	if e.classify {
 		s.Accuracy = Accuracy(ArgMax(out, m), e.labels)
@@ -590,7 +591,7 @@ func (p *Path) prefixBetas(g *mat.SymDense, ht *mat.Dense, maxL int, grid []int,
 		}
 		ld[i*lda+i] += alpha
 	}
-	if err := cholesky(ld, maxL, lda, alpha); err != nil {
+	if err := lsq.Cholesky(ld, maxL, lda, alpha); err != nil {
 		return out, nil
 	}
 	m := p.model.M
@@ -615,7 +616,7 @@ func (p *Path) prefixBetas(g *mat.SymDense, ht *mat.Dense, maxL int, grid []int,
 // when they are all in it, else from their hidden outputs.
 func (p *Path) normalAll(l int) (*mat.SymDense, *mat.Dense) {
 	if l <= p.independent {
-		return p.eng.normal(l)
+		return p.eng.Normal(l)
 	}
 	pm, _ := p.model.truncate(l, nil)
 	h := hiddenDense(pm, p.x)
@@ -648,41 +649,9 @@ func gramOf(h *mat.Dense) []float64 {
 	return g
 }
 
-// choleskySolve is ridgeSolve on the package's blocked Cholesky factor and
-// triangular solves (the block engine's; OpenBLAS or the project's kernels)
-// instead of gonum's: the refit of model selection at L = 4000 took 6.3 s
-// with gonum's factor on MNIST. Like ridgeSolve it leaves G + alpha I in g;
-// should the blocked factor call the system singular, gonum's decides.
-func choleskySolve(g *mat.SymDense, ht *mat.Dense, alpha float64) ([]float64, error) {
-	l, m := ht.Dims()
-	raw := g.RawSymmetric()
-	ld := make([]float64, l*l)
-	for i := 0; i < l; i++ {
-		raw.Data[i*raw.Stride+i] += alpha
-		for j := 0; j <= i; j++ {
-			ld[i*l+j] = raw.Data[j*raw.Stride+i] // the upper triangle is stored
-		}
-	}
-	if err := cholesky(ld, l, l, alpha); err != nil {
-		for i := 0; i < l; i++ {
-			raw.Data[i*raw.Stride+i] -= alpha
-		}
-		return ridgeSolve(g, ht, alpha)
-	}
-	beta := make([]float64, l*m)
-	for i := 0; i < l; i++ {
-		for q := 0; q < m; q++ {
-			beta[i*m+q] = ht.At(i, q)
-		}
-	}
-	linalg.TrsmLeftLower(false, l, m, ld, l, beta, m)
-	linalg.TrsmLeftLower(true, l, m, ld, l, beta, m)
-	return beta, nil
-}
-
 // normalRSS returns ||T - H beta||_F^2 over the targets of both parts (t1,
 // t2) from the normal equations of the same rows, g = H^T H + alpha I (the
-// matrix ridgeSolve leaves) and ht = H^T T:
+// matrix lsq.RidgeSolve leaves) and ht = H^T T:
 // T^T T - 2 beta . H^T T + beta^T G beta, clamped at 0 against rounding.
 func normalRSS(g *mat.SymDense, alpha float64, ht *mat.Dense, beta []float64, t1, t2 []float64) float64 {
 	return normalRSSOf(g, alpha, ht, beta, floats.Dot(t1, t1)+floats.Dot(t2, t2))
@@ -730,7 +699,7 @@ func refit(path *Path, l int, alpha float64, held Problem) (*Model, error) {
 		var htv mat.Dense
 		htv.Mul(hv.T(), tv)
 		ht.Add(ht, &htv)
-		beta, err = choleskySolve(g, ht, alpha)
+		beta, err = lsq.CholeskySolve(g, ht, alpha)
 		if err == nil {
 			rss = normalRSS(g, alpha, ht, beta, path.t, held.T) // g now holds G + alpha I
 		}
@@ -769,22 +738,9 @@ func refit(path *Path, l int, alpha float64, held Problem) (*Model, error) {
 func (p *Path) stackedLS(l int, hv, tv *mat.Dense) ([]float64, error) {
 	nv, _ := hv.Dims()
 	m := p.model.M
-	if qr, ok := p.eng.(*lsq); ok && l <= p.independent {
-		a := mat.NewDense(l+nv, l, nil)
-		b := mat.NewDense(l+nv, m, nil)
-		for j := 0; j < l; j++ {
-			for i := 0; i <= j; i++ {
-				a.Set(i, j, qr.r[j][i])
-			}
-		}
-		b.Slice(0, l, 0, m).(*mat.Dense).Copy(mat.NewDense(l, m, qr.qtt[:l*m]))
-		a.Slice(l, l+nv, 0, l).(*mat.Dense).Copy(hv)
-		b.Slice(l, l+nv, 0, m).(*mat.Dense).Copy(tv)
-		var f mat.QR
-		f.Factorize(a)
-		out := mat.NewDense(l, m, nil)
-		if err := f.SolveTo(out, false, b); err == nil {
-			return out.RawMatrix().Data, nil
+	if qr, ok := p.eng.(*lsq.QR); ok && l <= p.independent {
+		if beta, ok := qr.StackedSolve(l, hv, tv); ok {
+			return beta, nil
 		}
 	}
 	pm, _ := p.model.truncate(l, nil)

@@ -15,6 +15,7 @@ import (
 	"github.com/scn2d/scn/internal/atomicfile"
 	"github.com/scn2d/scn/internal/bigmem"
 	"github.com/scn2d/scn/internal/linalg"
+	"github.com/scn2d/scn/internal/lsq"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -287,9 +288,9 @@ func (s *Stats) merge(o *Stats, withG bool) (*Stats, error) {
 		return nil, fmt.Errorf("%w: %d and %d regression targets", ErrStats, s.M, o.M)
 	}
 	out := &Stats{Recipe: a.Recipe, N: a.N + b.N, M: a.M, Classes: a.Classes,
-		HT: addVec(a.HT, b.HT), TT: addVec(a.TT, b.TT)}
+		HT: lsq.AddVec(a.HT, b.HT), TT: lsq.AddVec(a.TT, b.TT)}
 	if withG {
-		out.G = addVec(a.G, b.G)
+		out.G = lsq.AddVec(a.G, b.G)
 	}
 	// A factor of either side's G preconditions an update of the union
 	// (a stale one: of fewer images); the larger side's is kept.
@@ -304,14 +305,6 @@ func (s *Stats) merge(o *Stats, withG bool) (*Stats, error) {
 		}
 	}
 	return out, nil
-}
-
-func addVec(a, b []float64) []float64 {
-	out := bigmem.Float64s(len(a))
-	for i := range a {
-		out[i] = a[i] + b[i]
-	}
-	return out
 }
 
 // Solve returns the model of the recipe's nodes with the output weights the
@@ -334,7 +327,7 @@ func (s *Stats) Solve(ridge float64) (*Model, error) {
 	if ridge > 0 {
 		g := mat.NewSymDense(l, slices.Clone(s.G))
 		var err error
-		if beta, err = choleskySolve(g, mat.NewDense(l, m, slices.Clone(s.HT)), ridge); err != nil {
+		if beta, err = lsq.CholeskySolve(g, mat.NewDense(l, m, slices.Clone(s.HT)), ridge); err != nil {
 			return nil, err
 		}
 	} else {
@@ -560,7 +553,7 @@ func (s *Stats) Factorize(ridge float64) error {
 	for i := 0; i < l; i++ {
 		f[i*l+i] += ridge
 	}
-	if err := cholesky(f, l, l, ridge); err != nil {
+	if err := lsq.Cholesky(f, l, l, ridge); err != nil {
 		return err
 	}
 	s.Factor = factorOf(f, l, s.N, ridge)

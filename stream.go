@@ -7,6 +7,8 @@ import (
 	"math"
 	"slices"
 	"time"
+
+	"github.com/scn2d/scn/internal/lsq"
 )
 
 // Out-of-core fits.
@@ -25,7 +27,7 @@ import (
 // is fitted), counts the images, sums the mean image (Standardize) and
 // T_q^T T_q in image order, and keeps the first momentSample images. Then
 // every node is drawn as Fit draws them, and the second pass cuts the
-// shards, whatever their sizes, into the row shards of shardRows images a
+// shards, whatever their sizes, into the row shards of lsq.ShardRows images a
 // fit in memory uses and forms every block's sums from them in the same
 // order. So the model is the same bytes as Fit's on the same images, with
 // one exception: difference nodes (Config.Differences: the fast and
@@ -254,9 +256,9 @@ func (c Config) fitStreamPath(ctx context.Context, src Source, progress func(Ste
 	}
 	// The builder of the head with the whole set's count, sums and mean,
 	// and an empty engine without stored outputs, filled by the passes.
-	bb := newBlockBuilderOn(c, sc.head, newGramEngineH(nil, 0, sc.m, c.Ridge, c.Float32Gram || c.BF16Gram, c.MaxNodes, false))
+	bb := newBlockBuilderOn(c, sc.head, lsq.NewGramH(nil, 0, sc.m, c.Ridge, c.Float32Gram || c.BF16Gram, c.MaxNodes, false))
 	bb.n, bb.stream, bb.t = sc.n, src, []float64{}
-	bb.eng.tt = sc.tt
+	bb.eng.TT = sc.tt
 	bb.ee = slices.Clone(sc.tt)
 	bb.rss = 0
 	for _, v := range bb.ee {
@@ -290,28 +292,28 @@ func (c Config) fitStreamPath(ctx context.Context, src Source, progress func(Ste
 	return path, sc, nil
 }
 
-// accumulateStream is gramEngine.accumulate over the stream: the source's
-// shards are cut into row shards of shardRows images (the ones a fit in
+// accumulateStream is lsq.Gram.Accumulate over the stream: the source's
+// shards are cut into row shards of lsq.ShardRows images (the ones a fit in
 // memory makes), each passed to the engine with its targets as the
 // engine's own (lo = 0), in order.
 func (bb *blockBuilder) accumulateStream(ctx context.Context, nd *drawnNodes, hidden func(lo, hi, j0, j1 int, h []float32)) error {
 	e, sc := bb.eng, bb.scan
-	ps := e.newPass(nd.blocks, min(sc.n, shardRows))
+	ps := e.NewPass(nd.blocks, min(sc.n, lsq.ShardRows))
 	err := bb.streamRows(ctx, func(r int, tc []float64) error {
-		e.tc, e.n = tc, r
-		e.passShard(ps, 0, r, hidden)
+		e.TC, e.N = tc, r
+		e.PassShard(ps, 0, r, hidden)
 		return nil
 	})
-	e.tc, e.n = nil, sc.n
+	e.TC, e.N = nil, sc.n
 	if err != nil {
 		return err
 	}
-	e.endPass(ps)
+	e.EndPass(ps)
 	return nil
 }
 
 // streamRows reads the stream once and calls f with its images cut into
-// the row shards of shardRows images a fit in memory makes, in order,
+// the row shards of lsq.ShardRows images a fit in memory makes, in order,
 // whatever the sizes of the source's shards: during the call bb.x holds
 // the row shard's r images (image 0 its first) and tc its targets by
 // output (m rows of r). Each source shard is checked against the first
@@ -328,7 +330,7 @@ func streamRowsOf(ctx context.Context, src Source, sc *streamScan, n int, x *Ima
 	head := *x
 	defer func() { *x = head }()
 	d, m := head.Dim(), sc.m
-	rows := min(n, shardRows)
+	rows := min(n, lsq.ShardRows)
 	pix := make([]float32, rows*d)
 	tby := make([]float64, m*rows) // targets by output, rows apart
 	filled, seen := 0, 0
@@ -422,7 +424,7 @@ func (c Config) EstimateStreamMemory(rows, cols, m int) int64 {
 // (colour: 3).
 func (c Config) EstimateStreamMemoryC(rows, cols, chans, m int) int64 {
 	d := float64(max(rows, 1)) * float64(max(cols, 1)) * float64(max(chans, 1))
-	keep := float64(momentSample + shardRows)
+	keep := float64(momentSample + lsq.ShardRows)
 	fit := c.EstimateBytesC(momentSample, rows, cols, chans, m)
 	if c.Kind.Choice == Supervised {
 		fit = c.streamSupervisedBytes(rows, cols, chans, m)
@@ -435,7 +437,7 @@ func (c Config) EstimateStreamMemoryC(rows, cols, chans, m int) int64 {
 // (L x L) and H^T T; a block step's K candidates (parameters, weights over
 // the image, their inputs on the first momentSample images when
 // standardised); one row shard's outputs of every node and candidate
-// ((L+K) x shardRows float32, and float64 with float64 Gram products, as
+// ((L+K) x lsq.ShardRows float32, and float64 with float64 Gram products, as
 // the residual's product takes them too); the candidates' sums K x (L+K)
 // float64 and one shard's part of them; the shard's residual; pair
 // candidates' products and scratch on one shard; the block's sums; the
@@ -457,7 +459,7 @@ func (c Config) streamSupervisedBytes(rows, cols, chans, m int) int64 {
 		side = math.Ceil(math.Sqrt(k))
 		k = side * side
 	}
-	r := float64(shardRows)
+	r := float64(lsq.ShardRows)
 	lk := L + k
 	engine := 8*L*L + 8*L + 2*8*L*M + 2*8*b*L
 	cand := 4*k*np + 4*k*d + 4*k + 4*weightChunk*d

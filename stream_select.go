@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/scn2d/scn/internal/linalg"
+	"github.com/scn2d/scn/internal/lsq"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -218,7 +219,7 @@ func scoreHeldStream(ctx context.Context, path *Path, src Source, sc *streamScan
 		}
 		for i, l := range grid {
 			if betas[i] != nil {
-				pairs = append(pairs, pair{l, alpha, beta64T(betas[i], l, m)})
+				pairs = append(pairs, pair{l, alpha, lsq.Transposed(betas[i], l, m)})
 			}
 		}
 	}
@@ -314,7 +315,7 @@ func (hs *heldSums) refit(path *Path, l int, alpha, tt float64, n int) (*Model, 
 			ht.Set(i, q, ht.At(i, q)+hs.ht[i*M+q])
 		}
 	}
-	beta, err := choleskySolve(g, ht, alpha)
+	beta, err := lsq.CholeskySolve(g, ht, alpha)
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/scn2d/scn/internal/bigmem"
 	"github.com/scn2d/scn/internal/linalg"
+	"github.com/scn2d/scn/internal/lsq"
 )
 
 // Update returns m with its output weights solved again on the images of
@@ -68,7 +69,7 @@ func (m *Model) Update(old *Stats, p Problem, withStats bool) (*Model, *Stats, e
 				gramLower(l, c.rows, c.h, c.ld, g)
 			}
 			symmetrize(g, l)
-			merged.G = addVec(g0, g)
+			merged.G = lsq.AddVec(g0, g)
 		}
 		if nm, err = merged.Solve(ridge); err != nil {
 			return nil, nil, err
@@ -152,7 +153,7 @@ func (s *Stats) solveNear(old *Stats, kept []hiddenChunk, ridge float64) (*Model
 		for i := 0; i < l; i++ {
 			g0[i*l+i] += ridge
 		}
-		if cholesky(g0, l, l, ridge) != nil {
+		if lsq.Cholesky(g0, l, l, ridge) != nil {
 			return nil, nil
 		}
 		a.f = fullTri(g0, l)
@@ -169,8 +170,8 @@ func (s *Stats) solveNear(old *Stats, kept []hiddenChunk, ridge float64) (*Model
 // diagonal), one after another.
 func saveDiagBlocks(g []float64, l int) []float64 {
 	var out []float64
-	for k0 := 0; k0 < l; k0 += cholBlock {
-		k1 := min(l, k0+cholBlock)
+	for k0 := 0; k0 < l; k0 += lsq.CholBlock {
+		k1 := min(l, k0+lsq.CholBlock)
 		for i := k0; i < k1; i++ {
 			out = append(out, g[i*l+k0:i*l+k1]...)
 		}
@@ -200,8 +201,8 @@ func restoreSym(g []float64, l int, saved []float64) {
 		}
 	})
 	off := 0
-	for k0 := 0; k0 < l; k0 += cholBlock {
-		k1 := min(l, k0+cholBlock)
+	for k0 := 0; k0 < l; k0 += lsq.CholBlock {
+		k1 := min(l, k0+lsq.CholBlock)
 		for i := k0; i < k1; i++ {
 			off += copy(g[i*l+k0:i*l+k1], saved[off:])
 		}
@@ -239,7 +240,7 @@ func (a *nearSystem) apply(v, q, w []float64) {
 func (a *nearSystem) addHTH(p, q []float64) {
 	l, m := a.l, a.m
 	pt := a.pt
-	transpose(p, l, m, pt)
+	lsq.Transpose(p, l, m, pt)
 	forChunks(len(a.kept), 1, func(c, _, _ int) {
 		k, y, qc := a.kept[c], a.ys[c], a.qs[c]
 		yt := y[updateSub*m:]
@@ -247,22 +248,13 @@ func (a *nearSystem) addHTH(p, q []float64) {
 		for j0 := 0; j0 < k.rows; j0 += updateSub {
 			r := min(updateSub, k.rows-j0)
 			linalg.Dgemm(false, false, m, r, l, 1, pt, l, k.h[j0:], k.ld, 0, yt, r)
-			transpose(yt[:m*r], m, r, y)
+			lsq.Transpose(yt[:m*r], m, r, y)
 			linalg.Dgemm(false, false, l, m, r, 1, k.h[j0:], k.ld, y, m, 1, qc, m)
 		}
 	})
 	for _, qc := range a.qs {
 		for i, v := range qc {
 			q[i] += v
-		}
-	}
-}
-
-// transpose sets dst (c x r) to the transpose of src (r x c).
-func transpose(src []float64, r, c int, dst []float64) {
-	for i := 0; i < r; i++ {
-		for j, v := range src[i*c : (i+1)*c] {
-			dst[j*r+i] = v
 		}
 	}
 }
@@ -286,14 +278,14 @@ func (a *nearSystem) pcg(b []float64) ([]float64, bool) {
 	trsmLower(false, m, a.f, &a.tw, c)
 	y, r := make([]float64, l*m), append([]float64(nil), c...)
 	p, q, w := append([]float64(nil), c...), make([]float64, l*m), make([]float64, l*m)
-	cn := colDots(c, c, m)
+	cn := lsq.ColDots(c, c, m)
 	rr := cn
 	alpha, beta := make([]float64, m), make([]float64, m)
 	tol := updateTol
 	done := false
 	for step := 0; step < updateMaxSteps && !done; step++ {
 		a.apply(p, q, w)
-		pq := colDots(p, q, m)
+		pq := lsq.ColDots(p, q, m)
 		for k := range alpha {
 			alpha[k] = 0
 			if pq[k] > 0 {
@@ -305,7 +297,7 @@ func (a *nearSystem) pcg(b []float64) ([]float64, bool) {
 			y[i] += alpha[k] * p[i]
 			r[i] -= alpha[k] * q[i]
 		}
-		rn := colDots(r, r, m)
+		rn := lsq.ColDots(r, r, m)
 		done = true
 		for k := range rn {
 			if rn[k] > tol*tol*cn[k] {
@@ -331,7 +323,7 @@ func (a *nearSystem) pcg(b []float64) ([]float64, bool) {
 	for i := range q {
 		q[i] = c[i] - q[i]
 	}
-	rn := colDots(q, q, m)
+	rn := lsq.ColDots(q, q, m)
 	for k := range rn {
 		if rn[k] > updateCheckTol*updateCheckTol*cn[k] {
 			return nil, false
@@ -339,16 +331,6 @@ func (a *nearSystem) pcg(b []float64) ([]float64, bool) {
 	}
 	trsmLower(true, m, a.f, &a.tw, y)
 	return y, true
-}
-
-// colDots returns the dot product of each column of a and b (n x m,
-// row-major), each summed in order of rows.
-func colDots(a, b []float64, m int) []float64 {
-	out := make([]float64, m)
-	for i := range a {
-		out[i%m] += a[i] * b[i]
-	}
-	return out
 }
 
 // nearRMSE is the training RMSE of beta on the images of s from the sums
@@ -417,7 +399,7 @@ func trsmLower(trans bool, m int, t lowerTri, w *trsmWork, b []float64) {
 		linalg.TrsmLeftLower(true, i1-i0, m, p[i0:], ld, b[i0*m:], m)
 		if i0 > 0 {
 			xt := w.xt[:(i1-i0)*m]
-			transpose(b[i0*m:i1*m], i1-i0, m, xt)
+			lsq.Transpose(b[i0*m:i1*m], i1-i0, m, xt)
 			linalg.Dgemm(false, false, m, i0, i1-i0, 1, xt, i1-i0, p, ld, 1, acc, l)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/scn2d/scn/internal/linalg"
+	"github.com/scn2d/scn/internal/lsq"
 )
 
 // statsBytes returns the file bytes of s.
@@ -207,7 +208,7 @@ func TestUpdateRefusesOtherNodes(t *testing.T) {
 
 // TestRestoreSym: an in-place factorisation is undone exactly.
 func TestRestoreSym(t *testing.T) {
-	for _, l := range []int{1, 7, cholBlock + 3, 2*cholBlock + 70} {
+	for _, l := range []int{1, 7, lsq.CholBlock + 3, 2*lsq.CholBlock + 70} {
 		g := make([]float64, l*l)
 		for i := 0; i < l; i++ {
 			for j := 0; j <= i; j++ {
@@ -218,7 +219,7 @@ func TestRestoreSym(t *testing.T) {
 		}
 		want := slices.Clone(g)
 		saved := saveDiagBlocks(g, l)
-		if err := cholesky(g, l, l, 0); err != nil {
+		if err := lsq.Cholesky(g, l, l, 0); err != nil {
 			t.Fatal(err)
 		}
 		restoreSym(g, l, saved)

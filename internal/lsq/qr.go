@@ -1,4 +1,4 @@
-package scn
+package lsq
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/scn2d/scn/internal/linalg"
 	"github.com/scn2d/scn/internal/linalg/kernel"
+	"github.com/scn2d/scn/internal/par"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -16,85 +17,75 @@ import (
 // add a near-zero pivot to R (and huge output weights), so it is refused.
 const dependenceTol = 1e-6
 
-// qBlockCols is how many columns of Q are stored per contiguous block. Q grows
+// QBlockCols is how many columns of Q are stored per contiguous block. Q grows
 // block by block, so a fit never holds more than one block beyond its nodes
 // and never copies Q to grow it.
-const qBlockCols = 32
+const QBlockCols = 32
 
-// lsq solves min ||H beta - T||_F while H grows one column at a time. It keeps
+// QR solves min ||H beta - T||_F while H grows one column at a time. It keeps
 // a thin QR factorisation H = Q R, with Q (N x L) grown by classical
 // Gram-Schmidt with one re-orthogonalisation (CGS2, "twice is enough"), and the
 // residual e = T - Q Q^T T. Adding a column costs O(N*L) for the projections
 // and O(N*m) for the residual; the output weights are solved once, from R and
 // Q^T T, when they are asked for.
-type lsq struct {
-	n, m  int
-	t     []float64   // targets, N x m row-major, as given
-	tc, e []float64   // targets and residual by output: m rows of N values
+type QR struct {
+	N, M  int
+	T     []float64   // targets, N x m row-major, as given
+	tc, E []float64   // targets and residual by output: m rows of N values
 	q     [][]float64 // Q in blocks of qBlockCols columns, tile-major (see tile)
 	r     [][]float64 // r[j] is column j of R: R[0..j, j]
 	qtt   []float64   // Q^T T, L x m row-major
-	l     int         // columns so far
+	L     int         // columns so far
 	c2    []float64   // re-orthogonalisation coefficients, scratch
 	part  []float64   // per-tile partial sums, scratch
-	ee    []float64   // e_q^T e_q for each output q, nil until computed
+	EE    []float64   // e_q^T e_q for each output q, nil until computed
 	rpart []float64   // per-chunk partial sums of updateResidual, scratch
 }
 
-func newLSQ(t []float64, n, m int) *lsq {
+// NewQR returns an empty factorisation for the targets t (n x m,
+// row-major, kept as given).
+func NewQR(t []float64, n, m int) *QR {
 	tc := make([]float64, m*n)
 	for i := 0; i < n; i++ {
 		for q := 0; q < m; q++ {
 			tc[q*n+i] = t[i*m+q]
 		}
 	}
-	return &lsq{n: n, m: m, t: t, tc: tc, e: append([]float64(nil), tc...)}
+	return &QR{N: n, M: m, T: t, tc: tc, E: append([]float64(nil), tc...)}
 }
 
-// residual returns e_q, the residual of output q (N values).
-func (s *lsq) residual(q int) []float64 { return s.e[q*s.n : (q+1)*s.n] }
+// Residual returns e_q, the residual of output q (N values).
+func (s *QR) Residual(q int) []float64 { return s.E[q*s.N : (q+1)*s.N] }
 
 // residualChunk is the row chunk of the residual's sums; fixed, so that
 // they do not depend on the number of goroutines.
 const residualChunk = 4096
 
-// residualColumnNorms returns e_q^T e_q for each output q (m values, owned
+// ResidualColumnNorms returns e_q^T e_q for each output q (m values, owned
 // by s, valid until the residual changes).
-func (s *lsq) residualColumnNorms() []float64 {
-	if s.ee == nil {
-		m := s.m
-		chunks := (s.n + residualChunk - 1) / residualChunk
+func (s *QR) ResidualColumnNorms() []float64 {
+	if s.EE == nil {
+		m := s.M
+		chunks := (s.N + residualChunk - 1) / residualChunk
 		part := make([]float64, chunks*m)
-		forChunks(s.n, residualChunk, func(c, lo, hi int) {
+		par.Chunks(s.N, residualChunk, func(c, lo, hi int) {
 			for q := 0; q < m; q++ {
-				eq := s.residual(q)[lo:hi]
+				eq := s.Residual(q)[lo:hi]
 				part[c*m+q] = floats.Dot(eq, eq)
 			}
 		})
-		s.ee = sumChunks(part, chunks, make([]float64, m))
+		s.EE = SumChunks(part, chunks, make([]float64, m))
 	}
-	return s.ee
+	return s.EE
 }
 
-// residualNorm2 returns ||e||_F^2.
-func (s *lsq) residualNorm2() float64 {
+// ResidualNorm2 returns ||e||_F^2.
+func (s *QR) ResidualNorm2() float64 {
 	var sum float64
-	for _, v := range s.residualColumnNorms() {
+	for _, v := range s.ResidualColumnNorms() {
 		sum += v
 	}
 	return sum
-}
-
-// sumChunks sets dst to the sum, in chunk order, of the chunks consecutive
-// parts of len(dst) values in part, and returns it.
-func sumChunks(part []float64, chunks int, dst []float64) []float64 {
-	clear(dst)
-	for c := 0; c < chunks; c++ {
-		for j, v := range part[c*len(dst) : (c+1)*len(dst)] {
-			dst[j] += v
-		}
-	}
-	return dst
 }
 
 // sampleBlock is the number of samples (rows of Q) per tile of the
@@ -111,11 +102,11 @@ const sampleBlock = 512
 // tile of samples. Tiles are fixed and partial sums are added in tile order,
 // so the result does not depend on the number of goroutines. It returns the
 // squared norms of the columns after orthogonalisation.
-func (s *lsq) orthogonalise(hb []float64, k, from int, coef []float64) []float64 {
-	n, w := s.n, s.l-from // w: columns of Q involved
+func (s *QR) orthogonalise(hb []float64, k, from int, coef []float64) []float64 {
+	n, w := s.N, s.L-from // w: columns of Q involved
 	nb := (n + sampleBlock - 1) / sampleBlock
 	stride := k*w + k // per tile: k*w projections, then k squared norms
-	s.part = grow(s.part, nb*stride)
+	s.part = Grow(s.part, nb*stride)
 	part := s.part
 	sum := func(dst []float64) {
 		clear(dst)
@@ -130,9 +121,9 @@ func (s *lsq) orthogonalise(hb []float64, k, from int, coef []float64) []float64
 	project := func(b, lo, hi int) { // part[b] = Q_b^T h_b for each column
 		p := part[b*stride:]
 		if gemm {
-			for j0 := 0; j0 < w; j0 += qBlockCols {
-				cols := min(qBlockCols, w-j0)
-				linalg.Dgemm(false, true, k, cols, hi-lo, 1, hb[lo:], n, s.q[j0/qBlockCols][b*qBlockCols*sampleBlock:], sampleBlock, 0, p[j0:], w)
+			for j0 := 0; j0 < w; j0 += QBlockCols {
+				cols := min(QBlockCols, w-j0)
+				linalg.Dgemm(false, true, k, cols, hi-lo, 1, hb[lo:], n, s.q[j0/QBlockCols][b*QBlockCols*sampleBlock:], sampleBlock, 0, p[j0:], w)
 			}
 			return
 		}
@@ -143,9 +134,9 @@ func (s *lsq) orthogonalise(hb []float64, k, from int, coef []float64) []float64
 	}
 	update := func(b, lo, hi int, cc []float64) { // h_b -= Q_b cc for each column
 		if gemm {
-			for j0 := 0; j0 < w; j0 += qBlockCols {
-				cols := min(qBlockCols, w-j0)
-				linalg.Dgemm(false, false, k, hi-lo, cols, -1, cc[j0:], w, s.q[j0/qBlockCols][b*qBlockCols*sampleBlock:], sampleBlock, 1, hb[lo:], n)
+			for j0 := 0; j0 < w; j0 += QBlockCols {
+				cols := min(QBlockCols, w-j0)
+				linalg.Dgemm(false, false, k, hi-lo, cols, -1, cc[j0:], w, s.q[j0/QBlockCols][b*QBlockCols*sampleBlock:], sampleBlock, 1, hb[lo:], n)
 			}
 			return
 		}
@@ -161,16 +152,16 @@ func (s *lsq) orthogonalise(hb []float64, k, from int, coef []float64) []float64
 		project(b, lo, hi)
 	}
 	c1 := coef[:k*w]
-	s.c2 = grow(s.c2, k*w)
+	s.c2 = Grow(s.c2, k*w)
 	c2 := s.c2
 	// Pass 1: c1 = Q^T h.
-	forChunks(n, sampleBlock, func(b, lo, hi int) { project(b, lo, hi) })
+	par.Chunks(n, sampleBlock, func(b, lo, hi int) { project(b, lo, hi) })
 	sum(c1)
 	// Pass 2: h -= Q c1, and c2 = Q^T h on the same tile.
-	forChunks(n, sampleBlock, func(b, lo, hi int) { updateProject(b, lo, hi, c1) })
+	par.Chunks(n, sampleBlock, func(b, lo, hi int) { updateProject(b, lo, hi, c1) })
 	sum(c2)
 	// Pass 3: h -= Q c2, with the squared norm of each tile.
-	forChunks(n, sampleBlock, func(b, lo, hi int) {
+	par.Chunks(n, sampleBlock, func(b, lo, hi int) {
 		update(b, lo, hi, c2)
 		p := part[b*stride+k*w:]
 		for c := 0; c < k; c++ {
@@ -191,25 +182,25 @@ func (s *lsq) orthogonalise(hb []float64, k, from int, coef []float64) []float64
 	return norms
 }
 
-// add orthogonalises the column h (overwritten) against Q and appends it. It
+// Add orthogonalises the column h (overwritten) against Q and appends it. It
 // returns false, leaving the factorisation unchanged, when the column is
 // (nearly) dependent on the columns already in H.
-func (s *lsq) add(h []float64) bool {
-	ok, _ := s.addBlock(h, 1)
+func (s *QR) Add(h []float64) bool {
+	ok, _ := s.AddBlock(h, 1)
 	return ok[0]
 }
 
-// addBlock appends the k columns hb (k rows of N, row-major, overwritten) in
+// AddBlock appends the k columns hb (k rows of N, row-major, overwritten) in
 // order, refusing those (nearly) dependent on the columns before them. The
 // block is orthogonalised against the earlier columns of Q together, so Q is
 // read three times per block rather than per column; then each column is
 // orthogonalised against the block's columns accepted before it.
-func (s *lsq) addBlock(hb []float64, k int) (ok []bool, rmse []float64) {
-	n, l0 := s.n, s.l
+func (s *QR) AddBlock(hb []float64, k int) (ok []bool, rmse []float64) {
+	n, l0 := s.N, s.L
 	norm0 := make([]float64, k)
 	for c := range norm0 {
 		h := hb[c*n : (c+1)*n]
-		norm0[c] = math.Sqrt(dot(h, h))
+		norm0[c] = math.Sqrt(Dot(h, h))
 	}
 	coef := make([]float64, k*l0)
 	if l0 > 0 {
@@ -222,19 +213,19 @@ func (s *lsq) addBlock(hb []float64, k int) (ok []bool, rmse []float64) {
 		if !(norm0[c] > 0) || math.IsInf(norm0[c], 0) {
 			continue
 		}
-		col := make([]float64, s.l+1)
+		col := make([]float64, s.L+1)
 		copy(col, coef[c*l0:(c+1)*l0])
 		var norm2 float64
-		if s.l > l0 {
-			norm2 = s.orthogonalise(h, 1, l0, col[l0:s.l])[0]
+		if s.L > l0 {
+			norm2 = s.orthogonalise(h, 1, l0, col[l0:s.L])[0]
 		} else {
-			norm2 = dot(h, h)
+			norm2 = Dot(h, h)
 		}
 		norm := math.Sqrt(norm2)
 		if !(norm > dependenceTol*norm0[c]) {
 			continue
 		}
-		col[s.l] = norm
+		col[s.L] = norm
 		inv := 1 / norm
 		for i := range h {
 			h[i] *= inv
@@ -242,9 +233,9 @@ func (s *lsq) addBlock(hb []float64, k int) (ok []bool, rmse []float64) {
 		s.appendQ(h)
 		s.r = append(s.r, col)
 		s.updateResidual(h)
-		s.l++
+		s.L++
 		ok[c] = true
-		rmse[c] = math.Sqrt(s.residualNorm2() / float64(n*s.m))
+		rmse[c] = math.Sqrt(s.ResidualNorm2() / float64(n*s.M))
 	}
 	return ok, rmse
 }
@@ -255,25 +246,25 @@ func (s *lsq) addBlock(hb []float64, k int) (ok []bool, rmse []float64) {
 // contiguous runs that the hardware prefetches well.
 
 // tile returns the part of column j of Q in sample tile b (n values).
-func (s *lsq) tile(j, b, n int) []float64 {
+func (s *QR) tile(j, b, n int) []float64 {
 	off := s.tileOffset(j, b)
-	return s.q[j/qBlockCols][off : off+n]
+	return s.q[j/QBlockCols][off : off+n]
 }
 
 // tileOffset is where column j's part in sample tile b starts in its block.
-func (s *lsq) tileOffset(j, b int) int {
-	return b*qBlockCols*sampleBlock + (j%qBlockCols)*sampleBlock
+func (s *QR) tileOffset(j, b int) int {
+	return b*QBlockCols*sampleBlock + (j%QBlockCols)*sampleBlock
 }
 
 // tileColumns visits columns from+j of Q, j < m, in sample tile b: four
 // at a time (four(j, q)) where four columns lie in one block of Q, else one
 // (one(j, q)); q starts at column from+j's part of the tile (four columns
 // lie sampleBlock apart in it).
-func (s *lsq) tileColumns(from, b, m int, four, one func(j int, q []float64)) {
+func (s *QR) tileColumns(from, b, m int, four, one func(j int, q []float64)) {
 	for j := 0; j < m; {
 		col := from + j
-		q := s.q[col/qBlockCols][s.tileOffset(col, b):]
-		if col%qBlockCols+4 <= qBlockCols && j+4 <= m {
+		q := s.q[col/QBlockCols][s.tileOffset(col, b):]
+		if col%QBlockCols+4 <= QBlockCols && j+4 <= m {
 			four(j, q)
 			j += 4
 			continue
@@ -287,7 +278,7 @@ func (s *lsq) tileColumns(from, b, m int, four, one func(j int, q []float64)) {
 // over the first len(x) samples of sample tile b, for j < len(out).
 // Columns are taken four at a time where they lie in one block of Q, so
 // that the kernel reads x once per four columns.
-func (s *lsq) tileDots(from, b int, x, out []float64) {
+func (s *QR) tileDots(from, b int, x, out []float64) {
 	var o [4]float64
 	n := len(x)
 	s.tileColumns(from, b, len(out), func(j int, q []float64) {
@@ -303,7 +294,7 @@ func (s *lsq) tileDots(from, b int, x, out []float64) {
 // tileAxpy sets y -= sum_j cc[j] q_j over the first len(y) samples of
 // sample tile b, where q_j is column from+j of Q, four columns per read of
 // y where it can.
-func (s *lsq) tileAxpy(from, b int, cc, y []float64) {
+func (s *QR) tileAxpy(from, b int, cc, y []float64) {
 	var c4 [4]float64
 	n := len(y)
 	s.tileColumns(from, b, len(cc), func(j int, q []float64) {
@@ -317,14 +308,14 @@ func (s *lsq) tileAxpy(from, b int, cc, y []float64) {
 }
 
 // appendQ stores q as column s.l of Q.
-func (s *lsq) appendQ(q []float64) {
-	if s.l/qBlockCols == len(s.q) {
-		nb := (s.n + sampleBlock - 1) / sampleBlock
-		s.q = append(s.q, make([]float64, qBlockCols*nb*sampleBlock))
+func (s *QR) appendQ(q []float64) {
+	if s.L/QBlockCols == len(s.q) {
+		nb := (s.N + sampleBlock - 1) / sampleBlock
+		s.q = append(s.q, make([]float64, QBlockCols*nb*sampleBlock))
 	}
-	for b, lo := 0, 0; lo < s.n; b, lo = b+1, lo+sampleBlock {
-		hi := min(s.n, lo+sampleBlock)
-		copy(s.tile(s.l, b, hi-lo), q[lo:hi])
+	for b, lo := 0, 0; lo < s.N; b, lo = b+1, lo+sampleBlock {
+		hi := min(s.N, lo+sampleBlock)
+		copy(s.tile(s.L, b, hi-lo), q[lo:hi])
 	}
 }
 
@@ -332,24 +323,24 @@ func (s *lsq) appendQ(q []float64) {
 // column q, orthogonal to all earlier ones. Both passes over the residual
 // run on fixed row chunks in parallel; the second also gives the
 // residual's new column norms.
-func (s *lsq) updateResidual(q []float64) {
-	m, n := s.m, s.n
+func (s *QR) updateResidual(q []float64) {
+	m, n := s.M, s.N
 	chunks := (n + residualChunk - 1) / residualChunk
-	s.rpart = grow(s.rpart, chunks*2*m)
+	s.rpart = Grow(s.rpart, chunks*2*m)
 	part := s.rpart
-	forChunks(n, residualChunk, func(c, lo, hi int) {
+	par.Chunks(n, residualChunk, func(c, lo, hi int) {
 		p := part[c*2*m : (c+1)*2*m]
 		qc := q[lo:hi]
-		rowDots(s.tc[lo:], n, m, qc, p[:m])
-		rowDots(s.e[lo:], n, m, qc, p[m:])
+		RowDots(s.tc[lo:], n, m, qc, p[:m])
+		RowDots(s.E[lo:], n, m, qc, p[m:])
 	})
-	both := sumChunks(part, chunks, make([]float64, 2*m))
+	both := SumChunks(part, chunks, make([]float64, 2*m))
 	qt, qe := both[:m], both[m:]
-	forChunks(n, residualChunk, func(c, lo, hi int) {
+	par.Chunks(n, residualChunk, func(c, lo, hi int) {
 		p := part[c*m : (c+1)*m] // the first pass's sums are no longer needed
 		qc := q[lo:hi]
 		for j := 0; j < m; j++ {
-			ej, a := s.residual(j)[lo:hi], qe[j]
+			ej, a := s.Residual(j)[lo:hi], qe[j]
 			var sum float64
 			for i, qi := range qc {
 				v := ej[i] - a*qi
@@ -359,32 +350,18 @@ func (s *lsq) updateResidual(q []float64) {
 			p[j] = sum
 		}
 	})
-	s.ee = sumChunks(part, chunks, grow(s.ee, m))
+	s.EE = SumChunks(part, chunks, Grow(s.EE, m))
 	s.qtt = append(s.qtt, qt...)
 }
 
-// rowDots sets out[j] to the dot product of x with row j of a (rows of
-// stride lda, len(x) values used), for j < rows, four rows at a time.
-func rowDots(a []float64, lda, rows int, x, out []float64) {
-	var o [4]float64
-	j := 0
-	for ; j+4 <= rows; j += 4 {
-		kernel.DotRows4(a[j*lda:], lda, x, len(x), &o)
-		copy(out[j:j+4], o[:])
-	}
-	for ; j < rows; j++ {
-		out[j] = floats.Dot(a[j*lda:j*lda+len(x)], x)
-	}
-}
-
-// solve returns the output weights (l x m, row-major) of the first l columns:
+// Solve returns the output weights (l x m, row-major) of the first l columns:
 // the least-squares solution R^-1 Q^T T, or, with ridge > 0, the solution of
 // (R^T R + ridge I) beta = R^T Q^T T, which is (H^T H + ridge I)^-1 H^T T.
-func (s *lsq) solve(l int, ridge float64) ([]float64, error) {
-	if l < 0 || l > s.l {
-		return nil, fmt.Errorf("scn: %d nodes asked of a fit with %d", l, s.l)
+func (s *QR) Solve(l int, ridge float64) ([]float64, error) {
+	if l < 0 || l > s.L {
+		return nil, fmt.Errorf("scn: %d nodes asked of a fit with %d", l, s.L)
 	}
-	m := s.m
+	m := s.M
 	beta := make([]float64, l*m)
 	if l == 0 {
 		return beta, nil
@@ -407,17 +384,17 @@ func (s *lsq) solve(l int, ridge float64) ([]float64, error) {
 		}
 		return beta, nil
 	}
-	g, ht := s.normal(l)
-	return ridgeSolve(g, ht, ridge)
+	g, ht := s.Normal(l)
+	return RidgeSolve(g, ht, ridge)
 }
 
-// columns returns the number of columns in the factorisation.
-func (s *lsq) columns() int { return s.l }
+// Columns returns the number of columns in the factorisation.
+func (s *QR) Columns() int { return s.L }
 
-// normal returns H^T H = R^T R and H^T T = R^T Q^T T of the first l columns:
+// Normal returns H^T H = R^T R and H^T T = R^T Q^T T of the first l columns:
 // R being upper triangular, both only involve the leading l x l block of R.
 // l must be at least 1.
-func (s *lsq) normal(l int) (*mat.SymDense, *mat.Dense) {
+func (s *QR) Normal(l int) (*mat.SymDense, *mat.Dense) {
 	r := mat.NewDense(l, l, nil)
 	for j := 0; j < l; j++ {
 		for i := 0; i <= j; i++ {
@@ -427,14 +404,34 @@ func (s *lsq) normal(l int) (*mat.SymDense, *mat.Dense) {
 	var g mat.SymDense
 	g.SymOuterK(1, r.T())
 	var ht mat.Dense
-	ht.Mul(r.T(), mat.NewDense(l, s.m, s.qtt[:l*s.m]))
+	ht.Mul(r.T(), mat.NewDense(l, s.M, s.qtt[:l*s.M]))
 	return &g, &ht
 }
 
-func dot(a, b []float64) float64 {
-	var s float64
-	for i, v := range a {
-		s += v * b[i]
+// StackedSolve returns the minimum-norm least-squares weights of the first
+// l columns over the engine's rows and further rows (hidden outputs hv,
+// targets tv): with H = Q R, ||H beta - T||^2 equals ||R beta - Q^T T||^2
+// plus a constant, so the problem over both is the small stacked problem
+// [R; hv] beta = [Q^T T; tv], solved by a QR factorisation. ok is false if
+// that solve fails (the caller then solves over all the hidden outputs).
+func (s *QR) StackedSolve(l int, hv, tv *mat.Dense) (beta []float64, ok bool) {
+	nv, _ := hv.Dims()
+	m := s.M
+	a := mat.NewDense(l+nv, l, nil)
+	b := mat.NewDense(l+nv, m, nil)
+	for j := 0; j < l; j++ {
+		for i := 0; i <= j; i++ {
+			a.Set(i, j, s.r[j][i])
+		}
 	}
-	return s
+	b.Slice(0, l, 0, m).(*mat.Dense).Copy(mat.NewDense(l, m, s.qtt[:l*m]))
+	a.Slice(l, l+nv, 0, l).(*mat.Dense).Copy(hv)
+	b.Slice(l, l+nv, 0, m).(*mat.Dense).Copy(tv)
+	var f mat.QR
+	f.Factorize(a)
+	out := mat.NewDense(l, m, nil)
+	if err := f.SolveTo(out, false, b); err != nil {
+		return nil, false
+	}
+	return out.RawMatrix().Data, true
 }

@@ -1,4 +1,4 @@
-package scn
+package lsq
 
 import (
 	"math"
@@ -11,7 +11,7 @@ import (
 
 // randomLS fills a fresh factorisation with l random columns and returns it
 // with H (n x l) and T (n x m).
-func randomLS(t *testing.T, n, l, m int, seed uint64) (*lsq, *mat.Dense, *mat.Dense) {
+func randomLS(t *testing.T, n, l, m int, seed uint64) (*QR, *mat.Dense, *mat.Dense) {
 	rng := rand.New(rand.NewPCG(seed, 1))
 	h := mat.NewDense(n, l, nil)
 	tt := mat.NewDense(n, m, nil)
@@ -23,10 +23,10 @@ func randomLS(t *testing.T, n, l, m int, seed uint64) (*lsq, *mat.Dense, *mat.De
 			tt.Set(i, j, rng.NormFloat64())
 		}
 	}
-	s := newLSQ(append([]float64(nil), tt.RawMatrix().Data...), n, m)
+	s := NewQR(append([]float64(nil), tt.RawMatrix().Data...), n, m)
 	for j := 0; j < l; j++ {
 		col := mat.Col(nil, j, h)
-		if !s.add(col) {
+		if !s.Add(col) {
 			t.Fatalf("column %d of a random Gaussian matrix refused as dependent", j)
 		}
 	}
@@ -45,7 +45,7 @@ func relDiff(a, b []float64) float64 {
 func TestIncrementalLeastSquaresMatchesPinv(t *testing.T) {
 	for _, sz := range []struct{ n, l, m int }{{50, 10, 1}, {200, 70, 3}, {500, 100, 10}} {
 		s, h, tt := randomLS(t, sz.n, sz.l, sz.m, uint64(sz.n))
-		beta, err := s.solve(sz.l, 0)
+		beta, err := s.Solve(sz.l, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -60,12 +60,12 @@ func TestIncrementalLeastSquaresMatchesPinv(t *testing.T) {
 		e.Sub(tt, &o)
 		var eT mat.Dense
 		eT.CloneFrom(e.T()) // the kept residual is stored by output
-		if d := relDiff(s.e, eT.RawMatrix().Data); d > 1e-10 {
+		if d := relDiff(s.E, eT.RawMatrix().Data); d > 1e-10 {
 			t.Errorf("%+v: incremental residual differs from T - H beta by %.3g relative", sz, d)
 		}
 		// Every prefix solves its own least-squares problem.
 		l := sz.l / 2
-		pb, _ := s.solve(l, 0)
+		pb, _ := s.Solve(l, 0)
 		var wantP mat.Dense
 		wantP.Mul(reference.Pinv(mat.DenseCopyOf(h.Slice(0, sz.n, 0, l))), tt)
 		if d := relDiff(pb, wantP.RawMatrix().Data); d > 1e-8 {
@@ -77,7 +77,7 @@ func TestIncrementalLeastSquaresMatchesPinv(t *testing.T) {
 func TestRidgeMatchesNormalEquations(t *testing.T) {
 	const n, l, m, ridge = 120, 30, 2, 0.7
 	s, h, tt := randomLS(t, n, l, m, 9)
-	beta, err := s.solve(l, ridge)
+	beta, err := s.Solve(l, ridge)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,24 +98,26 @@ func TestRidgeMatchesNormalEquations(t *testing.T) {
 
 func TestDependentColumnRefused(t *testing.T) {
 	s, h, _ := randomLS(t, 100, 5, 2, 3)
-	before := s.residualNorm2()
+	before := s.ResidualNorm2()
 	// A combination of the columns already there is refused...
 	dep := make([]float64, 100)
 	for i := range dep {
 		dep[i] = 2*h.At(i, 0) - 0.5*h.At(i, 3)
 	}
-	if s.add(dep) {
+	if s.Add(dep) {
 		t.Fatal("a linear combination of chosen columns was accepted")
 	}
 	// ...so is an exact copy and a zero column, and nothing changes.
-	if s.add(mat.Col(nil, 2, h)) || s.add(make([]float64, 100)) {
+	if s.Add(mat.Col(nil, 2, h)) || s.Add(make([]float64, 100)) {
 		t.Fatal("a copy or a zero column was accepted")
 	}
-	if s.l != 5 || s.residualNorm2() != before {
-		t.Fatalf("refused columns changed the factorisation: l=%d", s.l)
+	if s.L != 5 || s.ResidualNorm2() != before {
+		t.Fatalf("refused columns changed the factorisation: l=%d", s.L)
 	}
-	beta, _ := s.solve(5, 0)
-	if err := checkFinite(beta, "beta"); err != nil {
-		t.Fatal(err)
+	beta, _ := s.Solve(5, 0)
+	for i, v := range beta {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			t.Fatalf("beta %d is %v", i, v)
+		}
 	}
 }

@@ -1,0 +1,29 @@
+// Package lsq is the least-squares layer of the scn fits: everything that
+// turns hidden outputs H and targets T into output weights beta, and
+// nothing that knows what a node, a configuration or a model is.
+//
+// It owns:
+//
+//   - the engines (Engine): QR, the tiled CGS2 QR factorisation that grows
+//     one column at a time (the paper's path, qr.go), and Gram, the
+//     Gram/Cholesky engine that grows by whole blocks over row shards of
+//     ShardRows images (gram.go), with its one-pass accumulation for fits
+//     that know their nodes before the data (onepass.go);
+//   - the dense solves: Cholesky (blocked, the engine's own factor),
+//     RidgeSolve (gonum's Cholesky) and CholeskySolve (the blocked factor,
+//     falling back to RidgeSolve), and the engines' triangular solves;
+//   - the small vector helpers the layers above share: Grow, Transpose and
+//     Transposed, Dot, RowDots, ColDots, AddVec, SumChunks, Reduce and
+//     Reduce32 (engine.go, vec.go).
+//
+// Every sum that reads training data is formed over fixed chunks or row
+// shards and reduced in order, so its bits do not depend on GOMAXPROCS;
+// the model files the root package pins (testdata/golden.json) depend on
+// these bits, and so on every expression here: a change that reorders a
+// sum changes them.
+//
+// It may import the standard library, gonum and the project's
+// internal/linalg (with its kernels), internal/par and internal/bigmem;
+// never the root package scn or any package above it (dataset, serve,
+// cmd, ...).
+package lsq
