@@ -373,7 +373,7 @@ func (b *builder) acceptPastRank(c *candidate) error {
 	for c, col := range b.hcols {
 		h.SetCol(c, col)
 	}
-	beta, err := minNorm(h, b.ls.T, m, b.cfg.Ridge)
+	beta, err := lsq.MinNorm(h, b.ls.T, m, b.cfg.Ridge)
 	if err != nil {
 		return err
 	}

@@ -5,7 +5,6 @@ import (
 	"math"
 
 	"github.com/scn2d/scn/internal/linalg"
-	"github.com/scn2d/scn/internal/lsq"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -258,55 +257,6 @@ func hiddenDense(m *Model, x Images) *mat.Dense {
 		}
 	})
 	return h
-}
-
-// minNorm returns the minimum-norm least-squares output weights pinv(H) T
-// (L x m), with singular values below max(N, L) * sigma_max * eps treated as
-// zero as MATLAB's pinv does, or with ridge > 0 the solution of
-// (H^T H + ridge I) beta = H^T T. It serves random learners whose H is rank
-// deficient (L > N, say), where the QR factorisation holds only the
-// independent columns.
-func minNorm(h *mat.Dense, t []float64, m int, ridge float64) ([]float64, error) {
-	n, l := h.Dims()
-	tt := mat.NewDense(n, m, t)
-	if ridge > 0 {
-		var g mat.SymDense
-		g.SymOuterK(1, h.T())
-		var ht mat.Dense
-		ht.Mul(h.T(), tt)
-		return lsq.RidgeSolve(&g, &ht, ridge)
-	}
-	var svd mat.SVD
-	if !svd.Factorize(h, mat.SVDThin) {
-		return nil, fmt.Errorf("scn: SVD of the hidden outputs failed")
-	}
-	s := svd.Values(nil)
-	var u, v mat.Dense
-	svd.UTo(&u)
-	svd.VTo(&v)
-	tol := float64(max(n, l)) * s[0] * 0x1p-52
-	var ut mat.Dense
-	ut.Mul(u.T(), tt) // k x m
-	divideRows(&ut, s, tol)
-	out := mat.NewDense(l, m, nil)
-	out.Mul(&v, &ut)
-	return out.RawMatrix().Data, nil
-}
-
-// divideRows divides row i of a by s[i], or zeroes it where s[i] <= tol:
-// the spectral step of a pseudo-inverse (singular values, or eigenvalues
-// of the normal equations) with small values treated as zero.
-func divideRows(a *mat.Dense, s []float64, tol float64) {
-	for i, si := range s {
-		row := a.RawRowView(i)
-		for j := range row {
-			if si > tol {
-				row[j] /= si
-			} else {
-				row[j] = 0
-			}
-		}
-	}
 }
 
 // Indicator returns the generalization indicator Theta_raw of the paper

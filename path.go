@@ -107,5 +107,5 @@ func (p *Path) beta(m *Model, l int, ridge float64) ([]float64, error) {
 	if err != nil {
 		return nil, err
 	}
-	return minNorm(hiddenDense(pm, p.x), p.t, m.M, ridge)
+	return lsq.MinNorm(hiddenDense(pm, p.x), p.t, m.M, ridge)
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/scn2d/scn/internal/lsq"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -81,7 +82,7 @@ func robustBeta(h *mat.Dense, t []float64, m int, ridge float64) ([]float64, []f
 	for i := range theta {
 		theta[i] = 1
 	}
-	beta, err := weightedSolve(h, t, m, ridge, theta)
+	beta, err := lsq.WeightedSolve(h, t, m, ridge, theta)
 	if err != nil {
 		return nil, nil, RobustReport{}, err
 	}
@@ -90,7 +91,7 @@ func robustBeta(h *mat.Dense, t []float64, m int, ridge float64) ([]float64, []f
 	for rep.Iterations < robustIterations {
 		residualNorms(h, beta, t, m, res)
 		kdeWeights(res, theta)
-		next, err := weightedSolve(h, t, m, ridge, theta)
+		next, err := lsq.WeightedSolve(h, t, m, ridge, theta)
 		if err != nil {
 			return nil, nil, rep, err
 		}
@@ -110,34 +111,6 @@ func robustBeta(h *mat.Dense, t []float64, m int, ridge float64) ([]float64, []f
 		}
 	}
 	return beta, theta, rep, nil
-}
-
-// weightedSolve returns the output weights of min sum_i theta_i ||t_i -
-// beta^T h_i||^2 + ridge ||beta||^2: the plain solve (minNorm: the
-// minimum-norm solution without a ridge) of the rows scaled by
-// sqrt(theta_i). With every theta_i = 1 it is minNorm itself, bit for bit.
-func weightedSolve(h *mat.Dense, t []float64, m int, ridge float64, theta []float64) ([]float64, error) {
-	n, l := h.Dims()
-	allOne := true
-	for _, w := range theta {
-		allOne = allOne && w == 1
-	}
-	if allOne {
-		return minNorm(h, t, m, ridge)
-	}
-	hw := mat.NewDense(n, l, nil)
-	tw := make([]float64, n*m)
-	for i := 0; i < n; i++ {
-		s := math.Sqrt(theta[i])
-		src, dst := h.RawRowView(i), hw.RawRowView(i)
-		for j, v := range src {
-			dst[j] = s * v
-		}
-		for q := 0; q < m; q++ {
-			tw[i*m+q] = s * t[i*m+q]
-		}
-	}
-	return minNorm(hw, tw, m, ridge)
 }
 
 // residualNorms sets res[i] = ||t_i - beta^T h_i||.

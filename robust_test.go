@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/scn2d/scn/internal/linalg/kernel"
+	"github.com/scn2d/scn/internal/lsq"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -24,11 +25,11 @@ func TestRobustWithUnitWeightsIsPlain(t *testing.T) {
 		for i := range ones {
 			ones[i] = 1
 		}
-		w, err := weightedSolve(h, p.T, p.M, ridge, ones)
+		w, err := lsq.WeightedSolve(h, p.T, p.M, ridge, ones)
 		if err != nil {
 			t.Fatal(err)
 		}
-		plain, err := minNorm(h, p.T, p.M, ridge)
+		plain, err := lsq.MinNorm(h, p.T, p.M, ridge)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -81,7 +82,7 @@ func TestRobustMovesTowardCleanSolution(t *testing.T) {
 			}
 		}
 	}
-	plain, err := minNorm(h, tt, m, 0)
+	plain, err := lsq.MinNorm(h, tt, m, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/scn2d/scn/internal/linalg"
 	"github.com/scn2d/scn/internal/lsq"
-	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -581,34 +580,7 @@ func (p *Path) prefixBetas(g *mat.SymDense, ht *mat.Dense, maxL int, grid []int,
 		}
 		return out, nil
 	}
-	// The blocked Cholesky of the block engine (own kernels in the pure-Go
-	// build) on a row-major copy of G + alpha I.
-	lda := maxL
-	ld := make([]float64, maxL*lda)
-	for i := 0; i < maxL; i++ {
-		for j := 0; j <= i; j++ {
-			ld[i*lda+j] = g.At(i, j)
-		}
-		ld[i*lda+i] += alpha
-	}
-	if err := lsq.Cholesky(ld, maxL, lda, alpha); err != nil {
-		return out, nil
-	}
-	m := p.model.M
-	// Forward substitution L y = H^T T, shared by every prefix.
-	y := make([]float64, maxL*m)
-	for i := 0; i < maxL; i++ {
-		for q := 0; q < m; q++ {
-			y[i*m+q] = ht.At(i, q)
-		}
-	}
-	linalg.TrsmLeftLower(false, maxL, m, ld, lda, y, m)
-	for gi, l := range grid {
-		// Back substitution L_l^T beta = y_l.
-		beta := append([]float64(nil), y[:l*m]...)
-		linalg.TrsmLeftLower(true, l, m, ld, lda, beta, m)
-		out[gi] = beta
-	}
+	lsq.PrefixRidgeBetas(g, ht, maxL, grid, alpha, p.model.M, out)
 	return out, nil
 }
 
@@ -625,54 +597,6 @@ func (p *Path) normalAll(l int) (*mat.SymDense, *mat.Dense) {
 	var ht mat.Dense
 	ht.Mul(h.T(), mat.NewDense(p.x.Len(), p.model.M, p.t))
 	return &g, &ht
-}
-
-// gramOf returns h^T h (c x c, row-major, full) of the r x c matrix h,
-// by linalg.GemmNT64 on h^T: gonum's Dsyrk took seconds for the held-out
-// part at N = 60000.
-func gramOf(h *mat.Dense) []float64 {
-	r, c := h.Dims()
-	ht := make([]float64, c*r)
-	for i := 0; i < r; i++ {
-		for j, v := range h.RawRowView(i) {
-			ht[j*r+i] = v
-		}
-	}
-	g := make([]float64, c*c)
-	linalg.GemmNT64(c, c, r, 1, ht, r, ht, r, 0, g, c)
-	// Symmetric by construction up to rounding: keep the lower triangle.
-	for i := 0; i < c; i++ {
-		for j := i + 1; j < c; j++ {
-			g[i*c+j] = g[j*c+i]
-		}
-	}
-	return g
-}
-
-// normalRSS returns ||T - H beta||_F^2 over the targets of both parts (t1,
-// t2) from the normal equations of the same rows, g = H^T H + alpha I (the
-// matrix lsq.RidgeSolve leaves) and ht = H^T T:
-// T^T T - 2 beta . H^T T + beta^T G beta, clamped at 0 against rounding.
-func normalRSS(g *mat.SymDense, alpha float64, ht *mat.Dense, beta []float64, t1, t2 []float64) float64 {
-	return normalRSSOf(g, alpha, ht, beta, floats.Dot(t1, t1)+floats.Dot(t2, t2))
-}
-
-// normalRSSOf is normalRSS from T^T T (tt, summed over every output).
-func normalRSSOf(g *mat.SymDense, alpha float64, ht *mat.Dense, beta []float64, tt float64) float64 {
-	l, m := ht.Dims()
-	s := tt - alpha*floats.Dot(beta, beta)
-	b := mat.NewDense(l, m, beta)
-	var gb mat.Dense
-	gb.Mul(g, b)
-	s += mat.Sum(mulElem(b, &gb)) - 2*mat.Sum(mulElem(b, ht))
-	return max(s, 0)
-}
-
-// mulElem returns the element-wise product of a and b.
-func mulElem(a, b mat.Matrix) *mat.Dense {
-	var c mat.Dense
-	c.MulElem(a, b)
-	return &c
 }
 
 // refit returns the model of the first l nodes of path with output weights
@@ -694,14 +618,14 @@ func refit(path *Path, l int, alpha float64, held Problem) (*Model, error) {
 		beta, err = path.stackedLS(l, hv, tv)
 	} else {
 		g, ht := path.normalAll(l)
-		gv := mat.NewSymDense(l, gramOf(hv))
+		gv := mat.NewSymDense(l, lsq.GramOf(hv))
 		g.AddSym(g, gv)
 		var htv mat.Dense
 		htv.Mul(hv.T(), tv)
 		ht.Add(ht, &htv)
 		beta, err = lsq.CholeskySolve(g, ht, alpha)
 		if err == nil {
-			rss = normalRSS(g, alpha, ht, beta, path.t, held.T) // g now holds G + alpha I
+			rss = lsq.NormalRSS(g, alpha, ht, beta, path.t, held.T) // g now holds G + alpha I
 		}
 	}
 	if err != nil {
@@ -750,7 +674,7 @@ func (p *Path) stackedLS(l int, hv, tv *mat.Dense) ([]float64, error) {
 	h.Slice(0, n, 0, l).(*mat.Dense).Copy(ht)
 	h.Slice(n, n+nv, 0, l).(*mat.Dense).Copy(hv)
 	t := append(append([]float64(nil), p.t...), tv.RawMatrix().Data...)
-	return minNorm(h, t, m, 0)
+	return lsq.MinNorm(h, t, m, 0)
 }
 
 // splitHoldout splits p's images into a training and a held-out part: for

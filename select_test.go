@@ -8,6 +8,8 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"testing"
+
+	"github.com/scn2d/scn/internal/lsq"
 )
 
 // TestSelectionMatchesBruteForce checks that Select picks the (L, alpha) of
@@ -98,7 +100,7 @@ func TestRefitSolvesOnAllImages(t *testing.T) {
 		}
 		// Same nodes, weights solved on all of p.
 		h := hiddenDense(m, p.X)
-		want, err := minNorm(h, p.T, p.M, alpha)
+		want, err := lsq.MinNorm(h, p.T, p.M, alpha)
 		if err != nil {
 			t.Fatal(err)
 		}

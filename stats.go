@@ -105,7 +105,7 @@ func (m *Model) sums(p Problem, withG, keep bool) (*Stats, []hiddenChunk, error)
 			return
 		}
 		if withG {
-			gramLower(l, filled, hn, cw, s.G)
+			lsq.GramLower(l, filled, hn, cw, s.G)
 		}
 		linalg.GemmNT64(l, mm, filled, 1, hn, cw, tc, cw, 1, s.HT, mm)
 		linalg.GemmNT64(mm, mm, filled, 1, tc, cw, tc, cw, 1, s.TT, mm)
@@ -141,7 +141,7 @@ func (m *Model) sums(p Problem, withG, keep bool) (*Stats, []hiddenChunk, error)
 	})
 	flush()
 	if withG {
-		symmetrize(s.G, l)
+		lsq.Symmetrize(s.G, l)
 	}
 	return s, kept, nil
 }
@@ -151,35 +151,6 @@ func (m *Model) sums(p Problem, withG, keep bool) (*Stats, []hiddenChunk, error)
 type hiddenChunk struct {
 	h        []float64
 	ld, rows int
-}
-
-// gramLower adds the products h_i . h_j of the rows i >= j of the l x k
-// matrix h (leading dimension ldh) to g (l x l, row-major): panels of
-// statsPanel rows against the columns up to the panel's end (half the
-// multiply-adds of the whole product), the panels in parallel, largest
-// first. Each panel's product has the same shape whatever the number of
-// goroutines. The elements above the diagonal within a panel's diagonal
-// block are added too; symmetrize overwrites them.
-func gramLower(l, k int, h []float64, ldh int, g []float64) {
-	panels := (l + statsPanel - 1) / statsPanel
-	forChunks(panels, 1, func(c, _, _ int) {
-		lo := (panels - 1 - c) * statsPanel
-		hi := min(l, lo+statsPanel)
-		linalg.GemmNT64(hi-lo, hi, k, 1, h[lo*ldh:], ldh, h, ldh, 1, g[lo*l:], l)
-	})
-}
-
-// statsPanel is the rows of G per product of gramLower.
-const statsPanel = 256
-
-// symmetrize copies the lower triangle of the l x l matrix g above the
-// diagonal, so that G is exactly symmetric.
-func symmetrize(g []float64, l int) {
-	for i := 0; i < l; i++ {
-		for j := 0; j < i; j++ {
-			g[j*l+i] = g[i*l+j]
-		}
-	}
 }
 
 // recipe returns a copy of m without its output weights' meaning: the
@@ -331,24 +302,10 @@ func (s *Stats) Solve(ridge float64) (*Model, error) {
 			return nil, err
 		}
 	} else {
-		var eig mat.EigenSym
-		if !eig.Factorize(mat.NewSymDense(l, slices.Clone(s.G)), true) {
+		var ok bool
+		if beta, ok = lsq.EigenPinv(slices.Clone(s.G), s.HT, l, m); !ok {
 			return nil, fmt.Errorf("%w: eigendecomposition of G failed", ErrStats)
 		}
-		vals := eig.Values(nil)
-		var v mat.Dense
-		eig.VectorsTo(&v)
-		top := 0.0
-		for _, x := range vals {
-			top = math.Max(top, math.Abs(x))
-		}
-		tol := float64(l) * top * 0x1p-52
-		var vt mat.Dense
-		vt.Mul(v.T(), mat.NewDense(l, m, s.HT)) // L x m
-		divideRows(&vt, vals, tol)
-		var b mat.Dense
-		b.Mul(&v, &vt)
-		beta = b.RawMatrix().Data
 	}
 	return s.model(beta, ridge, s.rmse(beta, ridge)), nil
 }
@@ -466,75 +423,23 @@ func (f *Factor) Lower() []float64 {
 	out := make([]float64, l*l)
 	t := f.tri()
 	for i := 0; i < l; i++ {
-		copy(out[i*l:i*l+i+1], t.row(i))
+		copy(out[i*l:i*l+i+1], t.Row(i))
 	}
 	return out
 }
 
 // tri returns the panels of F.
-func (f *Factor) tri() lowerTri { return packedTri(f.p, f.l) }
+func (f *Factor) tri() lsq.LowerTri { return lsq.PackedTri(f.p, f.l) }
 
 // factorOf returns the Factor of the lower triangle of the l x l
 // row-major matrix g (what lies above the diagonal is not copied).
 func factorOf(g []float64, l, n int, ridge float64) *Factor {
-	f := &Factor{N: n, Ridge: ridge, l: l, p: bigmem.Float64s(packedLen(l))}
+	f := &Factor{N: n, Ridge: ridge, l: l, p: bigmem.Float64s(lsq.PackedLen(l))}
 	t := f.tri()
 	for i := 0; i < l; i++ {
-		copy(t.row(i), g[i*l:i*l+i+1])
+		copy(t.Row(i), g[i*l:i*l+i+1])
 	}
 	return f
-}
-
-// lowerTri is a lower triangular l x l matrix by panels of trsmBlock
-// rows: panel k (rows i0 = k trsmBlock to i1 = min(l, i0 + trsmBlock))
-// is p[k], row-major with leading dimension ld[k], its columns 0 to i1
-// (what lies above the diagonal is not read).
-type lowerTri struct {
-	l  int
-	p  [][]float64
-	ld []int
-}
-
-// fullTri is the lower triangle of the l x l row-major matrix f.
-func fullTri(f []float64, l int) lowerTri {
-	t := lowerTri{l: l}
-	for i0 := 0; i0 < l; i0 += trsmBlock {
-		t.p = append(t.p, f[i0*l:])
-		t.ld = append(t.ld, l)
-	}
-	return t
-}
-
-// packedLen is the values of packedTri for order l.
-func packedLen(l int) int {
-	n := 0
-	for i0 := 0; i0 < l; i0 += trsmBlock {
-		i1 := min(l, i0+trsmBlock)
-		n += (i1 - i0) * i1
-	}
-	return n
-}
-
-// packedTri lays the panels of an order l triangle one after another in
-// p (packedLen(l) values), each of leading dimension i1: L (L + trsmBlock)
-// / 2 values at most.
-func packedTri(p []float64, l int) lowerTri {
-	t := lowerTri{l: l}
-	off := 0
-	for i0 := 0; i0 < l; i0 += trsmBlock {
-		i1 := min(l, i0+trsmBlock)
-		t.p = append(t.p, p[off:off+(i1-i0)*i1])
-		t.ld = append(t.ld, i1)
-		off += (i1 - i0) * i1
-	}
-	return t
-}
-
-// row returns F[i][0..i].
-func (t lowerTri) row(i int) []float64 {
-	k := i / trsmBlock
-	r := (i - k*trsmBlock) * t.ld[k]
-	return t.p[k][r : r+i+1]
 }
 
 // Factorize sets s.Factor to the Cholesky factor of G + ridge I (ridge >
@@ -588,12 +493,12 @@ func checkFactor(f *Factor, l, n int) error {
 		return fmt.Errorf("%w: a factor of the G of %d images in statistics of %d", ErrStats, f.N, n)
 	case !(f.Ridge >= 0) || math.IsInf(f.Ridge, 0):
 		return fmt.Errorf("%w: a factor with ridge %v", ErrStats, f.Ridge)
-	case f.l != l || len(f.p) != packedLen(l):
+	case f.l != l || len(f.p) != lsq.PackedLen(l):
 		return fmt.Errorf("%w: a factor of order %d (%d values) for L = %d", ErrStats, f.l, len(f.p), l)
 	}
 	t := f.tri()
 	for i := 0; i < l; i++ {
-		if d := t.row(i)[i]; !(d > 0) || math.IsInf(d, 0) {
+		if d := t.Row(i)[i]; !(d > 0) || math.IsInf(d, 0) {
 			return fmt.Errorf("%w: the factor's diagonal element %d is %v", ErrStats, i, d)
 		}
 	}
@@ -669,7 +574,7 @@ func (s *Stats) WriteTo(w io.Writer) (int64, error) {
 		buf = buf[:0]
 		t := s.Factor.tri()
 		for i := 0; i < l; i++ {
-			row := t.row(i)
+			row := t.Row(i)
 			for len(row) > 0 {
 				k := min(len(row), (cap(buf)-len(buf))/8)
 				buf = appendFloat64s(buf, row[:k])
@@ -945,7 +850,7 @@ func readStats(r io.Reader, size int64, skip *gramAt) (*Stats, error) {
 		if err := check("H^T T and T^T T"); err != nil {
 			return nil, err
 		}
-		fa := &Factor{N: h.Factor.Samples, Ridge: h.Factor.Ridge, l: ln, p: bigmem.Float64s(packedLen(ln))}
+		fa := &Factor{N: h.Factor.Samples, Ridge: h.Factor.Ridge, l: ln, p: bigmem.Float64s(lsq.PackedLen(ln))}
 		t := fa.tri()
 		// The rows of the lower triangle, one after another: read as one
 		// stream a block at a time.
@@ -960,7 +865,7 @@ func readStats(r io.Reader, size int64, skip *gramAt) (*Stats, error) {
 			left -= int64(len(b))
 			for len(b) > 0 {
 				k := min(len(b)/8, row+1-col)
-				dst := t.row(row)[col : col+k]
+				dst := t.Row(row)[col : col+k]
 				for i := range dst {
 					dst[i] = math.Float64frombits(le.Uint64(b[8*i:]))
 				}

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/scn2d/scn/internal/lsq"
 )
 
 // subsetProblem returns the problem of images [lo, hi) of p.
@@ -55,7 +57,7 @@ func TestStatsMergeIsTheFitOnBoth(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := minNorm(hiddenDense(m, p.X), p.T, p.M, ridge)
+		want, err := lsq.MinNorm(hiddenDense(m, p.X), p.T, p.M, ridge)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -104,7 +106,7 @@ func TestStatsNewClass(t *testing.T) {
 	// The reference: old images then new ones, targets over a, b, c.
 	order := append(append([]int(nil), oldIdx...), newIdx...)
 	ref := full.subset(order)
-	want, err := minNorm(hiddenDense(m, ref.X), ref.T, 3, 0.5)
+	want, err := lsq.MinNorm(hiddenDense(m, ref.X), ref.T, 3, 0.5)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -348,7 +350,7 @@ func TestStatsFactorFile(t *testing.T) {
 	// A factor the statistics cannot hold is refused when written.
 	for name, fa := range map[string]*Factor{
 		"more images": {p: s.Factor.p, l: l, N: 201, Ridge: 0.1},
-		"diagonal":    {p: make([]float64, packedLen(l)), l: l, N: 200, Ridge: 0.1},
+		"diagonal":    {p: make([]float64, lsq.PackedLen(l)), l: l, N: 200, Ridge: 0.1},
 		"size":        {p: s.Factor.p[:l], l: l, N: 200, Ridge: 0.1},
 		"order":       {p: s.Factor.p, l: l - 1, N: 200, Ridge: 0.1},
 	} {

@@ -319,7 +319,7 @@ func (hs *heldSums) refit(path *Path, l int, alpha, tt float64, n int) (*Model, 
 	if err != nil {
 		return nil, err
 	}
-	rss := normalRSSOf(g, alpha, ht, beta, tt) // g now holds G + alpha I
+	rss := lsq.NormalRSSOf(g, alpha, ht, beta, tt) // g now holds G + alpha I
 	pm.Beta = beta
 	pm.Config.Ridge = alpha
 	pm.Summary.Trace = m.Summary.Trace[:min(l, len(m.Summary.Trace))]

@@ -66,9 +66,9 @@ func (m *Model) Update(old *Stats, p Problem, withStats bool) (*Model, *Stats, e
 			}
 			g := bigmem.Float64s(l * l)
 			for _, c := range kept {
-				gramLower(l, c.rows, c.h, c.ld, g)
+				lsq.GramLower(l, c.rows, c.h, c.ld, g)
 			}
-			symmetrize(g, l)
+			lsq.Symmetrize(g, l)
 			merged.G = lsq.AddVec(g0, g)
 		}
 		if nm, err = merged.Solve(ridge); err != nil {
@@ -103,7 +103,7 @@ const (
 // factor) and A = F F^T + H^T H; otherwise F F^T factors an earlier G
 // (a stale factor: a preconditioner only) and A is applied with g = G_old.
 type nearSystem struct {
-	f     lowerTri
+	f     lsq.LowerTri
 	g     []float64
 	ridge float64
 	kept  []hiddenChunk
@@ -111,7 +111,7 @@ type nearSystem struct {
 	ys    [][]float64 // per chunk, y and y^T of a sub-block: 2 updateSub m
 	qs    [][]float64 // per chunk, L x m
 	pt    []float64   // p^T, m x L
-	tw    trsmWork
+	tw    lsq.TrsmWork
 }
 
 // solveNear returns the model s's sums give with the ridge term ridge,
@@ -156,7 +156,7 @@ func (s *Stats) solveNear(old *Stats, kept []hiddenChunk, ridge float64) (*Model
 		if lsq.Cholesky(g0, l, l, ridge) != nil {
 			return nil, nil
 		}
-		a.f = fullTri(g0, l)
+		a.f = lsq.FullTri(g0, l)
 	}
 	beta, ok := a.pcg(s.HT)
 	if !ok {
@@ -213,11 +213,11 @@ func restoreSym(g []float64, l int, saved []float64) {
 // scratch): I + F^-1 H^T H F^-T for a fresh factor.
 func (a *nearSystem) apply(v, q, w []float64) {
 	copy(w, v)
-	trsmLower(true, a.m, a.f, &a.tw, w)
+	lsq.TrsmLower(true, a.m, a.f, &a.tw, w)
 	if a.g == nil {
 		clear(q)
 		a.addHTH(w, q)
-		trsmLower(false, a.m, a.f, &a.tw, q)
+		lsq.TrsmLower(false, a.m, a.f, &a.tw, q)
 		for i, x := range v {
 			q[i] += x
 		}
@@ -228,7 +228,7 @@ func (a *nearSystem) apply(v, q, w []float64) {
 		q[i] += a.ridge * x
 	}
 	a.addHTH(w, q)
-	trsmLower(false, a.m, a.f, &a.tw, q)
+	lsq.TrsmLower(false, a.m, a.f, &a.tw, q)
 }
 
 // addHTH adds H^T H p to q: for each kept chunk (in parallel), by
@@ -275,7 +275,7 @@ const updateSub = 256
 func (a *nearSystem) pcg(b []float64) ([]float64, bool) {
 	l, m := a.l, a.m
 	c := append([]float64(nil), b...)
-	trsmLower(false, m, a.f, &a.tw, c)
+	lsq.TrsmLower(false, m, a.f, &a.tw, c)
 	y, r := make([]float64, l*m), append([]float64(nil), c...)
 	p, q, w := append([]float64(nil), c...), make([]float64, l*m), make([]float64, l*m)
 	cn := lsq.ColDots(c, c, m)
@@ -329,7 +329,7 @@ func (a *nearSystem) pcg(b []float64) ([]float64, bool) {
 			return nil, false
 		}
 	}
-	trsmLower(true, m, a.f, &a.tw, y)
+	lsq.TrsmLower(true, m, a.f, &a.tw, y)
 	return y, true
 }
 
@@ -348,59 +348,4 @@ func (s *Stats) nearRMSE(beta []float64, ridge float64) float64 {
 		rss -= b*s.HT[i] + ridge*b*b
 	}
 	return math.Sqrt(max(rss, 0) / float64(s.N*m))
-}
-
-// trsmBlock is the rows of a diagonal block of trsmLower.
-const trsmBlock = 256
-
-// trsmWork is the scratch of trsmLower (allocated at the first call).
-type trsmWork struct{ acc, xt []float64 }
-
-// trsmLower sets b = F^-1 b (trans false) or b = F^-T b (trans true) for
-// the lower triangular F of t and b of L x m, by its panels of trsmBlock
-// rows: each diagonal block by a triangular solve, the rest of F by
-// untransposed products (linalg.Dgemm), which ran faster than one
-// triangular solve of the whole of F with few right-hand sides (OpenBLAS's
-// dtrsm, m = 10) and than transposed products. For F^-T, the products of
-// the solved blocks with their panels are summed transposed (m x L, in w)
-// and taken off each block before it is solved.
-func trsmLower(trans bool, m int, t lowerTri, w *trsmWork, b []float64) {
-	l := t.l
-	if l == 0 || m == 0 {
-		return
-	}
-	nb := len(t.p)
-	if !trans {
-		for k := 0; k < nb; k++ {
-			i0, i1 := k*trsmBlock, min(l, (k+1)*trsmBlock)
-			p, ld := t.p[k], t.ld[k]
-			if i0 > 0 {
-				linalg.Dgemm(false, false, i1-i0, m, i0, -1, p, ld, b, m, 1, b[i0*m:], m)
-			}
-			linalg.TrsmLeftLower(false, i1-i0, m, p[i0:], ld, b[i0*m:], m)
-		}
-		return
-	}
-	if len(w.acc) != l*m {
-		w.acc, w.xt = make([]float64, l*m), make([]float64, trsmBlock*m)
-	}
-	acc := w.acc
-	clear(acc)
-	for k := nb - 1; k >= 0; k-- {
-		i0, i1 := k*trsmBlock, min(l, (k+1)*trsmBlock)
-		p, ld := t.p[k], t.ld[k]
-		if k < nb-1 {
-			for i := i0; i < i1; i++ {
-				for q := 0; q < m; q++ {
-					b[i*m+q] -= acc[q*l+i]
-				}
-			}
-		}
-		linalg.TrsmLeftLower(true, i1-i0, m, p[i0:], ld, b[i0*m:], m)
-		if i0 > 0 {
-			xt := w.xt[:(i1-i0)*m]
-			lsq.Transpose(b[i0*m:i1*m], i1-i0, m, xt)
-			linalg.Dgemm(false, false, m, i0, i1-i0, 1, xt, i1-i0, p, ld, 1, acc, l)
-		}
-	}
 }

@@ -66,7 +66,7 @@ func TestUpdateIsTheFitOnBoth(t *testing.T) {
 		if !bytes.Equal(statsBytes(t, old), before) {
 			t.Errorf("%v: Update changed the old statistics", tc.kind)
 		}
-		want, err := minNorm(hiddenDense(m, p.X), p.T, p.M, c.Ridge)
+		want, err := lsq.MinNorm(hiddenDense(m, p.X), p.T, p.M, c.Ridge)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -154,7 +154,7 @@ func checkNewClassUpdate(t *testing.T, what string, full Problem, oldIdx, newIdx
 		t.Fatalf("classes %v", nm.Classes)
 	}
 	ref := full.subset(append(append([]int(nil), oldIdx...), newIdx...))
-	want, err := minNorm(hiddenDense(m, ref.X), ref.T, 3, 0.5)
+	want, err := lsq.MinNorm(hiddenDense(m, ref.X), ref.T, 3, 0.5)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -298,7 +298,7 @@ func TestUpdateStoredFactor(t *testing.T) {
 			}
 		}
 		ab := subsetProblem(p, 0, 600)
-		ref, err := minNorm(hiddenDense(m, ab.X), ab.T, ab.M, c.Ridge)
+		ref, err := lsq.MinNorm(hiddenDense(m, ab.X), ab.T, ab.M, c.Ridge)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -321,7 +321,7 @@ func TestUpdateStoredFactor(t *testing.T) {
 			t.Fatalf("%v: the stale factor did not round-trip", kind)
 		}
 		all := p
-		ref, err = minNorm(hiddenDense(m, all.X), all.T, all.M, c.Ridge)
+		ref, err = lsq.MinNorm(hiddenDense(m, all.X), all.T, all.M, c.Ridge)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -370,7 +370,7 @@ func TestUpdateNewClassStoredFactor(t *testing.T) {
 // triangular solve of the whole to rounding, and the two layouts give the
 // same bits; the packed rows are the full ones.
 func TestTrsmLowerPanels(t *testing.T) {
-	l, m := 2*trsmBlock+70, 3
+	l, m := 2*lsq.TrsmBlock+70, 3
 	f := make([]float64, l*l)
 	for i := 0; i < l; i++ {
 		for j := 0; j <= i; j++ {
@@ -382,9 +382,9 @@ func TestTrsmLowerPanels(t *testing.T) {
 		}
 	}
 	fa := factorOf(f, l, 1, 0)
-	full, packed := fullTri(f, l), fa.tri()
+	full, packed := lsq.FullTri(f, l), fa.tri()
 	for i := 0; i < l; i++ {
-		if !slices.Equal(packed.row(i), f[i*l:i*l+i+1]) {
+		if !slices.Equal(packed.Row(i), f[i*l:i*l+i+1]) {
 			t.Fatalf("packed row %d differs", i)
 		}
 	}
@@ -397,8 +397,8 @@ func TestTrsmLowerPanels(t *testing.T) {
 		want := slices.Clone(b)
 		linalg.TrsmLeftLower(trans, l, m, low, l, want, m)
 		x, y := slices.Clone(b), slices.Clone(b)
-		trsmLower(trans, m, full, &trsmWork{}, x)
-		trsmLower(trans, m, packed, &trsmWork{}, y)
+		lsq.TrsmLower(trans, m, full, &lsq.TrsmWork{}, x)
+		lsq.TrsmLower(trans, m, packed, &lsq.TrsmWork{}, y)
 		if !slices.Equal(x, y) {
 			t.Errorf("trans %v: full and packed panels differ", trans)
 		}
