@@ -109,11 +109,7 @@ func NewGram(t []float64, n, m int, alpha float64, f32 bool, maxCols int) *Gram 
 func NewGramH(t []float64, n, m int, alpha float64, f32 bool, maxCols int, keepH bool) *Gram {
 	e := &Gram{N: n, M: m, F32: f32, Alpha: alpha, maxCap: maxCols}
 	e.TC = make([]float64, m*n)
-	for i := 0; i < n; i++ {
-		for q := 0; q < m; q++ {
-			e.TC[q*n+i] = t[i*m+q]
-		}
-	}
+	Transpose(t, n, m, e.TC)
 	e.TT = make([]float64, m)
 	for q := range e.TT {
 		tq := e.TC[q*n : (q+1)*n]

@@ -45,12 +45,7 @@ type QR struct {
 // NewQR returns an empty factorisation for the targets t (n x m,
 // row-major, kept as given).
 func NewQR(t []float64, n, m int) *QR {
-	tc := make([]float64, m*n)
-	for i := 0; i < n; i++ {
-		for q := 0; q < m; q++ {
-			tc[q*n+i] = t[i*m+q]
-		}
-	}
+	tc := Transposed(t[:n*m], n, m)
 	return &QR{N: n, M: m, T: t, tc: tc, E: append([]float64(nil), tc...)}
 }
 
