@@ -233,7 +233,8 @@ func (b Budget) Fit(ctx context.Context, p Problem, progress func(Step), plan fu
 		plan(pl)
 	}
 	staged := cfg.onePass()
-	cfg.MaxNodes, cfg.BlockSize, cfg.blockByBlock = pl.MaxNodes, pl.BlockSize, !staged
+	cfg.MaxNodes, cfg.BlockSize = pl.MaxNodes, pl.BlockSize
+	o := runOpts{blockByBlock: !staged}
 	sel.Ridges = pl.Ridges
 	sel.checkpoints = pl.BlockSize
 	sel.fitWeights = pl.FitWeights
@@ -280,9 +281,9 @@ func (b Budget) Fit(ctx context.Context, p Problem, progress func(Step), plan fu
 		return false
 	}
 	if staged {
-		cfg.stages = b.stages(pl, *rates, p, train, held, fitStart, &stoppedByClock)
+		o.stages = b.stages(pl, *rates, p, train, held, fitStart, &stoppedByClock)
 	}
-	m, err := cfg.Select(ctx, p, sel, progress)
+	m, err := cfg.selectWith(ctx, p, sel, progress, o)
 	if err != nil {
 		return m, err
 	}
@@ -311,7 +312,7 @@ const (
 	stageFirst = 4
 )
 
-// stages returns a staged fit's stage sizes (Config.stages) for the plan:
+// stages returns a staged fit's stage sizes (runOpts.stages) for the plan:
 // the first stage a quarter of the planned L; each later one the most
 // nodes (whole blocks) whose pass, at the pace measured on the stages so
 // far, fills stageShare of the time left after the finish (all of it for
@@ -395,9 +396,8 @@ func (b Budget) plan(cfg Config, sel Selection, r Rates, p Problem, train, held 
 // memoryCap returns the largest multiple of block whose block-by-block fit
 // on train images stays within b.MaxBytes by the estimate.
 func (b Budget) memoryCap(cfg Config, p Problem, train, block int) int {
+	// The staged one-pass fit keeps no H (see Fit): the estimate of c.
 	c := cfg
-	// The staged one-pass fit keeps no H (see Fit).
-	c.blockByBlock = !cfg.onePass()
 	fits := func(l int) bool {
 		c.MaxNodes = l
 		return c.EstimateBytesC(train, p.X.Rows, p.X.Cols, p.X.Chans(), p.M) <= b.MaxBytes
@@ -464,7 +464,6 @@ func probe(ctx context.Context, cfg Config, sel Selection, p Problem) (Rates, fl
 	sort.Ints(idx)
 	sub := p.subset(idx)
 	c := cfg
-	c.blockByBlock = true
 	block := max(c.BlockSize, 1)
 	c.MaxNodes = min(2*block, 1000)
 	c.BlockSize = min(block, c.MaxNodes)
@@ -472,7 +471,7 @@ func probe(ctx context.Context, cfg Config, sel Selection, p Problem) (Rates, fl
 	sel.Validation = 0.25
 	t0 := time.Now()
 	var fitEnd time.Time
-	m, err := c.Select(ctx, sub, sel, func(Step) { fitEnd = time.Now() })
+	m, err := c.selectWith(ctx, sub, sel, func(Step) { fitEnd = time.Now() }, runOpts{blockByBlock: true})
 	if err != nil {
 		return Rates{}, 0, 0, fmt.Errorf("%w: calibration: %v", ErrBudget, err)
 	}
@@ -529,10 +528,9 @@ func Replay(ctx context.Context, rec *BudgetRecord, m *Model, p Problem, progres
 	cfg.Ridge = rec.Plan.FitRidge
 	cfg.MaxNodes = rec.FitNodes
 	cfg.BlockSize = rec.Plan.BlockSize
-	cfg.blockByBlock = true
 	sel := Selection{Validation: rec.Plan.Validation, Ridges: rec.Plan.Ridges, checkpoints: rec.Plan.BlockSize, fitWeights: rec.Plan.FitWeights}
 	sel.Points = rec.Plan.Points
-	out, err := cfg.Select(ctx, p, sel, progress)
+	out, err := cfg.selectWith(ctx, p, sel, progress, runOpts{blockByBlock: true})
 	if err != nil {
 		return nil, err
 	}

@@ -217,7 +217,6 @@ func TestBudgetMemoryCap(t *testing.T) {
 	clk := newFakeClock()
 	r := budgetRates
 	cfg, _, _ := budgetChoice(p.X.Len(), p, 1)
-	cfg.blockByBlock = true
 	cfg.MaxNodes = 200
 	limit := cfg.EstimateBytes(480, p.X.Rows, p.X.Cols, p.M)
 	b := Budget{Duration: time.Duration(sec * float64(time.Second)), Now: clk.now, Rates: &r, MaxBytes: limit}

@@ -155,15 +155,6 @@ type Config struct {
 	// Preset names the preset the configuration came from ("paper",
 	// "custom", ...). It is recorded in saved models.
 	Preset string
-
-	// blockByBlock keeps a random learner's block fit off the one-pass path
-	// (a Budget needs every block's prefix while it fits); the models are
-	// the same bytes either way.
-	blockByBlock bool
-	// stages, when set (a Budget's), makes a one-pass fit go in stages:
-	// given the nodes fitted so far, it returns how many the next stage
-	// adds (0: stop the fit). See runStaged.
-	stages func(done int) int
 }
 
 // PaperScales returns the scale list Upsilon of the paper's experiments

@@ -222,8 +222,7 @@ func newDeepBuilder(c Config, p Problem) *deepBuilder {
 	}
 	wide := c
 	wide.MaxNodes = total // the engine's room
-	wide.blockByBlock = true
-	bb := newBlockBuilder(wide, p)
+	bb := newBlockBuilder(wide, p, runOpts{blockByBlock: true})
 	bb.cfg.MaxNodes = c.MaxNodes
 	if bb.e == nil {
 		bb.e = append([]float64(nil), bb.eng.TC...)
@@ -296,7 +295,7 @@ func (db *deepBuilder) nextLayer(p Problem, prev, size int) {
 	t0 := time.Now()
 	p.X = db.layerInput(prev)
 	lc := db.top.layerConfig()
-	lc.MaxNodes, lc.blockByBlock = size, true
+	lc.MaxNodes = size
 	db.cfg, db.x, db.d = lc, p.X, prev
 	db.nm = fieldVector{vectorMap{d: prev}, 1, prev, 1}
 	db.np = prev

@@ -30,7 +30,6 @@ func TestDeepOneLayerIsShallow(t *testing.T) {
 	for _, k := range []Kind{SCN2D, RVFL2D} {
 		c := deepConfig(k, 90)
 		shallow := fitT(t, c, p)
-		c.blockByBlock = true // what the deep builder does (same bytes)
 		path, err := c.fitWith(context.Background(), p, newDeepBuilder(c, p), nil)
 		if err != nil {
 			t.Fatal(err)

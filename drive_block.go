@@ -74,8 +74,10 @@ type blockBuilder struct {
 	scan    *streamScan // what the streamed fit's first pass found
 }
 
-func newBlockBuilder(c Config, p Problem) *blockBuilder {
-	return newBlockBuilderOn(c, p, lsq.NewGramH(p.T, p.X.Len(), p.M, c.Ridge, c.Float32Gram || c.BF16Gram, c.MaxNodes, !c.onePass()))
+func newBlockBuilder(c Config, p Problem, o runOpts) *blockBuilder {
+	bb := newBlockBuilderOn(c, p, lsq.NewGramH(p.T, p.X.Len(), p.M, c.Ridge, c.Float32Gram || c.BF16Gram, c.MaxNodes, !c.onePassWith(o)))
+	bb.opts = o
+	return bb
 }
 
 // newBlockBuilderOn is newBlockBuilder with the engine eng (a streamed
@@ -110,7 +112,7 @@ func newBlockBuilderOn(c Config, p Problem, eng *lsq.Gram) *blockBuilder {
 // grow adds blocks of nodes until a stopping rule holds (see run, and
 // runOnePass for the fits that can take one pass over the data).
 func (bb *blockBuilder) grow(ctx context.Context, progress func(Step)) (StopReason, error) {
-	if bb.cfg.onePass() {
+	if bb.cfg.onePassWith(bb.opts) {
 		return bb.runOnePass(ctx, progress)
 	}
 	return bb.run(ctx, progress)
@@ -177,7 +179,7 @@ func (bb *blockBuilder) record(steps []Step, progress func(Step)) (stop bool) {
 			progress(st)
 		}
 	}
-	return bb.check != nil && bb.check(bb.partial())
+	return bb.opts.check != nil && bb.opts.check(bb.partial())
 }
 
 // draw draws k candidates at scale lambda (on receptive fields and

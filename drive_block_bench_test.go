@@ -54,7 +54,7 @@ func BenchmarkBlockStep(b *testing.B) {
 	p := digitsLike(b, 10000)
 	c := Fast(SCN2D)
 	c.Pairs = true
-	bb := newBlockBuilder(c, p)
+	bb := newBlockBuilder(c, p, runOpts{})
 	for len(bb.bias) < 1000 {
 		if _, ok := bb.supervisedBlock(500); !ok {
 			b.Fatal("no admissible candidate")

@@ -34,7 +34,7 @@ var onePassFits = true
 // onePass reports whether a fit of c takes the one-pass path: a block fit
 // of random nodes with a ridge.
 func (c Config) onePass() bool {
-	return onePassFits && !c.blockByBlock && c.blockMode() && c.Kind.Choice == Random && c.Ridge > 0
+	return onePassFits && c.blockMode() && c.Kind.Choice == Random && c.Ridge > 0
 }
 
 // drawnNodes are the nodes of a one-pass fit, drawn before the pass: the
@@ -108,7 +108,7 @@ func (bb *blockBuilder) hidden(nd *drawnNodes, lo, hi, j0, j1 int, h []float32) 
 // the sums of all L_max nodes, which the block-by-block path would not
 // have (an early stop saves less time here, for the memory of H).
 func (bb *blockBuilder) runOnePass(ctx context.Context, progress func(Step)) (StopReason, error) {
-	if bb.cfg.stages != nil && bb.stream == nil {
+	if bb.opts.stages != nil && bb.stream == nil {
 		return bb.runStaged(ctx, progress)
 	}
 	lambda := bb.cfg.Scales[0]
@@ -180,7 +180,7 @@ func (bb *blockBuilder) addBlocks(ctx context.Context, nd *drawnNodes, l0 int, b
 	return ReachedMaxNodes, false, nil
 }
 
-// runStaged is runOnePass in stages (Config.stages, a Budget's): each
+// runStaged is runOnePass in stages (runOpts.stages, a Budget's): each
 // stage draws the next nodes as run would draw them, accumulates their
 // sums in one pass over the data (computing the outputs of the earlier
 // nodes again, not storing them) and adds their blocks with the steps,
@@ -202,7 +202,7 @@ func (bb *blockBuilder) runStaged(ctx context.Context, progress func(Step)) (Sto
 	hidden := func(lo, hi, j0, j1 int, h []float32) { bb.hidden(nd, lo, hi, j0, j1, h) }
 	bb.params, bb.bias = nd.params[:0], nd.bias[:0]
 	for l0 := 0; l0 < L; {
-		next := c.stages(l0)
+		next := bb.opts.stages(l0)
 		if next <= 0 {
 			return BudgetSpent, nil
 		}

@@ -209,9 +209,7 @@ func TestStagedIsTheBlockPath(t *testing.T) {
 					setGramPrecision(&c, prec)
 					c.FieldMin, c.FieldMax = 3, 6
 					name := fmt.Sprintf("%v %s block %d, %d channel(s)", k, prec, b, p.X.Chans())
-					old := c
-					old.blockByBlock = true
-					want, err := old.FitPath(context.Background(), p, nil)
+					want, err := c.fitPath(context.Background(), p, nil, runOpts{blockByBlock: true})
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -219,11 +217,11 @@ func TestStagedIsTheBlockPath(t *testing.T) {
 					// whole blocks), then the rest.
 					sizes := []int{1, 40, 13, 1000}
 					var asked []int
-					c.stages = func(done int) int {
+					staged := runOpts{stages: func(done int) int {
 						asked = append(asked, done)
 						return sizes[len(asked)-1]
-					}
-					got, err := c.FitPath(context.Background(), p, nil)
+					}}
+					got, err := c.fitPath(context.Background(), p, nil, staged)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -240,7 +238,7 @@ func TestStagedIsTheBlockPath(t *testing.T) {
 					// fit, stopped by the budget.
 					asked = nil
 					sizes = []int{b, b, 0}
-					got, err = c.FitPath(context.Background(), p, nil)
+					got, err = c.fitPath(context.Background(), p, nil, staged)
 					if err != nil {
 						t.Fatal(err)
 					}

@@ -113,13 +113,13 @@ func (c Config) Fit(ctx context.Context, p Problem, progress func(Step)) (*Model
 // away. If ctx is cancelled, FitPath returns the path of the nodes built so
 // far together with ctx's error (nil if no node was added yet).
 func (c Config) FitPath(ctx context.Context, p Problem, progress func(Step)) (*Path, error) {
-	return c.fitPath(ctx, p, progress, nil)
+	return c.fitPath(ctx, p, progress, runOpts{})
 }
 
 // fitPath is FitPath with an optional check, called after every node with
 // the path so far (whose model has no output weights yet), that stops
 // building with NoValidationGain when it returns true.
-func (c Config) fitPath(ctx context.Context, p Problem, progress func(Step), check func(*Path) bool) (*Path, error) {
+func (c Config) fitPath(ctx context.Context, p Problem, progress func(Step), o runOpts) (*Path, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
@@ -129,7 +129,7 @@ func (c Config) fitPath(ctx context.Context, p Problem, progress func(Step), che
 	var g grower
 	switch {
 	case len(c.Layers) > 0:
-		if check != nil {
+		if o.check != nil {
 			return nil, fmt.Errorf("%w: model selection and budgets choose prefixes of one layer", ErrDeep)
 		}
 		if p.X.Chans() > 1 {
@@ -139,12 +139,11 @@ func (c Config) fitPath(ctx context.Context, p Problem, progress func(Step), che
 		}
 		g = newDeepBuilder(c, p)
 	case c.blockMode():
-		bb := newBlockBuilder(c, p)
-		bb.check = check
+		bb := newBlockBuilder(c, p, o)
 		g = bb
 	default:
 		b := newBuilder(c, p)
-		b.check = check
+		b.opts = o
 		g = b
 	}
 	return c.fitWith(ctx, p, g, progress)
@@ -227,8 +226,9 @@ type builder struct {
 	// ones; independent counts the nodes before the first such one.
 	deficient   bool
 	independent int
-	// check, if set, is asked after every node whether to stop (Patience).
-	check func(*Path) bool
+	// opts are the run options (runOpts): check, if set, is asked after
+	// every node whether to stop (Patience).
+	opts runOpts
 	// hcols holds every chosen node's column once a supervised fit is past
 	// rank (see acceptPastRank).
 	hcols [][]float64
@@ -271,7 +271,7 @@ func (b *builder) run(ctx context.Context, pick func() (Step, bool), progress fu
 		if progress != nil {
 			progress(step)
 		}
-		if b.check != nil && b.check(b.partial()) {
+		if b.opts.check != nil && b.opts.check(b.partial()) {
 			return NoValidationGain, nil
 		}
 	}

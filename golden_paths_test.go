@@ -247,11 +247,16 @@ func pathCases() []goldenCase {
 		}})
 	}
 	// The staged one-pass fit a budget runs, on its own.
-	fit("staged-fast-rvfl", goldenGrey, 150, func(p Problem) Config {
+	add("staged-fast-rvfl", func(t *testing.T) []byte {
+		p := goldenGrey(t, 150)
 		c := small(Fast(RVFL), 50, 10, p)
 		c.BF16Gram = false
-		c.stages = func(done int) int { return 15 } // 15 nodes a stage: 2 blocks, rounded up
-		return c
+		// 15 nodes a stage: 2 blocks, rounded up.
+		path, err := c.fitPath(context.Background(), p, nil, runOpts{stages: func(int) int { return 15 }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return modelBytes(t, path.Model())
 	})
 
 	// Statistics, their solve and updates; Model.Robust and Grow.

@@ -47,6 +47,11 @@ func (c Config) EstimateMemory(n, rows, cols, m int) Memory {
 // rows x cols (d = chans*rows*cols values each; a matrix node has
 // rows+cols+chans parameters with chans > 1).
 func (c Config) EstimateMemoryC(n, rows, cols, chans, m int) Memory {
+	return c.estimateMemory(n, rows, cols, chans, m, runOpts{})
+}
+
+// estimateMemory is EstimateMemoryC of a fit run with o.
+func (c Config) estimateMemory(n, rows, cols, chans, m int, o runOpts) Memory {
 	if len(c.Layers) > 0 {
 		return c.deepMemory(n, rows, cols, chans, m)
 	}
@@ -75,7 +80,7 @@ func (c Config) EstimateMemoryC(n, rows, cols, chans, m int) Memory {
 	lqBlocks := math.Ceil(lq/lsq.QBlockCols) * lsq.QBlockCols
 	e.Factor = bytesOf(8*N*lqBlocks + 8*lq*(lq+1)/2 + 8*lq*M + 3*8*N*M)
 	if c.blockMode() {
-		e.Candidates, e.Factor = c.blockMemory(N, d, d1, np, M, L)
+		e.Candidates, e.Factor = c.blockMemory(N, d, d1, np, M, L, o)
 	}
 	// A block fit with a ridge solves past rank in its engine.
 	if L > N && !(c.blockMode() && c.Ridge > 0) {
@@ -103,7 +108,7 @@ func (c Config) EstimateMemoryC(n, rows, cols, chans, m int) Memory {
 // blockMemory returns the candidates' and the least-squares state's bytes
 // of a block fit (drive_block.go, lsq_gram.go, drive_onepass.go) on N images of d pixels
 // (d1 rows), np parameters per node, M outputs and L_max = L.
-func (c Config) blockMemory(N, d, d1, np, M, L float64) (cand, factor int64) {
+func (c Config) blockMemory(N, d, d1, np, M, L float64, o runOpts) (cand, factor int64) {
 	b := math.Min(float64(max(c.BlockSize, 1)), L)
 	rows := math.Min(N, float64(lsq.ShardRows))
 	shards := math.Ceil(N / rows)
@@ -111,7 +116,7 @@ func (c Config) blockMemory(N, d, d1, np, M, L float64) (cand, factor int64) {
 	// formed in a scratch array and reduced into another; the targets are
 	// kept by output, H^T T is L x m.
 	ls := 8*L*L + 2*8*b*L + 8*N*M + 8*L*M
-	if c.onePass() {
+	if c.onePassWith(o) {
 		// One shard's outputs of every node (and their float64 copy for
 		// float64 Gram products); each goroutine forms one block's
 		// products at a time (b x L, float32 or float64).
@@ -247,12 +252,12 @@ func (c Config) deepMemory(n, rows, cols, chans, m int) Memory {
 		total += l
 	}
 	first := c
-	first.Layers, first.MaxNodes, first.blockByBlock = nil, total, true
-	e := first.EstimateMemoryC(n, rows, cols, chans, m)
+	first.Layers, first.MaxNodes = nil, total
+	e := first.estimateMemory(n, rows, cols, chans, m, runOpts{blockByBlock: true})
 	for _, l := range c.Layers {
 		lc := c.layerConfig()
-		lc.MaxNodes, lc.blockByBlock = total, true
-		le := lc.EstimateMemory(n, 1, prev, m)
+		lc.MaxNodes = total
+		le := lc.estimateMemory(n, 1, prev, 1, m, runOpts{blockByBlock: true})
 		e.Candidates = max(e.Candidates, satAdd(le.Candidates, bytesOf(4*float64(max(n, 1))*float64(prev))))
 		prev = l
 	}

@@ -54,7 +54,7 @@ func TestDifferenceNodes(t *testing.T) {
 		c := Fast(k)
 		c.Differences, c.MaxNodes = true, 100
 		c.FieldMin, c.FieldMax = 3, 6
-		bb := newBlockBuilder(c, p)
+		bb := newBlockBuilder(c, p, runOpts{})
 		params := make([]float32, bb.np)
 		for node := 0; node < 40; node++ {
 			drawNode(bb.rng, bb.nm, c, 1, params, bb.diffs)
@@ -158,7 +158,7 @@ func TestDifferenceNodesOnBlankImages(t *testing.T) {
 	for _, k := range []Kind{RVFL, RVFL2D} {
 		c := Fast(k)
 		c.Differences, c.MaxNodes = true, 100
-		bb := newBlockBuilder(c, p)
+		bb := newBlockBuilder(c, p, runOpts{})
 		params := make([]float32, bb.np)
 		drawNode(bb.rng, bb.nm, c, 1, params, bb.diffs)
 		nz := 0

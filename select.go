@@ -154,6 +154,11 @@ func (s Selection) Validate() error {
 // is cancelled during a hold-out fit, Select returns the model of the nodes
 // built so far (without selection) together with ctx's error.
 func (c Config) Select(ctx context.Context, p Problem, s Selection, progress func(Step)) (*Model, error) {
+	return c.selectWith(ctx, p, s, progress, runOpts{})
+}
+
+// selectWith is Select with the fits run with o (o.check is Select's own).
+func (c Config) selectWith(ctx context.Context, p Problem, s Selection, progress func(Step), o runOpts) (*Model, error) {
 	if err := c.selectable(s); err != nil {
 		return nil, err
 	}
@@ -162,7 +167,7 @@ func (c Config) Select(ctx context.Context, p Problem, s Selection, progress fun
 	}
 	s = s.withDefaults()
 	if s.Folds > 1 {
-		return c.selectFolds(ctx, p, s, progress)
+		return c.selectFolds(ctx, p, s, progress, o)
 	}
 	train, held, err := splitHoldout(p, s.Validation, c.Seed)
 	if err != nil {
@@ -190,7 +195,8 @@ func (c Config) Select(ctx context.Context, p Problem, s Selection, progress fun
 			return (patience != nil && patience(path)) || w
 		}
 	}
-	path, err := c.fitPath(ctx, tp, progress, check)
+	o.check = check
+	path, err := c.fitPath(ctx, tp, progress, o)
 	if path == nil {
 		return nil, err
 	}
@@ -254,7 +260,8 @@ func (c Config) robustFinal(m *Model, p Problem) (*Model, error) {
 }
 
 // selectFolds is Select by k-fold cross-validation.
-func (c Config) selectFolds(ctx context.Context, p Problem, s Selection, progress func(Step)) (*Model, error) {
+func (c Config) selectFolds(ctx context.Context, p Problem, s Selection, progress func(Step), o runOpts) (*Model, error) {
+	o.check = nil
 	folds, err := splitFolds(p, s.Folds, c.Seed)
 	if err != nil {
 		return nil, err
@@ -287,7 +294,7 @@ func (c Config) selectFolds(ctx context.Context, p Problem, s Selection, progres
 		debug.FreeOSMemory()
 		hp := p.subset(folds[f])
 		ev = newEvaluator(hp, s)
-		path, err := c.fitPath(ctx, p.subset(train), progress, nil)
+		path, err := c.fitPath(ctx, p.subset(train), progress, o)
 		if err != nil {
 			return nil, err
 		}
@@ -329,7 +336,7 @@ func (c Config) selectFolds(ctx context.Context, p Problem, s Selection, progres
 	final := c
 	final.MaxNodes = best.Nodes
 	debug.FreeOSMemory() // the last fold's fit, as above
-	path, err := final.FitPath(ctx, p, progress)
+	path, err := final.fitPath(ctx, p, progress, o)
 	if err != nil {
 		return nil, err
 	}

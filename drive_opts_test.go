@@ -1,0 +1,105 @@
+package scn
+
+import (
+	"context"
+	"reflect"
+	"testing"
+)
+
+// TestConfigHoldsNoRunOptions: Config holds hyper-parameters only: every
+// field exported and none a function, channel, interface or pointer (so
+// that no run option, such as a Budget's stages or a selection's check,
+// can ride along in it into a fitted Model); and models fitted with run
+// options (a Budget's staged and block-by-block fits, selection with
+// Patience, a deep network) hold no function anywhere.
+func TestConfigHoldsNoRunOptions(t *testing.T) {
+	var walkType func(path string, ty reflect.Type)
+	walkType = func(path string, ty reflect.Type) {
+		switch ty.Kind() {
+		case reflect.Func, reflect.Chan, reflect.Interface, reflect.Pointer, reflect.UnsafePointer, reflect.Map:
+			t.Errorf("Config%s is a %v: Config must hold plain hyper-parameters", path, ty.Kind())
+		case reflect.Slice, reflect.Array:
+			walkType(path+"[]", ty.Elem())
+		case reflect.Struct:
+			for i := range ty.NumField() {
+				f := ty.Field(i)
+				if !f.IsExported() {
+					t.Errorf("Config%s.%s is unexported: run options belong in runOpts, not in Config", path, f.Name)
+				}
+				walkType(path+"."+f.Name, f.Type)
+			}
+		}
+	}
+	walkType("", reflect.TypeOf(Config{}))
+
+	models := map[string]*Model{}
+	p := noisyProblem(t, 600)
+	models["budget (block by block)"], _ = budgetRun(t, p, budgetSeconds(p, 300), 2)
+	large := noisyProblem(t, budgetLargeSet)
+	models["budget (staged)"], _ = budgetRun(t, large, budgetSeconds(large, 1500), 2)
+	if r := models["budget (staged)"].Budget; !r.Plan.FitWeights || r.Plan.Kind != RVFL {
+		t.Fatalf("the large budget planned %+v, not the staged fast RVFL", r.Plan)
+	}
+	g := blobProblem(t, 200)
+	c := Default(RVFL2D)
+	c.MaxNodes, c.BlockSize = 60, 10
+	m, err := c.Select(context.Background(), g, Selection{Validation: 0.25, Patience: 2}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	models["selection with patience"] = m
+	c = Default(SCN2D)
+	c.MaxNodes, c.BlockSize, c.Layers = 20, 10, []int{8}
+	models["deep"] = fitT(t, c, g)
+	for name, m := range models {
+		if where := findFunc(reflect.ValueOf(m), "Model", map[uintptr]bool{}); where != "" {
+			t.Errorf("%s: the fitted model holds a function at %s", name, where)
+		}
+	}
+}
+
+// findFunc returns the path of the first non-nil function reachable from
+// v, or "".
+func findFunc(v reflect.Value, path string, seen map[uintptr]bool) string {
+	switch v.Kind() {
+	case reflect.Func:
+		if !v.IsNil() {
+			return path
+		}
+	case reflect.Pointer, reflect.Interface:
+		if v.IsNil() {
+			return ""
+		}
+		if v.Kind() == reflect.Pointer {
+			if seen[v.Pointer()] {
+				return ""
+			}
+			seen[v.Pointer()] = true
+		}
+		return findFunc(v.Elem(), path, seen)
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if w := findFunc(v.Field(i), path+"."+v.Type().Field(i).Name, seen); w != "" {
+				return w
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		if v.Kind() == reflect.Slice && v.Type().Elem().Kind() != reflect.Struct && v.Type().Elem().Kind() != reflect.Pointer &&
+			v.Type().Elem().Kind() != reflect.Func && v.Type().Elem().Kind() != reflect.Interface {
+			return "" // numbers and strings
+		}
+		for i := range v.Len() {
+			if w := findFunc(v.Index(i), path+"[]", seen); w != "" {
+				return w
+			}
+		}
+	case reflect.Map:
+		it := v.MapRange()
+		for it.Next() {
+			if w := findFunc(it.Value(), path+"{}", seen); w != "" {
+				return w
+			}
+		}
+	}
+	return ""
+}
