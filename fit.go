@@ -619,5 +619,3 @@ func (b *builder) path(stop StopReason) (*Path, error) {
 	m.Config.Ratios = append([]float64(nil), b.cfg.Ratios...)
 	return p, nil
 }
-
-func grow[T any](s []T, n int) []T { return lsq.Grow(s, n) }

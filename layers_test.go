@@ -1,0 +1,193 @@
+package scn
+
+import (
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// The layers of the root package, bottom to top (docs/design.md): a file
+// may use the functions and methods of its own layer and of the layers
+// below, never those of a layer above. Types, constants and variables are
+// the shared vocabulary and are not checked; calls (and method values)
+// are. internal/lsq, below every root file, is a package of its own: the
+// compiler keeps it from calling up.
+const (
+	layerBase     = iota // hyper-parameters, data, activations, small helpers
+	layerNode            // node maps and draws
+	layerResult          // the fitted model: prediction, prefixes, the file
+	layerDriver          // the fits: builders, engines' drivers, streams
+	layerWorkflow        // selection, budgets, statistics, updates, estimates
+)
+
+var layerNames = []string{"base", "node", "result", "driver", "workflow"}
+
+// layerOf places every non-test file of the root package in its layer;
+// docs/design.md lists the same. A new file must be added here.
+var layerOf = map[string]int{
+	"activation.go":    layerBase,
+	"config.go":        layerBase,
+	"doc.go":           layerBase,
+	"kind.go":          layerBase,
+	"metrics.go":       layerBase,
+	"parallel.go":      layerBase,
+	"preprocessing.go": layerBase,
+	"problem.go":       layerBase,
+
+	"node_draw.go": layerNode,
+	"node_map.go":  layerNode,
+
+	"format.go":    layerResult,
+	"info.go":      layerResult,
+	"model.go":     layerResult,
+	"path.go":      layerResult,
+	"predictor.go": layerResult,
+
+	"deep.go":                    layerDriver,
+	"drive_block.go":             layerDriver,
+	"drive_onepass.go":           layerDriver,
+	"drive_opts.go":              layerDriver,
+	"drive_stream_supervised.go": layerDriver,
+	"fit.go":                     layerDriver,
+	"score_pairs.go":             layerDriver,
+	"stream.go":                  layerDriver,
+
+	"budget.go":        layerWorkflow,
+	"grow.go":          layerWorkflow,
+	"memory.go":        layerWorkflow,
+	"robust.go":        layerWorkflow,
+	"select.go":        layerWorkflow,
+	"stats.go":         layerWorkflow,
+	"stream_select.go": layerWorkflow,
+	"update.go":        layerWorkflow,
+}
+
+// upwardCalls are the calls up the layers the code makes today, as
+// "file -> callee (its file)": debts of files that mix layers (fit.go
+// holds Config.Fit beside the one-node driver, deep.go the deep model's
+// accessors beside its builder, format.go the budget record's encoding).
+// The list may only shrink: a call up that is not in it fails the test.
+var upwardCalls = map[string]bool{
+	// Validate checks the deep layers where they are built.
+	"config.go -> validateLayers (deep.go)": true,
+	// Config.Fit (API) beside the one-node driver.
+	"fit.go -> Robust (robust.go)": true,
+	// The file format of the deep layers, the budget record and the stop.
+	"format.go -> Nodes (deep.go)":            true,
+	"format.go -> String (fit.go)":            true,
+	"format.go -> blockSize (drive_block.go)": true,
+	"format.go -> checkDeep (deep.go)":        true,
+	"format.go -> record (budget.go)":         true,
+	"format.go -> toFileBudget (budget.go)":   true,
+	// The deep model's accessors live with its builder.
+	"model.go -> IsDeep (deep.go)":          true,
+	"model.go -> deepNodes (deep.go)":       true,
+	"model.go -> deepParamCount (deep.go)":  true,
+	"model.go -> forwardDeep (deep.go)":     true,
+	"model.go -> truncateDeep (deep.go)":    true,
+	"predictor.go -> IsDeep (deep.go)":      true,
+	"predictor.go -> predictDeep (deep.go)": true,
+	// A streamed fit's memory estimate (the memory estimator in three
+	// places: issue 30).
+	"stream.go -> EstimateBytesC (memory.go)": true,
+	"stream.go -> bytesOf (memory.go)":        true,
+	"stream.go -> satAdd (memory.go)":         true,
+}
+
+// TestFilesCallDownTheLayers reads the identifiers each non-test file of
+// the root package uses (type-checked without its imports: only the root
+// package's own functions and methods matter) and fails on a call to a
+// function or method declared in a file of a higher layer that
+// upwardCalls does not list, and on a file no layer holds.
+func TestFilesCallDownTheLayers(t *testing.T) {
+	fset := token.NewFileSet()
+	names, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []*ast.File
+	for _, n := range names {
+		if strings.HasSuffix(n, "_test.go") {
+			continue
+		}
+		if _, ok := layerOf[n]; !ok {
+			t.Errorf("%s is in no layer: add it to layerOf (layers_test.go) and to docs/design.md", n)
+		}
+		f, err := parser.ParseFile(fset, n, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	for n := range layerOf {
+		if !containsString(names, n) {
+			t.Errorf("layerOf holds %s, which is not a file of the package any more", n)
+		}
+	}
+	// Imported packages are left empty: uses of their names are type
+	// errors, ignored; the root package's own objects still resolve.
+	info := &types.Info{Uses: map[*ast.Ident]types.Object{}}
+	conf := types.Config{Importer: emptyImporter{}, Error: func(error) {}}
+	pkg, _ := conf.Check("github.com/scn2d/scn", fset, files, info)
+	seen := map[string]bool{}
+	var bad []string
+	for id, obj := range info.Uses {
+		fn, ok := obj.(*types.Func)
+		if !ok || fn.Pkg() != pkg {
+			continue
+		}
+		from := filepath.Base(fset.Position(id.Pos()).Filename)
+		to := filepath.Base(fset.Position(fn.Pos()).Filename)
+		if layerOf[to] <= layerOf[from] {
+			continue
+		}
+		key := fmt.Sprintf("%s -> %s (%s)", from, fn.Name(), to)
+		seen[key] = true
+		if !upwardCalls[key] {
+			bad = append(bad, fmt.Sprintf("%s: %s, a %s file, calls up to %s in %s, a %s file",
+				fset.Position(id.Pos()), from, layerNames[layerOf[from]], fn.Name(), to, layerNames[layerOf[to]]))
+		}
+	}
+	sort.Strings(bad)
+	for _, b := range bad {
+		t.Error(b)
+	}
+	var paid []string
+	for k := range upwardCalls {
+		if !seen[k] {
+			paid = append(paid, k)
+		}
+	}
+	sort.Strings(paid)
+	for _, k := range paid {
+		t.Logf("upwardCalls lists %q, which the code no longer makes: remove it", k)
+	}
+}
+
+// emptyImporter gives every import as an empty package.
+type emptyImporter struct{}
+
+func (emptyImporter) Import(path string) (*types.Package, error) {
+	name := path[strings.LastIndex(path, "/")+1:]
+	if strings.HasPrefix(name, "v") && strings.Contains(path, "/rand/") {
+		name = "rand" // math/rand/v2
+	}
+	p := types.NewPackage(path, name)
+	p.MarkComplete()
+	return p, nil
+}
+
+func containsString(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
