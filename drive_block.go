@@ -14,7 +14,7 @@ import (
 // Block increments (Dai, Li, Zhou, Chai, "Stochastic configuration networks
 // with block increments for data modeling", Information Sciences 484 (2019)
 // 367-386): each step adds a block of up to Config.BlockSize nodes, and the
-// least squares is the Gram/Cholesky block engine of lsq_gram.go.
+// least squares is the Gram/Cholesky block engine of internal/lsq (lsq.Gram).
 //
 // Supervised choice. A step draws Candidates x BlockSize candidates at each
 // scale lambda in turn, scores them with one pass over the images and

@@ -106,7 +106,7 @@ func (c Config) estimateMemory(n, rows, cols, chans, m int, o runOpts) Memory {
 }
 
 // blockMemory returns the candidates' and the least-squares state's bytes
-// of a block fit (drive_block.go, lsq_gram.go, drive_onepass.go) on N images of d pixels
+// of a block fit (drive_block.go, internal/lsq, drive_onepass.go) on N images of d pixels
 // (d1 rows), np parameters per node, M outputs and L_max = L.
 func (c Config) blockMemory(N, d, d1, np, M, L float64, o runOpts) (cand, factor int64) {
 	b := math.Min(float64(max(c.BlockSize, 1)), L)
