@@ -67,7 +67,7 @@ func (m *Model) Stats(p Problem) (*Stats, error) {
 // (nil otherwise); if keep, also the float64 hidden outputs of the
 // images, one chunk of statsChunk images (node-major, L x statsChunk, the
 // last one partly filled) after another.
-func (m *Model) sums(p Problem, withG, keep bool) (*Stats, []hiddenChunk, error) {
+func (m *Model) sums(p Problem, withG, keep bool) (*Stats, []lsq.Chunk, error) {
 	if m.IsDeep() {
 		return nil, nil, fmt.Errorf("%w: sufficient statistics (the recipe holds one layer)", ErrDeep)
 	}
@@ -97,7 +97,7 @@ func (m *Model) sums(p Problem, withG, keep bool) (*Stats, []hiddenChunk, error)
 	// small beside the products, and the kernels' fixed chunks keep the
 	// sums independent of the number of goroutines.
 	cw := min(n, statsChunk)
-	var kept []hiddenChunk
+	var kept []lsq.Chunk
 	hn, tc := bigmem.Float64s(l*cw), make([]float64, mm*cw)
 	filled := 0
 	flush := func() {
@@ -110,7 +110,7 @@ func (m *Model) sums(p Problem, withG, keep bool) (*Stats, []hiddenChunk, error)
 		linalg.GemmNT64(l, mm, filled, 1, hn, cw, tc, cw, 1, s.HT, mm)
 		linalg.GemmNT64(mm, mm, filled, 1, tc, cw, tc, cw, 1, s.TT, mm)
 		if keep {
-			kept = append(kept, hiddenChunk{h: hn, ld: cw, rows: filled})
+			kept = append(kept, lsq.Chunk{H: hn, LD: cw, Rows: filled})
 			hn = nil // the next chunk's buffer when it comes: no unused one after the last
 		}
 		filled = 0
@@ -144,13 +144,6 @@ func (m *Model) sums(p Problem, withG, keep bool) (*Stats, []hiddenChunk, error)
 		lsq.Symmetrize(s.G, l)
 	}
 	return s, kept, nil
-}
-
-// hiddenChunk is the hidden outputs of rows images, node-major (L rows of
-// ld values, the first rows of each filled).
-type hiddenChunk struct {
-	h        []float64
-	ld, rows int
 }
 
 // recipe returns a copy of m without its output weights' meaning: the

@@ -4,7 +4,6 @@ import (
 	"math"
 
 	"github.com/scn2d/scn/internal/bigmem"
-	"github.com/scn2d/scn/internal/linalg"
 	"github.com/scn2d/scn/internal/lsq"
 )
 
@@ -66,7 +65,7 @@ func (m *Model) Update(old *Stats, p Problem, withStats bool) (*Model, *Stats, e
 			}
 			g := bigmem.Float64s(l * l)
 			for _, c := range kept {
-				lsq.GramLower(l, c.rows, c.h, c.ld, g)
+				lsq.GramLower(l, c.Rows, c.H, c.LD, g)
 			}
 			lsq.Symmetrize(g, l)
 			merged.G = lsq.AddVec(g0, g)
@@ -96,24 +95,6 @@ const (
 	updateCheckTol = 1e-10
 )
 
-// nearSystem is the normal equations of an update, A x = b with
-// A = G_old + a I + H^T H (H the new images' hidden outputs, in kept
-// chunks), preconditioned on both sides with a Cholesky factor F (in the
-// lower triangle of f). With g nil, F F^T is G_old + a I itself (a fresh
-// factor) and A = F F^T + H^T H; otherwise F F^T factors an earlier G
-// (a stale factor: a preconditioner only) and A is applied with g = G_old.
-type nearSystem struct {
-	f     lsq.LowerTri
-	g     []float64
-	ridge float64
-	kept  []hiddenChunk
-	l, m  int
-	ys    [][]float64 // per chunk, y and y^T of a sub-block: 2 updateSub m
-	qs    [][]float64 // per chunk, L x m
-	pt    []float64   // p^T, m x L
-	tw    lsq.TrsmWork
-}
-
 // solveNear returns the model s's sums give with the ridge term ridge,
 // solved by conjugate gradients on A = G_old + ridge I + H^T H (G_old the
 // G of old, H the kept hidden outputs; s.G need not be formed), or nil if
@@ -126,211 +107,40 @@ type nearSystem struct {
 // in old.G (its lower triangle, restored before solveNear returns: the
 // strictly upper part is not written, the diagonal blocks are saved; old
 // must not be used by another goroutine meanwhile).
-func (s *Stats) solveNear(old *Stats, kept []hiddenChunk, ridge float64) (*Model, error) {
+func (s *Stats) solveNear(old *Stats, kept []lsq.Chunk, ridge float64) (*Model, error) {
 	l, m := s.Nodes(), s.M
-	a := &nearSystem{kept: kept, l: l, m: m, ridge: ridge, ys: make([][]float64, len(kept)), qs: make([][]float64, len(kept))}
-	for i := range kept {
-		a.ys[i], a.qs[i] = make([]float64, 2*updateSub*m), make([]float64, l*m)
-	}
-	a.pt = make([]float64, l*m)
+	var f lsq.LowerTri
+	var g []float64
 	switch fa := old.Factor; {
 	case old.freshFactor(ridge):
-		a.f = fa.tri()
+		f = fa.tri()
 	case fa != nil && fa.l == l:
 		// A stale factor: a preconditioner of the true A, applied with G.
 		g0, err := old.gram()
 		if err != nil {
 			return nil, err
 		}
-		a.f, a.g = fa.tri(), g0
+		f, g = fa.tri(), g0
 	default:
 		g0, err := old.gram()
 		if err != nil {
 			return nil, err
 		}
-		saved := saveDiagBlocks(g0, l)
-		defer restoreSym(g0, l, saved)
+		saved := lsq.SaveDiagBlocks(g0, l)
+		defer lsq.RestoreSym(g0, l, saved)
 		for i := 0; i < l; i++ {
 			g0[i*l+i] += ridge
 		}
 		if lsq.Cholesky(g0, l, l, ridge) != nil {
 			return nil, nil
 		}
-		a.f = lsq.FullTri(g0, l)
+		f = lsq.FullTri(g0, l)
 	}
-	beta, ok := a.pcg(s.HT)
+	beta, ok := lsq.NewNear(f, g, ridge, kept, l, m).PCG(s.HT, updateTol, updateCheckTol, updateMaxSteps)
 	if !ok {
 		return nil, nil
 	}
 	return s.model(beta, ridge, s.nearRMSE(beta, ridge)), nil
-}
-
-// saveDiagBlocks returns a copy of the diagonal blocks of cholBlock
-// columns of the l x l matrix g (the parts of it cholesky writes above the
-// diagonal), one after another.
-func saveDiagBlocks(g []float64, l int) []float64 {
-	var out []float64
-	for k0 := 0; k0 < l; k0 += lsq.CholBlock {
-		k1 := min(l, k0+lsq.CholBlock)
-		for i := k0; i < k1; i++ {
-			out = append(out, g[i*l+k0:i*l+k1]...)
-		}
-	}
-	return out
-}
-
-// restoreSym undoes an in-place factorisation of the symmetric l x l
-// matrix g whose diagonal blocks saveDiagBlocks saved: the strictly
-// lower part outside them is copied back from the strictly upper part
-// (which cholesky does not write outside them), and the blocks from the
-// copy. A nil copy (restored already) does nothing.
-func restoreSym(g []float64, l int, saved []float64) {
-	if saved == nil {
-		return
-	}
-	const t = 64 // tiles, so that the transposed reads stay in cache
-	forChunks((l+t-1)/t, 1, func(_, bi, _ int) {
-		i0 := bi * t
-		i1 := min(l, i0+t)
-		for j0 := 0; j0 < i1; j0 += t {
-			for i := i0; i < i1; i++ {
-				for j := j0; j < min(j0+t, i); j++ {
-					g[i*l+j] = g[j*l+i]
-				}
-			}
-		}
-	})
-	off := 0
-	for k0 := 0; k0 < l; k0 += lsq.CholBlock {
-		k1 := min(l, k0+lsq.CholBlock)
-		for i := k0; i < k1; i++ {
-			off += copy(g[i*l+k0:i*l+k1], saved[off:])
-		}
-	}
-}
-
-// apply sets q = B v with B = F^-1 A F^-T (v, q, w: L x m; w is
-// scratch): I + F^-1 H^T H F^-T for a fresh factor.
-func (a *nearSystem) apply(v, q, w []float64) {
-	copy(w, v)
-	lsq.TrsmLower(true, a.m, a.f, &a.tw, w)
-	if a.g == nil {
-		clear(q)
-		a.addHTH(w, q)
-		lsq.TrsmLower(false, a.m, a.f, &a.tw, q)
-		for i, x := range v {
-			q[i] += x
-		}
-		return
-	}
-	linalg.Dgemm(false, false, a.l, a.m, a.l, 1, a.g, a.l, w, a.m, 0, q, a.m)
-	for i, x := range w {
-		q[i] += a.ridge * x
-	}
-	a.addHTH(w, q)
-	lsq.TrsmLower(false, a.m, a.f, &a.tw, q)
-}
-
-// addHTH adds H^T H p to q: for each kept chunk (in parallel), by
-// sub-blocks of updateSub images H_s (node-major: L x r), y^T = p^T H_s
-// and q_c += H_s y (the sub-block read twice while it is in cache; both
-// products untransposed, which OpenBLAS ran faster than y = H_s^T p),
-// then q += q_c in chunk order, so that the sums do not depend on the
-// number of goroutines.
-func (a *nearSystem) addHTH(p, q []float64) {
-	l, m := a.l, a.m
-	pt := a.pt
-	lsq.Transpose(p, l, m, pt)
-	forChunks(len(a.kept), 1, func(c, _, _ int) {
-		k, y, qc := a.kept[c], a.ys[c], a.qs[c]
-		yt := y[updateSub*m:]
-		clear(qc)
-		for j0 := 0; j0 < k.rows; j0 += updateSub {
-			r := min(updateSub, k.rows-j0)
-			linalg.Dgemm(false, false, m, r, l, 1, pt, l, k.h[j0:], k.ld, 0, yt, r)
-			lsq.Transpose(yt[:m*r], m, r, y)
-			linalg.Dgemm(false, false, l, m, r, 1, k.h[j0:], k.ld, y, m, 1, qc, m)
-		}
-	})
-	for _, qc := range a.qs {
-		for i, v := range qc {
-			q[i] += v
-		}
-	}
-}
-
-// updateSub is the images of a sub-block of addHTH: 256 images of 5000
-// nodes take 10 MB (0.084 s a product by H^T H at L = 5000 and 6000 new
-// images, against 0.101 s by chunks of 2048).
-const updateSub = 256
-
-// pcg solves A x = b (L x m, each column its own system) by conjugate
-// gradients on the system preconditioned on both sides, B y = F^-1 b
-// with B = F^-1 A F^-T and x = F^-T y (the iterates of preconditioned
-// conjugate gradients, at two triangular solves and one product by H and
-// H^T per step, and one by G_old for a stale factor). It starts from y = 0 and
-// reports false if some column's residual did not fall below updateTol
-// of its right-hand side F^-1 b within updateMaxSteps steps, or the true
-// residual of the result is above updateCheckTol.
-func (a *nearSystem) pcg(b []float64) ([]float64, bool) {
-	l, m := a.l, a.m
-	c := append([]float64(nil), b...)
-	lsq.TrsmLower(false, m, a.f, &a.tw, c)
-	y, r := make([]float64, l*m), append([]float64(nil), c...)
-	p, q, w := append([]float64(nil), c...), make([]float64, l*m), make([]float64, l*m)
-	cn := lsq.ColDots(c, c, m)
-	rr := cn
-	alpha, beta := make([]float64, m), make([]float64, m)
-	tol := updateTol
-	done := false
-	for step := 0; step < updateMaxSteps && !done; step++ {
-		a.apply(p, q, w)
-		pq := lsq.ColDots(p, q, m)
-		for k := range alpha {
-			alpha[k] = 0
-			if pq[k] > 0 {
-				alpha[k] = rr[k] / pq[k]
-			}
-		}
-		for i := range y {
-			k := i % m
-			y[i] += alpha[k] * p[i]
-			r[i] -= alpha[k] * q[i]
-		}
-		rn := lsq.ColDots(r, r, m)
-		done = true
-		for k := range rn {
-			if rn[k] > tol*tol*cn[k] {
-				done = false
-			}
-		}
-		for k := range beta {
-			beta[k] = 0
-			if rr[k] > 0 {
-				beta[k] = rn[k] / rr[k]
-			}
-		}
-		rr = rn
-		for i := range p {
-			p[i] = r[i] + beta[i%m]*p[i]
-		}
-	}
-	if !done {
-		return nil, false
-	}
-	// The recurrence's residual drifts from the true one: check it.
-	a.apply(y, q, w)
-	for i := range q {
-		q[i] = c[i] - q[i]
-	}
-	rn := lsq.ColDots(q, q, m)
-	for k := range rn {
-		if rn[k] > updateCheckTol*updateCheckTol*cn[k] {
-			return nil, false
-		}
-	}
-	lsq.TrsmLower(true, m, a.f, &a.tw, y)
-	return y, true
 }
 
 // nearRMSE is the training RMSE of beta on the images of s from the sums

@@ -218,11 +218,11 @@ func TestRestoreSym(t *testing.T) {
 			g[i*l+i] = float64(l) + 1 // positive definite
 		}
 		want := slices.Clone(g)
-		saved := saveDiagBlocks(g, l)
+		saved := lsq.SaveDiagBlocks(g, l)
 		if err := lsq.Cholesky(g, l, l, 0); err != nil {
 			t.Fatal(err)
 		}
-		restoreSym(g, l, saved)
+		lsq.RestoreSym(g, l, saved)
 		if !slices.Equal(g, want) {
 			t.Errorf("l = %d: not restored", l)
 		}
