@@ -10,8 +10,9 @@ import (
 // field exported and none a function, channel, interface or pointer (so
 // that no run option, such as a Budget's stages or a selection's check,
 // can ride along in it into a fitted Model); and models fitted with run
-// options (a Budget's staged and block-by-block fits, selection with
-// Patience, a deep network) hold no function anywhere.
+// options (a staged fit, selection with Patience, a deep network, and
+// without -short a Budget's staged and block-by-block fits) hold no
+// function anywhere.
 func TestConfigHoldsNoRunOptions(t *testing.T) {
 	var walkType func(path string, ty reflect.Type)
 	walkType = func(path string, ty reflect.Type) {
@@ -33,15 +34,26 @@ func TestConfigHoldsNoRunOptions(t *testing.T) {
 	walkType("", reflect.TypeOf(Config{}))
 
 	models := map[string]*Model{}
-	p := noisyProblem(t, 600)
-	models["budget (block by block)"], _ = budgetRun(t, p, budgetSeconds(p, 300), 2)
-	large := noisyProblem(t, budgetLargeSet)
-	models["budget (staged)"], _ = budgetRun(t, large, budgetSeconds(large, 1500), 2)
-	if r := models["budget (staged)"].Budget; !r.Plan.FitWeights || r.Plan.Kind != RVFL {
-		t.Fatalf("the large budget planned %+v, not the staged fast RVFL", r.Plan)
-	}
 	g := blobProblem(t, 200)
-	c := Default(RVFL2D)
+	c := Fast(RVFL)
+	c.MaxNodes, c.BlockSize, c.FieldMin, c.FieldMax = 40, 10, 2, 5
+	path, err := c.fitPath(context.Background(), g, nil, runOpts{stages: func(int) int { return 20 }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	models["staged"] = path.Model()
+	if !testing.Short() {
+		// A Budget's fits on a fake clock: block by block with its
+		// watch, and on a large set in stages (slow under emulation).
+		p := noisyProblem(t, 600)
+		models["budget (block by block)"], _ = budgetRun(t, p, budgetSeconds(p, 300), 2)
+		large := noisyProblem(t, budgetLargeSet)
+		models["budget (staged)"], _ = budgetRun(t, large, budgetSeconds(large, 1500), 2)
+		if r := models["budget (staged)"].Budget; !r.Plan.FitWeights || r.Plan.Kind != RVFL {
+			t.Fatalf("the large budget planned %+v, not the staged fast RVFL", r.Plan)
+		}
+	}
+	c = Default(RVFL2D)
 	c.MaxNodes, c.BlockSize = 60, 10
 	m, err := c.Select(context.Background(), g, Selection{Validation: 0.25, Patience: 2}, nil)
 	if err != nil {
