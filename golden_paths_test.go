@@ -235,7 +235,7 @@ func pathCases() []goldenCase {
 		name  string
 		n, l  int
 		short bool
-	}{{"budget-replay", 600, 300, true}, {"budget-replay-large", budgetLargeSet, 1500, false}} {
+	}{{"budget-replay", 400, 300, true}, {"budget-replay-large", budgetLargeSet, 1500, false}} {
 		cs = append(cs, goldenCase{name: b.name, slow: !b.short, bytes: func(t *testing.T) []byte {
 			p := noisyProblem(t, b.n)
 			m, _ := budgetRun(t, p, budgetSeconds(p, b.l), 2)
