@@ -19,6 +19,7 @@ func newServe() *cobra.Command {
 		addr  string
 		opts  serve.Options
 		quiet bool
+		lf    learnFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "serve MODEL [MODEL...]",
@@ -66,8 +67,11 @@ that no longer reads leaves its model as it was, and the log says why).`,
 				specs = append(specs, spec{name, path})
 			}
 			s := serve.New(opts)
+			if err := lf.enable(s); err != nil {
+				return err
+			}
 			for _, sp := range specs {
-				if err := s.Load(sp.name, sp.path); err != nil {
+				if err := lf.load(s, sp.name, sp.path); err != nil {
 					return err
 				}
 			}
@@ -94,7 +98,11 @@ that no longer reads leaves its model as it was, and the log says why).`,
 				}
 			}()
 			log.Info("serving", "url", "http://"+ln.Addr().String()+"/", "models", len(args))
-			return s.Serve(cmd.Context(), ln)
+			err = s.Serve(cmd.Context(), ln)
+			if cerr := s.CloseLearning(); err == nil {
+				err = cerr
+			}
+			return err
 		},
 	}
 	f := cmd.Flags()
@@ -111,6 +119,7 @@ that no longer reads leaves its model as it was, and the log says why).`,
 	durationVar(f, &opts.IdleTimeout, "idle-timeout", 0, 0, 24*time.Hour, "time a kept-alive connection may idle (0: 2m)")
 	durationVar(f, &opts.ShutdownTimeout, "shutdown-timeout", 0, 0, 24*time.Hour, "time to finish the requests in flight on SIGTERM (0: 30s)")
 	f.BoolVarP(&quiet, "quiet", "q", false, "log warnings and errors only")
+	lf.add(cmd)
 	return cmd
 }
 
