@@ -66,7 +66,9 @@ func FuzzParseLearnBatch(f *testing.F) {
 			Targets []json.RawMessage `json:"targets"`
 		}
 		if err := json.Unmarshal(data, &v); err != nil {
-			if !slices.ContainsFunc(b.targets, func(t []float64) bool { return slices.ContainsFunc(t, func(x float64) bool { return math.IsInf(x, 0) }) }) {
+			if !slices.ContainsFunc(b.targets, func(t []float64) bool {
+				return slices.ContainsFunc(t, func(x float64) bool { return math.IsInf(x, 0) })
+			}) {
 				t.Fatalf("parsed, but encoding/json says %v", err)
 			}
 			return
