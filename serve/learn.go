@@ -276,6 +276,9 @@ func (s *Server) LoadLearning(name, path, stats, versions string) error {
 	if l.on, err = scn.NewOnline(md.m, st, lg.o.Forget); err != nil {
 		return fmt.Errorf("serve: %s: %w", name, err)
 	}
+	if md.m.Config.Ridge == 0 {
+		s.log.Warn("the model has no ridge term: each learning pass solves through an eigendecomposition of G (L^3 operations); a model trained with --ridge learns by a few conjugate gradient steps", "model", name, "nodes", md.m.Nodes())
+	}
 	if l.cur, err = os.ReadFile(md.path); err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
