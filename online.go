@@ -44,7 +44,6 @@ type Online struct {
 	ridge  float64
 	forget float64
 	fac    *Factor // the preconditioner: F F^T = an earlier G + its ridge I
-	tw     trsmWork
 	steps  int // conjugate gradient steps of the last solve (-1: solved directly)
 	learnt int // images learnt
 }
@@ -280,10 +279,12 @@ func (o *Online) solve() (*Model, error) {
 		if err := o.refactor(); err != nil {
 			return nil, err
 		}
-		beta = slices.Clone(st.HT)
-		t := o.fac.tri()
-		trsmLower(false, m, t, &o.tw, beta)
-		trsmLower(true, m, t, &o.tw, beta)
+		l := st.Nodes()
+		bT, zT := make([]float64, l*m), make([]float64, l*m)
+		transpose(st.HT, l, m, bT)
+		o.precondition(bT, zT, make([]float64, trsmBlock*m))
+		beta = make([]float64, l*m)
+		transpose(zT, m, l, beta)
 		o.steps = -1
 	}
 	o.model = o.modelOf(beta, st.nearRMSE(beta, o.ridge))
@@ -321,52 +322,115 @@ func (o *Online) refactor() error {
 	return nil
 }
 
-// applyA sets y = (G + ridge I) x for x, y of L x m, from G's lower
-// triangle by panels: each panel's rows times x's first rows, and the
-// panel's part left of its diagonal block transposed.
-func (o *Online) applyA(x, y []float64) {
+// The conjugate gradients work on the outputs' columns as rows: an L x m
+// matrix is held transposed, m x L (output-major), so that the products
+// with G and the factor contract contiguous rows (the project's NT
+// kernel) instead of axpys of m values.
+
+// applyA sets yT = ((G + ridge I) x)^T for xT = x^T (m x L), with G whole
+// (symmetrized before the solve); w is L x m scratch.
+func (o *Online) applyA(xT, yT, w []float64) {
 	g, l, m := o.st.G, o.st.Nodes(), o.st.M
-	for lo := 0; lo < l; lo += statsPanel {
-		hi := min(l, lo+statsPanel)
-		linalg.Dgemm(false, false, hi-lo, m, hi, 1, g[lo*l:], l, x, m, 0, y[lo*m:], m)
-	}
-	for lo := statsPanel; lo < l; lo += statsPanel {
-		hi := min(l, lo+statsPanel)
-		linalg.Dgemm(true, false, lo, m, hi-lo, 1, g[lo*l:], l, x[lo*m:], m, 1, y, m)
-	}
-	for i, v := range x {
-		y[i] += o.ridge * v
+	linalg.GemmNT64(l, m, l, 1, g, l, xT, l, 0, w, m)
+	transpose(w, l, m, yT)
+	for i, v := range xT {
+		yT[i] += o.ridge * v
 	}
 }
 
-// precondition sets z = (F F^T)^-1 r.
-func (o *Online) precondition(r, z []float64) {
-	copy(z, r)
+// precondition sets zT = ((F F^T)^-1 r)^T for rT = r^T (m x L); w is
+// trsmBlock x m scratch.
+func (o *Online) precondition(rT, zT, w []float64) {
+	copy(zT, rT)
 	t := o.fac.tri()
-	trsmLower(false, o.st.M, t, &o.tw, z)
-	trsmLower(true, o.st.M, t, &o.tw, z)
+	l, m := o.st.Nodes(), o.st.M
+	// F y = r, panel by panel: the panel's part left of its diagonal
+	// block by the NT kernel, the diagonal block by substitution.
+	for k := range t.p {
+		i0, i1 := k*trsmBlock, min(l, (k+1)*trsmBlock)
+		p, ld := t.p[k], t.ld[k]
+		if i0 > 0 {
+			linalg.GemmNT64(i1-i0, m, i0, 1, p, ld, zT, l, 0, w, m)
+			for i := i0; i < i1; i++ {
+				for q := 0; q < m; q++ {
+					zT[q*l+i] -= w[(i-i0)*m+q]
+				}
+			}
+		}
+		for q := 0; q < m; q++ {
+			z := zT[q*l : (q+1)*l]
+			for i := i0; i < i1; i++ {
+				row := p[(i-i0)*ld : (i-i0)*ld+i+1]
+				s := z[i]
+				for j := i0; j < i; j++ {
+					s -= row[j] * z[j]
+				}
+				z[i] = s / row[i]
+			}
+		}
+	}
+	// F^T z = y, panels from the last: the diagonal block by
+	// substitution, then its part of the rows above by a product.
+	for k := len(t.p) - 1; k >= 0; k-- {
+		i0, i1 := k*trsmBlock, min(l, (k+1)*trsmBlock)
+		p, ld := t.p[k], t.ld[k]
+		for q := 0; q < m; q++ {
+			z := zT[q*l : (q+1)*l]
+			for i := i1 - 1; i >= i0; i-- {
+				row := p[(i-i0)*ld : (i-i0)*ld+i+1]
+				z[i] /= row[i]
+				zi := z[i]
+				for j := i0; j < i; j++ {
+					z[j] -= row[j] * zi
+				}
+			}
+		}
+		if i0 > 0 {
+			linalg.Dgemm(false, false, m, i0, i1-i0, -1, zT[i0:], l, p, ld, 1, zT, l)
+		}
+	}
+}
+
+// outDots returns the dot product of each of the m rows of a and b (m x
+// l).
+func outDots(a, b []float64, m, l int) []float64 {
+	out := make([]float64, m)
+	for q := range out {
+		var s float64
+		for i, v := range a[q*l : (q+1)*l] {
+			s += v * b[q*l+i]
+		}
+		out[q] = s
+	}
+	return out
 }
 
 // pcg solves (G + ridge I) x = H^T T by preconditioned conjugate
-// gradients from x (each output's column its own system), until each
-// column's residual r has r^T M^-1 r below updateTol^2 of b^T M^-1 b (M
-// the preconditioner) within updateMaxSteps steps, then checks the true
-// residual against updateCheckTol, as Model.Update's solve does. It
-// returns x, the steps taken and whether it converged.
+// gradients from x (L x m; each output's column its own system), until
+// each column's residual r has r^T M^-1 r below updateTol^2 of
+// b^T M^-1 b (M = F F^T the preconditioner) within updateMaxSteps steps,
+// then checks the true residual against updateCheckTol, as
+// Model.Update's solve does. It returns x, the steps taken and whether it
+// converged. G is symmetrized first (the sums keep its lower triangle).
 func (o *Online) pcg(x []float64) ([]float64, int, bool) {
 	l, m := o.st.Nodes(), o.st.M
-	b := o.st.HT
-	c := slices.Clone(b)
-	trsmLower(false, m, o.fac.tri(), &o.tw, c)
-	cn := colDots(c, c, m)
+	symmetrizeTiled(o.st.G, l)
+	w, wb := make([]float64, l*m), make([]float64, trsmBlock*m)
+	bT, xT := make([]float64, l*m), make([]float64, l*m)
+	transpose(o.st.HT, l, m, bT)
+	transpose(x, l, m, xT)
+	// c^T c = b^T M^-1 b.
+	cT := make([]float64, l*m)
+	o.precondition(bT, cT, wb)
+	cn := outDots(bT, cT, m, l)
 	r, z, q := make([]float64, l*m), make([]float64, l*m), make([]float64, l*m)
-	o.applyA(x, q)
+	o.applyA(xT, q, w)
 	for i := range r {
-		r[i] = b[i] - q[i]
+		r[i] = bT[i] - q[i]
 	}
-	o.precondition(r, z)
+	o.precondition(r, z, wb)
 	p := slices.Clone(z)
-	rz := colDots(r, z, m)
+	rz := outDots(r, z, m, l)
 	converged := func(rz []float64, tol float64) bool {
 		for k := range rz {
 			if !(rz[k] <= tol*tol*cn[k]) {
@@ -378,21 +442,21 @@ func (o *Online) pcg(x []float64) ([]float64, int, bool) {
 	alpha, beta := make([]float64, m), make([]float64, m)
 	steps := 0
 	for ; steps < updateMaxSteps && !converged(rz, updateTol); steps++ {
-		o.applyA(p, q)
-		pq := colDots(p, q, m)
+		o.applyA(p, q, w)
+		pq := outDots(p, q, m, l)
 		for k := range alpha {
 			alpha[k] = 0
 			if pq[k] > 0 {
 				alpha[k] = rz[k] / pq[k]
 			}
 		}
-		for i := range x {
-			k := i % m
-			x[i] += alpha[k] * p[i]
+		for i := range xT {
+			k := i / l
+			xT[i] += alpha[k] * p[i]
 			r[i] -= alpha[k] * q[i]
 		}
-		o.precondition(r, z)
-		rn := colDots(r, z, m)
+		o.precondition(r, z, wb)
+		rn := outDots(r, z, m, l)
 		for k := range beta {
 			beta[k] = 0
 			if rz[k] > 0 {
@@ -401,26 +465,27 @@ func (o *Online) pcg(x []float64) ([]float64, int, bool) {
 		}
 		rz = rn
 		for i := range p {
-			p[i] = z[i] + beta[i%m]*p[i]
+			p[i] = z[i] + beta[i/l]*p[i]
 		}
 	}
 	if !converged(rz, updateTol) {
 		return nil, steps, false
 	}
 	// The recurrence's residual drifts from the true one: check it.
-	o.applyA(x, q)
+	o.applyA(xT, q, w)
 	for i := range r {
-		r[i] = b[i] - q[i]
+		r[i] = bT[i] - q[i]
 	}
-	o.precondition(r, z)
-	if !converged(colDots(r, z, m), updateCheckTol) {
+	o.precondition(r, z, wb)
+	if !converged(outDots(r, z, m, l), updateCheckTol) {
 		return nil, steps, false
 	}
-	for _, v := range x {
+	for _, v := range xT {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return nil, steps, false
 		}
 	}
+	transpose(xT, m, l, x)
 	return x, steps, true
 }
 

@@ -97,9 +97,9 @@ func run() error {
 		if err != nil {
 			return err
 		}
-		name := "learning, no forgetting"
+		name := "learning (no forgetting)"
 		if lambda < 1 {
-			name = "learning, forget " + f
+			name = "learning (forget " + f + ")"
 		}
 		arms = append(arms, &arm{name: name, on: on, m: m})
 	}
