@@ -607,3 +607,28 @@ func learnChild(t *testing.T) {
 		}
 	}
 }
+
+// TestLearnNewClass: with AllowNewClasses a label that is no class of
+// the model adds one (the answer says so, the model served has it and
+// predicts with it); without, it is refused (TestLearnRefusals).
+func TestLearnNewClass(t *testing.T) {
+	model, stats, train := learnFixture(t)
+	s := newLearnServer(t, Options{}, LearnOptions{AllowNewClasses: true}, model, stats, t.TempDir())
+	n := len(s.lookup("digits").m.Classes)
+	body := learnBody(train, 300, 340)
+	body = bytes.Replace(body, []byte(`"labels": ["`), []byte(`"labels": ["new`), 1)
+	code, a, _ := do(s, "POST", "/v1/models/digits:learn", testToken, body)
+	if added, _ := a["added_classes"].([]any); code != 200 || len(added) != 1 {
+		t.Fatalf("learn with a new class: %d %v", code, a)
+	}
+	m := s.lookup("digits").m
+	if len(m.Classes) != n+1 || m.M != n+1 {
+		t.Fatalf("classes after learning a new one: %q", m.Classes)
+	}
+	img := imageJSON(train.Pix[:train.Rows*train.Cols], train.Rows, train.Cols, false)
+	if code, a, _ := do(s, "POST", "/v1/models/digits:predict?top=20", "", []byte(`{"images": [`+img+`]}`)); code != 200 {
+		t.Errorf("prediction after a new class: %d %v", code, a)
+	} else if p := a["predictions"].([]any)[0].(map[string]any); len(p["scores"].([]any)) != n+1 {
+		t.Errorf("prediction scores %v, want %d classes", p["scores"], n+1)
+	}
+}
