@@ -386,6 +386,19 @@ func (l *learner) take() []*learnJob {
 	return jobs
 }
 
+// remove takes j off the queue, if no pass took it yet.
+func (l *learner) remove(j *learnJob) bool {
+	l.pmu.Lock()
+	defer l.pmu.Unlock()
+	for i, p := range l.pending {
+		if p == j {
+			l.pending = append(l.pending[:i], l.pending[i+1:]...)
+			return true
+		}
+	}
+	return false
+}
+
 // learnPass learns the jobs' images in one pass, swaps the model served
 // and answers the jobs.
 func (l *learner) learnPass(jobs []*learnJob) {
@@ -840,6 +853,13 @@ func (s *Server) learnRequest(r *http.Request, l *learner) (*learnResult, error)
 	}
 	select {
 	case <-j.done:
+	case <-r.Context().Done():
+		// A client gone before a pass took its images: they are not
+		// learnt (one gone later has them learnt, unanswered).
+		if l.remove(j) {
+			return nil, errorf(499, "request cancelled before it was learnt: %v", r.Context().Err())
+		}
+		<-j.done
 	case <-l.stopped:
 		select {
 		case <-j.done:
