@@ -43,9 +43,10 @@ type Online struct {
 	model  *Model // the model of the current weights
 	ridge  float64
 	forget float64
-	fac    *Factor // the preconditioner: F F^T = an earlier G + its ridge I
-	steps  int     // conjugate gradient steps of the last solve (-1: solved directly)
-	learnt int     // images learnt
+	fac    *Factor   // the preconditioner: F F^T = an earlier G + its ridge I
+	steps  int       // conjugate gradient steps of the last solve (-1: solved directly)
+	learnt int       // images learnt
+	hbuf   []float64 // the hidden outputs of a pass's chunk (accumulate)
 }
 
 // NewOnline starts online learning for m from st, the statistics of m's
@@ -212,7 +213,10 @@ func (o *Online) accumulate(p Problem) {
 		}
 	}
 	cw := min(n, statsChunk)
-	hn, tc := bigmem.Float64s(l*cw), make([]float64, mm*cw)
+	if len(o.hbuf) < l*cw { // kept between passes: L x 2048 values at most
+		o.hbuf = bigmem.Float64s(l * cw)
+	}
+	hn, tc := o.hbuf[:l*cw], make([]float64, mm*cw)
 	filled := 0
 	flush := func() {
 		if filled == 0 {
