@@ -35,6 +35,16 @@ extension, or NAME=PATH. Endpoints:
   GET  /healthz, GET /metrics    health check, Prometheus metrics
   GET  /                         a page to draw a digit or drop an image on
 
+With --learn (and --token-file), a model also learns online from its
+statistics (MODEL.scnstats, from scn train --stats-out):
+
+  POST /v1/models/NAME:learn     labelled images: an image file with
+                                 ?label=CLASS (or ?target=V), or a JSON batch
+                                 {"images": [...], "labels": [...]}; needs
+                                 Authorization: Bearer TOKEN
+  GET  /v1/models/NAME/versions  the snapshots (MODEL.versions/vNNNNNN)
+  POST /v1/models/NAME:rollback?version=V   serve version V again (token)
+
 The server listens on loopback unless --addr says otherwise. SIGTERM or Ctrl-C
 stops it after the requests in flight; SIGHUP reloads the model files (a file
 that no longer reads leaves its model as it was, and the log says why).`,
