@@ -31,7 +31,7 @@ func (lf *learnFlags) add(cmd *cobra.Command) {
 	floatVar(f, &lf.o.Forget, "forget", 1, 0, 1, false, "forgetting factor per image learnt (1: none; 0.999: an image weighs 1/e after 1000 more)")
 	intVar(f, &lf.o.SnapshotImages, "snapshot-images", 10000, 1, 1<<30, "write a snapshot once this many images were learnt since the last one")
 	durationVar(f, &lf.o.SnapshotEvery, "snapshot-every", time.Minute, time.Millisecond, 365*24*time.Hour, "or this long after the last one, if any image was learnt")
-	intVar(f, &lf.o.Keep, "keep-versions", 10, -1, 1<<30, "snapshots kept, the newest (-1: all); version 0, the files given, is never removed")
+	intVar(f, &lf.o.Keep, "keep-versions", 10, 0, 1<<30, "snapshots kept, the newest (0: all); version 0, the files given, is never removed")
 	f.BoolVar(&lf.o.AllowNewClasses, "allow-new-classes", false, "let a label that is no class of the model add a class (default: refused, 422)")
 	floatVar(f, &lf.o.Rate, "learn-rate", 0, 0, 1e12, true, "most images per second a model learns (0: no limit); beyond it 429")
 	intVar(f, &lf.o.Batch, "learn-batch", 1024, 1, 1<<20, "most images one learning pass takes from the requests waiting")
@@ -55,6 +55,9 @@ func (lf *learnFlags) enable(s *serve.Server) error {
 		return err
 	}
 	lf.o.Token = tok
+	if lf.o.Keep == 0 {
+		lf.o.Keep = -1 // all
+	}
 	lf.statsOf = map[string]string{}
 	for _, a := range lf.stats {
 		if n, p, ok := strings.Cut(a, "="); ok {
