@@ -632,3 +632,22 @@ func TestLearnNewClass(t *testing.T) {
 		t.Errorf("prediction scores %v, want %d classes", p["scores"], n+1)
 	}
 }
+
+// TestLearnRateLimit: beyond the images per second of LearnOptions.Rate
+// (over a burst of the batch limit), 429 with Retry-After, the model
+// unchanged.
+func TestLearnRateLimit(t *testing.T) {
+	model, stats, train := learnFixture(t)
+	s := newLearnServer(t, Options{MaxBatchImages: 4}, LearnOptions{Rate: 0.5}, model, stats, t.TempDir())
+	if code, a, _ := do(s, "POST", "/v1/models/digits:learn", testToken, learnBody(train, 0, 4)); code != 200 {
+		t.Fatalf("first batch: %d %v", code, a)
+	}
+	before := servedSHA(s)
+	code, a, h := do(s, "POST", "/v1/models/digits:learn", testToken, learnBody(train, 4, 6))
+	if code != 429 || h.Get("Retry-After") == "" || !strings.Contains(a["error"].(string), "rate limit") {
+		t.Errorf("beyond the rate: %d %v (Retry-After %q)", code, a, h.Get("Retry-After"))
+	}
+	if servedSHA(s) != before {
+		t.Error("a refused batch changed the model")
+	}
+}
