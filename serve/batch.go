@@ -20,6 +20,10 @@ type batch struct {
 	shapes   []shape   // one per image
 	top      int       // -1 if not given
 	prepared bool      // the pixels are what the network sees: no preprocessing
+	// labels and targets of a :learn batch (learn_batch.go); nil if not
+	// given.
+	labels  []string
+	targets [][]float64
 }
 
 // shape says where an image's values are in batch.pix and how they are laid
@@ -50,8 +54,9 @@ func parseBatch(data []byte) (*batch, error) {
 }
 
 type parser struct {
-	data []byte
-	pos  int
+	data  []byte
+	pos   int
+	learn bool // a :learn batch: "labels" and "targets" are keys too
 }
 
 func (p *parser) errorf(format string, args ...any) error {
@@ -112,6 +117,8 @@ func (p *parser) batch(values int) (*batch, error) {
 				b.top, err = p.integer()
 			case "prepared":
 				b.prepared, err = p.boolean()
+			case "labels", "targets":
+				err = p.learnKey(key, b)
 			default:
 				return nil, p.errorf("unknown key %q (want images, top, prepared)", key)
 			}

@@ -147,6 +147,7 @@ type Server struct {
 	metrics  *metrics
 	handler  http.Handler
 	answered atomic.Int64 // requests answered
+	learn    *learning    // online learning (learn.go), nil unless enabled
 }
 
 // model is one loaded model file. It is replaced, never changed, on reload;
@@ -160,6 +161,7 @@ type model struct {
 	sha256     string
 	size       int64
 	loaded     time.Time
+	learner    *learner // the model learns online (learn.go), nil if not
 
 	mu       sync.Mutex
 	pending  []*job       // requests waiting to be scored
@@ -290,6 +292,9 @@ func (s *Server) Reload() error {
 	sort.Slice(old, func(i, j int) bool { return old[i].name < old[j].name })
 	var errs []error
 	for _, md := range old {
+		if md.learner != nil {
+			continue // a learning model changes by learning and rollback only
+		}
 		nm, err := readModel(md.name, md.path)
 		if err != nil {
 			s.log.Error("reload failed; keeping the model loaded before", "name", md.name, "path", md.path, "sha256", md.sha256, "err", err)
@@ -545,6 +550,9 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 // modelRoute answers /v1/models/{name} and /v1/models/{name}:predict.
 func (s *Server) modelRoute(w http.ResponseWriter, r *http.Request) {
 	rest := strings.TrimPrefix(r.URL.Path, "/v1/models/")
+	if s.learnRoute(w, r, rest) {
+		return
+	}
 	name, verb, hasVerb := strings.Cut(rest, ":")
 	if hasVerb && verb != "predict" {
 		writeError(w, errorf(http.StatusNotFound, "unknown method %q: the path is /v1/models/NAME:predict", verb))
@@ -767,6 +775,12 @@ func (s *Server) batchImages(body []byte, md *model) ([]float32, int, int, error
 	if err != nil {
 		return nil, 0, 0, errorf(http.StatusBadRequest, "%v", err)
 	}
+	return s.checkedBatch(b, md)
+}
+
+// checkedBatch checks a decoded batch's images and prepares them for the
+// model, as batchImages.
+func (s *Server) checkedBatch(b *batch, md *model) ([]float32, int, int, error) {
 	n := len(b.shapes)
 	if n == 0 {
 		return nil, 0, 0, errorf(http.StatusBadRequest, `"images" is empty`)
@@ -1046,6 +1060,10 @@ func route(p string) string {
 	switch {
 	case strings.HasPrefix(p, "/v1/models/") && strings.HasSuffix(p, ":predict"):
 		return "predict"
+	case strings.HasPrefix(p, "/v1/models/") && strings.HasSuffix(p, ":learn"):
+		return "learn"
+	case strings.HasPrefix(p, "/v1/models/") && strings.HasSuffix(p, ":rollback"):
+		return "rollback"
 	case p == "/v1/models" || strings.HasPrefix(p, "/v1/models/"):
 		return "models"
 	case p == "/healthz", p == "/metrics", p == "/":

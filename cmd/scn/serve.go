@@ -19,6 +19,7 @@ func newServe() *cobra.Command {
 		addr  string
 		opts  serve.Options
 		quiet bool
+		lf    learnFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "serve MODEL [MODEL...]",
@@ -33,6 +34,16 @@ extension, or NAME=PATH. Endpoints:
                                  nodes, SHA-256 of the file)
   GET  /healthz, GET /metrics    health check, Prometheus metrics
   GET  /                         a page to draw a digit or drop an image on
+
+With --learn (and --token-file), a model also learns online from its
+statistics (MODEL.scnstats, from scn train --stats-out):
+
+  POST /v1/models/NAME:learn     labelled images: an image file with
+                                 ?label=CLASS (or ?target=V), or a JSON batch
+                                 {"images": [...], "labels": [...]}; needs
+                                 Authorization: Bearer TOKEN
+  GET  /v1/models/NAME/versions  the snapshots (MODEL.versions/vNNNNNN)
+  POST /v1/models/NAME:rollback?version=V   serve version V again (token)
 
 The server listens on loopback unless --addr says otherwise. SIGTERM or Ctrl-C
 stops it after the requests in flight; SIGHUP reloads the model files (a file
@@ -66,8 +77,11 @@ that no longer reads leaves its model as it was, and the log says why).`,
 				specs = append(specs, spec{name, path})
 			}
 			s := serve.New(opts)
+			if err := lf.enable(s); err != nil {
+				return err
+			}
 			for _, sp := range specs {
-				if err := s.Load(sp.name, sp.path); err != nil {
+				if err := lf.load(s, sp.name, sp.path); err != nil {
 					return err
 				}
 			}
@@ -94,7 +108,11 @@ that no longer reads leaves its model as it was, and the log says why).`,
 				}
 			}()
 			log.Info("serving", "url", "http://"+ln.Addr().String()+"/", "models", len(args))
-			return s.Serve(cmd.Context(), ln)
+			err = s.Serve(cmd.Context(), ln)
+			if cerr := s.CloseLearning(); err == nil {
+				err = cerr
+			}
+			return err
 		},
 	}
 	f := cmd.Flags()
@@ -111,6 +129,7 @@ that no longer reads leaves its model as it was, and the log says why).`,
 	durationVar(f, &opts.IdleTimeout, "idle-timeout", 0, 0, 24*time.Hour, "time a kept-alive connection may idle (0: 2m)")
 	durationVar(f, &opts.ShutdownTimeout, "shutdown-timeout", 0, 0, 24*time.Hour, "time to finish the requests in flight on SIGTERM (0: 30s)")
 	f.BoolVarP(&quiet, "quiet", "q", false, "log warnings and errors only")
+	lf.add(cmd)
 	return cmd
 }
 

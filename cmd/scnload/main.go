@@ -44,7 +44,9 @@ func run() error {
 	model := flag.String("model", "", "model name")
 	idx := flag.String("idx", "", "IDX image file (plain or gzip) the requests' images come from")
 	images := flag.Int("images", 1000, "distinct images taken from -idx")
-	mode := flag.String("mode", "png", "png: one PNG image per request; json: JSON batches")
+	mode := flag.String("mode", "png", "png: one PNG image per request; json: JSON batches; learn: JSON batches of labelled images to :learn (scn serve --learn)")
+	labels := flag.String("labels", "", "IDX label file of -idx's images (-mode learn)")
+	tokenFile := flag.String("token-file", "", "file holding the server's bearer token (-mode learn)")
 	batchN := flag.Int("batch", 256, "images per JSON batch")
 	conc := flag.Int("c", 64, "concurrent clients")
 	total := flag.Int("n", 20000, "requests to send")
@@ -63,7 +65,18 @@ func run() error {
 	if ip := net.ParseIP(u.Hostname()); u.Hostname() != "localhost" && (ip == nil || !ip.IsLoopback()) {
 		return fmt.Errorf("%s is not a loopback address", u.Host)
 	}
-	set, err := dataset.ReadIDX(*idx, "")
+	if (*mode == "learn") != (*labels != "") {
+		return errors.New("-mode learn needs -labels, and -labels is for -mode learn")
+	}
+	var token string
+	if *tokenFile != "" {
+		b, err := os.ReadFile(*tokenFile)
+		if err != nil {
+			return err
+		}
+		token = strings.TrimSpace(string(b))
+	}
+	set, err := dataset.ReadIDX(*idx, *labels)
 	if err != nil {
 		return err
 	}
@@ -86,14 +99,31 @@ func run() error {
 		for k := 0; k < 8; k++ {
 			bodies = append(bodies, encodeJSON(set, k*perReq, perReq, n))
 		}
+	case "learn":
+		ctype, perReq = "application/json", *batchN
+		for k := 0; k < 8; k++ {
+			bodies = append(bodies, encodeLearnJSON(set, k*perReq, perReq, n))
+		}
 	default:
-		return fmt.Errorf("-mode %q: want png or json", *mode)
+		return fmt.Errorf("-mode %q: want png, json or learn", *mode)
 	}
-	target := strings.TrimSuffix(*base, "/") + "/v1/models/" + *model + ":predict"
+	verb := ":predict"
+	if *mode == "learn" {
+		verb = ":learn"
+	}
+	target := strings.TrimSuffix(*base, "/") + "/v1/models/" + *model + verb
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: *conc, MaxConnsPerHost: *conc}, Timeout: 30 * time.Second}
 
 	send := func(body []byte) error {
-		resp, err := client.Post(target, ctype, bytes.NewReader(body))
+		req, err := http.NewRequest(http.MethodPost, target, bytes.NewReader(body))
+		if err != nil {
+			return err
+		}
+		req.Header.Set("Content-Type", ctype)
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := client.Do(req)
 		if err != nil {
 			return err
 		}
@@ -227,6 +257,20 @@ func encodeJSON(s *dataset.Set, first, k, n int) []byte {
 			b = strconv.AppendFloat(b, float64(v), 'g', -1, 32)
 		}
 		b = append(b, ']')
+	}
+	return append(b, "]}"...)
+}
+
+// encodeLearnJSON writes k labelled images from first on (wrapping at
+// n) as a :learn JSON batch.
+func encodeLearnJSON(s *dataset.Set, first, k, n int) []byte {
+	b := encodeJSON(s, first, k, n)
+	b = append(b[:len(b)-1], `,"labels":[`...)
+	for i := range k {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendQuote(b, s.Classes[s.Labels[(first+i)%n]])
 	}
 	return append(b, "]}"...)
 }

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/scn2d/scn/serve"
+	"github.com/spf13/cobra"
+)
+
+// learnFlags are scn serve's flags of online learning (--learn).
+type learnFlags struct {
+	on        bool
+	tokenFile string
+	versions  string
+	stats     []string
+	o         serve.LearnOptions
+	statsOf   map[string]string
+	cmd       *cobra.Command
+}
+
+func (lf *learnFlags) add(cmd *cobra.Command) {
+	lf.cmd = cmd
+	f := cmd.Flags()
+	f.BoolVar(&lf.on, "learn", false, "let the models learn online: POST /v1/models/NAME:learn with labelled images, snapshots, rollback (needs --token-file; docs/serving.md)")
+	f.StringVar(&lf.tokenFile, "token-file", "", "file holding the bearer token that :learn and :rollback requests must present (mode 600: a file others can read is refused)")
+	f.StringArrayVar(&lf.stats, "stats", nil, "statistics of a model's training images, NAME=FILE or FILE for a single model (default: the model file with extension .scnstats)")
+	f.StringVar(&lf.versions, "versions", "", "folder of the snapshots, one folder per model in it (default: beside each model file, MODEL.versions)")
+	floatVar(f, &lf.o.Forget, "forget", 1, 0, 1, false, "forgetting factor per image learnt (1: none; 0.999: an image weighs 1/e after 1000 more)")
+	intVar(f, &lf.o.SnapshotImages, "snapshot-images", 10000, 1, 1<<30, "write a snapshot once this many images were learnt since the last one")
+	durationVar(f, &lf.o.SnapshotEvery, "snapshot-every", time.Minute, time.Millisecond, 365*24*time.Hour, "or this long after the last one, if any image was learnt")
+	intVar(f, &lf.o.Keep, "keep-versions", 10, 0, 1<<30, "snapshots kept, the newest (0: all); version 0, the files given, is never removed")
+	f.BoolVar(&lf.o.AllowNewClasses, "allow-new-classes", false, "let a label that is no class of the model add a class (default: refused, 422)")
+	floatVar(f, &lf.o.Rate, "learn-rate", 0, 0, 1e12, true, "most images per second a model learns (0: no limit); beyond it 429")
+	intVar(f, &lf.o.Batch, "learn-batch", 1024, 1, 1<<20, "most images one learning pass takes from the requests waiting")
+}
+
+// enable turns learning on in s if --learn, after checking the flags.
+func (lf *learnFlags) enable(s *serve.Server) error {
+	if !lf.on {
+		for _, name := range []string{"token-file", "stats", "versions", "forget", "snapshot-images", "snapshot-every", "keep-versions", "allow-new-classes", "learn-rate", "learn-batch"} {
+			if lf.changed(name) {
+				return usageError{fmt.Errorf("--%s is an option of --learn", name)}
+			}
+		}
+		return nil
+	}
+	if lf.tokenFile == "" {
+		return usageError{fmt.Errorf("--learn needs --token-file: the bearer token that learning and rollback requests must present")}
+	}
+	tok, err := serve.ReadTokenFile(lf.tokenFile)
+	if err != nil {
+		return err
+	}
+	lf.o.Token = tok
+	if lf.o.Keep == 0 {
+		lf.o.Keep = -1 // all
+	}
+	lf.statsOf = map[string]string{}
+	for _, a := range lf.stats {
+		if n, p, ok := strings.Cut(a, "="); ok {
+			lf.statsOf[n] = p
+		} else {
+			lf.statsOf[""] = a
+		}
+	}
+	return s.EnableLearning(lf.o)
+}
+
+func (lf *learnFlags) changed(name string) bool { return lf.cmd.Flags().Changed(name) }
+
+// load loads a model to serve, to learn if --learn.
+func (lf *learnFlags) load(s *serve.Server, name, path string) error {
+	if !lf.on {
+		return s.Load(name, path)
+	}
+	stats, ok := lf.statsOf[name]
+	if !ok {
+		if stats, ok = lf.statsOf[""]; !ok {
+			stats = strings.TrimSuffix(path, filepath.Ext(path)) + ".scnstats"
+		}
+	}
+	versions := strings.TrimSuffix(path, filepath.Ext(path)) + ".versions"
+	if lf.versions != "" {
+		versions = filepath.Join(lf.versions, name)
+	}
+	return s.LoadLearning(name, path, stats, versions)
+}

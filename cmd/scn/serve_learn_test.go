@@ -1,0 +1,88 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestServeLearn: scn serve --learn with a token file learns a labelled
+// PNG (401 without the token), and on SIGTERM writes a last snapshot that
+// a restart loads; the learning flags are refused without --learn, and
+// --learn without a token file, or with one others can read.
+func TestServeLearn(t *testing.T) {
+	dir, _, test := files(t)
+	m, st := filepath.Join(dir, "learn.scn"), filepath.Join(dir, "learn.scnstats")
+	ok(t, "train", "--model", "2drvfl", "--preset", "paper", "--nodes", "30", "--ridge", "0.5", "-q", "-o", m, "--stats-out", st,
+		"--idx-images", filepath.Join(dir, "train-images.gz"), "--idx-labels", filepath.Join(dir, "train-labels.gz"))
+	tok := filepath.Join(dir, "token")
+	if err := os.WriteFile(tok, []byte("a-token-of-sixteen-bytes-at-least\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	open := filepath.Join(dir, "open-token")
+	os.WriteFile(open, []byte("a-token-of-sixteen-bytes-at-least\n"), 0o644)
+	os.Chmod(open, 0o644)
+	if out := fails(t, "serve", "--forget", "0.9", m); !strings.Contains(out, "--learn") {
+		t.Errorf("--forget without --learn: %s", out)
+	}
+	if out := fails(t, "serve", "--learn", m); !strings.Contains(out, "--token-file") {
+		t.Errorf("--learn without --token-file: %s", out)
+	}
+	if out := fails(t, "serve", "--learn", "--token-file", open, m); !strings.Contains(out, "chmod 600") {
+		t.Errorf("a token file others can read: %s", out)
+	}
+
+	img := filepath.Join(dir, "learn-digit.png")
+	writePNG(t, img, test.Image(3), test.Rows, test.Cols)
+	png, err := os.ReadFile(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	label := test.Classes[test.Labels[3]]
+	learn := func(url, token string) (int, map[string]any) {
+		req, _ := http.NewRequest("POST", url+"/v1/models/learn:learn?label="+label, bytes.NewReader(png))
+		req.Header.Set("Content-Type", "image/png")
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var a map[string]any
+		json.NewDecoder(resp.Body).Decode(&a)
+		return resp.StatusCode, a
+	}
+	s := startServe(t, "--learn", "--token-file", tok, m)
+	if code, a := learn(s.url, ""); code != http.StatusUnauthorized {
+		t.Errorf("learn without the token: %d %v", code, a)
+	}
+	code, a := learn(s.url, "a-token-of-sixteen-bytes-at-least")
+	if code != http.StatusOK || a["learnt"] != 1.0 || a["snapshot"] != 1.0 {
+		t.Fatalf("learn: %d %v", code, a)
+	}
+	s.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-s.done:
+		if err != nil {
+			t.Fatalf("scn serve: %v\n%s", err, s.logText())
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("scn serve did not stop")
+	}
+	snap := filepath.Join(dir, "learn.versions", "v000001", "model.scn")
+	if _, err := os.Stat(snap); err != nil {
+		t.Fatalf("no last snapshot on SIGTERM: %v\n%s", err, s.logText())
+	}
+	s2 := startServe(t, "--learn", "--token-file", tok, m)
+	if v := modelVersion(t, s2.url, "learn"); v == "" || !strings.Contains(s2.logText(), "version=1") {
+		t.Errorf("the restart did not load snapshot 1 (version %q):\n%s", v, s2.logText())
+	}
+}

@@ -1,0 +1,532 @@
+package scn
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/scn2d/scn/internal/bigmem"
+	"github.com/scn2d/scn/internal/linalg"
+)
+
+// Online is a model's output layer learning from labelled images that
+// arrive a batch at a time (what scn serve --learn runs): it holds the
+// sufficient statistics of the model's nodes (G = H^T H, H^T T, T^T T:
+// Stats) and, after each batch, adds the batch's sums and solves the
+// output weights again with the model's ridge term. Without forgetting,
+// the model after any sequence of batches is the one Model.Update gives
+// with the same images (the least squares of the old and new images). With
+// a forgetting factor lambda < 1 (per image), every image's sums are
+// weighted by lambda to the power of the number of images learnt after it,
+// the statistics it started from counting as images learnt before the
+// first batch: the exponentially weighted least squares
+//
+//	min_beta  sum_i lambda^(n-i) ||t_i - h_i beta||^2 + ridge ||beta||^2
+//
+// (the ridge term itself is not forgotten: it keeps the solve well posed
+// however little the old images weigh).
+//
+// Adding a batch of k images costs about L^2 k / 2 multiply-adds (the Gram
+// product, on G's lower triangle only) and the solve a few conjugate
+// gradient steps of 4 L^2 m multiply-adds each, warm started from the
+// previous weights and preconditioned with a Cholesky factor of an earlier
+// G + ridge I (the one stored with the statistics, Stats.Factor, or one
+// formed when it is missing or no longer preconditions well: L^3 / 6). The
+// statistics Online was made with belong to it from then on.
+//
+// An Online is not safe for concurrent use; the models Learn returns are
+// new values, never changed afterwards, and can be used by any number of
+// goroutines while Online learns.
+type Online struct {
+	st     *Stats // G: its lower triangle by panels of statsPanel rows (gLower)
+	base   *Model // the model Online started from: metadata and preprocessing
+	model  *Model // the model of the current weights
+	ridge  float64
+	forget float64
+	fac    *Factor   // the preconditioner: F F^T = an earlier G + its ridge I
+	steps  int       // conjugate gradient steps of the last solve (-1: solved directly)
+	learnt int       // images learnt
+	hbuf   []float64 // the hidden outputs of a pass's chunk (accumulate)
+}
+
+// NewOnline starts online learning for m from st, the statistics of m's
+// nodes (over its training images, or those of an earlier Online's
+// snapshot), with the forgetting factor forget in (0, 1] per image (1:
+// none). The statistics' classes must be m's, in m's order (any order is
+// taken and put in m's); st belongs to the Online from then on (its G is
+// read if OpenStats left it unread). Without a stored factor, or with one
+// of another size, the factor of G + ridge I is formed (L^3 / 6
+// multiply-adds). Deep models have no statistics and are refused.
+func NewOnline(m *Model, st *Stats, forget float64) (*Online, error) {
+	if m.IsDeep() {
+		return nil, fmt.Errorf("%w: online learning needs the statistics of one hidden layer", ErrDeep)
+	}
+	if !(forget > 0 && forget <= 1) {
+		return nil, fmt.Errorf("%w: forgetting factor %v, want a value in (0, 1]", ErrConfig, forget)
+	}
+	if err := sameRecipe(st.Recipe, m); err != nil {
+		return nil, err
+	}
+	if st.M != m.M {
+		return nil, fmt.Errorf("%w: statistics of %d outputs for a model of %d", ErrStats, st.M, m.M)
+	}
+	if m.IsClassifier() {
+		if len(st.Classes) != len(m.Classes) {
+			return nil, fmt.Errorf("%w: statistics of classes %q for a model of classes %q", ErrStats, st.Classes, m.Classes)
+		}
+		if !slices.Equal(st.Classes, m.Classes) {
+			s2, err := st.WithClasses(m.Classes)
+			if err != nil {
+				return nil, err
+			}
+			st = s2
+		}
+	} else if st.Classes != nil {
+		return nil, fmt.Errorf("%w: classification statistics for a regression model", ErrStats)
+	}
+	if _, err := st.gram(); err != nil {
+		return nil, err
+	}
+	if len(m.Beta) != m.Nodes()*m.M {
+		return nil, fmt.Errorf("%w: the model has %d output weights, want %d x %d", ErrStats, len(m.Beta), m.Nodes(), m.M)
+	}
+	o := &Online{st: st, base: m, model: m, ridge: m.Config.Ridge, forget: forget, steps: -1}
+	if o.ridge > 0 {
+		if f := st.Factor; f != nil && f.l == st.Nodes() {
+			o.fac = f
+		} else if err := o.refactor(); err != nil {
+			return nil, err
+		}
+	}
+	return o, nil
+}
+
+// Model returns the model of the current output weights.
+func (o *Online) Model() *Model { return o.model }
+
+// Images returns the number of images the statistics hold (those the
+// model was trained on and those learnt since).
+func (o *Online) Images() int { return o.st.N }
+
+// Learnt returns the number of images Learn took.
+func (o *Online) Learnt() int { return o.learnt }
+
+// Forget returns the forgetting factor per image.
+func (o *Online) Forget() float64 { return o.forget }
+
+// Classes returns the model's classes (nil for a regression).
+func (o *Online) Classes() []string { return o.st.Classes }
+
+// SolveSteps returns the conjugate gradient steps of the last solve, -1
+// if it was solved directly (a factor formed).
+func (o *Online) SolveSteps() int { return o.steps }
+
+// Learn adds the images of p (targets in the model's outputs: p.Classes,
+// if given, must be the model's classes in order, see AddClasses) and
+// returns the model of the output weights solved again. On an error the
+// Online is as it was, except after a failed solve (the sums then hold
+// the images, and the next Learn solves them too).
+func (o *Online) Learn(p Problem) (*Model, error) {
+	if err := p.check(); err != nil {
+		return nil, err
+	}
+	if err := o.model.checkInput(p.X); err != nil {
+		return nil, err
+	}
+	if p.M != o.st.M {
+		return nil, fmt.Errorf("%w: %d targets per image for a model of %d outputs", ErrData, p.M, o.st.M)
+	}
+	if o.st.Classes != nil && p.Classes != nil && !slices.Equal(p.Classes, o.st.Classes) {
+		return nil, fmt.Errorf("%w: classes %q, the model's are %q (AddClasses first)", ErrData, p.Classes, o.st.Classes)
+	}
+	if p.X.Len() == 0 {
+		return o.model, nil
+	}
+	o.accumulate(p)
+	o.learnt += p.X.Len()
+	return o.solve()
+}
+
+// AddClasses adds classes to a classification model's outputs (after its
+// own): the images learnt so far are no example of them, so their output
+// weights are zero until images of them are learnt.
+func (o *Online) AddClasses(names ...string) error {
+	if o.st.Classes == nil {
+		return fmt.Errorf("%w: a regression model has no classes", ErrData)
+	}
+	all := slices.Clone(o.st.Classes)
+	for _, c := range names {
+		if slices.Contains(all, c) {
+			return fmt.Errorf("%w: class %q is the model's already", ErrData, c)
+		}
+		all = append(all, c)
+	}
+	st, err := o.st.WithClasses(all)
+	if err != nil {
+		return err
+	}
+	l, m, mn := st.Nodes(), o.st.M, len(all)
+	beta := make([]float64, l*mn)
+	for j := 0; j < l; j++ {
+		copy(beta[j*mn:j*mn+m], o.model.Beta[j*m:(j+1)*m])
+	}
+	o.st = st
+	o.model = o.modelOf(beta, o.model.Summary.TrainRMSE)
+	return nil
+}
+
+// Snapshot returns the current model and a copy of the statistics (G
+// whole and exactly symmetric, with the preconditioning factor: a stale
+// one unless formed at the last batch), which Online no longer changes:
+// they can be saved while it goes on learning.
+func (o *Online) Snapshot() (*Model, *Stats) {
+	s := *o.st
+	s.Classes, s.ClassCounts = slices.Clone(s.Classes), slices.Clone(s.ClassCounts)
+	s.HT, s.TT = slices.Clone(s.HT), slices.Clone(s.TT)
+	l := s.Nodes()
+	s.G = bigmem.Float64s(l * l)
+	copy(s.G, o.st.G)
+	symmetrizeTiled(s.G, l)
+	s.Factor, s.loadG = o.fac, nil
+	return o.model, &s
+}
+
+// accumulate adds the weighted sums of p to the statistics: G's lower
+// triangle (by panels), H^T T and T^T T, scaled by forget^n first and
+// each image's products weighted by forget^(images after it).
+func (o *Online) accumulate(p Problem) {
+	st := o.st
+	l, mm, n := st.Nodes(), st.M, p.X.Len()
+	if o.forget < 1 {
+		decay := math.Pow(o.forget, float64(n))
+		gLowerScale(st.G, l, decay)
+		for i := range st.HT {
+			st.HT[i] *= decay
+		}
+		for i := range st.TT {
+			st.TT[i] *= decay
+		}
+	}
+	if st.Classes != nil {
+		for _, c := range ArgMax(p.T, mm) {
+			st.ClassCounts[c]++
+		}
+	}
+	cw := min(n, statsChunk)
+	if len(o.hbuf) < l*cw { // kept between passes: L x 2048 values at most
+		o.hbuf = bigmem.Float64s(l * cw)
+	}
+	hn, tc := o.hbuf[:l*cw], make([]float64, mm*cw)
+	filled := 0
+	flush := func() {
+		if filled == 0 {
+			return
+		}
+		gramLower(l, filled, hn, cw, st.G)
+		linalg.GemmNT64(l, mm, filled, 1, hn, cw, tc, cw, 1, st.HT, mm)
+		linalg.GemmNT64(mm, mm, filled, 1, tc, cw, tc, cw, 1, st.TT, mm)
+		filled = 0
+	}
+	st.Recipe.hidden(p.X, func(lo, rows int, hb []float32) {
+		for r0 := 0; r0 < rows; {
+			take := min(rows-r0, cw-filled)
+			for r := 0; r < take; r++ {
+				w := 1.0
+				if o.forget < 1 {
+					w = math.Sqrt(math.Pow(o.forget, float64(n-1-(lo+r0+r))))
+				}
+				for q := 0; q < mm; q++ {
+					tc[q*cw+filled+r] = w * p.T[(lo+r0+r)*mm+q]
+				}
+				for j := 0; j < l; j++ {
+					hn[j*cw+filled+r] = w * float64(hb[j*rows+r0+r])
+				}
+			}
+			filled += take
+			r0 += take
+			if filled == cw {
+				flush()
+			}
+		}
+	})
+	flush()
+	st.N += n
+}
+
+// solve solves the output weights of the current sums and makes their
+// model the current one.
+func (o *Online) solve() (*Model, error) {
+	st := o.st
+	m := st.M
+	if o.ridge == 0 {
+		// The pseudo-inverse of G (Stats.Solve): on a symmetric copy.
+		_, s := o.Snapshot()
+		nm, err := s.Solve(0)
+		if err != nil {
+			return nil, err
+		}
+		o.steps = -1
+		o.model = o.modelOf(nm.Beta, nm.Summary.TrainRMSE)
+		return o.model, nil
+	}
+	beta, steps, ok := o.pcg(slices.Clone(o.model.Beta))
+	if ok {
+		o.steps = steps
+		if steps > onlineRefactorSteps {
+			// The factor no longer preconditions well: form a fresh one
+			// for the next batches.
+			if err := o.refactor(); err != nil {
+				return nil, err
+			}
+		}
+	} else {
+		if err := o.refactor(); err != nil {
+			return nil, err
+		}
+		l := st.Nodes()
+		bT, zT := make([]float64, l*m), make([]float64, l*m)
+		transpose(st.HT, l, m, bT)
+		o.precondition(bT, zT, make([]float64, trsmBlock*m))
+		beta = make([]float64, l*m)
+		transpose(zT, m, l, beta)
+		o.steps = -1
+	}
+	o.model = o.modelOf(beta, st.nearRMSE(beta, o.ridge))
+	return o.model, nil
+}
+
+// modelOf returns the model of output weights beta for the current
+// statistics, with the base model's metadata and preprocessing.
+func (o *Online) modelOf(beta []float64, rmse float64) *Model {
+	nm := o.st.model(beta, o.ridge, rmse)
+	nm.Meta, nm.Preprocessing = o.base.Meta, o.base.Preprocessing
+	nm.Summary.Stop = o.base.Summary.Stop
+	return nm
+}
+
+const (
+	// onlineRefactorSteps is the conjugate gradient steps past which an
+	// online solve forms a fresh factor for the next ones: forming it
+	// costs L^3 / 6 multiply-adds, about 30 steps' 2.5 L^2 m at m = 10,
+	// and the steps of the next solves fall from 20-40 to under 10 (at
+	// L = 5000, 1024 MNIST images a pass over the statistics of 10000).
+	onlineRefactorSteps = 20
+)
+
+// refactor sets the preconditioner to the Cholesky factor of the current
+// G + ridge I.
+func (o *Online) refactor() error {
+	l := o.st.Nodes()
+	f := bigmem.Float64s(l * l)
+	for i := 0; i < l; i++ {
+		copy(f[i*l:i*l+i+1], o.st.G[i*l:i*l+i+1])
+		f[i*l+i] += o.ridge
+	}
+	if err := cholesky(f, l, l, o.ridge); err != nil {
+		return err
+	}
+	o.fac = factorOf(f, l, o.st.N, o.ridge)
+	return nil
+}
+
+// The conjugate gradients work on the outputs' columns as rows: an L x m
+// matrix is held transposed, m x L (output-major), so that the products
+// with G and the factor contract contiguous rows (the project's NT
+// kernel) instead of axpys of m values.
+
+// applyA sets yT = ((G + ridge I) x)^T for xT = x^T (m x L), with G whole
+// (symmetrized before the solve); w is L x m scratch.
+func (o *Online) applyA(xT, yT, w []float64) {
+	g, l, m := o.st.G, o.st.Nodes(), o.st.M
+	linalg.GemmNT64(l, m, l, 1, g, l, xT, l, 0, w, m)
+	transpose(w, l, m, yT)
+	for i, v := range xT {
+		yT[i] += o.ridge * v
+	}
+}
+
+// precondition sets zT = ((F F^T)^-1 r)^T for rT = r^T (m x L); w is
+// trsmBlock x m scratch.
+func (o *Online) precondition(rT, zT, w []float64) {
+	copy(zT, rT)
+	t := o.fac.tri()
+	l, m := o.st.Nodes(), o.st.M
+	// F y = r, panel by panel: the panel's part left of its diagonal
+	// block by the NT kernel, the diagonal block by substitution.
+	for k := range t.p {
+		i0, i1 := k*trsmBlock, min(l, (k+1)*trsmBlock)
+		p, ld := t.p[k], t.ld[k]
+		if i0 > 0 {
+			linalg.GemmNT64(i1-i0, m, i0, 1, p, ld, zT, l, 0, w, m)
+			for i := i0; i < i1; i++ {
+				for q := 0; q < m; q++ {
+					zT[q*l+i] -= w[(i-i0)*m+q]
+				}
+			}
+		}
+		for q := 0; q < m; q++ {
+			z := zT[q*l : (q+1)*l]
+			for i := i0; i < i1; i++ {
+				row := p[(i-i0)*ld : (i-i0)*ld+i+1]
+				s := z[i]
+				for j := i0; j < i; j++ {
+					s -= row[j] * z[j]
+				}
+				z[i] = s / row[i]
+			}
+		}
+	}
+	// F^T z = y, panels from the last: the diagonal block by
+	// substitution, then its part of the rows above by a product.
+	for k := len(t.p) - 1; k >= 0; k-- {
+		i0, i1 := k*trsmBlock, min(l, (k+1)*trsmBlock)
+		p, ld := t.p[k], t.ld[k]
+		for q := 0; q < m; q++ {
+			z := zT[q*l : (q+1)*l]
+			for i := i1 - 1; i >= i0; i-- {
+				row := p[(i-i0)*ld : (i-i0)*ld+i+1]
+				z[i] /= row[i]
+				zi := z[i]
+				for j := i0; j < i; j++ {
+					z[j] -= row[j] * zi
+				}
+			}
+		}
+		if i0 > 0 {
+			linalg.Dgemm(false, false, m, i0, i1-i0, -1, zT[i0:], l, p, ld, 1, zT, l)
+		}
+	}
+}
+
+// outDots returns the dot product of each of the m rows of a and b (m x
+// l).
+func outDots(a, b []float64, m, l int) []float64 {
+	out := make([]float64, m)
+	for q := range out {
+		var s float64
+		for i, v := range a[q*l : (q+1)*l] {
+			s += v * b[q*l+i]
+		}
+		out[q] = s
+	}
+	return out
+}
+
+// pcg solves (G + ridge I) x = H^T T by preconditioned conjugate
+// gradients from x (L x m; each output's column its own system), until
+// each column's residual r has r^T M^-1 r below updateTol^2 of
+// b^T M^-1 b (M = F F^T the preconditioner) within updateMaxSteps steps,
+// then checks the true residual against updateCheckTol, as
+// Model.Update's solve does. It returns x, the steps taken and whether it
+// converged. G is symmetrized first (the sums keep its lower triangle).
+func (o *Online) pcg(x []float64) ([]float64, int, bool) {
+	l, m := o.st.Nodes(), o.st.M
+	symmetrizeTiled(o.st.G, l)
+	w, wb := make([]float64, l*m), make([]float64, trsmBlock*m)
+	bT, xT := make([]float64, l*m), make([]float64, l*m)
+	transpose(o.st.HT, l, m, bT)
+	transpose(x, l, m, xT)
+	// c^T c = b^T M^-1 b.
+	cT := make([]float64, l*m)
+	o.precondition(bT, cT, wb)
+	cn := outDots(bT, cT, m, l)
+	r, z, q := make([]float64, l*m), make([]float64, l*m), make([]float64, l*m)
+	o.applyA(xT, q, w)
+	for i := range r {
+		r[i] = bT[i] - q[i]
+	}
+	o.precondition(r, z, wb)
+	p := slices.Clone(z)
+	rz := outDots(r, z, m, l)
+	converged := func(rz []float64, tol float64) bool {
+		for k := range rz {
+			if !(rz[k] <= tol*tol*cn[k]) {
+				return false
+			}
+		}
+		return true
+	}
+	alpha, beta := make([]float64, m), make([]float64, m)
+	steps := 0
+	for ; steps < updateMaxSteps && !converged(rz, updateTol); steps++ {
+		o.applyA(p, q, w)
+		pq := outDots(p, q, m, l)
+		for k := range alpha {
+			alpha[k] = 0
+			if pq[k] > 0 {
+				alpha[k] = rz[k] / pq[k]
+			}
+		}
+		for i := range xT {
+			k := i / l
+			xT[i] += alpha[k] * p[i]
+			r[i] -= alpha[k] * q[i]
+		}
+		o.precondition(r, z, wb)
+		rn := outDots(r, z, m, l)
+		for k := range beta {
+			beta[k] = 0
+			if rz[k] > 0 {
+				beta[k] = rn[k] / rz[k]
+			}
+		}
+		rz = rn
+		for i := range p {
+			p[i] = z[i] + beta[i/l]*p[i]
+		}
+	}
+	if !converged(rz, updateTol) {
+		return nil, steps, false
+	}
+	// The recurrence's residual drifts from the true one: check it.
+	o.applyA(xT, q, w)
+	for i := range r {
+		r[i] = bT[i] - q[i]
+	}
+	o.precondition(r, z, wb)
+	if !converged(outDots(r, z, m, l), updateCheckTol) {
+		return nil, steps, false
+	}
+	for _, v := range xT {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, steps, false
+		}
+	}
+	transpose(xT, m, l, x)
+	return x, steps, true
+}
+
+// gLowerScale multiplies the panels of G's lower triangle (gramLower's:
+// the rows of each panel up to the panel's end) by a.
+func gLowerScale(g []float64, l int, a float64) {
+	panels := (l + statsPanel - 1) / statsPanel
+	forChunks(panels, 1, func(c, _, _ int) {
+		lo := c * statsPanel
+		hi := min(l, lo+statsPanel)
+		for i := lo; i < hi; i++ {
+			row := g[i*l : i*l+hi]
+			for j := range row {
+				row[j] *= a
+			}
+		}
+	})
+}
+
+// symmetrizeTiled copies the lower triangle of the l x l matrix g above
+// the diagonal (as symmetrize), by tiles, so that the transposed writes
+// stay in cache.
+func symmetrizeTiled(g []float64, l int) {
+	const t = 64
+	forChunks((l+t-1)/t, 1, func(_, bj, _ int) {
+		j0 := bj * t
+		j1 := min(l, j0+t)
+		for i0 := j0; i0 < l; i0 += t {
+			i1 := min(l, i0+t)
+			for i := i0; i < i1; i++ {
+				for j := j0; j < min(j1, i); j++ {
+					g[j*l+i] = g[i*l+j]
+				}
+			}
+		}
+	})
+}
