@@ -2,6 +2,7 @@ package scn
 
 import (
 	"fmt"
+	"github.com/scn2d/scn/internal/lsq"
 	"math"
 	"slices"
 
@@ -38,7 +39,7 @@ import (
 // new values, never changed afterwards, and can be used by any number of
 // goroutines while Online learns.
 type Online struct {
-	st     *Stats // G: its lower triangle by panels of statsPanel rows (gLower)
+	st     *Stats // G: its lower triangle by panels of lsq.StatsPanel rows (gLower)
 	base   *Model // the model Online started from: metadata and preprocessing
 	model  *Model // the model of the current weights
 	ridge  float64
@@ -222,7 +223,7 @@ func (o *Online) accumulate(p Problem) {
 		if filled == 0 {
 			return
 		}
-		gramLower(l, filled, hn, cw, st.G)
+		lsq.GramLower(l, filled, hn, cw, st.G)
 		linalg.GemmNT64(l, mm, filled, 1, hn, cw, tc, cw, 1, st.HT, mm)
 		linalg.GemmNT64(mm, mm, filled, 1, tc, cw, tc, cw, 1, st.TT, mm)
 		filled = 0
@@ -285,10 +286,10 @@ func (o *Online) solve() (*Model, error) {
 		}
 		l := st.Nodes()
 		bT, zT := make([]float64, l*m), make([]float64, l*m)
-		transpose(st.HT, l, m, bT)
-		o.precondition(bT, zT, make([]float64, trsmBlock*m))
+		lsq.Transpose(st.HT, l, m, bT)
+		o.precondition(bT, zT, make([]float64, lsq.TrsmBlock*m))
 		beta = make([]float64, l*m)
-		transpose(zT, m, l, beta)
+		lsq.Transpose(zT, m, l, beta)
 		o.steps = -1
 	}
 	o.model = o.modelOf(beta, st.nearRMSE(beta, o.ridge))
@@ -322,7 +323,7 @@ func (o *Online) refactor() error {
 		copy(f[i*l:i*l+i+1], o.st.G[i*l:i*l+i+1])
 		f[i*l+i] += o.ridge
 	}
-	if err := cholesky(f, l, l, o.ridge); err != nil {
+	if err := lsq.Cholesky(f, l, l, o.ridge); err != nil {
 		return err
 	}
 	o.fac = factorOf(f, l, o.st.N, o.ridge)
@@ -339,23 +340,23 @@ func (o *Online) refactor() error {
 func (o *Online) applyA(xT, yT, w []float64) {
 	g, l, m := o.st.G, o.st.Nodes(), o.st.M
 	linalg.GemmNT64(l, m, l, 1, g, l, xT, l, 0, w, m)
-	transpose(w, l, m, yT)
+	lsq.Transpose(w, l, m, yT)
 	for i, v := range xT {
 		yT[i] += o.ridge * v
 	}
 }
 
 // precondition sets zT = ((F F^T)^-1 r)^T for rT = r^T (m x L); w is
-// trsmBlock x m scratch.
+// lsq.TrsmBlock x m scratch.
 func (o *Online) precondition(rT, zT, w []float64) {
 	copy(zT, rT)
 	t := o.fac.tri()
 	l, m := o.st.Nodes(), o.st.M
 	// F y = r, panel by panel: the panel's part left of its diagonal
 	// block by the NT kernel, the diagonal block by substitution.
-	for k := range t.p {
-		i0, i1 := k*trsmBlock, min(l, (k+1)*trsmBlock)
-		p, ld := t.p[k], t.ld[k]
+	for k := range t.Panels() {
+		i0, i1 := k*lsq.TrsmBlock, min(l, (k+1)*lsq.TrsmBlock)
+		p, ld := t.Panel(k)
 		if i0 > 0 {
 			linalg.GemmNT64(i1-i0, m, i0, 1, p, ld, zT, l, 0, w, m)
 			for i := i0; i < i1; i++ {
@@ -378,9 +379,9 @@ func (o *Online) precondition(rT, zT, w []float64) {
 	}
 	// F^T z = y, panels from the last: the diagonal block by
 	// substitution, then its part of the rows above by a product.
-	for k := len(t.p) - 1; k >= 0; k-- {
-		i0, i1 := k*trsmBlock, min(l, (k+1)*trsmBlock)
-		p, ld := t.p[k], t.ld[k]
+	for k := t.Panels() - 1; k >= 0; k-- {
+		i0, i1 := k*lsq.TrsmBlock, min(l, (k+1)*lsq.TrsmBlock)
+		p, ld := t.Panel(k)
 		for q := 0; q < m; q++ {
 			z := zT[q*l : (q+1)*l]
 			for i := i1 - 1; i >= i0; i-- {
@@ -422,10 +423,10 @@ func outDots(a, b []float64, m, l int) []float64 {
 func (o *Online) pcg(x []float64) ([]float64, int, bool) {
 	l, m := o.st.Nodes(), o.st.M
 	symmetrizeTiled(o.st.G, l)
-	w, wb := make([]float64, l*m), make([]float64, trsmBlock*m)
+	w, wb := make([]float64, l*m), make([]float64, lsq.TrsmBlock*m)
 	bT, xT := make([]float64, l*m), make([]float64, l*m)
-	transpose(o.st.HT, l, m, bT)
-	transpose(x, l, m, xT)
+	lsq.Transpose(o.st.HT, l, m, bT)
+	lsq.Transpose(x, l, m, xT)
 	// c^T c = b^T M^-1 b.
 	cT := make([]float64, l*m)
 	o.precondition(bT, cT, wb)
@@ -492,17 +493,17 @@ func (o *Online) pcg(x []float64) ([]float64, int, bool) {
 			return nil, steps, false
 		}
 	}
-	transpose(xT, m, l, x)
+	lsq.Transpose(xT, m, l, x)
 	return x, steps, true
 }
 
 // gLowerScale multiplies the panels of G's lower triangle (gramLower's:
 // the rows of each panel up to the panel's end) by a.
 func gLowerScale(g []float64, l int, a float64) {
-	panels := (l + statsPanel - 1) / statsPanel
+	panels := (l + lsq.StatsPanel - 1) / lsq.StatsPanel
 	forChunks(panels, 1, func(c, _, _ int) {
-		lo := c * statsPanel
-		hi := min(l, lo+statsPanel)
+		lo := c * lsq.StatsPanel
+		hi := min(l, lo+lsq.StatsPanel)
 		for i := lo; i < hi; i++ {
 			row := g[i*l : i*l+hi]
 			for j := range row {

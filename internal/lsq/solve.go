@@ -137,22 +137,22 @@ func mulElem(a, b mat.Matrix) *mat.Dense {
 
 // GramLower adds the products h_i . h_j of the rows i >= j of the l x k
 // matrix h (leading dimension ldh) to g (l x l, row-major): panels of
-// statsPanel rows against the columns up to the panel's end (half the
+// StatsPanel rows against the columns up to the panel's end (half the
 // multiply-adds of the whole product), the panels in parallel, largest
 // first. Each panel's product has the same shape whatever the number of
 // goroutines. The elements above the diagonal within a panel's diagonal
 // block are added too; symmetrize overwrites them.
 func GramLower(l, k int, h []float64, ldh int, g []float64) {
-	panels := (l + statsPanel - 1) / statsPanel
+	panels := (l + StatsPanel - 1) / StatsPanel
 	par.Chunks(panels, 1, func(c, _, _ int) {
-		lo := (panels - 1 - c) * statsPanel
-		hi := min(l, lo+statsPanel)
+		lo := (panels - 1 - c) * StatsPanel
+		hi := min(l, lo+StatsPanel)
 		linalg.GemmNT64(hi-lo, hi, k, 1, h[lo*ldh:], ldh, h, ldh, 1, g[lo*l:], l)
 	})
 }
 
-// statsPanel is the rows of G per product of gramLower.
-const statsPanel = 256
+// StatsPanel is the rows of G per product of gramLower.
+const StatsPanel = 256
 
 // Symmetrize copies the lower triangle of the l x l matrix g above the
 // diagonal, so that G is exactly symmetric.

@@ -108,3 +108,11 @@ func TrsmLower(trans bool, m int, t LowerTri, w *TrsmWork, b []float64) {
 		}
 	}
 }
+
+// Panels is the number of row panels of t (TrsmBlock rows each, the last
+// possibly fewer).
+func (t LowerTri) Panels() int { return len(t.p) }
+
+// Panel returns panel k of t, row-major with leading dimension ld: rows
+// k TrsmBlock to min(l, (k+1) TrsmBlock), columns 0 to the panel's last row.
+func (t LowerTri) Panel(k int) (p []float64, ld int) { return t.p[k], t.ld[k] }
