@@ -66,6 +66,7 @@ var layerOf = map[string]int{
 	"stats.go":         layerWorkflow,
 	"stream_select.go": layerWorkflow,
 	"update.go":        layerWorkflow,
+	"online.go":        layerWorkflow,
 }
 
 // upwardCalls are the calls up the layers the code makes today, as

@@ -2,6 +2,7 @@ package scn
 
 import (
 	"bytes"
+	"github.com/scn2d/scn/internal/lsq"
 	"math"
 	"slices"
 	"testing"
@@ -171,7 +172,7 @@ func TestOnlineForgetting(t *testing.T) {
 			g.SetSym(i, j, (gd.At(i, j)+gd.At(j, i))/2)
 		}
 	}
-	want, err := ridgeSolve(g, &ht, ridge)
+	want, err := lsq.RidgeSolve(g, &ht, ridge)
 	if err != nil {
 		t.Fatal(err)
 	}
