@@ -150,11 +150,11 @@ type Activation func(z []float32, b float32)
 
 // Layer is a bank of F filters with one geometry, ready to apply.
 type Layer struct {
-	Spec  Spec
-	In    Shape
-	W     []float32 // F x C*k*k: filter f's weight for plane c, row a, column b at f*C*k*k + c*k*k + a*k + b
-	Bias  []float32 // F
-	Act   Activation
+	Spec Spec
+	In   Shape
+	W    []float32 // F x C*k*k: filter f's weight for plane c, row a, column b at f*C*k*k + c*k*k + a*k + b
+	Bias []float32 // F
+	Act  Activation
 	// ReLU says Act is max(0, z + b): the map is then activated and pooled
 	// in one pass (the same bits as Act then PoolMap).
 	ReLU bool
