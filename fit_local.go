@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"sort"
 	"time"
 
@@ -523,4 +524,36 @@ func chooseLocal(proj []float64, kc, m int, ratios, ee []float64, b int) (order 
 		}
 	}
 	return nil, 0
+}
+
+// localMemory estimates a local fit's memory (see Memory): per step, the
+// candidates' pooled outputs on every image (float32, by image and by
+// column) and, per goroutine, one image's patches and maps; the block
+// engine's H (N x L float32), G with its factor (L x L float64) and the
+// targets and residual; the model's filters and output weights.
+func (c Config) localMemory(n, rows, cols, chans, m int) Memory {
+	g := c.Local
+	N, M := float64(max(n, 1)), float64(max(m, 1))
+	ch := float64(max(chans, 1))
+	L := float64(g.Outputs())
+	per := float64(g.perFilter())
+	kmax := 1
+	for _, k := range g.Sizes {
+		kmax = max(kmax, k)
+	}
+	step := float64(localRandomBlock)
+	if c.Kind.Choice == Supervised {
+		step = float64(localSupervisedBlock)
+		if c.BlockSize >= 1 && c.BlockSize <= 64 {
+			step = float64(c.BlockSize)
+		}
+		step *= float64(max(c.Candidates, 1))
+	}
+	pos := float64(rows+kmax) * float64(cols+kmax)
+	procs := float64(runtime.GOMAXPROCS(0))
+	var e Memory
+	e.Candidates = bytesOf(2*4*step*per*N + procs*4*pos*(ch*float64(kmax*kmax)+step) + 8*per*N*procs)
+	e.Factor = bytesOf(4*N*L + 8*L*L + 8*L*M + 3*8*N*M)
+	e.Model = bytesOf(4*L*3 + 8*L*M + 4*float64(g.Filters*len(g.Sizes))*(ch*float64(kmax*kmax)+1) + 64*float64(g.Filters*len(g.Sizes)))
+	return e
 }

@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"hash/crc32"
 	"errors"
+	"hash/crc32"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -180,7 +180,6 @@ func TestLocalFitsSaveLoad(t *testing.T) {
 		}
 	}
 }
-
 
 // TestLocalInequality: every filter a supervised local fit accepts meets
 // the block form of the supervisory inequality, checked by an independent

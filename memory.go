@@ -48,6 +48,9 @@ func (c Config) EstimateMemoryC(n, rows, cols, chans, m int) Memory {
 	if len(c.Layers) > 0 {
 		return c.deepMemory(n, rows, cols, chans, m)
 	}
+	if c.Local != nil {
+		return c.localMemory(n, rows, cols, chans, m)
+	}
 	chans = max(chans, 1)
 	N, M := float64(max(n, 1)), float64(max(m, 1))
 	d1 := float64(max(rows, 1))

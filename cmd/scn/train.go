@@ -172,6 +172,7 @@ clock, giving the same model file.`,
 	}
 	h.add(cmd, 500)
 	h.addLayers(cmd)
+	h.addLocal(cmd)
 	d.add(cmd, true)
 	cmd.Flags().StringVarP(&out, "out", "o", "model.scn", "model file to write")
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress bar")
