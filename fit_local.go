@@ -87,7 +87,8 @@ func (c Config) fitLocal(ctx context.Context, p Problem, progress func(Step)) (*
 	}
 	lf := &localFit{cfg: c, g: g, x: x, n: x.Len(), m: p.M, ch: x.Chans(), rng: newRand(c.Seed)}
 	lf.cmean, lf.csd = planeMoments(x)
-	lf.eng = newGramEngine(p.T, lf.n, lf.m, c.Ridge, c.Float32Gram, g.Outputs())
+	lf.eng = newGramEngine(p.T, lf.n, lf.m, c.Ridge, c.Float32Gram || c.BF16Gram, g.Outputs())
+	lf.eng.bf16 = c.BF16Gram
 	if c.Kind.Choice == Supervised {
 		lf.e = append([]float64(nil), lf.eng.tc...)
 		lf.ee = append([]float64(nil), lf.eng.tt...)

@@ -110,7 +110,7 @@ func (h *hyperFlags) applyLocal(c *scn.Config) error {
 	if !h.changed("pairs") {
 		c.Pairs = false
 	}
-	if !h.changed("bf16-gram") {
+	if !h.changed("bf16-gram") && c.Kind.Choice == scn.Supervised {
 		c.BF16Gram = false
 	}
 	// L_max is the pooled outputs (recorded, and what the memory checks

@@ -255,18 +255,36 @@ func (l *Layer) im2col(img, cols []float32, ld int) {
 						continue
 					}
 					sr := src[rr*in.Cols : (rr+1)*in.Cols]
-					for pc := range row {
-						cc := pc*s.Stride - s.Pad + b
-						if cc < 0 || cc >= in.Cols {
-							row[pc] = 0
-						} else {
-							row[pc] = sr[cc]
-						}
+					// Positions lo ... hi-1 read column pc*Stride - Pad + b
+					// inside the image; the others read padding.
+					lo, hi := colRange(w, in.Cols, s.Stride, b-s.Pad)
+					clear(row[:lo])
+					clear(row[hi:])
+					if s.Stride == 1 {
+						copy(row[lo:hi], sr[lo+b-s.Pad:])
+						continue
+					}
+					for pc := lo; pc < hi; pc++ {
+						row[pc] = sr[pc*s.Stride+b-s.Pad]
 					}
 				}
 			}
 		}
 	}
+}
+
+// colRange returns the positions [lo, hi) of a map row of w whose column
+// pc*stride + shift lies in [0, cols) (empty: lo = hi).
+func colRange(w, cols, stride, shift int) (lo, hi int) {
+	if shift < 0 {
+		lo = (-shift + stride - 1) / stride
+	}
+	if cols-1-shift < 0 {
+		return 0, 0
+	}
+	hi = min(w, (cols-1-shift)/stride+1)
+	lo = min(lo, hi)
+	return lo, hi
 }
 
 // pool applies filter j's activation to its map inputs z (one image) and
@@ -337,14 +355,24 @@ func poolReLU(z []float32, b float32, h, w, p int, kind Pooling, two bool, dst [
 		for gj := 0; gj < p; gj++ {
 			c0, c1 := Region(gj, p, w)
 			var sp, sq, mp, mq float32
-			for rr := r0; rr < r1; rr++ {
-				for _, v := range z[rr*w+c0 : rr*w+c1] {
-					a := max(v+b, 0)
-					c := max(-v-b, 0)
-					sp += a
-					sq += c
-					mp = max(mp, a)
-					mq = max(mq, c)
+			if kind == Avg {
+				// The sums alone (the common case).
+				for rr := r0; rr < r1; rr++ {
+					for _, v := range z[rr*w+c0 : rr*w+c1] {
+						sp += max(v+b, 0)
+						sq += max(-v-b, 0)
+					}
+				}
+			} else {
+				for rr := r0; rr < r1; rr++ {
+					for _, v := range z[rr*w+c0 : rr*w+c1] {
+						a := max(v+b, 0)
+						c := max(-v-b, 0)
+						sp += a
+						sq += c
+						mp = max(mp, a)
+						mq = max(mq, c)
+					}
 				}
 			}
 			k := gi*p + gj
