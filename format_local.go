@@ -155,3 +155,33 @@ func (ll *LocalLayer) geometry() *Local {
 	}
 	return ll.Geometry.clone()
 }
+
+// localFilters returns the filters of each bank (nil for global nodes).
+func (m *Model) localFilters() []int {
+	if m.Local == nil {
+		return nil
+	}
+	var f []int
+	for _, b := range m.Local.Banks {
+		f = append(f, b.Filters())
+	}
+	return f
+}
+
+// ParamsPerFilter returns the parameters of one filter of side k of a
+// local model, the bias excluded: 2k (+ C) for matrix learners, C k^2 for
+// vector ones.
+func (in Info) ParamsPerFilter(k int) int { return filterMap(in.Kind.Input, k, in.Chans()).size() }
+
+// localParamCount is ParamCount for a model of local nodes: every filter's
+// parameters and bias, the standardisation, the output weights.
+func (in Info) localParamCount() int {
+	n := in.Nodes * in.M
+	if in.Local.Standardize {
+		n += 2 * in.Nodes
+	}
+	for i, f := range in.LocalFilters {
+		n += f * (in.ParamsPerFilter(in.Local.Sizes[i]) + 1)
+	}
+	return n
+}

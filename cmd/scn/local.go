@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/scn2d/scn"
+	"github.com/scn2d/scn/dataset"
 	"github.com/spf13/cobra"
 )
 
@@ -133,4 +134,56 @@ func parseSquare(s string) (int, error) {
 		}
 	}
 	return k, nil
+}
+
+// localParams says what a local model's parameters are.
+func localParams(m scn.Info) string {
+	var parts []string
+	for i, f := range m.LocalFilters {
+		k := m.Local.Sizes[i]
+		parts = append(parts, fmt.Sprintf("%d filters of %dx%d, %d + bias each", f, k, k, m.ParamsPerFilter(k)))
+	}
+	s := strings.Join(parts, "; ")
+	if m.Local.Standardize {
+		s += fmt.Sprintf("; mean and scale of %d pooled outputs", m.Nodes)
+	}
+	return s + fmt.Sprintf("; %d output weights per pooled output", m.M)
+}
+
+// localLine describes a local model's geometry and filters.
+func localLine(m scn.Info) string {
+	form := "full filters"
+	if m.Kind.Input == scn.Matrix {
+		form = "separable filters u v^T"
+		if m.Chans() > 1 {
+			form += " x w"
+		}
+	}
+	return fmt.Sprintf("%s (%s; banks of %v filters), %d pooled outputs", m.Local, form, m.LocalFilters, m.Nodes)
+}
+
+// localJSON is the local geometry in scn inspect --json.
+func localJSON(m scn.Info) map[string]any {
+	pad := any(m.Local.Pad)
+	if m.Local.Pad == scn.PadSame {
+		pad = "same"
+	}
+	return map[string]any{
+		"sizes": m.Local.Sizes, "filters": m.Local.Filters, "bank_filters": m.LocalFilters,
+		"stride": m.Local.Stride, "pad": pad, "pool": m.Local.Pool, "pooling": m.Local.Pooling.String(),
+		"two_sided": m.Local.TwoSided, "standardize": m.Local.Standardize, "pooled_outputs": m.Nodes,
+	}
+}
+
+// checkLocal refuses local nodes that cannot be applied to images of the
+// shape sh (a filter larger than the image, a pool grid larger than the
+// map), before anything is fitted.
+func checkLocal(cfg scn.Config, sh dataset.Shape) error {
+	if cfg.Local == nil || sh.Rows < 1 || sh.Cols < 1 {
+		return nil
+	}
+	if err := cfg.Local.ForImages(sh.Rows, sh.Cols, sh.Channels); err != nil {
+		return usageError{err}
+	}
+	return nil
 }

@@ -269,6 +269,9 @@ func printPlan(w io.Writer, cfg scn.Config, sel *scn.Selection, s *dataset.Set) 
 // images, and on the set as read.
 func (h *hyperFlags) fitPlan(cfg scn.Config, sel *scn.Selection, sh dataset.Shape) (scn.Config, string, error) {
 	var notes string
+	if err := checkLocal(cfg, sh); err != nil {
+		return cfg, "", err
+	}
 	if !h.changed("field") {
 		// The fast preset's fields, scaled to the images.
 		if c := cfg.ForImages(sh.Rows, sh.Cols); c.FieldMax != cfg.FieldMax {
