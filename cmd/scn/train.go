@@ -235,7 +235,9 @@ func (d *dataFlags) loadTraining(out string, stderr io.Writer, pre func(dataset.
 func printPlan(w io.Writer, cfg scn.Config, sel *scn.Selection, s *dataset.Set) error {
 	fmt.Fprintf(w, "learner     %s, %d nodes at most\n", cfg.Kind.Title(), cfg.MaxNodes)
 	fmt.Fprintf(w, "data        %d images of %d x %d x %d, %d outputs\n", s.Len(), s.Rows, s.Cols, s.Chans(), outputs(s))
-	if cfg.BlockSize > 1 {
+	if cfg.Local != nil {
+		fmt.Fprintf(w, "local       %s, ridge %g\n", cfg.Local, cfg.Ridge)
+	} else if cfg.BlockSize > 1 {
 		fmt.Fprintf(w, "block       %d nodes\n", cfg.BlockSize)
 	}
 	if cfg.Kind.Choice == scn.Supervised {
