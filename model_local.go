@@ -216,3 +216,21 @@ func (m *Model) checkLocal() error {
 	}
 	return nil
 }
+
+// PadFor returns the zero pixels added on every border for filters of
+// side k (k/2 for PadSame).
+func (l *Local) PadFor(k int) int { return l.pad(k) }
+
+// LocalWeights returns the full weights of bank i of a local model, F x C
+// x k x k row-major (for a 2D learner, (u_a v_b) w_c in float32, the
+// weights the model applies).
+func (m *Model) LocalWeights(i int) []float32 {
+	b := m.Local.Banks[i]
+	nm := filterMap(m.Kind.Input, b.Size, m.Chans())
+	np, kk := nm.size(), m.Chans()*b.Size*b.Size
+	w := make([]float32, b.Filters()*kk)
+	for j := range b.Bias {
+		nm.weight(b.Params[j*np:(j+1)*np], w[j*kk:(j+1)*kk])
+	}
+	return w
+}
