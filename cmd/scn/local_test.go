@@ -73,3 +73,16 @@ func TestTrainLocal(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseSquare: what parseSquare accepts is a side of 1 ... 1024.
+func FuzzParseSquare(f *testing.F) {
+	for _, s := range []string{"5x5", "5", "3X3", "5x4", "x", "0", "1025", "-3", "7x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		k, err := parseSquare(s)
+		if err == nil && (k < 1 || k > 1024) {
+			t.Fatalf("parseSquare(%q) = %d", s, k)
+		}
+	})
+}
