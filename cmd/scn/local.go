@@ -187,3 +187,21 @@ func checkLocal(cfg scn.Config, sh dataset.Shape) error {
 	}
 	return nil
 }
+
+// localConflicts refuses what local nodes do not have yet: a time budget
+// (--budget, --replay), statistics for scn update (--stats-out), a
+// streamed fit (--stream).
+func (h *hyperFlags) localConflicts(budget, statsOut, stream bool) error {
+	if !h.localSet() {
+		return nil
+	}
+	switch {
+	case budget:
+		return usageError{fmt.Errorf("--local and --budget/--replay: a time budget plans global nodes only so far; give --filters instead")}
+	case statsOut:
+		return usageError{fmt.Errorf("--local and --stats-out: statistics for scn update are kept for global nodes only so far")}
+	case stream:
+		return usageError{fmt.Errorf("--local and --stream: local nodes read the images in memory so far")}
+	}
+	return nil
+}

@@ -63,6 +63,9 @@ func TestTrainLocal(t *testing.T) {
 		{[]string{"--local", "5x5", "--pooling", "median"}, "unknown pooling"},
 		{[]string{"--pool", "3"}, "add --local"},
 		{[]string{"--local", "5x5", "--validation", "0.2"}, "without model selection"},
+		{[]string{"--local", "5x5", "--budget", "10s"}, "--budget"},
+		{[]string{"--local", "5x5", "--stats-out", filepath.Join(dir, "s.scnstats")}, "--stats-out"},
+		{[]string{"--local", "5x5", "--stream"}, "--stream"},
 	} {
 		args := append(append([]string{"train", "-q", "--model", "2drvfl", "-o", bad}, data...), c.args...)
 		if out := fails(t, args...); !strings.Contains(out, c.want) {

@@ -50,6 +50,9 @@ happened are printed and recorded in the model (scn inspect shows them);
 clock, giving the same model file.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := h.localConflicts(timeBudget != 0 || replay != "", statsOut != "", stream); err != nil {
+				return err
+			}
 			if (timeBudget != 0 || replay != "") && stream {
 				return usageError{fmt.Errorf("--stream and --budget/--replay: a budgeted fit measures and selects in memory; drop one")}
 			}
