@@ -73,17 +73,24 @@ type localFit struct {
 
 // fitLocal fits a model of local nodes.
 func (c Config) fitLocal(ctx context.Context, p Problem, progress func(Step)) (*Model, error) {
+	m, _, err := c.fitLocalState(ctx, p, progress)
+	return m, err
+}
+
+// fitLocalState is fitLocal, returning the fit's state too (its engine
+// holds the pooled outputs and their Gram sums).
+func (c Config) fitLocalState(ctx context.Context, p Problem, progress func(Step)) (*Model, *localFit, error) {
 	start := time.Now()
 	if err := c.Validate(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := p.check(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	x := p.X
 	g := c.Local.clone()
 	if err := g.ForImages(x.Rows, x.Cols, x.Chans()); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	lf := &localFit{cfg: c, g: g, x: x, n: x.Len(), m: p.M, ch: x.Chans(), rng: newRand(c.Seed)}
 	lf.cmean, lf.csd = planeMoments(x)
@@ -93,20 +100,20 @@ func (c Config) fitLocal(ctx context.Context, p Problem, progress func(Step)) (*
 		lf.e = append([]float64(nil), lf.eng.tc...)
 		lf.ee = append([]float64(nil), lf.eng.tt...)
 		if rmse := lf.rmse(); rmse <= c.Tolerance {
-			return nil, fmt.Errorf("%w: Tolerance = %g, but the training RMSE is %.4g before any node: nothing to fit", ErrConfig, c.Tolerance, rmse)
+			return nil, nil, fmt.Errorf("%w: Tolerance = %g, but the training RMSE is %.4g before any node: nothing to fit", ErrConfig, c.Tolerance, rmse)
 		}
 	}
 	stop, err := lf.grow(ctx, progress)
 	if lf.eng.l == 0 {
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return nil, fmt.Errorf("scn: no local filter could be added (%v)", stop)
+		return nil, nil, fmt.Errorf("scn: no local filter could be added (%v)", stop)
 	}
 	t0 := time.Now()
 	beta, serr := lf.eng.solve(lf.eng.l, c.Ridge)
 	if serr != nil {
-		return nil, serr
+		return nil, nil, serr
 	}
 	lf.prof.Solve = time.Since(t0)
 	res := make([]float64, lf.n*lf.m)
@@ -131,9 +138,9 @@ func (c Config) fitLocal(ctx context.Context, p Problem, progress func(Step)) (*
 		m.Classes = append([]string(nil), p.Classes...)
 	}
 	if cerr := m.check(); cerr != nil {
-		return nil, cerr
+		return nil, nil, cerr
 	}
-	return m, err
+	return m, lf, err
 }
 
 // planeMoments returns the mean and standard deviation of each plane's

@@ -351,3 +351,41 @@ func FuzzReadLocal(f *testing.F) {
 		}
 	})
 }
+
+// TestLocalSelectRidge: selection of local nodes scores every ridge of the
+// grid on held-out images, keeps the best, and its output weights are
+// those of a fit at that ridge (to rounding); the choice is saved.
+func TestLocalSelectRidge(t *testing.T) {
+	p, _ := hueProblem(t, 120, 28)
+	c := localConfig(RVFL2D)
+	c.Ridge = 1
+	s := Selection{Validation: 0.25, Ridges: []float64{0.01, 1, 100, 1e4}}
+	m, err := c.Select(context.Background(), p, s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := m.Selection
+	if ch == nil || len(ch.Curve) != 4 || ch.Held != 30 || m.Config.Ridge != ch.Ridge {
+		t.Fatalf("selection %+v, ridge %v", ch, m.Config.Ridge)
+	}
+	for _, sc := range ch.Curve {
+		if sc.better(Score{Nodes: ch.Nodes, Ridge: ch.Ridge, Accuracy: ch.Accuracy, RMSE: ch.RMSE}, true) {
+			t.Errorf("ridge %v scored %+v, better than the choice %+v", sc.Ridge, sc, ch)
+		}
+	}
+	c.Ridge = ch.Ridge
+	f := fitT(t, c, p)
+	for i, v := range f.Beta {
+		if d := math.Abs(v - m.Beta[i]); d > 1e-6*(1+math.Abs(v)) {
+			t.Fatalf("output weight %d: selected %v, fit at ridge %v %v", i, m.Beta[i], ch.Ridge, v)
+		}
+	}
+	_, back := roundTrip(t, m)
+	if back.Selection == nil || back.Selection.Ridge != ch.Ridge {
+		t.Fatal("the choice was not saved")
+	}
+	s.Ridges = []float64{0, 1}
+	if _, err := c.Select(context.Background(), p, s, nil); !errors.Is(err, ErrConfig) {
+		t.Errorf("ridge 0 in the grid: %v", err)
+	}
+}

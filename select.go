@@ -154,6 +154,12 @@ func (s Selection) Validate() error {
 // is cancelled during a hold-out fit, Select returns the model of the nodes
 // built so far (without selection) together with ctx's error.
 func (c Config) Select(ctx context.Context, p Problem, s Selection, progress func(Step)) (*Model, error) {
+	if c.Local != nil {
+		if err := c.Validate(); err != nil {
+			return nil, err
+		}
+		return c.selectLocal(ctx, p, s, progress)
+	}
 	if err := c.selectable(s); err != nil {
 		return nil, err
 	}

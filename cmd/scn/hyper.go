@@ -282,10 +282,15 @@ func (h *hyperFlags) forSize(sel *scn.Selection, s *dataset.Set) *scn.Selection 
 // none under --preset paper (the paper's protocol) or with --validation 0.
 func (h *hyperFlags) selection() (*scn.Selection, error) {
 	if h.localSet() {
-		if h.validationFlagSet != nil && h.validationFlagSet() {
-			return nil, usageError{fmt.Errorf("--local fits local nodes without model selection so far: drop --validation, --folds, --patience and --ridges")}
+		// Local nodes choose their ridge term on held-out images only
+		// when asked (--validation, --folds, --ridges): it costs a
+		// Cholesky factor of L x L per ridge.
+		if h.validationFlagSet == nil || !h.validationFlagSet() {
+			return nil, nil
 		}
-		return nil, nil
+		if h.changed("patience") {
+			return nil, usageError{fmt.Errorf("--patience: local nodes keep every filter, selection chooses their ridge term only")}
+		}
 	}
 	if h.layers != "" && strings.Contains(h.layers, ",") {
 		if h.validationFlagSet != nil && h.validationFlagSet() {

@@ -46,6 +46,11 @@ func TestTrainLocal(t *testing.T) {
 	if !bytes.Equal(a, b) {
 		t.Error("two local fits with the same seed gave different files")
 	}
+	// The ridge term chosen on held-out images.
+	out = ok(t, append([]string{"train", "-q", "--model", "2drvfl", "--local", "5x5", "--filters", "4", "--validation", "0.2", "--ridges", "1,100", "-o", filepath.Join(dir, "sel.scn")}, data...)...)
+	if !strings.Contains(out, "ridge") {
+		t.Fatalf("train with selection said:\n%s", out)
+	}
 	// Supervised, full filters.
 	out = ok(t, append([]string{"train", "-q", "--model", "scn", "--local", "5", "--filters", "4", "--pooling", "avg+max", "-o", filepath.Join(dir, "scn.scn")}, data...)...)
 	if !strings.Contains(out, "SCN: ") {
@@ -62,7 +67,7 @@ func TestTrainLocal(t *testing.T) {
 		{[]string{"--local", "5x4"}, "only square sizes"},
 		{[]string{"--local", "5x5", "--pooling", "median"}, "unknown pooling"},
 		{[]string{"--pool", "3"}, "add --local"},
-		{[]string{"--local", "5x5", "--validation", "0.2"}, "without model selection"},
+		{[]string{"--local", "5x5", "--patience", "3"}, "--patience"},
 		{[]string{"--local", "5x5", "--budget", "10s"}, "--budget"},
 		{[]string{"--local", "5x5", "--stats-out", filepath.Join(dir, "s.scnstats")}, "--stats-out"},
 		{[]string{"--local", "5x5", "--stream"}, "--stream"},
