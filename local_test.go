@@ -389,3 +389,28 @@ func TestLocalSelectRidge(t *testing.T) {
 		t.Errorf("ridge 0 in the grid: %v", err)
 	}
 }
+
+// TestLocalRefusals: what local models do not have yet is an error
+// wrapping ErrLocal, never a panic.
+func TestLocalRefusals(t *testing.T) {
+	p, _ := hueProblem(t, 40, 29)
+	m := fitT(t, localConfig(SCN2D), p)
+	if _, err := m.Indicator(p.X); !errors.Is(err, ErrLocal) {
+		t.Errorf("Indicator: %v", err)
+	}
+	if _, _, err := m.Robust(p); !errors.Is(err, ErrLocal) {
+		t.Errorf("Robust: %v", err)
+	}
+	if _, err := m.Stats(p); !errors.Is(err, ErrLocal) {
+		t.Errorf("Stats: %v", err)
+	}
+	if _, _, err := m.Update(nil, p, false); !errors.Is(err, ErrLocal) {
+		t.Errorf("Update: %v", err)
+	}
+	if _, err := m.Grow(context.Background(), p.X, p.T, 2, 1); !errors.Is(err, ErrLocal) {
+		t.Errorf("Grow: %v", err)
+	}
+	if b := m.PredictBytes(10); b <= 0 {
+		t.Errorf("PredictBytes %d", b)
+	}
+}

@@ -206,6 +206,9 @@ func (c Config) EstimateBytesC(n, rows, cols, chans, m int) int64 {
 // of several channels), which does not grow with L (a deep model's pass
 // holds every layer's outputs).
 func (m *Model) PredictBytes(n int) int64 {
+	if m.Local != nil {
+		return m.localPredictBytes(n)
+	}
 	c := float64(min(m.Nodes(), predictNodeChunk))
 	if m.IsDeep() {
 		// Every layer's outputs of a pass, and a layer's transposed input.

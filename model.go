@@ -326,6 +326,9 @@ func divideRows(a *mat.Dense, s []float64, tol float64) {
 // sigmoid this is the paper's ||H o (1-H) o W||_F), and W repeats the row of
 // weight norms ||w_j|| (||u_j|| ||v_j|| for matrix learners).
 func (m *Model) Indicator(x Images) (float64, error) {
+	if err := m.refuseLocal("the generalization indicator"); err != nil {
+		return 0, err
+	}
 	if err := m.checkInput(x); err != nil {
 		return 0, err
 	}

@@ -1,8 +1,10 @@
 package scn
 
 import (
+	"errors"
 	"fmt"
 	"math"
+	"runtime"
 
 	"github.com/scn2d/scn/internal/linalg"
 	"github.com/scn2d/scn/internal/local"
@@ -233,4 +235,30 @@ func (m *Model) LocalWeights(i int) []float32 {
 		nm.weight(b.Params[j*np:(j+1)*np], w[j*kk:(j+1)*kk])
 	}
 	return w
+}
+
+// ErrLocal is wrapped by the errors of what models of local nodes do not
+// support yet.
+var ErrLocal = errors.New("scn: not available for local nodes")
+
+// refuseLocal returns an error wrapping ErrLocal for a local model.
+func (m *Model) refuseLocal(what string) error {
+	if m.Local == nil {
+		return nil
+	}
+	return fmt.Errorf("%w: %s", ErrLocal, what)
+}
+
+// localPredictBytes is PredictBytes for a local model: the outputs, a
+// pass's pooled outputs (float32 and float64) and, per goroutine, one
+// image's patches and maps.
+func (m *Model) localPredictBytes(n int) int64 {
+	l := float64(m.Nodes())
+	kk, f, pos := 0.0, 0.0, float64(m.Rows+1)*float64(m.Cols+1)
+	for _, b := range m.Local.Banks {
+		kk = max(kk, float64(m.Chans()*b.Size*b.Size))
+		f = max(f, float64(b.Filters()))
+	}
+	procs := float64(runtime.GOMAXPROCS(0))
+	return bytesOf(8*float64(n)*float64(m.M) + 12*l*localBatch + procs*4*pos*(kk+f+1) + 4*kk*f)
 }
