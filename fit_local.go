@@ -444,7 +444,6 @@ func (lf *localFit) blockXi(cols []float32, kc, per int) []float64 {
 		h := cols[j*per*n : (j+1)*per*n]
 		g := make([]float64, per*per)
 		pe := make([]float64, per*m)
-		col := make([]float64, n)
 		hs := make([][]float64, per)
 		for a := 0; a < per; a++ {
 			hs[a] = make([]float64, n)
@@ -461,7 +460,6 @@ func (lf *localFit) blockXi(cols []float32, kc, per int) []float64 {
 				pe[a*m+q] = floats.Dot(hs[a], lf.e[q*n:(q+1)*n])
 			}
 		}
-		_ = col
 		copy(xi[j*m:(j+1)*m], projections(g, pe, per, m))
 	})
 	return xi
