@@ -43,6 +43,7 @@ checked against the header (eval and predict verify the weights' checksum).`,
 			}
 			if m.Local != nil {
 				info["local"] = localJSON(m)
+				delete(info, "params_per_node") // per filter: in "local"
 			}
 			if m.Selection != nil {
 				info["selection"] = m.Selection

@@ -168,8 +168,12 @@ func localJSON(m scn.Info) map[string]any {
 	if m.Local.Pad == scn.PadSame {
 		pad = "same"
 	}
+	var per []int
+	for _, k := range m.Local.Sizes {
+		per = append(per, m.ParamsPerFilter(k))
+	}
 	return map[string]any{
-		"sizes": m.Local.Sizes, "filters": m.Local.Filters, "bank_filters": m.LocalFilters,
+		"sizes": m.Local.Sizes, "filters": m.Local.Filters, "bank_filters": m.LocalFilters, "params_per_filter": per,
 		"stride": m.Local.Stride, "pad": pad, "pool": m.Local.Pool, "pooling": m.Local.Pooling.String(),
 		"two_sided": m.Local.TwoSided, "standardize": m.Local.Standardize, "pooled_outputs": m.Nodes,
 	}
