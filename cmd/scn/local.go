@@ -189,6 +189,10 @@ func checkLocal(cfg scn.Config, sh dataset.Shape) error {
 	if err := cfg.Local.ForImages(sh.Rows, sh.Cols, sh.Channels); err != nil {
 		return usageError{err}
 	}
+	if l := cfg.Local.Outputs(); cfg.Kind.Choice == scn.Random && sh.N > 0 && l > maxNodesPerImage*sh.N {
+		return fmt.Errorf("--filters %d gives %d pooled outputs, more than %d times the %d training images: %s's hidden outputs have rank at most %d; lower --filters or --pool",
+			cfg.Local.Filters, l, maxNodesPerImage, sh.N, cfg.Kind.Title(), sh.N)
+	}
 	return nil
 }
 

@@ -71,7 +71,8 @@ func TestTrainLocal(t *testing.T) {
 		{[]string{"--local", "5x5", "--budget", "10s"}, "--budget"},
 		{[]string{"--local", "5x5", "--stats-out", filepath.Join(dir, "s.scnstats")}, "--stats-out"},
 		{[]string{"--local", "5x5", "--stream"}, "--stream"},
-		{[]string{"--local", "5x5", "--filters", "4000", "--max-memory", "100MB"}, "more than the limit"},
+		{[]string{"--local", "5x5", "--filters", "1000", "--max-memory", "100MB"}, "more than the limit"},
+		{[]string{"--local", "5x5", "--filters", "4000"}, "lower --filters"},
 	} {
 		args := append(append([]string{"train", "-q", "--model", "2drvfl", "-o", bad}, data...), c.args...)
 		if out := fails(t, args...); !strings.Contains(out, c.want) {
