@@ -152,6 +152,9 @@ type Config struct {
 	// nodes so far; the output weights read every layer's nodes. Needs the
 	// block path. nil: the paper's one-layer network.
 	Layers []int
+	// Local makes the nodes local (convolutional): filters applied at every
+	// position and pooled (see Local, config_local.go). nil: global nodes.
+	Local *Local
 	// Preset names the preset the configuration came from ("paper",
 	// "custom", ...). It is recorded in saved models.
 	Preset string
@@ -246,6 +249,9 @@ func (c Config) Validate() error {
 		return bad("receptive field lengths %d ... %d, want FieldMin <= FieldMax", c.FieldMin, c.FieldMax)
 	}
 	if err := c.validateLayers(); err != nil {
+		return err
+	}
+	if err := c.validateLocal(); err != nil {
 		return err
 	}
 	for i, s := range c.Scales {

@@ -96,6 +96,9 @@ const randomBlockSize = 64
 // its nodes and output weights only; FitPath also keeps what re-solving the
 // output weights of its prefixes needs.
 func (c Config) Fit(ctx context.Context, p Problem, progress func(Step)) (*Model, error) {
+	if c.Local != nil {
+		return c.fitLocal(ctx, p, progress)
+	}
 	path, err := c.FitPath(ctx, p, progress)
 	if path == nil {
 		return nil, err
@@ -125,6 +128,9 @@ func (c Config) fitPath(ctx context.Context, p Problem, progress func(Step), o r
 	}
 	if err := p.check(); err != nil {
 		return nil, err
+	}
+	if c.Local != nil {
+		return nil, fmt.Errorf("%w: local nodes are fitted by Fit only (no path, selection or budget yet)", ErrConfig)
 	}
 	var g grower
 	switch {

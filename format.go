@@ -47,10 +47,16 @@ import (
 // of colour (or any multi-plane) input. A grey model is written as version
 // 1 without the field, the bytes it had before channels existed; a version
 // 1 file with the field, or a version 2 file without it, is refused.
+//
+// Version 3 is written for a model that uses an extension of this round
+// (local nodes: format_local.go), and only then; its header may or may not
+// have channels. An extension is an optional header field plus, when it
+// needs large arrays, sections after all of the above, before the CRC.
 
 const (
 	magic         = "2DSCNMDL"
-	formatVersion = 2 // the newest version this build reads and writes
+	formatVersion = 3 // the newest version this build reads and writes
+	colourVersion = 2 // the version of colour models' files without extensions
 	greyVersion   = 1 // the version of grey models' files
 	maxHeader     = 1 << 20
 	preambleSize  = 16
@@ -120,6 +126,8 @@ type fileHeader struct {
 	// Deep holds the node counts of a deep model's further layers (Nodes
 	// is the first layer's), absent for one-layer networks.
 	Deep []int `json:"deep,omitempty"`
+	// Local is the geometry of a model of local nodes (format_local.go).
+	Local *fileLocal `json:"local,omitempty"`
 }
 
 // fileChoice is a model's Choice in its file header.
@@ -202,15 +210,20 @@ func (m *Model) WriteTo(w io.Writer) (int64, error) {
 		b = appendFloat64s(b, m.Beta[l1*m.M:(l1+ly.Nodes())*m.M])
 		l1 += ly.Nodes()
 	}
+	b = m.appendLocal(b)
 	buf.Write(b)
 	return writeChecked(w, &buf)
 }
 
-// fileVersion returns the format version of the model's file: 1 for grey
-// models, 2 for models of several channels.
+// fileVersion returns the format version of the model's file: 3 for
+// models with an extension, else 1 for grey models, 2 for models of
+// several channels.
 func (m *Model) fileVersion() uint32 {
-	if m.Chans() > 1 {
+	if m.extended() {
 		return formatVersion
+	}
+	if m.Chans() > 1 {
+		return colourVersion
 	}
 	return greyVersion
 }
@@ -333,8 +346,8 @@ func readHeader(r io.Reader, raw *bytes.Buffer) (*Model, int, error) {
 	}
 	le := binary.LittleEndian
 	v := le.Uint32(pre[8:])
-	if v != greyVersion && v != formatVersion {
-		return nil, 0, fmt.Errorf("%w: format version %d, this build reads versions %d and %d", ErrFormat, v, greyVersion, formatVersion)
+	if v < greyVersion || v > formatVersion {
+		return nil, 0, fmt.Errorf("%w: format version %d, this build reads versions %d to %d", ErrFormat, v, greyVersion, formatVersion)
 	}
 	hlen := int64(le.Uint32(pre[12:]))
 	if hlen > maxHeader {
@@ -351,13 +364,21 @@ func readHeader(r io.Reader, raw *bytes.Buffer) (*Model, int, error) {
 	}
 	switch {
 	case v == greyVersion && h.Channels != 0:
-		return nil, 0, fmt.Errorf("%w: version %d file with %d channels (channels need version %d)", ErrFormat, v, h.Channels, formatVersion)
-	case v == formatVersion && (h.Channels < 2 || h.Channels > maxChannels):
+		return nil, 0, fmt.Errorf("%w: version %d file with %d channels (channels need version %d)", ErrFormat, v, h.Channels, colourVersion)
+	case v == colourVersion && (h.Channels < 2 || h.Channels > maxChannels):
+		return nil, 0, fmt.Errorf("%w: version %d file with channels = %d, want 2 ... %d", ErrFormat, v, h.Channels, maxChannels)
+	case v == formatVersion && (h.Channels == 1 || h.Channels < 0 || h.Channels > maxChannels):
 		return nil, 0, fmt.Errorf("%w: version %d file with channels = %d, want 2 ... %d", ErrFormat, v, h.Channels, maxChannels)
 	}
 	m, err := h.model()
 	if err != nil {
 		return nil, 0, err
+	}
+	switch {
+	case v == formatVersion && !m.extended():
+		return nil, 0, fmt.Errorf("%w: version %d file without any extension of that version", ErrFormat, v)
+	case v != formatVersion && m.extended():
+		return nil, 0, fmt.Errorf("%w: version %d file with an extension of version %d", ErrFormat, v, formatVersion)
 	}
 	return m, int(hlen), nil
 }
@@ -367,8 +388,8 @@ func (m *Model) header() fileHeader {
 	c, s := m.Config, m.Summary
 	return fileHeader{
 		Kind: m.Kind.String(), Activation: m.Activation.String(),
-		Rows: m.Rows, Cols: m.Cols, Channels: m.fileChannels(), Outputs: m.M, Nodes: len(m.Bias),
-		Classes: m.Classes, Deep: m.fileLayers(),
+		Rows: m.Rows, Cols: m.Cols, Channels: m.fileChannels(), Outputs: m.M, Nodes: len(m.Bias) + m.localOutputs(),
+		Classes: m.Classes, Deep: m.fileLayers(), Local: m.fileLocalOf(),
 		Config: fileConfig{
 			MaxNodes: c.MaxNodes, Tolerance: c.Tolerance, Candidates: c.Candidates,
 			Scales: c.Scales, Ratios: c.Ratios, Seed: c.Seed, Ridge: c.Ridge, Preset: c.Preset, StopAtRank: c.StopAtRank,
@@ -431,6 +452,10 @@ func (h fileHeader) model() (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
+	loc, err := h.localOf(kind)
+	if err != nil {
+		return nil, err
+	}
 	prep, meta := h.Preprocessing, h.Meta
 	if err := prep.Validate(); err != nil {
 		return nil, fmt.Errorf("%w: preprocessing: %v", ErrFormat, err)
@@ -467,9 +492,9 @@ func (h fileHeader) model() (*Model, error) {
 			Scales: c.Scales, Ratios: c.Ratios, Activation: act, Seed: c.Seed, Ridge: c.Ridge, Preset: c.Preset, StopAtRank: c.StopAtRank,
 			BlockSize: c.BlockSize, FieldMin: c.FieldMin, FieldMax: c.FieldMax,
 			Standardize: c.Standardize, Differences: c.Differences, Float32Gram: c.Float32Gram, BF16Gram: c.BF16Gram, Pairs: c.Pairs,
-			Robust: c.Robust, Layers: c.Layers,
+			Robust: c.Robust, Layers: c.Layers, Local: loc.geometry(),
 		},
-		fileDeep: h.Deep,
+		fileDeep: h.Deep, Local: loc,
 		Summary: Summary{
 			Nodes: h.Nodes + deepNodes, Samples: h.Summary.Samples, Stop: stop, TrainRMSE: h.Summary.TrainRMSE,
 			Tried: h.Summary.Tried, Rejected: h.Summary.Rejected,
@@ -486,12 +511,15 @@ func (m *Model) payloadSize() int {
 		size += c*prev*4 + c*4 + c*m.M*8
 		prev = c
 	}
-	return size
+	return size + m.localPayload()
 }
 
 // expectedNodes returns the first layer's node count of a model, or the
 // header's claim for a model whose weights are not read yet.
 func (m *Model) expectedNodes() int {
+	if m.Local != nil {
+		return 0
+	}
 	if len(m.Bias) > 0 {
 		return len(m.Bias)
 	}
@@ -566,6 +594,7 @@ func (m *Model) decodeWeights(b []byte) {
 		m.Deep = append(m.Deep, ly)
 		prev, off = c, off+c
 	}
+	m.decodeLocal(b)
 	m.fileDeep = nil
 }
 
@@ -585,8 +614,11 @@ func (m *Model) check() error {
 		return fmt.Errorf("scn: model of %d channels, want 0 ... %d", m.Channels, maxChannels)
 	case len(m.Params) != l*m.ParamsPerNode() || len(m.Beta) != m.Nodes()*m.M:
 		return fmt.Errorf("scn: model holds %d parameters and %d output weights for %d nodes", len(m.Params), len(m.Beta), m.Nodes())
-	case l == 0:
+	case l == 0 && m.Local == nil:
 		return fmt.Errorf("scn: model has no nodes")
+	}
+	if err := m.checkLocal(); err != nil {
+		return err
 	}
 	for _, v := range m.Params {
 		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {

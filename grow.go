@@ -26,6 +26,9 @@ import (
 // all the images for its nodes, Model.Stats and Stats.Solve). Only the
 // supervised learners grow this way.
 func (m *Model) Grow(ctx context.Context, x Images, r []float64, k int, seed uint64) (*Model, error) {
+	if err := m.refuseLocal("growing on a residual"); err != nil {
+		return nil, err
+	}
 	if m.Kind.Choice != Supervised {
 		return nil, fmt.Errorf("%w: %s draws its nodes at random: grow it by a fit of more nodes, not on a residual", ErrConfig, m.Kind)
 	}

@@ -30,6 +30,10 @@ type Info struct {
 	Meta          map[string]string // free-form metadata
 	Selection     *Choice           // how L and the ridge term were chosen, nil without selection
 	Budget        *BudgetRecord     // the plan of a fit within a time budget, nil for other fits
+	// Local is the geometry of a model of local nodes (nil for global
+	// nodes) and LocalFilters the filters each of its banks holds.
+	Local        *Local
+	LocalFilters []int
 
 	// HeaderBytes is the length of the JSON header; FileBytes the size of
 	// the whole file the header describes (16-byte preamble, header,
@@ -51,6 +55,9 @@ func (in Info) Chans() int { return max(in.Channels, 1) }
 // ParamCount returns every trained number: L*(ParamsPerNode+1+M), with a
 // deep model's further layers counted as Model.ParamCount does.
 func (in Info) ParamCount() int {
+	if in.Local != nil {
+		return in.localParamCount()
+	}
 	if len(in.Layers) == 0 {
 		return in.Nodes * (in.ParamsPerNode() + 1 + in.M)
 	}
@@ -80,6 +87,7 @@ func ReadInfo(r io.Reader) (Info, error) {
 		Nodes: m.Summary.Nodes, Classes: m.Classes, Layers: infoLayers(m),
 		Config: m.Config, Summary: m.Summary, Preprocessing: m.Preprocessing, Meta: m.Meta,
 		Selection: m.Selection, Budget: m.Budget, HeaderBytes: hlen,
+		Local: m.Local.geometry(), LocalFilters: m.localFilters(),
 		FileBytes: int64(preambleSize+hlen) + int64(m.payloadSize()) + 4,
 	}, nil
 }

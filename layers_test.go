@@ -43,11 +43,14 @@ var layerOf = map[string]int{
 	"node_draw.go": layerNode,
 	"node_map.go":  layerNode,
 
-	"format.go":    layerResult,
-	"info.go":      layerResult,
-	"model.go":     layerResult,
-	"path.go":      layerResult,
-	"predictor.go": layerResult,
+	"format.go":       layerResult,
+	"format_local.go": layerResult,
+	"model_local.go":  layerResult,
+	"config_local.go": layerBase,
+	"info.go":         layerResult,
+	"model.go":        layerResult,
+	"path.go":         layerResult,
+	"predictor.go":    layerResult,
 
 	"deep.go":                    layerDriver,
 	"drive_block.go":             layerDriver,
@@ -55,6 +58,7 @@ var layerOf = map[string]int{
 	"drive_opts.go":              layerDriver,
 	"drive_stream_supervised.go": layerDriver,
 	"fit.go":                     layerDriver,
+	"fit_local.go":               layerDriver,
 	"score_pairs.go":             layerDriver,
 	"stream.go":                  layerDriver,
 
@@ -67,6 +71,7 @@ var layerOf = map[string]int{
 	"stream_select.go": layerWorkflow,
 	"update.go":        layerWorkflow,
 	"online.go":        layerWorkflow,
+	"select_local.go":  layerWorkflow,
 }
 
 // upwardCalls are the calls up the layers the code makes today, as

@@ -55,6 +55,9 @@ func (c Config) estimateMemory(n, rows, cols, chans, m int, o runOpts) Memory {
 	if len(c.Layers) > 0 {
 		return c.deepMemory(n, rows, cols, chans, m)
 	}
+	if c.Local != nil {
+		return c.localMemory(n, rows, cols, chans, m)
+	}
 	chans = max(chans, 1)
 	N, M := float64(max(n, 1)), float64(max(m, 1))
 	d1 := float64(max(rows, 1))
@@ -210,6 +213,9 @@ func (c Config) EstimateBytesC(n, rows, cols, chans, m int) int64 {
 // of several channels), which does not grow with L (a deep model's pass
 // holds every layer's outputs).
 func (m *Model) PredictBytes(n int) int64 {
+	if m.Local != nil {
+		return m.localPredictBytes(n)
+	}
 	c := float64(min(m.Nodes(), predictNodeChunk))
 	if m.IsDeep() {
 		// Every layer's outputs of a pass, and a layer's transposed input.
@@ -220,14 +226,6 @@ func (m *Model) PredictBytes(n int) int64 {
 		pack += 4 * c * predictBatch
 	}
 	return bytesOf(8*float64(n)*float64(m.M) + (4+8)*c*predictBatch + 8*float64(m.M)*predictBatch + pack)
-}
-
-// bytesOf turns a float64 byte count into an int64, saturating.
-func bytesOf(b float64) int64 {
-	if !(b < math.MaxInt64/2) {
-		return math.MaxInt64 / 2
-	}
-	return int64(math.Ceil(b))
 }
 
 // satAdd adds byte counts, saturating at MaxInt64/2.

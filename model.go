@@ -53,13 +53,17 @@ type Model struct {
 	// every node of every layer, the first layer's first.
 	Deep []Layer
 
+	// Local is the hidden layer of a model of local (convolutional) nodes
+	// (Config.Local; Params and Bias are then empty), nil for global nodes.
+	Local *LocalLayer
+
 	// fileDeep is the further layers' node counts a file header claims,
 	// until the weights are read.
 	fileDeep []int
 }
 
 // Nodes returns the number of hidden nodes L, every layer's.
-func (m *Model) Nodes() int { return len(m.Bias) + m.deepNodes() }
+func (m *Model) Nodes() int { return len(m.Bias) + m.deepNodes() + m.localOutputs() }
 
 // ParamsPerNode returns the hidden parameters per node, the bias excluded:
 // C*d1*d2 for vector learners, d1+d2 for matrix ones (d1+d2+C with C > 1
@@ -79,7 +83,7 @@ func (m *Model) nodeMap() nodeMap { return newNodeMap(m.Kind.Input, m.Rows, m.Co
 // for a deep model each further node's weights (the previous layer's
 // width), bias and output weights.
 func (m *Model) ParamCount() int {
-	return len(m.Bias)*(m.ParamsPerNode()+1+m.M) + m.deepParamCount()
+	return len(m.Bias)*(m.ParamsPerNode()+1+m.M) + m.deepParamCount() + m.localParamCount()
 }
 
 // IsClassifier reports whether the model predicts classes.
@@ -123,6 +127,10 @@ const predictBatch = 128
 // It uses the same kernel as the fit's candidate scoring, so that the hidden
 // outputs of the training images are bit for bit those the fit saw.
 func (m *Model) hidden(x Images, f func(lo, rows int, h []float32)) {
+	if m.Local != nil {
+		m.hiddenLocal(x, f)
+		return
+	}
 	w := m.weights()
 	n, d, l, l1 := x.Len(), x.Dim(), m.Nodes(), len(m.Bias)
 	h := make([]float32, l*predictBatch)
@@ -269,6 +277,9 @@ func hiddenDense(m *Model, x Images) *mat.Dense {
 // sigmoid this is the paper's ||H o (1-H) o W||_F), and W repeats the row of
 // weight norms ||w_j|| (||u_j|| ||v_j|| for matrix learners).
 func (m *Model) Indicator(x Images) (float64, error) {
+	if err := m.refuseLocal("the generalization indicator"); err != nil {
+		return 0, err
+	}
 	if err := m.checkInput(x); err != nil {
 		return 0, err
 	}

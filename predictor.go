@@ -60,6 +60,9 @@ func (p *Predictor) Predict(x Images) ([]float64, error) {
 	if m.IsDeep() {
 		return p.predictDeep(x), nil
 	}
+	if m.Local != nil {
+		return m.predictLocal(x)
+	}
 	n, d, l := x.Len(), x.Dim(), m.Nodes()
 	batch, chunk := min(n, predictBatch), min(l, predictNodeChunk)
 	out := make([]float64, n*m.M)

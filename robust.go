@@ -49,6 +49,9 @@ const (
 // on, or any problem of its shape. It holds the hidden outputs of p as an
 // N x L float64 matrix.
 func (m *Model) Robust(p Problem) (*Model, RobustReport, error) {
+	if err := m.refuseLocal("robust output weights"); err != nil {
+		return nil, RobustReport{}, err
+	}
 	if m.IsDeep() {
 		return nil, RobustReport{}, fmt.Errorf("%w: robust output weights", ErrDeep)
 	}

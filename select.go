@@ -159,6 +159,12 @@ func (c Config) Select(ctx context.Context, p Problem, s Selection, progress fun
 
 // selectWith is Select with the fits run with o (o.check is Select's own).
 func (c Config) selectWith(ctx context.Context, p Problem, s Selection, progress func(Step), o runOpts) (*Model, error) {
+	if c.Local != nil {
+		if err := c.Validate(); err != nil {
+			return nil, err
+		}
+		return c.selectLocal(ctx, p, s, progress)
+	}
 	if err := c.selectable(s); err != nil {
 		return nil, err
 	}

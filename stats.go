@@ -59,6 +59,9 @@ var ErrStats = errors.New("scn: statistics")
 // Stats returns the statistics of p for m's hidden nodes, summed over
 // chunks of 2048 images: memory grows with L^2 and L x 2048, not with N.
 func (m *Model) Stats(p Problem) (*Stats, error) {
+	if err := m.refuseLocal("statistics for updates"); err != nil {
+		return nil, err
+	}
 	s, _, err := m.sums(p, true, false)
 	return s, err
 }

@@ -109,6 +109,8 @@ func (s problemSource) Shards(ctx context.Context, f func(Shard) error) error {
 // StreamFits reports whether FitStream can fit c, and if not, why.
 func (c Config) StreamFits() error {
 	switch {
+	case c.Local != nil:
+		return fmt.Errorf("%w: local nodes are not streamed yet (their fit reads the images in memory)", ErrConfig)
 	case c.Kind.Choice == Supervised && c.BF16Gram:
 		return fmt.Errorf("%w: %s with bfloat16 Gram products (BF16Gram) is not streamed (its residual is formed from the outputs rounded as stored, which a streamed pass does not reproduce; not built): use float32 or float64 Gram products", ErrConfig, c.Kind)
 	case !c.blockMode():

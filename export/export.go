@@ -106,6 +106,9 @@ func check(m *scn.Model) error {
 	default:
 		return fmt.Errorf("export: unknown activation %v", m.Activation)
 	}
+	if m.Local != nil {
+		return checkLocal(m)
+	}
 	l := len(m.Bias)
 	if m.Rows < 1 || m.Cols < 1 || m.M < 1 || l < 1 {
 		return fmt.Errorf("export: model of %d x %d inputs, %d outputs and %d nodes", m.Rows, m.Cols, m.M, l)

@@ -13,6 +13,9 @@ func NPZ(m *scn.Model) ([]npy.Named, error) {
 	if err := check(m); err != nil {
 		return nil, err
 	}
+	if m.Local != nil {
+		return npzLocal(m)
+	}
 	l, d1, d2, ch := len(m.Bias), m.Rows, m.Cols, m.Chans()
 	var out []npy.Named
 	add := func(name string, data any, shape ...int) {

@@ -56,6 +56,9 @@ func onnxModel(m *scn.Model, expand bool) (*pb.ModelProto, error) {
 	if err := check(m); err != nil {
 		return nil, err
 	}
+	if m.Local != nil {
+		return onnxLocalModel(m), nil
+	}
 	l, d1, d2, ch, d := len(m.Bias), m.Rows, m.Cols, m.Chans(), m.Dim()
 	g := &graph{}
 	var z string // N x L pre-activation, before the bias

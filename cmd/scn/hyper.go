@@ -34,7 +34,8 @@ type hyperFlags struct {
 	bf16Gram    bool
 	pairs       bool
 	robust      bool
-	layers      string // --layers (scn train only)
+	layers      string     // --layers (scn train only)
+	local       localFlags // --local and its settings (scn train only)
 	flags       *pflag.FlagSet
 }
 
@@ -223,6 +224,9 @@ func (h *hyperFlags) config(k scn.Kind) (scn.Config, error) {
 	if err := h.applyLayers(&c); err != nil {
 		return c, err
 	}
+	if err := h.applyLocal(&c); err != nil {
+		return c, err
+	}
 	if !samePreset(c, preset) {
 		c.Preset = "custom"
 	}
@@ -277,6 +281,17 @@ func (h *hyperFlags) forSize(sel *scn.Selection, s *dataset.Set) *scn.Selection 
 // selection returns the model selection the flags ask for, nil for none:
 // none under --preset paper (the paper's protocol) or with --validation 0.
 func (h *hyperFlags) selection() (*scn.Selection, error) {
+	if h.localSet() {
+		// Local nodes choose their ridge term on held-out images only
+		// when asked (--validation, --folds, --ridges): it costs a
+		// Cholesky factor of L x L per ridge.
+		if h.validationFlagSet == nil || !h.validationFlagSet() {
+			return nil, nil
+		}
+		if h.changed("patience") {
+			return nil, usageError{fmt.Errorf("--patience: local nodes keep every filter, selection chooses their ridge term only")}
+		}
+	}
 	if h.layers != "" && strings.Contains(h.layers, ",") {
 		if h.validationFlagSet != nil && h.validationFlagSet() {
 			return nil, usageError{fmt.Errorf("--layers fits a deep network without model selection: drop --validation, --folds, --patience and --ridges")}

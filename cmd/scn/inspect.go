@@ -41,6 +41,10 @@ checked against the header (eval and predict verify the weights' checksum).`,
 			if m.Layers != nil {
 				info["layers"] = m.Layers
 			}
+			if m.Local != nil {
+				info["local"] = localJSON(m)
+				delete(info, "params_per_node") // per filter: in "local"
+			}
 			if m.Selection != nil {
 				info["selection"] = m.Selection
 			}
@@ -55,7 +59,12 @@ checked against the header (eval and predict verify the weights' checksum).`,
 			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 			fmt.Fprintf(w, "file\t%s (%d bytes)\n", args[0], m.FileBytes)
 			fmt.Fprintf(w, "model\t%s: %s input, %d outputs, %d nodes\n", m.Kind.Title(), inputShape(m.Rows, m.Cols, m.Chans()), m.M, m.Nodes)
-			fmt.Fprintf(w, "parameters\t%d (%d per node + bias + %d output weights)\n", m.ParamCount(), m.ParamsPerNode(), m.M)
+			if m.Local != nil {
+				fmt.Fprintf(w, "parameters\t%d (%s)\n", m.ParamCount(), localParams(m))
+				fmt.Fprintf(w, "local nodes\t%s\n", localLine(m))
+			} else {
+				fmt.Fprintf(w, "parameters\t%d (%d per node + bias + %d output weights)\n", m.ParamCount(), m.ParamsPerNode(), m.M)
+			}
 			if m.Layers != nil {
 				fmt.Fprintf(w, "layers\t%v (the first on the image, each further one supervised 1D nodes on the previous layer's outputs; a further node has the previous layer's width + bias + %d output weights)\n", m.Layers, m.M)
 			}
@@ -63,7 +72,7 @@ checked against the header (eval and predict verify the weights' checksum).`,
 			c := m.Config
 			fmt.Fprintf(w, "preset\t%s, seed %d, L_max %d, T_max %d, tolerance %g, ridge %g\n", c.Preset, c.Seed, c.MaxNodes, c.Candidates, c.Tolerance, c.Ridge)
 			fmt.Fprintf(w, "scales\t%v\n", c.Scales)
-			if c.BlockSize > 0 {
+			if c.BlockSize > 0 && m.Local == nil {
 				fields := "whole image"
 				if c.FieldMax > 0 {
 					fields = fmt.Sprintf("fields of %d to %d pixels", c.FieldMin, c.FieldMax)

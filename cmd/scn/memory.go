@@ -348,7 +348,7 @@ const maxNodesPerImage = 64
 // (or stops there with StopAtRank; with a ridge term it keeps growing on the
 // regularised residual), and a random one interpolates from there on.
 func nodesNote(cfg scn.Config, n int) string {
-	if cfg.MaxNodes <= n {
+	if cfg.MaxNodes <= n || cfg.Local != nil {
 		return ""
 	}
 	if cfg.Kind.Choice == scn.Supervised && cfg.StopAtRank {

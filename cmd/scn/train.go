@@ -50,6 +50,9 @@ happened are printed and recorded in the model (scn inspect shows them);
 clock, giving the same model file.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := h.localConflicts(timeBudget != 0 || replay != "", statsOut != "", stream); err != nil {
+				return err
+			}
 			if (timeBudget != 0 || replay != "") && stream {
 				return usageError{fmt.Errorf("--stream and --budget/--replay: a budgeted fit measures and selects in memory; drop one")}
 			}
@@ -172,6 +175,7 @@ clock, giving the same model file.`,
 	}
 	h.add(cmd, 500)
 	h.addLayers(cmd)
+	h.addLocal(cmd)
 	d.add(cmd, true)
 	cmd.Flags().StringVarP(&out, "out", "o", "model.scn", "model file to write")
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress bar")
@@ -234,7 +238,9 @@ func (d *dataFlags) loadTraining(out string, stderr io.Writer, pre func(dataset.
 func printPlan(w io.Writer, cfg scn.Config, sel *scn.Selection, s *dataset.Set) error {
 	fmt.Fprintf(w, "learner     %s, %d nodes at most\n", cfg.Kind.Title(), cfg.MaxNodes)
 	fmt.Fprintf(w, "data        %d images of %d x %d x %d, %d outputs\n", s.Len(), s.Rows, s.Cols, s.Chans(), outputs(s))
-	if cfg.BlockSize > 1 {
+	if cfg.Local != nil {
+		fmt.Fprintf(w, "local       %s, ridge %g\n", cfg.Local, cfg.Ridge)
+	} else if cfg.BlockSize > 1 {
 		fmt.Fprintf(w, "block       %d nodes\n", cfg.BlockSize)
 	}
 	if cfg.Kind.Choice == scn.Supervised {
@@ -268,6 +274,9 @@ func printPlan(w io.Writer, cfg scn.Config, sel *scn.Selection, s *dataset.Set) 
 // images, and on the set as read.
 func (h *hyperFlags) fitPlan(cfg scn.Config, sel *scn.Selection, sh dataset.Shape) (scn.Config, string, error) {
 	var notes string
+	if err := checkLocal(cfg, sh); err != nil {
+		return cfg, "", err
+	}
 	if !h.changed("field") {
 		// The fast preset's fields, scaled to the images.
 		if c := cfg.ForImages(sh.Rows, sh.Cols); c.FieldMax != cfg.FieldMax {

@@ -1,0 +1,210 @@
+package scn
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/scn2d/scn/internal/local"
+)
+
+// Pooling says how a local node's map is summarised over each region of
+// its pool grid: PoolAvg (the mean), PoolMax (the largest value) or
+// PoolAvgMax (both).
+type Pooling = local.Pooling
+
+// The poolings of local nodes.
+const (
+	PoolAvg    = local.Avg
+	PoolMax    = local.Max
+	PoolAvgMax = local.AvgMax
+)
+
+// ParsePooling reads a pooling's name: "avg", "max" or "avg+max" ("both").
+func ParsePooling(s string) (Pooling, error) { return local.ParsePooling(strings.ToLower(s)) }
+
+// PadSame, as Local.Pad, pads every border by half the filter size (k/2,
+// rounded down): an odd filter's map is then as large as the image.
+const PadSame = -1
+
+// Local makes the hidden nodes local (convolutional): the third axis of
+// the learner grid, {vector, matrix} x {random, supervised} x {global,
+// local}. A local node is a k x k filter over the image's C planes,
+// applied at every position of the image (zero-padded by Pad, every Stride
+// pixels), passed through the configuration's activation and pooled over a
+// Pool x Pool grid of regions of its map: each filter gives Pool^2 hidden
+// outputs per pooling kind (2 for PoolAvgMax) and side (2 when TwoSided:
+// g(z) and g(-z), for ReLU the pair max(0, z), max(0, -z)). The filter of
+// a matrix learner (2DRVFL, 2DSCN) is separable, u v^T times channel
+// weights w (2k + C numbers, as the paper's 2D node u^T X v); a vector
+// learner's filter is full (C k^2 numbers). Random learners draw every
+// filter; supervised ones choose each block of filters among Candidates
+// times as many by the block form of the supervisory inequality on the
+// pooled outputs the filters add (see fit_local.go). The output weights
+// are the ridge solution of the block engine (Config.Ridge > 0).
+type Local struct {
+	// Sizes are the filter sides k: Filters filters of each.
+	Sizes []int
+	// Filters is the number of filters per size.
+	Filters int
+	// Stride is the step between positions (>= 1).
+	Stride int
+	// Pad is the zero pixels added on every border, or PadSame.
+	Pad int
+	// Pool is the pool grid's side p.
+	Pool int
+	// Pooling is what each region gives.
+	Pooling Pooling
+	// TwoSided gives each filter the outputs of z and -z.
+	TwoSided bool
+	// Standardize centres each pooled output and divides it by its
+	// standard deviation over the training images (recorded in the model
+	// and applied to every image it predicts).
+	Standardize bool
+}
+
+// DefaultLocal returns the local nodes scn train --local uses unless told
+// otherwise: 256 filters of 5 x 5, stride 1, padded to keep the image's
+// size, average pooling over a 3 x 3 grid, two-sided, standardised.
+func DefaultLocal() *Local {
+	return &Local{Sizes: []int{5}, Filters: 256, Stride: 1, Pad: PadSame, Pool: 3, Pooling: PoolAvg, TwoSided: true, Standardize: true}
+}
+
+// pad returns the padding of filters of side k.
+func (l *Local) pad(k int) int {
+	if l.Pad == PadSame {
+		return k / 2
+	}
+	return l.Pad
+}
+
+// spec returns the geometry of the filters of side k.
+func (l *Local) spec(k int) local.Spec {
+	return local.Spec{Size: k, Stride: l.Stride, Pad: l.pad(k), Pool: l.Pool, Pooling: l.Pooling, TwoSided: l.TwoSided}
+}
+
+// perFilter returns the pooled outputs of one filter.
+func (l *Local) perFilter() int { return l.spec(1).PerFilter() }
+
+// maxLocalFilters bounds Local.Filters.
+const maxLocalFilters = 1 << 16
+
+// validate reports the first impossible setting, if any.
+func (l *Local) validate() error {
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("%w: local nodes: %s", ErrConfig, fmt.Sprintf(format, a...))
+	}
+	switch {
+	case len(l.Sizes) == 0:
+		return bad("no filter size")
+	case len(l.Sizes) > 16:
+		return bad("%d filter sizes, want at most 16", len(l.Sizes))
+	case l.Filters < 1 || l.Filters > maxLocalFilters:
+		return bad("filters = %d, want 1 ... %d", l.Filters, maxLocalFilters)
+	case l.Stride < 1:
+		return bad("stride %d, want >= 1", l.Stride)
+	case l.Pad < PadSame:
+		return bad("padding %d, want >= 0 (or same)", l.Pad)
+	case l.Pool < 1:
+		return bad("pool grid %d, want >= 1", l.Pool)
+	case l.Pooling < PoolAvg || l.Pooling > PoolAvgMax:
+		return bad("unknown pooling %d", int(l.Pooling))
+	}
+	for i, k := range l.Sizes {
+		if k < 1 || k > 1024 {
+			return bad("filter size %d, want 1 ... 1024", k)
+		}
+		if l.Pad >= k {
+			return bad("padding %d is not less than the filter size %d", l.Pad, k)
+		}
+		for _, q := range l.Sizes[:i] {
+			if q == k {
+				return bad("filter size %d given twice", k)
+			}
+		}
+	}
+	if float64(l.Filters)*float64(len(l.Sizes))*float64(l.perFilter()) > maxNodes {
+		return bad("%d filters x %d sizes x %d pooled outputs exceed %d hidden outputs", l.Filters, len(l.Sizes), l.perFilter(), maxNodes)
+	}
+	return nil
+}
+
+// ForImages reports whether the local nodes can be applied to images of
+// chans planes of rows x cols: a clear error for a filter larger than the
+// (padded) image or a pool grid larger than the map.
+func (l *Local) ForImages(rows, cols, chans int) error {
+	if err := l.validate(); err != nil {
+		return err
+	}
+	for _, k := range l.Sizes {
+		if err := l.spec(k).Validate(local.Shape{Rows: rows, Cols: cols, Chans: max(chans, 1)}); err != nil {
+			return fmt.Errorf("%w: %v", ErrConfig, err)
+		}
+	}
+	return nil
+}
+
+// Outputs returns the hidden outputs the output layer reads: filters x
+// sizes x pooled outputs per filter.
+func (l *Local) Outputs() int { return l.Filters * len(l.Sizes) * l.perFilter() }
+
+// String describes the local nodes as scn train's flags would:
+// "256 x 5x5 stride 1 pad same, avg pool 3x3, two-sided, standardised".
+func (l *Local) String() string {
+	var sizes []string
+	for _, k := range l.Sizes {
+		sizes = append(sizes, fmt.Sprintf("%dx%d", k, k))
+	}
+	pad := strconv.Itoa(l.Pad)
+	if l.Pad == PadSame {
+		pad = "same"
+	}
+	s := fmt.Sprintf("%d x %s stride %d pad %s, %s pool %dx%d", l.Filters, strings.Join(sizes, ","), l.Stride, pad, l.Pooling, l.Pool, l.Pool)
+	if l.TwoSided {
+		s += ", two-sided"
+	}
+	if l.Standardize {
+		s += ", standardised"
+	}
+	return s
+}
+
+// clone returns a deep copy.
+func (l *Local) clone() *Local {
+	if l == nil {
+		return nil
+	}
+	c := *l
+	c.Sizes = append([]int(nil), l.Sizes...)
+	return &c
+}
+
+// validateLocal reports what local nodes cannot be combined with.
+func (c Config) validateLocal() error {
+	if c.Local == nil {
+		return nil
+	}
+	if err := c.Local.validate(); err != nil {
+		return err
+	}
+	bad := func(what string) error {
+		return fmt.Errorf("%w: local nodes (Config.Local) with %s", ErrConfig, what)
+	}
+	switch {
+	case !(c.Ridge > 0):
+		return bad("Ridge = 0: their output weights are the ridge solution, set Ridge > 0")
+	case len(c.Layers) > 0:
+		return bad("further layers (Layers)")
+	case c.Pairs:
+		return bad("Pairs")
+	case c.FieldMin > 0:
+		return bad("receptive fields (a filter is local already)")
+	case c.Differences:
+		return bad("difference nodes (Differences)")
+	case c.Robust:
+		return bad("Robust")
+	case c.BF16Gram && c.Kind.Choice == Supervised:
+		return bad("bfloat16 Gram products (supervised filters are judged on the residual of the outputs unrounded)")
+	}
+	return nil
+}

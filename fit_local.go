@@ -1,0 +1,566 @@
+package scn
+
+import (
+	"context"
+	"fmt"
+	"github.com/scn2d/scn/internal/lsq"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"sort"
+	"time"
+
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Fitting local nodes (Config.Local).
+//
+// Every filter is drawn standard normal (u, v and w, or the full weights),
+// scaled to norm lambda (the scale), with a bias uniform on
+// [-lambda/2, lambda/2], as a filter acting on images whose planes are
+// standardised (each plane's mean subtracted and divided by its standard
+// deviation over the training images); the standardisation is then folded
+// into the filter (w_c / s_c, or u / s for grey images) and its bias, so
+// that the model applies its filters to the images as they are. Zero
+// padding is padding of the images as they are.
+//
+// Random learners draw the filters of each bank in blocks of
+// localRandomBlock; supervised ones take localSupervisedBlock filters per
+// step (Config.BlockSize when it is 1 ... 64), each step drawing Candidates
+// times as many at each scale of Config.Scales in turn and keeping those
+// whose block of pooled outputs H_c (N x p^2 per kind and side) meets the
+// block form of the supervisory inequality (Dai, Li, Zhou, Chai,
+// Information Sciences 484, 2019) for every output q,
+//
+//	xi_q = e_q^T H_c (H_c^T H_c)^-1 H_c^T e_q - (1 - r) e_q^T e_q >= 0,
+//
+// at the first r of Config.Ratios that admits enough of them, best (largest
+// sum of xi_q) first, e being the residual of the ridge solution of every
+// output so far. The pooled outputs of the chosen filters are standardised
+// (Local.Standardize: each column by its own mean and deviation over the
+// training images, recorded in the model) and appended to the block
+// engine's Gram sums; the output weights are its ridge solution.
+
+// localRandomBlock is the filters per pass of a random local fit.
+const localRandomBlock = 32
+
+// localSupervisedBlock is the filters per step of a supervised local fit
+// whose BlockSize is not 1 ... 64.
+const localSupervisedBlock = 4
+
+// localAcceptHook, when set (tests), is called for every filter a
+// supervised local fit accepts, before its columns join the engine: its
+// pooled outputs (per columns of n, standardised), the residual it was
+// judged against (m rows of n) and r.
+var localAcceptHook func(cols []float32, per, n int, e []float64, m int, r float64)
+
+// localFit is the state of a local fit.
+type localFit struct {
+	cfg        Config
+	g          *Local
+	x          Images
+	n, m, ch   int
+	rng        *rand.Rand
+	cmean, csd []float64 // the planes' moments
+	eng        *lsq.Gram
+	e, ee      []float64 // residual (m rows of N) and its column norms (supervised)
+	mean, sc   []float32 // the standardisation of the columns so far
+	banks      []LocalBank
+	trace      []Step
+	tried      int
+	prof       Profile
+}
+
+// fitLocal fits a model of local nodes.
+func (c Config) fitLocal(ctx context.Context, p Problem, progress func(Step)) (*Model, error) {
+	m, _, err := c.fitLocalState(ctx, p, progress)
+	return m, err
+}
+
+// fitLocalState is fitLocal, returning the fit's state too (its engine
+// holds the pooled outputs and their Gram sums).
+func (c Config) fitLocalState(ctx context.Context, p Problem, progress func(Step)) (*Model, *localFit, error) {
+	start := time.Now()
+	if err := c.Validate(); err != nil {
+		return nil, nil, err
+	}
+	if err := p.check(); err != nil {
+		return nil, nil, err
+	}
+	x := p.X
+	g := c.Local.clone()
+	if err := g.ForImages(x.Rows, x.Cols, x.Chans()); err != nil {
+		return nil, nil, err
+	}
+	lf := &localFit{cfg: c, g: g, x: x, n: x.Len(), m: p.M, ch: x.Chans(), rng: newRand(c.Seed)}
+	lf.cmean, lf.csd = planeMoments(x)
+	lf.eng = lsq.NewGram(p.T, lf.n, lf.m, c.Ridge, c.Float32Gram || c.BF16Gram, g.Outputs())
+	lf.eng.BF16 = c.BF16Gram
+	if c.Kind.Choice == Supervised {
+		lf.e = append([]float64(nil), lf.eng.TC...)
+		lf.ee = append([]float64(nil), lf.eng.TT...)
+		if rmse := lf.rmse(); rmse <= c.Tolerance {
+			return nil, nil, fmt.Errorf("%w: Tolerance = %g, but the training RMSE is %.4g before any node: nothing to fit", ErrConfig, c.Tolerance, rmse)
+		}
+	}
+	stop, err := lf.grow(ctx, progress)
+	if lf.eng.L == 0 {
+		if err != nil {
+			return nil, nil, err
+		}
+		return nil, nil, fmt.Errorf("scn: no local filter could be added (%v)", stop)
+	}
+	t0 := time.Now()
+	beta, serr := lf.eng.Solve(lf.eng.L, c.Ridge)
+	if serr != nil {
+		return nil, nil, serr
+	}
+	lf.prof.Solve = time.Since(t0)
+	res := make([]float64, lf.n*lf.m)
+	lf.eng.Residual(lf.eng.L, beta, res)
+	cfg := c
+	cfg.Local = g
+	cfg.Scales = append([]float64(nil), c.Scales...)
+	cfg.Ratios = append([]float64(nil), c.Ratios...)
+	ll := &LocalLayer{Geometry: *g, Banks: lf.banks}
+	if g.Standardize {
+		ll.Mean, ll.Scale = lf.mean, lf.sc
+	}
+	m := &Model{
+		Kind: c.Kind, Activation: c.Activation, Rows: x.Rows, Cols: x.Cols, Channels: x.Channels, M: p.M,
+		Params: []float32{}, Bias: []float32{}, Beta: beta, Config: cfg, Local: ll,
+		Summary: Summary{
+			Nodes: lf.eng.L, Samples: lf.n, Stop: stop, TrainRMSE: math.Sqrt(floats.Dot(res, res) / float64(lf.n*lf.m)),
+			Tried: lf.tried, Trace: lf.trace, Duration: time.Since(start), Profile: lf.prof,
+		},
+	}
+	if p.Classes != nil {
+		m.Classes = append([]string(nil), p.Classes...)
+	}
+	if cerr := m.check(); cerr != nil {
+		return nil, nil, cerr
+	}
+	return m, lf, err
+}
+
+// planeMoments returns the mean and standard deviation of each plane's
+// pixels over the images (a deviation of 0 is taken as 1).
+func planeMoments(x Images) (mean, sd []float64) {
+	ch, plane, n := x.Chans(), x.Rows*x.Cols, x.Len()
+	mean, sd = make([]float64, ch), make([]float64, ch)
+	for c := 0; c < ch; c++ {
+		var s, s2 float64
+		for i := 0; i < n; i++ {
+			for _, v := range x.Pix[i*ch*plane+c*plane : i*ch*plane+(c+1)*plane] {
+				s += float64(v)
+				s2 += float64(v) * float64(v)
+			}
+		}
+		cnt := float64(n * plane)
+		mean[c] = s / cnt
+		sd[c] = math.Sqrt(max(s2/cnt-mean[c]*mean[c], 0))
+		if !(sd[c] > 1e-12) {
+			sd[c] = 1
+		}
+	}
+	return mean, sd
+}
+
+// rmse returns the training RMSE of the residual so far.
+func (lf *localFit) rmse() float64 {
+	return math.Sqrt(floats.Sum(lf.ee) / float64(lf.n*lf.m))
+}
+
+// drawFilter draws one filter of side k at scale lambda into p and returns
+// its bias, the planes' standardisation folded in (see the top of the file).
+func (lf *localFit) drawFilter(nm nodeMap, k int, lambda float64, p []float32) float32 {
+	for i := range p {
+		p[i] = float32(lf.rng.NormFloat64())
+	}
+	if nrm := nm.weightNorm(p); nrm > 0 {
+		scaleNode(lf.cfg.Kind.Input, p, k, lambda/nrm)
+	}
+	b := lambda * (lf.rng.Float64() - 0.5)
+	kk := k * k
+	w := make([]float32, lf.ch*kk)
+	nm.weight(p, w)
+	for c := 0; c < lf.ch; c++ {
+		var s float64
+		for _, v := range w[c*kk : (c+1)*kk] {
+			s += float64(v)
+		}
+		b -= s * lf.cmean[c] / lf.csd[c]
+	}
+	if lf.cfg.Kind.Input == Matrix {
+		if lf.ch > 1 {
+			for c := 0; c < lf.ch; c++ {
+				p[2*k+c] = float32(float64(p[2*k+c]) / lf.csd[c])
+			}
+		} else {
+			scaleNode(Matrix, p, k, 1/lf.csd[0])
+		}
+	} else {
+		for c := 0; c < lf.ch; c++ {
+			for i := c * kk; i < (c+1)*kk; i++ {
+				p[i] = float32(float64(p[i]) / lf.csd[c])
+			}
+		}
+	}
+	return float32(b)
+}
+
+// columns computes the pooled outputs of the filters (params, bias) of side
+// k on every training image and returns them node-major (per*F rows of N),
+// standardised with their own moments when the geometry says so, and those
+// moments (nil without standardisation).
+func (lf *localFit) columns(k int, params, bias []float32) (cols []float32, mean, sc []float32, err error) {
+	b := LocalBank{Size: k, Params: params, Bias: bias}
+	ly := bankLayer(lf.cfg.Kind.Input, lf.cfg.Activation, lf.g, b, lf.x.Rows, lf.x.Cols, lf.ch)
+	l, n := ly.Outputs(), lf.n
+	rows := make([]float32, n*l)
+	t0 := time.Now()
+	if err := ly.Apply(lf.x.Pix, n, rows, l, 0); err != nil {
+		return nil, nil, nil, err
+	}
+	lf.prof.Scoring += time.Since(t0)
+	lf.prof.Products += int64(b.Filters())
+	lf.prof.Batches++
+	cols = make([]float32, l*n)
+	if lf.g.Standardize {
+		mean, sc = make([]float32, l), make([]float32, l)
+	}
+	forChunks(l, 8, func(_, a, z int) {
+		for j := a; j < z; j++ {
+			col := cols[j*n : (j+1)*n]
+			for i := range col {
+				col[i] = rows[i*l+j]
+			}
+			if mean == nil {
+				continue
+			}
+			var s, s2 float64
+			for _, v := range col {
+				s += float64(v)
+			}
+			mu := s / float64(n)
+			for _, v := range col {
+				d := float64(v) - mu
+				s2 += d * d
+			}
+			mean[j], sc[j] = float32(mu), float32(math.Sqrt(s2/float64(n))+1e-6)
+			for i, v := range col {
+				col[i] = (v - mean[j]) / sc[j]
+			}
+		}
+	})
+	return cols, mean, sc, nil
+}
+
+// add appends the columns of filters to the engine and their
+// standardisation to the model's.
+func (lf *localFit) add(cols []float32, cnt int, mean, sc []float32) error {
+	t0 := time.Now()
+	ok := lf.eng.AddBlock(cols, cnt)
+	lf.prof.Ortho += time.Since(t0)
+	for _, o := range ok {
+		if !o {
+			return fmt.Errorf("scn: pooled outputs of local filters are linearly dependent (ridge %g)", lf.cfg.Ridge)
+		}
+	}
+	lf.mean = append(lf.mean, mean...)
+	lf.sc = append(lf.sc, sc...)
+	return nil
+}
+
+// grow fills the banks, one filter size after another.
+func (lf *localFit) grow(ctx context.Context, progress func(Step)) (StopReason, error) {
+	stop := ReachedMaxNodes
+	for _, k := range lf.g.Sizes {
+		lf.banks = append(lf.banks, LocalBank{Size: k, Params: []float32{}, Bias: []float32{}})
+		var err error
+		if lf.cfg.Kind.Choice == Supervised {
+			stop, err = lf.supervisedBank(ctx, k, progress)
+		} else {
+			stop, err = lf.randomBank(ctx, k, progress)
+		}
+		if err != nil || stop == ReachedTolerance || stop == Cancelled {
+			return stop, err
+		}
+	}
+	return stop, nil
+}
+
+// record notes the steps of added filters.
+func (lf *localFit) record(steps []Step, progress func(Step)) {
+	for _, st := range steps {
+		lf.trace = append(lf.trace, st)
+		if progress != nil {
+			progress(st)
+		}
+	}
+}
+
+// randomBank draws the bank of filters of side k in blocks.
+func (lf *localFit) randomBank(ctx context.Context, k int, progress func(Step)) (StopReason, error) {
+	nm := filterMap(lf.cfg.Kind.Input, k, lf.ch)
+	np, per := nm.size(), lf.g.perFilter()
+	lambda := lf.cfg.Scales[0]
+	bank := &lf.banks[len(lf.banks)-1]
+	for done := 0; done < lf.g.Filters; {
+		if err := ctx.Err(); err != nil {
+			return Cancelled, err
+		}
+		b := min(localRandomBlock, lf.g.Filters-done)
+		t0 := time.Now()
+		params := make([]float32, b*np)
+		bias := make([]float32, b)
+		for j := range bias {
+			bias[j] = lf.drawFilter(nm, k, lambda, params[j*np:(j+1)*np])
+		}
+		lf.prof.Draw += time.Since(t0)
+		cols, mean, sc, err := lf.columns(k, params, bias)
+		if err != nil {
+			return ReachedMaxNodes, err
+		}
+		if err := lf.add(cols, b*per, mean, sc); err != nil {
+			return ReachedMaxNodes, err
+		}
+		bank.Params = append(bank.Params, params...)
+		bank.Bias = append(bank.Bias, bias...)
+		lf.tried += b
+		steps := make([]Step, b)
+		for j := range steps {
+			steps[j] = Step{L: lf.eng.L - (b-1-j)*per, Scale: lambda, Tried: 1}
+		}
+		lf.record(steps, progress)
+		done += b
+	}
+	return ReachedMaxNodes, nil
+}
+
+// supervisedBank chooses the bank of filters of side k step by step.
+func (lf *localFit) supervisedBank(ctx context.Context, k int, progress func(Step)) (StopReason, error) {
+	c := lf.cfg
+	nm := filterMap(c.Kind.Input, k, lf.ch)
+	np, per, n, m := nm.size(), lf.g.perFilter(), lf.n, lf.m
+	step := localSupervisedBlock
+	if c.BlockSize >= 1 && c.BlockSize <= 64 {
+		step = c.BlockSize
+	}
+	bank := &lf.banks[len(lf.banks)-1]
+	for bank.Filters() < lf.g.Filters {
+		if err := ctx.Err(); err != nil {
+			return Cancelled, err
+		}
+		b := min(step, lf.g.Filters-bank.Filters())
+		added := false
+		tried := 0
+		for _, lambda := range c.Scales {
+			kc := c.Candidates * b
+			t0 := time.Now()
+			params := make([]float32, kc*np)
+			bias := make([]float32, kc)
+			for j := range bias {
+				bias[j] = lf.drawFilter(nm, k, lambda, params[j*np:(j+1)*np])
+			}
+			lf.prof.Draw += time.Since(t0)
+			cols, mean, sc, err := lf.columns(k, params, bias)
+			if err != nil {
+				return ReachedMaxNodes, err
+			}
+			tried += kc
+			t1 := time.Now()
+			xi := lf.blockXi(cols, kc, per)
+			order, ratio := chooseLocal(xi, kc, m, c.Ratios, lf.ee, b)
+			lf.prof.Selection += time.Since(t1)
+			if len(order) == 0 {
+				continue
+			}
+			sel := make([]float32, 0, len(order)*per*n)
+			var sm, ss []float32
+			for _, j := range order {
+				fc := cols[j*per*n : (j+1)*per*n]
+				if localAcceptHook != nil {
+					localAcceptHook(fc, per, n, lf.e, m, ratio)
+				}
+				sel = append(sel, fc...)
+				bank.Params = append(bank.Params, params[j*np:(j+1)*np]...)
+				bank.Bias = append(bank.Bias, bias[j])
+				if mean != nil {
+					sm = append(sm, mean[j*per:(j+1)*per]...)
+					ss = append(ss, sc[j*per:(j+1)*per]...)
+				}
+			}
+			if err := lf.add(sel, len(order)*per, sm, ss); err != nil {
+				return ReachedMaxNodes, err
+			}
+			t2 := time.Now()
+			lf.updateResidual()
+			lf.prof.Ortho += time.Since(t2)
+			steps := make([]Step, len(order))
+			for i := range steps {
+				steps[i] = Step{L: lf.eng.L - (len(order)-1-i)*per, RMSE: lf.rmse(), Scale: lambda, Ratio: ratio}
+			}
+			steps[0].Tried = tried
+			lf.tried += tried
+			lf.record(steps, progress)
+			added = true
+			break
+		}
+		if !added {
+			lf.tried += tried
+			return NoAdmissible, nil
+		}
+		if lf.rmse() <= c.Tolerance {
+			return ReachedTolerance, nil
+		}
+	}
+	return ReachedMaxNodes, nil
+}
+
+// updateResidual sets the residual of the ridge solution of every column
+// so far, and its column norms.
+func (lf *localFit) updateResidual() {
+	l := lf.eng.L
+	beta, err := lf.eng.Solve(l, lf.cfg.Ridge)
+	if err != nil {
+		return // the kept factor is non-singular by construction
+	}
+	lf.eng.Residual(l, beta, lf.e)
+	for q := 0; q < lf.m; q++ {
+		eq := lf.e[q*lf.n : (q+1)*lf.n]
+		lf.ee[q] = floats.Dot(eq, eq)
+	}
+}
+
+// blockXi returns, for each of the kc candidates whose pooled outputs
+// cols holds (per columns of N each), the projections e_q^T H_c (H_c^T
+// H_c)^-1 H_c^T e_q of every output q (xi[j*m+q]), summed in float64 image
+// by image in order, the candidates in parallel.
+func (lf *localFit) blockXi(cols []float32, kc, per int) []float64 {
+	n, m := lf.n, lf.m
+	xi := make([]float64, kc*m)
+	forChunks(kc, 1, func(j, _, _ int) {
+		h := cols[j*per*n : (j+1)*per*n]
+		g := make([]float64, per*per)
+		pe := make([]float64, per*m)
+		hs := make([][]float64, per)
+		for a := 0; a < per; a++ {
+			hs[a] = make([]float64, n)
+			for i, v := range h[a*n : (a+1)*n] {
+				hs[a][i] = float64(v)
+			}
+		}
+		for a := 0; a < per; a++ {
+			for b := 0; b <= a; b++ {
+				v := floats.Dot(hs[a], hs[b])
+				g[a*per+b], g[b*per+a] = v, v
+			}
+			for q := 0; q < m; q++ {
+				pe[a*m+q] = floats.Dot(hs[a], lf.e[q*n:(q+1)*n])
+			}
+		}
+		copy(xi[j*m:(j+1)*m], projections(g, pe, per, m))
+	})
+	return xi
+}
+
+// projections returns p_q^T G^+ p_q for each column q of P (per x m), with
+// G (per x per, symmetric positive semi-definite) inverted on its
+// eigenvalues above per * eps * the largest (a column of zeros, as the
+// standardised outputs of a filter that never fires there, adds nothing).
+func projections(g, p []float64, per, m int) []float64 {
+	var eig mat.EigenSym
+	if !eig.Factorize(mat.NewSymDense(per, g), true) {
+		return make([]float64, m)
+	}
+	vals := eig.Values(nil)
+	var vec mat.Dense
+	eig.VectorsTo(&vec)
+	top := 0.0
+	for _, v := range vals {
+		top = max(top, v)
+	}
+	tol := float64(per) * 0x1p-52 * top
+	out := make([]float64, m)
+	for q := 0; q < m; q++ {
+		var s float64
+		for a := 0; a < per; a++ {
+			if vals[a] <= tol {
+				continue
+			}
+			var d float64
+			for i := 0; i < per; i++ {
+				d += vec.At(i, a) * p[i*m+q]
+			}
+			s += d * d / vals[a]
+		}
+		out[q] = s
+	}
+	return out
+}
+
+// chooseLocal returns up to b candidates that meet min_q xi_q >= 0, xi_q =
+// proj[j*m+q] - (1-r) ee_q, at the first r of ratios that admits b of them
+// (or the last r), best (largest sum of xi_q) first, and that r.
+func chooseLocal(proj []float64, kc, m int, ratios, ee []float64, b int) (order []int, ratio float64) {
+	type cand struct {
+		j   int
+		sum float64
+	}
+	for ri, r := range ratios {
+		var ok []cand
+		for j := 0; j < kc; j++ {
+			sum, low := 0.0, math.Inf(1)
+			for q := 0; q < m; q++ {
+				x := proj[j*m+q] - (1-r)*ee[q]
+				sum += x
+				low = min(low, x)
+			}
+			if low >= 0 {
+				ok = append(ok, cand{j, sum})
+			}
+		}
+		if len(ok) >= b || ri == len(ratios)-1 {
+			sort.SliceStable(ok, func(a, c int) bool { return ok[a].sum > ok[c].sum })
+			for _, c := range ok[:min(b, len(ok))] {
+				order = append(order, c.j)
+			}
+			return order, r
+		}
+	}
+	return nil, 0
+}
+
+// localMemory estimates a local fit's memory (see Memory): per step, the
+// candidates' pooled outputs on every image (float32, by image and by
+// column) and, per goroutine, one image's patches and maps; the block
+// engine's H (N x L float32), G with its factor (L x L float64) and the
+// targets and residual; the model's filters and output weights.
+func (c Config) localMemory(n, rows, cols, chans, m int) Memory {
+	g := c.Local
+	N, M := float64(max(n, 1)), float64(max(m, 1))
+	ch := float64(max(chans, 1))
+	L := float64(g.Outputs())
+	per := float64(g.perFilter())
+	kmax := 1
+	for _, k := range g.Sizes {
+		kmax = max(kmax, k)
+	}
+	step := float64(localRandomBlock)
+	if c.Kind.Choice == Supervised {
+		step = float64(localSupervisedBlock)
+		if c.BlockSize >= 1 && c.BlockSize <= 64 {
+			step = float64(c.BlockSize)
+		}
+		step *= float64(max(c.Candidates, 1))
+	}
+	pos := float64(rows+kmax) * float64(cols+kmax)
+	procs := float64(runtime.GOMAXPROCS(0))
+	var e Memory
+	e.Candidates = bytesOf(2*4*step*per*N + procs*4*pos*(ch*float64(kmax*kmax)+step) + 8*per*N*procs)
+	e.Factor = bytesOf(4*N*L + 8*L*L + 8*L*M + 3*8*N*M)
+	e.Model = bytesOf(4*L*3 + 8*L*M + 4*float64(g.Filters*len(g.Sizes))*(ch*float64(kmax*kmax)+1) + 64*float64(g.Filters*len(g.Sizes)))
+	return e
+}
