@@ -47,10 +47,17 @@ import (
 // of colour (or any multi-plane) input. A grey model is written as version
 // 1 without the field, the bytes it had before channels existed; a version
 // 1 file with the field, or a version 2 file without it, is refused.
+//
+// Version 3 is version 1 or 2 with at least one of this round's
+// extensions: optional header fields (and, for some, payload sections
+// after the deep layers), each documented in its own file
+// (format_calib.go: calibration map, conformal interval, class weights).
+// A model that uses none is written as version 1 or 2, as before.
 
 const (
 	magic         = "2DSCNMDL"
-	formatVersion = 2 // the newest version this build reads and writes
+	formatVersion = 3 // the newest version this build reads and writes
+	colourVersion = 2 // the version of colour models' files without version 3 extensions
 	greyVersion   = 1 // the version of grey models' files
 	maxHeader     = 1 << 20
 	preambleSize  = 16
@@ -120,6 +127,10 @@ type fileHeader struct {
 	// Deep holds the node counts of a deep model's further layers (Nodes
 	// is the first layer's), absent for one-layer networks.
 	Deep []int `json:"deep,omitempty"`
+	// Version 3 extensions (format_calib.go).
+	Calibration  *fileCalibration `json:"calibration,omitempty"`
+	Interval     *fileInterval    `json:"interval,omitempty"`
+	ClassWeights []float64        `json:"class_weights,omitempty"`
 }
 
 // fileChoice is a model's Choice in its file header.
@@ -206,11 +217,15 @@ func (m *Model) WriteTo(w io.Writer) (int64, error) {
 	return writeChecked(w, &buf)
 }
 
-// fileVersion returns the format version of the model's file: 1 for grey
-// models, 2 for models of several channels.
+// fileVersion returns the format version of the model's file: 3 for
+// models using one of version 3's extensions, else 1 for grey models, 2
+// for models of several channels.
 func (m *Model) fileVersion() uint32 {
-	if m.Chans() > 1 {
+	if m.calibExtended() {
 		return formatVersion
+	}
+	if m.Chans() > 1 {
+		return colourVersion
 	}
 	return greyVersion
 }
@@ -333,8 +348,8 @@ func readHeader(r io.Reader, raw *bytes.Buffer) (*Model, int, error) {
 	}
 	le := binary.LittleEndian
 	v := le.Uint32(pre[8:])
-	if v != greyVersion && v != formatVersion {
-		return nil, 0, fmt.Errorf("%w: format version %d, this build reads versions %d and %d", ErrFormat, v, greyVersion, formatVersion)
+	if v < greyVersion || v > formatVersion {
+		return nil, 0, fmt.Errorf("%w: format version %d, this build reads versions %d to %d", ErrFormat, v, greyVersion, formatVersion)
 	}
 	hlen := int64(le.Uint32(pre[12:]))
 	if hlen > maxHeader {
@@ -351,12 +366,17 @@ func readHeader(r io.Reader, raw *bytes.Buffer) (*Model, int, error) {
 	}
 	switch {
 	case v == greyVersion && h.Channels != 0:
-		return nil, 0, fmt.Errorf("%w: version %d file with %d channels (channels need version %d)", ErrFormat, v, h.Channels, formatVersion)
-	case v == formatVersion && (h.Channels < 2 || h.Channels > maxChannels):
+		return nil, 0, fmt.Errorf("%w: version %d file with %d channels (channels need version %d)", ErrFormat, v, h.Channels, colourVersion)
+	case v == colourVersion && (h.Channels < 2 || h.Channels > maxChannels):
+		return nil, 0, fmt.Errorf("%w: version %d file with channels = %d, want 2 ... %d", ErrFormat, v, h.Channels, maxChannels)
+	case v == formatVersion && (h.Channels == 1 || h.Channels < 0 || h.Channels > maxChannels):
 		return nil, 0, fmt.Errorf("%w: version %d file with channels = %d, want 2 ... %d", ErrFormat, v, h.Channels, maxChannels)
 	}
 	m, err := h.model()
 	if err != nil {
+		return nil, 0, err
+	}
+	if err := h.calibModel(m, v); err != nil {
 		return nil, 0, err
 	}
 	return m, int(hlen), nil
@@ -365,7 +385,7 @@ func readHeader(r io.Reader, raw *bytes.Buffer) (*Model, int, error) {
 // header describes the model for its file.
 func (m *Model) header() fileHeader {
 	c, s := m.Config, m.Summary
-	return fileHeader{
+	h := fileHeader{
 		Kind: m.Kind.String(), Activation: m.Activation.String(),
 		Rows: m.Rows, Cols: m.Cols, Channels: m.fileChannels(), Outputs: m.M, Nodes: len(m.Bias),
 		Classes: m.Classes, Deep: m.fileLayers(),
@@ -385,6 +405,8 @@ func (m *Model) header() fileHeader {
 		Selection:     toFileChoice(m.Selection),
 		Budget:        toFileBudget(m.Budget),
 	}
+	m.calibHeader(&h)
+	return h
 }
 
 // fileChannels returns the header's channels: C for C > 1, else 0 (absent).
@@ -597,6 +619,9 @@ func (m *Model) check() error {
 		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
 			return fmt.Errorf("scn: model has a non-finite bias")
 		}
+	}
+	if err := m.checkCalib(); err != nil {
+		return err
 	}
 	return checkFinite(m.Beta, "output weight")
 }

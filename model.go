@@ -53,6 +53,17 @@ type Model struct {
 	// every node of every layer, the first layer's first.
 	Deep []Layer
 
+	// Calibration maps a classifier's outputs to class probabilities
+	// (Probabilities; calibrate.go), nil for an uncalibrated model.
+	Calibration *Calibration
+	// Interval holds a regression model's split-conformal prediction
+	// intervals, nil without.
+	Interval *Interval
+	// ClassWeights weighs each class's images in the output layer's least
+	// squares (indexed like Classes; classweight.go), nil: every image
+	// weighs 1.
+	ClassWeights []float64
+
 	// fileDeep is the further layers' node counts a file header claims,
 	// until the weights are read.
 	fileDeep []int
