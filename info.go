@@ -30,6 +30,11 @@ type Info struct {
 	Meta          map[string]string // free-form metadata
 	Selection     *Choice           // how L and the ridge term were chosen, nil without selection
 	Budget        *BudgetRecord     // the plan of a fit within a time budget, nil for other fits
+	// Calibration, Interval and ClassWeights are the model's (nil
+	// without; see Model).
+	Calibration  *Calibration
+	Interval     *Interval
+	ClassWeights []float64
 
 	// HeaderBytes is the length of the JSON header; FileBytes the size of
 	// the whole file the header describes (16-byte preamble, header,
@@ -80,6 +85,7 @@ func ReadInfo(r io.Reader) (Info, error) {
 		Nodes: m.Summary.Nodes, Classes: m.Classes, Layers: infoLayers(m),
 		Config: m.Config, Summary: m.Summary, Preprocessing: m.Preprocessing, Meta: m.Meta,
 		Selection: m.Selection, Budget: m.Budget, HeaderBytes: hlen,
+		Calibration: m.Calibration, Interval: m.Interval, ClassWeights: m.ClassWeights,
 		FileBytes: int64(preambleSize+hlen) + int64(m.payloadSize()) + 4,
 	}, nil
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"slices"
@@ -167,22 +168,55 @@ func parseClassWeights(r *bufio.Reader, classes []string) ([]float64, error) {
 // calibLine says in one line what calibration the model records, or ""
 // for none.
 func calibLine(m *scn.Model) string {
+	return calibText(m.Classes, m.Calibration, m.Interval, m.ClassWeights)
+}
+
+// addCalibInfo adds the calibration fields to scn inspect's JSON.
+func addCalibInfo(info map[string]any, m scn.Info) {
+	if m.Classes != nil {
+		info["calibrated"] = m.Calibration != nil
+	}
+	if m.Calibration != nil {
+		info["calibration"] = m.Calibration
+	}
+	if m.Interval != nil {
+		info["interval"] = m.Interval
+	}
+	if m.ClassWeights != nil {
+		info["class_weights"] = m.ClassWeights
+	}
+}
+
+// printCalibInfo writes scn inspect's calibration lines.
+func printCalibInfo(w io.Writer, m scn.Info) {
+	if m.Classes != nil && m.Calibration == nil {
+		fmt.Fprintf(w, "calibration\tnone: the scores are not probabilities (scn train --calibrate fits a map)\n")
+	}
+	for _, line := range strings.Split(calibText(m.Classes, m.Calibration, m.Interval, m.ClassWeights), "\n") {
+		if name, rest, ok := strings.Cut(line, ": "); ok {
+			fmt.Fprintf(w, "%s\t%s\n", name, rest)
+		}
+	}
+}
+
+// calibText is calibLine of the model's parts.
+func calibText(classes []string, cal *scn.Calibration, iv *scn.Interval, w []float64) string {
 	var parts []string
-	if c := m.Calibration; c != nil {
+	if c := cal; c != nil {
 		parts = append(parts, fmt.Sprintf("calibration: %s (T = %.4g) on %d held-out images, log-loss %.4f (temperature %.4f, logistic %.4f, raw softmax %.4f)",
 			c.Method, c.Temperature, c.Held, min(c.TemperatureLogLoss, c.LogisticLogLoss), c.TemperatureLogLoss, c.LogisticLogLoss, c.RawLogLoss))
 	}
-	if iv := m.Interval; iv != nil {
+	if iv != nil {
 		r := make([]string, len(iv.Radius))
 		for i, v := range iv.Radius {
 			r[i] = strconv.FormatFloat(v, 'g', 4, 64)
 		}
 		parts = append(parts, fmt.Sprintf("conformal intervals: %.0f%% coverage, prediction +- %s (from %d held-out residuals)", 100*iv.Coverage, strings.Join(r, ", "), iv.Held))
 	}
-	if w := m.ClassWeights; w != nil {
+	if w != nil {
 		r := make([]string, len(w))
 		for i, v := range w {
-			r[i] = m.Classes[i] + " " + strconv.FormatFloat(v, 'g', 4, 64)
+			r[i] = classes[i] + " " + strconv.FormatFloat(v, 'g', 4, 64)
 		}
 		parts = append(parts, "class weights: "+strings.Join(r, ", "))
 	}
