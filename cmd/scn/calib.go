@@ -275,3 +275,14 @@ func describeCalib(m *scn.Model, y []float64, top int, reject float64) string {
 	}
 	return describe(m, y, top)
 }
+
+// calibUpdateNote says, after scn update, that the calibration map or the
+// intervals the model keeps were fitted for its earlier output weights.
+func calibUpdateNote(w io.Writer, m *scn.Model) {
+	if m.Calibration != nil || m.Interval != nil {
+		fmt.Fprintln(w, "scn: note: the calibration map / conformal intervals are kept as fitted on held-out images for the earlier output weights; train again with --calibrate / --coverage to refit them")
+	}
+	if m.ClassWeights != nil {
+		fmt.Fprintln(w, "scn: note: the new images were weighted by the model's class weights (a class they do not name weighs 1)")
+	}
+}
