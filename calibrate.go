@@ -122,6 +122,20 @@ func (m *Model) Probabilities(x Images) ([]float64, error) {
 	return m.Calibration.Probabilities(y), nil
 }
 
+// classesOf returns the predicted class of each row of outputs y: the
+// arg-max of the calibrated probabilities for a calibrated model, else of
+// y.
+func (m *Model) classesOf(y []float64) []int {
+	if m.Calibration != nil {
+		return ArgMax(m.Calibration.Probabilities(y), m.M)
+	}
+	return ArgMax(y, m.M)
+}
+
+// ClassesOf returns the classes Classify gives for the model's outputs y
+// (N x M row-major, from Predict).
+func (m *Model) ClassesOf(y []float64) []int { return m.classesOf(y) }
+
 // LogLoss returns the mean negative log-likelihood (natural log) of the
 // labels under the probabilities p (N x m row-major); a probability below
 // 1e-15 counts as 1e-15.

@@ -64,7 +64,11 @@ func TestCalibrationRoundTrip(t *testing.T) {
 			t.Fatalf("row %d sums to %v", i/m.M, s)
 		}
 	}
-	// The arg-max of the probabilities mostly agrees with the scores'.
+	// Classify is the arg-max of the probabilities, which mostly agrees
+	// with the scores'.
+	if got, _ := m.Classify(p.X); !reflect.DeepEqual(got, ArgMax(pa, m.M)) {
+		t.Error("Classify of a calibrated model is not the arg-max of its probabilities")
+	}
 	y, _ := m.Predict(p.X)
 	if a, b := ArgMax(pa, m.M), ArgMax(y, m.M); Accuracy(a, b) < 0.95 {
 		t.Errorf("calibrated and raw arg-max agree on %.3f", Accuracy(a, b))

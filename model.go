@@ -158,13 +158,15 @@ func (m *Model) hidden(x Images, f func(lo, rows int, h []float32)) {
 // one Predictor: it keeps its working memory between calls).
 func (m *Model) Predict(x Images) ([]float64, error) { return NewPredictor(m).Predict(x) }
 
-// Classify returns the predicted class (arg-max output) of each image.
+// Classify returns the predicted class (arg-max output) of each image:
+// for a calibrated model, the arg-max of its probabilities (the same
+// unless the map is a logistic read-out).
 func (m *Model) Classify(x Images) ([]int, error) {
 	y, err := m.Predict(x)
 	if err != nil {
 		return nil, err
 	}
-	return ArgMax(y, m.M), nil
+	return m.classesOf(y), nil
 }
 
 // ArgMax returns the index of the largest value of each row of y (N x m).

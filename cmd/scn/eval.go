@@ -122,7 +122,7 @@ func evaluate(m *scn.Model, s *dataset.Set, thresholds []float64) (*evaluation, 
 		if err != nil {
 			return nil, err
 		}
-		pred := scn.ArgMax(y, m.M)
+		pred := m.ClassesOf(y) // a calibrated model's class: its probabilities' arg-max
 		k := m.M
 		ev.Classes = m.Classes
 		ev.Confusion = make([][]int, k)
