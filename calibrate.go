@@ -21,7 +21,10 @@ type Calibration struct {
 	// Temperature is the fitted temperature T of the softmax(s / T) map
 	// (the logistic read-out's starting point).
 	Temperature float64
-	// A (M x M, row-major) and B (M) give the logits A s + B.
+	// M is the number of classes the map takes.
+	M int
+	// A (M x M, row-major) and B (M) give a logistic map's logits
+	// A s + B; nil for a temperature map, whose logits are s / T.
 	A, B []float64
 	// Held is the number of held-out images the map was fitted on.
 	Held int
@@ -40,6 +43,12 @@ var ErrUncalibrated = errors.New("scn: the model is not calibrated")
 // Logits writes the calibrated logits of one row of M scores to z.
 func (c *Calibration) Logits(s, z []float64) {
 	m := len(s)
+	if c.A == nil {
+		for k, v := range s {
+			z[k] = v / c.Temperature
+		}
+		return
+	}
 	for k := 0; k < m; k++ {
 		v := c.B[k]
 		for j, x := range s {
@@ -50,9 +59,9 @@ func (c *Calibration) Logits(s, z []float64) {
 }
 
 // Probabilities returns the calibrated class probabilities of scores
-// (N x M row-major, M = len(B)), N x M row-major: each row sums to 1.
+// (N x M row-major), N x M row-major: each row sums to 1.
 func (c *Calibration) Probabilities(scores []float64) []float64 {
-	m := len(c.B)
+	m := c.M
 	out := make([]float64, len(scores))
 	for i := 0; i+m <= len(scores); i += m {
 		c.Logits(scores[i:i+m], out[i:i+m])
@@ -95,14 +104,18 @@ func (c *Calibration) check(m int) error {
 	switch {
 	case c.Method != "temperature" && c.Method != "logistic":
 		return fmt.Errorf("calibration method %q, want temperature or logistic", c.Method)
-	case len(c.A) != m*m || len(c.B) != m:
-		return fmt.Errorf("calibration map of %d and %d values for %d classes", len(c.A), len(c.B), m)
+	case c.M != m:
+		return fmt.Errorf("calibration map of %d classes for %d", c.M, m)
+	case c.Method == "temperature" && (c.A != nil || c.B != nil):
+		return fmt.Errorf("temperature calibration with a matrix")
+	case c.Method == "logistic" && (m > maxLogisticClasses || len(c.A) != m*m || len(c.B) != m):
+		return fmt.Errorf("logistic calibration map of %d and %d values for %d classes (at most %d)", len(c.A), len(c.B), m, maxLogisticClasses)
 	case !(c.Temperature > 0) || math.IsInf(c.Temperature, 0):
 		return fmt.Errorf("calibration temperature %v", c.Temperature)
 	case c.Held < 1:
 		return fmt.Errorf("calibration fitted on %d images", c.Held)
 	}
-	if err := checkFinite(c.A, "calibration weight"); err != nil {
+	if err := checkFinite(c.A, "calibration weight"); err != nil { // nil for a temperature map
 		return err
 	}
 	return checkFinite(c.B, "calibration offset")
@@ -192,11 +205,17 @@ func FitCalibration(scores []float64, labels []int, m int) (*Calibration, error)
 		st, yt := rowsOf(scores, labels, test, m)
 		t := fitTemperature(sf, yf, m)
 		tLoss += LogLoss(Softmax(st, m, t), m, yt) * float64(len(test))
+		if m > maxLogisticClasses {
+			continue
+		}
 		lc := fitLogistic(sf, yf, m, t)
 		lLoss += LogLoss(lc.Probabilities(st), m, yt) * float64(len(test))
 	}
 	t := fitTemperature(scores, labels, m)
 	c := temperatureMap(t, m)
+	if m > maxLogisticClasses {
+		lLoss = math.Inf(1) // m^2 parameters: the temperature alone
+	}
 	if lLoss < tLoss {
 		c = fitLogistic(scores, labels, m, t)
 	}
@@ -217,14 +236,14 @@ func rowsOf(scores []float64, labels, idx []int, m int) ([]float64, []int) {
 	return s, y
 }
 
-// temperatureMap returns the map softmax(s / t).
+// temperatureMap returns the map softmax(s / t) of m classes.
 func temperatureMap(t float64, m int) *Calibration {
-	c := &Calibration{Method: "temperature", Temperature: t, A: make([]float64, m*m), B: make([]float64, m)}
-	for k := 0; k < m; k++ {
-		c.A[k*m+k] = 1 / t
-	}
-	return c
+	return &Calibration{Method: "temperature", Temperature: t, M: m}
 }
+
+// maxLogisticClasses bounds the classes of a logistic read-out (m^2 + m
+// parameters); more classes get a temperature map.
+const maxLogisticClasses = 100
 
 // fitTemperature returns the temperature T minimising the log-loss of
 // softmax(s / T). The loss is convex in the inverse temperature u = 1 / T,
@@ -330,7 +349,7 @@ func fitLogistic(scores []float64, labels []int, m int, t float64) *Calibration 
 		return loss
 	}
 	x := lbfgs(f, x0, 300, 1e-9)
-	return &Calibration{Method: "logistic", Temperature: t, A: slices.Clone(x[:m*m]), B: slices.Clone(x[m*m:])}
+	return &Calibration{Method: "logistic", Temperature: t, M: m, A: slices.Clone(x[:m*m]), B: slices.Clone(x[m*m:])}
 }
 
 // lbfgs minimises f (which returns the value and, with grad not nil,

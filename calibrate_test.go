@@ -73,6 +73,16 @@ func TestCalibrationRoundTrip(t *testing.T) {
 	if a, b := ArgMax(pa, m.M), ArgMax(y, m.M); Accuracy(a, b) < 0.95 {
 		t.Errorf("calibrated and raw arg-max agree on %.3f", Accuracy(a, b))
 	}
+	// Both kinds of map come back with the same bits.
+	for _, c := range []*Calibration{temperatureMap(0.125, m.M), fitLogistic(y, ArgMax(p.T, m.M), m.M, 0.1)} {
+		c.Held = 7
+		other := *m
+		other.Calibration = c
+		_, back := roundTrip(t, &other)
+		if !reflect.DeepEqual(back.Calibration, c) {
+			t.Errorf("%s map after load %+v, want %+v", c.Method, back.Calibration, c)
+		}
+	}
 	// Without extensions: version 1, and Probabilities says uncalibrated.
 	plain := *m
 	plain.Calibration = nil
@@ -348,8 +358,14 @@ func TestCalibrationBadInput(t *testing.T) {
 	m, _ := calibratedModel(t)
 	for name, edit := range map[string]func(*Model){
 		"temperature": func(m *Model) { m.Calibration = temperatureMap(1, m.M); m.Calibration.Temperature = -1 },
-		"matrix":      func(m *Model) { m.Calibration.A = m.Calibration.A[:3] },
-		"weights":     func(m *Model) { m.ClassWeights = []float64{1, 0, 1} },
+		"matrix": func(m *Model) {
+			m.Calibration.Method, m.Calibration.A, m.Calibration.B = "logistic", make([]float64, 3), make([]float64, m.M)
+		},
+		"temperature with a matrix": func(m *Model) {
+			m.Calibration.Method, m.Calibration.A, m.Calibration.B = "temperature", make([]float64, m.M*m.M), make([]float64, m.M)
+		},
+		"classes": func(m *Model) { m.Calibration.M = 2 },
+		"weights": func(m *Model) { m.ClassWeights = []float64{1, 0, 1} },
 	} {
 		bad := *m
 		cal := *m.Calibration

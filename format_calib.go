@@ -9,13 +9,13 @@ import (
 // optional header fields, no payload section.
 //
 //	"calibration":   {"method": "temperature"|"logistic", "temperature": T,
-//	                  "a": [M*M] (logistic only), "b": [M] (logistic only),
+//	                  "a": [M*M] (logistic only, M <= 100), "b": [M] (logistic only),
 //	                  "held_out": n, "temperature_log_loss", "logistic_log_loss",
 //	                  "raw_log_loss"}
 //	"interval":      {"coverage": c, "radius": [M], "held_out": n}
 //	"class_weights": [M]
 //
-// A temperature map's A = I / T and b = 0 are not written. Numbers are
+// A temperature map has no matrix (its logits are s / T). Numbers are
 // written by encoding/json, whose float64 text reads back to the same
 // bits.
 
@@ -49,9 +49,7 @@ func (m *Model) calibHeader(h *fileHeader) {
 	if c := m.Calibration; c != nil {
 		f := &fileCalibration{Method: c.Method, Temperature: c.Temperature, Held: c.Held,
 			TempLoss: c.TemperatureLogLoss, LogiLoss: c.LogisticLogLoss, RawLoss: c.RawLogLoss}
-		if c.Method != "temperature" {
-			f.A, f.B = c.A, c.B
-		}
+		f.A, f.B = c.A, c.B // nil for a temperature map
 		h.Calibration = f
 	}
 	if iv := m.Interval; iv != nil {
@@ -72,14 +70,11 @@ func (h fileHeader) calibModel(m *Model, v uint32) error {
 	if f := h.Calibration; f != nil {
 		c := &Calibration{Method: f.Method, Temperature: f.Temperature, Held: f.Held,
 			TemperatureLogLoss: f.TempLoss, LogisticLogLoss: f.LogiLoss, RawLogLoss: f.RawLoss}
-		if f.Method == "temperature" {
-			if f.A != nil || f.B != nil || !(f.Temperature > 0) {
-				return fmt.Errorf("%w: temperature calibration with a matrix, or temperature %v", ErrFormat, f.Temperature)
-			}
-			t := temperatureMap(f.Temperature, h.Outputs)
-			c.A, c.B = t.A, t.B
-		} else {
+		c.M = h.Outputs
+		if f.Method != "temperature" {
 			c.A, c.B = slices.Clone(f.A), slices.Clone(f.B)
+		} else if f.A != nil || f.B != nil {
+			return fmt.Errorf("%w: temperature calibration with a matrix", ErrFormat)
 		}
 		m.Calibration = c
 	}

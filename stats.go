@@ -380,7 +380,7 @@ func (s *Stats) model(beta []float64, ridge, rmse float64) *Model {
 	r := *s.Recipe
 	r.Beta, r.M = beta, s.M
 	r.ClassWeights = s.Recipe.weightsFor(s.Classes)
-	if r.Calibration != nil && len(r.Calibration.B) != s.M {
+	if r.Calibration != nil && r.Calibration.M != s.M {
 		r.Calibration = nil // a map of fewer classes than the statistics have
 	}
 	r.Classes = slices.Clone(s.Classes)

@@ -15,6 +15,14 @@ import (
 // calibrated model, else "y".
 func (g *graph) calibNodes(m *scn.Model, outputs *[]*pb.ValueInfoProto) string {
 	k := m.M
+	if c := m.Calibration; c != nil && m.IsClassifier() && c.A == nil {
+		// A temperature map: Softmax(Div(y, T)).
+		g.float64s("calibration_T", []float64{c.Temperature})
+		g.node("Div", []string{"y", "calibration_T"}, "calibration_z", nil)
+		g.node("Softmax", []string{"calibration_z"}, "probability", []*pb.AttributeProto{intAttr("axis", 1)})
+		*outputs = append(*outputs, tensorInfo("probability", pb.TensorProto_DOUBLE, "N", k))
+		return "probability"
+	}
 	if c := m.Calibration; c != nil && m.IsClassifier() {
 		at := make([]float64, k*k)
 		for q := 0; q < k; q++ {
@@ -58,8 +66,10 @@ func calibArrays(m *scn.Model) []npy.Named {
 		out = append(out, npy.Named{Name: name, Array: &npy.Array{Shape: shape, Data: data}})
 	}
 	if c := m.Calibration; c != nil {
-		add("calibration_a", append([]float64(nil), c.A...), m.M, m.M)
-		add("calibration_b", append([]float64(nil), c.B...), m.M)
+		if c.A != nil {
+			add("calibration_a", append([]float64(nil), c.A...), m.M, m.M)
+			add("calibration_b", append([]float64(nil), c.B...), m.M)
+		}
 		add("calibration_method", []string{c.Method})
 		add("temperature", []float64{c.Temperature})
 	}

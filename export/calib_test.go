@@ -140,9 +140,26 @@ func TestNPZCalibration(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(got["calibration_a"].Data, m.Calibration.A) || !reflect.DeepEqual(got["calibration_b"].Data, m.Calibration.B) ||
-		fmt.Sprint(got["calibration_a"].Shape) != fmt.Sprint([]int{m.M, m.M}) || fmt.Sprint(got["calibration_method"].Data) != "["+m.Calibration.Method+"]" {
-		t.Errorf("calibration arrays %v %v %v", got["calibration_a"].Shape, got["calibration_b"], got["calibration_method"])
+	if !reflect.DeepEqual(got["temperature"].Data, []float64{m.Calibration.Temperature}) || fmt.Sprint(got["calibration_method"].Data) != "["+m.Calibration.Method+"]" {
+		t.Errorf("calibration arrays %v %v", got["temperature"], got["calibration_method"])
+	}
+	// A logistic map's matrix and offsets.
+	c := *m.Calibration
+	c.Method, c.A, c.B = "logistic", make([]float64, m.M*m.M), make([]float64, m.M)
+	for i := range c.A {
+		c.A[i] = float64(i)
+	}
+	lm := *m
+	lm.Calibration = &c
+	if err := WriteNPZ(path, &lm); err != nil {
+		t.Fatal(err)
+	}
+	if got, err = npy.ReadNPZFile(path); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got["calibration_a"].Data, c.A) || !reflect.DeepEqual(got["calibration_b"].Data, c.B) ||
+		fmt.Sprint(got["calibration_a"].Shape) != fmt.Sprint([]int{m.M, m.M}) {
+		t.Errorf("logistic calibration arrays %v %v", got["calibration_a"].Shape, got["calibration_b"])
 	}
 	r := calibFit(t, scn.RVFL2D, true)
 	if err := WriteNPZ(path, r); err != nil {

@@ -73,14 +73,15 @@
 // # Calibration
 //
 // A calibrated classifier (scn.Model.Calibration) adds to the ONNX graph
-// the output "probability" (float64, N x m): Softmax(Add(MatMul(y, At),
-// cb), axis 1), At the transposed calibration matrix A (m x m) and cb its
-// offsets, the probabilities Model.Probabilities gives; "class" is then
+// the output "probability" (float64, N x m): Softmax(Div(y, T), axis 1)
+// for a temperature map, Softmax(Add(MatMul(y, At), cb), axis 1) for a
+// logistic one (At the transposed matrix A, m x m, cb its offsets), the
+// probabilities Model.Probabilities gives; "class" is then
 // the arg-max of the probabilities. A regression model with conformal
 // intervals (scn.Model.Interval) adds "lower" = Sub(y, r) and "upper" =
 // Add(y, r) (float64, N x m), r the radii. The NPZ file carries the map as
-// calibration_a (m x m), calibration_b (m), calibration_method and
-// temperature; the intervals as interval_radius (m) and interval_coverage;
+// calibration_method and temperature, and for a logistic map calibration_a
+// (m x m) and calibration_b (m); the intervals as interval_radius (m) and interval_coverage;
 // class weights as class_weights (m).
 package export
 
