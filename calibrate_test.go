@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"runtime"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -380,5 +381,28 @@ func TestCalibrationBadInput(t *testing.T) {
 	binary.LittleEndian.PutUint32(old[8:], 1)
 	if _, err := Read(bytes.NewReader(old)); !errors.Is(err, ErrFormat) {
 		t.Errorf("version 1 file with a calibration map: %v", err)
+	}
+}
+
+// TestCalibratedFitDeterministic: a calibrated, class-weighted fit (the
+// default nodes in blocks, a hold-out, logistic read-out candidates) gives
+// the same file at GOMAXPROCS 1 and 2.
+func TestCalibratedFitDeterministic(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	p := blobProblem(t, 500)
+	c := Default(SCN2D)
+	c.MaxNodes = 60
+	s := Selection{Validation: 0.3, Calibrate: true, ClassWeights: []float64{1, 2, 0.5}}
+	var files [][]byte
+	for _, procs := range []int{1, 2} {
+		runtime.GOMAXPROCS(procs)
+		m, err := c.Select(context.Background(), p, s, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, modelBytes(t, m))
+	}
+	if !bytes.Equal(files[0], files[1]) {
+		t.Error("calibrated fits differ between GOMAXPROCS=1 and 2")
 	}
 }
