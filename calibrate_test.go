@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"hash/crc32"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -405,4 +406,58 @@ func TestCalibratedFitDeterministic(t *testing.T) {
 	if !bytes.Equal(files[0], files[1]) {
 		t.Error("calibrated fits differ between GOMAXPROCS=1 and 2")
 	}
+}
+
+// FuzzCalibrationHeader fuzzes the JSON header of a version 3 file (the
+// calibration fields above all) with the payload of a calibrated model,
+// the lengths and checksum made right: a header is refused with
+// ErrFormat, or the model it gives writes back to a file that reads the
+// same; never a panic, nor an allocation the header alone claims.
+func FuzzCalibrationHeader(f *testing.F) {
+	p := blobProblem(f, 120)
+	c := Paper(RVFL2D)
+	c.MaxNodes, c.Ridge = 4, 0.1
+	m, err := c.Select(context.Background(), p, Selection{Validation: 0.5, Calibrate: true, ClassWeights: []float64{1, 2, 3}}, nil)
+	if err != nil {
+		f.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if _, err := m.WriteTo(&buf); err != nil {
+		f.Fatal(err)
+	}
+	file := buf.Bytes()
+	hlen := int(binary.LittleEndian.Uint32(file[12:]))
+	header, payload := file[16:16+hlen], file[16+hlen:len(file)-4]
+	f.Add(header)
+	logistic := *m
+	logistic.Calibration = fitLogistic([]float64{1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 0, 0}, []int{0, 1, 2, 0}, 3, 0.5)
+	logistic.Calibration.Held = 4
+	buf.Reset()
+	if _, err := logistic.WriteTo(&buf); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(buf.Bytes()[16 : 16+int(binary.LittleEndian.Uint32(buf.Bytes()[12:]))])
+	f.Add([]byte(`{"kind":"2drvfl","activation":"sigmoid","rows":4,"cols":4,"outputs":8589934592,"nodes":1,"config":{},"summary":{},"calibration":{"method":"temperature","temperature":1,"held_out":1}}`))
+	f.Fuzz(func(t *testing.T, h []byte) {
+		le := binary.LittleEndian
+		data := append([]byte(magic), le.AppendUint32(nil, 3)...)
+		data = le.AppendUint32(data, uint32(len(h)))
+		data = append(append(data, h...), payload...)
+		data = le.AppendUint32(data, crc32.Checksum(data, castagnoli))
+		got, err := Read(bytes.NewReader(data))
+		if err != nil {
+			if !errors.Is(err, ErrFormat) {
+				t.Fatalf("error not wrapping ErrFormat: %v", err)
+			}
+			return
+		}
+		var out bytes.Buffer
+		if _, err := got.WriteTo(&out); err != nil {
+			t.Fatalf("a model read could not be written: %v", err)
+		}
+		again, err := Read(bytes.NewReader(out.Bytes()))
+		if err != nil || !reflect.DeepEqual(again.Calibration, got.Calibration) || !reflect.DeepEqual(again.Interval, got.Interval) || !reflect.DeepEqual(again.ClassWeights, got.ClassWeights) {
+			t.Fatalf("written back and read: %v", err)
+		}
+	})
 }
