@@ -8,6 +8,7 @@ import (
 	"hash/crc32"
 	"math"
 	"math/rand/v2"
+	"path/filepath"
 	"reflect"
 	"runtime"
 	"testing"
@@ -94,6 +95,15 @@ func TestCalibrationRoundTrip(t *testing.T) {
 	}
 	if _, err := back.Probabilities(p.X); !errors.Is(err, ErrUncalibrated) {
 		t.Errorf("uncalibrated Probabilities: %v", err)
+	}
+	// A file written before calibration existed loads, uncalibrated.
+	old, err := Load(filepath.Join("testdata", "v1-2dscn.scn"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := Images{Rows: old.Rows, Cols: old.Cols, Pix: make([]float32, old.Rows*old.Cols)}
+	if _, err := old.Probabilities(x); old.Calibration != nil || !errors.Is(err, ErrUncalibrated) {
+		t.Errorf("an old file: calibration %v, Probabilities %v", old.Calibration, err)
 	}
 }
 
