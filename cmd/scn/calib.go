@@ -30,7 +30,7 @@ func (cf *calibFlags) add(cmd *cobra.Command) {
 	f := cmd.Flags()
 	cf.flags = f
 	f.BoolVar(&cf.calibrate, "calibrate", false, "fit a calibration map of the class scores on held-out images (the selection's hold-out or folds; without selection a --validation share, 10% by default, held out from the nodes' fit): predict, serve and eval then give probabilities")
-	f.Float64Var(&cf.coverage, "coverage", 0, "regression: record split-conformal prediction intervals of this coverage in (0, 1), e.g. 0.9, from held-out residuals (held out as for --calibrate)")
+	floatVar(f, &cf.coverage, "coverage", 0, 0, 1, false, "regression: record split-conformal prediction intervals of this coverage, below 1, e.g. 0.9, from held-out residuals (held out as for --calibrate)")
 	f.StringVar(&cf.classWeight, "class-weight", "", "weigh each class's images in the output weights' least squares: balanced (N / (classes x N_class)) or a file of lines 'CLASS WEIGHT' (classes it does not name weigh 1)")
 }
 
@@ -225,7 +225,7 @@ func calibText(classes []string, cal *scn.Calibration, iv *scn.Interval, w []flo
 
 // addReject registers --reject-below.
 func addReject(cmd *cobra.Command, p *float64) {
-	cmd.Flags().Float64Var(p, "reject-below", 0, "answer \"unsure\" when the top calibrated class probability is below this, in [0, 1] (needs a model trained with --calibrate)")
+	floatVar(cmd.Flags(), p, "reject-below", 0, 0, 1, true, "answer \"unsure\" when the top calibrated class probability is below this (needs a model trained with --calibrate)")
 }
 
 // checkReject refuses a --reject-below outside [0, 1], or given for a

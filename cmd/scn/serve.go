@@ -119,7 +119,7 @@ that no longer reads leaves its model as it was, and the log says why).`,
 	durationVar(f, &opts.IdleTimeout, "idle-timeout", 0, 0, 24*time.Hour, "time a kept-alive connection may idle (0: 2m)")
 	durationVar(f, &opts.ShutdownTimeout, "shutdown-timeout", 0, 0, 24*time.Hour, "time to finish the requests in flight on SIGTERM (0: 30s)")
 	f.BoolVarP(&quiet, "quiet", "q", false, "log warnings and errors only")
-	f.Float64Var(&opts.RejectBelow, "reject-below", 0, "calibrated models: answer \"unsure\" when the top class probability is below this, in [0, 1] (a request's ?reject_below=P overrides it)")
+	floatVar(f, &opts.RejectBelow, "reject-below", 0, 0, 1, true, "calibrated models: answer \"unsure\" when the top class probability is below this (a request's ?reject_below=P overrides it)")
 	return cmd
 }
 
