@@ -471,3 +471,24 @@ func FuzzCalibrationHeader(f *testing.F) {
 		}
 	})
 }
+
+// TestFitWeightedRefusesEarly: wrong class weights are refused before
+// any fit, with ErrConfig.
+func TestFitWeightedRefusesEarly(t *testing.T) {
+	p := blobProblem(t, 60)
+	c := Paper(RVFL2D)
+	c.MaxNodes = 5
+	for _, w := range [][]float64{{1, 2}, {1, 0, 1}, {1, math.Inf(1), 1}} {
+		if _, err := c.FitWeighted(context.Background(), p, w, nil); !errors.Is(err, ErrConfig) {
+			t.Errorf("weights %v: %v, want ErrConfig", w, err)
+		}
+	}
+	c.Robust = true
+	if _, err := c.FitWeighted(context.Background(), p, []float64{1, 1, 1}, nil); !errors.Is(err, ErrConfig) {
+		t.Errorf("weights with Robust: %v", err)
+	}
+	m, err := Paper(RVFL2D).FitWeighted(context.Background(), p, nil, nil)
+	if err != nil || m.ClassWeights != nil {
+		t.Errorf("no weights: %v, %v", m.ClassWeights, err)
+	}
+}

@@ -72,6 +72,8 @@ func (m *Model) imageWeights(p Problem) []float64 {
 // ridge ||beta||^2 with m's ridge term. The nodes stay m's; the weights
 // are recorded in the model (Model.ClassWeights), and its statistics
 // (Model.Stats) and updates (Model.Update) weigh images the same way.
+// Summary.TrainRMSE is then the weighted RMSE, sqrt(sum_i w_i ||h_i beta -
+// t_i||^2 / (N m)).
 func (m *Model) Reweighted(p Problem, weights []float64) (*Model, error) {
 	if p.Classes == nil || !m.IsClassifier() {
 		return nil, fmt.Errorf("%w: class weights need a classification problem", ErrData)

@@ -175,6 +175,9 @@ func (c Config) Select(ctx context.Context, p Problem, s Selection, progress fun
 	if err := p.check(); err != nil {
 		return nil, err
 	}
+	if err := s.checkExtrasProblem(p); err != nil {
+		return nil, err
+	}
 	s = s.withDefaults()
 	if s.Folds > 1 {
 		return c.selectFolds(ctx, p, s, progress)

@@ -170,8 +170,13 @@ func (c Config) foldExtras(ctx context.Context, m *Model, p Problem, folds [][]i
 // FitWeighted is Fit followed by a weighted re-solve of the output
 // weights (Model.Reweighted) when weights is not nil.
 func (c Config) FitWeighted(ctx context.Context, p Problem, weights []float64, progress func(Step)) (*Model, error) {
-	if weights != nil && c.Robust {
-		return nil, fmt.Errorf("%w: class weights and Robust both weigh the images of the least squares: choose one", ErrConfig)
+	if weights != nil {
+		if err := (Selection{ClassWeights: weights}).validateExtras(c); err != nil {
+			return nil, err
+		}
+		if err := (Selection{ClassWeights: weights}).checkExtrasProblem(p); err != nil {
+			return nil, err
+		}
 	}
 	m, err := c.Fit(ctx, p, progress)
 	if err != nil || weights == nil {
