@@ -26,6 +26,12 @@ type goldenCase struct {
 	n      int // training images
 	cfg    func() Config
 	prefix int // if > 0, the model's Prefix of that many nodes is pinned instead
+	// bytes, if set, makes the pinned bytes itself (n, cfg and prefix are
+	// then unused): the cases of pathCases.
+	bytes func(t *testing.T) []byte
+	// slow cases (a second or more, several under emulation) are left out
+	// with -short: neither computed nor checked.
+	slow bool
 }
 
 func goldenCases() []goldenCase {
@@ -54,6 +60,42 @@ func goldenCases() []goldenCase {
 	}
 }
 
+// allGoldenCases returns the paper path's cases and every other path's.
+// With -short the slow ones are left out.
+func allGoldenCases() []goldenCase {
+	var cs []goldenCase
+	for _, gc := range append(goldenCases(), pathCases()...) {
+		if !gc.slow || !testing.Short() {
+			cs = append(cs, gc)
+		}
+	}
+	return cs
+}
+
+// goldenBytes returns the bytes case gc pins.
+func goldenBytes(t *testing.T, gc goldenCase) []byte {
+	t.Helper()
+	if gc.bytes != nil {
+		return gc.bytes(t)
+	}
+	p := blobProblem(t, gc.n)
+	path, err := gc.cfg().FitPath(context.Background(), p, nil)
+	if err != nil {
+		t.Fatalf("%s: %v", gc.name, err)
+	}
+	m := path.Model()
+	if gc.prefix > 0 {
+		if m, err = path.Prefix(gc.prefix); err != nil {
+			t.Fatalf("%s: %v", gc.name, err)
+		}
+	}
+	var buf bytes.Buffer
+	if _, err := m.WriteTo(&buf); err != nil {
+		t.Fatalf("%s: %v", gc.name, err)
+	}
+	return buf.Bytes()
+}
+
 // kernelVariant names the platform class a model's bits depend on (and
 // only on): the project's scoring kernels this machine runs ("avx512",
 // "avx2", or "generic" for the Go fallback of the purego build and of
@@ -76,8 +118,11 @@ func kernelVariant() string {
 }
 
 // TestGoldenModelBytes pins the saved bytes of models of every kind and
-// path (supervised and random, past N, ridge, other activations, prefixes)
-// for a fixed seed. Behaviour-preserving changes must leave them unchanged;
+// path for a fixed seed: the paper's one-node QR path (supervised and
+// random, past N, ridge, other activations, prefixes: goldenCases) and
+// every other (presets, block engine options, streams, deep, selection,
+// budgets, statistics, updates, robust weights: pathCases), on grey and
+// colour images, each in a subtest of its name. Behaviour-preserving changes must leave them unchanged;
 // a deliberate change of the models regenerates the file with
 // go test -run TestGoldenModelBytes -update-golden and says why in its commit.
 func TestGoldenModelBytes(t *testing.T) {
@@ -92,27 +137,33 @@ func TestGoldenModelBytes(t *testing.T) {
 	}
 	variant := kernelVariant()
 	got := map[string]string{}
-	for _, gc := range goldenCases() {
-		p := blobProblem(t, gc.n)
-		path, err := gc.cfg().FitPath(context.Background(), p, nil)
-		if err != nil {
-			t.Fatalf("%s: %v", gc.name, err)
+	cases := allGoldenCases()
+	seen := map[string]bool{}
+	for _, gc := range cases {
+		if seen[gc.name] {
+			t.Fatalf("two golden cases named %s", gc.name)
 		}
-		m := path.Model()
-		if gc.prefix > 0 {
-			if m, err = path.Prefix(gc.prefix); err != nil {
-				t.Fatalf("%s: %v", gc.name, err)
-			}
-		}
-		var buf bytes.Buffer
-		if _, err := m.WriteTo(&buf); err != nil {
-			t.Fatalf("%s: %v", gc.name, err)
-		}
-		sum := sha256.Sum256(buf.Bytes())
-		got[gc.name] = hex.EncodeToString(sum[:])
+		seen[gc.name] = true
+		t.Run(gc.name, func(t *testing.T) {
+			sum := sha256.Sum256(goldenBytes(t, gc))
+			got[gc.name] = hex.EncodeToString(sum[:])
+		})
+	}
+	if t.Failed() {
+		return
 	}
 	if *updateGolden {
-		want[variant] = got
+		// Cases left out (slow ones under -short) keep their pinned
+		// hashes; cases that no longer exist are dropped.
+		set := map[string]string{}
+		for _, gc := range append(goldenCases(), pathCases()...) {
+			if h, ok := got[gc.name]; ok {
+				set[gc.name] = h
+			} else if h, ok := want[variant][gc.name]; ok {
+				set[gc.name] = h
+			}
+		}
+		want[variant] = set
 		raw, err := json.MarshalIndent(want, "", "  ")
 		if err != nil {
 			t.Fatal(err)
@@ -126,7 +177,7 @@ func TestGoldenModelBytes(t *testing.T) {
 	if !ok {
 		t.Skipf("no golden hashes for the platform class %s in %s; record them with -update-golden on such a machine", variant, path)
 	}
-	for _, gc := range goldenCases() {
+	for _, gc := range cases {
 		if w, ok := pinned[gc.name]; !ok {
 			t.Errorf("%s: not in %s (record it with -update-golden)", gc.name, path)
 		} else if got[gc.name] != w {
