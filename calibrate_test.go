@@ -22,7 +22,7 @@ func calibratedModel(t *testing.T) (*Model, Problem) {
 	p := blobProblem(t, 600)
 	c := Paper(RVFL2D)
 	c.MaxNodes, c.Ridge = 60, 0.1
-	m, err := c.Select(context.Background(), p, Selection{Validation: 0.3, Calibrate: true}, nil)
+	m, err := c.Select(context.Background(), p, Selection{Validation: 0.3}, nil) // calibrated by default
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -353,8 +353,10 @@ func TestCalibrationBadInput(t *testing.T) {
 		}
 	}
 	reg := toyProblem(t, 100)
-	if _, err := c.Select(ctx, reg, Selection{Validation: 0.3, Calibrate: true}, nil); !errors.Is(err, ErrConfig) {
-		t.Errorf("calibrating a regression: %v", err)
+	if m, err := c.Select(ctx, reg, Selection{Validation: 0.3}, nil); err != nil {
+		t.Errorf("a regression's selection: %v", err)
+	} else if m.Calibration != nil {
+		t.Errorf("a regression's selection has a calibration map %+v", m.Calibration)
 	}
 	// Too few held-out images for the coverage.
 	if _, err := FitInterval(make([]float64, 5), make([]float64, 5), 1, 0.9); !errors.Is(err, ErrData) {
@@ -403,7 +405,7 @@ func TestCalibratedFitDeterministic(t *testing.T) {
 	p := blobProblem(t, 500)
 	c := Default(SCN2D)
 	c.MaxNodes = 60
-	s := Selection{Validation: 0.3, Calibrate: true, ClassWeights: []float64{1, 2, 0.5}}
+	s := Selection{Validation: 0.3, ClassWeights: []float64{1, 2, 0.5}}
 	var files [][]byte
 	for _, procs := range []int{1, 2} {
 		runtime.GOMAXPROCS(procs)
@@ -427,7 +429,7 @@ func FuzzCalibrationHeader(f *testing.F) {
 	p := blobProblem(f, 120)
 	c := Paper(RVFL2D)
 	c.MaxNodes, c.Ridge = 4, 0.1
-	m, err := c.Select(context.Background(), p, Selection{Validation: 0.5, Calibrate: true, ClassWeights: []float64{1, 2, 3}}, nil)
+	m, err := c.Select(context.Background(), p, Selection{Validation: 0.5, ClassWeights: []float64{1, 2, 3}}, nil)
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -37,9 +37,11 @@ type Selection struct {
 	// asked for 20000 nodes does not pay for those that only overfit.
 	Patience int
 
-	// Calibrate fits a calibration map of a classifier's outputs on the
-	// held-out images (Model.Calibration; select_calib.go).
-	Calibrate bool
+	// Uncalibrated leaves a classifier without the calibration map that
+	// Select and FitHeldOut otherwise fit of its outputs on the held-out
+	// images (Model.Calibration, Model.Probabilities; select_calib.go).
+	// Regression problems, SelectStream and a Budget's selection fit none.
+	Uncalibrated bool
 	// Coverage in (0, 1) records split-conformal intervals of that
 	// coverage from a regression model's held-out residuals
 	// (Model.Interval); 0: none.

@@ -9,8 +9,8 @@ import (
 
 // FitHeldOut fits on p as Fit does, but on a stratified share
 // s.Validation of the images held out, so that the selection's extras
-// (s.Calibrate, s.Coverage) can be fitted on images the output weights
-// did not see: the nodes are those of the fit on the rest, with the
+// (a classifier's calibration map unless s.Uncalibrated, s.Coverage) can
+// be fitted on images the output weights did not see: the nodes are those of the fit on the rest, with the
 // configuration's L_max and ridge term (no choice is made, and the model
 // records none), and the output weights are then re-solved on all of p
 // (as Select's hold-out does). s.ClassWeights weigh the output weights'
@@ -19,6 +19,12 @@ func (c Config) FitHeldOut(ctx context.Context, p Problem, s Selection, progress
 	s.fixed, s.Folds, s.Patience = true, 0, 0
 	s.Ridges = []float64{c.Ridge}
 	return c.Select(ctx, p, s, progress)
+}
+
+// calibrates reports whether the selection fits a calibration map on p:
+// a classification problem, unless s.Uncalibrated.
+func (s Selection) calibrates(p Problem) bool {
+	return !s.Uncalibrated && p.Classes != nil
 }
 
 // validateExtras reports an impossible calibration setting.
@@ -40,10 +46,8 @@ func (s Selection) validateExtras(c Config) error {
 // checkExtrasProblem reports extras that p cannot have.
 func (s Selection) checkExtrasProblem(p Problem) error {
 	switch {
-	case s.Calibrate && p.Classes == nil:
-		return fmt.Errorf("%w: calibrated probabilities need a classification problem (regression: Coverage)", ErrConfig)
 	case s.Coverage != 0 && p.Classes != nil:
-		return fmt.Errorf("%w: conformal intervals (Coverage) are for regression; a classifier gets calibrated probabilities (Calibrate)", ErrConfig)
+		return fmt.Errorf("%w: conformal intervals (Coverage) are for regression; a classifier gets calibrated probabilities", ErrConfig)
 	case s.ClassWeights != nil && p.Classes == nil:
 		return fmt.Errorf("%w: class weights need a classification problem", ErrConfig)
 	case s.ClassWeights != nil && len(s.ClassWeights) != p.M:
@@ -59,7 +63,8 @@ func (s Selection) checkExtrasProblem(p Problem) error {
 // intervals are fitted on. With class weights both are re-solved
 // weighted first.
 func (s Selection) holdoutExtras(m *Model, train func() (*Model, error), tp, hp, all Problem) (*Model, error) {
-	if !s.Calibrate && s.Coverage == 0 && s.ClassWeights == nil {
+	cal := s.calibrates(all)
+	if !cal && s.Coverage == 0 && s.ClassWeights == nil {
 		return m, nil
 	}
 	if err := s.checkExtrasProblem(all); err != nil {
@@ -71,7 +76,7 @@ func (s Selection) holdoutExtras(m *Model, train func() (*Model, error), tp, hp,
 			return nil, err
 		}
 	}
-	if !s.Calibrate && s.Coverage == 0 {
+	if !cal && s.Coverage == 0 {
 		return m, nil
 	}
 	tm, err := train()
@@ -87,19 +92,19 @@ func (s Selection) holdoutExtras(m *Model, train func() (*Model, error), tp, hp,
 	if err != nil {
 		return nil, err
 	}
-	return s.attachExtras(m, y, hp.T)
+	return s.attachExtras(m, cal, y, hp.T)
 }
 
-// attachExtras returns m with the calibration map or intervals fitted on
-// held-out outputs y and targets t (N x M).
-func (s Selection) attachExtras(m *Model, y, t []float64) (*Model, error) {
+// attachExtras returns m with the calibration map (if cal) or intervals
+// fitted on held-out outputs y and targets t (N x M).
+func (s Selection) attachExtras(m *Model, cal bool, y, t []float64) (*Model, error) {
 	out := *m
-	if s.Calibrate {
-		cal, err := FitCalibration(y, ArgMax(t, m.M), m.M)
+	if cal {
+		fitted, err := FitCalibration(y, ArgMax(t, m.M), m.M)
 		if err != nil {
 			return nil, fmt.Errorf("scn: calibration: %w", err)
 		}
-		out.Calibration = cal
+		out.Calibration = fitted
 	}
 	if s.Coverage != 0 {
 		iv, err := FitInterval(y, t, m.M, s.Coverage)
@@ -117,7 +122,8 @@ func (s Selection) attachExtras(m *Model, y, t []float64) (*Model, error) {
 // training part with the chosen L and ridge term (k more fits, of at
 // most the chosen L nodes).
 func (c Config) foldExtras(ctx context.Context, m *Model, p Problem, folds [][]int, best Score, s Selection) (*Model, error) {
-	if !s.Calibrate && s.Coverage == 0 && s.ClassWeights == nil {
+	cal := s.calibrates(p)
+	if !cal && s.Coverage == 0 && s.ClassWeights == nil {
 		return m, nil
 	}
 	if err := s.checkExtrasProblem(p); err != nil {
@@ -129,7 +135,7 @@ func (c Config) foldExtras(ctx context.Context, m *Model, p Problem, folds [][]i
 			return nil, err
 		}
 	}
-	if !s.Calibrate && s.Coverage == 0 {
+	if !cal && s.Coverage == 0 {
 		return m, nil
 	}
 	fc := c
@@ -164,7 +170,7 @@ func (c Config) foldExtras(ctx context.Context, m *Model, p Problem, folds [][]i
 		}
 		y, t = append(y, yf...), append(t, hp.T...)
 	}
-	return s.attachExtras(m, y, t)
+	return s.attachExtras(m, cal, y, t)
 }
 
 // FitWeighted is Fit followed by a weighted re-solve of the output

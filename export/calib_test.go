@@ -41,7 +41,7 @@ func calibFit(t *testing.T, kind scn.Kind, regression bool) *scn.Model {
 	}
 	cfg := scn.Paper(kind)
 	cfg.MaxNodes, cfg.Ridge, cfg.Seed = 40, 0.1, 3
-	s := scn.Selection{Validation: 0.3, Calibrate: !regression}
+	s := scn.Selection{Validation: 0.3, Uncalibrated: regression}
 	if regression {
 		s.Coverage = 0.8
 	}

@@ -91,7 +91,7 @@ func (s *Server) rejectBelow(r *http.Request, md *model) (float64, error) {
 		return 0, errorf(http.StatusBadRequest, "reject_below=%q: want a probability in [0, 1]", q)
 	}
 	if md.m.Calibration == nil {
-		return 0, errorf(http.StatusUnprocessableEntity, "reject_below: model %q is not calibrated (train it with --calibrate), its scores are not probabilities", md.name)
+		return 0, errorf(http.StatusUnprocessableEntity, "reject_below: model %q is not calibrated (scn train with model selection, or --calibrate), its scores are not probabilities", md.name)
 	}
 	return v, nil
 }

@@ -31,7 +31,7 @@ func calibFixtures(t *testing.T) (classifier, regress string) {
 	}
 	c := scn.Paper(scn.RVFL2D)
 	c.MaxNodes, c.Ridge = 60, 0.1
-	m, err := c.FitHeldOut(context.Background(), p, scn.Selection{Validation: 0.2, Calibrate: true}, nil)
+	m, err := c.FitHeldOut(context.Background(), p, scn.Selection{Validation: 0.2}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

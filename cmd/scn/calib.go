@@ -29,12 +29,18 @@ type calibFlags struct {
 func (cf *calibFlags) add(cmd *cobra.Command) {
 	f := cmd.Flags()
 	cf.flags = f
-	f.BoolVar(&cf.calibrate, "calibrate", false, "fit a calibration map of the class scores on held-out images (the selection's hold-out or folds; without selection a --validation share, 10% by default, held out from the nodes' fit): predict, serve and eval then give probabilities")
+	f.BoolVar(&cf.calibrate, "calibrate", false, "fit a calibration map of the class scores on held-out images, so that predict, serve and eval give probabilities: on by default with model selection (the default preset: the selection's hold-out or folds; --calibrate=false turns it off); without selection (fast, paper presets) on asking, from a --validation share, 10% by default, held out from the nodes' fit (which changes the nodes)")
 	floatVar(f, &cf.coverage, "coverage", 0, 0, 1, false, "regression: record split-conformal prediction intervals of this coverage, below 1, e.g. 0.9, from held-out residuals (held out as for --calibrate)")
 	f.StringVar(&cf.classWeight, "class-weight", "", "weigh each class's images in the output weights' least squares: balanced (N / (classes x N_class)) or a file of lines 'CLASS WEIGHT' (classes it does not name weigh 1)")
 }
 
-// any reports whether a calibration flag was given.
+// off reports whether calibration was turned off (--calibrate=false).
+func (cf *calibFlags) off() bool {
+	return cf.flags.Changed("calibrate") && !cf.calibrate
+}
+
+// any reports whether a calibration flag was given (--calibrate=false
+// aside: it only turns off the default map of a selection).
 func (cf *calibFlags) any() bool {
 	return cf.calibrate || cf.flags.Changed("coverage") || cf.classWeight != ""
 }
@@ -48,13 +54,16 @@ func (cf *calibFlags) check() error {
 }
 
 // fit fits cfg on prob with the selection sel (nil: none) and the
-// calibration flags: Select with the extras, FitHeldOut when calibration
-// or intervals need a hold-out the run has not, FitWeighted for class
-// weights alone, else Fit.
+// calibration flags: Select with the extras (a classifier's calibration
+// map unless --calibrate=false), FitHeldOut when calibration or intervals
+// need a hold-out the run has not, FitWeighted for class weights alone,
+// else Fit.
 func (cf *calibFlags) fit(ctx context.Context, cfg scn.Config, sel *scn.Selection, prob scn.Problem, validation float64, progress func(scn.Step)) (*scn.Model, error) {
 	if !cf.any() {
 		if sel != nil {
-			return cfg.Select(ctx, prob, *sel, progress)
+			s := *sel
+			s.Uncalibrated = cf.off()
+			return cfg.Select(ctx, prob, s, progress)
 		}
 		return cfg.Fit(ctx, prob, progress)
 	}
@@ -80,7 +89,7 @@ func (cf *calibFlags) fit(ctx context.Context, cfg scn.Config, sel *scn.Selectio
 	held := cf.calibrate || cf.flags.Changed("coverage")
 	if sel != nil {
 		s := *sel
-		s.Calibrate, s.Coverage, s.ClassWeights = cf.calibrate, cf.coverage, weights
+		s.Uncalibrated, s.Coverage, s.ClassWeights = cf.off(), cf.coverage, weights
 		return cfg.Select(ctx, prob, s, progress)
 	}
 	if len(cfg.Layers) > 0 {
@@ -92,7 +101,7 @@ func (cf *calibFlags) fit(ctx context.Context, cfg scn.Config, sel *scn.Selectio
 	if !(validation > 0 && validation < 1) {
 		validation = 0.1
 	}
-	s := scn.Selection{Validation: validation, Calibrate: cf.calibrate, Coverage: cf.coverage, ClassWeights: weights}
+	s := scn.Selection{Validation: validation, Uncalibrated: !cf.calibrate, Coverage: cf.coverage, ClassWeights: weights}
 	return cfg.FitHeldOut(ctx, prob, s, progress)
 }
 
@@ -190,7 +199,7 @@ func addCalibInfo(info map[string]any, m scn.Info) {
 // printCalibInfo writes scn inspect's calibration lines.
 func printCalibInfo(w io.Writer, m scn.Info) {
 	if m.Classes != nil && m.Calibration == nil {
-		fmt.Fprintf(w, "calibration\tnone: the scores are not probabilities (scn train --calibrate fits a map)\n")
+		fmt.Fprintf(w, "calibration\tnone: the scores are not probabilities (scn train fits a map with model selection, or with --calibrate)\n")
 	}
 	for _, line := range strings.Split(calibText(m.Classes, m.Calibration, m.Interval, m.ClassWeights), "\n") {
 		if name, rest, ok := strings.Cut(line, ": "); ok {
@@ -225,7 +234,7 @@ func calibText(classes []string, cal *scn.Calibration, iv *scn.Interval, w []flo
 
 // addReject registers --reject-below.
 func addReject(cmd *cobra.Command, p *float64) {
-	floatVar(cmd.Flags(), p, "reject-below", 0, 0, 1, true, "answer \"unsure\" when the top calibrated class probability is below this (needs a model trained with --calibrate)")
+	floatVar(cmd.Flags(), p, "reject-below", 0, 0, 1, true, "answer \"unsure\" when the top calibrated class probability is below this (needs a calibrated model: scn train with model selection, or --calibrate)")
 }
 
 // checkReject refuses a --reject-below outside [0, 1], or given for a
@@ -238,7 +247,7 @@ func checkReject(cmd *cobra.Command, m *scn.Model, reject float64) error {
 		return usageError{fmt.Errorf("--reject-below %v: want a probability in [0, 1]", reject)}
 	}
 	if m.Calibration == nil {
-		return usageError{fmt.Errorf("--reject-below needs calibrated probabilities, and this model has none (train it with --calibrate)")}
+		return usageError{fmt.Errorf("--reject-below needs calibrated probabilities, and this model has none (scn train calibrates with model selection, the default preset's, or with --calibrate)")}
 	}
 	return nil
 }

@@ -134,3 +134,38 @@ func FuzzParseClassWeights(f *testing.F) {
 		}
 	})
 }
+
+// TestCalibrateByDefault: scn train with model selection (the default
+// preset) calibrates without being asked, --calibrate=false does not, and
+// a fit without selection (the paper preset) only when asked; a budget or
+// a stream is not refused for the default map it does not fit.
+func TestCalibrateByDefault(t *testing.T) {
+	dir, _, _ := files(t)
+	data := []string{"--idx-images", filepath.Join(dir, "train-images.gz"), "--idx-labels", filepath.Join(dir, "train-labels.gz")}
+	for _, tc := range []struct {
+		args []string
+		want bool
+	}{
+		{[]string{"--nodes", "40"}, true},
+		{[]string{"--nodes", "40", "--calibrate=false"}, false},
+		{[]string{"--nodes", "40", "--folds", "3"}, true},
+		{[]string{"--nodes", "40", "--folds", "3", "--calibrate=false", "--class-weight", "balanced"}, false},
+		{[]string{"--preset", "paper", "--nodes", "20"}, false},
+		{[]string{"--preset", "paper", "--nodes", "20", "--calibrate=false"}, false},
+	} {
+		model := filepath.Join(dir, "d.scn")
+		out := ok(t, append(append([]string{"train", "-q", "-o", model}, tc.args...), data...)...)
+		if got := strings.Contains(out, "calibration: "); got != tc.want {
+			t.Errorf("train %v: calibrated %v, want %v:\n%s", tc.args, got, tc.want, out)
+		}
+		info := ok(t, "inspect", model)
+		if got := !strings.Contains(info, "none: the scores are not probabilities"); got != tc.want {
+			t.Errorf("inspect after train %v: calibrated %v, want %v:\n%s", tc.args, got, tc.want, info)
+		}
+	}
+	model := filepath.Join(dir, "s.scn")
+	out := ok(t, append([]string{"train", "-q", "--stream", "--nodes", "20", "-o", model}, data...)...)
+	if strings.Contains(out, "calibration: ") {
+		t.Errorf("a streamed fit calibrated:\n%s", out)
+	}
+}

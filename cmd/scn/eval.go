@@ -43,7 +43,7 @@ preprocessing recorded in the model: accuracy, per-class accuracy and the
 confusion matrix for classification, with per-class precision and recall,
 balanced accuracy and macro-F1, and the probabilities' log-loss, Brier score,
 expected calibration error (15 bins), reliability bins and accuracy/coverage
-curve (calibrated ones for a model trained with --calibrate, beside the plain
+curve (calibrated ones for a calibrated model: scn train with model selection, the default, or --calibrate; beside the plain
 softmax of the raw scores); RMSE and PPA (share of predictions within each
 threshold) for regression, with the empirical coverage and mean width of the
 conformal intervals of a model trained with --coverage.`,

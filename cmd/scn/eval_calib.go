@@ -107,7 +107,7 @@ func (ev *evaluation) printCalib(w io.Writer) error {
 	if ev.Calibrated != nil {
 		fmt.Fprintf(w, "calibrated probabilities: log-loss %.4f, Brier %.4f, ECE %.2f%%\n", ev.Calibrated.LogLoss, ev.Calibrated.Brier, 100*ev.Calibrated.ECE)
 	} else {
-		fmt.Fprintln(w, "probabilities: uncalibrated model (train with --calibrate); the plain softmax of the raw scores:")
+		fmt.Fprintln(w, "probabilities: uncalibrated model (scn train calibrates with model selection, or with --calibrate); the plain softmax of the raw scores:")
 	}
 	fmt.Fprintf(w, "plain softmax of the raw scores: log-loss %.4f, Brier %.4f, ECE %.2f%%\n", ev.RawSoftmax.LogLoss, ev.RawSoftmax.Brier, 100*ev.RawSoftmax.ECE)
 	fmt.Fprintf(w, "\nreliability (%d bins of the top probability):\n", eceBins)

@@ -19,7 +19,7 @@ func newPredict() *cobra.Command {
 		Short: "Predict the class (or outputs) of image files",
 		Long: `Predict the class of each image file (PNG, JPEG, GIF, BMP, PGM/PPM) with a
 saved model, after the preprocessing recorded in the model, and print the top
-scores (a calibrated model, trained with --calibrate: the top class
+scores (a calibrated model, trained with model selection or --calibrate: the top class
 probabilities, and "unsure" under --reject-below); for a regression model,
 print its outputs (and their conformal interval [lower, upper] when the model
 records one, trained with --coverage). The image gets the model's

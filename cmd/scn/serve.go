@@ -29,7 +29,8 @@ extension, or NAME=PATH. Endpoints:
   POST /v1/models/NAME:predict   an image file (PNG, JPEG, GIF, BMP, PGM/PPM),
                                  prepared as the model records (as scn predict
                                  does), or a JSON batch {"images": [...]};
-                                 a calibrated model (scn train --calibrate)
+                                 a calibrated model (scn train with model
+                                 selection, the default, or --calibrate)
                                  adds "probability" beside each "score" and
                                  answers "unsure" under --reject-below, a
                                  model with intervals (--coverage) "lower"
