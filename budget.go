@@ -166,7 +166,7 @@ func budgetChoice(n int, p Problem, seed uint64) (Config, Selection, string) {
 		c := Default(SCN2D)
 		c.Seed = seed
 		why := fmt.Sprintf("%d training images (< %d): the default preset's 2DSCN with model selection, best on small sets", n, budgetLargeSet)
-		return c, Selection{Validation: 0.2, Points: 20}, why
+		return c, Selection{Validation: 0.2, Points: 20, Uncalibrated: true}, why
 	}
 	c := Fast(RVFL).ForImages(p.X.Rows, p.X.Cols)
 	c.Seed = seed
@@ -176,7 +176,7 @@ func budgetChoice(n int, p Problem, seed uint64) (Config, Selection, string) {
 	// with the held-out images cost factors of L^3/3 at the end (27 s of
 	// 60 at L = 7000 on MNIST), which buy more as nodes. The ridge term is
 	// the preset's, measured on MNIST and Fashion-MNIST (docs/presets.md).
-	return c, Selection{Validation: 0.05, Ridges: []float64{c.Ridge}, fitWeights: true}, why
+	return c, Selection{Validation: 0.05, Ridges: []float64{c.Ridge}, fitWeights: true, Uncalibrated: true}, why
 }
 
 // budgetLargeSet is the training set size from which a budget takes the
@@ -469,6 +469,7 @@ func probe(ctx context.Context, cfg Config, sel Selection, p Problem) (Rates, fl
 	c.BlockSize = min(block, c.MaxNodes)
 	sel.watch, sel.checkpoints = nil, 0
 	sel.Validation = 0.25
+	sel.Uncalibrated = true // timed: the fit, not a map
 	t0 := time.Now()
 	var fitEnd time.Time
 	m, err := c.selectWith(ctx, sub, sel, func(Step) { fitEnd = time.Now() }, runOpts{blockByBlock: true})
@@ -528,7 +529,7 @@ func Replay(ctx context.Context, rec *BudgetRecord, m *Model, p Problem, progres
 	cfg.Ridge = rec.Plan.FitRidge
 	cfg.MaxNodes = rec.FitNodes
 	cfg.BlockSize = rec.Plan.BlockSize
-	sel := Selection{Validation: rec.Plan.Validation, Ridges: rec.Plan.Ridges, checkpoints: rec.Plan.BlockSize, fitWeights: rec.Plan.FitWeights}
+	sel := Selection{Validation: rec.Plan.Validation, Ridges: rec.Plan.Ridges, checkpoints: rec.Plan.BlockSize, fitWeights: rec.Plan.FitWeights, Uncalibrated: true}
 	sel.Points = rec.Plan.Points
 	out, err := cfg.selectWith(ctx, p, sel, progress, runOpts{blockByBlock: true})
 	if err != nil {

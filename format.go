@@ -48,10 +48,12 @@ import (
 // 1 without the field, the bytes it had before channels existed; a version
 // 1 file with the field, or a version 2 file without it, is refused.
 //
-// Version 3 is written for a model that uses an extension of this round
-// (local nodes: format_local.go), and only then; its header may or may not
-// have channels. An extension is an optional header field plus, when it
-// needs large arrays, sections after all of the above, before the CRC.
+// Version 3 is written for a model that uses an extension of this round,
+// and only then: local nodes (format_local.go), the calibration map,
+// conformal interval and class weights (format_calib.go). Its header may or
+// may not have channels. An extension is an optional header field plus, when
+// it needs large arrays, sections after all of the above, before the CRC. A
+// model that uses none is written as version 1 or 2, as before.
 
 const (
 	magic         = "2DSCNMDL"
@@ -128,6 +130,10 @@ type fileHeader struct {
 	Deep []int `json:"deep,omitempty"`
 	// Local is the geometry of a model of local nodes (format_local.go).
 	Local *fileLocal `json:"local,omitempty"`
+	// Version 3 extensions (format_calib.go).
+	Calibration  *fileCalibration `json:"calibration,omitempty"`
+	Interval     *fileInterval    `json:"interval,omitempty"`
+	ClassWeights []float64        `json:"class_weights,omitempty"`
 }
 
 // fileChoice is a model's Choice in its file header.
@@ -374,6 +380,9 @@ func readHeader(r io.Reader, raw *bytes.Buffer) (*Model, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
+	if err := h.calibModel(m, v); err != nil {
+		return nil, 0, err
+	}
 	switch {
 	case v == formatVersion && !m.extended():
 		return nil, 0, fmt.Errorf("%w: version %d file without any extension of that version", ErrFormat, v)
@@ -386,7 +395,7 @@ func readHeader(r io.Reader, raw *bytes.Buffer) (*Model, int, error) {
 // header describes the model for its file.
 func (m *Model) header() fileHeader {
 	c, s := m.Config, m.Summary
-	return fileHeader{
+	h := fileHeader{
 		Kind: m.Kind.String(), Activation: m.Activation.String(),
 		Rows: m.Rows, Cols: m.Cols, Channels: m.fileChannels(), Outputs: m.M, Nodes: len(m.Bias) + m.localOutputs(),
 		Classes: m.Classes, Deep: m.fileLayers(), Local: m.fileLocalOf(),
@@ -406,6 +415,8 @@ func (m *Model) header() fileHeader {
 		Selection:     toFileChoice(m.Selection),
 		Budget:        toFileBudget(m.Budget),
 	}
+	m.calibHeader(&h)
+	return h
 }
 
 // fileChannels returns the header's channels: C for C > 1, else 0 (absent).
@@ -629,6 +640,9 @@ func (m *Model) check() error {
 		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
 			return fmt.Errorf("scn: model has a non-finite bias")
 		}
+	}
+	if err := m.checkCalib(); err != nil {
+		return err
 	}
 	return checkFinite(m.Beta, "output weight")
 }

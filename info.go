@@ -34,6 +34,11 @@ type Info struct {
 	// nodes) and LocalFilters the filters each of its banks holds.
 	Local        *Local
 	LocalFilters []int
+	// Calibration, Interval and ClassWeights are the model's (nil
+	// without; see Model).
+	Calibration  *Calibration
+	Interval     *Interval
+	ClassWeights []float64
 
 	// HeaderBytes is the length of the JSON header; FileBytes the size of
 	// the whole file the header describes (16-byte preamble, header,
@@ -88,6 +93,7 @@ func ReadInfo(r io.Reader) (Info, error) {
 		Config: m.Config, Summary: m.Summary, Preprocessing: m.Preprocessing, Meta: m.Meta,
 		Selection: m.Selection, Budget: m.Budget, HeaderBytes: hlen,
 		Local: m.Local.geometry(), LocalFilters: m.localFilters(),
+		Calibration: m.Calibration, Interval: m.Interval, ClassWeights: m.ClassWeights,
 		FileBytes: int64(preambleSize+hlen) + int64(m.payloadSize()) + 4,
 	}, nil
 }

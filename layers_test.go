@@ -43,14 +43,18 @@ var layerOf = map[string]int{
 	"node_draw.go": layerNode,
 	"node_map.go":  layerNode,
 
-	"format.go":       layerResult,
-	"format_local.go": layerResult,
-	"model_local.go":  layerResult,
-	"config_local.go": layerBase,
-	"info.go":         layerResult,
-	"model.go":        layerResult,
-	"path.go":         layerResult,
-	"predictor.go":    layerResult,
+	"format.go":        layerResult,
+	"format_local.go":  layerResult,
+	"format_calib.go":  layerResult,
+	"calibrate.go":     layerResult,
+	"calib_metrics.go": layerResult,
+	"classweight.go":   layerWorkflow,
+	"model_local.go":   layerResult,
+	"config_local.go":  layerBase,
+	"info.go":          layerResult,
+	"model.go":         layerResult,
+	"path.go":          layerResult,
+	"predictor.go":     layerResult,
 
 	"deep.go":                    layerDriver,
 	"drive_block.go":             layerDriver,
@@ -72,6 +76,7 @@ var layerOf = map[string]int{
 	"update.go":        layerWorkflow,
 	"online.go":        layerWorkflow,
 	"select_local.go":  layerWorkflow,
+	"select_calib.go":  layerWorkflow,
 }
 
 // upwardCalls are the calls up the layers the code makes today, as
@@ -102,7 +107,6 @@ var upwardCalls = map[string]bool{
 	// A streamed fit's memory estimate (the memory estimator in three
 	// places: issue 30).
 	"stream.go -> EstimateBytesC (memory.go)": true,
-	"stream.go -> bytesOf (memory.go)":        true,
 	"stream.go -> satAdd (memory.go)":         true,
 }
 

@@ -56,6 +56,16 @@ type Model struct {
 	// Local is the hidden layer of a model of local (convolutional) nodes
 	// (Config.Local; Params and Bias are then empty), nil for global nodes.
 	Local *LocalLayer
+	// Calibration maps a classifier's outputs to class probabilities
+	// (Probabilities; calibrate.go), nil for an uncalibrated model.
+	Calibration *Calibration
+	// Interval holds a regression model's split-conformal prediction
+	// intervals, nil without.
+	Interval *Interval
+	// ClassWeights weighs each class's images in the output layer's least
+	// squares (indexed like Classes; classweight.go), nil: every image
+	// weighs 1.
+	ClassWeights []float64
 
 	// fileDeep is the further layers' node counts a file header claims,
 	// until the weights are read.
@@ -155,13 +165,15 @@ func (m *Model) hidden(x Images, f func(lo, rows int, h []float32)) {
 // one Predictor: it keeps its working memory between calls).
 func (m *Model) Predict(x Images) ([]float64, error) { return NewPredictor(m).Predict(x) }
 
-// Classify returns the predicted class (arg-max output) of each image.
+// Classify returns the predicted class (arg-max output) of each image:
+// for a calibrated model, the arg-max of its probabilities (the same
+// unless the map is a logistic read-out).
 func (m *Model) Classify(x Images) ([]int, error) {
 	y, err := m.Predict(x)
 	if err != nil {
 		return nil, err
 	}
-	return ArgMax(y, m.M), nil
+	return m.classesOf(y), nil
 }
 
 // ArgMax returns the index of the largest value of each row of y (N x m).

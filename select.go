@@ -37,6 +37,23 @@ type Selection struct {
 	// asked for 20000 nodes does not pay for those that only overfit.
 	Patience int
 
+	// Uncalibrated leaves a classifier without the calibration map that
+	// Select and FitHeldOut otherwise fit of its outputs on the held-out
+	// images (Model.Calibration, Model.Probabilities; select_calib.go).
+	// Regression problems, SelectStream and a Budget's selection fit none.
+	Uncalibrated bool
+	// Coverage in (0, 1) records split-conformal intervals of that
+	// coverage from a regression model's held-out residuals
+	// (Model.Interval); 0: none.
+	Coverage float64
+	// ClassWeights, if not nil, weighs each class's images (indexed like
+	// the problem's classes) in the output weights' least squares
+	// (Model.Reweighted); L and the ridge term are chosen unweighted.
+	ClassWeights []float64
+
+	// fixed (FitHeldOut): no choice, the fit's L and ridge term are kept.
+	fixed bool
+
 	// A Budget's additions: every multiple of checkpoints joins the grid,
 	// and watch runs after every block of a hold-out fit and stops growth
 	// when it returns true.
@@ -171,6 +188,9 @@ func (c Config) selectWith(ctx context.Context, p Problem, s Selection, progress
 	if err := p.check(); err != nil {
 		return nil, err
 	}
+	if err := s.checkExtrasProblem(p); err != nil {
+		return nil, err
+	}
 	s = s.withDefaults()
 	if s.Folds > 1 {
 		return c.selectFolds(ctx, p, s, progress, o)
@@ -214,11 +234,14 @@ func (c Config) selectWith(ctx context.Context, p Problem, s Selection, progress
 	if s.fitWeights {
 		return c.selectCheckpoint(path, ev, p, tp, hp)
 	}
-	scores, err := ev.scorePath(path, ev.grid(path.Nodes()))
-	if err != nil {
-		return nil, err
+	best := Score{Nodes: path.Nodes(), Ridge: c.Ridge}
+	var scores []Score
+	if !s.fixed {
+		if scores, err = ev.scorePath(path, ev.grid(path.Nodes())); err != nil {
+			return nil, err
+		}
+		best = pick(scores, p.Classes != nil)
 	}
-	best := pick(scores, p.Classes != nil)
 	m, err := refit(path, best.Nodes, best.Ridge, hp)
 	if err != nil {
 		return nil, err
@@ -226,6 +249,12 @@ func (c Config) selectWith(ctx context.Context, p Problem, s Selection, progress
 	m.Summary.Samples = p.X.Len()
 	m.Selection = ev.choice("holdout", 1, hp.X.Len(), best, scores, path.Nodes())
 	m.Selection.Refit = fmt.Sprintf("nodes of the fit on %d training images; output weights re-solved on all %d with the chosen ridge term", tp.X.Len(), p.X.Len())
+	if s.fixed {
+		m.Selection = nil
+	}
+	if m, err = s.holdoutExtras(m, func() (*Model, error) { return path.Solve(best.Nodes, best.Ridge) }, tp, hp, p); err != nil {
+		return nil, err
+	}
 	return c.robustFinal(m, p)
 }
 
@@ -247,6 +276,10 @@ func (c Config) selectCheckpoint(path *Path, ev *evaluator, p, tp, hp Problem) (
 	}
 	m.Selection = ev.choice("holdout", 1, hp.X.Len(), best, scores, path.Nodes())
 	m.Selection.Refit = fmt.Sprintf("the fit's own output weights, solved on its %d training images (the %d held-out images chose L among the checkpoints)", tp.X.Len(), hp.X.Len())
+	own := m
+	if m, err = ev.sel.holdoutExtras(m, func() (*Model, error) { return own, nil }, tp, hp, tp); err != nil {
+		return nil, err
+	}
 	return c.robustFinal(m, p)
 }
 
@@ -369,6 +402,9 @@ func (c Config) selectFolds(ctx context.Context, p Problem, s Selection, progres
 	m.Config.MaxNodes = c.MaxNodes
 	m.Selection = ev.choice("kfold", s.Folds, held, best, scores, minNodes)
 	m.Selection.Refit = fmt.Sprintf("a last fit on all %d training images with the chosen L and ridge term", p.X.Len())
+	if m, err = c.foldExtras(ctx, m, p, folds, best, s); err != nil {
+		return nil, err
+	}
 	return c.robustFinal(m, p)
 }
 
@@ -834,6 +870,9 @@ func (c Config) selectable(s Selection) error {
 	}
 	if len(c.Layers) > 0 {
 		return fmt.Errorf("%w: model selection chooses prefixes of one layer; fit a deep network with Fit", ErrDeep)
+	}
+	if err := s.validateExtras(c); err != nil {
+		return err
 	}
 	return s.Validate()
 }

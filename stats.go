@@ -100,6 +100,7 @@ func (m *Model) sums(p Problem, withG, keep bool) (*Stats, []lsq.Chunk, error) {
 	// small beside the products, and the kernels' fixed chunks keep the
 	// sums independent of the number of goroutines.
 	cw := min(n, statsChunk)
+	sw := m.imageWeights(p) // nil: every image weighs 1
 	var kept []lsq.Chunk
 	hn, tc := bigmem.Float64s(l*cw), make([]float64, mm*cw)
 	filled := 0
@@ -126,13 +127,24 @@ func (m *Model) sums(p Problem, withG, keep bool) (*Stats, []lsq.Chunk, error) {
 			}
 			for j := 0; j < l; j++ {
 				src, dst := hb[j*rows+r0:j*rows+r0+take], hn[j*cw+filled:]
+				if sw != nil {
+					// Weighted sums: each image's row scaled by sqrt(w_i).
+					for i, v := range src {
+						dst[i] = float64(v) * sw[lo+r0+i]
+					}
+					continue
+				}
 				for i, v := range src {
 					dst[i] = float64(v)
 				}
 			}
 			for r := 0; r < take; r++ {
+				w := 1.0
+				if sw != nil {
+					w = sw[lo+r0+r]
+				}
 				for q := 0; q < mm; q++ {
-					tc[q*cw+filled+r] = p.T[(lo+r0+r)*mm+q]
+					tc[q*cw+filled+r] = p.T[(lo+r0+r)*mm+q] * w
 				}
 			}
 			filled += take
@@ -182,6 +194,8 @@ func sameRecipe(a, b *Model) error {
 		return fmt.Errorf("%w: the hidden nodes' biases differ (statistics of another model's nodes)", ErrStats)
 	case a.Preprocessing != b.Preprocessing:
 		return fmt.Errorf("%w: preprocessing %+v and %+v", ErrStats, a.Preprocessing, b.Preprocessing)
+	case !sameClassWeights(a, b):
+		return fmt.Errorf("%w: class weights %v and %v (statistics weighted differently)", ErrStats, a.ClassWeights, b.ClassWeights)
 	}
 	return nil
 }
@@ -311,6 +325,10 @@ func (s *Stats) Solve(ridge float64) (*Model, error) {
 func (s *Stats) model(beta []float64, ridge, rmse float64) *Model {
 	r := *s.Recipe
 	r.Beta, r.M = beta, s.M
+	r.ClassWeights = s.Recipe.weightsFor(s.Classes)
+	if r.Calibration != nil && r.Calibration.M != s.M {
+		r.Calibration = nil // a map of fewer classes than the statistics have
+	}
 	r.Classes = slices.Clone(s.Classes)
 	r.Config.Ridge = ridge
 	r.Selection, r.Budget = nil, nil

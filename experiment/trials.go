@@ -216,7 +216,11 @@ func (sp trialSpec) fitOne(ctx context.Context, cfg scn.Config, t int, p scn.Pro
 	var path *scn.Path
 	var m *scn.Model
 	if sp.Select != nil {
-		m, err = cfg.Select(ctx, p, *sp.Select, nil)
+		// Scored by raw arg-max accuracy, fit time and model size, as
+		// before calibration became Select's default: no map.
+		sel := *sp.Select
+		sel.Uncalibrated = true
+		m, err = cfg.Select(ctx, p, sel, nil)
 	} else if path, err = cfg.FitPath(ctx, p, nil); err == nil {
 		m = path.Model()
 	}

@@ -69,6 +69,20 @@
 // records); numpy.load reads them with allow_pickle=False. A model of
 // C > 1 channels adds w (L x C, the channel weights) for 2D models, has W of
 // L x C d1 d2 for 1D ones, and shape [C, d1, d2].
+//
+// # Calibration
+//
+// A calibrated classifier (scn.Model.Calibration) adds to the ONNX graph
+// the output "probability" (float64, N x m): Softmax(Div(y, T), axis 1)
+// for a temperature map, Softmax(Add(MatMul(y, At), cb), axis 1) for a
+// logistic one (At the transposed matrix A, m x m, cb its offsets), the
+// probabilities Model.Probabilities gives; "class" is then
+// the arg-max of the probabilities. A regression model with conformal
+// intervals (scn.Model.Interval) adds "lower" = Sub(y, r) and "upper" =
+// Add(y, r) (float64, N x m), r the radii. The NPZ file carries the map as
+// calibration_method and temperature, and for a logistic map calibration_a
+// (m x m) and calibration_b (m); the intervals as interval_radius (m) and interval_coverage;
+// class weights as class_weights (m).
 package export
 
 import (

@@ -65,6 +65,7 @@ func NPZ(m *scn.Model) ([]npy.Named, error) {
 	add("activation", []string{m.Activation.String()})
 	add("classes", append([]string{}, m.Classes...), len(m.Classes))
 	add("preprocessing", []string{preprocessing(m)})
+	out = append(out, calibArrays(m)...)
 	return out, nil
 }
 

@@ -87,8 +87,9 @@ func onnxModel(m *scn.Model, expand bool) (*pb.ModelProto, error) {
 	g.node("Cast", []string{h}, "H64", []*pb.AttributeProto{intAttr("to", int64(pb.TensorProto_DOUBLE))})
 	g.node("MatMul", []string{"H64", "beta"}, "y", nil)
 	outputs := []*pb.ValueInfoProto{tensorInfo("y", pb.TensorProto_DOUBLE, "N", m.M)}
+	top := g.calibNodes(m, &outputs) // what class is the arg-max of
 	if m.IsClassifier() {
-		g.node("ArgMax", []string{"y"}, "class", []*pb.AttributeProto{intAttr("axis", 1), intAttr("keepdims", 0)})
+		g.node("ArgMax", []string{top}, "class", []*pb.AttributeProto{intAttr("axis", 1), intAttr("keepdims", 0)})
 		outputs = append(outputs, tensorInfo("class", pb.TensorProto_INT64, "N"))
 	}
 
@@ -101,6 +102,7 @@ func onnxModel(m *scn.Model, expand bool) (*pb.ModelProto, error) {
 		doc = fmt.Sprintf("%s network with %d %s nodes on %d x %d images of %d channels, %d outputs. Input x: N x %d x %d x %d float32 pixels in [0, 1] (channel planes, N x C x H x W) after the preprocessing in metadata_props (preprocess). Output y: N x %d float64", m.Kind.Title(), l, m.Activation, d1, d2, ch, m.M, ch, d1, d2, m.M)
 		input = tensorInfo("x", pb.TensorProto_FLOAT, "N", ch, d1, d2)
 	}
+	doc += calibDoc(m)
 	if m.IsClassifier() {
 		doc += "; class: N int64, the index of the largest output into metadata_props (classes)"
 	}

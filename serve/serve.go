@@ -93,6 +93,10 @@ type Options struct {
 	ReadTimeout, WriteTimeout, IdleTimeout, ShutdownTimeout time.Duration
 	// Logger receives load, reload and error messages (default: discard).
 	Logger *slog.Logger
+	// RejectBelow in (0, 1] answers "unsure" for an image whose top
+	// calibrated probability is below it (models with a calibration map
+	// only; a request's ?reject_below=P overrides it). 0: never.
+	RejectBelow float64
 }
 
 func (o Options) withDefaults() Options {
@@ -503,6 +507,7 @@ type modelInfo struct {
 	InputRows    int                `json:"input_rows,omitempty"` // the image size preprocessing wants, 0: any
 	TrainSamples int                `json:"train_samples,omitempty"`
 	TrainRMSE    float64            `json:"train_rmse,omitempty"`
+	calibInfo
 }
 
 func (md *model) info() modelInfo {
@@ -521,6 +526,7 @@ func (md *model) info() modelInfo {
 	if !math.IsNaN(m.Summary.TrainRMSE) && !math.IsInf(m.Summary.TrainRMSE, 0) {
 		in.TrainRMSE = m.Summary.TrainRMSE
 	}
+	in.calibInfo = infoCalib(m)
 	return in
 }
 
@@ -608,11 +614,15 @@ type prediction struct {
 	Index   *int      `json:"index,omitempty"`
 	Scores  []score   `json:"scores,omitempty"`
 	Outputs []float64 `json:"outputs,omitempty"`
+	calibPrediction
 }
 
 type score struct {
 	Class string  `json:"class"`
 	Score float64 `json:"score"`
+	// Probability is the class's calibrated probability (calibrated
+	// models only).
+	Probability *float64 `json:"probability,omitempty"`
 }
 
 // predict reads the request's images, scores them and builds the answer;
@@ -623,6 +633,10 @@ func (s *Server) predict(r *http.Request, md *model) (*predictResponse, int, err
 		return nil, 0, err
 	}
 	top := s.opts.TopK
+	reject, err := s.rejectBelow(r, md)
+	if err != nil {
+		return nil, 0, err
+	}
 	if q := r.URL.Query().Get("top"); q != "" {
 		t, err := strconv.Atoi(q)
 		if err != nil || t < 0 {
@@ -657,7 +671,7 @@ func (s *Server) predict(r *http.Request, md *model) (*predictResponse, int, err
 	if err != nil {
 		return nil, 0, err
 	}
-	return md.answer(y, n, top), n, nil
+	return md.answer(y, n, top, reject), n, nil
 }
 
 // readBody reads the request body within the limit.
@@ -859,7 +873,7 @@ func colourBatch(b *batch, md *model, d int) ([]float32, int, int, error) {
 }
 
 // answer turns the outputs of n images into the response.
-func (md *model) answer(y []float64, n, top int) *predictResponse {
+func (md *model) answer(y []float64, n, top int, reject float64) *predictResponse {
 	m := md.m
 	resp := &predictResponse{Model: md.name, Version: md.version(), Predictions: make([]prediction, n)}
 	for i := range n {
@@ -867,6 +881,11 @@ func (md *model) answer(y []float64, n, top int) *predictResponse {
 		p := &resp.Predictions[i]
 		if !m.IsClassifier() {
 			p.Outputs = yi
+			p.addInterval(m, yi)
+			continue
+		}
+		if m.Calibration != nil {
+			p.calibrated(m, yi, top, reject)
 			continue
 		}
 		idx := scn.TopK(yi, max(top, 1))
@@ -874,7 +893,7 @@ func (md *model) answer(y []float64, n, top int) *predictResponse {
 		p.Class, p.Index = m.Classes[best], &best
 		p.Scores = make([]score, 0, min(top, len(idx)))
 		for _, k := range idx[:min(top, len(idx))] {
-			p.Scores = append(p.Scores, score{m.Classes[k], yi[k]})
+			p.Scores = append(p.Scores, score{Class: m.Classes[k], Score: yi[k]})
 		}
 	}
 	return resp

@@ -23,6 +23,7 @@ type evaluation struct {
 	Classes   []string           `json:"classes,omitempty"`
 	RMSE      *float64           `json:"rmse,omitempty"`
 	PPA       map[string]float64 `json:"ppa,omitempty"` // threshold -> share within it
+	calibEval
 }
 
 func newEval() *cobra.Command {
@@ -30,6 +31,8 @@ func newEval() *cobra.Command {
 		d      dataFlags
 		asJSON bool
 		ppa    string
+		// reportPath: --report, an HTML page of the evaluation.
+		reportPath string
 	)
 	cmd := &cobra.Command{
 		Use:   "eval MODEL",
@@ -37,8 +40,13 @@ func newEval() *cobra.Command {
 		Long: `Score a saved model on a data set (default: the built-in test set; with
 --derived, the test part of a folder written by scn derive) with the
 preprocessing recorded in the model: accuracy, per-class accuracy and the
-confusion matrix for classification; RMSE and PPA (share of predictions within
-each threshold) for regression.`,
+confusion matrix for classification, with per-class precision and recall,
+balanced accuracy and macro-F1, and the probabilities' log-loss, Brier score,
+expected calibration error (15 bins), reliability bins and accuracy/coverage
+curve (calibrated ones for a calibrated model: scn train with model selection, the default, or --calibrate; beside the plain
+softmax of the raw scores); RMSE and PPA (share of predictions within each
+threshold) for regression, with the empirical coverage and mean width of the
+conformal intervals of a model trained with --coverage.`,
 		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			m, p, err := loadModel(args[0])
@@ -71,6 +79,11 @@ each threshold) for regression.`,
 			if err != nil {
 				return err
 			}
+			if reportPath != "" {
+				if err := ev.writeReport(reportPath, args[0], s.Len()); err != nil {
+					return err
+				}
+			}
 			if asJSON {
 				enc := json.NewEncoder(cmd.OutOrStdout())
 				enc.SetIndent("", "  ")
@@ -82,6 +95,7 @@ each threshold) for regression.`,
 	d.add(cmd, false)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	cmd.Flags().StringVar(&ppa, "ppa", "15,25", "PPA thresholds for regression, comma-separated, each finite and > 0")
+	cmd.Flags().StringVar(&reportPath, "report", "", "also write an HTML report: the tables, and for a classifier the reliability diagram and the accuracy/coverage curve (SVG)")
 	return cmd
 }
 
@@ -104,10 +118,11 @@ func evaluate(m *scn.Model, s *dataset.Set, thresholds []float64) (*evaluation, 
 		if s.Labels == nil {
 			return nil, fmt.Errorf("the model classifies but the data set has no labels")
 		}
-		pred, err := m.Classify(x)
+		y, err := m.Predict(x)
 		if err != nil {
 			return nil, err
 		}
+		pred := m.ClassesOf(y) // a calibrated model's class: its probabilities' arg-max
 		k := m.M
 		ev.Classes = m.Classes
 		ev.Confusion = make([][]int, k)
@@ -132,6 +147,7 @@ func evaluate(m *scn.Model, s *dataset.Set, thresholds []float64) (*evaluation, 
 				ev.PerClass[m.Classes[c]] = float64(row[c]) / float64(total)
 			}
 		}
+		ev.addClassifier(m, y, pred, s.Labels)
 		return ev, nil
 	}
 	if s.Targets == nil || s.TargetDim != m.M {
@@ -147,6 +163,7 @@ func evaluate(m *scn.Model, s *dataset.Set, thresholds []float64) (*evaluation, 
 	for _, th := range thresholds {
 		ev.PPA[strconv.FormatFloat(th, 'g', -1, 64)] = scn.PPA(y, s.Targets, th)
 	}
+	ev.addRegression(m, y, s.Targets)
 	return ev, nil
 }
 
@@ -158,7 +175,7 @@ func (ev *evaluation) print(w io.Writer) error {
 		for _, k := range sortedKeys(ev.PPA) {
 			fmt.Fprintf(w, "PPA(%s) %.2f%%\n", k, 100*ev.PPA[k])
 		}
-		return nil
+		return ev.printCalib(w)
 	}
 	fmt.Fprintf(w, "accuracy %.2f%%\n\nper class:\n", 100**ev.Accuracy)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
@@ -178,5 +195,8 @@ func (ev *evaluation) print(w io.Writer) error {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t\n", ev.Classes[i], strings.Join(cells, "\t"))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return ev.printCalib(w)
 }

@@ -51,6 +51,7 @@ checked against the header (eval and predict verify the weights' checksum).`,
 			if m.Budget != nil {
 				info["budget"] = m.Budget
 			}
+			addCalibInfo(info, m)
 			if asJSON {
 				enc := json.NewEncoder(cmd.OutOrStdout())
 				enc.SetIndent("", "  ")
@@ -97,6 +98,7 @@ checked against the header (eval and predict verify the weights' checksum).`,
 			if m.Classes != nil {
 				fmt.Fprintf(w, "classes\t%s\n", strings.Join(m.Classes, " "))
 			}
+			printCalibInfo(w, m)
 			fmt.Fprintf(w, "preprocessing\t%s\n", dataset.Preprocess(m.Preprocessing))
 			for _, k := range sortedKeys(m.Meta) {
 				fmt.Fprintf(w, "%s\t%s\n", k, m.Meta[k])

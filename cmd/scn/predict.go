@@ -10,13 +10,19 @@ import (
 )
 
 func newPredict() *cobra.Command {
-	var top int
+	var (
+		top    int
+		reject float64
+	)
 	cmd := &cobra.Command{
 		Use:   "predict MODEL IMAGE...",
 		Short: "Predict the class (or outputs) of image files",
 		Long: `Predict the class of each image file (PNG, JPEG, GIF, BMP, PGM/PPM) with a
 saved model, after the preprocessing recorded in the model, and print the top
-scores; for a regression model, print its outputs. The image gets the model's
+scores (a calibrated model, trained with model selection or --calibrate: the top class
+probabilities, and "unsure" under --reject-below); for a regression model,
+print its outputs (and their conformal interval [lower, upper] when the model
+records one, trained with --coverage). The image gets the model's
 planes: a colour image given to a model trained on grey images becomes grey
 (luma), a grey image given to a colour model three equal planes.`,
 		Args: minArgs(2),
@@ -26,6 +32,9 @@ planes: a colour image given to a model trained on grey images becomes grey
 				return err
 			}
 			if err := currentBudget().checkPredict(m, 1, 0); err != nil {
+				return err
+			}
+			if err := checkReject(cmd, m, reject); err != nil {
 				return err
 			}
 			w := cmd.OutOrStdout()
@@ -38,12 +47,13 @@ planes: a colour image given to a model trained on grey images becomes grey
 				if err != nil {
 					return fmt.Errorf("%s: %w", path, err)
 				}
-				fmt.Fprintf(w, "%s\t%s\n", path, describe(m, y, top))
+				fmt.Fprintf(w, "%s\t%s\n", path, describeCalib(m, y, top, reject))
 			}
 			return nil
 		},
 	}
 	intVar(cmd.Flags(), &top, "top", 3, 0, 1<<20, "scores to show per image")
+	addReject(cmd, &reject)
 	return cmd
 }
 

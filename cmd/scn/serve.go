@@ -29,7 +29,13 @@ extension, or NAME=PATH. Endpoints:
 
   POST /v1/models/NAME:predict   an image file (PNG, JPEG, GIF, BMP, PGM/PPM),
                                  prepared as the model records (as scn predict
-                                 does), or a JSON batch {"images": [...]}
+                                 does), or a JSON batch {"images": [...]};
+                                 a calibrated model (scn train with model
+                                 selection, the default, or --calibrate)
+                                 adds "probability" beside each "score" and
+                                 answers "unsure" under --reject-below, a
+                                 model with intervals (--coverage) "lower"
+                                 and "upper"
   GET  /v1/models                the loaded models (kind, shapes, classes,
                                  nodes, SHA-256 of the file)
   GET  /healthz, GET /metrics    health check, Prometheus metrics
@@ -58,6 +64,9 @@ that no longer reads leaves its model as it was, and the log says why).`,
 			opts.Logger = log
 			if err := checkServeOptions(opts); err != nil {
 				return err
+			}
+			if !(opts.RejectBelow >= 0 && opts.RejectBelow <= 1) {
+				return usageError{fmt.Errorf("--reject-below %v: want a probability in [0, 1]", opts.RejectBelow)}
 			}
 			if opts.GatherWait == 0 {
 				opts.GatherWait = -1 // --gather-wait 0: never wait
@@ -130,6 +139,7 @@ that no longer reads leaves its model as it was, and the log says why).`,
 	durationVar(f, &opts.ShutdownTimeout, "shutdown-timeout", 0, 0, 24*time.Hour, "time to finish the requests in flight on SIGTERM (0: 30s)")
 	f.BoolVarP(&quiet, "quiet", "q", false, "log warnings and errors only")
 	lf.add(cmd)
+	floatVar(f, &opts.RejectBelow, "reject-below", 0, 0, 1, true, "calibrated models: answer \"unsure\" when the top class probability is below this (a request's ?reject_below=P overrides it)")
 	return cmd
 }
 

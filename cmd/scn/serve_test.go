@@ -136,7 +136,9 @@ func TestServe(t *testing.T) {
 	dir, _, test := files(t)
 	a, b := filepath.Join(dir, "a.scn"), filepath.Join(dir, "b.scn")
 	for i, path := range []string{a, b} {
-		ok(t, "train", "--model", "2dscn", "--nodes", "40", "--seed", strconv.Itoa(i+1), "-q",
+		// Uncalibrated (the raw scores are compared with scn predict's;
+		// serve/calib_test.go and TestCalibrateCommands the probabilities).
+		ok(t, "train", "--model", "2dscn", "--nodes", "40", "--seed", strconv.Itoa(i+1), "-q", "--calibrate=false",
 			"--idx-images", filepath.Join(dir, "train-images.gz"), "--idx-labels", filepath.Join(dir, "train-labels.gz"), "-o", path)
 	}
 	img := filepath.Join(dir, "digit.png")

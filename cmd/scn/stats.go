@@ -261,6 +261,7 @@ factor on (a factor of the old G: it still preconditions the next update).`,
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "updated with %d new images (%d in all): saved %s\n", prob.X.Len(), nm.Summary.Samples, out)
+			calibUpdateNote(cmd.ErrOrStderr(), nm)
 			return nil
 		},
 	}

@@ -25,6 +25,7 @@ func newTrain() *cobra.Command {
 		statsFactor bool
 		dryRun      bool
 		stream      bool
+		cf          calibFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "train",
@@ -52,6 +53,12 @@ clock, giving the same model file.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := h.localConflicts(timeBudget != 0 || replay != "", statsOut != "", stream); err != nil {
 				return err
+			}
+			if err := cf.check(); err != nil {
+				return err
+			}
+			if cf.any() && (timeBudget != 0 || replay != "" || stream) {
+				return usageError{fmt.Errorf("--calibrate, --coverage and --class-weight are for in-memory fits without --budget, --replay or --stream")}
 			}
 			if (timeBudget != 0 || replay != "") && stream {
 				return usageError{fmt.Errorf("--stream and --budget/--replay: a budgeted fit measures and selects in memory; drop one")}
@@ -124,11 +131,7 @@ clock, giving the same model file.`,
 			setGCSlack(int64(s.Len())*int64(s.Dim())*4 + cfg.EstimateBytesC(s.Len(), s.Rows, s.Cols, s.Chans(), prob.M))
 			bar := newProgress(totalNodes(cfg), k.Title(), quiet)
 			var m *scn.Model
-			if sel != nil {
-				m, err = cfg.Select(cmd.Context(), prob, *sel, bar.step)
-			} else {
-				m, err = cfg.Fit(cmd.Context(), prob, bar.step)
-			}
+			m, err = cf.fit(cmd.Context(), cfg, sel, prob, h.validation, bar.step)
 			bar.finish()
 			cancelled := err != nil && errors.Is(err, context.Canceled)
 			switch {
@@ -164,6 +167,9 @@ clock, giving the same model file.`,
 			if m.Selection != nil && !cancelled {
 				fmt.Fprintln(cmd.OutOrStdout(), selectionLine(m.Selection))
 			}
+			if line := calibLine(m); line != "" {
+				fmt.Fprintln(cmd.OutOrStdout(), line)
+			}
 			if cancelled {
 				// Interrupted all the same: status 130, so that a script
 				// does not go on as if the fit had finished.
@@ -176,6 +182,7 @@ clock, giving the same model file.`,
 	h.add(cmd, 500)
 	h.addLayers(cmd)
 	h.addLocal(cmd)
+	cf.add(cmd)
 	d.add(cmd, true)
 	cmd.Flags().StringVarP(&out, "out", "o", "model.scn", "model file to write")
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress bar")

@@ -1,0 +1,192 @@
+package scn
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+	"sort"
+)
+
+// FitHeldOut fits on p as Fit does, but on a stratified share
+// s.Validation of the images held out, so that the selection's extras
+// (a classifier's calibration map unless s.Uncalibrated, s.Coverage) can
+// be fitted on images the output weights did not see: the nodes are those of the fit on the rest, with the
+// configuration's L_max and ridge term (no choice is made, and the model
+// records none), and the output weights are then re-solved on all of p
+// (as Select's hold-out does). s.ClassWeights weigh the output weights'
+// least squares.
+func (c Config) FitHeldOut(ctx context.Context, p Problem, s Selection, progress func(Step)) (*Model, error) {
+	s.fixed, s.Folds, s.Patience = true, 0, 0
+	s.Ridges = []float64{c.Ridge}
+	return c.Select(ctx, p, s, progress)
+}
+
+// calibrates reports whether the selection fits a calibration map on p:
+// a classification problem, unless s.Uncalibrated.
+func (s Selection) calibrates(p Problem) bool {
+	return !s.Uncalibrated && p.Classes != nil
+}
+
+// validateExtras reports an impossible calibration setting.
+func (s Selection) validateExtras(c Config) error {
+	switch {
+	case s.Coverage != 0 && !(s.Coverage > 0 && s.Coverage < 1):
+		return fmt.Errorf("%w: Coverage = %v, want a share in (0, 1) (or 0: no intervals)", ErrConfig, s.Coverage)
+	case s.ClassWeights != nil && c.Robust:
+		return fmt.Errorf("%w: class weights and Robust both weigh the images of the least squares: choose one", ErrConfig)
+	}
+	if s.ClassWeights != nil {
+		if err := checkWeights(s.ClassWeights, len(s.ClassWeights)); err != nil {
+			return fmt.Errorf("%w: %v", ErrConfig, err)
+		}
+	}
+	return nil
+}
+
+// checkExtrasProblem reports extras that p cannot have.
+func (s Selection) checkExtrasProblem(p Problem) error {
+	switch {
+	case s.Coverage != 0 && p.Classes != nil:
+		return fmt.Errorf("%w: conformal intervals (Coverage) are for regression; a classifier gets calibrated probabilities", ErrConfig)
+	case s.ClassWeights != nil && p.Classes == nil:
+		return fmt.Errorf("%w: class weights need a classification problem", ErrConfig)
+	case s.ClassWeights != nil && len(s.ClassWeights) != p.M:
+		return fmt.Errorf("%w: %d class weights for %d classes", ErrConfig, len(s.ClassWeights), p.M)
+	}
+	return nil
+}
+
+// holdoutExtras adds the selection's extras to m, the model of a hold-out
+// selection whose output weights were solved on all (training and
+// held-out parts tp and hp): train gives the same nodes with the weights
+// solved on tp alone, whose held-out outputs the calibration map or the
+// intervals are fitted on. With class weights both are re-solved
+// weighted first.
+func (s Selection) holdoutExtras(m *Model, train func() (*Model, error), tp, hp, all Problem) (*Model, error) {
+	cal := s.calibrates(all)
+	if !cal && s.Coverage == 0 && s.ClassWeights == nil {
+		return m, nil
+	}
+	if err := s.checkExtrasProblem(all); err != nil {
+		return nil, err
+	}
+	var err error
+	if s.ClassWeights != nil {
+		if m, err = m.Reweighted(all, s.ClassWeights); err != nil {
+			return nil, err
+		}
+	}
+	if !cal && s.Coverage == 0 {
+		return m, nil
+	}
+	tm, err := train()
+	if err != nil {
+		return nil, err
+	}
+	if s.ClassWeights != nil {
+		if tm, err = tm.Reweighted(tp, s.ClassWeights); err != nil {
+			return nil, err
+		}
+	}
+	y, err := tm.Predict(hp.X)
+	if err != nil {
+		return nil, err
+	}
+	return s.attachExtras(m, cal, y, hp.T)
+}
+
+// attachExtras returns m with the calibration map (if cal) or intervals
+// fitted on held-out outputs y and targets t (N x M).
+func (s Selection) attachExtras(m *Model, cal bool, y, t []float64) (*Model, error) {
+	out := *m
+	if cal {
+		fitted, err := FitCalibration(y, ArgMax(t, m.M), m.M)
+		if err != nil {
+			return nil, fmt.Errorf("scn: calibration: %w", err)
+		}
+		out.Calibration = fitted
+	}
+	if s.Coverage != 0 {
+		iv, err := FitInterval(y, t, m.M, s.Coverage)
+		if err != nil {
+			return nil, fmt.Errorf("scn: conformal intervals: %w", err)
+		}
+		out.Interval = iv
+	}
+	return &out, nil
+}
+
+// foldExtras adds the selection's extras to m, the last fit of a k-fold
+// selection of (L, ridge) best: the calibration map or intervals are
+// fitted on every image's out-of-fold output, from a fit of each fold's
+// training part with the chosen L and ridge term (k more fits, of at
+// most the chosen L nodes).
+func (c Config) foldExtras(ctx context.Context, m *Model, p Problem, folds [][]int, best Score, s Selection) (*Model, error) {
+	cal := s.calibrates(p)
+	if !cal && s.Coverage == 0 && s.ClassWeights == nil {
+		return m, nil
+	}
+	if err := s.checkExtrasProblem(p); err != nil {
+		return nil, err
+	}
+	var err error
+	if s.ClassWeights != nil {
+		if m, err = m.Reweighted(p, s.ClassWeights); err != nil {
+			return nil, err
+		}
+	}
+	if !cal && s.Coverage == 0 {
+		return m, nil
+	}
+	fc := c
+	fc.MaxNodes = best.Nodes
+	var y, t []float64
+	for f := range folds {
+		var train []int
+		for g, idx := range folds {
+			if g != f {
+				train = append(train, idx...)
+			}
+		}
+		sort.Ints(train)
+		debug.FreeOSMemory() // the previous fold's fit, as selectFolds does
+		tp, hp := p.subset(train), p.subset(folds[f])
+		path, err := fc.fitPath(ctx, tp, nil, runOpts{})
+		if err != nil {
+			return nil, err
+		}
+		tm, err := path.Solve(min(best.Nodes, path.Nodes()), best.Ridge)
+		if err != nil {
+			return nil, err
+		}
+		if s.ClassWeights != nil {
+			if tm, err = tm.Reweighted(tp, s.ClassWeights); err != nil {
+				return nil, err
+			}
+		}
+		yf, err := tm.Predict(hp.X)
+		if err != nil {
+			return nil, err
+		}
+		y, t = append(y, yf...), append(t, hp.T...)
+	}
+	return s.attachExtras(m, cal, y, t)
+}
+
+// FitWeighted is Fit followed by a weighted re-solve of the output
+// weights (Model.Reweighted) when weights is not nil.
+func (c Config) FitWeighted(ctx context.Context, p Problem, weights []float64, progress func(Step)) (*Model, error) {
+	if weights != nil {
+		if err := (Selection{ClassWeights: weights}).validateExtras(c); err != nil {
+			return nil, err
+		}
+		if err := (Selection{ClassWeights: weights}).checkExtrasProblem(p); err != nil {
+			return nil, err
+		}
+	}
+	m, err := c.Fit(ctx, p, progress)
+	if err != nil || weights == nil {
+		return m, err
+	}
+	return m.Reweighted(p, weights)
+}
