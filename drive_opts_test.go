@@ -7,7 +7,8 @@ import (
 )
 
 // TestConfigHoldsNoRunOptions: Config holds hyper-parameters only: every
-// field exported and none a function, channel, interface or pointer (so
+// field exported and none a function, channel, interface or pointer to
+// anything but a struct of such fields (so
 // that no run option, such as a Budget's stages or a selection's check,
 // can ride along in it into a fitted Model); and models fitted with run
 // options (a staged fit, selection with Patience, a deep network, and
@@ -17,7 +18,15 @@ func TestConfigHoldsNoRunOptions(t *testing.T) {
 	var walkType func(path string, ty reflect.Type)
 	walkType = func(path string, ty reflect.Type) {
 		switch ty.Kind() {
-		case reflect.Func, reflect.Chan, reflect.Interface, reflect.Pointer, reflect.UnsafePointer, reflect.Map:
+		case reflect.Pointer:
+			// An optional group of hyper-parameters (Config.Local) may be a
+			// pointer to a struct, which must itself hold plain values.
+			if ty.Elem().Kind() != reflect.Struct {
+				t.Errorf("Config%s is a pointer to %v: Config must hold plain hyper-parameters", path, ty.Elem().Kind())
+				return
+			}
+			walkType(path, ty.Elem())
+		case reflect.Func, reflect.Chan, reflect.Interface, reflect.UnsafePointer, reflect.Map:
 			t.Errorf("Config%s is a %v: Config must hold plain hyper-parameters", path, ty.Kind())
 		case reflect.Slice, reflect.Array:
 			walkType(path+"[]", ty.Elem())
