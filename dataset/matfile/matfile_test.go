@@ -352,7 +352,7 @@ func TestSizeClaims(t *testing.T) {
 	var z bytes.Buffer
 	zw := zlib.NewWriter(&z)
 	inner := writeMAT(o, false, tv{"x", mxDOUBLE, []int32{1, 1}, miDOUBLE, float64s(o, 1)})[headerLen:]
-	o.PutUint32(inner[4:], 0xffffffff)          // miMATRIX claims 4 GB
+	o.PutUint32(inner[4:], 0xffffffff)            // miMATRIX claims 4 GB
 	o.PutUint32(inner[8+16+16+16+4:], 0xfffffff0) // and so does its values element
 	zw.Write(inner)
 	zw.Close()
