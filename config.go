@@ -54,6 +54,13 @@ type Config struct {
 	Tolerance float64
 	// Candidates is T_max, the candidates drawn per scale (>= 1).
 	Candidates int
+	// Redraw draws new T_max candidates for every (lambda, r) pair, as the
+	// paper's Algorithm 1 states the search (SPEC.md section 2); false (the
+	// presets) draws them once per lambda and reuses them for every r, as
+	// the authors' SCN code does. On the paper's own E1 data the paper's
+	// 2DSCN figures are those of Redraw (docs/e1-gap.md). One-node
+	// supervised fits only.
+	Redraw bool
 	// Scales is the list Upsilon of scales lambda, tried in order; weights
 	// and biases are uniform on [-lambda, lambda]. Random learners use
 	// Scales[0] only.
@@ -247,6 +254,8 @@ func (c Config) Validate() error {
 		return bad("Differences needs Standardize (the data sets the scale of difference nodes)")
 	case c.FieldMin > c.FieldMax:
 		return bad("receptive field lengths %d ... %d, want FieldMin <= FieldMax", c.FieldMin, c.FieldMax)
+	case c.Redraw && (c.Kind.Choice != Supervised || c.blockMode() || len(c.Layers) > 0):
+		return bad("Redraw is for one-node supervised fits (scn, 2dscn without blocks, fields or layers)")
 	}
 	if err := c.validateLayers(); err != nil {
 		return err
@@ -387,4 +396,10 @@ func PresetConfig(name string, k Kind) (Config, error) {
 		return Fast(k), nil
 	}
 	return Config{}, fmt.Errorf("unknown preset %q (want default, paper or fast)", name)
+}
+
+// blockMode reports whether a configuration fits by the block engine: a
+// block size above 1, or any option only that path implements.
+func (c Config) blockMode() bool {
+	return c.BlockSize > 1 || c.FieldMin > 0 || c.Standardize || c.Differences || c.Float32Gram || c.BF16Gram || c.Pairs
 }

@@ -41,12 +41,6 @@ import (
 // Random choice (RVFL, 2DRVFL) draws each block at the first scale and
 // appends it whole.
 
-// blockMode reports whether a configuration fits by the block engine: a
-// block size above 1, or any option only that path implements.
-func (c Config) blockMode() bool {
-	return c.BlockSize > 1 || c.FieldMin > 0 || c.Standardize || c.Differences || c.Float32Gram || c.BF16Gram || c.Pairs
-}
-
 // blockSize is the block size a model file records: BlockSize for block
 // fits, 0 for one-node fits (BlockSize 0 and 1 are the same fit, and their
 // files are the same bytes).

@@ -452,7 +452,9 @@ func (b *builder) randomBlock() {
 // Algorithm 1). For each lambda in turn it draws T_max candidates once and
 // reuses them for every r in turn, as the authors' SCN code does; the first
 // (lambda, r) with an admissible candidate gives the node, the admissible
-// candidate with the largest sum of xi_q. A candidate whose column turns out
+// candidate with the largest sum of xi_q. With Config.Redraw, new candidates
+// are drawn for every (lambda, r) pair instead, as the paper's Algorithm 1
+// states the search. A candidate whose column turns out
 // (nearly) dependent on the chosen ones is refused and the next best taken.
 func (b *builder) pickSupervised() (Step, bool) {
 	var st Step
@@ -466,7 +468,15 @@ func (b *builder) pickSupervised() (Step, bool) {
 		t0 := time.Now()
 		hh, eh := b.correlations()
 		dead := make([]bool, k)
-		for _, r := range b.cfg.Ratios {
+		for ri, r := range b.cfg.Ratios {
+			if b.cfg.Redraw && ri > 0 {
+				// New candidates for this (lambda, r) pair (Config.Redraw).
+				b.drawBatch(k, lambda)
+				st.Tried += k
+				t0 = time.Now()
+				hh, eh = b.correlations()
+				clear(dead)
+			}
 			order := admissible(hh, eh, ee, m, r, dead)
 			b.prof.Selection += time.Since(t0)
 			for _, j := range order {

@@ -93,6 +93,7 @@ type fileConfig struct {
 	Pairs       bool `json:"pairs,omitempty"`
 	StopAtRank  bool `json:"stop_at_rank,omitempty"`
 	Robust      bool `json:"robust,omitempty"`
+	Redraw      bool `json:"redraw,omitempty"`
 	// Layers is Config.Layers, absent for one-layer networks.
 	Layers []int `json:"layers,omitempty"`
 }
@@ -404,7 +405,7 @@ func (m *Model) header() fileHeader {
 			Scales: c.Scales, Ratios: c.Ratios, Seed: c.Seed, Ridge: c.Ridge, Preset: c.Preset, StopAtRank: c.StopAtRank,
 			BlockSize: c.blockSize(), FieldMin: c.FieldMin, FieldMax: c.FieldMax,
 			Standardize: c.Standardize, Differences: c.Differences, Float32Gram: c.Float32Gram, BF16Gram: c.BF16Gram, Pairs: c.Pairs,
-			Robust: c.Robust, Layers: c.Layers,
+			Robust: c.Robust, Layers: c.Layers, Redraw: c.Redraw,
 		},
 		Summary: fileSummary{
 			Samples: s.Samples, Stop: s.Stop.String(), TrainRMSE: s.TrainRMSE,
@@ -503,7 +504,7 @@ func (h fileHeader) model() (*Model, error) {
 			Scales: c.Scales, Ratios: c.Ratios, Activation: act, Seed: c.Seed, Ridge: c.Ridge, Preset: c.Preset, StopAtRank: c.StopAtRank,
 			BlockSize: c.BlockSize, FieldMin: c.FieldMin, FieldMax: c.FieldMax,
 			Standardize: c.Standardize, Differences: c.Differences, Float32Gram: c.Float32Gram, BF16Gram: c.BF16Gram, Pairs: c.Pairs,
-			Robust: c.Robust, Layers: c.Layers, Local: loc.geometry(),
+			Robust: c.Robust, Layers: c.Layers, Local: loc.geometry(), Redraw: c.Redraw,
 		},
 		fileDeep: h.Deep, Local: loc,
 		Summary: Summary{

@@ -216,7 +216,7 @@ func (s *Set) addImage(fsys fs.FS, name string, label int, p Preprocess, show fu
 		}
 	}
 	if rows != s.Rows || cols != s.Cols {
-		return fmt.Errorf("%s: %w: image is %d x %d (rows x columns), earlier images are %d x %d (resize them all to one size: --resize RxC, with --fit pad, crop or stretch)", show(name), ErrFormat, rows, cols, s.Rows, s.Cols)
+		return fmt.Errorf("%s: %w: image is %d x %d (rows x columns), earlier images are %d x %d (resize them all to one size: --resize RxC, with --fit pad, crop or stretch)", show(name), ErrMixedSizes, rows, cols, s.Rows, s.Cols)
 	}
 	if inverted {
 		s.Inverted++

@@ -258,7 +258,7 @@ func (s *FolderSource) Shards(ctx context.Context, f func(scn.Shard) error) erro
 				return fmt.Errorf("dataset: %w", err)
 			}
 			if pic.Rows != s.rows || pic.Cols != s.cols {
-				return fmt.Errorf("dataset: %s: %w: image is %d x %d (rows x columns), earlier images are %d x %d (resize them all to one size: --resize RxC, with --fit pad, crop or stretch)", s.show(s.files[i]), ErrFormat, pic.Rows, pic.Cols, s.rows, s.cols)
+				return fmt.Errorf("dataset: %s: %w: image is %d x %d (rows x columns), earlier images are %d x %d (resize them all to one size: --resize RxC, with --fit pad, crop or stretch)", s.show(s.files[i]), ErrMixedSizes, pic.Rows, pic.Cols, s.rows, s.cols)
 			}
 			copies := 1
 			if pic.Channels == 1 {

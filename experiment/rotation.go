@@ -7,7 +7,6 @@ import (
 	"sort"
 
 	"github.com/scn2d/scn"
-	"github.com/scn2d/scn/dataset"
 	"github.com/scn2d/scn/report"
 )
 
@@ -20,34 +19,25 @@ var rotSizes = protocolSizes{
 func runRotation(ctx context.Context, o Options, r *Result) error {
 	s := o.sizes(r, rotSizes)
 	ntr, nte, maxL, trials := s.train, s.test, s.maxL, s.trials
-	mtr, mte, err := loadMNIST(o.DataDir)
+	data, err := rotationData(o, r, ntr, nte)
 	if err != nil {
 		return err
 	}
-	r.Provenance = append(r.Provenance, mtr.Source, mte.Source)
-	r.note("Substitute data: the paper used the synthetic rotated-digit set shipped with a commercial toolbox; this run builds the same task from MNIST: each image is rotated about its centre by an angle drawn uniformly from [-45, 45] degrees (bilinear interpolation), and the target is that angle in degrees (positive = counter-clockwise).")
-	r.protocol("%d training images drawn from the MNIST training set and %d test images from the MNIST test set, new draws and angles every trial (dataset.BuildRotated; trial t's sets are the ones `scn derive rotated --train %d --test %d --seed %d+t` writes)", ntr, nte, ntr, nte, o.Seed)
-	r.protocol("L = %d, %d trials (trial t: seed %d+t for images, angles and learners)", maxL, trials, o.Seed)
+	r.protocol("L = %d, %d trials (trial t: seed %d+t for %s)", maxL, trials, o.Seed, data.seeded)
 	r.protocol("paper preset: T_max = 5, Upsilon = %v, R = {1-10^-j, j=2..7}; RVFL and 2DRVFL lambda = 1", scn.PaperScales())
 	r.protocol("PPA(theta) = share of predictions with |error| < theta degrees, theta = 15 and 25")
 	kinds := scn.Kinds()
 	outs, err := runTrials(ctx, trialSpec{
 		Kinds: kinds, Trials: trials, Seed: o.Seed, MaxNodes: maxL,
-		Checkpoints: evenCheckpoints(maxL, 10), KeepOutputs: true, Log: o.Log, Label: "E1",
-		Cache: o.trialCache(), Fresh: o.Fresh, DataID: o.dataID(), Jobs: o.jobs(),
-		Data: func(t int) (*dataset.Set, *dataset.Set, error) {
-			d, err := dataset.BuildRotated(mtr, mte, ntr, nte, o.Seed+uint64(t))
-			if err != nil {
-				return nil, nil, err
-			}
-			return d.Part("train"), d.Part("test"), nil
-		},
+		Checkpoints: evenCheckpoints(maxL, 10), KeepOutputs: true, Log: o.Log, Label: data.label,
+		Cache: o.trialCache(), Fresh: o.Fresh, DataID: o.dataID() + data.id, Jobs: o.jobs(),
+		Data: data.sets,
 	})
 	if err != nil {
 		return err
 	}
 	// Main table.
-	tab := Table{Name: "rotation", Title: fmt.Sprintf("Rotation angle regression at L = %d (mean ± std over %d trials)", maxL, trials),
+	tab := Table{Name: "rotation", Title: fmt.Sprintf("Rotation angle regression at L = %d (mean ± std over %d trials), %s", maxL, trials, data.what),
 		Header: []string{"model", "train PPA15 (%)", "test PPA15 (%)", "train PPA25 (%)", "test PPA25 (%)", "train RMSE (deg)", "test RMSE (deg)", "nodes", "fit time (s)"}}
 	for ki, k := range kinds {
 		row := []string{k.Title()}
@@ -68,6 +58,10 @@ func runRotation(ctx context.Context, o Options, r *Result) error {
 		return err
 	}
 	fitNotes(r, "E1", kinds, outs, maxL)
+	if !data.digits {
+		r.note("No per-digit box plots: the MAT-files hold the images and their angles, not which digit each image shows.")
+		return nil
+	}
 	// Per-digit box plots of the test absolute errors, 2DSCN vs 2DRVFL,
 	// pooled over trials (the test images are re-drawn each trial).
 	var box []report.BoxSeries

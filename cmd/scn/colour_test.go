@@ -94,8 +94,8 @@ func TestDeriveHue(t *testing.T) {
 	ok(t, "eval", model, "--derived", out)
 }
 
-// TestColourFlagRefusals checks the usage errors of the new flags and the
-// message for images of mixed sizes.
+// TestColourFlagRefusals checks the usage errors of the new flags and what
+// is said of images of mixed sizes.
 func TestColourFlagRefusals(t *testing.T) {
 	out, code := failsCode(t, "train", "--fit", "crop", "-o", filepath.Join(t.TempDir(), "m.scn"))
 	if code != 2 || !strings.Contains(out, "--resize") {
@@ -114,8 +114,9 @@ func TestColourFlagRefusals(t *testing.T) {
 	_ = gdir
 	writePNG(t, filepath.Join(dir, "a", "1.png"), train.Image(0), 28, 28)
 	writePNG(t, filepath.Join(dir, "b", "1.png"), train.Image(1)[:14*28], 14, 28)
-	out = fails(t, "train", "--folder", dir, "-o", filepath.Join(t.TempDir(), "m.scn"))
-	if !strings.Contains(out, "--resize") || !strings.Contains(out, "14 x 28") {
+	// Mixed sizes: read at a size chosen from them, said (autosize.go).
+	out = ok(t, "train", "--model", "rvfl", "--preset", "paper", "--nodes", "5", "--folder", dir, "-o", filepath.Join(t.TempDir(), "m.scn"))
+	if !strings.Contains(out, "--resize") || !strings.Contains(out, "images of 2 sizes (14 to 28 rows, 28 to 28 columns): resizing them all to 21 x 28") {
 		t.Errorf("mixed sizes: %s", out)
 	}
 	model := filepath.Join(t.TempDir(), "m.scn")

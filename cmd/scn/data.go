@@ -22,6 +22,7 @@ type dataFlags struct {
 	invert, resize, fit              string
 	mnist, grey, deskew              bool
 	numpy                            numpyFlags // --npy-*, --npz*: numpy.go
+	mat                              matFlags   // --mat*: mat.go
 }
 
 // add registers the source flags and, with prep, the preprocessing flags
@@ -42,6 +43,7 @@ func (d *dataFlags) add(cmd *cobra.Command, prep bool) {
 	f.StringVar(&d.derived, p+"derived", "", what+"folder written by scn derive: its train part for training, its test part for evaluation")
 
 	d.numpy.add(f, p, what)
+	d.mat.add(f, p, what)
 	if !prep {
 		return
 	}
@@ -113,6 +115,8 @@ func (d *dataFlags) load(half string, p dataset.Preprocess) (*dataset.Set, error
 		s, err = d.readIDX()
 	case d.numpy.given():
 		s, err = d.readNumPy()
+	case d.mat.file != "":
+		s, err = d.mat.read(d)
 	case d.derived != "":
 		s, err = readDerivedPart(d.derived, half)
 	default:
@@ -175,8 +179,11 @@ func (d *dataFlags) checkSources() error {
 	if err := d.checkNumPyFlags(); err != nil {
 		return err
 	}
+	if err := d.mat.check(d.prefix); err != nil {
+		return err
+	}
 	sources := 0
-	for _, s := range []string{d.idxImages, d.folder, d.csv, d.derived} {
+	for _, s := range []string{d.idxImages, d.folder, d.csv, d.derived, d.numpy.images + d.numpy.npz, d.mat.file} {
 		if s != "" {
 			sources++
 		}
@@ -185,13 +192,13 @@ func (d *dataFlags) checkSources() error {
 		return usageError{fmt.Errorf("--%srows and --%scols: give both, or neither for square images", d.prefix, d.prefix)}
 	}
 	if sources > 1 {
-		return usageError{fmt.Errorf("give one data source: --%sidx-images, --%sfolder, --%scsv or --%sderived", d.prefix, d.prefix, d.prefix, d.prefix)}
+		return usageError{fmt.Errorf("give one data source: --%sidx-images, --%sfolder, --%scsv, --%sderived, --%snpy-images, --%snpz or --%smat", d.prefix, d.prefix, d.prefix, d.prefix, d.prefix, d.prefix, d.prefix)}
 	}
 	if (d.idxLabels != "" || d.idxTargets != "") && d.idxImages == "" {
 		return usageError{fmt.Errorf("--%sidx-labels and --%sidx-targets need --%sidx-images", d.prefix, d.prefix, d.prefix)}
 	}
-	if (d.rows != 0 || d.cols != 0) && d.csv == "" && !d.numpy.given() {
-		return usageError{fmt.Errorf("--%srows and --%scols give the image shape of a CSV file or a NumPy array; there is no --%scsv, --%snpy-images or --%snpz", d.prefix, d.prefix, d.prefix, d.prefix, d.prefix)}
+	if (d.rows != 0 || d.cols != 0) && d.csv == "" && !d.numpy.given() && d.mat.file == "" {
+		return usageError{fmt.Errorf("--%srows and --%scols give the image shape of a CSV file, a NumPy array or a MAT-file's N x d array; there is no --%scsv, --%snpy-images, --%snpz or --%smat", d.prefix, d.prefix, d.prefix, d.prefix, d.prefix, d.prefix)}
 	}
 	return nil
 }

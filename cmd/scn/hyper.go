@@ -34,6 +34,7 @@ type hyperFlags struct {
 	bf16Gram    bool
 	pairs       bool
 	robust      bool
+	redraw      bool
 	layers      string     // --layers (scn train only)
 	local       localFlags // --local and its settings (scn train only)
 	flags       *pflag.FlagSet
@@ -86,6 +87,7 @@ func (h *hyperFlags) addPreset(cmd *cobra.Command) {
 	f.BoolVar(&h.float32Gram, "float32-gram", false, "Gram products of the block engine in float32 within row shards")
 	f.BoolVar(&h.bf16Gram, "bf16-gram", false, "Gram products of the block engine from the hidden outputs rounded to bfloat16 (fast with AVX512-BF16; on in the fast preset where the CPU has it)")
 	f.BoolVar(&h.pairs, "pairs", false, "2dscn block candidates as all pairs of row and column vectors (one product per column vector)")
+	f.BoolVar(&h.redraw, "redraw", false, "scn and 2dscn: draw new candidates for every (scale, r) pair, as the paper's Algorithm 1 states the search, instead of once per scale as the authors' SCN code (the presets); on the paper's E1 data it gives Table III's 2DSCN figures (docs/e1-gap.md)")
 	f.BoolVar(&h.robust, "robust", false, "robust output weights: least squares reweighted by the kernel density of each training image's residual (robust SCN, Wang and Li 2017), so that outlying images weigh little")
 }
 
@@ -146,6 +148,7 @@ func (h *hyperFlags) override(c *scn.Config) {
 	setIf(h, "bf16-gram", &c.BF16Gram, h.bf16Gram)
 	setIf(h, "pairs", &c.Pairs, h.pairs)
 	setIf(h, "robust", &c.Robust, h.robust)
+	setIf(h, "redraw", &c.Redraw, h.redraw)
 }
 
 // setIf sets *dst to v when the flag name was set.
@@ -334,7 +337,7 @@ func samePreset(c, p scn.Config) bool {
 		c.Activation == p.Activation && slices.Equal(c.Scales, p.Scales) && slices.Equal(c.Ratios, p.Ratios) &&
 		c.BlockSize == p.BlockSize && c.FieldMin == p.FieldMin && c.FieldMax == p.FieldMax &&
 		c.Standardize == p.Standardize && c.Differences == p.Differences && c.Float32Gram == p.Float32Gram && c.BF16Gram == p.BF16Gram && c.Pairs == p.Pairs && c.Robust == p.Robust &&
-		slices.Equal(c.Layers, p.Layers)
+		c.Redraw == p.Redraw && slices.Equal(c.Layers, p.Layers)
 }
 
 // Upper bounds of --nodes and --candidates: the library's own limits

@@ -38,6 +38,9 @@ checked against the header (eval and predict verify the weights' checksum).`,
 				"train_rmse": m.Summary.TrainRMSE, "tried": m.Summary.Tried, "rejected": m.Summary.Rejected,
 				"classes": m.Classes, "preprocessing": m.Preprocessing, "meta": m.Meta,
 			}
+			if m.Config.Redraw {
+				info["redraw"] = true
+			}
 			if m.Layers != nil {
 				info["layers"] = m.Layers
 			}
@@ -82,6 +85,9 @@ checked against the header (eval and predict verify the weights' checksum).`,
 			}
 			if m.Kind.Choice == scn.Supervised {
 				fmt.Fprintf(w, "ratios\t%v\n", c.Ratios)
+				if c.Redraw {
+					fmt.Fprintf(w, "search\tnew candidates for every (scale, r) pair (--redraw)\n")
+				}
 			}
 			s := m.Summary
 			if c := m.Selection; c != nil {

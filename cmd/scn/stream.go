@@ -62,6 +62,8 @@ func (d *dataFlags) streamable() string {
 		return "regression targets are read whole"
 	case d.derived != "":
 		return "a --derived folder is read whole"
+	case d.mat.file != "":
+		return "a MAT-file is read whole"
 	case d.idxImages == "" && d.folder == "" && d.csv == "" && !n.given():
 		return "the built-in set is read whole"
 	case d.idxImages != "" && d.idxLabels == "":

@@ -231,6 +231,9 @@ func (d *dataFlags) loadTraining(out string, stderr io.Writer, pre func(dataset.
 		}
 	}
 	s, err := d.load("train", p)
+	if errors.Is(err, dataset.ErrMixedSizes) {
+		s, p, err = d.loadResized(p, stderr, err) // autosize.go
+	}
 	if err != nil {
 		return nil, p, err
 	}
