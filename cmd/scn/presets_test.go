@@ -101,3 +101,27 @@ func TestTrainPhotoPreset(t *testing.T) {
 		t.Errorf("grey digits: kind %v, preset %v, local %v; said:\n%s", info["kind"], info["preset"], info["local"], out)
 	}
 }
+
+// TestTrainBudgetPhotos: --budget on colour images plans local nodes, says
+// so, and --replay refits the model's plan to the same file.
+func TestTrainBudgetPhotos(t *testing.T) {
+	dir, _ := hueFolder(t, 15)
+	tmp := t.TempDir()
+	a, b := filepath.Join(tmp, "a.scn"), filepath.Join(tmp, "b.scn")
+	out := ok(t, "train", "-q", "--folder", dir, "--budget", "20s", "-o", a)
+	if !strings.Contains(out, "with local nodes") || !strings.Contains(out, "filters") {
+		t.Fatalf("--budget on colour images said:\n%s", out)
+	}
+	if info := inspectJSON(t, a); info["local"] == nil || info["kind"] != "2drvfl" {
+		t.Fatalf("--budget model on colour images: kind %v, local %v", info["kind"], info["local"])
+	}
+	out = ok(t, "train", "-q", "--folder", dir, "--replay", a, "-o", b)
+	if !strings.Contains(out, "replayed") {
+		t.Errorf("--replay said:\n%s", out)
+	}
+	ba, _ := os.ReadFile(a)
+	bb, _ := os.ReadFile(b)
+	if len(ba) == 0 || !bytes.Equal(ba, bb) {
+		t.Errorf("--replay of a budget on photos gave another file (%d and %d bytes)", len(ba), len(bb))
+	}
+}
