@@ -11,13 +11,14 @@ import (
 // pixels) Budget.Fit plans local nodes, the presets' photo choice
 // (Config.ForPhotos: 2DRVFL, separable 5 x 5 filters, 3 x 3 average
 // pooling, two-sided, ridge PhotoRidge), and chooses the number of filters
-// that fits the time left. The work of a fit of F filters on N images is
-// modelled by photoCost (the filters over every position, the Gram sums of
-// the pooled outputs, their Cholesky factor); a probe fit of
-// photoProbeFilters filters on at most photoProbeImages of the images
-// measures this machine's seconds per unit of it. Every image is fitted
-// (no hold-out: the ridge term is the measured one) and every filter kept;
-// the clock is not checked during the fit, whose time the model predicts.
+// that fits the time left. The time of a fit of F filters on N images is
+// modelled by photoSeconds: the filters over every position and the Gram
+// sums of the pooled outputs at the seconds per multiply-add measured by
+// two probe fits (photoProbeFilters and three times as many filters, on
+// at most photoProbeImages of the images), and the Cholesky factor at the
+// rate of a timed factor (cholSeconds). Every image is fitted (no
+// hold-out: the ridge term is the measured one) and every filter kept; the
+// clock is not checked during the fit, whose time the model predicts.
 
 // Probe and plan of a budget on photos.
 const (
@@ -38,8 +39,23 @@ func budgetPhotos(p Problem) bool {
 	return p.Classes != nil && PhotoImages(p.X.Rows, p.X.Cols, p.X.Chans())
 }
 
+// photoSeconds is the modelled time of a local fit of f filters of l on n
+// images of rows x cols x chans: rate seconds per multiply-add of the
+// filters and the Gram sums (photoCost without its factor), chol seconds
+// per unit of the factor's L^3 / 3. The factor, grown block by block as
+// the filters come, is timed apart (cholSeconds): on 245 photos of 64 x
+// 64, L = 4320, the probe's slope (factors of a few hundred) left it out
+// and predicted 7.1 s for a fit of 17.7 s; grown alone it took 6.3 s where
+// cholSeconds(1024) predicted 7.0 s.
+func photoSeconds(l *Local, f, n, rows, cols, chans int, rate, chol float64) float64 {
+	outs := float64(f * l.perFilter())
+	fac := outs * outs * outs / 3
+	return (photoCost(l, f, n, rows, cols, chans)-fac)*rate + fac*chol
+}
+
 // fitPhotos is Budget.Fit on photos. With b.Rates set, b.Rates.Score is
-// taken as the seconds per unit of photoCost (no probe).
+// taken as the seconds per multiply-add of the filters and Gram sums and
+// b.Rates.Chol as the seconds per unit of the factor's L^3 / 3 (no probe).
 func (b Budget) fitPhotos(ctx context.Context, p Problem, progress func(Step), plan func(BudgetPlan)) (*Model, error) {
 	n, rows, cols, chans := p.X.Len(), p.X.Rows, p.X.Cols, max(p.X.Chans(), 1)
 	base := Default(SCN2D)
@@ -48,10 +64,11 @@ func (b Budget) fitPhotos(ctx context.Context, p Problem, progress func(Step), p
 	if !ok {
 		return nil, fmt.Errorf("%w: local nodes cannot be applied to images of %d x %d x %d", ErrBudget, rows, cols, chans)
 	}
-	var rate float64
+	var rate, chol float64
 	if b.Rates != nil {
-		rate = b.Rates.Score
+		rate, chol = b.Rates.Score, b.Rates.Chol
 	} else {
+		chol = cholSeconds(1024)
 		// Two probe fits, of photoProbeFilters and three times as many
 		// filters on the same images: the rate is the slope between them,
 		// free of the fixed costs of a fit (on natural-images the one small
@@ -79,19 +96,19 @@ func (b Budget) fitPhotos(ctx context.Context, p Problem, progress func(Step), p
 			rate = lo // the probes' noise: at least a quarter of the larger's average
 		}
 	}
-	if !(rate > 0) {
-		return nil, fmt.Errorf("%w: local nodes' rate %v s per multiply-add is not usable", ErrBudget, rate)
+	if !(rate > 0) || !(chol >= 0) {
+		return nil, fmt.Errorf("%w: local nodes' rates %v and %v s per multiply-add are not usable", ErrBudget, rate, chol)
 	}
 	left := (b.Duration - b.now().Sub(b.Start)).Seconds() * photoBudgetShare
-	f := budgetFilters(cfg, rate, left, n, rows, cols, chans, p.M, b.MaxBytes)
+	f := budgetFilters(cfg, rate, chol, left, n, rows, cols, chans, p.M, b.MaxBytes)
 	cfg.Local.Filters = f
 	cfg.MaxNodes = cfg.Local.Outputs()
 	l := cfg.MaxNodes
-	predicted := photoCost(cfg.Local, f, n, rows, cols, chans) * rate
+	predicted := photoSeconds(cfg.Local, f, n, rows, cols, chans, rate, chol)
 	pl := BudgetPlan{
 		Kind: cfg.Kind, Preset: cfg.Preset, Nodes: l, MaxNodes: l, BlockSize: max(1, cfg.BlockSize),
 		Ridges: []float64{cfg.Ridge}, FitRidge: cfg.Ridge, Predicted: time.Duration(predicted * float64(time.Second)),
-		Rates: Rates{Score: rate}, Filters: f,
+		Rates: Rates{Score: rate, Chol: chol}, Filters: f,
 		Why: fmt.Sprintf("photos (%d x %d x %d): the presets' local nodes, %d filters of 5 x 5 fit the time left (%.1f s per 1e9 multiply-adds measured)",
 			rows, cols, chans, f, rate*1e9),
 	}
@@ -108,16 +125,16 @@ func (b Budget) fitPhotos(ctx context.Context, p Problem, progress func(Step), p
 
 // budgetFilters returns the most filters (a multiple of photoFilterStep,
 // at least photoFilterStep, at most photoMaxFilters and 64 pooled outputs
-// per image) whose modelled time at rate fits in sec seconds and whose
+// per image) whose modelled time (photoSeconds) fits in sec seconds and whose
 // estimated memory fits in maxBytes (0: no bound).
-func budgetFilters(cfg Config, rate, sec float64, n, rows, cols, chans, m int, maxBytes int64) int {
+func budgetFilters(cfg Config, rate, chol, sec float64, n, rows, cols, chans, m int, maxBytes int64) int {
 	best := photoFilterStep
 	for f := photoFilterStep; f <= photoMaxFilters; f += photoFilterStep {
 		c := cfg
 		c.Local = cfg.Local.clone()
 		c.Local.Filters = f
 		c.MaxNodes = c.Local.Outputs()
-		if c.MaxNodes > 64*n || photoCost(c.Local, f, n, rows, cols, chans)*rate > sec ||
+		if c.MaxNodes > 64*n || photoSeconds(c.Local, f, n, rows, cols, chans, rate, chol) > sec ||
 			(maxBytes > 0 && c.EstimateBytesC(n, rows, cols, chans, m) > maxBytes) {
 			break
 		}

@@ -8,7 +8,7 @@ import (
 
 // TestBudgetPhotos: on colour images a budget plans the presets' local
 // nodes (2DRVFL, PhotoLocal's geometry) with the most filters whose
-// modelled time at the given rate fits the share of the budget; a longer
+// modelled time at the given rates (one per multiply-add) fits the share of the budget; a longer
 // budget gives more filters, a memory limit fewer; the plan survives the
 // model file, and --replay's refit gives the same bytes. Grey 10 x 8
 // images keep the global plan.
@@ -22,7 +22,7 @@ func TestBudgetPhotos(t *testing.T) {
 	fit := func(sec float64, maxBytes int64) (*Model, BudgetPlan) {
 		t.Helper()
 		clk := newFakeClock()
-		b := Budget{Duration: time.Duration(sec * float64(time.Second)), Now: clk.now, Rates: &Rates{Score: rate}, MaxBytes: maxBytes, Seed: 3}
+		b := Budget{Duration: time.Duration(sec * float64(time.Second)), Now: clk.now, Rates: &Rates{Score: rate, Chol: rate}, MaxBytes: maxBytes, Seed: 3}
 		var pl BudgetPlan
 		m, err := b.Fit(context.Background(), p, nil, func(x BudgetPlan) { pl = x })
 		if err != nil {
