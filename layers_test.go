@@ -72,6 +72,9 @@ var layerOf = map[string]int{
 	"update.go":        layerWorkflow,
 	"online.go":        layerWorkflow,
 	"select_local.go":  layerWorkflow,
+	"budget_local.go":  layerWorkflow,
+
+	"preset_photos.go": layerBase,
 }
 
 // upwardCalls are the calls up the layers the code makes today, as
