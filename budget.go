@@ -119,6 +119,11 @@ type BudgetPlan struct {
 	// fit's own on the training part, not re-solved with the held-out
 	// images (Points is then 0 and Ridges is FitRidge alone).
 	FitWeights bool
+	// Filters is the filters per size of a plan of local nodes on photos
+	// (budget_local.go; 0: global nodes). Such a plan holds no images out
+	// (Validation 0), fits Nodes pooled outputs at FitRidge, and its
+	// Rates.Score is the seconds per multiply-add of its work model.
+	Filters int
 }
 
 // finishSeconds is the modelled time of the work after a fit of l nodes
@@ -212,6 +217,9 @@ func (b Budget) Fit(ctx context.Context, p Problem, progress func(Step), plan fu
 	}
 	if b.Start.IsZero() {
 		b.Start = b.now()
+	}
+	if budgetPhotos(p) {
+		return b.fitPhotos(ctx, p, progress, plan)
 	}
 	cfg, sel, why := budgetChoice(p.X.Len(), p, b.Seed)
 	held := max(1, int(math.Round(sel.Validation*float64(p.X.Len()))))
@@ -525,6 +533,9 @@ func Replay(ctx context.Context, rec *BudgetRecord, m *Model, p Problem, progres
 	if rec == nil || m == nil {
 		return nil, fmt.Errorf("%w: the model has no budget record to replay", ErrBudget)
 	}
+	if m.Config.Local != nil {
+		return replayLocal(ctx, rec, m, p, progress)
+	}
 	cfg := m.Config
 	cfg.Ridge = rec.Plan.FitRidge
 	cfg.MaxNodes = rec.FitNodes
@@ -579,6 +590,7 @@ type fileBudget struct {
 	Elapsed     float64     `json:"elapsed_s"`
 	Checkpoints [][]float64 `json:"checkpoints"` // rows of [nodes, elapsed_s, accuracy, rmse]
 	FitWeights  bool        `json:"fit_weights,omitempty"`
+	Filters     int         `json:"filters,omitempty"`
 }
 
 func toFileBudget(r *BudgetRecord) *fileBudget {
@@ -591,7 +603,7 @@ func toFileBudget(r *BudgetRecord) *fileBudget {
 		BlockSize: p.BlockSize, Validation: p.Validation, Points: p.Points, Ridges: p.Ridges, FitRidge: p.FitRidge,
 		Predicted: p.Predicted.Seconds(), Rates: [5]float64{p.Rates.Score, p.Rates.Gram, p.Rates.Chol, p.Rates.Block, p.Rates.Finish},
 		Why: p.Why, FitNodes: r.FitNodes, Stopped: r.Stopped, Elapsed: r.Elapsed.Seconds(),
-		Checkpoints: make([][]float64, len(r.Checkpoints)), FitWeights: p.FitWeights,
+		Checkpoints: make([][]float64, len(r.Checkpoints)), FitWeights: p.FitWeights, Filters: p.Filters,
 	}
 	for i, c := range r.Checkpoints {
 		f.Checkpoints[i] = []float64{float64(c.Nodes), c.Elapsed.Seconds(), c.Accuracy, c.RMSE}
@@ -611,8 +623,10 @@ func (f *fileBudget) record() (*BudgetRecord, error) {
 	switch {
 	case f.BlockSize < 1 || f.MaxNodes < 1 || f.FitNodes < 0 || f.FitNodes > maxNodes || f.MaxNodes > maxNodes:
 		return nil, fmt.Errorf("%w: budget: block %d, max nodes %d, fitted %d", ErrFormat, f.BlockSize, f.MaxNodes, f.FitNodes)
-	case !(f.Validation > 0 && f.Validation < 1):
+	case !(f.Validation > 0 && f.Validation < 1) && !(f.Validation == 0 && f.Filters > 0):
 		return nil, fmt.Errorf("%w: budget: validation share %v", ErrFormat, f.Validation)
+	case f.Filters < 0 || f.Filters > maxLocalFilters:
+		return nil, fmt.Errorf("%w: budget: %d filters", ErrFormat, f.Filters)
 	case len(f.Ridges) == 0:
 		return nil, fmt.Errorf("%w: budget: no ridge terms", ErrFormat)
 	}
@@ -620,7 +634,7 @@ func (f *fileBudget) record() (*BudgetRecord, error) {
 		Kind: kind, Preset: f.Preset, Nodes: f.Nodes, MaxNodes: f.MaxNodes, BlockSize: f.BlockSize,
 		Validation: f.Validation, Points: f.Points, Ridges: f.Ridges, FitRidge: f.FitRidge, Predicted: secs(f.Predicted),
 		Rates: Rates{Score: f.Rates[0], Gram: f.Rates[1], Chol: f.Rates[2], Block: f.Rates[3], Finish: f.Rates[4]}, Why: f.Why,
-		FitWeights: f.FitWeights,
+		FitWeights: f.FitWeights, Filters: f.Filters,
 	}
 	r := &BudgetRecord{Budget: secs(f.Budget), Plan: p, FitNodes: f.FitNodes, Stopped: f.Stopped, Elapsed: secs(f.Elapsed)}
 	for _, row := range f.Checkpoints {

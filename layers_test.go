@@ -77,6 +77,9 @@ var layerOf = map[string]int{
 	"online.go":        layerWorkflow,
 	"select_local.go":  layerWorkflow,
 	"select_calib.go":  layerWorkflow,
+	"budget_local.go":  layerWorkflow,
+
+	"preset_photos.go": layerBase,
 }
 
 // upwardCalls are the calls up the layers the code makes today, as

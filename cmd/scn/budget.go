@@ -35,6 +35,10 @@ func (h *hyperFlags) checkBudgetFlags() error {
 
 // budgetPlanLine says in one line what a budget planned.
 func budgetPlanLine(total time.Duration, p scn.BudgetPlan) string {
+	if p.Filters > 0 {
+		return fmt.Sprintf("%v: %s (%s preset) with local nodes, %d filters (%d pooled outputs), ridge %g, every image, predicted %.1f s; %s",
+			total, p.Kind.Title(), p.Preset, p.Filters, p.Nodes, p.FitRidge, p.Predicted.Seconds(), p.Why)
+	}
 	return fmt.Sprintf("%v: %s (%s preset), L = %d planned in blocks of %d (up to %d if ahead), %.0f%% held out, predicted %.1f s; %s",
 		total, p.Kind.Title(), p.Preset, p.Nodes, p.BlockSize, p.MaxNodes, 100*p.Validation, p.Predicted.Seconds(), p.Why)
 }
@@ -143,7 +147,9 @@ func trainBudget(cmd *cobra.Command, h *hyperFlags, d *dataFlags, out string, qu
 		m, err = scn.Replay(cmd.Context(), src.Budget, src, prob, step)
 	} else {
 		b := scn.Budget{Duration: total, Start: processStart, MaxBytes: limit, Seed: h.seed}
-		if !cmd.Flags().Changed("deskew") && !s.IsRegression() {
+		// Photos get local nodes (scn.PhotoImages), which deskewing
+		// (of slanted ink) does not serve.
+		if !cmd.Flags().Changed("deskew") && !s.IsRegression() && !scn.PhotoImages(s.Rows, s.Cols, s.Chans()) {
 			if s, p, b.Rates, err = chooseDeskew(cmd.Context(), b, s, p, stderr); err != nil {
 				return err
 			}

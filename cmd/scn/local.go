@@ -205,7 +205,7 @@ func (h *hyperFlags) localConflicts(budget, statsOut, stream bool) error {
 	}
 	switch {
 	case budget:
-		return usageError{fmt.Errorf("--local and --budget/--replay: a time budget plans global nodes only so far; give --filters instead")}
+		return usageError{fmt.Errorf("--local and --budget/--replay: a time budget chooses the filters itself (local nodes on photos); drop --local or --budget")}
 	case statsOut:
 		return usageError{fmt.Errorf("--local and --stats-out: statistics for scn update are kept for global nodes only so far")}
 	case stream:

@@ -99,13 +99,25 @@ clock, giving the same model file.`,
 			}
 			// Refused before the images are read when what their headers
 			// say cannot fit; checked again on the set as read.
+			// The presets' photo choice (local nodes on colour or large
+			// images) needs the images' shape; --stats-out keeps global nodes.
+			photos := func(sh dataset.Shape) (scn.Config, *scn.Selection, string) {
+				if statsOut != "" {
+					return cfg, sel, ""
+				}
+				return h.photoChoice(cfg, sel, sh)
+			}
 			s, p, err := d.loadTraining(out, stderr, func(sh dataset.Shape) error {
-				_, _, err := h.fitPlan(cfg, sel, sh)
+				c, sl, _ := photos(sh)
+				_, _, err := h.fitPlan(c, sl, sh)
 				return err
 			})
 			if err != nil {
 				return err
 			}
+			var photoNote string
+			cfg, sel, photoNote = photos(s.Shape())
+			fmt.Fprint(stderr, photoNote)
 			sel = h.forSize(sel, s)
 			cfg, notes, err := h.fitPlan(cfg, sel, s.Shape())
 			fmt.Fprint(stderr, notes)
@@ -129,7 +141,7 @@ clock, giving the same model file.`,
 			// The fit's own buffers come and go: keep the collector's slack
 			// small beside the images and the factor it holds.
 			setGCSlack(int64(s.Len())*int64(s.Dim())*4 + cfg.EstimateBytesC(s.Len(), s.Rows, s.Cols, s.Chans(), prob.M))
-			bar := newProgress(totalNodes(cfg), k.Title(), quiet)
+			bar := newProgress(totalNodes(cfg), cfg.Kind.Title(), quiet)
 			var m *scn.Model
 			m, err = cf.fit(cmd.Context(), cfg, sel, prob, h.validation, bar.step)
 			bar.finish()

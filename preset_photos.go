@@ -1,0 +1,124 @@
+package scn
+
+import "github.com/scn2d/scn/internal/linalg"
+
+// The presets' photo policy (issue 31, item 6). Default(k) and Fast(k) are
+// the presets' configurations for any data and stay exactly as they are;
+// ForPhotos is the choice scn train makes once it knows the training
+// images: on photos (colour, or larger than 40 x 40) the default and fast
+// presets fit 2DRVFL with local (convolutional) nodes, whose random
+// separable 5 x 5 filters, pooled, beat every global learner there
+// (docs/local.md: natural-images 92.45% at 128 filters against 78.21% for
+// the default 2DSCN; hymenoptera at 64 x 64 72.55% at 256 filters against
+// 62.09%). Small grey images (digits) keep the preset's global nodes.
+
+// photoSide is the side past which grey images count as photos: images of
+// more than photoSide x photoSide pixels.
+const photoSide = 40
+
+// PhotoImages reports whether the presets treat images of rows x cols
+// with chans planes as photos: colour (chans >= 2) or more pixels than 40
+// x 40.
+func PhotoImages(rows, cols, chans int) bool {
+	return chans >= 2 || rows*cols > photoSide*photoSide
+}
+
+// The filter counts PhotoFilters chooses among, largest first, and the
+// work it allows a default fit (the cost model's units, about a
+// multiply-add each).
+var photoFilterSteps = []int{256, 192, 128, 96, 64, 48, 32}
+
+const photoWork = 1e11
+
+// photoCost estimates the multiply-adds of a local fit of f filters of l
+// (PhotoLocal's geometry: stride 1, padded to the image's size) on n
+// images of rows x cols x chans: the filters over every position (C k^2
+// each), the Gram sums of the pooled outputs (n L^2) and their Cholesky
+// factor (L^3 / 3).
+func photoCost(l *Local, f, n, rows, cols, chans int) float64 {
+	k := float64(l.Sizes[0])
+	outs := float64(f * l.perFilter())
+	return float64(n)*float64(rows*cols)*float64(chans)*k*k*float64(f) + float64(n)*outs*outs + outs*outs*outs/3
+}
+
+// PhotoFilters returns the filters per size PhotoLocal gives n training
+// images of rows x cols with chans planes: the largest of 256, 192, 128,
+// 96, 64, 48 and 32 whose estimated work (the filters over every position
+// of every image, the Gram sums and the Cholesky factor of the pooled
+// outputs) is at most 1e11 multiply-adds, about five seconds of one core
+// with the project's kernels (natural-images, 5522 colour images of 30 x
+// 30: 128 filters, 4.6 s of CPU measured; hymenoptera at 64 x 64, 245
+// images: 256), at least 32, and at most what keeps the pooled outputs
+// within 64 per training image (scn train's limit for random learners).
+func PhotoFilters(n, rows, cols, chans int) int {
+	l := DefaultLocal()
+	chans = max(chans, 1)
+	f := photoFilterSteps[len(photoFilterSteps)-1]
+	for _, s := range photoFilterSteps {
+		if photoCost(l, s, n, rows, cols, chans) <= photoWork {
+			f = s
+			break
+		}
+	}
+	if most := 64 * n / l.perFilter(); f > most {
+		f = max(1, most)
+	}
+	return f
+}
+
+// PhotoLocal returns the local nodes of the presets' photo choice for n
+// training images of rows x cols with chans planes: DefaultLocal's
+// geometry (5 x 5 filters, stride 1, padded to the image's size, average
+// pooling over a 3 x 3 grid, two-sided, standardised; measured best on
+// natural-images, docs/local.md) with PhotoFilters filters.
+func PhotoLocal(n, rows, cols, chans int) *Local {
+	l := DefaultLocal()
+	l.Filters = PhotoFilters(n, rows, cols, chans)
+	return l
+}
+
+// PhotoRidge is the ridge term of the presets' photo choice (the pooled
+// outputs are standardised; 10, 100 and 1000 gave 92.37%, 93.17% and
+// 92.37% on natural-images).
+const PhotoRidge = 100
+
+// ForPhotos returns the configuration the default or fast preset fits on
+// n training images of rows x cols with chans planes, and whether it
+// departs from c. When c is the default or fast preset's configuration
+// (c.Preset "default" or "fast", global nodes, one layer) and the images
+// are photos (PhotoImages), the choice is 2DRVFL with local nodes
+// (PhotoLocal), ReLU, scale 1, ridge PhotoRidge and none of the global
+// nodes' options (receptive fields, difference nodes, Standardize, pairs),
+// the Gram settings of the preset's 2DRVFL, L_max the pooled outputs; the
+// seed and the preset's name are kept. It is the configuration scn train
+// --model 2drvfl --local 5x5 --filters F gives under the same preset. On
+// other images, on images the local nodes cannot be applied to, and for
+// any other configuration (the paper's preset, custom settings, local
+// nodes or layers already) c is returned as it is, so small grey images
+// keep the preset's choice exactly. Model selection (Config.Select) with
+// the returned configuration chooses the ridge term only (LocalRidges);
+// scn train fits it without selection unless asked.
+func (c Config) ForPhotos(n, rows, cols, chans int) (Config, bool) {
+	if (c.Preset != "default" && c.Preset != "fast") || c.Local != nil || len(c.Layers) > 0 ||
+		n < 1 || rows < 1 || cols < 1 || !PhotoImages(rows, cols, chans) {
+		return c, false
+	}
+	l := PhotoLocal(n, rows, cols, chans)
+	if l.ForImages(rows, cols, chans) != nil {
+		return c, false
+	}
+	p := Default(RVFL2D)
+	if c.Preset == "fast" {
+		p = Fast(RVFL2D)
+	}
+	p.Seed = c.Seed
+	p.Local = l
+	p.Activation = ReLU
+	p.Ridge = PhotoRidge
+	p.Scales = []float64{1}
+	p.FieldMin, p.FieldMax = 0, 0
+	p.Differences, p.Standardize, p.Pairs = false, false, false
+	p.BF16Gram = linalg.BF16Available
+	p.MaxNodes = l.Outputs()
+	return p, true
+}
