@@ -152,6 +152,12 @@ type Config struct {
 	// nodes so far; the output weights read every layer's nodes. Needs the
 	// block path. nil: the paper's one-layer network.
 	Layers []int
+	// DirectLink gives the output layer direct links from the input: it
+	// reads the hidden outputs and the preprocessed pixels (pooled on
+	// large sets) together, as Pao's RVFL does (see direct.go). The nodes
+	// are chosen as without them; the output weights are the ridge least
+	// squares over both. Not with Layers or Robust.
+	DirectLink bool
 	// Preset names the preset the configuration came from ("paper",
 	// "custom", ...). It is recorded in saved models.
 	Preset string
@@ -253,6 +259,9 @@ func (c Config) Validate() error {
 		return bad("Differences needs Standardize (the data sets the scale of difference nodes)")
 	case c.FieldMin > c.FieldMax:
 		return bad("receptive field lengths %d ... %d, want FieldMin <= FieldMax", c.FieldMin, c.FieldMax)
+	}
+	if c.DirectLink && (len(c.Layers) > 0 || c.Robust) {
+		return bad("DirectLink is for one-layer networks without Robust")
 	}
 	if err := c.validateLayers(); err != nil {
 		return err

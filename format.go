@@ -47,10 +47,22 @@ import (
 // of colour (or any multi-plane) input. A grey model is written as version
 // 1 without the field, the bytes it had before channels existed; a version
 // 1 file with the field, or a version 2 file without it, is refused.
+//
+// Version 3 is written if and only if a model uses one of the extensions
+// of its round (grey or colour: "channels" as in version 2, or absent):
+//
+//   - direct links (format_direct.go): the header field "direct" ({"pool":
+//     p, "features": D}) and, after the deep layers, the direct-link
+//     weights D x M float64; a model with direct links may have zero
+//     hidden nodes ("nodes": 0). Its selection record may mark curve rows
+//     scored with direct links (a fifth value, 1) and "direct": true.
+//   - a selection record with direct-link rows or a growth record
+//     ("growth") on a model without direct links.
 
 const (
 	magic         = "2DSCNMDL"
-	formatVersion = 2 // the newest version this build reads and writes
+	formatVersion = 3 // the newest version this build reads and writes
+	colourVersion = 2 // the version of colour models' files without this round's extensions
 	greyVersion   = 1 // the version of grey models' files
 	maxHeader     = 1 << 20
 	preambleSize  = 16
@@ -87,6 +99,8 @@ type fileConfig struct {
 	Robust      bool `json:"robust,omitempty"`
 	// Layers is Config.Layers, absent for one-layer networks.
 	Layers []int `json:"layers,omitempty"`
+	// DirectLink is Config.DirectLink (version 3), absent without it.
+	DirectLink bool `json:"direct_link,omitempty"`
 }
 
 type fileSummary struct {
@@ -120,6 +134,8 @@ type fileHeader struct {
 	// Deep holds the node counts of a deep model's further layers (Nodes
 	// is the first layer's), absent for one-layer networks.
 	Deep []int `json:"deep,omitempty"`
+	// Direct describes the direct links (version 3), absent without them.
+	Direct *fileDirect `json:"direct,omitempty"`
 }
 
 // fileChoice is a model's Choice in its file header.
@@ -135,7 +151,10 @@ type fileChoice struct {
 	Refit     string      `json:"refit"`
 	StoppedAt int         `json:"stopped_at,omitempty"`
 	FitNodes  int         `json:"fit_nodes"`
-	Curve     [][]float64 `json:"curve"` // rows of [nodes, ridge, accuracy, rmse]
+	Curve     [][]float64 `json:"curve"` // rows of [nodes, ridge, accuracy, rmse] (and 1 for direct links, version 3)
+	// Version 3: the choice has direct links; why growth past L_max stopped.
+	Direct bool   `json:"direct,omitempty"`
+	Growth string `json:"growth,omitempty"`
 }
 
 func toFileChoice(c *Choice) *fileChoice {
@@ -147,7 +166,11 @@ func toFileChoice(c *Choice) *fileChoice {
 	f.Curve = make([][]float64, len(c.Curve))
 	for i, s := range c.Curve {
 		f.Curve[i] = []float64{float64(s.Nodes), s.Ridge, s.Accuracy, s.RMSE}
+		if s.Direct {
+			f.Curve[i] = append(f.Curve[i], 1)
+		}
 	}
+	f.Direct, f.Growth = c.Direct, c.Growth
 	return f
 }
 
@@ -157,12 +180,12 @@ func (f *fileChoice) choice() (*Choice, error) {
 	}
 	c := &Choice{Method: f.Method, Held: f.Held, Folds: f.Folds, Metric: f.Metric, Nodes: f.Nodes,
 		Ridge: f.Ridge, Accuracy: f.Accuracy, RMSE: f.RMSE, Refit: f.Refit, StoppedAt: f.StoppedAt,
-		FitNodes: f.FitNodes, Candidates: len(f.Curve)}
+		FitNodes: f.FitNodes, Candidates: len(f.Curve), Direct: f.Direct, Growth: f.Growth}
 	for _, row := range f.Curve {
-		if len(row) != 4 {
-			return nil, fmt.Errorf("%w: selection curve row of %d values, want 4", ErrFormat, len(row))
+		if len(row) != 4 && (len(row) != 5 || row[4] != 1) {
+			return nil, fmt.Errorf("%w: selection curve row of %d values, want 4 (or 5, the last 1: direct links)", ErrFormat, len(row))
 		}
-		c.Curve = append(c.Curve, Score{Nodes: int(row[0]), Ridge: row[1], Accuracy: row[2], RMSE: row[3]})
+		c.Curve = append(c.Curve, Score{Nodes: int(row[0]), Ridge: row[1], Accuracy: row[2], RMSE: row[3], Direct: len(row) == 5})
 	}
 	return c, nil
 }
@@ -202,6 +225,7 @@ func (m *Model) WriteTo(w io.Writer) (int64, error) {
 		b = appendFloat64s(b, m.Beta[l1*m.M:(l1+ly.Nodes())*m.M])
 		l1 += ly.Nodes()
 	}
+	b = m.appendDirect(b)
 	buf.Write(b)
 	return writeChecked(w, &buf)
 }
@@ -209,8 +233,11 @@ func (m *Model) WriteTo(w io.Writer) (int64, error) {
 // fileVersion returns the format version of the model's file: 1 for grey
 // models, 2 for models of several channels.
 func (m *Model) fileVersion() uint32 {
-	if m.Chans() > 1 {
+	if m.usesV3() {
 		return formatVersion
+	}
+	if m.Chans() > 1 {
+		return colourVersion
 	}
 	return greyVersion
 }
@@ -333,8 +360,8 @@ func readHeader(r io.Reader, raw *bytes.Buffer) (*Model, int, error) {
 	}
 	le := binary.LittleEndian
 	v := le.Uint32(pre[8:])
-	if v != greyVersion && v != formatVersion {
-		return nil, 0, fmt.Errorf("%w: format version %d, this build reads versions %d and %d", ErrFormat, v, greyVersion, formatVersion)
+	if v != greyVersion && v != colourVersion && v != formatVersion {
+		return nil, 0, fmt.Errorf("%w: format version %d, this build reads versions %d to %d", ErrFormat, v, greyVersion, formatVersion)
 	}
 	hlen := int64(le.Uint32(pre[12:]))
 	if hlen > maxHeader {
@@ -351,9 +378,13 @@ func readHeader(r io.Reader, raw *bytes.Buffer) (*Model, int, error) {
 	}
 	switch {
 	case v == greyVersion && h.Channels != 0:
-		return nil, 0, fmt.Errorf("%w: version %d file with %d channels (channels need version %d)", ErrFormat, v, h.Channels, formatVersion)
-	case v == formatVersion && (h.Channels < 2 || h.Channels > maxChannels):
+		return nil, 0, fmt.Errorf("%w: version %d file with %d channels (channels need version %d)", ErrFormat, v, h.Channels, colourVersion)
+	case v == colourVersion && (h.Channels < 2 || h.Channels > maxChannels):
 		return nil, 0, fmt.Errorf("%w: version %d file with channels = %d, want 2 ... %d", ErrFormat, v, h.Channels, maxChannels)
+	case v == formatVersion && (h.Channels == 1 || h.Channels < 0 || h.Channels > maxChannels):
+		return nil, 0, fmt.Errorf("%w: version %d file with channels = %d, want absent or 2 ... %d", ErrFormat, v, h.Channels, maxChannels)
+	case v != formatVersion && h.usesV3():
+		return nil, 0, fmt.Errorf("%w: version %d file with fields of version %d", ErrFormat, v, formatVersion)
 	}
 	m, err := h.model()
 	if err != nil {
@@ -374,7 +405,7 @@ func (m *Model) header() fileHeader {
 			Scales: c.Scales, Ratios: c.Ratios, Seed: c.Seed, Ridge: c.Ridge, Preset: c.Preset, StopAtRank: c.StopAtRank,
 			BlockSize: c.blockSize(), FieldMin: c.FieldMin, FieldMax: c.FieldMax,
 			Standardize: c.Standardize, Differences: c.Differences, Float32Gram: c.Float32Gram, BF16Gram: c.BF16Gram, Pairs: c.Pairs,
-			Robust: c.Robust, Layers: c.Layers,
+			Robust: c.Robust, Layers: c.Layers, DirectLink: c.DirectLink,
 		},
 		Summary: fileSummary{
 			Samples: s.Samples, Stop: s.Stop.String(), TrainRMSE: s.TrainRMSE,
@@ -384,6 +415,7 @@ func (m *Model) header() fileHeader {
 		Meta:          m.Meta,
 		Selection:     toFileChoice(m.Selection),
 		Budget:        toFileBudget(m.Budget),
+		Direct:        m.fileDirect(),
 	}
 }
 
@@ -413,7 +445,7 @@ func (h fileHeader) model() (*Model, error) {
 		name string
 		n    int
 	}{{"rows", h.Rows}, {"cols", h.Cols}, {"outputs", h.Outputs}, {"nodes", h.Nodes}} {
-		if v.n < 1 || v.n > maxModelValues {
+		if v.n < 1 && !(v.name == "nodes" && v.n == 0 && h.Direct != nil && len(h.Deep) == 0) || v.n > maxModelValues {
 			return nil, fmt.Errorf("%w: %s = %d", ErrFormat, v.name, v.n)
 		}
 	}
@@ -456,8 +488,13 @@ func (h fileHeader) model() (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
+	direct, err := h.direct()
+	if err != nil {
+		return nil, err
+	}
 	c := h.Config
 	return &Model{
+		Direct: direct,
 		Selection: sel, Budget: bud,
 		Kind: kind, Activation: act, Rows: h.Rows, Cols: h.Cols, Channels: h.Channels, M: h.Outputs,
 		Classes: h.Classes, Meta: meta, Preprocessing: prep,
@@ -467,7 +504,7 @@ func (h fileHeader) model() (*Model, error) {
 			Scales: c.Scales, Ratios: c.Ratios, Activation: act, Seed: c.Seed, Ridge: c.Ridge, Preset: c.Preset, StopAtRank: c.StopAtRank,
 			BlockSize: c.BlockSize, FieldMin: c.FieldMin, FieldMax: c.FieldMax,
 			Standardize: c.Standardize, Differences: c.Differences, Float32Gram: c.Float32Gram, BF16Gram: c.BF16Gram, Pairs: c.Pairs,
-			Robust: c.Robust, Layers: c.Layers,
+			Robust: c.Robust, Layers: c.Layers, DirectLink: c.DirectLink,
 		},
 		fileDeep: h.Deep,
 		Summary: Summary{
@@ -486,7 +523,7 @@ func (m *Model) payloadSize() int {
 		size += c*prev*4 + c*4 + c*m.M*8
 		prev = c
 	}
-	return size
+	return size + m.DirectDim()*m.M*8
 }
 
 // expectedNodes returns the first layer's node count of a model, or the
@@ -567,6 +604,10 @@ func (m *Model) decodeWeights(b []byte) {
 		prev, off = c, off+c
 	}
 	m.fileDeep = nil
+	if m.Direct != nil {
+		m.Direct.Beta = make([]float64, m.DirectDim()*m.M)
+		f64(m.Direct.Beta)
+	}
 }
 
 // check reports whether the model's slices agree with its shapes and hold
@@ -574,6 +615,9 @@ func (m *Model) decodeWeights(b []byte) {
 func (m *Model) check() error {
 	l := len(m.Bias)
 	if err := m.checkDeep(); err != nil {
+		return err
+	}
+	if err := m.checkDirect(); err != nil {
 		return err
 	}
 	switch {
@@ -585,7 +629,7 @@ func (m *Model) check() error {
 		return fmt.Errorf("scn: model of %d channels, want 0 ... %d", m.Channels, maxChannels)
 	case len(m.Params) != l*m.ParamsPerNode() || len(m.Beta) != m.Nodes()*m.M:
 		return fmt.Errorf("scn: model holds %d parameters and %d output weights for %d nodes", len(m.Params), len(m.Beta), m.Nodes())
-	case l == 0:
+	case l == 0 && m.Direct == nil:
 		return fmt.Errorf("scn: model has no nodes")
 	}
 	for _, v := range m.Params {

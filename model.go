@@ -53,6 +53,10 @@ type Model struct {
 	// every node of every layer, the first layer's first.
 	Deep []Layer
 
+	// Direct holds the direct links from the input to the outputs
+	// (Config.DirectLink; see direct.go), nil for the paper's networks.
+	Direct *DirectLink
+
 	// fileDeep is the further layers' node counts a file header claims,
 	// until the weights are read.
 	fileDeep []int
@@ -316,7 +320,10 @@ func divideRows(a *mat.Dense, s []float64, tol float64) {
 // where H (N x L) holds the hidden outputs, g'(H) the activation's slope
 // written in terms of them (H o (1-H) for the sigmoid, so that for the
 // sigmoid this is the paper's ||H o (1-H) o W||_F), and W repeats the row of
-// weight norms ||w_j|| (||u_j|| ||v_j|| for matrix learners).
+// weight norms ||w_j|| (||u_j|| ||v_j|| for matrix learners). A model with
+// direct links counts each direct feature as a linear node (slope 1) whose
+// weight is the feature's averaging vector (norm 1/p for p x p pooling, 1
+// for pixels), and its output weights in ||beta||_F: see direct.go.
 func (m *Model) Indicator(x Images) (float64, error) {
 	if err := m.checkInput(x); err != nil {
 		return 0, err
@@ -341,6 +348,8 @@ func (m *Model) Indicator(x Images) (float64, error) {
 	for _, b := range m.Beta {
 		bb += b * b
 	}
+	ds, dw := m.directIndicatorTerm(x.Len())
+	sum, bb = sum+ds, bb+dw
 	return math.Sqrt(sum) * math.Sqrt(bb), nil
 }
 

@@ -36,6 +36,10 @@ type Selection struct {
 	// improved at this many consecutive prefix lengths of the grid: a fit
 	// asked for 20000 nodes does not pay for those that only overfit.
 	Patience int
+	// TryDirect also scores every prefix (and L = 0) with direct links
+	// (Config.DirectLink; see direct_select.go) and keeps whichever kind
+	// scores best. A configuration with DirectLink set scores only those.
+	TryDirect bool
 
 	// A Budget's additions: every multiple of checkpoints joins the grid,
 	// and watch runs after every block of a hold-out fit and stops growth
@@ -82,6 +86,11 @@ type Choice struct {
 	Curve      []Score // every (l, alpha) scored
 	FitNodes   int     // nodes of the fit(s) the choice was made from
 	Candidates int     // (l, alpha) pairs scored
+	// Direct is set when the chosen model has direct links (Score.Direct).
+	Direct bool
+	// Growth says how growth past L_max went (Selection.Grow): the fits'
+	// L_max in turn and why growth stopped; empty without growth.
+	Growth string
 }
 
 // Score is the validation score of one candidate (l, alpha).
@@ -90,6 +99,7 @@ type Score struct {
 	Ridge    float64
 	Accuracy float64 // share of held-out images classified right (0 for regression)
 	RMSE     float64 // RMSE of the held-out outputs
+	Direct   bool    // scored with direct links (Config.DirectLink)
 }
 
 // better reports whether s beats t: higher accuracy (classification), then
@@ -202,12 +212,33 @@ func (c Config) Select(ctx context.Context, p Problem, s Selection, progress fun
 	if s.fitWeights {
 		return c.selectCheckpoint(path, ev, p, tp, hp)
 	}
-	scores, err := ev.scorePath(path, ev.grid(path.Nodes()))
+	grid := ev.grid(path.Nodes())
+	scores, err := ev.scorePath(path, grid)
 	if err != nil {
 		return nil, err
 	}
+	var ds *directSys
+	if c.tryDirect(s) {
+		var dsc []Score
+		dsc, ds, err = ev.directScores(path, grid, directPlan(p.X.Len(), p.X.Chans(), p.X.Rows, p.X.Cols))
+		if err != nil {
+			return nil, err
+		}
+		if c.DirectLink {
+			scores = nil
+		}
+		scores = append(scores, dsc...)
+		if len(scores) == 0 {
+			return nil, fmt.Errorf("scn: selection: no (L, ridge) pair with direct links could be solved (they need a ridge term > 0 in the grid)")
+		}
+	}
 	best := pick(scores, p.Classes != nil)
-	m, err := refit(path, best.Nodes, best.Ridge, hp)
+	var m *Model
+	if best.Direct {
+		m, err = refitDirect(path, ds, best.Nodes, best.Ridge, hp, p)
+	} else {
+		m, err = refit(path, best.Nodes, best.Ridge, hp)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -263,9 +294,11 @@ func (c Config) selectFolds(ctx context.Context, p Problem, s Selection, progres
 	// points than another (a prefix it did not reach, or a singular solve
 	// without a ridge), and only the points every fold scored count.
 	type key struct {
-		nodes int
-		ridge float64
+		nodes  int
+		ridge  float64
+		direct bool
 	}
+	pool := directPlan(p.X.Len(), p.X.Chans(), p.X.Rows, p.X.Cols)
 	sum := map[key]*Score{}
 	seen := map[key]int{}
 	var order []key // the order points were first scored in
@@ -292,17 +325,28 @@ func (c Config) selectFolds(ctx context.Context, p Problem, s Selection, progres
 			return nil, err
 		}
 		minNodes = min(minNodes, path.Nodes())
-		scores, err := ev.scorePath(path, ev.grid(c.MaxNodes))
+		grid := ev.grid(c.MaxNodes)
+		scores, err := ev.scorePath(path, grid)
 		if err != nil {
 			return nil, err
+		}
+		if c.tryDirect(s) {
+			dsc, _, err := ev.directScores(path, grid, pool)
+			if err != nil {
+				return nil, err
+			}
+			if c.DirectLink {
+				scores = nil
+			}
+			scores = append(scores, dsc...)
 		}
 		// Weight each fold by its images, so that the mean is over images.
 		w := float64(hp.X.Len())
 		held += hp.X.Len()
 		for _, sc := range scores {
-			k := key{sc.Nodes, sc.Ridge}
+			k := key{sc.Nodes, sc.Ridge, sc.Direct}
 			if sum[k] == nil {
-				sum[k] = &Score{Nodes: sc.Nodes, Ridge: sc.Ridge}
+				sum[k] = &Score{Nodes: sc.Nodes, Ridge: sc.Ridge, Direct: sc.Direct}
 				order = append(order, k)
 			}
 			sum[k].Accuracy += w * sc.Accuracy
@@ -327,11 +371,21 @@ func (c Config) selectFolds(ctx context.Context, p Problem, s Selection, progres
 	}
 	best := pick(scores, p.Classes != nil)
 	final := c
-	final.MaxNodes = best.Nodes
+	final.MaxNodes = max(best.Nodes, 1)
 	debug.FreeOSMemory() // the last fold's fit, as above
 	path, err := final.FitPath(ctx, p, progress)
 	if err != nil {
 		return nil, err
+	}
+	if best.Direct {
+		m, err := withDirect(path.Model(), min(best.Nodes, path.Nodes()), p.X, p.T, pool, best.Ridge)
+		if err != nil {
+			return nil, err
+		}
+		m.Config.MaxNodes = c.MaxNodes
+		m.Selection = ev.choice("kfold", s.Folds, held, best, scores, minNodes)
+		m.Selection.Refit = fmt.Sprintf("a last fit on all %d training images with the chosen L, then output weights over the nodes and the direct features with the chosen ridge term", p.X.Len())
+		return m, nil
 	}
 	m, err := path.Solve(min(best.Nodes, path.Nodes()), best.Ridge)
 	for err != nil {
@@ -343,7 +397,7 @@ func (c Config) selectFolds(ctx context.Context, p Problem, s Selection, progres
 		// term and no more nodes.
 		var alt []Score
 		for _, s := range scores {
-			if s.Ridge > best.Ridge && s.Nodes <= best.Nodes {
+			if !s.Direct && s.Ridge > best.Ridge && s.Nodes <= best.Nodes {
 				alt = append(alt, s)
 			}
 		}
@@ -555,7 +609,7 @@ func (e *evaluator) choice(method string, folds, held int, best Score, scores []
 		metric = "accuracy"
 	}
 	return &Choice{
-		Method: method, Held: held, Folds: folds, Metric: metric,
+		Method: method, Held: held, Folds: folds, Metric: metric, Direct: best.Direct,
 		Nodes: best.Nodes, Ridge: best.Ridge, Accuracy: best.Accuracy, RMSE: best.RMSE,
 		StoppedAt: e.stopped, Curve: scores, FitNodes: fitNodes, Candidates: len(scores),
 	}
