@@ -91,6 +91,14 @@ func (m *Model) DirectDim() int {
 	return directDim(m.Channels, m.Rows, m.Cols, m.Direct.Pool)
 }
 
+// directPool returns the direct links' pooling side, 0 without them.
+func directPool(m *Model) int {
+	if m.Direct == nil {
+		return 0
+	}
+	return m.Direct.Pool
+}
+
 // directFeatures writes the features of images lo .. lo+rows-1 of x,
 // feature-major: dst[k*rows+i] is feature k of image lo+i.
 func directFeatures(x Images, pool, lo, rows int, dst []float64) {

@@ -327,3 +327,56 @@ func TestDirectBadFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestDirectStatsUpdate: the statistics of a direct-link model are those of
+// [H F]; their solve is the fit's weights, and an update with new images is
+// the solve over both sets (also after a trip through the statistics file).
+func TestDirectStatsUpdate(t *testing.T) {
+	for _, pool := range []int{1, 2} {
+		p := blobProblem(t, 400)
+		a, b := subsetProblem(p, 0, 250), subsetProblem(p, 250, 400)
+		c := Default(RVFL)
+		c.MaxNodes, c.BlockSize, c.Ridge = 20, 10, 0.5
+		base, err := c.Fit(context.Background(), a, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := withDirect(base, base.Nodes(), a.X, a.T, pool, c.Ridge)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := m.Stats(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Nodes() != 20+directDim(0, 10, 8, pool) {
+			t.Fatalf("pool %d: statistics of %d columns", pool, st.Nodes())
+		}
+		var buf bytes.Buffer
+		if _, err := st.WriteTo(&buf); err != nil {
+			t.Fatal(err)
+		}
+		st2, err := ReadStats(bytes.NewReader(buf.Bytes()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		solved, err := st2.Solve(c.Ridge)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if solved.Direct == nil || relDiffDirect(solved.Direct.Beta, m.Direct.Beta) > 1e-9 || relDiffDirect(solved.Beta, m.Beta) > 1e-9 {
+			t.Fatalf("pool %d: the statistics' solve differs from the fit", pool)
+		}
+		nm, _, err := m.Update(st2, b, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := withDirect(base, base.Nodes(), p.X, p.T, pool, c.Ridge)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := relDiffDirect(append(append([]float64(nil), nm.Beta...), nm.Direct.Beta...), append(append([]float64(nil), want.Beta...), want.Direct.Beta...)); d > 1e-9 {
+			t.Errorf("pool %d: update differs from the solve on both sets by %.3g", pool, d)
+		}
+	}
+}

@@ -30,6 +30,9 @@ type Info struct {
 	Meta          map[string]string // free-form metadata
 	Selection     *Choice           // how L and the ridge term were chosen, nil without selection
 	Budget        *BudgetRecord     // the plan of a fit within a time budget, nil for other fits
+	// DirectPool and DirectFeatures describe the direct links (see
+	// DirectLink): the pooling side and the features D, 0 without them.
+	DirectPool, DirectFeatures int
 
 	// HeaderBytes is the length of the JSON header; FileBytes the size of
 	// the whole file the header describes (16-byte preamble, header,
@@ -49,10 +52,11 @@ func (in Info) ParamsPerNode() int {
 func (in Info) Chans() int { return max(in.Channels, 1) }
 
 // ParamCount returns every trained number: L*(ParamsPerNode+1+M), with a
-// deep model's further layers counted as Model.ParamCount does.
+// deep model's further layers counted as Model.ParamCount does, and the direct
+// links' D x M weights.
 func (in Info) ParamCount() int {
 	if len(in.Layers) == 0 {
-		return in.Nodes * (in.ParamsPerNode() + 1 + in.M)
+		return in.Nodes*(in.ParamsPerNode()+1+in.M) + in.DirectFeatures*in.M
 	}
 	n, prev := in.Layers[0]*(in.ParamsPerNode()+1+in.M), in.Layers[0]
 	for _, c := range in.Layers[1:] {
@@ -80,6 +84,7 @@ func ReadInfo(r io.Reader) (Info, error) {
 		Nodes: m.Summary.Nodes, Classes: m.Classes, Layers: infoLayers(m),
 		Config: m.Config, Summary: m.Summary, Preprocessing: m.Preprocessing, Meta: m.Meta,
 		Selection: m.Selection, Budget: m.Budget, HeaderBytes: hlen,
+		DirectPool: directPool(m), DirectFeatures: m.DirectDim(),
 		FileBytes: int64(preambleSize+hlen) + int64(m.payloadSize()) + 4,
 	}, nil
 }

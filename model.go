@@ -81,9 +81,9 @@ func (m *Model) nodeMap() nodeMap { return newNodeMap(m.Kind.Input, m.Rows, m.Co
 
 // ParamCount returns every trained number: L*(ParamsPerNode+1+M), plus
 // for a deep model each further node's weights (the previous layer's
-// width), bias and output weights.
+// width), bias and output weights, plus the direct links' D x M weights.
 func (m *Model) ParamCount() int {
-	return len(m.Bias)*(m.ParamsPerNode()+1+m.M) + m.deepParamCount()
+	return len(m.Bias)*(m.ParamsPerNode()+1+m.M) + m.deepParamCount() + m.DirectDim()*m.M
 }
 
 // IsClassifier reports whether the model predicts classes.

@@ -34,6 +34,7 @@ type hyperFlags struct {
 	bf16Gram    bool
 	pairs       bool
 	robust      bool
+	directLink  bool
 	layers      string // --layers (scn train only)
 	flags       *pflag.FlagSet
 }
@@ -85,6 +86,7 @@ func (h *hyperFlags) addPreset(cmd *cobra.Command) {
 	f.BoolVar(&h.float32Gram, "float32-gram", false, "Gram products of the block engine in float32 within row shards")
 	f.BoolVar(&h.bf16Gram, "bf16-gram", false, "Gram products of the block engine from the hidden outputs rounded to bfloat16 (fast with AVX512-BF16; on in the fast preset where the CPU has it)")
 	f.BoolVar(&h.pairs, "pairs", false, "2dscn block candidates as all pairs of row and column vectors (one product per column vector)")
+	f.BoolVar(&h.directLink, "direct-link", false, "direct links: the output layer reads the hidden outputs and the preprocessed pixels (pooled on large sets of large images), as in Pao's RVFL; unset, model selection tries both and keeps the better on held-out data (the paper preset and fits without selection have none); --direct-link=false never uses them")
 	f.BoolVar(&h.robust, "robust", false, "robust output weights: least squares reweighted by the kernel density of each training image's residual (robust SCN, Wang and Li 2017), so that outlying images weigh little")
 }
 
@@ -145,6 +147,7 @@ func (h *hyperFlags) override(c *scn.Config) {
 	setIf(h, "bf16-gram", &c.BF16Gram, h.bf16Gram)
 	setIf(h, "pairs", &c.Pairs, h.pairs)
 	setIf(h, "robust", &c.Robust, h.robust)
+	setIf(h, "direct-link", &c.DirectLink, h.directLink)
 }
 
 // setIf sets *dst to v when the flag name was set.
@@ -299,6 +302,8 @@ func (h *hyperFlags) selection() (*scn.Selection, error) {
 		return nil, nil
 	}
 	s := scn.Selection{Validation: h.validation, Folds: h.folds, Patience: h.patience}
+	// Unset, --direct-link leaves the choice to selection (see scn.Selection.TryDirect).
+	s.TryDirect = h.flags != nil && h.flags.Lookup("direct-link") != nil && !h.flags.Changed("direct-link")
 	if h.ridges != "" {
 		r, err := floatList(h.ridges)
 		if err != nil {

@@ -199,7 +199,14 @@ func selectionLine(c *scn.Choice) string {
 	if c.StoppedAt > 0 {
 		stop = fmt.Sprintf("; growth stopped at %d nodes (no gain for --patience checkpoints)", c.StoppedAt)
 	}
-	return fmt.Sprintf("selected L = %d of %d fitted nodes, ridge %g: best %s of %d (L, ridge) pairs on %s%s", c.Nodes, c.FitNodes, c.Ridge, score, c.Candidates, how, stop)
+	if c.Growth != "" {
+		stop += "; " + c.Growth
+	}
+	direct := ""
+	if c.Direct {
+		direct = " with direct links"
+	}
+	return fmt.Sprintf("selected L = %d of %d fitted nodes%s, ridge %g: best %s of %d (L, ridge) pairs on %s%s", c.Nodes, c.FitNodes, direct, c.Ridge, score, c.Candidates, how, stop)
 }
 
 // loadTraining reads the training set of the data flags with their
