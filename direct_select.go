@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/scn2d/scn/internal/linalg"
-	"gonum.org/v1/gonum/mat"
 )
 
 // Model selection with direct links: every prefix length of the grid (and
@@ -184,4 +183,14 @@ func refitDirect(path *Path, ds *directSys, l int, alpha float64, held, all Prob
 	return &out, nil
 }
 
-var _ = mat.NewDense
+
+
+// streamDirect refuses direct links in a streamed fit: its passes sum the
+// hidden outputs' statistics only. (A streamed selection ignores
+// Selection.TryDirect.)
+func (c Config) streamDirect() error {
+	if c.DirectLink {
+		return fmt.Errorf("%w: direct links in a streamed fit (fit in memory, or drop DirectLink)", ErrConfig)
+	}
+	return nil
+}

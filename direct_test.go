@@ -315,11 +315,13 @@ func TestDirectBadFiles(t *testing.T) {
 	}
 	file, _ := roundTrip(t, m)
 	for name, edit := range map[string]func([]byte) []byte{
-		"pool 0":        func(b []byte) []byte { return bytes.Replace(b, []byte(`"pool":1`), []byte(`"pool":0`), 1) },
-		"features":      func(b []byte) []byte { return bytes.Replace(b, []byte(`"features":80`), []byte(`"features":81`), 1) },
-		"version 1":     func(b []byte) []byte { binary.LittleEndian.PutUint32(b[8:], 1); return b },
-		"truncated":     func(b []byte) []byte { return b[:len(b)-20] },
-		"no direct key": func(b []byte) []byte { return bytes.Replace(b, []byte(`"direct":{"pool":1,"features":80}`), []byte(`"meta":{"pool":"1"}`), 1) },
+		"pool 0":    func(b []byte) []byte { return bytes.Replace(b, []byte(`"pool":1`), []byte(`"pool":0`), 1) },
+		"features":  func(b []byte) []byte { return bytes.Replace(b, []byte(`"features":80`), []byte(`"features":81`), 1) },
+		"version 1": func(b []byte) []byte { binary.LittleEndian.PutUint32(b[8:], 1); return b },
+		"truncated": func(b []byte) []byte { return b[:len(b)-20] },
+		"no direct key": func(b []byte) []byte {
+			return bytes.Replace(b, []byte(`"direct":{"pool":1,"features":80}`), []byte(`"meta":{"pool":"1"}`), 1)
+		},
 	} {
 		bad := edit(append([]byte(nil), file...))
 		if _, err := Read(bytes.NewReader(bad)); err == nil {

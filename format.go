@@ -494,8 +494,7 @@ func (h fileHeader) model() (*Model, error) {
 	}
 	c := h.Config
 	return &Model{
-		Direct: direct,
-		Selection: sel, Budget: bud,
+		Selection: sel, Budget: bud, Direct: direct,
 		Kind: kind, Activation: act, Rows: h.Rows, Cols: h.Cols, Channels: h.Channels, M: h.Outputs,
 		Classes: h.Classes, Meta: meta, Preprocessing: prep,
 		Params: make([]float32, 0), Bias: make([]float32, 0), Beta: make([]float64, 0),

@@ -59,6 +59,9 @@ func (c Config) SelectStream(ctx context.Context, src Source, s Selection, progr
 	if err := c.selectable(s); err != nil {
 		return nil, err
 	}
+	if err := c.streamDirect(); err != nil {
+		return nil, err
+	}
 	if err := c.StreamFits(); err != nil {
 		return nil, err
 	}

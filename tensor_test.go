@@ -437,7 +437,7 @@ func TestColourFileVersionChecks(t *testing.T) {
 	for name, f := range map[string][]byte{
 		"version 1 with channels":    setVersion(colour, 1),
 		"version 2 without channels": setVersion(greyFile, 2),
-		"version 3":                  setVersion(colour, 3),
+		"version 4":                  setVersion(colour, 4),
 	} {
 		if _, err := Read(bytes.NewReader(f)); !errors.Is(err, ErrFormat) {
 			t.Errorf("%s: %v, want ErrFormat", name, err)
