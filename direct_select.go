@@ -183,8 +183,6 @@ func refitDirect(path *Path, ds *directSys, l int, alpha float64, held, all Prob
 	return &out, nil
 }
 
-
-
 // streamDirect refuses direct links in a streamed fit: its passes sum the
 // hidden outputs' statistics only. (A streamed selection ignores
 // Selection.TryDirect.)

@@ -85,4 +85,3 @@ func TestNPZDirect(t *testing.T) {
 		}
 	}
 }
-
