@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"runtime/debug"
 	"sort"
+	"time"
 
 	"github.com/scn2d/scn/internal/linalg"
 	"gonum.org/v1/gonum/floats"
@@ -40,6 +41,24 @@ type Selection struct {
 	// (Config.DirectLink; see direct_select.go) and keeps whichever kind
 	// scores best. A configuration with DirectLink set scores only those.
 	TryDirect bool
+	// Grow lets selection go past L_max while the held-out score still
+	// improves (see select_grow.go): a fit whose best prefix lies in the
+	// last quarter of its nodes is followed by a fit of twice the nodes,
+	// until the best prefix no longer moves up or gains, or GrowLimit,
+	// Afford or Deadline stops it. Choice.Growth records what happened.
+	Grow bool
+	// GrowLimit bounds the nodes growth may reach (0: 64 x L_max, at most
+	// the library's limit).
+	GrowLimit int
+	// Afford, if set, is asked before each growth fit with its
+	// configuration; an error stops growth, its message the reason (scn
+	// train checks the memory limit here).
+	Afford func(Config) error
+	// Deadline, if not zero, stops growth when the next fit, at twice the
+	// pace of the last, would end after it.
+	Deadline time.Time
+	// Growing, if set, is called before each growth fit with its nodes.
+	Growing func(nodes int)
 
 	// A Budget's additions: every multiple of checkpoints joins the grid,
 	// and watch runs after every block of a hold-out fit and stops growth
@@ -171,6 +190,14 @@ func (c Config) Select(ctx context.Context, p Problem, s Selection, progress fun
 		return nil, err
 	}
 	s = s.withDefaults()
+	if s.Grow {
+		return c.selectGrow(ctx, p, s, progress)
+	}
+	return c.selectOnce(ctx, p, s, progress)
+}
+
+// selectOnce is Select without growth past L_max.
+func (c Config) selectOnce(ctx context.Context, p Problem, s Selection, progress func(Step)) (*Model, error) {
 	if s.Folds > 1 {
 		return c.selectFolds(ctx, p, s, progress)
 	}

@@ -122,6 +122,13 @@ clock, giving the same model file.`,
 			bar := newProgress(totalNodes(cfg), k.Title(), quiet)
 			var m *scn.Model
 			if sel != nil {
+				if sel.Grow {
+					sh := s.Shape()
+					sel.Afford = func(next scn.Config) error {
+						return currentBudget().checkFit(next, sel, sh, 0)
+					}
+					sel.Growing = func(next int) { bar.grow(stderr, next) }
+				}
 				m, err = cfg.Select(cmd.Context(), prob, *sel, bar.step)
 			} else {
 				m, err = cfg.Fit(cmd.Context(), prob, bar.step)
