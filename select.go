@@ -286,13 +286,30 @@ func (c Config) selectCheckpoint(path *Path, ev *evaluator, p, tp, hp Problem) (
 		}
 	}
 	scores := ev.checkpoints
+	extra, beta := ev.ridgeCheckpoints(path, c.Ridge)
+	if len(extra) > 0 {
+		scores = append(append([]Score(nil), scores...), extra...)
+	}
 	best := pick(scores, p.Classes != nil)
-	m, err := path.Prefix(best.Nodes)
+	var m *Model
+	var err error
+	if best.Ridge == c.Ridge {
+		m, err = path.Prefix(best.Nodes)
+	} else {
+		// The best pair is a further ridge term's (budget_ridge.go).
+		m, _ = path.model.truncate(best.Nodes, beta)
+		m.Config.Ridge = best.Ridge
+		m.Summary.Trace = path.model.Summary.Trace[:min(best.Nodes, len(path.model.Summary.Trace))]
+		m.Summary.TrainRMSE, err = path.trainRMSE(m)
+	}
 	if err != nil {
 		return nil, err
 	}
 	m.Selection = ev.choice("holdout", 1, hp.X.Len(), best, scores, path.Nodes())
 	m.Selection.Refit = fmt.Sprintf("the fit's own output weights, solved on its %d training images (the %d held-out images chose L among the checkpoints)", tp.X.Len(), hp.X.Len())
+	if best.Ridge != c.Ridge {
+		m.Selection.Refit = fmt.Sprintf("output weights of the chosen prefix at ridge %g (the fit's is %g), solved on the fit's %d training images (the %d held-out images chose L and the ridge term among the checkpoints)", best.Ridge, c.Ridge, tp.X.Len(), hp.X.Len())
+	}
 	return c.robustFinal(m, p)
 }
 
