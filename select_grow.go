@@ -10,15 +10,18 @@ import (
 // Growth past L_max (Selection.Grow).
 //
 // L_max is where selection starts, not a cap: a fit of L_max nodes is
-// scored on held-out data as usual, and when its best prefix lies in the
-// last quarter of its nodes (the held-out curve still improving at the
-// end), the fit is made again with twice the nodes (the same seed: the
+// scored on held-out data as usual, and when the held-out curve still
+// improves at the end (the best score over the last quarter of the
+// prefixes gains over the best before it: a higher accuracy for
+// classification, an RMSE lower by growRMSEGain for regression; a lower
+// RMSE at equal accuracy, which more nodes nearly always give, does not
+// count), the fit is made again with twice the nodes (the same seed: the
 // first nodes are drawn as before), scored again, and so on. Growth stops
 // when
 //
-//   - the best prefix of the last fit lies before its last quarter, or
-//     does not beat the previous fit's best ("held-out score stopped
-//     improving"): the model with the better score is kept;
+//   - the last quarter gains nothing, or the fit's choice does not gain
+//     over the previous fit's ("held-out score stopped improving"): the
+//     model with the better score is kept;
 //   - the fit stopped by itself before its L_max (no admissible candidate,
 //     tolerance, patience);
 //   - twice the nodes would pass GrowLimit, or Afford refuses the fit (the
@@ -29,8 +32,8 @@ import (
 // curve of each fit is complete. Choice.Growth records the fits' sizes and
 // the reason growth stopped; Choice.FitNodes is the last fit's.
 
-// growShare is where the best prefix must lie, as a share of the fit's
-// nodes, for growth to go on.
+// growShare is where the last quarter of a fit's prefixes begins, as a
+// share of its nodes.
 const growShare = 0.75
 
 // selectGrow is Select with growth past L_max.
@@ -58,7 +61,8 @@ func (c Config) selectGrow(ctx context.Context, p Problem, s Selection, progress
 		took := time.Since(start)
 		sizes = append(sizes, fmt.Sprint(m.Selection.FitNodes))
 		ch := m.Selection
-		if kept != nil && !choiceScore(ch).better(choiceScore(kept.Selection), p.Classes != nil) {
+		classify := p.Classes != nil
+		if kept != nil && !gains(choiceScore(ch), choiceScore(kept.Selection), classify) {
 			reason = fmt.Sprintf("held-out score stopped improving: %d nodes gave no gain over %d", ch.FitNodes, kept.Selection.FitNodes)
 			break
 		}
@@ -67,8 +71,8 @@ func (c Config) selectGrow(ctx context.Context, p Problem, s Selection, progress
 		switch {
 		case ch.FitNodes < cur.MaxNodes:
 			reason = fmt.Sprintf("the fit stopped at %d of %d nodes (%v)", ch.FitNodes, cur.MaxNodes, m.Summary.Stop)
-		case float64(ch.Nodes) < growShare*float64(ch.FitNodes):
-			reason = fmt.Sprintf("held-out score stopped improving: best at L = %d of %d", ch.Nodes, ch.FitNodes)
+		case !lateGain(ch, classify):
+			reason = fmt.Sprintf("held-out score stopped improving: best at L = %d of %d, no gain in the last quarter", ch.Nodes, ch.FitNodes)
 		case next > limit:
 			reason = fmt.Sprintf("growth limit: %d nodes would pass %d", next, limit)
 		case !s.Deadline.IsZero() && time.Now().Add(2*took).After(s.Deadline):
@@ -91,6 +95,46 @@ func (c Config) selectGrow(ctx context.Context, p Problem, s Selection, progress
 	}
 	kept.Selection.Growth = fmt.Sprintf("fits of %s nodes; growth stopped: %s", strings.Join(sizes, ", "), reason)
 	return kept, nil
+}
+
+// growRMSEGain is the relative fall of the held-out RMSE that counts as a
+// gain for growth on regression; classification counts a higher held-out
+// accuracy only (a lower RMSE at equal accuracy, which more nodes nearly
+// always give, does not pay for twice the nodes).
+const growRMSEGain = 0.005
+
+// gains reports whether s gains over t for growth.
+func gains(s, t Score, classify bool) bool {
+	if classify {
+		return s.Accuracy > t.Accuracy
+	}
+	return s.RMSE < t.RMSE*(1-growRMSEGain)
+}
+
+// lateGain reports whether the best score over the last quarter of the
+// fit's prefixes (any ridge term, either kind) gains over the best before.
+func lateGain(c *Choice, classify bool) bool {
+	var early, late Score
+	var haveE, haveL bool
+	for _, s := range c.Curve {
+		lateOne := float64(s.Nodes) > growShare*float64(c.FitNodes)
+		best, have := &early, &haveE
+		if lateOne {
+			best, have = &late, &haveL
+		}
+		if !*have || primaryBetter(s, *best, classify) {
+			*best, *have = s, true
+		}
+	}
+	return haveL && (!haveE || gains(late, early, classify))
+}
+
+// primaryBetter compares by the primary metric alone.
+func primaryBetter(s, t Score, classify bool) bool {
+	if classify {
+		return s.Accuracy > t.Accuracy
+	}
+	return s.RMSE < t.RMSE
 }
 
 // choiceScore is the score a choice was made with.
