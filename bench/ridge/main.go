@@ -310,4 +310,3 @@ func rows(p scn.Problem, idx []int) (*mat.Dense, *mat.Dense) {
 	}
 	return features(x), t
 }
-
