@@ -382,3 +382,87 @@ func TestDirectStatsUpdate(t *testing.T) {
 		}
 	}
 }
+
+// TestDirectPartialModelSaves: a cancelled direct-link fit returns its
+// nodes without direct links, and that model is written as a plain one.
+func TestDirectPartialModelSaves(t *testing.T) {
+	p := blobProblem(t, 100)
+	c := Default(RVFL)
+	c.MaxNodes, c.BlockSize, c.DirectLink = 40, 10, true
+	ctx, cancel := context.WithCancel(context.Background())
+	m, err := c.Fit(ctx, p, func(s Step) {
+		if s.L >= 10 {
+			cancel()
+		}
+	})
+	if err == nil || m == nil {
+		t.Skipf("the fit finished before the cancel (%v)", err)
+	}
+	if m.Direct != nil {
+		t.Fatal("a cancelled fit has direct links")
+	}
+	file, back := roundTrip(t, m)
+	if v := binary.LittleEndian.Uint32(file[8:]); v != 1 || back.Direct != nil {
+		t.Errorf("partial model written as version %d", v)
+	}
+	// A zero-node direct model has an indicator: the direct part alone.
+	z, err := withDirect(m, 0, p.X, p.T, 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	th, err := z.Indicator(p.X)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var w2 float64
+	for _, v := range z.Direct.Beta {
+		w2 += v * v
+	}
+	if want := math.Sqrt(float64(p.X.Len()*p.X.Dim()) * w2); math.Abs(th-want) > 1e-9*want {
+		t.Errorf("indicator %v, want %v", th, want)
+	}
+}
+
+// FuzzReadDirect is FuzzRead from files with direct links (and selection
+// records with direct-link rows and growth): whatever Read accepts is
+// written back to the same bytes, and ReadInfo agrees.
+func FuzzReadDirect(f *testing.F) {
+	p := blobProblem(f, 60)
+	for _, k := range []Kind{RVFL, SCN2D} {
+		c := Default(k)
+		c.MaxNodes, c.BlockSize = 6, 3
+		m, err := c.Select(context.Background(), p, Selection{Validation: 0.2, Points: 3, Ridges: []float64{1}, TryDirect: true, Grow: true, GrowLimit: 12}, nil)
+		if err != nil {
+			f.Fatal(err)
+		}
+		z, err := withDirect(m, 0, p.X, p.T, 2, 1)
+		if err != nil {
+			f.Fatal(err)
+		}
+		for _, mm := range []*Model{m, z} {
+			var buf bytes.Buffer
+			if _, err := mm.WriteTo(&buf); err != nil {
+				f.Fatal(err)
+			}
+			f.Add(buf.Bytes())
+			f.Add(buf.Bytes()[:len(buf.Bytes())-9])
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		info, infoErr := ReadInfo(bytes.NewReader(data))
+		m, err := Read(bytes.NewReader(data))
+		if err != nil {
+			return
+		}
+		if infoErr != nil || info.Nodes != m.Nodes() || info.FileBytes != int64(len(data)) || info.DirectFeatures != m.DirectDim() {
+			t.Fatalf("ReadInfo disagrees with Read: %v, %+v", infoErr, info)
+		}
+		var out bytes.Buffer
+		if _, err := m.WriteTo(&out); err != nil {
+			t.Fatalf("a model that was read cannot be written: %v", err)
+		}
+		if !bytes.Equal(out.Bytes(), data) {
+			t.Fatal("read then write changed the bytes")
+		}
+	})
+}

@@ -30,6 +30,9 @@ func (h fileHeader) direct() (*DirectLink, error) {
 		}
 		return nil, nil
 	}
+	if !h.Config.DirectLink {
+		return nil, fmt.Errorf("%w: direct-link weights without the configuration's direct_link", ErrFormat)
+	}
 	switch {
 	case len(h.Deep) > 0:
 		return nil, fmt.Errorf("%w: direct links on a deep model", ErrFormat)
@@ -53,7 +56,7 @@ func (m *Model) appendDirect(b []byte) []byte {
 
 // usesV3 reports whether the model's file needs version 3.
 func (m *Model) usesV3() bool {
-	return m.Direct != nil || m.Config.DirectLink || choiceUsesV3(m.Selection)
+	return m.Direct != nil || choiceUsesV3(m.Selection)
 }
 
 // choiceUsesV3 reports whether a selection record has version 3 fields.
