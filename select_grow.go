@@ -38,6 +38,12 @@ const growShare = 0.75
 
 // selectGrow is Select with growth past L_max.
 func (c Config) selectGrow(ctx context.Context, p Problem, s Selection, progress func(Step)) (*Model, error) {
+	return c.growLoop(ctx, s, func(cur Config) (*Model, error) { return cur.selectOnce(ctx, p, s, progress) })
+}
+
+// growLoop runs the fits of growth past L_max, fit making and selecting
+// one of cur.MaxNodes nodes without growth (in memory or streamed).
+func (c Config) growLoop(ctx context.Context, s Selection, fit func(cur Config) (*Model, error)) (*Model, error) {
 	limit := s.GrowLimit
 	if limit <= 0 {
 		limit = min(64*c.MaxNodes, maxNodes)
@@ -49,7 +55,7 @@ func (c Config) selectGrow(ctx context.Context, p Problem, s Selection, progress
 	var reason string
 	for {
 		start := time.Now()
-		m, err := cur.selectOnce(ctx, p, s, progress)
+		m, err := fit(cur)
 		if err != nil {
 			if kept != nil && ctx.Err() == nil {
 				// A grown fit failed (singular, say): keep what we had.
@@ -61,7 +67,7 @@ func (c Config) selectGrow(ctx context.Context, p Problem, s Selection, progress
 		took := time.Since(start)
 		sizes = append(sizes, fmt.Sprint(m.Selection.FitNodes))
 		ch := m.Selection
-		classify := p.Classes != nil
+		classify := m.Classes != nil
 		if kept != nil && !gains(choiceScore(ch), choiceScore(kept.Selection), classify) {
 			reason = fmt.Sprintf("held-out score stopped improving: %d nodes gave no gain over %d", ch.FitNodes, kept.Selection.FitNodes)
 			break

@@ -104,3 +104,27 @@ func TestGrowthStopsWhenWorse(t *testing.T) {
 		}
 	}
 }
+
+// TestGrowthStreamed: a streamed selection grows as the in-memory one
+// does: the same fits, the same choice.
+func TestGrowthStreamed(t *testing.T) {
+	p := toyProblem(t, 1000)
+	c := Paper(RVFL)
+	c.MaxNodes, c.Scales, c.BlockSize, c.Ridge = 20, []float64{80}, 10, 1e-6
+	sel := Selection{Validation: 0.25, Points: 16, Ridges: []float64{1e-6, 1e-3}, Grow: true, GrowLimit: 80}
+	want, err := c.Select(context.Background(), p, sel, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.SelectStream(context.Background(), ProblemSource(p, 333, 667), sel, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Selection.Growth != want.Selection.Growth || got.Nodes() != want.Nodes() || got.Config.Ridge != want.Config.Ridge {
+		t.Errorf("streamed growth %q chose %d nodes (ridge %g); in memory %q, %d (ridge %g)",
+			got.Selection.Growth, got.Nodes(), got.Config.Ridge, want.Selection.Growth, want.Nodes(), want.Config.Ridge)
+	}
+	if want.Nodes() <= 20 {
+		t.Errorf("no growth: %q", want.Selection.Growth)
+	}
+}

@@ -69,6 +69,13 @@ func (c Config) SelectStream(ctx context.Context, src Source, s Selection, progr
 	if err := s.streamable(); err != nil {
 		return nil, err
 	}
+	if s.Grow {
+		// Growth past L_max (select_grow.go): streamed fits of twice the
+		// nodes, each of its own passes over the source.
+		once := s
+		once.Grow = false
+		return c.growLoop(ctx, s, func(cur Config) (*Model, error) { return cur.SelectStream(ctx, src, once, progress) })
+	}
 	start := time.Now()
 	labels, sc, err := streamLabels(ctx, src)
 	if err != nil {
