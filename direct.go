@@ -2,6 +2,7 @@ package scn
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/scn2d/scn/internal/linalg"
 	"gonum.org/v1/gonum/mat"
@@ -57,23 +58,42 @@ const (
 	// this many unknowns (features plus nodes): each ridge term costs a
 	// Cholesky factorisation of that size.
 	directMaxCols = 3072
+	// directMaxFlops bounds the multiply-adds of the normal equations N k^2
+	// that model selection forms for direct links (k unknowns): on many
+	// images the features are pooled until N D^2 is at most a quarter of
+	// it, and prefixes past sqrt(directMaxFlops / N) unknowns are not
+	// scored with direct links (MNIST: 14 x 14 pooled pixels, prefixes up
+	// to 412 nodes; where thousands of nodes are fitted, the linear part
+	// matters little).
+	directMaxFlops = 2e10
 )
 
 // directPlan returns the pooling of the direct features for n images of
-// chans x rows x cols: 1 (the pixels as they are) when there are at most
-// directMaxFeatures of them or when n <= directDualN (the dual system is
-// then N x N whatever D is), else the smallest block side p that leaves at
-// most directMaxFeatures pooled values.
+// chans x rows x cols: 1 (the pixels as they are) when n <= directDualN
+// (the dual system is then N x N whatever D is), else the smallest block
+// side p that leaves at most directMaxFeatures values D with N D^2 at most
+// a quarter of directMaxFlops (1 when the pixels already do).
 func directPlan(n, chans, rows, cols int) int {
-	d := max(chans, 1) * rows * cols
-	if d <= directMaxFeatures || n <= directDualN {
+	if n <= directDualN {
 		return 1
 	}
-	p := 2
-	for max(chans, 1)*(rows/p)*(cols/p) > directMaxFeatures && p < min(rows, cols) {
+	fits := func(p int) bool {
+		d := float64(directDim(chans, rows, cols, p))
+		return d <= directMaxFeatures && float64(n)*d*d <= directMaxFlops/4
+	}
+	p := 1
+	for !fits(p) && p < min(rows, cols) {
 		p++
 	}
 	return p
+}
+
+// directCap returns the most nodes whose direct-link systems model
+// selection scores on n training images with d features: within
+// directMaxCols unknowns and directMaxFlops for the normal equations.
+func directCap(n, d int) int {
+	k := min(directMaxCols, int(math.Sqrt(directMaxFlops/float64(max(n, 1)))))
+	return max(0, k-d)
 }
 
 // directDim returns the features of images of chans x rows x cols pooled

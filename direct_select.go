@@ -58,7 +58,7 @@ func (e *evaluator) directScores(path *Path, grid []int, pool int) ([]Score, *di
 	}
 	var out []Score
 	if !ds.dual {
-		ds.lcap = min(lmax, max(0, directMaxCols-d))
+		ds.lcap = min(lmax, directCap(n, d))
 		var gl []int
 		for _, l := range grid0 {
 			if l <= ds.lcap {

@@ -240,6 +240,12 @@ func TestDirectPooledFeatures(t *testing.T) {
 	if p := directPlan(200, 1, 112, 92); p != 1 {
 		t.Errorf("plan for 200 faces: pool %d, want 1 (dual)", p)
 	}
+	if p := directPlan(60000, 1, 28, 28); p != 2 || directCap(54000, directDim(1, 28, 28, p)) != 412 {
+		t.Errorf("plan for MNIST: pool %d, nodes scored up to %d", p, directCap(54000, directDim(1, 28, 28, p)))
+	}
+	if p := directPlan(5000, 1, 28, 28); p != 1 {
+		t.Errorf("plan for 5000 digits: pool %d, want 1", p)
+	}
 }
 
 // TestSelectTriesDirect: on targets linear in the pixels, selection with
