@@ -259,7 +259,7 @@ func (c Config) selectOnce(ctx context.Context, p Problem, s Selection, progress
 			return nil, fmt.Errorf("scn: selection: no (L, ridge) pair with direct links could be solved (they need a ridge term > 0 in the grid)")
 		}
 	}
-	best := pick(scores, p.Classes != nil)
+	best := pickDirect(scores, p.Classes != nil, hp.X.Len())
 	var m *Model
 	if best.Direct {
 		m, err = refitDirect(path, ds, best.Nodes, best.Ridge, hp, p)
@@ -413,7 +413,7 @@ func (c Config) selectFolds(ctx context.Context, p Problem, s Selection, progres
 	if len(scores) == 0 {
 		return nil, fmt.Errorf("scn: selection: no prefix length reached by every fold")
 	}
-	best := pick(scores, p.Classes != nil)
+	best := pickDirect(scores, p.Classes != nil, held)
 	final := c
 	final.MaxNodes = max(best.Nodes, 1)
 	debug.FreeOSMemory() // the last fold's fit, as above
