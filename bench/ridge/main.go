@@ -34,6 +34,7 @@ func main() {
 	splits := flag.Int("splits", 10, "ORL: random splits (5 + 5 images per subject)")
 	old := flag.Bool("old", false, "also fit the default without direct links and growth")
 	skipNew := flag.Bool("ridge-only", false, "fit the ridge reference only")
+	noRidge := flag.Bool("no-ridge", false, "do not fit the ridge reference")
 	flag.Parse()
 	type pair struct{ tr, te *dataset.Set }
 	var sets []pair
@@ -76,11 +77,13 @@ func main() {
 		q, err := s.te.Problem()
 		check(err)
 		sel := defaultSelection(s.tr)
-		t0 := time.Now()
-		ar, alpha := ridgeAccuracy(p, q, sel)
-		tr := time.Since(t0)
-		accR = append(accR, ar)
-		line := fmt.Sprintf("%s %d/%d: N = %d, %d x %d x %d; ridge %.2f%% (alpha %g, %.1f s)", *set, i+1, len(sets), p.X.Len(), p.X.Chans(), p.X.Rows, p.X.Cols, 100*ar, alpha, tr.Seconds())
+		line := fmt.Sprintf("%s %d/%d: N = %d, %d x %d x %d", *set, i+1, len(sets), p.X.Len(), p.X.Chans(), p.X.Rows, p.X.Cols)
+		if !*noRidge {
+			t0 := time.Now()
+			ar, alpha := ridgeAccuracy(p, q, sel)
+			accR = append(accR, ar)
+			line += fmt.Sprintf("; ridge %.2f%% (alpha %g, %.1f s)", 100*ar, alpha, time.Since(t0).Seconds())
+		}
 		if !*skipNew {
 			a, desc, took := fitDefault(p, q, sel, true)
 			accN = append(accN, a)
@@ -93,7 +96,10 @@ func main() {
 		}
 		fmt.Println(line)
 	}
-	fmt.Printf("%s, %d split(s): ridge %s", *set, len(sets), stat(accR))
+	fmt.Printf("%s, %d split(s):", *set, len(sets))
+	if len(accR) > 0 {
+		fmt.Printf(" ridge %s", stat(accR))
+	}
 	if len(accN) > 0 {
 		fmt.Printf("; default %s", stat(accN))
 	}
