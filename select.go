@@ -1027,7 +1027,11 @@ func (s Selection) EstimateBytesC(c Config, n, rows, cols, chans, m int) int64 {
 	d := int64(max(chans, 1)) * int64(rows) * int64(cols)
 	// Scoring the held-out images expands the nodes' weights over the
 	// image (Model.hidden: L x d float32) and keeps a batch of outputs.
-	return int64(n)*(d*4+int64(m)*8) + 3*held*l*8 + 3*l*l*8 + 4*l*(d+predictBatch)
+	total := int64(n)*(d*4+int64(m)*8) + 3*held*l*8 + 3*l*l*8 + 4*l*(d+predictBatch)
+	if s.TryDirect || c.DirectLink {
+		total += directBytes(n, rows, cols, chans, c.MaxNodes)
+	}
+	return total
 }
 
 // selectable reports a configuration or selection that model selection
