@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/scn2d/scn/internal/linalg"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -156,8 +157,15 @@ func directFeatures(x Images, pool, lo, rows int, dst []float64) {
 func directRows(x Images, pool int) *mat.Dense {
 	n, d := x.Len(), directDim(x.Channels, x.Rows, x.Cols, pool)
 	out := mat.NewDense(n, max(d, 1), nil)
+	directInto(x, pool, out.RawMatrix())
+	return out
+}
+
+// directInto writes the features of every image of x into the first D
+// columns of raw's rows.
+func directInto(x Images, pool int, raw blas64.General) {
+	n, d := x.Len(), directDim(x.Channels, x.Rows, x.Cols, pool)
 	buf := make([]float64, d*predictBatch)
-	raw := out.RawMatrix()
 	for lo := 0; lo < n; lo += predictBatch {
 		rows := min(predictBatch, n-lo)
 		directFeatures(x, pool, lo, rows, buf[:d*rows])
@@ -167,7 +175,6 @@ func directRows(x Images, pool int) *mat.Dense {
 			}
 		}
 	}
-	return out
 }
 
 // addDirect adds the direct links' outputs on images xb (rows of them) to
@@ -275,12 +282,12 @@ func solveDirect(m *Model, l int, x Images, t []float64, pool int, alpha float64
 	return sol[d*mm:], sol[:d*mm], nil
 }
 
-// directDense returns [F H] over x, N x (D + l).
+// directDense returns [F H] over x, N x (D + l), the features written in
+// place (no second copy of them).
 func directDense(m *Model, l int, x Images, pool int) *mat.Dense {
-	f := directRows(x, pool)
-	n, d := f.Dims()
+	n, d := x.Len(), directDim(x.Channels, x.Rows, x.Cols, pool)
 	a := mat.NewDense(n, d+l, nil)
-	a.Slice(0, n, 0, d).(*mat.Dense).Copy(f)
+	directInto(x, pool, a.RawMatrix())
 	if l > 0 {
 		pm, _ := m.truncate(l, nil)
 		a.Slice(0, n, d, d+l).(*mat.Dense).Copy(hiddenDense(pm, x))

@@ -194,8 +194,8 @@ func (c Config) streamDirect() error {
 }
 
 // directBytes is the memory direct links add to a fit or a selection on n
-// images of chans x rows x cols with l nodes: in the dual form the
-// features and [F H] of every image (three copies at most at once) and two
+// images of chans x rows x cols with l nodes: in the dual form [F H] of
+// every image (the final solve's; the folds' features are smaller) and two
 // N x N kernels; in the primal form three k x k matrices (the training
 // part's normal equations, a factor, the final solve's) and the held-out
 // features.
@@ -203,7 +203,7 @@ func directBytes(n, rows, cols, chans, l int) int64 {
 	pool := directPlan(n, chans, rows, cols)
 	d := directDim(chans, rows, cols, pool)
 	if n <= directDualN && d+l > n {
-		return 8 * (3*int64(n)*int64(d+l) + 2*int64(n)*int64(n))
+		return 8 * (int64(n)*int64(d+l) + 2*int64(n)*int64(n))
 	}
 	k := int64(d + min(l, max(directCap(n, d), l)))
 	return 8 * (3*k*k + int64(n)*int64(d))
