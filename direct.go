@@ -296,8 +296,33 @@ func directDense(m *Model, l int, x Images, pool int) *mat.Dense {
 }
 
 // dualSolve returns [W; beta] = A^T (A A^T + alpha I)^-1 T, A = [F H].
+// On the pixels themselves (pool 1, the dual's case) A is never formed:
+// F F^T and F^T C go strip by strip over the images' float32 pixels.
 func dualSolve(m *Model, l int, x Images, t []float64, pool int, alpha float64) ([]float64, error) {
 	n, mm := x.Len(), m.M
+	if pool == 1 {
+		kk := make([]float64, n*n)
+		pixelKernel(x, x, kk)
+		var h *mat.Dense
+		if l > 0 {
+			pm, _ := m.truncate(l, nil)
+			h = hiddenDense(pm, x)
+			hr := h.RawMatrix()
+			linalg.GemmNT64(n, n, l, 1, hr.Data, hr.Stride, hr.Data, hr.Stride, 1, kk, n)
+		}
+		coef, err := dualCoef(kk, n, t, mm, alpha)
+		if err != nil {
+			return nil, err
+		}
+		sol := pixelT(x, coef, mm)
+		if l > 0 {
+			hb := make([]float64, l*mm)
+			hr := h.RawMatrix()
+			linalg.Dgemm(true, false, l, mm, n, 1, hr.Data, hr.Stride, coef, mm, 0, hb, mm)
+			sol = append(sol, hb...)
+		}
+		return sol, nil
+	}
 	a := directDense(m, l, x, pool)
 	_, k := a.Dims()
 	raw := a.RawMatrix()
@@ -382,4 +407,46 @@ func (m *Model) directIndicatorTerm(n int) (slope2, w2 float64) {
 	}
 	p := float64(m.Direct.Pool)
 	return float64(n) * float64(m.DirectDim()) / (p * p), w2
+}
+
+// pixelStrip is the pixel columns per strip of pixelKernel and pixelT.
+const pixelStrip = 2048
+
+// pixelKernel adds A B^T of the pixels of a (na images) and b (nb images)
+// to k (na x nb), by strips of pixelStrip columns widened to float64 (so
+// that no float64 copy of the images is made), summed in order.
+func pixelKernel(a, b Images, k []float64) {
+	na, nb, d := a.Len(), b.Len(), a.Dim()
+	sa := make([]float64, na*pixelStrip)
+	sb := make([]float64, nb*pixelStrip)
+	for c0 := 0; c0 < d; c0 += pixelStrip {
+		w := min(pixelStrip, d-c0)
+		strip(a, c0, w, sa)
+		strip(b, c0, w, sb)
+		linalg.GemmNT64(na, nb, w, 1, sa, w, sb, w, 1, k, nb)
+	}
+}
+
+// strip writes pixel columns c0 .. c0+w-1 of every image of x to s (N x w).
+func strip(x Images, c0, w int, s []float64) {
+	d := x.Dim()
+	for i := 0; i < x.Len(); i++ {
+		for j, v := range x.Pix[i*d+c0 : i*d+c0+w] {
+			s[i*w+j] = float64(v)
+		}
+	}
+}
+
+// pixelT returns X^T c (D x M) of the pixels of x and c (N x M), strip by
+// strip.
+func pixelT(x Images, c []float64, mm int) []float64 {
+	n, d := x.Len(), x.Dim()
+	out := make([]float64, d*mm)
+	s := make([]float64, n*pixelStrip)
+	for c0 := 0; c0 < d; c0 += pixelStrip {
+		w := min(pixelStrip, d-c0)
+		strip(x, c0, w, s)
+		linalg.Dgemm(true, false, w, mm, n, 1, s, w, c, mm, 0, out[c0*mm:], mm)
+	}
+	return out
 }

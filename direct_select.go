@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/scn2d/scn/internal/linalg"
+	"gonum.org/v1/gonum/mat"
 )
 
 // Model selection with direct links: every prefix length of the grid (and
@@ -48,8 +49,11 @@ func (e *evaluator) directScores(path *Path, grid []int, pool int) ([]Score, *di
 	n, mm, lmax := x.Len(), m.M, path.Nodes()
 	d := directDim(x.Channels, x.Rows, x.Cols, pool)
 	ds := &directSys{pool: pool, d: d, dual: n <= directDualN && d+lmax > n}
-	fv := directRows(e.held.X, pool)
 	nv := e.held.X.Len()
+	var fv *mat.Dense // the held-out features, but for the dual on pixels
+	if !ds.dual || pool != 1 {
+		fv = directRows(e.held.X, pool)
+	}
 	grid0 := []int{0}
 	for _, l := range grid {
 		if l > 0 && l <= lmax {
@@ -97,12 +101,17 @@ func (e *evaluator) directScores(path *Path, grid []int, pool int) ([]Score, *di
 		}
 		grid0 = sub
 	}
-	f := directRows(x, pool).RawMatrix()
-	fvr := fv.RawMatrix()
 	kk := make([]float64, n*n)
 	kv := make([]float64, nv*n)
-	linalg.GemmNT64(n, n, d, 1, f.Data, f.Stride, f.Data, f.Stride, 0, kk, n)
-	linalg.GemmNT64(nv, n, d, 1, fvr.Data, fvr.Stride, f.Data, f.Stride, 0, kv, n)
+	if pool == 1 {
+		pixelKernel(x, x, kk)
+		pixelKernel(e.held.X, x, kv)
+	} else {
+		f := directRows(x, pool).RawMatrix()
+		fvr := fv.RawMatrix()
+		linalg.GemmNT64(n, n, d, 1, f.Data, f.Stride, f.Data, f.Stride, 0, kk, n)
+		linalg.GemmNT64(nv, n, d, 1, fvr.Data, fvr.Stride, f.Data, f.Stride, 0, kv, n)
+	}
 	h := hiddenDense(m, x).RawMatrix()
 	hv := e.hv.RawMatrix()
 	pred := make([]float64, nv*mm)
