@@ -132,9 +132,11 @@ type BudgetPlan struct {
 func (pl BudgetPlan) finishSeconds(held, l, m, d int) float64 {
 	if pl.FitWeights {
 		// Two triangular solves of L^2 m from the fit's factor, and the
-		// model file (8 bytes per weight, at a few hundred MB/s).
+		// model file (8 bytes per weight, at a few hundred MB/s), and the
+		// further ridge terms (budget_ridge.go).
 		L := float64(l)
-		return 2*L*L*float64(m)*pl.Rates.Finish + L*float64(d+m+1)*8/300e6
+		return 2*L*L*float64(m)*pl.Rates.Finish + L*float64(d+m+1)*8/300e6 +
+			extraRidgeSeconds(len(extraRidges(pl.Ridges, pl.FitRidge)), l, m, pl.BlockSize, pl.Rates.Finish)
 	}
 	return pl.Rates.finishSeconds(held, l, m, len(pl.Ridges), pl.Points+maxCheckpointsInGrid)
 }
@@ -181,7 +183,12 @@ func budgetChoice(n int, p Problem, seed uint64) (Config, Selection, string) {
 	// with the held-out images cost factors of L^3/3 at the end (27 s of
 	// 60 at L = 7000 on MNIST), which buy more as nodes. The ridge term is
 	// the preset's, measured on MNIST and Fashion-MNIST (docs/presets.md).
-	return c, Selection{Validation: 0.05, Ridges: []float64{c.Ridge}, fitWeights: true, Uncalibrated: true}, why
+	// A few further ridge terms are scored at the end (budget_ridge.go).
+	ridges := []float64{c.Ridge}
+	for _, k := range budgetRidgeSteps {
+		ridges = append(ridges, k*c.Ridge)
+	}
+	return c, Selection{Validation: 0.05, Ridges: ridges, fitWeights: true, Uncalibrated: true}, why
 }
 
 // budgetLargeSet is the training set size from which a budget takes the
@@ -388,7 +395,11 @@ func (b Budget) plan(cfg Config, sel Selection, r Rates, p Problem, train, held 
 		lmax = min(lmax, max(block, train))
 	}
 	if b.MaxBytes > 0 {
-		lmax = min(lmax, b.memoryCap(cfg, p, train, block))
+		extra := int64(0)
+		if pl.FitWeights && len(extraRidges(pl.Ridges, pl.FitRidge)) > 0 {
+			extra = 8
+		}
+		lmax = min(lmax, b.memoryCap(cfg, p, train, block, extra))
 	}
 	l := block
 	for next := l + block; next <= lmax && cost(next) <= left; next += block {
@@ -403,12 +414,15 @@ func (b Budget) plan(cfg Config, sel Selection, r Rates, p Problem, train, held 
 
 // memoryCap returns the largest multiple of block whose block-by-block fit
 // on train images stays within b.MaxBytes by the estimate.
-func (b Budget) memoryCap(cfg Config, p Problem, train, block int) int {
+//
+// extra is the bytes per L^2 that the end of the fit adds (the further
+// ridge terms' factor, budget_ridge.go).
+func (b Budget) memoryCap(cfg Config, p Problem, train, block int, extra int64) int {
 	// The staged one-pass fit keeps no H (see Fit): the estimate of c.
 	c := cfg
 	fits := func(l int) bool {
 		c.MaxNodes = l
-		return c.EstimateBytesC(train, p.X.Rows, p.X.Cols, p.X.Chans(), p.M) <= b.MaxBytes
+		return c.EstimateBytesC(train, p.X.Rows, p.X.Cols, p.X.Chans(), p.M)+extra*int64(l)*int64(l) <= b.MaxBytes
 	}
 	if !fits(block) {
 		return block // the smallest plan; the caller's memory check refuses it if need be

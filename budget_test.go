@@ -146,8 +146,8 @@ func TestBudgetLargeSetKeepsFitWeights(t *testing.T) {
 	p := noisyProblem(t, budgetLargeSet)
 	m, spent := budgetRun(t, p, budgetSeconds(p, 1500), 2)
 	rec := m.Budget
-	if !rec.Plan.FitWeights || rec.Plan.Kind != RVFL || len(rec.Plan.Ridges) != 1 || rec.Plan.Ridges[0] != rec.Plan.FitRidge {
-		t.Fatalf("plan %+v, want the fast RVFL with the fit's weights at its ridge term", rec.Plan)
+	if !rec.Plan.FitWeights || rec.Plan.Kind != RVFL || len(rec.Plan.Ridges) != 2 || rec.Plan.Ridges[0] != rec.Plan.FitRidge || rec.Plan.Ridges[1] != 10*rec.Plan.FitRidge {
+		t.Fatalf("plan %+v, want the fast RVFL with the fit's weights at its ridge term and 10 times it", rec.Plan)
 	}
 	if rec.FitNodes >= rec.Plan.Nodes || rec.Stopped != "budget" {
 		t.Errorf("fitted %d of %d planned nodes (stopped %q) on a machine twice as slow", rec.FitNodes, rec.Plan.Nodes, rec.Stopped)
@@ -156,10 +156,25 @@ func TestBudgetLargeSetKeepsFitWeights(t *testing.T) {
 		t.Errorf("fit and finish take %.2f s of the budget", total)
 	}
 	sel := m.Selection
-	if sel.Candidates != len(rec.Checkpoints) || m.Nodes() != sel.Nodes || m.Config.Ridge != rec.Plan.FitRidge {
-		t.Errorf("chose L = %d (model %d nodes, ridge %v) from %d candidates, want one of the %d checkpoints at ridge %v",
+	if sel.Candidates != 2*len(rec.Checkpoints) || m.Nodes() != sel.Nodes || m.Config.Ridge != sel.Ridge || (sel.Ridge != rec.Plan.FitRidge && sel.Ridge != 10*rec.Plan.FitRidge) {
+		t.Errorf("chose L = %d (model %d nodes, ridge %v) from %d candidates, want one of the %d checkpoints at ridge %v or 10 times it",
 			sel.Nodes, m.Nodes(), m.Config.Ridge, sel.Candidates, len(rec.Checkpoints), rec.Plan.FitRidge)
 	}
+	for _, s := range sel.Curve {
+		if s.better(Score{Nodes: sel.Nodes, Ridge: sel.Ridge, Accuracy: sel.Accuracy, RMSE: sel.RMSE}, true) {
+			t.Errorf("(%d, %g) scored %.4f, better than the choice", s.Nodes, s.Ridge, s.Accuracy)
+		}
+	}
+	// The model's weights are those its held-out score was measured with.
+	_, held, err := splitHoldout(p, rec.Plan.Validation, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hp := p.subset(held)
+	if acc, err := m.Accuracy(hp.X, ArgMax(hp.T, hp.M)); err != nil || math.Abs(acc-sel.Accuracy) > 1e-12 {
+		t.Errorf("held-out accuracy %.4f, the record says %.4f (%v)", acc, sel.Accuracy, err)
+	}
+	t.Logf("chose L = %d at ridge %g of %d fitted", sel.Nodes, sel.Ridge, rec.FitNodes)
 	for _, c := range rec.Checkpoints {
 		if c.Accuracy > sel.Accuracy {
 			t.Errorf("checkpoint at %d nodes scored %.4f, above the chosen model's %.4f", c.Nodes, c.Accuracy, sel.Accuracy)

@@ -162,6 +162,12 @@ type Config struct {
 	// Local makes the nodes local (convolutional): filters applied at every
 	// position and pooled (see Local, config_local.go). nil: global nodes.
 	Local *Local
+	// DirectLink gives the output layer direct links from the input: it
+	// reads the hidden outputs and the preprocessed pixels (pooled on
+	// large sets) together, as Pao's RVFL does (see direct.go). The nodes
+	// are chosen as without them; the output weights are the ridge least
+	// squares over both. Not with Layers or Robust.
+	DirectLink bool
 	// Preset names the preset the configuration came from ("paper",
 	// "custom", ...). It is recorded in saved models.
 	Preset string
@@ -256,6 +262,9 @@ func (c Config) Validate() error {
 		return bad("receptive field lengths %d ... %d, want FieldMin <= FieldMax", c.FieldMin, c.FieldMax)
 	case c.Redraw && (c.Kind.Choice != Supervised || c.blockMode() || len(c.Layers) > 0):
 		return bad("Redraw is for one-node supervised fits (scn, 2dscn without blocks, fields or layers)")
+	}
+	if c.DirectLink && (len(c.Layers) > 0 || c.Robust) {
+		return bad("DirectLink is for one-layer networks without Robust")
 	}
 	if err := c.validateLayers(); err != nil {
 		return err

@@ -107,6 +107,9 @@ func (c Config) Fit(ctx context.Context, p Problem, progress func(Step)) (*Model
 		m, _, rerr := path.Model().Robust(p)
 		return m, rerr
 	}
+	if c.DirectLink && err == nil {
+		return c.directFinal(path.Model(), p)
+	}
 	return path.Model(), err
 }
 

@@ -50,8 +50,11 @@ import (
 //
 // Version 3 is written for a model that uses an extension of this round,
 // and only then: local nodes (format_local.go), the calibration map,
-// conformal interval and class weights (format_calib.go). Its header may or
-// may not have channels. An extension is an optional header field plus, when
+// conformal interval and class weights (format_calib.go), direct links
+// (format_direct.go: the header field "direct" and, after the local nodes'
+// sections, the direct-link weights D x M float64; such a model may have
+// zero hidden nodes) and a selection record with direct-link curve rows or
+// a growth record. Its header may or may not have channels. An extension is an optional header field plus, when
 // it needs large arrays, sections after all of the above, before the CRC. A
 // model that uses none is written as version 1 or 2, as before.
 
@@ -96,6 +99,8 @@ type fileConfig struct {
 	Redraw      bool `json:"redraw,omitempty"`
 	// Layers is Config.Layers, absent for one-layer networks.
 	Layers []int `json:"layers,omitempty"`
+	// DirectLink is Config.DirectLink (version 3), absent without it.
+	DirectLink bool `json:"direct_link,omitempty"`
 }
 
 type fileSummary struct {
@@ -135,6 +140,8 @@ type fileHeader struct {
 	Calibration  *fileCalibration `json:"calibration,omitempty"`
 	Interval     *fileInterval    `json:"interval,omitempty"`
 	ClassWeights []float64        `json:"class_weights,omitempty"`
+	// Direct describes the direct links (version 3), absent without them.
+	Direct *fileDirect `json:"direct,omitempty"`
 }
 
 // fileChoice is a model's Choice in its file header.
@@ -150,7 +157,10 @@ type fileChoice struct {
 	Refit     string      `json:"refit"`
 	StoppedAt int         `json:"stopped_at,omitempty"`
 	FitNodes  int         `json:"fit_nodes"`
-	Curve     [][]float64 `json:"curve"` // rows of [nodes, ridge, accuracy, rmse]
+	Curve     [][]float64 `json:"curve"` // rows of [nodes, ridge, accuracy, rmse] (and 1 for direct links, version 3)
+	// Version 3: the choice has direct links; why growth past L_max stopped.
+	Direct bool   `json:"direct,omitempty"`
+	Growth string `json:"growth,omitempty"`
 }
 
 func toFileChoice(c *Choice) *fileChoice {
@@ -162,7 +172,11 @@ func toFileChoice(c *Choice) *fileChoice {
 	f.Curve = make([][]float64, len(c.Curve))
 	for i, s := range c.Curve {
 		f.Curve[i] = []float64{float64(s.Nodes), s.Ridge, s.Accuracy, s.RMSE}
+		if s.Direct {
+			f.Curve[i] = append(f.Curve[i], 1)
+		}
 	}
+	f.Direct, f.Growth = c.Direct, c.Growth
 	return f
 }
 
@@ -172,12 +186,12 @@ func (f *fileChoice) choice() (*Choice, error) {
 	}
 	c := &Choice{Method: f.Method, Held: f.Held, Folds: f.Folds, Metric: f.Metric, Nodes: f.Nodes,
 		Ridge: f.Ridge, Accuracy: f.Accuracy, RMSE: f.RMSE, Refit: f.Refit, StoppedAt: f.StoppedAt,
-		FitNodes: f.FitNodes, Candidates: len(f.Curve)}
+		FitNodes: f.FitNodes, Candidates: len(f.Curve), Direct: f.Direct, Growth: f.Growth}
 	for _, row := range f.Curve {
-		if len(row) != 4 {
-			return nil, fmt.Errorf("%w: selection curve row of %d values, want 4", ErrFormat, len(row))
+		if len(row) != 4 && (len(row) != 5 || row[4] != 1) {
+			return nil, fmt.Errorf("%w: selection curve row of %d values, want 4 (or 5, the last 1: direct links)", ErrFormat, len(row))
 		}
-		c.Curve = append(c.Curve, Score{Nodes: int(row[0]), Ridge: row[1], Accuracy: row[2], RMSE: row[3]})
+		c.Curve = append(c.Curve, Score{Nodes: int(row[0]), Ridge: row[1], Accuracy: row[2], RMSE: row[3], Direct: len(row) == 5})
 	}
 	return c, nil
 }
@@ -218,6 +232,7 @@ func (m *Model) WriteTo(w io.Writer) (int64, error) {
 		l1 += ly.Nodes()
 	}
 	b = m.appendLocal(b)
+	b = m.appendDirect(b)
 	buf.Write(b)
 	return writeChecked(w, &buf)
 }
@@ -375,7 +390,9 @@ func readHeader(r io.Reader, raw *bytes.Buffer) (*Model, int, error) {
 	case v == colourVersion && (h.Channels < 2 || h.Channels > maxChannels):
 		return nil, 0, fmt.Errorf("%w: version %d file with channels = %d, want 2 ... %d", ErrFormat, v, h.Channels, maxChannels)
 	case v == formatVersion && (h.Channels == 1 || h.Channels < 0 || h.Channels > maxChannels):
-		return nil, 0, fmt.Errorf("%w: version %d file with channels = %d, want 2 ... %d", ErrFormat, v, h.Channels, maxChannels)
+		return nil, 0, fmt.Errorf("%w: version %d file with channels = %d, want absent or 2 ... %d", ErrFormat, v, h.Channels, maxChannels)
+	case v != formatVersion && h.usesV3():
+		return nil, 0, fmt.Errorf("%w: version %d file with fields of version %d", ErrFormat, v, formatVersion)
 	}
 	m, err := h.model()
 	if err != nil {
@@ -405,7 +422,7 @@ func (m *Model) header() fileHeader {
 			Scales: c.Scales, Ratios: c.Ratios, Seed: c.Seed, Ridge: c.Ridge, Preset: c.Preset, StopAtRank: c.StopAtRank,
 			BlockSize: c.blockSize(), FieldMin: c.FieldMin, FieldMax: c.FieldMax,
 			Standardize: c.Standardize, Differences: c.Differences, Float32Gram: c.Float32Gram, BF16Gram: c.BF16Gram, Pairs: c.Pairs,
-			Robust: c.Robust, Layers: c.Layers, Redraw: c.Redraw,
+			Robust: c.Robust, Layers: c.Layers, Redraw: c.Redraw, DirectLink: m.Direct != nil,
 		},
 		Summary: fileSummary{
 			Samples: s.Samples, Stop: s.Stop.String(), TrainRMSE: s.TrainRMSE,
@@ -415,6 +432,7 @@ func (m *Model) header() fileHeader {
 		Meta:          m.Meta,
 		Selection:     toFileChoice(m.Selection),
 		Budget:        toFileBudget(m.Budget),
+		Direct:        m.fileDirect(),
 	}
 	m.calibHeader(&h)
 	return h
@@ -446,7 +464,7 @@ func (h fileHeader) model() (*Model, error) {
 		name string
 		n    int
 	}{{"rows", h.Rows}, {"cols", h.Cols}, {"outputs", h.Outputs}, {"nodes", h.Nodes}} {
-		if v.n < 1 || v.n > maxModelValues {
+		if v.n < 1 && !(v.name == "nodes" && v.n == 0 && h.Direct != nil && len(h.Deep) == 0) || v.n > maxModelValues {
 			return nil, fmt.Errorf("%w: %s = %d", ErrFormat, v.name, v.n)
 		}
 	}
@@ -493,9 +511,13 @@ func (h fileHeader) model() (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
+	direct, err := h.direct()
+	if err != nil {
+		return nil, err
+	}
 	c := h.Config
 	return &Model{
-		Selection: sel, Budget: bud,
+		Selection: sel, Budget: bud, Direct: direct,
 		Kind: kind, Activation: act, Rows: h.Rows, Cols: h.Cols, Channels: h.Channels, M: h.Outputs,
 		Classes: h.Classes, Meta: meta, Preprocessing: prep,
 		Params: make([]float32, 0), Bias: make([]float32, 0), Beta: make([]float64, 0),
@@ -504,7 +526,7 @@ func (h fileHeader) model() (*Model, error) {
 			Scales: c.Scales, Ratios: c.Ratios, Activation: act, Seed: c.Seed, Ridge: c.Ridge, Preset: c.Preset, StopAtRank: c.StopAtRank,
 			BlockSize: c.BlockSize, FieldMin: c.FieldMin, FieldMax: c.FieldMax,
 			Standardize: c.Standardize, Differences: c.Differences, Float32Gram: c.Float32Gram, BF16Gram: c.BF16Gram, Pairs: c.Pairs,
-			Robust: c.Robust, Layers: c.Layers, Local: loc.geometry(), Redraw: c.Redraw,
+			Robust: c.Robust, Layers: c.Layers, Local: loc.geometry(), Redraw: c.Redraw, DirectLink: c.DirectLink,
 		},
 		fileDeep: h.Deep, Local: loc,
 		Summary: Summary{
@@ -523,7 +545,7 @@ func (m *Model) payloadSize() int {
 		size += c*prev*4 + c*4 + c*m.M*8
 		prev = c
 	}
-	return size + m.localPayload()
+	return size + m.localPayload() + m.DirectDim()*m.M*8
 }
 
 // expectedNodes returns the first layer's node count of a model, or the
@@ -608,6 +630,10 @@ func (m *Model) decodeWeights(b []byte) {
 	}
 	m.decodeLocal(b)
 	m.fileDeep = nil
+	if m.Direct != nil {
+		m.Direct.Beta = make([]float64, m.DirectDim()*m.M)
+		f64(m.Direct.Beta)
+	}
 }
 
 // check reports whether the model's slices agree with its shapes and hold
@@ -615,6 +641,9 @@ func (m *Model) decodeWeights(b []byte) {
 func (m *Model) check() error {
 	l := len(m.Bias)
 	if err := m.checkDeep(); err != nil {
+		return err
+	}
+	if err := m.checkDirect(); err != nil {
 		return err
 	}
 	switch {
@@ -626,7 +655,7 @@ func (m *Model) check() error {
 		return fmt.Errorf("scn: model of %d channels, want 0 ... %d", m.Channels, maxChannels)
 	case len(m.Params) != l*m.ParamsPerNode() || len(m.Beta) != m.Nodes()*m.M:
 		return fmt.Errorf("scn: model holds %d parameters and %d output weights for %d nodes", len(m.Params), len(m.Beta), m.Nodes())
-	case l == 0 && m.Local == nil:
+	case l == 0 && m.Local == nil && m.Direct == nil:
 		return fmt.Errorf("scn: model has no nodes")
 	}
 	if err := m.checkLocal(); err != nil {

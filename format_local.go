@@ -31,7 +31,7 @@ type fileLocal struct {
 }
 
 // extended reports whether the model uses an extension of format version 3.
-func (m *Model) extended() bool { return m.Local != nil || m.calibExtended() }
+func (m *Model) extended() bool { return m.Local != nil || m.calibExtended() || m.usesV3() }
 
 // fileLocalOf returns the header field of a local model (nil for others).
 func (m *Model) fileLocalOf() *fileLocal {

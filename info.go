@@ -39,6 +39,9 @@ type Info struct {
 	Calibration  *Calibration
 	Interval     *Interval
 	ClassWeights []float64
+	// DirectPool and DirectFeatures describe the direct links (see
+	// DirectLink): the pooling side and the features D, 0 without them.
+	DirectPool, DirectFeatures int
 
 	// HeaderBytes is the length of the JSON header; FileBytes the size of
 	// the whole file the header describes (16-byte preamble, header,
@@ -58,13 +61,14 @@ func (in Info) ParamsPerNode() int {
 func (in Info) Chans() int { return max(in.Channels, 1) }
 
 // ParamCount returns every trained number: L*(ParamsPerNode+1+M), with a
-// deep model's further layers counted as Model.ParamCount does.
+// deep model's further layers counted as Model.ParamCount does, and the direct
+// links' D x M weights.
 func (in Info) ParamCount() int {
 	if in.Local != nil {
 		return in.localParamCount()
 	}
 	if len(in.Layers) == 0 {
-		return in.Nodes * (in.ParamsPerNode() + 1 + in.M)
+		return in.Nodes*(in.ParamsPerNode()+1+in.M) + in.DirectFeatures*in.M
 	}
 	n, prev := in.Layers[0]*(in.ParamsPerNode()+1+in.M), in.Layers[0]
 	for _, c := range in.Layers[1:] {
@@ -94,6 +98,7 @@ func ReadInfo(r io.Reader) (Info, error) {
 		Selection: m.Selection, Budget: m.Budget, HeaderBytes: hlen,
 		Local: m.Local.geometry(), LocalFilters: m.localFilters(),
 		Calibration: m.Calibration, Interval: m.Interval, ClassWeights: m.ClassWeights,
+		DirectPool: directPool(m), DirectFeatures: m.DirectDim(),
 		FileBytes: int64(preambleSize+hlen) + int64(m.payloadSize()) + 4,
 	}, nil
 }

@@ -46,6 +46,7 @@ var layerOf = map[string]int{
 	"format.go":        layerResult,
 	"format_local.go":  layerResult,
 	"format_calib.go":  layerResult,
+	"format_direct.go": layerResult,
 	"calibrate.go":     layerResult,
 	"calib_metrics.go": layerResult,
 	"classweight.go":   layerWorkflow,
@@ -63,6 +64,7 @@ var layerOf = map[string]int{
 	"drive_stream_supervised.go": layerDriver,
 	"fit.go":                     layerDriver,
 	"fit_local.go":               layerDriver,
+	"direct.go":                  layerResult,
 	"score_pairs.go":             layerDriver,
 	"stream.go":                  layerDriver,
 
@@ -77,6 +79,9 @@ var layerOf = map[string]int{
 	"online.go":        layerWorkflow,
 	"select_local.go":  layerWorkflow,
 	"select_calib.go":  layerWorkflow,
+	"direct_select.go": layerDriver,
+	"select_grow.go":   layerWorkflow,
+	"budget_ridge.go":  layerWorkflow,
 	"budget_local.go":  layerWorkflow,
 
 	"preset_photos.go": layerBase,
@@ -101,6 +106,7 @@ var upwardCalls = map[string]bool{
 	"format.go -> toFileBudget (budget.go)":   true,
 	// The deep model's accessors live with its builder.
 	"model.go -> IsDeep (deep.go)":          true,
+	"direct.go -> IsDeep (deep.go)":         true,
 	"model.go -> deepNodes (deep.go)":       true,
 	"model.go -> deepParamCount (deep.go)":  true,
 	"model.go -> forwardDeep (deep.go)":     true,

@@ -203,7 +203,11 @@ func (c Config) EstimateBytes(n, rows, cols, m int) int64 {
 
 // EstimateBytesC returns EstimateMemoryC(n, rows, cols, chans, m).Total().
 func (c Config) EstimateBytesC(n, rows, cols, chans, m int) int64 {
-	return c.EstimateMemoryC(n, rows, cols, chans, m).Total()
+	total := c.EstimateMemoryC(n, rows, cols, chans, m).Total()
+	if c.DirectLink {
+		total += directBytes(n, rows, cols, chans, c.MaxNodes) // direct.go
+	}
+	return total
 }
 
 // PredictBytes returns the bytes Predict allocates for n images beyond the

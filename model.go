@@ -66,6 +66,9 @@ type Model struct {
 	// squares (indexed like Classes; classweight.go), nil: every image
 	// weighs 1.
 	ClassWeights []float64
+	// Direct holds the direct links from the input to the outputs
+	// (Config.DirectLink; see direct.go), nil for the paper's networks.
+	Direct *DirectLink
 
 	// fileDeep is the further layers' node counts a file header claims,
 	// until the weights are read.
@@ -91,9 +94,9 @@ func (m *Model) nodeMap() nodeMap { return newNodeMap(m.Kind.Input, m.Rows, m.Co
 
 // ParamCount returns every trained number: L*(ParamsPerNode+1+M), plus
 // for a deep model each further node's weights (the previous layer's
-// width), bias and output weights.
+// width), bias and output weights, plus the direct links' D x M weights.
 func (m *Model) ParamCount() int {
-	return len(m.Bias)*(m.ParamsPerNode()+1+m.M) + m.deepParamCount() + m.localParamCount()
+	return len(m.Bias)*(m.ParamsPerNode()+1+m.M) + m.deepParamCount() + m.localParamCount() + m.DirectDim()*m.M
 }
 
 // IsClassifier reports whether the model predicts classes.
@@ -287,7 +290,10 @@ func hiddenDense(m *Model, x Images) *mat.Dense {
 // where H (N x L) holds the hidden outputs, g'(H) the activation's slope
 // written in terms of them (H o (1-H) for the sigmoid, so that for the
 // sigmoid this is the paper's ||H o (1-H) o W||_F), and W repeats the row of
-// weight norms ||w_j|| (||u_j|| ||v_j|| for matrix learners).
+// weight norms ||w_j|| (||u_j|| ||v_j|| for matrix learners). A model with
+// direct links counts each direct feature as a linear node (slope 1) whose
+// weight is the feature's averaging vector (norm 1/p for p x p pooling, 1
+// for pixels), and its output weights in ||beta||_F: see direct.go.
 func (m *Model) Indicator(x Images) (float64, error) {
 	if err := m.refuseLocal("the generalization indicator"); err != nil {
 		return 0, err
@@ -315,6 +321,8 @@ func (m *Model) Indicator(x Images) (float64, error) {
 	for _, b := range m.Beta {
 		bb += b * b
 	}
+	ds, dw := m.directIndicatorTerm(x.Len())
+	sum, bb = sum+ds, bb+dw
 	return math.Sqrt(sum) * math.Sqrt(bb), nil
 }
 

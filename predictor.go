@@ -41,6 +41,7 @@ type predictScratch struct {
 	hc  []float32 // one channel's u^T X_c v (models of several channels)
 	h64 []float64
 	yt  []float64 // the outputs, M x rows
+	fd  []float64 // direct features, D x rows (models with direct links)
 }
 
 // NewPredictor prepares m for repeated prediction. m must not change
@@ -107,6 +108,9 @@ func (p *Predictor) Predict(x Images) ([]float64, error) {
 		}
 		if l == 0 {
 			clear(yt)
+		}
+		if m.Direct != nil {
+			m.addDirect(x, lo, rows, yt, &sc.fd)
 		}
 		for q := 0; q < m.M; q++ {
 			for i, v := range yt[q*rows : (q+1)*rows] {

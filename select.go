@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"runtime/debug"
 	"sort"
+	"time"
 
 	"github.com/scn2d/scn/internal/linalg"
 	"github.com/scn2d/scn/internal/lsq"
@@ -36,6 +37,28 @@ type Selection struct {
 	// improved at this many consecutive prefix lengths of the grid: a fit
 	// asked for 20000 nodes does not pay for those that only overfit.
 	Patience int
+	// TryDirect also scores every prefix (and L = 0) with direct links
+	// (Config.DirectLink; see direct_select.go) and keeps whichever kind
+	// scores best. A configuration with DirectLink set scores only those.
+	TryDirect bool
+	// Grow lets selection go past L_max while the held-out score still
+	// improves (see select_grow.go): a fit whose best prefix lies in the
+	// last quarter of its nodes is followed by a fit of twice the nodes,
+	// until the best prefix no longer moves up or gains, or GrowLimit,
+	// Afford or Deadline stops it. Choice.Growth records what happened.
+	Grow bool
+	// GrowLimit bounds the nodes growth may reach (0: 64 x L_max, at most
+	// the library's limit).
+	GrowLimit int
+	// Afford, if set, is asked before each growth fit with its
+	// configuration; an error stops growth, its message the reason (scn
+	// train checks the memory limit here).
+	Afford func(Config) error
+	// Deadline, if not zero, stops growth when the next fit, at twice the
+	// pace of the last, would end after it.
+	Deadline time.Time
+	// Growing, if set, is called before each growth fit with its nodes.
+	Growing func(nodes int)
 
 	// Uncalibrated leaves a classifier without the calibration map that
 	// Select and FitHeldOut otherwise fit of its outputs on the held-out
@@ -99,6 +122,11 @@ type Choice struct {
 	Curve      []Score // every (l, alpha) scored
 	FitNodes   int     // nodes of the fit(s) the choice was made from
 	Candidates int     // (l, alpha) pairs scored
+	// Direct is set when the chosen model has direct links (Score.Direct).
+	Direct bool
+	// Growth says how growth past L_max went (Selection.Grow): the fits'
+	// L_max in turn and why growth stopped; empty without growth.
+	Growth string
 }
 
 // Score is the validation score of one candidate (l, alpha).
@@ -107,6 +135,7 @@ type Score struct {
 	Ridge    float64
 	Accuracy float64 // share of held-out images classified right (0 for regression)
 	RMSE     float64 // RMSE of the held-out outputs
+	Direct   bool    // scored with direct links (Config.DirectLink)
 }
 
 // better reports whether s beats t: higher accuracy (classification), then
@@ -192,6 +221,14 @@ func (c Config) selectWith(ctx context.Context, p Problem, s Selection, progress
 		return nil, err
 	}
 	s = s.withDefaults()
+	if s.Grow {
+		return c.selectGrow(ctx, p, s, progress, o)
+	}
+	return c.selectOnce(ctx, p, s, progress, o)
+}
+
+// selectOnce is Select without growth past L_max.
+func (c Config) selectOnce(ctx context.Context, p Problem, s Selection, progress func(Step), o runOpts) (*Model, error) {
 	if s.Folds > 1 {
 		return c.selectFolds(ctx, p, s, progress, o)
 	}
@@ -234,15 +271,36 @@ func (c Config) selectWith(ctx context.Context, p Problem, s Selection, progress
 	if s.fitWeights {
 		return c.selectCheckpoint(path, ev, p, tp, hp)
 	}
+	grid := ev.grid(path.Nodes())
 	best := Score{Nodes: path.Nodes(), Ridge: c.Ridge}
 	var scores []Score
+	var ds *directSys
 	if !s.fixed {
-		if scores, err = ev.scorePath(path, ev.grid(path.Nodes())); err != nil {
+		if scores, err = ev.scorePath(path, grid); err != nil {
 			return nil, err
 		}
-		best = pick(scores, p.Classes != nil)
+		if c.tryDirect(s) {
+			var dsc []Score
+			dsc, ds, err = ev.directScores(path, grid, directPlan(p.X.Len(), p.X.Chans(), p.X.Rows, p.X.Cols))
+			if err != nil {
+				return nil, err
+			}
+			if c.DirectLink {
+				scores = nil
+			}
+			scores = append(scores, dsc...)
+			if len(scores) == 0 {
+				return nil, fmt.Errorf("scn: selection: no (L, ridge) pair with direct links could be solved (they need a ridge term > 0 in the grid)")
+			}
+		}
+		best = pickDirect(scores, p.Classes != nil, hp.X.Len())
 	}
-	m, err := refit(path, best.Nodes, best.Ridge, hp)
+	var m *Model
+	if best.Direct {
+		m, err = refitDirect(path, ds, best.Nodes, best.Ridge, hp, p)
+	} else {
+		m, err = refit(path, best.Nodes, best.Ridge, hp)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -252,7 +310,15 @@ func (c Config) selectWith(ctx context.Context, p Problem, s Selection, progress
 	if s.fixed {
 		m.Selection = nil
 	}
-	if m, err = s.holdoutExtras(m, func() (*Model, error) { return path.Solve(best.Nodes, best.Ridge) }, tp, hp, p); err != nil {
+	trainModel := func() (*Model, error) {
+		if best.Direct {
+			// The chosen model has direct links: its twin on the training
+			// part has them too (the same pooling), solved there.
+			return withDirect(path.Model(), best.Nodes, tp.X, tp.T, m.Direct.Pool, best.Ridge)
+		}
+		return path.Solve(best.Nodes, best.Ridge)
+	}
+	if m, err = s.holdoutExtras(m, trainModel, tp, hp, p); err != nil {
 		return nil, err
 	}
 	return c.robustFinal(m, p)
@@ -269,13 +335,30 @@ func (c Config) selectCheckpoint(path *Path, ev *evaluator, p, tp, hp Problem) (
 		}
 	}
 	scores := ev.checkpoints
+	extra, beta := ev.ridgeCheckpoints(path, c.Ridge)
+	if len(extra) > 0 {
+		scores = append(append([]Score(nil), scores...), extra...)
+	}
 	best := pick(scores, p.Classes != nil)
-	m, err := path.Prefix(best.Nodes)
+	var m *Model
+	var err error
+	if best.Ridge == c.Ridge {
+		m, err = path.Prefix(best.Nodes)
+	} else {
+		// The best pair is a further ridge term's (budget_ridge.go).
+		m, _ = path.model.truncate(best.Nodes, beta)
+		m.Config.Ridge = best.Ridge
+		m.Summary.Trace = path.model.Summary.Trace[:min(best.Nodes, len(path.model.Summary.Trace))]
+		m.Summary.TrainRMSE, err = path.trainRMSE(m)
+	}
 	if err != nil {
 		return nil, err
 	}
 	m.Selection = ev.choice("holdout", 1, hp.X.Len(), best, scores, path.Nodes())
 	m.Selection.Refit = fmt.Sprintf("the fit's own output weights, solved on its %d training images (the %d held-out images chose L among the checkpoints)", tp.X.Len(), hp.X.Len())
+	if best.Ridge != c.Ridge {
+		m.Selection.Refit = fmt.Sprintf("output weights of the chosen prefix at ridge %g (the fit's is %g), solved on the fit's %d training images (the %d held-out images chose L and the ridge term among the checkpoints)", best.Ridge, c.Ridge, tp.X.Len(), hp.X.Len())
+	}
 	own := m
 	if m, err = ev.sel.holdoutExtras(m, func() (*Model, error) { return own, nil }, tp, hp, tp); err != nil {
 		return nil, err
@@ -309,9 +392,11 @@ func (c Config) selectFolds(ctx context.Context, p Problem, s Selection, progres
 	// points than another (a prefix it did not reach, or a singular solve
 	// without a ridge), and only the points every fold scored count.
 	type key struct {
-		nodes int
-		ridge float64
+		nodes  int
+		ridge  float64
+		direct bool
 	}
+	pool := directPlan(p.X.Len(), p.X.Chans(), p.X.Rows, p.X.Cols)
 	sum := map[key]*Score{}
 	seen := map[key]int{}
 	var order []key // the order points were first scored in
@@ -338,17 +423,28 @@ func (c Config) selectFolds(ctx context.Context, p Problem, s Selection, progres
 			return nil, err
 		}
 		minNodes = min(minNodes, path.Nodes())
-		scores, err := ev.scorePath(path, ev.grid(c.MaxNodes))
+		grid := ev.grid(c.MaxNodes)
+		scores, err := ev.scorePath(path, grid)
 		if err != nil {
 			return nil, err
+		}
+		if c.tryDirect(s) {
+			dsc, _, err := ev.directScores(path, grid, pool)
+			if err != nil {
+				return nil, err
+			}
+			if c.DirectLink {
+				scores = nil
+			}
+			scores = append(scores, dsc...)
 		}
 		// Weight each fold by its images, so that the mean is over images.
 		w := float64(hp.X.Len())
 		held += hp.X.Len()
 		for _, sc := range scores {
-			k := key{sc.Nodes, sc.Ridge}
+			k := key{sc.Nodes, sc.Ridge, sc.Direct}
 			if sum[k] == nil {
-				sum[k] = &Score{Nodes: sc.Nodes, Ridge: sc.Ridge}
+				sum[k] = &Score{Nodes: sc.Nodes, Ridge: sc.Ridge, Direct: sc.Direct}
 				order = append(order, k)
 			}
 			sum[k].Accuracy += w * sc.Accuracy
@@ -371,13 +467,23 @@ func (c Config) selectFolds(ctx context.Context, p Problem, s Selection, progres
 	if len(scores) == 0 {
 		return nil, fmt.Errorf("scn: selection: no prefix length reached by every fold")
 	}
-	best := pick(scores, p.Classes != nil)
+	best := pickDirect(scores, p.Classes != nil, held)
 	final := c
-	final.MaxNodes = best.Nodes
+	final.MaxNodes = max(best.Nodes, 1)
 	debug.FreeOSMemory() // the last fold's fit, as above
 	path, err := final.fitPath(ctx, p, progress, o)
 	if err != nil {
 		return nil, err
+	}
+	if best.Direct {
+		m, err := withDirect(path.Model(), min(best.Nodes, path.Nodes()), p.X, p.T, pool, best.Ridge)
+		if err != nil {
+			return nil, err
+		}
+		m.Config.MaxNodes = c.MaxNodes
+		m.Selection = ev.choice("kfold", s.Folds, held, best, scores, minNodes)
+		m.Selection.Refit = fmt.Sprintf("a last fit on all %d training images with the chosen L, then output weights over the nodes and the direct features with the chosen ridge term", p.X.Len())
+		return m, nil
 	}
 	m, err := path.Solve(min(best.Nodes, path.Nodes()), best.Ridge)
 	for err != nil {
@@ -389,7 +495,7 @@ func (c Config) selectFolds(ctx context.Context, p Problem, s Selection, progres
 		// term and no more nodes.
 		var alt []Score
 		for _, s := range scores {
-			if s.Ridge > best.Ridge && s.Nodes <= best.Nodes {
+			if !s.Direct && s.Ridge > best.Ridge && s.Nodes <= best.Nodes {
 				alt = append(alt, s)
 			}
 		}
@@ -604,7 +710,7 @@ func (e *evaluator) choice(method string, folds, held int, best Score, scores []
 		metric = "accuracy"
 	}
 	return &Choice{
-		Method: method, Held: held, Folds: folds, Metric: metric,
+		Method: method, Held: held, Folds: folds, Metric: metric, Direct: best.Direct,
 		Nodes: best.Nodes, Ridge: best.Ridge, Accuracy: best.Accuracy, RMSE: best.RMSE,
 		StoppedAt: e.stopped, Curve: scores, FitNodes: fitNodes, Candidates: len(scores),
 	}
@@ -858,7 +964,11 @@ func (s Selection) EstimateBytesC(c Config, n, rows, cols, chans, m int) int64 {
 	d := int64(max(chans, 1)) * int64(rows) * int64(cols)
 	// Scoring the held-out images expands the nodes' weights over the
 	// image (Model.hidden: L x d float32) and keeps a batch of outputs.
-	return int64(n)*(d*4+int64(m)*8) + 3*held*l*8 + 3*l*l*8 + 4*l*(d+predictBatch)
+	total := int64(n)*(d*4+int64(m)*8) + 3*held*l*8 + 3*l*l*8 + 4*l*(d+predictBatch)
+	if s.TryDirect || c.DirectLink {
+		total += directBytes(n, rows, cols, chans, c.MaxNodes)
+	}
+	return total
 }
 
 // selectable reports a configuration or selection that model selection

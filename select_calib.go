@@ -139,7 +139,7 @@ func (c Config) foldExtras(ctx context.Context, m *Model, p Problem, folds [][]i
 		return m, nil
 	}
 	fc := c
-	fc.MaxNodes = best.Nodes
+	fc.MaxNodes = max(1, best.Nodes) // a direct-link model may have no hidden nodes
 	var y, t []float64
 	for f := range folds {
 		var train []int
@@ -155,7 +155,12 @@ func (c Config) foldExtras(ctx context.Context, m *Model, p Problem, folds [][]i
 		if err != nil {
 			return nil, err
 		}
-		tm, err := path.Solve(min(best.Nodes, path.Nodes()), best.Ridge)
+		var tm *Model
+		if best.Direct {
+			tm, err = withDirect(path.Model(), min(best.Nodes, path.Nodes()), tp.X, tp.T, m.Direct.Pool, best.Ridge)
+		} else {
+			tm, err = path.Solve(min(best.Nodes, path.Nodes()), best.Ridge)
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -80,7 +80,9 @@ func (m *Model) sums(p Problem, withG, keep bool) (*Stats, []lsq.Chunk, error) {
 	if err := m.checkInput(p.X); err != nil {
 		return nil, nil, err
 	}
-	l, mm, n := m.Nodes(), p.M, p.X.Len()
+	lh := m.Nodes()
+	l, mm, n := lh+m.DirectDim(), p.M, p.X.Len()
+	var fd []float64 // direct features, D x take
 	s := &Stats{Recipe: m.recipe(), N: n, M: mm, HT: make([]float64, l*mm), TT: make([]float64, mm*mm)}
 	if withG {
 		s.G = bigmem.Float64s(l * l)
@@ -119,13 +121,13 @@ func (m *Model) sums(p Problem, withG, keep bool) (*Stats, []lsq.Chunk, error) {
 		}
 		filled = 0
 	}
-	m.hidden(p.X, func(lo, rows int, hb []float32) {
+	forHidden(m, lh, p.X, func(lo, rows int, hb []float32) {
 		for r0 := 0; r0 < rows; {
 			take := min(rows-r0, cw-filled)
 			if hn == nil {
 				hn = bigmem.Float64s(l * cw)
 			}
-			for j := 0; j < l; j++ {
+			for j := 0; j < lh; j++ {
 				src, dst := hb[j*rows+r0:j*rows+r0+take], hn[j*cw+filled:]
 				if sw != nil {
 					// Weighted sums: each image's row scaled by sqrt(w_i).
@@ -136,6 +138,14 @@ func (m *Model) sums(p Problem, withG, keep bool) (*Stats, []lsq.Chunk, error) {
 				}
 				for i, v := range src {
 					dst[i] = float64(v)
+				}
+			}
+			if l > lh {
+				// The direct features after the hidden outputs.
+				fd = grow(fd, (l-lh)*take)
+				directFeatures(p.X, m.Direct.Pool, lo+r0, take, fd)
+				for j := lh; j < l; j++ {
+					copy(hn[j*cw+filled:j*cw+filled+take], fd[(j-lh)*take:(j-lh+1)*take])
 				}
 			}
 			for r := 0; r < take; r++ {
@@ -173,7 +183,11 @@ func (m *Model) recipe() *Model {
 const statsChunk = 2048
 
 // Nodes returns the number of hidden nodes L of the statistics.
-func (s *Stats) Nodes() int { return s.Recipe.Nodes() }
+//
+// With direct links (Model.Direct) the statistics are those of [H F], the
+// hidden outputs and the direct features, and Nodes counts both columns:
+// L + D (see direct.go).
+func (s *Stats) Nodes() int { return s.Recipe.Nodes() + s.Recipe.DirectDim() }
 
 // sameRecipe reports the first field in which two recipes differ.
 func sameRecipe(a, b *Model) error {
@@ -188,6 +202,8 @@ func sameRecipe(a, b *Model) error {
 		return fmt.Errorf("%w: channels %d and %d", ErrStats, a.Chans(), b.Chans())
 	case a.Nodes() != b.Nodes():
 		return fmt.Errorf("%w: %d and %d hidden nodes", ErrStats, a.Nodes(), b.Nodes())
+	case directPool(a) != directPool(b):
+		return fmt.Errorf("%w: direct links pooled by %d and %d (0: none)", ErrStats, directPool(a), directPool(b))
 	case !slices.Equal(a.Params, b.Params):
 		return fmt.Errorf("%w: the hidden nodes' parameters differ (statistics of another model's nodes)", ErrStats)
 	case !slices.Equal(a.Bias, b.Bias):
@@ -329,10 +345,15 @@ func (s *Stats) model(beta []float64, ridge, rmse float64) *Model {
 	if r.Calibration != nil && r.Calibration.M != s.M {
 		r.Calibration = nil // a map of fewer classes than the statistics have
 	}
+	if r.Direct != nil {
+		lh := r.Nodes() * s.M
+		r.Beta = beta[:lh:lh]
+		r.Direct = &DirectLink{Pool: r.Direct.Pool, Beta: beta[lh:]}
+	}
 	r.Classes = slices.Clone(s.Classes)
 	r.Config.Ridge = ridge
 	r.Selection, r.Budget = nil, nil
-	r.Summary = Summary{Nodes: s.Nodes(), Samples: s.N, Stop: s.Recipe.Summary.Stop, TrainRMSE: rmse}
+	r.Summary = Summary{Nodes: s.Recipe.Nodes(), Samples: s.N, Stop: s.Recipe.Summary.Stop, TrainRMSE: rmse}
 	return &r
 }
 
@@ -905,8 +926,8 @@ func readStats(r io.Reader, size int64, skip *gramAt) (*Stats, error) {
 	if err != nil {
 		return nil, bad("recipe: %v", err)
 	}
-	if rec.Nodes() != h.Nodes {
-		return nil, bad("recipe of %d nodes, header says %d", rec.Nodes(), h.Nodes)
+	if rec.Nodes()+rec.DirectDim() != h.Nodes {
+		return nil, bad("recipe of %d nodes and %d direct features, header says %d columns", rec.Nodes(), rec.DirectDim(), h.Nodes)
 	}
 	s.Recipe = rec
 	for _, part := range [][]float64{s.G, s.HT, s.TT} {

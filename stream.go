@@ -236,6 +236,9 @@ func (c Config) FitStream(ctx context.Context, src Source, progress func(Step)) 
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
+	if err := c.streamDirect(); err != nil {
+		return nil, err
+	}
 	if err := c.StreamFits(); err != nil {
 		return nil, err
 	}

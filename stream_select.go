@@ -60,12 +60,22 @@ func (c Config) SelectStream(ctx context.Context, src Source, s Selection, progr
 	if err := c.selectable(s); err != nil {
 		return nil, err
 	}
+	if err := c.streamDirect(); err != nil {
+		return nil, err
+	}
 	if err := c.StreamFits(); err != nil {
 		return nil, err
 	}
 	s = s.withDefaults()
 	if err := s.streamable(); err != nil {
 		return nil, err
+	}
+	if s.Grow {
+		// Growth past L_max (select_grow.go): streamed fits of twice the
+		// nodes, each of its own passes over the source.
+		once := s
+		once.Grow = false
+		return c.growLoop(ctx, s, func(cur Config) (*Model, error) { return cur.SelectStream(ctx, src, once, progress) })
 	}
 	start := time.Now()
 	labels, sc, err := streamLabels(ctx, src)

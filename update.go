@@ -44,7 +44,7 @@ func (m *Model) Update(old *Stats, p Problem, withStats bool) (*Model, *Stats, e
 		return nil, nil, err
 	}
 	ridge := m.Config.Ridge
-	l, n := m.Nodes(), p.X.Len()
+	l, n := m.Nodes()+m.DirectDim(), p.X.Len()
 	iterative := ridge > 0 && float64(n)*float64(l) <= max(2*float64(l)*float64(l), updateKeep)
 	fresh, kept, err := m.sums(p, withStats || !iterative, iterative)
 	if err != nil {

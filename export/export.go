@@ -124,7 +124,7 @@ func check(m *scn.Model) error {
 		return checkLocal(m)
 	}
 	l := len(m.Bias)
-	if m.Rows < 1 || m.Cols < 1 || m.M < 1 || l < 1 {
+	if m.Rows < 1 || m.Cols < 1 || m.M < 1 || l < 1 && m.Direct == nil {
 		return fmt.Errorf("export: model of %d x %d inputs, %d outputs and %d nodes", m.Rows, m.Cols, m.M, l)
 	}
 	if len(m.Params) != l*m.ParamsPerNode() || len(m.Beta) != m.Nodes()*m.M {
@@ -136,6 +136,9 @@ func check(m *scn.Model) error {
 			return fmt.Errorf("export: layer %d holds %d weights for %d nodes of %d inputs", k+2, len(ly.Params), ly.Nodes(), prev)
 		}
 		prev = ly.Nodes()
+	}
+	if m.Direct != nil && (m.Direct.Pool < 1 || len(m.Direct.Beta) != m.DirectDim()*m.M || m.IsDeep()) {
+		return fmt.Errorf("export: direct links of %d weights for %d features and %d outputs", len(m.Direct.Beta), m.DirectDim(), m.M)
 	}
 	if m.Classes != nil && len(m.Classes) != m.M {
 		return fmt.Errorf("export: %d class names for %d outputs", len(m.Classes), m.M)

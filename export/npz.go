@@ -56,6 +56,10 @@ func NPZ(m *scn.Model) ([]npy.Named, error) {
 		}
 		add("layers", sizes, len(sizes))
 	}
+	if m.Direct != nil {
+		add("direct", append([]float64(nil), m.Direct.Beta...), m.DirectDim(), m.M)
+		add("direct_pool", []int64{int64(m.Direct.Pool)})
+	}
 	if ch > 1 {
 		add("shape", []int64{int64(ch), int64(d1), int64(d2)}, 3)
 	} else {

@@ -62,10 +62,17 @@ func onnxModel(m *scn.Model, expand bool) (*pb.ModelProto, error) {
 	l, d1, d2, ch, d := len(m.Bias), m.Rows, m.Cols, m.Chans(), m.Dim()
 	g := &graph{}
 	var z string // N x L pre-activation, before the bias
-	if m.Kind.Input == scn.Matrix {
+	yh := "y"    // the hidden nodes' outputs (y itself without direct links)
+	if m.Direct != nil {
+		yh = "yh"
+	}
+	switch {
+	case l == 0:
+		// Direct links only (a ridge model on the features).
+	case m.Kind.Input == scn.Matrix:
 		matrixNodes(g, m, expand)
 		z = "Z"
-	} else {
+	default:
 		wt := make([]float32, d*l)
 		for j := 0; j < l; j++ {
 			for i, w := range m.Params[j*d : (j+1)*d] {
@@ -78,14 +85,19 @@ func onnxModel(m *scn.Model, expand bool) (*pb.ModelProto, error) {
 		g.node("MatMul", []string{"F", "Wt"}, "Z", nil)
 		z = "Z"
 	}
-	g.float32s("b", m.Bias, l)
-	g.float64s("beta", m.Beta, m.Nodes(), m.M)
-	g.node("Add", []string{z, "b"}, "A", nil)
-	act := map[scn.Activation]string{scn.Sigmoid: "Sigmoid", scn.Tanh: "Tanh", scn.ReLU: "Relu"}[m.Activation]
-	g.node(act, []string{"A"}, "H", nil)
-	h := g.deepLayers(m, act)
-	g.node("Cast", []string{h}, "H64", []*pb.AttributeProto{intAttr("to", int64(pb.TensorProto_DOUBLE))})
-	g.node("MatMul", []string{"H64", "beta"}, "y", nil)
+	if l > 0 {
+		g.float32s("b", m.Bias, l)
+		g.float64s("beta", m.Beta, m.Nodes(), m.M)
+		g.node("Add", []string{z, "b"}, "A", nil)
+		act := map[scn.Activation]string{scn.Sigmoid: "Sigmoid", scn.Tanh: "Tanh", scn.ReLU: "Relu"}[m.Activation]
+		g.node(act, []string{"A"}, "H", nil)
+		h := g.deepLayers(m, act)
+		g.node("Cast", []string{h}, "H64", []*pb.AttributeProto{intAttr("to", int64(pb.TensorProto_DOUBLE))})
+		g.node("MatMul", []string{"H64", "beta"}, yh, nil)
+	}
+	if m.Direct != nil {
+		g.directLinks(m, l > 0)
+	}
 	outputs := []*pb.ValueInfoProto{tensorInfo("y", pb.TensorProto_DOUBLE, "N", m.M)}
 	top := g.calibNodes(m, &outputs) // what class is the arg-max of
 	if m.IsClassifier() {
@@ -106,6 +118,9 @@ func onnxModel(m *scn.Model, expand bool) (*pb.ModelProto, error) {
 	if m.IsClassifier() {
 		doc += "; class: N int64, the index of the largest output into metadata_props (classes)"
 	}
+	if m.Direct != nil {
+		doc += fmt.Sprintf("; with direct links: y adds the %d input features (the pixels averaged over %d x %d blocks, AveragePool) times direct (%d x %d float64)", m.DirectDim(), m.Direct.Pool, m.Direct.Pool, m.DirectDim(), m.M)
+	}
 	gp := &pb.GraphProto{
 		Name:        proto.String(m.Kind.Title()),
 		Node:        g.nodes,
@@ -124,6 +139,9 @@ func onnxModel(m *scn.Model, expand bool) (*pb.ModelProto, error) {
 	}
 	if ch > 1 {
 		props = append(props, &pb.StringStringEntryProto{Key: proto.String("channels"), Value: proto.String(strconv.Itoa(ch))})
+	}
+	if m.Direct != nil {
+		props = append(props, &pb.StringStringEntryProto{Key: proto.String("direct_pool"), Value: proto.String(strconv.Itoa(m.Direct.Pool))})
 	}
 	props = append(props, []*pb.StringStringEntryProto{
 		{Key: proto.String("classes"), Value: proto.String(string(classes))},

@@ -234,7 +234,7 @@ func TestTrainFromFolderAndCSV(t *testing.T) {
 	csvPath := filepath.Join(dir, "train.csv")
 	os.WriteFile(csvPath, []byte(b.String()), 0o644)
 	model := filepath.Join(dir, "csv.scn")
-	out := ok(t, "train", "--model", "2dscn", "--nodes", "30", "-q", "--csv", csvPath, "-o", model)
+	out := ok(t, "train", "--model", "2dscn", "--nodes", "30", "-q", "--grow=false", "--csv", csvPath, "-o", model)
 	if !strings.Contains(out, "2DSCN: ") || !strings.Contains(out, "of 30 fitted nodes") {
 		t.Fatalf("train --csv said:\n%s", out)
 	}

@@ -48,6 +48,9 @@ checked against the header (eval and predict verify the weights' checksum).`,
 				info["local"] = localJSON(m)
 				delete(info, "params_per_node") // per filter: in "local"
 			}
+			if m.DirectFeatures > 0 {
+				info["direct_link"] = map[string]int{"pool": m.DirectPool, "features": m.DirectFeatures}
+			}
 			if m.Selection != nil {
 				info["selection"] = m.Selection
 			}
@@ -71,6 +74,9 @@ checked against the header (eval and predict verify the weights' checksum).`,
 			}
 			if m.Layers != nil {
 				fmt.Fprintf(w, "layers\t%v (the first on the image, each further one supervised 1D nodes on the previous layer's outputs; a further node has the previous layer's width + bias + %d output weights)\n", m.Layers, m.M)
+			}
+			if m.DirectFeatures > 0 {
+				fmt.Fprintf(w, "direct links\t%s\n", directLine(m.DirectPool, m.DirectFeatures, m.Rows, m.Cols, m.Chans(), m.M))
 			}
 			fmt.Fprintf(w, "activation\t%s\n", m.Activation)
 			c := m.Config
@@ -155,4 +161,14 @@ func inputShape(rows, cols, chans int) string {
 		return fmt.Sprintf("%d x %d x %d", rows, cols, chans)
 	}
 	return fmt.Sprintf("%d x %d", rows, cols)
+}
+
+// directLine describes a model's direct links: what the output layer reads
+// besides the hidden nodes.
+func directLine(pool, features, rows, cols, chans, m int) string {
+	what := "the preprocessed pixels"
+	if pool > 1 {
+		what = fmt.Sprintf("the preprocessed pixels averaged over %d x %d blocks (%d x %d per plane)", pool, pool, rows/pool, cols/pool)
+	}
+	return fmt.Sprintf("%d features, %s, to the %d outputs (%d weights)", features, what, m, features*m)
 }

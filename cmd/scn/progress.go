@@ -41,6 +41,15 @@ func (p *progress) step(s scn.Step) {
 	p.bar.Set(s.L)
 }
 
+// grow says that model selection fits again with more nodes (scn.Selection.Grow).
+func (p *progress) grow(w io.Writer, nodes int) {
+	if p.bar != nil {
+		p.bar.Reset()
+		p.bar.ChangeMax(nodes)
+	}
+	fmt.Fprintf(w, "scn: held-out score still improving at the end of the fit: fitting %d nodes\n", nodes)
+}
+
 func (p *progress) finish() {
 	if p.bar != nil {
 		p.bar.Finish()

@@ -308,6 +308,12 @@ func trainStreamed(cmd *cobra.Command, cfg scn.Config, sel *scn.Selection, src *
 	var m *scn.Model
 	var err error
 	if sel != nil {
+		if sel.Grow {
+			sel.Afford = func(next scn.Config) error {
+				return currentBudget().check(streamNeed(next, sel, src), fmt.Sprintf("streaming %s with %d nodes", next.Kind.Title(), next.MaxNodes), "growth stops here")
+			}
+			sel.Growing = func(next int) { bar.grow(cmd.ErrOrStderr(), next) }
+		}
 		m, err = cfg.SelectStream(cmd.Context(), src, *sel, bar.step)
 	} else {
 		m, err = cfg.FitStream(cmd.Context(), src, bar.step)

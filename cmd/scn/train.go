@@ -143,6 +143,13 @@ clock, giving the same model file.`,
 			setGCSlack(int64(s.Len())*int64(s.Dim())*4 + cfg.EstimateBytesC(s.Len(), s.Rows, s.Cols, s.Chans(), prob.M))
 			bar := newProgress(totalNodes(cfg), cfg.Kind.Title(), quiet)
 			var m *scn.Model
+			if sel != nil && sel.Grow {
+				sh := s.Shape()
+				sel.Afford = func(next scn.Config) error {
+					return currentBudget().checkFit(next, sel, sh, 0)
+				}
+				sel.Growing = func(next int) { bar.grow(stderr, next) }
+			}
 			m, err = cf.fit(cmd.Context(), cfg, sel, prob, h.validation, bar.step)
 			bar.finish()
 			cancelled := err != nil && errors.Is(err, context.Canceled)
@@ -222,7 +229,14 @@ func selectionLine(c *scn.Choice) string {
 	if c.StoppedAt > 0 {
 		stop = fmt.Sprintf("; growth stopped at %d nodes (no gain for --patience checkpoints)", c.StoppedAt)
 	}
-	return fmt.Sprintf("selected L = %d of %d fitted nodes, ridge %g: best %s of %d (L, ridge) pairs on %s%s", c.Nodes, c.FitNodes, c.Ridge, score, c.Candidates, how, stop)
+	if c.Growth != "" {
+		stop += "; " + c.Growth
+	}
+	direct := ""
+	if c.Direct {
+		direct = " with direct links"
+	}
+	return fmt.Sprintf("selected L = %d of %d fitted nodes%s, ridge %g: best %s of %d (L, ridge) pairs on %s%s", c.Nodes, c.FitNodes, direct, c.Ridge, score, c.Candidates, how, stop)
 }
 
 // loadTraining reads the training set of the data flags with their

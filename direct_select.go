@@ -1,0 +1,219 @@
+package scn
+
+import (
+	"fmt"
+
+	"github.com/scn2d/scn/internal/linalg"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Model selection with direct links: every prefix length of the grid (and
+// L = 0, the ridge model on the features alone) is scored with direct links
+// for each ridge term > 0 of the grid, beside the plain prefixes; the best
+// pair of either kind wins. Primal systems (features first, then nodes)
+// share one Cholesky factor per ridge term over every prefix; dual systems
+// (few images, many pixels) are N x N per prefix and ridge term, on at most
+// directDualPoints prefix lengths.
+
+// directDualPoints bounds the prefix lengths a dual selection scores.
+const directDualPoints = 16
+
+// directFinal is the end of Fit with direct links: the output weights of
+// all of m's nodes and the features of p with the configuration's ridge.
+func (c Config) directFinal(m *Model, p Problem) (*Model, error) {
+	pool := directPlan(p.X.Len(), p.X.Chans(), p.X.Rows, p.X.Cols)
+	out, err := withDirect(m, m.Nodes(), p.X, p.T, pool, c.Ridge)
+	if err != nil {
+		return nil, err
+	}
+	out.Config.MaxNodes = c.MaxNodes
+	return out, nil
+}
+
+// directSys is what a hold-out's direct scoring keeps for the final solve.
+type directSys struct {
+	pool, d int
+	dual    bool
+	lcap    int       // nodes the primal system covers
+	g, at   []float64 // primal: G and A^T T of the training part, k = d + lcap
+}
+
+// tryDirect reports whether a selection scores direct links.
+func (c Config) tryDirect(s Selection) bool { return c.DirectLink || s.TryDirect }
+
+// directScores scores the direct-link models of the prefixes in grid (and
+// L = 0) of path on the evaluator's held-out images, whose hidden outputs
+// e.hv holds (scorePath ran before).
+func (e *evaluator) directScores(path *Path, grid []int, pool int) ([]Score, *directSys, error) {
+	x, t, m := path.x, path.t, path.Model()
+	n, mm, lmax := x.Len(), m.M, path.Nodes()
+	d := directDim(x.Channels, x.Rows, x.Cols, pool)
+	ds := &directSys{pool: pool, d: d, dual: n <= directDualN && d+lmax > n}
+	nv := e.held.X.Len()
+	var fv *mat.Dense // the held-out features, but for the dual on pixels
+	if !ds.dual || pool != 1 {
+		fv = directRows(e.held.X, pool)
+	}
+	grid0 := []int{0}
+	for _, l := range grid {
+		if l > 0 && l <= lmax {
+			grid0 = append(grid0, l)
+		}
+	}
+	var out []Score
+	if !ds.dual {
+		ds.lcap = min(lmax, directCap(n, d))
+		var gl []int
+		for _, l := range grid0 {
+			if l <= ds.lcap {
+				gl = append(gl, l)
+			}
+		}
+		k := d + ds.lcap
+		ds.g, ds.at = directNormal(m, ds.lcap, x, t, pool)
+		pred := make([]float64, nv*mm)
+		fr := fv.RawMatrix()
+		for _, alpha := range e.sel.Ridges {
+			if alpha <= 0 {
+				continue
+			}
+			for i, w := range primalBetas(ds.g, ds.at, k, mm, d, gl, alpha) {
+				if w == nil {
+					continue
+				}
+				l := gl[i]
+				linalg.Dgemm(false, false, nv, mm, d, 1, fr.Data, fr.Stride, w, mm, 0, pred, mm)
+				if l > 0 {
+					hv := e.hv.RawMatrix()
+					linalg.Dgemm(false, false, nv, mm, l, 1, hv.Data, hv.Stride, w[d*mm:], mm, 1, pred, mm)
+				}
+				out = append(out, e.directScore(l, alpha, pred))
+			}
+		}
+		return out, ds, nil
+	}
+	// Dual: K = F F^T + H_l H_l^T over the training part, and the held-out
+	// rows' kernel against it, grown prefix by prefix.
+	if len(grid0) > directDualPoints {
+		sub := make([]int, 0, directDualPoints)
+		for i := 0; i < directDualPoints; i++ {
+			sub = append(sub, grid0[i*(len(grid0)-1)/(directDualPoints-1)])
+		}
+		grid0 = sub
+	}
+	kk := make([]float64, n*n)
+	kv := make([]float64, nv*n)
+	if pool == 1 {
+		pixelKernel(x, x, kk)
+		pixelKernel(e.held.X, x, kv)
+	} else {
+		f := directRows(x, pool).RawMatrix()
+		fvr := fv.RawMatrix()
+		linalg.GemmNT64(n, n, d, 1, f.Data, f.Stride, f.Data, f.Stride, 0, kk, n)
+		linalg.GemmNT64(nv, n, d, 1, fvr.Data, fvr.Stride, f.Data, f.Stride, 0, kv, n)
+	}
+	h := hiddenDense(m, x).RawMatrix()
+	hv := e.hv.RawMatrix()
+	pred := make([]float64, nv*mm)
+	prev := 0
+	for _, l := range grid0 {
+		if l > prev {
+			linalg.GemmNT64(n, n, l-prev, 1, h.Data[prev:], h.Stride, h.Data[prev:], h.Stride, 1, kk, n)
+			linalg.GemmNT64(nv, n, l-prev, 1, hv.Data[prev:], hv.Stride, h.Data[prev:], h.Stride, 1, kv, n)
+			prev = l
+		}
+		for _, alpha := range e.sel.Ridges {
+			if alpha <= 0 {
+				continue
+			}
+			coef, err := dualCoef(kk, n, t, mm, alpha)
+			if err != nil {
+				continue
+			}
+			linalg.Dgemm(false, false, nv, mm, n, 1, kv, n, coef, mm, 0, pred, mm)
+			out = append(out, e.directScore(l, alpha, pred))
+		}
+	}
+	return out, ds, nil
+}
+
+// directScore is the held-out score of predictions pred (N_held x M).
+func (e *evaluator) directScore(l int, alpha float64, pred []float64) Score {
+	s := Score{Nodes: l, Ridge: alpha, Direct: true, RMSE: RMSE(pred, e.held.T)}
+	if e.classify {
+		s.Accuracy = Accuracy(ArgMax(pred, e.held.M), e.labels)
+	}
+	return s
+}
+
+// refitDirect returns the model of the first l nodes of path with direct
+// links and output weights solved with ridge alpha on the training part
+// and the held-out part together: the training part's normal equations
+// from the scoring when it kept them (primal), else a solve over all of p.
+func refitDirect(path *Path, ds *directSys, l int, alpha float64, held, all Problem) (*Model, error) {
+	m := path.Model()
+	if ds.dual || l > ds.lcap {
+		return withDirect(m, l, all.X, all.T, ds.pool, alpha)
+	}
+	mm, d := m.M, ds.d
+	k, kc := d+l, d+ds.lcap
+	g, at := directNormal(m, l, held.X, held.T, ds.pool)
+	for i := 0; i < k; i++ {
+		for j := 0; j < k; j++ {
+			g[i*k+j] += ds.g[i*kc+j]
+		}
+		for q := 0; q < mm; q++ {
+			at[i*mm+q] += ds.at[i*mm+q]
+		}
+	}
+	w := primalBetas(g, at, k, mm, d, []int{l}, alpha)[0]
+	if w == nil {
+		return nil, fmt.Errorf("scn: direct links: the normal equations of %d unknowns are singular at ridge %g", k, alpha)
+	}
+	out := *m
+	np := m.ParamsPerNode()
+	out.Params = m.Params[: l*np : l*np]
+	out.Bias = m.Bias[:l:l]
+	out.Beta = w[d*mm:]
+	out.Direct = &DirectLink{Pool: ds.pool, Beta: w[:d*mm]}
+	out.Summary.Nodes = l
+	out.Summary.Trace = m.Summary.Trace[:min(l, len(m.Summary.Trace))]
+	out.Config.Ridge = alpha
+	out.Config.DirectLink = true
+	yt, err := out.Predict(path.x)
+	if err != nil {
+		return nil, err
+	}
+	yv, err := out.Predict(held.X)
+	if err != nil {
+		return nil, err
+	}
+	out.Summary.TrainRMSE = RMSE(append(yt, yv...), append(append([]float64(nil), path.t...), held.T...))
+	return &out, nil
+}
+
+// streamDirect refuses direct links in a streamed fit: its passes sum the
+// hidden outputs' statistics only. (A streamed selection ignores
+// Selection.TryDirect.)
+func (c Config) streamDirect() error {
+	if c.DirectLink {
+		return fmt.Errorf("%w: direct links in a streamed fit (fit in memory, or drop DirectLink)", ErrConfig)
+	}
+	return nil
+}
+
+// directBytes is the memory direct links add to a fit or a selection on n
+// images of chans x rows x cols with l nodes: in the dual form [F H] of
+// every image (the final solve's; the folds' features are smaller) and two
+// N x N kernels; in the primal form three k x k matrices (the training
+// part's normal equations, a factor, the final solve's) and the held-out
+// features.
+func directBytes(n, rows, cols, chans, l int) int64 {
+	pool := directPlan(n, chans, rows, cols)
+	d := directDim(chans, rows, cols, pool)
+	if n <= directDualN && d+l > n {
+		return 8 * (int64(n)*int64(d+l) + 2*int64(n)*int64(n))
+	}
+	k := int64(d + min(l, max(directCap(n, d), l)))
+	return 8 * (3*k*k + int64(n)*int64(d))
+}

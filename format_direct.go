@@ -1,0 +1,94 @@
+package scn
+
+import "fmt"
+
+// The direct links' part of the model file (format version 3; see the
+// comment at the top of format.go): the header field "direct" and the
+// weights D x M float64 after every other section.
+
+// fileDirect is a model's direct links in its file header.
+type fileDirect struct {
+	Pool     int `json:"pool"`
+	Features int `json:"features"` // D, checked against the shapes and the pool
+}
+
+// fileDirect returns the header's direct field, nil without direct links.
+func (m *Model) fileDirect() *fileDirect {
+	if m.Direct == nil {
+		return nil
+	}
+	return &fileDirect{Pool: m.Direct.Pool, Features: m.DirectDim()}
+}
+
+// direct checks the header's direct field and returns the model's direct
+// links without weights.
+func (h fileHeader) direct() (*DirectLink, error) {
+	f := h.Direct
+	if f == nil {
+		if h.Config.DirectLink {
+			return nil, fmt.Errorf("%w: configuration with direct links but no direct-link weights", ErrFormat)
+		}
+		return nil, nil
+	}
+	if !h.Config.DirectLink {
+		return nil, fmt.Errorf("%w: direct-link weights without the configuration's direct_link", ErrFormat)
+	}
+	switch {
+	case len(h.Deep) > 0:
+		return nil, fmt.Errorf("%w: direct links on a deep model", ErrFormat)
+	case f.Pool < 1 || f.Pool > min(h.Rows, h.Cols):
+		return nil, fmt.Errorf("%w: direct links pooled by %d on %d x %d images", ErrFormat, f.Pool, h.Rows, h.Cols)
+	case f.Features != directDim(h.Channels, h.Rows, h.Cols, f.Pool):
+		return nil, fmt.Errorf("%w: %d direct features, the shapes and pool give %d", ErrFormat, f.Features, directDim(h.Channels, h.Rows, h.Cols, f.Pool))
+	case float64(f.Features)*float64(h.Outputs) > maxModelValues:
+		return nil, fmt.Errorf("%w: direct links too large", ErrFormat)
+	}
+	return &DirectLink{Pool: f.Pool}, nil
+}
+
+// appendDirect appends the direct-link weights, if any.
+func (m *Model) appendDirect(b []byte) []byte {
+	if m.Direct == nil {
+		return b
+	}
+	return appendFloat64s(b, m.Direct.Beta)
+}
+
+// usesV3 reports whether the model's file needs version 3.
+func (m *Model) usesV3() bool {
+	return m.Direct != nil || choiceUsesV3(m.Selection)
+}
+
+// choiceUsesV3 reports whether a selection record has version 3 fields.
+func choiceUsesV3(c *Choice) bool {
+	if c == nil {
+		return false
+	}
+	if c.Direct || c.Growth != "" {
+		return true
+	}
+	for _, s := range c.Curve {
+		if s.Direct {
+			return true
+		}
+	}
+	return false
+}
+
+// usesV3 reports whether a header has version 3 fields.
+func (h fileHeader) usesV3() bool {
+	if h.Direct != nil || h.Config.DirectLink {
+		return true
+	}
+	if s := h.Selection; s != nil {
+		if s.Direct || s.Growth != "" {
+			return true
+		}
+		for _, r := range s.Curve {
+			if len(r) == 5 {
+				return true
+			}
+		}
+	}
+	return false
+}
