@@ -483,7 +483,7 @@ func (c Config) selectFolds(ctx context.Context, p Problem, s Selection, progres
 		m.Config.MaxNodes = c.MaxNodes
 		m.Selection = ev.choice("kfold", s.Folds, held, best, scores, minNodes)
 		m.Selection.Refit = fmt.Sprintf("a last fit on all %d training images with the chosen L, then output weights over the nodes and the direct features with the chosen ridge term", p.X.Len())
-		return m, nil
+		return c.foldExtras(ctx, m, p, folds, best, s)
 	}
 	m, err := path.Solve(min(best.Nodes, path.Nodes()), best.Ridge)
 	for err != nil {
