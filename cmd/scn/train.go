@@ -140,7 +140,14 @@ clock, giving the same model file.`,
 			debug.FreeOSMemory()
 			// The fit's own buffers come and go: keep the collector's slack
 			// small beside the images and the factor it holds.
-			setGCSlack(int64(s.Len())*int64(s.Dim())*4 + cfg.EstimateBytesC(s.Len(), s.Rows, s.Cols, s.Chans(), prob.M))
+			// Selection's buffers count as live too: left out, a small
+			// fit's collector let the heap grow by two thirds of the
+			// selection's buffers past what the estimate allows for.
+			live := int64(s.Len())*int64(s.Dim())*4 + cfg.EstimateBytesC(s.Len(), s.Rows, s.Cols, s.Chans(), prob.M)
+			if sel != nil {
+				live += sel.EstimateBytesC(cfg, s.Len(), s.Rows, s.Cols, s.Chans(), prob.M)
+			}
+			setGCSlack(live)
 			bar := newProgress(totalNodes(cfg), cfg.Kind.Title(), quiet)
 			var m *scn.Model
 			if sel != nil && sel.Grow {
@@ -297,6 +304,15 @@ func printPlan(w io.Writer, cfg scn.Config, sel *scn.Selection, s *dataset.Set) 
 	fmt.Fprintf(w, "memory      %s in all, %d bytes (images %s, candidates %s, least squares %s, solve %s, model %s, selection %s, process %s)\n",
 		formatBytes(total), total, formatBytes(setBytes(s)), formatBytes(e.Candidates), formatBytes(e.Factor), formatBytes(e.Solve), formatBytes(e.Model),
 		formatBytes(selBytes), formatBytes(total-setBytes(s)-e.Total()-selBytes))
+	if sel != nil && sel.Grow && sel.GrowLimit > cfg.MaxNodes {
+		// Growth fits again with twice the nodes while the held-out score
+		// improves; each fit is checked against the limit before it is
+		// made (Selection.Afford), so the limit bounds them all.
+		big := cfg
+		big.MaxNodes = sel.GrowLimit
+		fmt.Fprintf(w, "growth      while the held-out score improves, doubling to %d nodes at most: %s, %d bytes at that size (a fit that would pass the limit is not made)\n",
+			sel.GrowLimit, formatBytes(fitTotal(big, sel, s.Shape(), 0)), fitTotal(big, sel, s.Shape(), 0))
+	}
 	fmt.Fprintf(w, "limit       %s (%s)\n", formatBytes(memory.bytes), memory.from)
 	return nil
 }
