@@ -13,8 +13,11 @@ import (
 // distribution: an observed ECE within it cannot be told from a
 // calibrated model's.
 type ECENoise struct {
-	Draws                  int
-	Mean, Median, P90, P95 float64
+	Draws  int     `json:"draws"`
+	Mean   float64 `json:"mean"`
+	Median float64 `json:"median"`
+	P90    float64 `json:"p90"`
+	P95    float64 `json:"p95"`
 }
 
 // CalibratedECE returns the ECENoise of probabilities p (N x m row-major)
