@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"math"
+	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/scn2d/scn/internal/lsq"
@@ -117,6 +119,17 @@ func TestLocalCalibrationOutOfFold(t *testing.T) {
 		if s := pr[2*i] + pr[2*i+1]; math.Abs(s-1) > 1e-12 {
 			t.Fatalf("image %d: probabilities sum to %v", i, s)
 		}
+	}
+
+	// Same seed, one goroutine: the same map, bit for bit.
+	prev := runtime.GOMAXPROCS(1)
+	one, err := c.FitHeldOut(ctx, p, Selection{Validation: 0.25}, nil)
+	runtime.GOMAXPROCS(prev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if one.Calibration.Temperature != m.Calibration.Temperature || !slices.Equal(one.Calibration.A, m.Calibration.A) || !slices.Equal(one.Calibration.B, m.Calibration.B) {
+		t.Fatalf("GOMAXPROCS 1: map %+v, default %+v", one.Calibration, m.Calibration)
 	}
 
 	if _, err := c.FitHeldOut(ctx, p, Selection{Validation: 0.25, ClassWeights: []float64{1, 2}}, nil); !errors.Is(err, ErrConfig) {
