@@ -140,3 +140,25 @@ func TestLocalCalibrationOutOfFold(t *testing.T) {
 		t.Fatalf("uncalibrated selection: %v, map %+v", err, u)
 	}
 }
+
+// TestLocalCalibrationSmallClass: a class of 3 images gets 3 folds, not a
+// refusal; every image is scored once.
+func TestLocalCalibrationSmallClass(t *testing.T) {
+	x, _, y := hueImages(40, 12, 10, 5)
+	for i := range y {
+		y[i] = 0
+	}
+	y[3], y[17], y[30] = 1, 1, 1
+	p, err := Classification(x, y, []string{"many", "few"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := localConfig(RVFL2D)
+	m, err := c.FitHeldOut(context.Background(), p, Selection{Validation: 0.25}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Calibration == nil || m.Calibration.Held != 40 {
+		t.Fatalf("calibration %+v, want a map on all 40 images", m.Calibration)
+	}
+}
