@@ -162,3 +162,25 @@ func TestLocalCalibrationSmallClass(t *testing.T) {
 		t.Fatalf("calibration %+v, want a map on all 40 images", m.Calibration)
 	}
 }
+
+// TestLocalIntervals: a local regression fit with Coverage gets conformal
+// intervals from every image's out-of-fold residuals.
+func TestLocalIntervals(t *testing.T) {
+	x, _, y := hueImages(60, 12, 10, 8)
+	targets := make([]float64, len(y))
+	for i, v := range y {
+		targets[i] = float64(v) + 0.1*float64(i%7)
+	}
+	p, err := Regression(x, targets, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := localConfig(RVFL2D)
+	m, err := c.FitHeldOut(context.Background(), p, Selection{Validation: 0.25, Coverage: 0.8}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Interval == nil || m.Interval.Held != 60 || m.Calibration != nil || !(m.Interval.Radius[0] > 0) {
+		t.Fatalf("intervals %+v, map %+v", m.Interval, m.Calibration)
+	}
+}
