@@ -33,6 +33,9 @@ func (c Config) selectLocal(ctx context.Context, p Problem, s Selection, progres
 	if err := p.check(); err != nil {
 		return nil, err
 	}
+	if s.ClassWeights != nil {
+		return nil, fmt.Errorf("%w: class weights with local nodes and a hold-out (calibration, intervals or the ridge choice): not supported; fit them without a hold-out (scn train --class-weight without --calibrate)", ErrConfig)
+	}
 	ridges := s.Ridges
 	if ridges == nil {
 		ridges = LocalRidges()
@@ -121,6 +124,12 @@ func (c Config) selectLocal(ctx context.Context, p Problem, s Selection, progres
 		Method: "holdout", Held: nh, Folds: 1, Metric: metric, Nodes: l, Ridge: choice.Ridge,
 		Accuracy: choice.Accuracy, RMSE: choice.RMSE, Curve: curve, FitNodes: l, Candidates: len(curve),
 		Refit: fmt.Sprintf("output weights of all %d images at ridge %g (the filters and the standardisation saw every image)", lf.n, choice.Ridge),
+	}
+	if s.fixed {
+		m.Selection = nil // FitHeldOut: no choice was made
+	}
+	if m, err = s.localExtras(ctx, m, lf, p, choice.Ridge, c.Seed); err != nil {
+		return nil, err
 	}
 	if err := m.check(); err != nil {
 		return nil, err

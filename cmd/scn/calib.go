@@ -29,7 +29,7 @@ type calibFlags struct {
 func (cf *calibFlags) add(cmd *cobra.Command) {
 	f := cmd.Flags()
 	cf.flags = f
-	f.BoolVar(&cf.calibrate, "calibrate", false, "fit a calibration map of the class scores on held-out images, so that predict, serve and eval give probabilities: on by default with model selection (the default preset: the selection's hold-out or folds; --calibrate=false turns it off); without selection (fast, paper presets) on asking, from a --validation share, 10% by default, held out from the nodes' fit (which changes the nodes)")
+	f.BoolVar(&cf.calibrate, "calibrate", false, "fit a calibration map of the class scores on held-out images, so that predict, serve and eval give probabilities: on by default with model selection (the default preset: the selection's hold-out or folds; --calibrate=false turns it off); without selection (fast, paper presets) on asking, from a --validation share, 10% by default, held out from the nodes' fit (which changes the nodes); local nodes (the presets on photos) on asking, from every image's out-of-fold scores over 5 folds (the nodes unchanged)")
 	floatVar(f, &cf.coverage, "coverage", 0, 0, 1, false, "regression: record split-conformal prediction intervals of this coverage, below 1, e.g. 0.9, from held-out residuals (held out as for --calibrate)")
 	f.StringVar(&cf.classWeight, "class-weight", "", "weigh each class's images in the output weights' least squares: balanced (N / (classes x N_class)) or a file of lines 'CLASS WEIGHT' (classes it does not name weigh 1)")
 }

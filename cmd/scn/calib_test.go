@@ -45,7 +45,7 @@ func TestCalibrateCommands(t *testing.T) {
 	}
 	html := filepath.Join(dir, "r.html")
 	out = ok(t, append([]string{"eval", model, "--report", html}, test...)...)
-	for _, want := range []string{"calibrated probabilities: log-loss", "plain softmax of the raw scores", "ECE", "balanced accuracy", "macro-F1", "accuracy / coverage", "reliability"} {
+	for _, want := range []string{"calibrated probabilities: log-loss", "ECE noise: a calibrated model", "plain softmax of the raw scores", "ECE", "balanced accuracy", "macro-F1", "accuracy / coverage", "reliability"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("eval lacks %q:\n%s", want, out)
 		}
@@ -55,7 +55,7 @@ func TestCalibrateCommands(t *testing.T) {
 		t.Errorf("eval --report: %v, %d SVG figures", err, strings.Count(string(b), "<svg"))
 	}
 	out = ok(t, append([]string{"eval", model, "--json"}, test...)...)
-	for _, want := range []string{`"calibrated"`, `"ece"`, `"reject_curve"`, `"balanced_accuracy"`, `"recall"`} {
+	for _, want := range []string{`"calibrated"`, `"ece"`, `"ece_noise"`, `"reject_curve"`, `"balanced_accuracy"`, `"recall"`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("eval --json lacks %s", want)
 		}

@@ -22,6 +22,10 @@ type calibEval struct {
 	// uncalibrated model); RawSoftmax the plain softmax of its raw scores.
 	Calibrated *probEval `json:"calibrated,omitempty"`
 	RawSoftmax *probEval `json:"raw_softmax,omitempty"`
+	// ECENoise is the ECE the calibrated probabilities would show with
+	// labels drawn from them (a calibrated model on these images): the
+	// estimator's own noise (nil for an uncalibrated model).
+	ECENoise *scn.ECENoise `json:"ece_noise,omitempty"`
 	// RejectCurve is the accuracy/coverage curve of the calibrated
 	// probabilities (of the raw softmax for an uncalibrated model).
 	RejectCurve []scn.RejectPoint `json:"reject_curve,omitempty"`
@@ -43,6 +47,9 @@ type probEval struct {
 // eceBins is the number of equal-width bins of the ECE and the
 // reliability diagram.
 const eceBins = 15
+
+// eceNoiseDraws is the number of label draws of the ECE's noise.
+const eceNoiseDraws = 400
 
 // rejectThresholds are the thresholds of eval's accuracy/coverage curve.
 var rejectThresholds = []float64{0, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.98, 0.99, 0.995, 0.999}
@@ -68,6 +75,8 @@ func (ev *evaluation) addClassifier(m *scn.Model, y []float64, pred, labels []in
 	if m.Calibration != nil {
 		probs = m.Calibration.Probabilities(y)
 		ev.Calibrated = toProbEval(scn.ScoreProbabilities(probs, m.M, labels, eceBins))
+		noise := scn.CalibratedECE(probs, m.M, eceBins, eceNoiseDraws, 1)
+		ev.ECENoise = &noise
 	}
 	ev.RejectCurve = scn.RejectCurve(probs, m.M, labels, rejectThresholds)
 }
@@ -106,6 +115,10 @@ func (ev *evaluation) printCalib(w io.Writer) error {
 	fmt.Fprintln(w)
 	if ev.Calibrated != nil {
 		fmt.Fprintf(w, "calibrated probabilities: log-loss %.4f, Brier %.4f, ECE %.2f%%\n", ev.Calibrated.LogLoss, ev.Calibrated.Brier, 100*ev.Calibrated.ECE)
+		if ev.ECENoise != nil {
+			fmt.Fprintf(w, "ECE noise: a calibrated model with these probabilities would show ECE %.2f%% on average on these %d images (90th percentile %.2f%%, 95th %.2f%%; labels drawn from the probabilities, %d draws)\n",
+				100*ev.ECENoise.Mean, ev.Images, 100*ev.ECENoise.P90, 100*ev.ECENoise.P95, ev.ECENoise.Draws)
+		}
 	} else {
 		fmt.Fprintln(w, "probabilities: uncalibrated model (scn train calibrates with model selection, or with --calibrate); the plain softmax of the raw scores:")
 	}
@@ -184,6 +197,9 @@ func (ev *evaluation) writeReport(path, model string, images int) error {
 				}
 			}
 			series = append(series, s)
+		}
+		if ev.ECENoise != nil {
+			prob = append(prob, []string{"ECE noise: labels drawn from the calibrated probabilities (mean / 90th percentile)", "", "", pct(ev.ECENoise.Mean) + " / " + pct(ev.ECENoise.P90)})
 		}
 		page.Tables = append(page.Tables, report.Table{Name: "probabilities", Title: "Probabilities", Header: []string{"map", "log-loss", "Brier", "ECE"}, Rows: prob})
 		svg, err := report.BandPlot("Reliability diagram", "mean top probability (bin)", "accuracy (bin)", series)
