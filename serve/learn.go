@@ -59,12 +59,14 @@ type LearnOptions struct {
 	// waiting (default 1024).
 	Batch int
 	// SolveEvery is how long after the first images the served model
-	// lacks the output weights are solved again (default 2 s): a pass only
-	// adds its images' sums to the statistics and answers, and the solve
-	// (a few conjugate gradient steps over G, as costly as the sums of
-	// hundreds of images at large L) takes every image added since. A
-	// negative value solves after every pass. A snapshot, a waiting
-	// request (?wait=true) and the server's stop solve first.
+	// lacks the output weights are solved again (default 2 s), or longer:
+	// four times the last solve's time at least, so that solves take at
+	// most a fifth of the learner's time. A pass only adds its images'
+	// sums to the statistics and answers; the solve (conjugate gradient
+	// steps over G, as costly as the sums of hundreds of images at large
+	// L) takes every image added since. A negative value solves after
+	// every pass. A snapshot, a waiting request (?wait=true) and the
+	// server's stop solve first.
 	SolveEvery time.Duration
 	// Workers bounds the goroutines a model's learning (its passes,
 	// solves and snapshots) runs its products on (par.Limited), so that
@@ -202,22 +204,23 @@ type learner struct {
 	basePath, baseStat string
 	baseSHA            string
 
-	mu       sync.Mutex // held while learning a pass, snapshotting, rolling back
-	on       *scn.Online
-	cur      []byte // the current model's file bytes
-	learnt0  int    // images learnt before on started (since the base model)
-	version  int    // newest complete snapshot (0: the base files)
-	from     int    // the version on started from
-	next     int    // the number the next snapshot takes
-	since    int    // images learnt since the last snapshot began
-	lastSnap time.Time
-	writing  bool
-	wg       sync.WaitGroup
-	solves   int                  // solves since the server started (the served model is the last one's)
-	unsolved time.Time            // when the first images the served model lacks were added (zero: none)
-	waiting  []*learnJob          // requests that wait for the solve of their images (?wait=true)
-	served   string               // the served model's version (its SHA-256, 12 digits)
-	onSwap   func(version string) // tests: called with each model served (l.mu held)
+	mu        sync.Mutex // held while learning a pass, snapshotting, rolling back
+	on        *scn.Online
+	cur       []byte // the current model's file bytes
+	learnt0   int    // images learnt before on started (since the base model)
+	version   int    // newest complete snapshot (0: the base files)
+	from      int    // the version on started from
+	next      int    // the number the next snapshot takes
+	since     int    // images learnt since the last snapshot began
+	lastSnap  time.Time
+	writing   bool
+	wg        sync.WaitGroup
+	solves    int                  // solves since the server started (the served model is the last one's)
+	lastSolve time.Duration        // the time the last solve took
+	unsolved  time.Time            // when the first images the served model lacks were added (zero: none)
+	waiting   []*learnJob          // requests that wait for the solve of their images (?wait=true)
+	served    string               // the served model's version (its SHA-256, 12 digits)
+	onSwap    func(version string) // tests: called with each model served (l.mu held)
 
 	pmu     sync.Mutex
 	pending []*learnJob
@@ -421,7 +424,7 @@ func (l *learner) run() {
 			}
 			l.maybeSnapshot()
 			if !l.unsolved.IsZero() {
-				solveTimer.Reset(time.Until(l.unsolved.Add(l.lg.o.SolveEvery)))
+				solveTimer.Reset(time.Until(l.solveAt()))
 			}
 			l.mu.Unlock()
 		})
@@ -429,13 +432,28 @@ func (l *learner) run() {
 }
 
 // solveDue reports whether the output weights are to be solved now
-// (l.mu held): images the served model lacks were added SolveEvery ago
-// or more, or a request waits for them.
+// (l.mu held): images the served model lacks were added long enough ago
+// (solveAt), or a request waits for them.
 func (l *learner) solveDue() bool {
 	if l.unsolved.IsZero() {
 		return false
 	}
-	return len(l.waiting) > 0 || time.Since(l.unsolved) >= l.lg.o.SolveEvery
+	return len(l.waiting) > 0 || !time.Now().Before(l.solveAt())
+}
+
+// solveShare is the most of a learner's time that solves take on a
+// steady stream: the next solve comes solveShare - 1 times the last one's
+// time after the first images it takes at the earliest.
+const solveShare = 5
+
+// solveAt is when the images the served model lacks are solved (l.mu
+// held, some unsolved): SolveEvery after the first of them, or later, so
+// that solves take at most 1 / solveShare of the learner's time.
+func (l *learner) solveAt() time.Time {
+	if l.lg.o.SolveEvery < 0 {
+		return l.unsolved
+	}
+	return l.unsolved.Add(max(l.lg.o.SolveEvery, (solveShare-1)*l.lastSolve))
 }
 
 // solveLocked solves the output weights of the images added (if any were
@@ -469,7 +487,8 @@ func (l *learner) solveLocked() bool {
 	l.solves++
 	l.served = hex.EncodeToString(sha(b))[:12]
 	l.unsolved = time.Time{}
-	l.lg.solve.Observe(time.Since(start).Seconds())
+	l.lastSolve = time.Since(start)
+	l.lg.solve.Observe(l.lastSolve.Seconds())
 	for _, j := range waiting {
 		j.res.Applied, j.res.Version, j.res.Solve, j.res.SolveDueMS = true, l.served, l.solves, 0
 		j.res.Snapshot, j.res.SinceSnapshot, j.res.Images = l.next, l.since, l.on.Images()
@@ -607,7 +626,7 @@ func (l *learner) learnPass(jobs []*learnJob) {
 		res.Applied, res.Version, res.Solve = true, l.served, l.solves
 	} else {
 		res.Solve = l.solves + 1
-		res.SolveDueMS = max(0, float64(time.Until(l.unsolved.Add(l.lg.o.SolveEvery)).Microseconds())/1000)
+		res.SolveDueMS = max(0, float64(time.Until(l.solveAt()).Microseconds())/1000)
 	}
 	for _, j := range jobs {
 		if !j.wait {

@@ -83,3 +83,23 @@ func BenchmarkGoid(b *testing.B) {
 		goid()
 	}
 }
+
+func BenchmarkSelfID(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		selfID()
+	}
+}
+
+// TestGoid: goid reads distinct ids of distinct goroutines, the same one
+// twice in one.
+func TestGoid(t *testing.T) {
+	a := goid()
+	if a == 0 || goid() != a {
+		t.Fatalf("goid %d, then %d", a, goid())
+	}
+	c := make(chan uint64)
+	go func() { c <- goid() }()
+	if b := <-c; b == a || b == 0 {
+		t.Errorf("another goroutine's id %d, this one's %d", b, a)
+	}
+}
