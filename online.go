@@ -350,6 +350,13 @@ const (
 	// and the steps of the next solves fall from 20-40 to under 10 (at
 	// L = 5000, 1024 MNIST images a pass over the statistics of 10000).
 	onlineRefactorSteps = 20
+	// onlineMaxSteps is the steps after which an online solve gives up
+	// on the conjugate gradients and forms a fresh factor, which solves
+	// directly (exactly): past about 30 steps the factor is cheaper than
+	// the steps still to come (scn update's 100 steps cost 15 s of one
+	// core at L = 5000 before giving up, when a pass of thousands of images
+	// moved G far from the factor).
+	onlineMaxSteps = 40
 )
 
 // refactor sets the preconditioner to the Cholesky factor of the current
@@ -465,7 +472,7 @@ func outDots(a, b []float64, m, l int) []float64 {
 // pcg solves (G + ridge I) x = H^T T by preconditioned conjugate
 // gradients from x (L x m; each output's column its own system), until
 // each column's residual r has r^T M^-1 r below updateTol^2 of
-// b^T M^-1 b (M = F F^T the preconditioner) within updateMaxSteps steps,
+// b^T M^-1 b (M = F F^T the preconditioner) within onlineMaxSteps steps,
 // then checks the true residual against updateCheckTol, as
 // Model.Update's solve does. It returns x, the steps taken and whether it
 // converged. G is symmetrized first (the sums keep its lower triangle).
@@ -498,7 +505,7 @@ func (o *Online) pcg(x []float64) ([]float64, int, bool) {
 	}
 	alpha, beta := make([]float64, m), make([]float64, m)
 	steps := 0
-	for ; steps < updateMaxSteps && !converged(rz, updateTol); steps++ {
+	for ; steps < onlineMaxSteps && !converged(rz, updateTol); steps++ {
 		o.applyA(p, q, w)
 		pq := outDots(p, q, m, l)
 		for k := range alpha {
