@@ -674,15 +674,16 @@ func (l *learner) maybeSnapshot() bool {
 	if l.since < l.lg.o.SnapshotImages && time.Since(l.lastSnap) < l.lg.o.SnapshotEvery {
 		return false
 	}
-	l.startSnapshot()
-	return true
+	return l.startSnapshot()
 }
 
-// startSnapshot copies the model and statistics (l.mu held) and writes
-// them as the next version in the background.
-func (l *learner) startSnapshot() {
+// startSnapshot solves the images the model served lacks, copies the
+// model and statistics (l.mu held) and writes them as the next version in
+// the background. It reports whether it did (not if the solve failed:
+// the model would not be the statistics'; retried later).
+func (l *learner) startSnapshot() bool {
 	if !l.solveLocked() {
-		return // the model would not be the statistics': retried later
+		return false
 	}
 	m, st := l.on.Snapshot()
 	vi := &versionInfo{Version: l.next, Created: time.Now().UTC(), Images: st.N, Learnt: l.learnt0 + l.on.Learnt(),
@@ -715,6 +716,7 @@ func (l *learner) startSnapshot() {
 		l.s.log.Info("snapshot written", "model", l.name, "version", vi.Version, "images", vi.Images, "learnt", vi.Learnt)
 		l.prune()
 	}()
+	return true
 }
 
 // prune removes the snapshots beyond the newest Keep (l.mu held): each

@@ -7,7 +7,9 @@
 // combines them in chunk order after Chunks returns gets the same bits
 // whatever GOMAXPROCS is; so does one whose chunks write disjoint parts of
 // the output. This is what lets a fit give the same model file, byte for
-// byte, on any number of cores.
+// byte, on any number of cores. Limited bounds the loops one goroutine
+// runs to fewer goroutines (a background task beside others), under the
+// same contract.
 package par
 
 import (
