@@ -68,10 +68,10 @@ type LearnOptions struct {
 	// every pass. A snapshot, a waiting request (?wait=true) and the
 	// server's stop solve first.
 	SolveEvery time.Duration
-	// Workers bounds the goroutines a model's learning (its passes,
-	// solves and snapshots) runs its products on (par.Limited), so that
-	// predictions keep the other cores (default GOMAXPROCS - 1, at least
-	// 1; negative: GOMAXPROCS).
+	// Workers bounds the goroutines a model's learning runs its products
+	// on (par.Limited): its passes and solves, and apart the writing of a
+	// snapshot, so that predictions keep the other cores (default
+	// GOMAXPROCS - 1, at least 1; negative: GOMAXPROCS).
 	Workers int
 }
 
@@ -697,7 +697,8 @@ func (l *learner) startSnapshot() bool {
 	l.wg.Add(1)
 	go func() {
 		defer l.wg.Done()
-		err := writeSnapshot(l.dir, vi, files)
+		var err error // written within the learner's workers too
+		par.Limited(l.lg.o.Workers, func() { err = writeSnapshot(l.dir, vi, files) })
 		l.mu.Lock()
 		defer l.mu.Unlock()
 		l.writing = false
