@@ -8,6 +8,7 @@ import (
 
 	"github.com/scn2d/scn/internal/bigmem"
 	"github.com/scn2d/scn/internal/linalg"
+	"github.com/scn2d/scn/internal/par"
 )
 
 // Online is a model's output layer learning from labelled images that
@@ -39,15 +40,16 @@ import (
 // new values, never changed afterwards, and can be used by any number of
 // goroutines while Online learns.
 type Online struct {
-	st     *Stats // G: its lower triangle by panels of lsq.StatsPanel rows (gLower)
-	base   *Model // the model Online started from: metadata and preprocessing
-	model  *Model // the model of the current weights
-	ridge  float64
-	forget float64
-	fac    *Factor   // the preconditioner: F F^T = an earlier G + its ridge I
-	steps  int       // conjugate gradient steps of the last solve (-1: solved directly)
-	learnt int       // images learnt
-	hbuf   []float64 // the hidden outputs of a pass's chunk (accumulate)
+	st       *Stats // G: its lower triangle by panels of lsq.StatsPanel rows (gLower)
+	base     *Model // the model Online started from: metadata and preprocessing
+	model    *Model // the model of the current weights
+	ridge    float64
+	forget   float64
+	fac      *Factor   // the preconditioner: F F^T = an earlier G + its ridge I
+	steps    int       // conjugate gradient steps of the last solve (-1: solved directly)
+	learnt   int       // images learnt
+	unsolved int       // images added since the last solve (Add)
+	hbuf     []float64 // the hidden outputs of a pass's chunk (accumulate)
 }
 
 // NewOnline starts online learning for m from st, the statistics of m's
@@ -124,28 +126,62 @@ func (o *Online) SolveSteps() int { return o.steps }
 
 // Learn adds the images of p (targets in the model's outputs: p.Classes,
 // if given, must be the model's classes in order, see AddClasses) and
-// returns the model of the output weights solved again. On an error the
-// Online is as it was, except after a failed solve (the sums then hold
-// the images, and the next Learn solves them too).
+// returns the model of the output weights solved again: Add, then Solve.
+// On an error the Online is as it was, except after a failed solve (the
+// sums then hold the images, and the next Solve solves them too).
 func (o *Online) Learn(p Problem) (*Model, error) {
-	if err := p.check(); err != nil {
+	if err := o.Add(p); err != nil {
 		return nil, err
+	}
+	return o.Solve()
+}
+
+// Add adds the sums of the images of p to the statistics (the L^2 k / 2
+// multiply-adds of a pass) without solving the output weights: the model
+// stays that of the last solve until Solve, which then solves the images
+// of every Add since in one go (the statistics are the same whatever the
+// passes; only their sums' rounding depends on where the passes split).
+// On an error the Online is as it was.
+func (o *Online) Add(p Problem) error {
+	if err := p.check(); err != nil {
+		return err
 	}
 	if err := o.model.checkInput(p.X); err != nil {
-		return nil, err
+		return err
 	}
 	if p.M != o.st.M {
-		return nil, fmt.Errorf("%w: %d targets per image for a model of %d outputs", ErrData, p.M, o.st.M)
+		return fmt.Errorf("%w: %d targets per image for a model of %d outputs", ErrData, p.M, o.st.M)
 	}
 	if o.st.Classes != nil && p.Classes != nil && !slices.Equal(p.Classes, o.st.Classes) {
-		return nil, fmt.Errorf("%w: classes %q, the model's are %q (AddClasses first)", ErrData, p.Classes, o.st.Classes)
+		return fmt.Errorf("%w: classes %q, the model's are %q (AddClasses first)", ErrData, p.Classes, o.st.Classes)
 	}
 	if p.X.Len() == 0 {
-		return o.model, nil
+		return nil
 	}
 	o.accumulate(p)
 	o.learnt += p.X.Len()
-	return o.solve()
+	o.unsolved += p.X.Len()
+	return nil
+}
+
+// Unsolved returns the number of images added since the last solve: those
+// the statistics hold and the model does not yet.
+func (o *Online) Unsolved() int { return o.unsolved }
+
+// Solve solves the output weights of the statistics, if images were added
+// since the last solve, and returns the model of the current weights (a
+// new value when it solved). After a failed solve the sums keep the
+// images, and the next Solve tries again.
+func (o *Online) Solve() (*Model, error) {
+	if o.unsolved == 0 {
+		return o.model, nil
+	}
+	m, err := o.solve()
+	if err != nil {
+		return nil, err
+	}
+	o.unsolved = 0
+	return m, nil
 }
 
 // AddClasses adds classes to a classification model's outputs (after its
@@ -179,7 +215,9 @@ func (o *Online) AddClasses(names ...string) error {
 // Snapshot returns the current model and a copy of the statistics (G
 // whole and exactly symmetric, with the preconditioning factor: a stale
 // one unless formed at the last batch), which Online no longer changes:
-// they can be saved while it goes on learning.
+// they can be saved while it goes on learning. The model is that of the
+// last solve: with images added since (Unsolved > 0), Solve first for a
+// model of the statistics' images.
 func (o *Online) Snapshot() (*Model, *Stats) {
 	s := *o.st
 	s.Classes, s.ClassCounts = slices.Clone(s.Classes), slices.Clone(s.ClassCounts)
@@ -312,6 +350,13 @@ const (
 	// and the steps of the next solves fall from 20-40 to under 10 (at
 	// L = 5000, 1024 MNIST images a pass over the statistics of 10000).
 	onlineRefactorSteps = 20
+	// onlineMaxSteps is the steps after which an online solve gives up
+	// on the conjugate gradients and forms a fresh factor, which solves
+	// directly (exactly): past about 30 steps the factor is cheaper than
+	// the steps still to come (scn update's 100 steps cost 15 s of one
+	// core at L = 5000 before giving up, when a pass of thousands of images
+	// moved G far from the factor).
+	onlineMaxSteps = 40
 )
 
 // refactor sets the preconditioner to the Cholesky factor of the current
@@ -394,10 +439,21 @@ func (o *Online) precondition(rT, zT, w []float64) {
 			}
 		}
 		if i0 > 0 {
-			linalg.Dgemm(false, false, m, i0, i1-i0, -1, zT[i0:], l, p, ld, 1, zT, l)
+			// By fixed column chunks (par), each small enough that the
+			// product runs serially (gonum's dgemm would start
+			// GOMAXPROCS goroutines of its own, past any par.Limited):
+			// each element's sum is the same whatever the chunks.
+			par.Chunks(i0, precondCols, func(_, j0, j1 int) {
+				linalg.Dgemm(false, false, m, j1-j0, i1-i0, -1, zT[i0:], l, p[j0:], ld, 1, zT[j0:], l)
+			})
 		}
 	}
 }
+
+// precondCols is the columns of a chunk of the preconditioner's backward
+// products: under gonum's threshold of parallel work (4 blocks of 64) for
+// up to 64 outputs.
+const precondCols = 192
 
 // outDots returns the dot product of each of the m rows of a and b (m x
 // l).
@@ -416,7 +472,7 @@ func outDots(a, b []float64, m, l int) []float64 {
 // pcg solves (G + ridge I) x = H^T T by preconditioned conjugate
 // gradients from x (L x m; each output's column its own system), until
 // each column's residual r has r^T M^-1 r below updateTol^2 of
-// b^T M^-1 b (M = F F^T the preconditioner) within updateMaxSteps steps,
+// b^T M^-1 b (M = F F^T the preconditioner) within onlineMaxSteps steps,
 // then checks the true residual against updateCheckTol, as
 // Model.Update's solve does. It returns x, the steps taken and whether it
 // converged. G is symmetrized first (the sums keep its lower triangle).
@@ -449,7 +505,7 @@ func (o *Online) pcg(x []float64) ([]float64, int, bool) {
 	}
 	alpha, beta := make([]float64, m), make([]float64, m)
 	steps := 0
-	for ; steps < updateMaxSteps && !converged(rz, updateTol); steps++ {
+	for ; steps < onlineMaxSteps && !converged(rz, updateTol); steps++ {
 		o.applyA(p, q, w)
 		pq := outDots(p, q, m, l)
 		for k := range alpha {

@@ -2,6 +2,8 @@ package scn
 
 import (
 	"encoding/binary"
+	"github.com/scn2d/scn/internal/par"
+	"github.com/scn2d/scn/internal/proc"
 	"math"
 	"os"
 	"strconv"
@@ -58,14 +60,31 @@ func BenchmarkOnlineLearn(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		t0 := time.Now()
-		o.accumulate(p)
-		t1 := time.Now()
-		if _, err := o.solve(); err != nil {
-			b.Fatal(err)
-		}
-		b.Logf("pass %d: sums %.2f s, solve %.2f s, %d steps", i, t1.Sub(t0).Seconds(), time.Since(t1).Seconds(), o.SolveSteps())
+	// SCN_ONLINE_WORKERS bounds the loops' goroutines (par.Limited, as
+	// scn serve --learn-workers); SCN_ONLINE_SOLVE_EVERY=K solves after
+	// every K passes (deferred solves, as scn serve --solve-every).
+	workers, _ := strconv.Atoi(os.Getenv("SCN_ONLINE_WORKERS"))
+	every := 1
+	if v, err := strconv.Atoi(os.Getenv("SCN_ONLINE_SOLVE_EVERY")); err == nil && v > 0 {
+		every = v
 	}
+	b.ResetTimer()
+	par.Limited(workers, func() {
+		for i := 0; i < b.N; i++ {
+			t0, c0 := time.Now(), proc.CPUTime()
+			if err := o.Add(p); err != nil {
+				b.Fatal(err)
+			}
+			t1, c1 := time.Now(), proc.CPUTime()
+			if (i+1)%every != 0 && i != b.N-1 {
+				b.Logf("pass %d: sums %.2f s (CPU %.2f s)", i, t1.Sub(t0).Seconds(), (c1 - c0).Seconds())
+				continue
+			}
+			if _, err := o.Solve(); err != nil {
+				b.Fatal(err)
+			}
+			b.Logf("pass %d: sums %.2f s (CPU %.2f s), solve %.2f s (CPU %.2f s), %d steps", i, t1.Sub(t0).Seconds(), (c1 - c0).Seconds(),
+				time.Since(t1).Seconds(), (proc.CPUTime() - c1).Seconds(), o.SolveSteps())
+		}
+	})
 }

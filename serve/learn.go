@@ -17,6 +17,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -25,6 +26,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/scn2d/scn"
+	"github.com/scn2d/scn/internal/par"
 )
 
 // LearnOptions turn online learning on (Server.EnableLearning). Zero
@@ -56,6 +58,21 @@ type LearnOptions struct {
 	// Batch is the most images one learning pass takes from the requests
 	// waiting (default 1024).
 	Batch int
+	// SolveEvery is how long after the first images the served model
+	// lacks the output weights are solved again (default 2 s), or longer:
+	// four times the last solve's time at least, so that solves take at
+	// most a fifth of the learner's time. A pass only adds its images'
+	// sums to the statistics and answers; the solve (conjugate gradient
+	// steps over G, as costly as the sums of hundreds of images at large
+	// L) takes every image added since. A negative value solves after
+	// every pass. A snapshot, a waiting request (?wait=true) and the
+	// server's stop solve first.
+	SolveEvery time.Duration
+	// Workers bounds the goroutines a model's learning runs its products
+	// on (par.Limited): its passes and solves, and apart the writing of a
+	// snapshot, so that predictions keep the other cores (default
+	// GOMAXPROCS - 1, at least 1; negative: GOMAXPROCS).
+	Workers int
 }
 
 // ReadTokenFile reads a bearer token from a file that only its owner can
@@ -104,6 +121,7 @@ type learning struct {
 	rollbacks *prometheus.CounterVec
 	version   *prometheus.GaugeVec
 	pass      prometheus.Histogram
+	solve     prometheus.Histogram
 }
 
 // EnableLearning turns online learning on: models loaded with
@@ -134,6 +152,14 @@ func (s *Server) EnableLearning(o LearnOptions) error {
 	if o.Batch <= 0 {
 		o.Batch = 1024
 	}
+	if o.SolveEvery == 0 {
+		o.SolveEvery = 2 * time.Second
+	}
+	if o.Workers == 0 {
+		o.Workers = max(1, runtime.GOMAXPROCS(0)-1)
+	} else if o.Workers < 0 {
+		o.Workers = 0 // par: no limit
+	}
 	if !(o.Rate >= 0) || math.IsInf(o.Rate, 0) {
 		return fmt.Errorf("serve: learning rate limit %v: want a finite value >= 0", o.Rate)
 	}
@@ -154,14 +180,18 @@ func (s *Server) EnableLearning(o LearnOptions) error {
 			Name: "scn_learn_snapshot_version", Help: "The newest complete snapshot of a learning model.",
 		}, []string{"model"}),
 		pass: prometheus.NewHistogram(prometheus.HistogramOpts{
-			Name: "scn_learn_pass_seconds", Help: "Time of a learning pass (sums, solve, swap).",
+			Name: "scn_learn_pass_seconds", Help: "Time of a learning pass (the images' sums; a solve due after it is scn_learn_solve_seconds).",
 			Buckets: []float64{.001, .005, .01, .02, .05, .1, .2, .5, 1, 2, 5, 10},
+		}),
+		solve: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "scn_learn_solve_seconds", Help: "Time of a solve of the output weights (and the swap of the model served).",
+			Buckets: []float64{.001, .005, .01, .02, .05, .1, .2, .5, 1, 2, 5, 10, 30},
 		}),
 	}
 	if err := s.metrics.reg.Register(lg.images); err != nil {
 		return err
 	}
-	s.metrics.reg.MustRegister(lg.snapshots, lg.rejected, lg.rollbacks, lg.version, lg.pass)
+	s.metrics.reg.MustRegister(lg.snapshots, lg.rejected, lg.rollbacks, lg.version, lg.pass, lg.solve)
 	s.learn = lg
 	return nil
 }
@@ -174,17 +204,23 @@ type learner struct {
 	basePath, baseStat string
 	baseSHA            string
 
-	mu       sync.Mutex // held while learning a pass, snapshotting, rolling back
-	on       *scn.Online
-	cur      []byte // the current model's file bytes
-	learnt0  int    // images learnt before on started (since the base model)
-	version  int    // newest complete snapshot (0: the base files)
-	from     int    // the version on started from
-	next     int    // the number the next snapshot takes
-	since    int    // images learnt since the last snapshot began
-	lastSnap time.Time
-	writing  bool
-	wg       sync.WaitGroup
+	mu        sync.Mutex // held while learning a pass, snapshotting, rolling back
+	on        *scn.Online
+	cur       []byte // the current model's file bytes
+	learnt0   int    // images learnt before on started (since the base model)
+	version   int    // newest complete snapshot (0: the base files)
+	from      int    // the version on started from
+	next      int    // the number the next snapshot takes
+	since     int    // images learnt since the last snapshot began
+	lastSnap  time.Time
+	writing   bool
+	wg        sync.WaitGroup
+	solves    int                  // solves since the server started (the served model is the last one's)
+	lastSolve time.Duration        // the time the last solve took
+	unsolved  time.Time            // when the first images the served model lacks were added (zero: none)
+	waiting   []*learnJob          // requests that wait for the solve of their images (?wait=true)
+	served    string               // the served model's version (its SHA-256, 12 digits)
+	onSwap    func(version string) // tests: called with each model served (l.mu held)
 
 	pmu     sync.Mutex
 	pending []*learnJob
@@ -198,6 +234,7 @@ type learner struct {
 type learnJob struct {
 	pix     []float32
 	n       int
+	wait    bool        // answer once the served model has learnt them
 	labels  []string    // classification
 	targets [][]float64 // regression
 	done    chan struct{}
@@ -207,9 +244,14 @@ type learnJob struct {
 
 // learnResult is the answer to :learn.
 type learnResult struct {
-	Model         string   `json:"model"`
-	Learnt        int      `json:"learnt"`
-	Version       string   `json:"version"`  // the served model now, which has learnt them
+	Model   string `json:"model"`
+	Learnt  int    `json:"learnt"`
+	Applied bool   `json:"applied"`           // the served model has learnt them
+	Version string `json:"version,omitempty"` // if applied: the served model now
+	Solve   int    `json:"solve"`             // the solve that applies them (or applied them)
+	// SolveDueMS: if not applied, the time until that solve begins, at
+	// most (a pass or a solve under way may delay it).
+	SolveDueMS    float64  `json:"solve_due_ms,omitempty"`
 	Snapshot      int      `json:"snapshot"` // the snapshot they will be in
 	SinceSnapshot int      `json:"images_since_snapshot"`
 	Images        int      `json:"images"` // images the statistics hold
@@ -282,6 +324,7 @@ func (s *Server) LoadLearning(name, path, stats, versions string) error {
 	if l.cur, err = os.ReadFile(md.path); err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
+	l.served = md.sha256[:12]
 	md.learner = l
 	lg.mu.Lock()
 	if _, ok := lg.learners[name]; ok {
@@ -337,15 +380,20 @@ func (s *Server) CloseLearning() error {
 }
 
 // run is the learner's worker: it learns the waiting requests a pass at a
-// time and writes the snapshots that are due.
+// time (their sums), solves the output weights when a solve is due, and
+// writes the snapshots that are due. Its products run on at most
+// LearnOptions.Workers goroutines.
 func (l *learner) run() {
 	defer close(l.stopped)
 	tick := time.NewTicker(min(l.lg.o.SnapshotEvery/4+time.Millisecond, time.Second))
 	defer tick.Stop()
+	solveTimer := time.NewTimer(time.Hour)
+	solveTimer.Stop()
 	for {
 		select {
 		case <-l.wake:
 		case <-tick.C:
+		case <-solveTimer.C:
 		case <-l.stop:
 			l.pmu.Lock()
 			jobs := l.pending
@@ -355,19 +403,98 @@ func (l *learner) run() {
 				j.err = errorf(http.StatusServiceUnavailable, "the server is stopping: not learnt")
 				close(j.done)
 			}
+			// The images added are solved (the last snapshot holds
+			// them), and the requests waiting for that answered.
+			l.mu.Lock()
+			par.Limited(l.lg.o.Workers, func() { l.solveLocked() })
+			l.mu.Unlock()
 			return
 		}
-		for {
-			jobs := l.take()
-			if len(jobs) == 0 {
-				break
+		par.Limited(l.lg.o.Workers, func() {
+			for {
+				jobs := l.take()
+				if len(jobs) == 0 {
+					break
+				}
+				l.learnPass(jobs)
 			}
-			l.learnPass(jobs)
-		}
-		l.mu.Lock()
-		l.maybeSnapshot()
-		l.mu.Unlock()
+			l.mu.Lock()
+			if l.solveDue() {
+				l.solveLocked()
+			}
+			l.maybeSnapshot()
+			if !l.unsolved.IsZero() {
+				solveTimer.Reset(time.Until(l.solveAt()))
+			}
+			l.mu.Unlock()
+		})
 	}
+}
+
+// solveDue reports whether the output weights are to be solved now
+// (l.mu held): images the served model lacks were added long enough ago
+// (solveAt), or a request waits for them.
+func (l *learner) solveDue() bool {
+	if l.unsolved.IsZero() {
+		return false
+	}
+	return len(l.waiting) > 0 || !time.Now().Before(l.solveAt())
+}
+
+// solveShare is the most of a learner's time that solves take on a
+// steady stream: the next solve comes solveShare - 1 times the last one's
+// time after the first images it takes at the earliest.
+const solveShare = 5
+
+// solveAt is when the images the served model lacks are solved (l.mu
+// held, some unsolved): SolveEvery after the first of them, or later, so
+// that solves take at most 1 / solveShare of the learner's time.
+func (l *learner) solveAt() time.Time {
+	if l.lg.o.SolveEvery < 0 {
+		return l.unsolved
+	}
+	return l.unsolved.Add(max(l.lg.o.SolveEvery, (solveShare-1)*l.lastSolve))
+}
+
+// solveLocked solves the output weights of the images added (if any were
+// since the last solve), serves the model solved and answers the requests
+// that wait for it (l.mu held). It reports whether the served model holds
+// every image added.
+func (l *learner) solveLocked() bool {
+	if l.on.Unsolved() == 0 {
+		l.unsolved = time.Time{}
+		return true
+	}
+	start := time.Now()
+	nm, err := l.on.Solve()
+	var b []byte
+	if err == nil {
+		b, err = modelBytes(nm)
+	}
+	waiting := l.waiting
+	l.waiting = nil
+	if err != nil {
+		l.s.log.Error("solving the output weights failed: the images stay in the statistics, for the next solve", "model", l.name, "images", l.on.Unsolved(), "err", err)
+		for _, j := range waiting {
+			j.err = errorf(http.StatusInternalServerError, "solving the output weights failed (%v): the images are in the statistics and take effect at the next solve that succeeds", err)
+			close(j.done)
+		}
+		l.unsolved = time.Now() // retried SolveEvery later
+		return false
+	}
+	l.cur = b
+	l.swap(nm, b, l.servedPath())
+	l.solves++
+	l.served = hex.EncodeToString(sha(b))[:12]
+	l.unsolved = time.Time{}
+	l.lastSolve = time.Since(start)
+	l.lg.solve.Observe(l.lastSolve.Seconds())
+	for _, j := range waiting {
+		j.res.Applied, j.res.Version, j.res.Solve, j.res.SolveDueMS = true, l.served, l.solves, 0
+		j.res.Snapshot, j.res.SinceSnapshot, j.res.Images = l.next, l.since, l.on.Images()
+		close(j.done)
+	}
+	return true
 }
 
 // take returns the jobs at the head of the queue, up to the batch size
@@ -471,31 +598,42 @@ func (l *learner) learnPass(jobs []*learnJob) {
 	if m.IsClassifier() {
 		p.Classes = classes
 	}
-	nm, err := l.on.Learn(p)
-	if err != nil {
+	if err := l.on.Add(p); err != nil {
 		fail(errorf(http.StatusUnprocessableEntity, "%v", err))
 		return
 	}
-	b, err := modelBytes(nm)
-	if err != nil {
-		fail(err)
-		return
+	if l.unsolved.IsZero() {
+		l.unsolved = time.Now()
 	}
-	l.cur = b
-	l.swap(nm, b, l.servedPath())
 	l.since += n
 	l.lg.images.WithLabelValues(l.name).Add(float64(n))
+	l.lg.pass.Observe(time.Since(start).Seconds())
+	for _, j := range jobs {
+		j.res = learnResult{Model: l.name, Learnt: j.n, AddedClasses: added}
+		if j.wait {
+			l.waiting = append(l.waiting, j)
+		}
+	}
+	if l.solveDue() {
+		l.solveLocked()
+	}
 	in := l.next
 	if l.maybeSnapshot() {
 		in = l.next - 1
 	}
-	res := learnResult{Model: l.name, Version: hex.EncodeToString(sha(b))[:12], Snapshot: in, SinceSnapshot: l.since,
-		Images: l.on.Images(), AddedClasses: added}
-	l.lg.pass.Observe(time.Since(start).Seconds())
+	res := learnResult{Model: l.name, Snapshot: in, SinceSnapshot: l.since, Images: l.on.Images(), AddedClasses: added}
+	if l.unsolved.IsZero() {
+		res.Applied, res.Version, res.Solve = true, l.served, l.solves
+	} else {
+		res.Solve = l.solves + 1
+		res.SolveDueMS = max(0, float64(time.Until(l.solveAt()).Microseconds())/1000)
+	}
 	for _, j := range jobs {
-		j.res = res
-		j.res.Learnt = j.n
-		close(j.done)
+		if !j.wait {
+			j.res = res
+			j.res.Learnt = j.n
+			close(j.done)
+		}
 	}
 }
 
@@ -522,6 +660,9 @@ func (l *learner) swap(m *scn.Model, b []byte, path string) {
 	s.mu.Lock()
 	s.models[l.name] = md
 	s.mu.Unlock()
+	if l.onSwap != nil {
+		l.onSwap(md.sha256[:12])
+	}
 }
 
 // maybeSnapshot starts a snapshot if one is due and none is being
@@ -533,13 +674,17 @@ func (l *learner) maybeSnapshot() bool {
 	if l.since < l.lg.o.SnapshotImages && time.Since(l.lastSnap) < l.lg.o.SnapshotEvery {
 		return false
 	}
-	l.startSnapshot()
-	return true
+	return l.startSnapshot()
 }
 
-// startSnapshot copies the model and statistics (l.mu held) and writes
-// them as the next version in the background.
-func (l *learner) startSnapshot() {
+// startSnapshot solves the images the model served lacks, copies the
+// model and statistics (l.mu held) and writes them as the next version in
+// the background. It reports whether it did (not if the solve failed:
+// the model would not be the statistics'; retried later).
+func (l *learner) startSnapshot() bool {
+	if !l.solveLocked() {
+		return false
+	}
 	m, st := l.on.Snapshot()
 	vi := &versionInfo{Version: l.next, Created: time.Now().UTC(), Images: st.N, Learnt: l.learnt0 + l.on.Learnt(),
 		Forget: l.on.Forget(), Classes: m.Classes, ModelSHA256: hex.EncodeToString(sha(l.cur)), BaseSHA256: l.baseSHA, Parent: l.from}
@@ -552,7 +697,8 @@ func (l *learner) startSnapshot() {
 	l.wg.Add(1)
 	go func() {
 		defer l.wg.Done()
-		err := writeSnapshot(l.dir, vi, files)
+		var err error // written within the learner's workers too
+		par.Limited(l.lg.o.Workers, func() { err = writeSnapshot(l.dir, vi, files) })
 		l.mu.Lock()
 		defer l.mu.Unlock()
 		l.writing = false
@@ -571,6 +717,7 @@ func (l *learner) startSnapshot() {
 		l.s.log.Info("snapshot written", "model", l.name, "version", vi.Version, "images", vi.Images, "learnt", vi.Learnt)
 		l.prune()
 	}()
+	return true
 }
 
 // prune removes the snapshots beyond the newest Keep (l.mu held): each
@@ -649,6 +796,11 @@ func (l *learner) rollback(v int) (*versionInfo, int, error) {
 	}
 	l.lg.snapshots.WithLabelValues(l.name, "written").Inc()
 	dropped := l.since
+	for _, j := range l.waiting {
+		j.err = errorf(http.StatusConflict, "model %s was rolled back to version %d before these images took effect: not learnt", l.name, v)
+		close(j.done)
+	}
+	l.waiting, l.unsolved, l.served = nil, time.Time{}, md.sha256[:12]
 	l.on, l.cur, l.learnt0, l.from = on, cur, learnt, vi.Version
 	l.version, l.next, l.since, l.lastSnap = vi.Version, vi.Version+1, 0, time.Now()
 	l.lg.version.WithLabelValues(l.name).Set(float64(l.version))
@@ -662,6 +814,7 @@ func (l *learner) rollback(v int) (*versionInfo, int, error) {
 func (l *learner) versions() map[string]any {
 	l.mu.Lock()
 	cur, next, since, writing := l.version, l.next, l.since, l.writing
+	solves, unsolved, served := l.solves, l.on.Unsolved(), l.served
 	l.mu.Unlock()
 	vs, _ := listVersions(l.dir, false)
 	list := make([]*versionInfo, 0, len(vs)+1)
@@ -675,7 +828,8 @@ func (l *learner) versions() map[string]any {
 	}
 	list = append(list, &versionInfo{Version: 0, ModelSHA256: l.baseSHA, BaseSHA256: l.baseSHA, Path: l.basePath})
 	return map[string]any{"model": l.name, "current": cur, "next": next, "images_since_snapshot": since,
-		"writing": writing, "forget": l.lg.o.Forget, "versions": list}
+		"writing": writing, "forget": l.lg.o.Forget, "versions": list,
+		"served": served, "solves": solves, "unsolved_images": unsolved, "solve_every_s": l.lg.o.SolveEvery.Seconds()}
 }
 
 // bucket is a token bucket of images.
@@ -805,6 +959,11 @@ func (s *Server) learnRequest(r *http.Request, l *learner) (*learnResult, error)
 		return nil, errorf(http.StatusNotFound, "no model %q", l.name)
 	}
 	j := &learnJob{done: make(chan struct{})}
+	if w := r.URL.Query().Get("wait"); w != "" {
+		if j.wait, err = strconv.ParseBool(w); err != nil {
+			return nil, errorf(http.StatusBadRequest, "wait=%q: want true or false", w)
+		}
+	}
 	m := md.m
 	if isJSON(r, body) {
 		b, err := parseLearnBatch(body)

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -125,7 +126,7 @@ func servedSHA(s *Server) string { return s.lookup("digits").sha256 }
 func TestLearnEqualsUpdate(t *testing.T) {
 	model, stats, train := learnFixture(t)
 	dir := t.TempDir()
-	s := newLearnServer(t, Options{}, LearnOptions{SnapshotImages: 250, SnapshotEvery: time.Hour}, model, stats, dir)
+	s := newLearnServer(t, Options{}, LearnOptions{SnapshotImages: 250, SnapshotEvery: time.Hour, SolveEvery: -1}, model, stats, dir)
 	for _, r := range [][2]int{{300, 301}, {301, 400}, {400, 560}} {
 		code, a, _ := do(s, "POST", "/v1/models/digits:learn", testToken, learnBody(train, r[0], r[1]))
 		if code != 200 {
@@ -309,7 +310,7 @@ func TestLearnRegressionTargets(t *testing.T) {
 	if code, a, _ := do(s, "POST", "/v1/models/digits:learn?target=0.5", testToken, png); code != 200 || a["learnt"] != 1.0 {
 		t.Errorf("image file with a target: %d %v", code, a)
 	}
-	if code, a, _ := do(s, "POST", "/v1/models/digits:learn", testToken, []byte(`{"images": [`+img+`,`+img+`], "targets": [0.1, [0.2]]}`)); code != 200 || a["learnt"] != 2.0 {
+	if code, a, _ := do(s, "POST", "/v1/models/digits:learn?wait=true", testToken, []byte(`{"images": [`+img+`,`+img+`], "targets": [0.1, [0.2]]}`)); code != 200 || a["learnt"] != 2.0 || a["applied"] != true {
 		t.Errorf("JSON targets: %d %v", code, a)
 	}
 	if servedSHA(s) == before {
@@ -324,7 +325,7 @@ func TestLearnRegressionTargets(t *testing.T) {
 func TestLearnRollbackAndRestart(t *testing.T) {
 	model, stats, train := learnFixture(t)
 	dir := t.TempDir()
-	lo := LearnOptions{SnapshotImages: 100, SnapshotEvery: time.Hour}
+	lo := LearnOptions{SnapshotImages: 100, SnapshotEvery: time.Hour, SolveEvery: -1}
 	s := newLearnServer(t, Options{}, lo, model, stats, dir)
 	base := servedSHA(s)
 	var shas []string
@@ -401,12 +402,20 @@ func TestLearnRollbackAndRestart(t *testing.T) {
 // learning passes served.
 func TestLearnWhilePredicting(t *testing.T) {
 	model, stats, train := learnFixture(t)
-	s := newLearnServer(t, Options{}, LearnOptions{SnapshotImages: 60, SnapshotEvery: time.Hour, Batch: 16}, model, stats, t.TempDir())
+	s := newLearnServer(t, Options{}, LearnOptions{SnapshotImages: 60, SnapshotEvery: time.Hour, Batch: 16, SolveEvery: 3 * time.Millisecond}, model, stats, t.TempDir())
 	ts := httptest.NewServer(s) // 127.0.0.1
 	defer ts.Close()
 	img := imageJSON(train.Pix[:train.Rows*train.Cols], train.Rows, train.Cols, false)
 	var mu sync.Mutex
 	served := map[string]bool{servedSHA(s)[:12]: true}
+	l := s.learnerOf("digits")
+	l.mu.Lock()
+	l.onSwap = func(v string) { // every model a solve served
+		mu.Lock()
+		served[v] = true
+		mu.Unlock()
+	}
+	l.mu.Unlock()
 	seen := map[string]bool{}
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
@@ -438,7 +447,7 @@ func TestLearnWhilePredicting(t *testing.T) {
 			defer lw.Done()
 			for k := 0; k < 6; k++ {
 				lo := 300 + 10*(6*g+k)
-				req, _ := http.NewRequest("POST", ts.URL+"/v1/models/digits:learn", bytes.NewReader(learnBody(train, lo, lo+10)))
+				req, _ := http.NewRequest("POST", ts.URL+"/v1/models/digits:learn?wait="+strconv.FormatBool(k%2 == 0), bytes.NewReader(learnBody(train, lo, lo+10)))
 				req.Header.Set("Authorization", "Bearer "+testToken)
 				resp, err := http.DefaultClient.Do(req)
 				if err != nil {
@@ -452,9 +461,11 @@ func TestLearnWhilePredicting(t *testing.T) {
 					t.Errorf("learn: %d %v", resp.StatusCode, a)
 					return
 				}
-				mu.Lock()
-				served[a["version"].(string)] = true
-				mu.Unlock()
+				// A waiting request is answered once applied; one that
+				// does not wait may be too (a solve was due).
+				if v, _ := a["version"].(string); (k%2 == 0 && a["applied"] != true) || (a["applied"] == true) != (v != "") {
+					t.Errorf("learn (wait %v): %v", k%2 == 0, a)
+				}
 			}
 		}(g)
 	}
@@ -463,7 +474,7 @@ func TestLearnWhilePredicting(t *testing.T) {
 	wg.Wait()
 	for v := range seen {
 		if !served[v] {
-			t.Errorf("a prediction by version %s, which no learning pass served", v)
+			t.Errorf("a prediction by version %s, which no solve served", v)
 		}
 	}
 	if got := s.learnerOf("digits").on.Learnt(); got != 120 {
@@ -623,8 +634,8 @@ func TestLearnNewClass(t *testing.T) {
 	n := len(s.lookup("digits").m.Classes)
 	body := learnBody(train, 300, 340)
 	body = bytes.Replace(body, []byte(`"labels": ["`), []byte(`"labels": ["new`), 1)
-	code, a, _ := do(s, "POST", "/v1/models/digits:learn", testToken, body)
-	if added, _ := a["added_classes"].([]any); code != 200 || len(added) != 1 {
+	code, a, _ := do(s, "POST", "/v1/models/digits:learn?wait=true", testToken, body)
+	if added, _ := a["added_classes"].([]any); code != 200 || len(added) != 1 || a["version"] != servedSHA(s)[:12] {
 		t.Fatalf("learn with a new class: %d %v", code, a)
 	}
 	m := s.lookup("digits").m

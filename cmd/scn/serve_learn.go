@@ -35,12 +35,14 @@ func (lf *learnFlags) add(cmd *cobra.Command) {
 	f.BoolVar(&lf.o.AllowNewClasses, "allow-new-classes", false, "let a label that is no class of the model add a class (default: refused, 422)")
 	floatVar(f, &lf.o.Rate, "learn-rate", 0, 0, 1e12, true, "most images per second a model learns (0: no limit); beyond it 429")
 	intVar(f, &lf.o.Batch, "learn-batch", 1024, 1, 1<<20, "most images one learning pass takes from the requests waiting")
+	durationVar(f, &lf.o.SolveEvery, "solve-every", 2*time.Second, 0, 24*time.Hour, "solve the output weights again this long after the first images the served model lacks (0: after every pass); a pass only adds its images' sums, and :learn?wait=true waits for the solve")
+	intVar(f, &lf.o.Workers, "learn-workers", 0, 0, 1<<16, "goroutines a model's learning runs its products on (0: GOMAXPROCS - 1, at least 1), so that predictions keep the other cores")
 }
 
 // enable turns learning on in s if --learn, after checking the flags.
 func (lf *learnFlags) enable(s *serve.Server) error {
 	if !lf.on {
-		for _, name := range []string{"token-file", "stats", "versions", "forget", "snapshot-images", "snapshot-every", "keep-versions", "allow-new-classes", "learn-rate", "learn-batch"} {
+		for _, name := range []string{"token-file", "stats", "versions", "forget", "snapshot-images", "snapshot-every", "keep-versions", "allow-new-classes", "learn-rate", "learn-batch", "solve-every", "learn-workers"} {
 			if lf.changed(name) {
 				return usageError{fmt.Errorf("--%s is an option of --learn", name)}
 			}
@@ -55,6 +57,9 @@ func (lf *learnFlags) enable(s *serve.Server) error {
 		return err
 	}
 	lf.o.Token = tok
+	if lf.o.SolveEvery == 0 {
+		lf.o.SolveEvery = -1 // after every pass
+	}
 	if lf.o.Keep == 0 {
 		lf.o.Keep = -1 // all
 	}

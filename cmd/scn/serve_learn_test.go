@@ -31,6 +31,12 @@ func TestServeLearn(t *testing.T) {
 	if out := fails(t, "serve", "--forget", "0.9", m); !strings.Contains(out, "--learn") {
 		t.Errorf("--forget without --learn: %s", out)
 	}
+	if out := fails(t, "serve", "--solve-every", "1s", m); !strings.Contains(out, "--learn") {
+		t.Errorf("--solve-every without --learn: %s", out)
+	}
+	if out := fails(t, "serve", "--learn-workers", "1", m); !strings.Contains(out, "--learn") {
+		t.Errorf("--learn-workers without --learn: %s", out)
+	}
 	if out := fails(t, "serve", "--learn", m); !strings.Contains(out, "--token-file") {
 		t.Errorf("--learn without --token-file: %s", out)
 	}
@@ -60,13 +66,13 @@ func TestServeLearn(t *testing.T) {
 		json.NewDecoder(resp.Body).Decode(&a)
 		return resp.StatusCode, a
 	}
-	s := startServe(t, "--learn", "--token-file", tok, m)
+	s := startServe(t, "--learn", "--token-file", tok, "--solve-every", "1h", "--learn-workers", "1", m)
 	if code, a := learn(s.url, ""); code != http.StatusUnauthorized {
 		t.Errorf("learn without the token: %d %v", code, a)
 	}
 	code, a := learn(s.url, "a-token-of-sixteen-bytes-at-least")
-	if code != http.StatusOK || a["learnt"] != 1.0 || a["snapshot"] != 1.0 {
-		t.Fatalf("learn: %d %v", code, a)
+	if code != http.StatusOK || a["learnt"] != 1.0 || a["snapshot"] != 1.0 || a["applied"] != false || a["solve"] != 1.0 {
+		t.Fatalf("learn (solve deferred an hour): %d %v", code, a)
 	}
 	s.cmd.Process.Signal(syscall.SIGTERM)
 	select {

@@ -54,6 +54,8 @@ func run() error {
 	warm := flag.Int("warmup", 500, "requests sent first and not counted")
 	wait := flag.Duration("wait", 10*time.Second, "wait this long for the server's /healthz to answer")
 	pid := flag.Int("pid", 0, "the server's process id: report its peak resident memory (VmHWM)")
+	rate := flag.Float64("rate", 0, "open loop: send this many requests per second on a fixed schedule, whatever the answers' pace (-c bounds the requests in flight; a latency counts from the request's scheduled time); 0: closed loop, each client sends its next request once answered")
+	learnWait := flag.Bool("learn-wait", false, "-mode learn: ask each :learn to answer once the served model has learnt its images (?wait=true)")
 	flag.Parse()
 	if *model == "" || *idx == "" {
 		return errors.New("give -model and -idx")
@@ -110,6 +112,12 @@ func run() error {
 	verb := ":predict"
 	if *mode == "learn" {
 		verb = ":learn"
+		if *learnWait {
+			verb += "?wait=true"
+		}
+	}
+	if !(*rate >= 0) {
+		return fmt.Errorf("-rate %v: want a rate >= 0", *rate)
 	}
 	target := strings.TrimSuffix(*base, "/") + "/v1/models/" + *model + verb
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: *conc, MaxConnsPerHost: *conc}, Timeout: 30 * time.Second}
@@ -170,8 +178,33 @@ func run() error {
 	var next, failed atomic.Int64
 	var firstErr atomic.Value
 	lat := make([][]time.Duration, *conc)
+	svc := make([][]time.Duration, *conc) // open loop: from the request's start
 	var wg sync.WaitGroup
 	start := time.Now()
+	// Open loop: request i is due at start + i / rate; a client takes the
+	// next due request once it is free, and its latency counts from when
+	// it was due (the wait for a free client included).
+	var due chan time.Time
+	var late atomic.Int64
+	if *rate > 0 {
+		due = make(chan time.Time, *total)
+		go func() {
+			defer close(due)
+			for i := 0; i < *total; i++ {
+				at := start.Add(time.Duration(float64(i) / *rate * float64(time.Second)))
+				if d := time.Until(at); d > 0 {
+					select {
+					case <-time.After(d):
+					case <-ctx.Done():
+						return
+					}
+				} else if ctx.Err() != nil {
+					return
+				}
+				due <- at
+			}
+		}()
+	}
 	for c := range *conc {
 		wg.Add(1)
 		go func() {
@@ -182,12 +215,27 @@ func run() error {
 					return
 				}
 				t0 := time.Now()
+				sent := t0
+				if due != nil {
+					at, ok := <-due
+					if !ok {
+						return
+					}
+					sent = time.Now()
+					if sent.Sub(at) > time.Millisecond {
+						late.Add(1)
+					}
+					t0 = at
+				}
 				if err := send(bodies[int(i)%len(bodies)]); err != nil {
 					failed.Add(1)
 					firstErr.CompareAndSwap(nil, err.Error())
 					continue
 				}
 				lat[c] = append(lat[c], time.Since(t0))
+				if due != nil {
+					svc[c] = append(svc[c], time.Since(sent))
+				}
 			}
 		}()
 	}
@@ -203,8 +251,19 @@ func run() error {
 	}
 	pct := func(p float64) time.Duration { return all[min(ok-1, int(p*float64(ok)))] }
 	fmt.Printf("mode %s, %d clients, %d requests ok, %d failed in %.2f s\n", *mode, *conc, ok, failed.Load(), wall.Seconds())
+	if *rate > 0 {
+		fmt.Printf("open loop at %.0f requests/s: %d requests sent over 1 ms after they were due (no client free, or the load generator late)\n", *rate, late.Load())
+	}
 	fmt.Printf("requests/s %.0f, images/s %.0f\n", float64(ok)/wall.Seconds(), float64(ok*perReq)/wall.Seconds())
 	fmt.Printf("latency p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, max %.2f ms\n", ms(pct(.5)), ms(pct(.9)), ms(pct(.99)), ms(all[ok-1]))
+	if *rate > 0 {
+		// The same from when each request was sent: the server's part,
+		// without the wait for the schedule (a late load generator).
+		sv := slices.Concat(svc...)
+		slices.Sort(sv)
+		q := func(p float64) time.Duration { return sv[min(len(sv)-1, int(p*float64(len(sv))))] }
+		fmt.Printf("latency from sending p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, max %.2f ms\n", ms(q(.5)), ms(q(.9)), ms(q(.99)), ms(sv[len(sv)-1]))
+	}
 	if e := firstErr.Load(); e != nil {
 		fmt.Printf("first error: %v\n", e)
 	}

@@ -7,7 +7,9 @@
 // combines them in chunk order after Chunks returns gets the same bits
 // whatever GOMAXPROCS is; so does one whose chunks write disjoint parts of
 // the output. This is what lets a fit give the same model file, byte for
-// byte, on any number of cores.
+// byte, on any number of cores. Limited bounds the loops one goroutine
+// runs to fewer goroutines (a background task beside others), under the
+// same contract.
 package par
 
 import (
@@ -24,6 +26,7 @@ func Chunks(n, chunk int, f func(c, lo, hi int)) { ChunksOn(0, n, chunk, f) }
 
 // ChunksOn is Chunks on at most workers goroutines; workers < 1 means
 // GOMAXPROCS, and 1 runs every chunk in order in the calling goroutine.
+// Within Limited, the limit bounds workers too.
 func ChunksOn(workers, n, chunk int, f func(c, lo, hi int)) {
 	if chunk < 1 {
 		panic("par: chunk size must be positive")
@@ -34,6 +37,12 @@ func ChunksOn(workers, n, chunk int, f func(c, lo, hi int)) {
 	chunks := (n + chunk - 1) / chunk
 	if workers < 1 {
 		workers = runtime.GOMAXPROCS(0)
+	}
+	limit, limited := 0, false
+	if workers > 1 && chunks > 1 { // the look-up costs a microsecond
+		if limit, limited = currentLimit(); limited {
+			workers = min(workers, limit)
+		}
 	}
 	workers = min(workers, chunks)
 	if workers <= 1 {
@@ -52,6 +61,16 @@ func ChunksOn(workers, n, chunk int, f func(c, lo, hi int)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			if limited {
+				// The loops f calls run in this goroutine: the
+				// limit's workers are all busy already.
+				Limited(1, func() {
+					for c := range next {
+						f(c, c*chunk, min(n, (c+1)*chunk))
+					}
+				})
+				return
+			}
 			for c := range next {
 				f(c, c*chunk, min(n, (c+1)*chunk))
 			}
