@@ -76,6 +76,7 @@ var layerOf = map[string]int{
 	"select_split.go":  layerWorkflow,
 	"select_eval.go":   layerWorkflow,
 	"select_normal.go": layerWorkflow,
+	"select_size.go":   layerWorkflow,
 	"stats.go":         layerWorkflow,
 	"stats_factor.go":  layerWorkflow,
 	"stats_format.go":  layerWorkflow,
