@@ -71,6 +71,7 @@ var layerOf = map[string]int{
 	"budget.go":        layerWorkflow,
 	"grow.go":          layerWorkflow,
 	"memory.go":        layerWorkflow,
+	"memory_shrink.go": layerWorkflow,
 	"robust.go":        layerWorkflow,
 	"select.go":        layerWorkflow,
 	"select_split.go":  layerWorkflow,
