@@ -71,16 +71,9 @@ var layerOf = map[string]int{
 	"budget.go":        layerWorkflow,
 	"grow.go":          layerWorkflow,
 	"memory.go":        layerWorkflow,
-	"memory_shrink.go": layerWorkflow,
 	"robust.go":        layerWorkflow,
 	"select.go":        layerWorkflow,
-	"select_split.go":  layerWorkflow,
-	"select_eval.go":   layerWorkflow,
-	"select_normal.go": layerWorkflow,
-	"select_size.go":   layerWorkflow,
 	"stats.go":         layerWorkflow,
-	"stats_factor.go":  layerWorkflow,
-	"stats_format.go":  layerWorkflow,
 	"stream_select.go": layerWorkflow,
 	"update.go":        layerWorkflow,
 	"online.go":        layerWorkflow,
@@ -92,6 +85,17 @@ var layerOf = map[string]int{
 	"budget_local.go":  layerWorkflow,
 
 	"preset_photos.go": layerBase,
+
+	// Issue 30: files split from larger ones (one concept a file) and
+	// policy moved out of cmd/scn.
+	"format_payload.go": layerResult,
+	"select_split.go":   layerWorkflow,
+	"select_eval.go":    layerWorkflow,
+	"select_normal.go":  layerWorkflow,
+	"select_size.go":    layerWorkflow,
+	"stats_factor.go":   layerWorkflow,
+	"stats_format.go":   layerWorkflow,
+	"memory_shrink.go":  layerWorkflow,
 }
 
 // upwardCalls are the calls up the layers the code makes today, as
