@@ -86,49 +86,12 @@ func maxRunes(s []string) int {
 	return n
 }
 
-// encode returns the little-endian bytes of a numeric slice.
+// encode returns the little-endian bytes of a numeric slice (one of the
+// types typeOf knows; nil for any other).
 func encode(data any) []byte {
-	le := binary.LittleEndian
-	var b []byte
-	switch d := data.(type) {
-	case []uint8:
-		return append(b, d...)
-	case []int8:
-		for _, v := range d {
-			b = append(b, byte(v))
-		}
-	case []uint16:
-		for _, v := range d {
-			b = le.AppendUint16(b, v)
-		}
-	case []int16:
-		for _, v := range d {
-			b = le.AppendUint16(b, uint16(v))
-		}
-	case []uint32:
-		for _, v := range d {
-			b = le.AppendUint32(b, v)
-		}
-	case []int32:
-		for _, v := range d {
-			b = le.AppendUint32(b, uint32(v))
-		}
-	case []uint64:
-		for _, v := range d {
-			b = le.AppendUint64(b, v)
-		}
-	case []int64:
-		for _, v := range d {
-			b = le.AppendUint64(b, uint64(v))
-		}
-	case []float32:
-		for _, v := range d {
-			b = le.AppendUint32(b, math.Float32bits(v))
-		}
-	case []float64:
-		for _, v := range d {
-			b = le.AppendUint64(b, math.Float64bits(v))
-		}
+	b, err := binary.Append(nil, binary.LittleEndian, data)
+	if err != nil {
+		return nil
 	}
 	return b
 }
