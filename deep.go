@@ -297,7 +297,7 @@ func (db *deepBuilder) nextLayer(p Problem, prev, size int) {
 	lc := db.top.layerConfig()
 	lc.MaxNodes = size
 	db.cfg, db.x, db.d = lc, p.X, prev
-	db.nm = fieldVector{vectorMap{d: prev}, 1, prev, 1}
+	db.nm = fieldVector{Vector: vectorMap{D: prev}, Rows: 1, Cols: prev, Ch: 1}
 	db.np = prev
 	db.params, db.bias = nil, nil
 	if lc.Standardize {
@@ -337,7 +337,7 @@ func (db *deepBuilder) path(stop StopReason) (*Path, error) {
 	db.cfg = db.top
 	db.x, db.d = db.pathX, db.pathX.Dim()
 	db.nm = newNodeMap(db.top.Kind.Input, db.x.Rows, db.x.Cols, db.x.Channels)
-	db.np = db.nm.size()
+	db.np = db.nm.Size()
 	p := db.blockBuilder.partial()
 	p.model.Deep = db.layers
 	p.independent = p.model.Nodes()

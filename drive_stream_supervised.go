@@ -381,7 +381,7 @@ func (bb *blockBuilder) streamPairs(ctx context.Context, side int, lambda float6
 	}
 	bb.cw = grow(bb.cw, k*d)
 	for j := 0; j < k; j++ {
-		bb.nm.weight(bb.cp[j*bb.np:(j+1)*bb.np], bb.cw[j*d:(j+1)*d])
+		bb.nm.Weight(bb.cp[j*bb.np:(j+1)*bb.np], bb.cw[j*d:(j+1)*d])
 	}
 	bb.prof.Draw += time.Since(t0)
 	return pd, nil

@@ -247,7 +247,7 @@ func newBuilder(c Config, p Problem) *builder {
 	nm := newNodeMap(c.Kind.Input, p.X.Rows, p.X.Cols, p.X.Channels)
 	n := p.X.Len()
 	return &builder{
-		cfg: c, x: p.X, n: n, d: p.X.Dim(), nm: nm, np: nm.size(),
+		cfg: c, x: p.X, n: n, d: p.X.Dim(), nm: nm, np: nm.Size(),
 		rng: rand.New(rand.NewPCG(c.Seed, 0x2d5c4e)),
 		ls:  lsq.NewQR(p.T, n, p.M),
 		h:   make([]float64, n),
@@ -301,9 +301,9 @@ func (b *builder) drawBatch(k int, lambda float64) {
 	t0 := time.Now()
 	for j := 0; j < k; j++ {
 		p := b.cp[j*b.np : (j+1)*b.np]
-		b.nm.draw(b.rng, lambda, p)
+		b.nm.Draw(b.rng, lambda, p)
 		b.cb[j] = float32(lambda * (2*b.rng.Float64() - 1))
-		b.nm.weight(p, b.cw[j*b.d:(j+1)*b.d])
+		b.nm.Weight(p, b.cw[j*b.d:(j+1)*b.d])
 	}
 	t1 := time.Now()
 	// Z^T = W X^T (k x N): each candidate's outputs are one contiguous row.

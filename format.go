@@ -474,7 +474,7 @@ func (h fileHeader) model() (*Model, error) {
 	if float64(max(h.Channels, 1))*float64(h.Rows)*float64(h.Cols) > maxModelValues {
 		return nil, fmt.Errorf("%w: header claims inputs of %d x %d x %d, too large", ErrFormat, h.Rows, h.Cols, max(h.Channels, 1))
 	}
-	per := newNodeMap(kind.Input, h.Rows, h.Cols, h.Channels).size()
+	per := newNodeMap(kind.Input, h.Rows, h.Cols, h.Channels).Size()
 	if float64(h.Nodes)*float64(per+1+2*h.Outputs) > maxModelValues {
 		return nil, fmt.Errorf("%w: header claims %d nodes of %d x %d inputs and %d outputs, too large", ErrFormat, h.Nodes, h.Rows, h.Cols, h.Outputs)
 	}

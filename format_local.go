@@ -88,7 +88,7 @@ func (m *Model) localPayload() int {
 	}
 	size := 0
 	for _, b := range m.Local.Banks {
-		size += (b.Filters()*filterMap(m.Kind.Input, b.Size, m.Chans()).size() + b.Filters()) * 4
+		size += (b.Filters()*filterMap(m.Kind.Input, b.Size, m.Chans()).Size() + b.Filters()) * 4
 	}
 	l := m.Local.Outputs()
 	if m.Local.Geometry.Standardize {
@@ -122,7 +122,7 @@ func (m *Model) decodeLocal(b []byte) {
 	for i := range m.Local.Banks {
 		bk := &m.Local.Banks[i]
 		cnt := len(bk.Bias)
-		bk.Params = r.f32(cnt * filterMap(m.Kind.Input, bk.Size, m.Chans()).size())
+		bk.Params = r.f32(cnt * filterMap(m.Kind.Input, bk.Size, m.Chans()).Size())
 		bk.Bias = r.f32(cnt)
 	}
 	l := m.Local.Outputs()
@@ -157,7 +157,7 @@ func (m *Model) localFilters() []int {
 // ParamsPerFilter returns the parameters of one filter of side k of a
 // local model, the bias excluded: 2k (+ C) for matrix learners, C k^2 for
 // vector ones.
-func (in Info) ParamsPerFilter(k int) int { return filterMap(in.Kind.Input, k, in.Chans()).size() }
+func (in Info) ParamsPerFilter(k int) int { return filterMap(in.Kind.Input, k, in.Chans()).Size() }
 
 // localParamCount is ParamCount for a model of local nodes: every filter's
 // parameters and bias, the standardisation, the output weights.

@@ -1,10 +1,9 @@
 package scn
 
 import (
-	"math"
 	"math/rand/v2"
 
-	"gonum.org/v1/gonum/floats"
+	"github.com/scn2d/scn/internal/node"
 )
 
 // newRand returns the fit's random stream for a seed (the one-node path
@@ -37,8 +36,8 @@ func drawNode(rng *rand.Rand, nm nodeMap, c Config, lambda float64, p []float32,
 	if src != nil {
 		r0, r1, c0, c1 := 0, src.x.Rows, 0, src.x.Cols
 		if c.FieldMin > 0 {
-			r0, r1 = fieldInterval(rng, src.x.Rows, c.FieldMin, c.FieldMax)
-			c0, c1 = fieldInterval(rng, src.x.Cols, c.FieldMin, c.FieldMax)
+			r0, r1 = node.FieldInterval(rng, src.x.Rows, c.FieldMin, c.FieldMax)
+			c0, c1 = node.FieldInterval(rng, src.x.Cols, c.FieldMin, c.FieldMax)
 		}
 		clear(p)
 		src.fill(rng, nm, r0, r1, c0, c1, p)
@@ -55,58 +54,39 @@ func drawNode(rng *rand.Rand, nm nodeMap, c Config, lambda float64, p []float32,
 			}
 			return
 		}
-		nm.draw(rng, lambda, p)
+		nm.Draw(rng, lambda, p)
 		return
 	}
 	clear(p)
 	switch m := nm.(type) {
 	case matrixMap:
-		r0, r1 := fieldInterval(rng, m.rows, c.FieldMin, c.FieldMax)
-		c0, c1 := fieldInterval(rng, m.cols, c.FieldMin, c.FieldMax)
+		r0, r1 := node.FieldInterval(rng, m.Rows, c.FieldMin, c.FieldMax)
+		c0, c1 := node.FieldInterval(rng, m.Cols, c.FieldMin, c.FieldMax)
 		for a := r0; a < r1; a++ {
 			p[a] = entry()
 		}
 		for b := c0; b < c1; b++ {
-			p[m.rows+b] = entry()
+			p[m.Rows+b] = entry()
 		}
-		if m.chanWeights() {
-			for i := m.rows + m.cols; i < len(p); i++ {
+		if m.ChanWeights() {
+			for i := m.Rows + m.Cols; i < len(p); i++ {
 				p[i] = entry()
 			}
 		}
 	case fieldVector:
-		r0, r1 := fieldInterval(rng, m.rows, c.FieldMin, c.FieldMax)
-		c0, c1 := fieldInterval(rng, m.cols, c.FieldMin, c.FieldMax)
-		for ch := 0; ch < max(m.ch, 1); ch++ {
-			plane := p[ch*m.rows*m.cols:]
+		r0, r1 := node.FieldInterval(rng, m.Rows, c.FieldMin, c.FieldMax)
+		c0, c1 := node.FieldInterval(rng, m.Cols, c.FieldMin, c.FieldMax)
+		for ch := 0; ch < max(m.Ch, 1); ch++ {
+			plane := p[ch*m.Rows*m.Cols:]
 			for a := r0; a < r1; a++ {
 				for b := c0; b < c1; b++ {
-					plane[a*m.cols+b] = entry()
+					plane[a*m.Cols+b] = entry()
 				}
 			}
 		}
 	default:
 		panic("scn: receptive fields on an unknown node map")
 	}
-}
-
-// fieldInterval returns a random interval [lo, hi) of [0, size) whose
-// length is uniform on [minLen, maxLen], both clipped to [1, size].
-func fieldInterval(rng *rand.Rand, size, minLen, maxLen int) (lo, hi int) {
-	a, b := min(max(minLen, 1), size), min(max(maxLen, 1), size)
-	if b < a {
-		a, b = b, a
-	}
-	n := a + rng.IntN(b-a+1)
-	lo = rng.IntN(size - n + 1)
-	return lo, lo + n
-}
-
-// fieldVector is the vector node map of an image of ch planes of
-// rows x cols, for drawing receptive fields (which need the image's shape).
-type fieldVector struct {
-	vectorMap
-	rows, cols, ch int
 }
 
 // diffSource draws difference nodes (Config.Differences) from the training
@@ -185,20 +165,20 @@ func (s *diffSource) fill(rng *rand.Rand, nm nodeMap, r0, r1, c0, c1 int, p []fl
 	switch m := nm.(type) {
 	case matrixMap:
 		var u, v []float64
-		if m.chanWeights() {
+		if m.ChanWeights() {
 			var wc []float64
-			u, v, wc = rankOne3(d, chans, h, w)
+			u, v, wc = node.RankOne3(d, chans, h, w)
 			for c, x := range wc {
-				p[m.rows+m.cols+c] = float32(x)
+				p[m.Rows+m.Cols+c] = float32(x)
 			}
 		} else {
-			u, v = rankOne(d, h, w)
+			u, v = node.RankOne(d, h, w)
 		}
 		for i, ui := range u {
 			p[r0+i] = float32(ui)
 		}
 		for j, vj := range v {
-			p[m.rows+c0+j] = float32(vj)
+			p[m.Rows+c0+j] = float32(vj)
 		}
 	default: // a vector node over the image
 		for ch := 0; ch < chans; ch++ {
@@ -209,29 +189,6 @@ func (s *diffSource) fill(rng *rand.Rand, nm nodeMap, r0, r1, c0, c1 int, p []fl
 			}
 		}
 	}
-}
-
-// rankOne3 returns u (h), v (w) and c (chans) whose outer product
-// u (x) v (x) c approximates the chans x h x w tensor d (row-major): v is
-// the leading right singular vector of d unfolded as (chans*h) x w, then u
-// and c are the best rank-1 approximation of Y (h x chans), Y[i][k] =
-// sum_j d[k][i][j] v_j. It is exact when d has rank 1, deterministic, and
-// signed as rankOne signs (v's and c's largest entries positive).
-func rankOne3(d []float64, chans, h, w int) (u, v, c []float64) {
-	_, v = rankOne(d, chans*h, w)
-	y := make([]float64, h*chans)
-	for k := 0; k < chans; k++ {
-		for i := 0; i < h; i++ {
-			row := d[(k*h+i)*w : (k*h+i+1)*w]
-			var s float64
-			for j, vj := range v {
-				s += row[j] * vj
-			}
-			y[i*chans+k] = s
-		}
-	}
-	u, c = rankOne(y, h, chans)
-	return u, v, c
 }
 
 // pair draws two distinct images, of different classes when there are
@@ -250,73 +207,4 @@ func (s *diffSource) pair(rng *rand.Rand) (a, b int) {
 			return a, b
 		}
 	}
-}
-
-// rankOne returns u = sigma_1 u_1 and v = v_1 for the h x w matrix d
-// (row-major): u v^T is d's best rank-1 approximation. v's largest entry in
-// magnitude is made positive, so the pair does not depend on the start's
-// sign.
-//
-// v_1 is found by power iteration on d^T d (u = d v): each step costs two
-// passes over d, O(h w), where a full SVD costs O(h w min(h, w)); on a
-// 243 x 320 photo an SVD per node took 90 ms and made the default preset's
-// node draws most of a fit's time. The iteration starts from d's largest
-// row, is deterministic, and stops when v moves by less than 1e-9 or after
-// rankOneSteps steps (then v is a mix of the leading singular vectors,
-// whose singular values are within a factor 1 - 1e-3 or so of each other:
-// as good a rank-one direction for a node).
-func rankOne(d []float64, h, w int) (u, v []float64) {
-	u, v = make([]float64, h), make([]float64, w)
-	best, bestNorm := 0, -1.0
-	for i := 0; i < h; i++ {
-		if n := floats.Dot(d[i*w:(i+1)*w], d[i*w:(i+1)*w]); n > bestNorm {
-			best, bestNorm = i, n
-		}
-	}
-	copy(v, d[best*w:(best+1)*w])
-	if !normalise(v) {
-		// d is zero: any direction, u = 0.
-		v[0] = 1
-		return u, v
-	}
-	next := make([]float64, w)
-	for step := 0; step < rankOneSteps; step++ {
-		for i := range u {
-			u[i] = floats.Dot(d[i*w:(i+1)*w], v)
-		}
-		clear(next)
-		for i, ui := range u {
-			floats.AddScaled(next, ui, d[i*w:(i+1)*w])
-		}
-		if !normalise(next) {
-			break
-		}
-		moved := floats.Distance(next, v, 2)
-		v, next = next, v
-		if moved < 1e-9 {
-			break
-		}
-	}
-	big := floats.MaxIdx(v)
-	if small := floats.MinIdx(v); -v[small] > v[big] {
-		floats.Scale(-1, v)
-	}
-	for i := range u {
-		u[i] = floats.Dot(d[i*w:(i+1)*w], v)
-	}
-	return u, v
-}
-
-// rankOneSteps bounds rankOne's power iteration.
-const rankOneSteps = 300
-
-// normalise scales x to unit norm, reporting false if x is zero or not
-// finite.
-func normalise(x []float64) bool {
-	n := floats.Norm(x, 2)
-	if !(n > 0) || math.IsInf(n, 0) {
-		return false
-	}
-	floats.Scale(1/n, x)
-	return true
 }

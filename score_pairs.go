@@ -213,8 +213,8 @@ func (bb *blockBuilder) drawPairs(tu, tv int, lambda float64) *pairDraw {
 	bb.k = k
 	bb.cp = grow(bb.cp, k*bb.np)
 	bb.cb = grow(bb.cb, k)
-	mm := matrixMap{d1, d2, bb.x.Chans()}
-	np := mm.size()
+	mm := matrixMap{Rows: d1, Cols: d2, Ch: bb.x.Chans()}
+	np := mm.Size()
 	nv := np - d1 // v, then the channel weights w if any
 	u := make([]float32, tu*d1)
 	v := make([]float32, tv*nv)
@@ -238,7 +238,7 @@ func (bb *blockBuilder) drawPairs(tu, tv int, lambda float64) *pairDraw {
 			bb.cb[j] = pd.b0[j]
 		}
 	}
-	pd.ut, pd.vt = lsq.Transposed(u, tu, d1), lsq.Transposed(expandChannels(v, tv, d2, mm.ch), tv, mm.ch*d2)
+	pd.ut, pd.vt = lsq.Transposed(u, tu, d1), lsq.Transposed(expandChannels(v, tv, d2, mm.Ch), tv, mm.Ch*d2)
 	return pd
 }
 
@@ -292,7 +292,7 @@ func (bb *blockBuilder) exactColumns(idx []int) []float32 {
 	k, n, d := len(idx), bb.n, bb.d
 	w := make([]float32, k*d)
 	for i, j := range idx {
-		bb.nm.weight(bb.cp[j*bb.np:(j+1)*bb.np], w[i*d:(i+1)*d])
+		bb.nm.Weight(bb.cp[j*bb.np:(j+1)*bb.np], w[i*d:(i+1)*d])
 	}
 	bb.hb32 = grow(bb.hb32, k*n)
 	hb := bb.hb32

@@ -1,0 +1,24 @@
+// Package node is the input half of the scn fits: how a hidden node's
+// parameters are laid out, drawn and act on an image, and the small
+// numerical pieces the root package's node draws share. It knows nothing
+// of a configuration, a problem or a model.
+//
+// It owns:
+//
+//   - the node maps (Map): Vector, a weight over the flattened image
+//     (w^T vec(X) + b); Matrix, the 2D node u^T X v + b with channel
+//     weights for images of several planes; Field, the vector map with the
+//     image's shape that receptive fields need. Every map is used through
+//     its weight over the flattened image (Map.Weight), so that scoring and
+//     prediction are one matrix product for both;
+//   - the draws' pieces: Uniform, FieldInterval (a receptive field's side),
+//     RankOne and RankOne3 (the rank-one approximation of a difference of
+//     images, power iteration), Normalise, Norm32.
+//
+// The model files the root package pins (testdata/golden.json) depend on
+// the order of every draw from the random stream and on every expression
+// here: a change that reorders them changes the pinned bytes.
+//
+// It may import the standard library and gonum; never the root package
+// scn, internal/lsq or any package above them.
+package node
