@@ -8,6 +8,7 @@ import (
 
 	"github.com/scn2d/scn/internal/linalg"
 	"github.com/scn2d/scn/internal/lsq"
+	"github.com/scn2d/scn/internal/node"
 	"gonum.org/v1/gonum/floats"
 )
 
@@ -348,7 +349,7 @@ func (bb *blockBuilder) supervisedBlock(b int) ([]Step, bool) {
 		var hh, eh []float64
 		t0 := time.Now()
 		if c.Pairs {
-			side := pairSide(k)
+			side := node.PairSide(k)
 			hh, eh = bb.pairCandidates(side, side, lambda)
 			k = side * side
 			t0 = time.Now()

@@ -7,6 +7,7 @@ import (
 
 	"github.com/scn2d/scn/internal/linalg"
 	"github.com/scn2d/scn/internal/lsq"
+	"github.com/scn2d/scn/internal/node"
 	"gonum.org/v1/gonum/floats"
 )
 
@@ -263,7 +264,7 @@ func (bb *blockBuilder) runStreamSupervised(ctx context.Context, progress func(S
 			lambda = c.Scales[si]
 			k = c.Candidates * b
 			if c.Pairs {
-				side := pairSide(k)
+				side := node.PairSide(k)
 				var err error
 				if pd, err = bb.streamPairs(ctx, side, lambda); err != nil {
 					return streamStop(err), err

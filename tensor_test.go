@@ -196,7 +196,7 @@ func TestScorePairsChannels(t *testing.T) {
 	node.Uniform(rng, 1, u)
 	node.Uniform(rng, 1, vw)
 	z := make([]float32, tu*tv*x.Len())
-	scorePairs(x, u, tu, expandChannels(vw, tv, cols, ch), tv, z)
+	scorePairs(x, u, tu, node.ExpandChannels(vw, tv, cols, ch), tv, z)
 	for tt := 0; tt < tv; tt++ {
 		v, w := vw[tt*(cols+ch):tt*(cols+ch)+cols], vw[tt*(cols+ch)+cols:(tt+1)*(cols+ch)]
 		for s := 0; s < tu; s++ {

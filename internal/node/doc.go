@@ -13,12 +13,17 @@
 //     prediction are one matrix product for both;
 //   - the draws' pieces: Uniform, FieldInterval (a receptive field's side),
 //     RankOne and RankOne3 (the rank-one approximation of a difference of
-//     images, power iteration), Normalise, Norm32.
+//     images, power iteration), Normalise, Norm32;
+//   - pair scoring of 2D candidates (ScorePairs, PairShard, ExpandChannels,
+//     PairSide): all T_u x T_v pairs of drawn row and column vectors scored
+//     in two products.
 //
 // The model files the root package pins (testdata/golden.json) depend on
 // the order of every draw from the random stream and on every expression
 // here: a change that reorders them changes the pinned bytes.
 //
-// It may import the standard library and gonum; never the root package
-// scn, internal/lsq or any package above them.
+// It may import the standard library, gonum, internal/linalg (the
+// products), internal/lsq (row shards, transposes, Grow) and internal/par
+// (the goroutine pool); never the root package scn or any package above
+// it.
 package node

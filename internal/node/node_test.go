@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/scn2d/scn/internal/lsq"
 )
 
 // TestMapsWeights: every map's weight over the image is what its
@@ -116,4 +118,54 @@ func norm64(x []float64) float64 {
 		s += v * v
 	}
 	return math.Sqrt(s)
+}
+
+// TestScorePairs: every pair's output is u_s^T X_i v_t (with channel
+// weights: sum_c w_c u_s^T X_c v_t), against a plain sum, on more images
+// than one shard holds (shards of 128 images here).
+func TestScorePairs(t *testing.T) {
+	old := lsq.ShardRows
+	lsq.ShardRows = 128
+	defer func() { lsq.ShardRows = old }()
+	rng := rand.New(rand.NewPCG(5, 6))
+	const rows, cols, tu, tv = 4, 3, 3, 2
+	for _, ch := range []int{1, 2} {
+		n := 300
+		pix := make([]float32, n*ch*rows*cols)
+		Uniform(rng, 1, pix)
+		u := make([]float32, tu*rows)
+		Uniform(rng, 1, u)
+		per := cols
+		if ch > 1 {
+			per = cols + ch
+		}
+		v := make([]float32, tv*per)
+		Uniform(rng, 1, v)
+		z := make([]float32, tu*tv*n)
+		ScorePairs(pix, n, rows, cols, ch, u, tu, ExpandChannels(v, tv, cols, ch), tv, z)
+		for i := 0; i < n; i++ {
+			for tt := 0; tt < tv; tt++ {
+				for s := 0; s < tu; s++ {
+					var want float64
+					for c := 0; c < ch; c++ {
+						wc := 1.0
+						if ch > 1 {
+							wc = float64(v[tt*per+cols+c])
+						}
+						for a := 0; a < rows; a++ {
+							for b := 0; b < cols; b++ {
+								want += wc * float64(u[s*rows+a]) * float64(pix[i*ch*rows*cols+c*rows*cols+a*cols+b]) * float64(v[tt*per+b])
+							}
+						}
+					}
+					if got := z[(tt*tu+s)*n+i]; math.Abs(float64(got)-want) > 1e-4 {
+						t.Fatalf("ch %d image %d pair (%d, %d): %v, want %v", ch, i, s, tt, got, want)
+					}
+				}
+			}
+		}
+	}
+	if PairSide(1) != 1 || PairSide(9) != 3 || PairSide(10) != 4 || PairSide(0) != 1 {
+		t.Error("PairSide is not ceil(sqrt(k)), at least 1")
+	}
 }
