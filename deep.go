@@ -260,7 +260,7 @@ func (db *deepBuilder) grow(ctx context.Context, progress func(Step)) (StopReaso
 	}
 	db.first, db.firstB = db.params, db.bias
 	p := Problem{M: db.m, T: db.tAll()}
-	if db.diffs != nil && db.diffs.class != nil {
+	if db.diffs != nil && db.diffs.Classified() {
 		p.Classes = make([]string, db.m)
 	}
 	for _, size := range db.top.Layers {

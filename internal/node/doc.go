@@ -1,7 +1,8 @@
 // Package node is the input half of the scn fits: how a hidden node's
-// parameters are laid out, drawn and act on an image, and the small
-// numerical pieces the root package's node draws share. It knows nothing
-// of a configuration, a problem or a model.
+// parameters are laid out, drawn and act on an image, and how 2D
+// candidates are scored in pairs. It knows nothing of a configuration, a
+// problem or a model: the root package passes what a draw needs (Spec,
+// the images' pixels and classes).
 //
 // It owns:
 //
@@ -11,6 +12,9 @@
 //     image's shape that receptive fields need. Every map is used through
 //     its weight over the flattened image (Map.Weight), so that scoring and
 //     prediction are one matrix product for both;
+//   - the draws (Draw): uniform, standardised, on receptive fields, or
+//     difference nodes from two training images (DiffSource), set by a
+//     small Spec rather than the root package's Config;
 //   - the draws' pieces: Uniform, FieldInterval (a receptive field's side),
 //     RankOne and RankOne3 (the rank-one approximation of a difference of
 //     images, power iteration), Normalise, Norm32;

@@ -169,3 +169,53 @@ func TestScorePairs(t *testing.T) {
 		t.Error("PairSide is not ceil(sqrt(k)), at least 1")
 	}
 }
+
+// TestDraw: receptive fields leave zeros outside one rectangle of sides
+// within [FieldMin, FieldMax]; a vector difference node over the whole
+// image is the difference of two images of different classes.
+func TestDraw(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	const rows, cols = 6, 5
+	f := Field{Vector: Vector{D: rows * cols}, Rows: rows, Cols: cols, Ch: 1}
+	sp := Spec{FieldMin: 2, FieldMax: 3}
+	for range 50 {
+		p := make([]float32, f.Size())
+		Draw(rng, f, sp, 1, p, nil)
+		r0, r1, c0, c1 := rows, -1, cols, -1
+		for i, v := range p {
+			if v != 0 {
+				r0, r1, c0, c1 = min(r0, i/cols), max(r1, i/cols), min(c0, i%cols), max(c1, i%cols)
+			}
+		}
+		if h, w := r1-r0+1, c1-c0+1; h < 2 || h > 3 || w < 2 || w > 3 {
+			t.Fatalf("receptive field of %d x %d, want sides in [2, 3]", h, w)
+		}
+	}
+	m := Matrix{Rows: rows, Cols: cols, Ch: 1}
+	p := make([]float32, m.Size())
+	Draw(rng, m, Spec{}, 0.5, p, nil)
+	for _, v := range p {
+		if v == 0 || v < -0.5 || v > 0.5 {
+			t.Fatalf("uniform draw %v outside (-0.5, 0.5)", v)
+		}
+	}
+	// Two images of two classes: the difference node is +-(x_0 - x_1).
+	pix := make([]float32, 2*rows*cols)
+	Uniform(rng, 1, pix)
+	src := NewDiffSource(pix, 2, rows, cols, 1, []int{0, 1})
+	if !src.Classified() {
+		t.Fatal("a source with classes reports none")
+	}
+	v := Vector{D: rows * cols}
+	p = make([]float32, v.Size())
+	Draw(rng, v, Spec{}, 1, p, src)
+	sign := float32(1)
+	if p[0] != pix[0]-pix[rows*cols] {
+		sign = -1
+	}
+	for i, got := range p {
+		if want := sign * (pix[i] - pix[rows*cols+i]); got != want {
+			t.Fatalf("difference node entry %d = %v, want %v", i, got, want)
+		}
+	}
+}
