@@ -231,21 +231,11 @@ func forHidden(m *Model, l int, x Images, f func(lo, rows int, hb []float32)) {
 // with the first l nodes. An entry is nil when the factor fails.
 func primalBetas(g, at []float64, k, mm, k0 int, grid []int, alpha float64) [][]float64 {
 	out := make([][]float64, len(grid))
-	ld := make([]float64, k*k)
-	for i := 0; i < k; i++ {
-		copy(ld[i*k:i*k+i+1], g[i*k:i*k+i+1])
-		ld[i*k+i] += alpha
+	sizes := make([]int, len(grid))
+	for i, l := range grid {
+		sizes[i] = k0 + l
 	}
-	if err := lsq.Cholesky(ld, k, k, alpha); err != nil {
-		return out
-	}
-	y := append([]float64(nil), at...)
-	linalg.TrsmLeftLower(false, k, mm, ld, k, y, mm)
-	for gi, l := range grid {
-		w := append([]float64(nil), y[:(k0+l)*mm]...)
-		linalg.TrsmLeftLower(true, k0+l, mm, ld, k, w, mm)
-		out[gi] = w
-	}
+	lsq.PrefixRidgeFlat(g, at, k, mm, sizes, alpha, out)
 	return out
 }
 
@@ -340,18 +330,11 @@ func dualSolve(m *Model, l int, x Images, t []float64, pool int, alpha float64) 
 
 // dualCoef solves (K + alpha I) A = T for A (n x M); K is left unchanged.
 func dualCoef(kk []float64, n int, t []float64, mm int, alpha float64) ([]float64, error) {
-	ld := make([]float64, n*n)
-	for i := 0; i < n; i++ {
-		copy(ld[i*n:i*n+i+1], kk[i*n:i*n+i+1])
-		ld[i*n+i] += alpha
-	}
-	if err := lsq.Cholesky(ld, n, n, alpha); err != nil {
+	out := make([][]float64, 1)
+	if !lsq.PrefixRidgeFlat(kk, t, n, mm, []int{n}, alpha, out) {
 		return nil, fmt.Errorf("scn: direct links: the dual system of %d images is singular at ridge %g", n, alpha)
 	}
-	coef := append([]float64(nil), t...)
-	linalg.TrsmLeftLower(false, n, mm, ld, n, coef, mm)
-	linalg.TrsmLeftLower(true, n, mm, ld, n, coef, mm)
-	return coef, nil
+	return out[0], nil
 }
 
 // withDirect returns the model of the first l nodes of m with direct links

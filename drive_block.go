@@ -8,6 +8,7 @@ import (
 
 	"github.com/scn2d/scn/internal/linalg"
 	"github.com/scn2d/scn/internal/lsq"
+	"github.com/scn2d/scn/internal/node"
 	"gonum.org/v1/gonum/floats"
 )
 
@@ -79,11 +80,11 @@ func newBlockBuilder(c Config, p Problem, o runOpts) *blockBuilder {
 func newBlockBuilderOn(c Config, p Problem, eng *lsq.Gram) *blockBuilder {
 	nm := newNodeMap(c.Kind.Input, p.X.Rows, p.X.Cols, p.X.Channels)
 	if v, ok := nm.(vectorMap); ok {
-		nm = fieldVector{v, p.X.Rows, p.X.Cols, p.X.Chans()}
+		nm = fieldVector{Vector: v, Rows: p.X.Rows, Cols: p.X.Cols, Ch: p.X.Chans()}
 	}
 	n := p.X.Len()
 	b := &builder{
-		cfg: c, x: p.X, n: n, d: p.X.Dim(), nm: nm, np: nm.size(),
+		cfg: c, x: p.X, n: n, d: p.X.Dim(), nm: nm, np: nm.Size(),
 		rng: newRand(c.Seed),
 	}
 	bb := &blockBuilder{builder: b, m: p.M}
@@ -197,7 +198,7 @@ func (bb *blockBuilder) drawParams(k int, lambda float64) {
 		p := bb.cp[j*bb.np : (j+1)*bb.np]
 		drawNode(bb.rng, bb.nm, c, lambda, p, bb.diffs)
 		bb.cb[j] = float32(lambda * (2*bb.rng.Float64() - 1))
-		bb.nm.weight(p, bb.cw[j*bb.d:(j+1)*bb.d])
+		bb.nm.Weight(p, bb.cw[j*bb.d:(j+1)*bb.d])
 	}
 	if c.Standardize {
 		bb.standardize(k, lambda)
@@ -255,7 +256,7 @@ func (bb *blockBuilder) standardize(k int, lambda float64) {
 			s := lambda / math.Sqrt(v)
 			p := bb.cp[j*bb.np : (j+1)*bb.np]
 			scaleNode(bb.cfg.Kind.Input, p, bb.x.Rows, s)
-			bb.nm.weight(p, w)
+			bb.nm.Weight(p, w)
 			bb.cb[j] = float32(float64(bb.cb[j]) - s*mean)
 		}
 	})
@@ -348,7 +349,7 @@ func (bb *blockBuilder) supervisedBlock(b int) ([]Step, bool) {
 		var hh, eh []float64
 		t0 := time.Now()
 		if c.Pairs {
-			side := pairSide(k)
+			side := node.PairSide(k)
 			hh, eh = bb.pairCandidates(side, side, lambda)
 			k = side * side
 			t0 = time.Now()

@@ -90,13 +90,13 @@ func BenchmarkPairScoring(b *testing.B) {
 	})
 	b.Run("one-by-one", func(b *testing.B) {
 		w := make([]float32, side*side*784)
-		mm := matrixMap{28, 28, 1}
+		mm := matrixMap{Rows: 28, Cols: 28, Ch: 1}
 		p := make([]float32, 56)
 		for t := 0; t < side; t++ {
 			for s := 0; s < side; s++ {
 				copy(p, u[s*28:(s+1)*28])
 				copy(p[28:], v[t*28:(t+1)*28])
-				mm.weight(p, w[(t*side+s)*784:])
+				mm.Weight(p, w[(t*side+s)*784:])
 			}
 		}
 		for i := 0; i < b.N; i++ {

@@ -651,13 +651,13 @@ func TestPairScoringIsEachPairAlone(t *testing.T) {
 		n := x.Len()
 		z := make([]float32, tu*tv*n)
 		scorePairs(x, u, tu, v, tv, z)
-		mm := matrixMap{rows, cols, 1}
+		mm := matrixMap{Rows: rows, Cols: cols, Ch: 1}
 		w := make([]float32, rows*cols)
 		one := make([]float32, n)
 		for tt := 0; tt < tv; tt++ {
 			for s := 0; s < tu; s++ {
 				p := append(append([]float32(nil), u[s*rows:(s+1)*rows]...), v[tt*cols:(tt+1)*cols]...)
-				mm.weight(p, w)
+				mm.Weight(p, w)
 				linalg.ScoreNT(1, n, rows*cols, w, x.Pix, one, n)
 				for i := 0; i < n; i++ {
 					var scale float64

@@ -80,7 +80,7 @@ func (bb *blockBuilder) hidden(nd *drawnNodes, lo, hi, j0, j1 int, h []float32) 
 		c1 := min(j1, c0+weightChunk)
 		nd.w = grow(nd.w, (c1-c0)*d)
 		for j := c0; j < c1; j++ {
-			bb.nm.weight(nd.params[j*np:(j+1)*np], nd.w[(j-c0)*d:(j-c0+1)*d])
+			bb.nm.Weight(nd.params[j*np:(j+1)*np], nd.w[(j-c0)*d:(j-c0+1)*d])
 		}
 		linalg.ScoreNT(c1-c0, r, d, nd.w, bb.x.Pix[lo*d:hi*d], h[(c0-j0)*r:], r)
 	}
@@ -260,7 +260,7 @@ func (bb *blockBuilder) addDrawn(b int, hidden func(lo, hi, j0, j1 int, h []floa
 	}
 	bb.cw = grow(bb.cw, b*bb.d)
 	for j := 0; j < b; j++ {
-		bb.nm.weight(bb.cp[j*bb.np:(j+1)*bb.np], bb.cw[j*bb.d:(j+1)*bb.d])
+		bb.nm.Weight(bb.cp[j*bb.np:(j+1)*bb.np], bb.cw[j*bb.d:(j+1)*bb.d])
 	}
 	bb.score(b)
 	return e.AddBlock(bb.z[:b*bb.n], b)

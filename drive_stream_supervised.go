@@ -7,6 +7,7 @@ import (
 
 	"github.com/scn2d/scn/internal/linalg"
 	"github.com/scn2d/scn/internal/lsq"
+	"github.com/scn2d/scn/internal/node"
 	"gonum.org/v1/gonum/floats"
 )
 
@@ -263,7 +264,7 @@ func (bb *blockBuilder) runStreamSupervised(ctx context.Context, progress func(S
 			lambda = c.Scales[si]
 			k = c.Candidates * b
 			if c.Pairs {
-				side := pairSide(k)
+				side := node.PairSide(k)
 				var err error
 				if pd, err = bb.streamPairs(ctx, side, lambda); err != nil {
 					return streamStop(err), err
@@ -381,7 +382,7 @@ func (bb *blockBuilder) streamPairs(ctx context.Context, side int, lambda float6
 	}
 	bb.cw = grow(bb.cw, k*d)
 	for j := 0; j < k; j++ {
-		bb.nm.weight(bb.cp[j*bb.np:(j+1)*bb.np], bb.cw[j*d:(j+1)*d])
+		bb.nm.Weight(bb.cp[j*bb.np:(j+1)*bb.np], bb.cw[j*d:(j+1)*d])
 	}
 	bb.prof.Draw += time.Since(t0)
 	return pd, nil

@@ -27,37 +27,6 @@ type Step struct {
 	Rejected int
 }
 
-// StopReason says why building stopped.
-type StopReason int
-
-const (
-	// ReachedMaxNodes: L_max nodes were added.
-	ReachedMaxNodes StopReason = iota
-	// ReachedTolerance: the training RMSE fell to the tolerance.
-	ReachedTolerance
-	// NoAdmissible: no candidate at any (lambda, r) met the supervisory
-	// inequality (or every admissible one was dependent on the chosen nodes).
-	NoAdmissible
-	// Cancelled: the context was cancelled; the model holds the nodes so far.
-	Cancelled
-	// NoValidationGain: model selection's Patience ran out, the held-out
-	// score having stopped improving.
-	NoValidationGain
-	// BudgetSpent: a Budget's clock stopped growth, the next block and the
-	// finishing work no longer fitting in the time left.
-	BudgetSpent
-)
-
-var stopNames = []string{"reached L_max", "reached tolerance", "no admissible candidate", "cancelled", "no validation gain", "budget spent"}
-
-// String describes the reason in a few words.
-func (s StopReason) String() string {
-	if s < 0 || int(s) >= len(stopNames) {
-		return fmt.Sprintf("stop(%d)", int(s))
-	}
-	return stopNames[s]
-}
-
 // Summary describes a finished fit.
 type Summary struct {
 	Nodes     int        // hidden nodes L
@@ -247,7 +216,7 @@ func newBuilder(c Config, p Problem) *builder {
 	nm := newNodeMap(c.Kind.Input, p.X.Rows, p.X.Cols, p.X.Channels)
 	n := p.X.Len()
 	return &builder{
-		cfg: c, x: p.X, n: n, d: p.X.Dim(), nm: nm, np: nm.size(),
+		cfg: c, x: p.X, n: n, d: p.X.Dim(), nm: nm, np: nm.Size(),
 		rng: rand.New(rand.NewPCG(c.Seed, 0x2d5c4e)),
 		ls:  lsq.NewQR(p.T, n, p.M),
 		h:   make([]float64, n),
@@ -301,9 +270,9 @@ func (b *builder) drawBatch(k int, lambda float64) {
 	t0 := time.Now()
 	for j := 0; j < k; j++ {
 		p := b.cp[j*b.np : (j+1)*b.np]
-		b.nm.draw(b.rng, lambda, p)
+		b.nm.Draw(b.rng, lambda, p)
 		b.cb[j] = float32(lambda * (2*b.rng.Float64() - 1))
-		b.nm.weight(p, b.cw[j*b.d:(j+1)*b.d])
+		b.nm.Weight(p, b.cw[j*b.d:(j+1)*b.d])
 	}
 	t1 := time.Now()
 	// Z^T = W X^T (k x N): each candidate's outputs are one contiguous row.

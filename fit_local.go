@@ -3,13 +3,13 @@ package scn
 import (
 	"context"
 	"fmt"
-	"github.com/scn2d/scn/internal/lsq"
 	"math"
 	"math/rand/v2"
 	"runtime"
 	"sort"
 	"time"
 
+	"github.com/scn2d/scn/internal/lsq"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -178,13 +178,13 @@ func (lf *localFit) drawFilter(nm nodeMap, k int, lambda float64, p []float32) f
 	for i := range p {
 		p[i] = float32(lf.rng.NormFloat64())
 	}
-	if nrm := nm.weightNorm(p); nrm > 0 {
+	if nrm := nm.WeightNorm(p); nrm > 0 {
 		scaleNode(lf.cfg.Kind.Input, p, k, lambda/nrm)
 	}
 	b := lambda * (lf.rng.Float64() - 0.5)
 	kk := k * k
 	w := make([]float32, lf.ch*kk)
-	nm.weight(p, w)
+	nm.Weight(p, w)
 	for c := 0; c < lf.ch; c++ {
 		var s float64
 		for _, v := range w[c*kk : (c+1)*kk] {
@@ -208,6 +208,22 @@ func (lf *localFit) drawFilter(nm nodeMap, k int, lambda float64, p []float32) f
 		}
 	}
 	return float32(b)
+}
+
+// drawColumns draws count filters of side k at scale lambda (their
+// parameters and biases, in the order of the random stream) and returns
+// them with their pooled output columns (columns).
+func (lf *localFit) drawColumns(nm nodeMap, k int, lambda float64, count int) (params, bias, cols, mean, sc []float32, err error) {
+	np := nm.Size()
+	t0 := time.Now()
+	params = make([]float32, count*np)
+	bias = make([]float32, count)
+	for j := range bias {
+		bias[j] = lf.drawFilter(nm, k, lambda, params[j*np:(j+1)*np])
+	}
+	lf.prof.Draw += time.Since(t0)
+	cols, mean, sc, err = lf.columns(k, params, bias)
+	return params, bias, cols, mean, sc, err
 }
 
 // columns computes the pooled outputs of the filters (params, bias) of side
@@ -304,7 +320,7 @@ func (lf *localFit) record(steps []Step, progress func(Step)) {
 // randomBank draws the bank of filters of side k in blocks.
 func (lf *localFit) randomBank(ctx context.Context, k int, progress func(Step)) (StopReason, error) {
 	nm := filterMap(lf.cfg.Kind.Input, k, lf.ch)
-	np, per := nm.size(), lf.g.perFilter()
+	per := lf.g.perFilter()
 	lambda := lf.cfg.Scales[0]
 	bank := &lf.banks[len(lf.banks)-1]
 	for done := 0; done < lf.g.Filters; {
@@ -312,14 +328,7 @@ func (lf *localFit) randomBank(ctx context.Context, k int, progress func(Step)) 
 			return Cancelled, err
 		}
 		b := min(localRandomBlock, lf.g.Filters-done)
-		t0 := time.Now()
-		params := make([]float32, b*np)
-		bias := make([]float32, b)
-		for j := range bias {
-			bias[j] = lf.drawFilter(nm, k, lambda, params[j*np:(j+1)*np])
-		}
-		lf.prof.Draw += time.Since(t0)
-		cols, mean, sc, err := lf.columns(k, params, bias)
+		params, bias, cols, mean, sc, err := lf.drawColumns(nm, k, lambda, b)
 		if err != nil {
 			return ReachedMaxNodes, err
 		}
@@ -343,7 +352,7 @@ func (lf *localFit) randomBank(ctx context.Context, k int, progress func(Step)) 
 func (lf *localFit) supervisedBank(ctx context.Context, k int, progress func(Step)) (StopReason, error) {
 	c := lf.cfg
 	nm := filterMap(c.Kind.Input, k, lf.ch)
-	np, per, n, m := nm.size(), lf.g.perFilter(), lf.n, lf.m
+	np, per, n, m := nm.Size(), lf.g.perFilter(), lf.n, lf.m
 	step := localSupervisedBlock
 	if c.BlockSize >= 1 && c.BlockSize <= 64 {
 		step = c.BlockSize
@@ -358,14 +367,7 @@ func (lf *localFit) supervisedBank(ctx context.Context, k int, progress func(Ste
 		tried := 0
 		for _, lambda := range c.Scales {
 			kc := c.Candidates * b
-			t0 := time.Now()
-			params := make([]float32, kc*np)
-			bias := make([]float32, kc)
-			for j := range bias {
-				bias[j] = lf.drawFilter(nm, k, lambda, params[j*np:(j+1)*np])
-			}
-			lf.prof.Draw += time.Since(t0)
-			cols, mean, sc, err := lf.columns(k, params, bias)
+			params, bias, cols, mean, sc, err := lf.drawColumns(nm, k, lambda, kc)
 			if err != nil {
 				return ReachedMaxNodes, err
 			}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/scn2d/scn/internal/linalg/kernel"
 	"github.com/scn2d/scn/internal/lsq"
+	"github.com/scn2d/scn/internal/node"
 	"github.com/scn2d/scn/internal/reference"
 	"gonum.org/v1/gonum/mat"
 )
@@ -114,10 +115,10 @@ func TestLearnersClassifyBlobs(t *testing.T) {
 func TestMatrixNodeIsRankOneVectorNode(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 4))
 	const rows, cols = 7, 5
-	mm := matrixMap{rows, cols, 1}
+	mm := matrixMap{Rows: rows, Cols: cols, Ch: 1}
 	for trial := 0; trial < 20; trial++ {
-		p := make([]float32, mm.size())
-		mm.draw(rng, 3, p)
+		p := make([]float32, mm.Size())
+		mm.Draw(rng, 3, p)
 		x := make([]float64, rows*cols)
 		for i := range x {
 			x[i] = rng.Float64()
@@ -145,7 +146,7 @@ func TestMatrixNodeIsRankOneVectorNode(t *testing.T) {
 		}
 		// The weight the learner uses is vec(u v^T), rounded once to float32.
 		w := make([]float32, rows*cols)
-		mm.weight(p, w)
+		mm.Weight(p, w)
 		for a := 0; a < rows; a++ {
 			for c := 0; c < cols; c++ {
 				if w[a*cols+c] != float32(float64(u[a])*float64(v[c])) {
@@ -153,7 +154,7 @@ func TestMatrixNodeIsRankOneVectorNode(t *testing.T) {
 				}
 			}
 		}
-		if got, want := mm.weightNorm(p), norm32(w); math.Abs(got-want) > 1e-6*want {
+		if got, want := mm.WeightNorm(p), node.Norm32(w); math.Abs(got-want) > 1e-6*want {
 			t.Fatalf("||u|| ||v|| = %v, ||vec(uv^T)|| = %v", got, want)
 		}
 	}
@@ -333,7 +334,7 @@ func TestIndicatorMatchesDefinition(t *testing.T) {
 		d := p.X.Dim()
 		var s float64
 		for j := 0; j < m.Nodes(); j++ {
-			wn := norm32(w[j*d : (j+1)*d])
+			wn := node.Norm32(w[j*d : (j+1)*d])
 			for i := 0; i < p.X.Len(); i++ {
 				v := h.At(i, j) * (1 - h.At(i, j)) * wn
 				s += v * v

@@ -474,7 +474,7 @@ func (h fileHeader) model() (*Model, error) {
 	if float64(max(h.Channels, 1))*float64(h.Rows)*float64(h.Cols) > maxModelValues {
 		return nil, fmt.Errorf("%w: header claims inputs of %d x %d x %d, too large", ErrFormat, h.Rows, h.Cols, max(h.Channels, 1))
 	}
-	per := newNodeMap(kind.Input, h.Rows, h.Cols, h.Channels).size()
+	per := newNodeMap(kind.Input, h.Rows, h.Cols, h.Channels).Size()
 	if float64(h.Nodes)*float64(per+1+2*h.Outputs) > maxModelValues {
 		return nil, fmt.Errorf("%w: header claims %d nodes of %d x %d inputs and %d outputs, too large", ErrFormat, h.Nodes, h.Rows, h.Cols, h.Outputs)
 	}
@@ -597,42 +597,28 @@ func checkFileLayers(h fileHeader) (int, error) {
 
 // decodeWeights fills Params, Bias and Beta from the payload b.
 func (m *Model) decodeWeights(b []byte) {
-	le := binary.LittleEndian
+	r := &payloadReader{b: b}
 	l := m.expectedNodes()
-	f32 := func(n int) []float32 {
-		out := make([]float32, n)
-		for i := range out {
-			out[i] = math.Float32frombits(le.Uint32(b))
-			b = b[4:]
-		}
-		return out
-	}
-	m.Params = f32(l * m.ParamsPerNode())
-	m.Bias = f32(l)
+	m.Params = r.f32(l * m.ParamsPerNode())
+	m.Bias = r.f32(l)
 	total := l
 	for _, c := range m.fileDeep {
 		total += c
 	}
 	m.Beta = make([]float64, total*m.M)
-	f64 := func(dst []float64) {
-		for i := range dst {
-			dst[i] = math.Float64frombits(le.Uint64(b))
-			b = b[8:]
-		}
-	}
-	f64(m.Beta[:l*m.M])
+	r.f64(m.Beta[:l*m.M])
 	prev, off := l, l
 	for _, c := range m.fileDeep {
-		ly := Layer{Params: f32(c * prev), Bias: f32(c)}
-		f64(m.Beta[off*m.M : (off+c)*m.M])
+		ly := Layer{Params: r.f32(c * prev), Bias: r.f32(c)}
+		r.f64(m.Beta[off*m.M : (off+c)*m.M])
 		m.Deep = append(m.Deep, ly)
 		prev, off = c, off+c
 	}
-	m.decodeLocal(b)
+	m.decodeLocal(r.b)
 	m.fileDeep = nil
 	if m.Direct != nil {
 		m.Direct.Beta = make([]float64, m.DirectDim()*m.M)
-		f64(m.Direct.Beta)
+		r.f64(m.Direct.Beta)
 	}
 }
 

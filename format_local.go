@@ -1,9 +1,7 @@
 package scn
 
 import (
-	"encoding/binary"
 	"fmt"
-	"math"
 )
 
 // The local nodes' extension of the model file (format version 3; see
@@ -90,7 +88,7 @@ func (m *Model) localPayload() int {
 	}
 	size := 0
 	for _, b := range m.Local.Banks {
-		size += (b.Filters()*filterMap(m.Kind.Input, b.Size, m.Chans()).size() + b.Filters()) * 4
+		size += (b.Filters()*filterMap(m.Kind.Input, b.Size, m.Chans()).Size() + b.Filters()) * 4
 	}
 	l := m.Local.Outputs()
 	if m.Local.Geometry.Standardize {
@@ -120,32 +118,20 @@ func (m *Model) decodeLocal(b []byte) {
 	if m.Local == nil {
 		return
 	}
-	b = b[len(b)-m.localPayload():]
-	le := binary.LittleEndian
-	f32 := func(n int) []float32 {
-		out := make([]float32, n)
-		for i := range out {
-			out[i] = math.Float32frombits(le.Uint32(b))
-			b = b[4:]
-		}
-		return out
-	}
+	r := &payloadReader{b: b[len(b)-m.localPayload():]}
 	for i := range m.Local.Banks {
 		bk := &m.Local.Banks[i]
 		cnt := len(bk.Bias)
-		bk.Params = f32(cnt * filterMap(m.Kind.Input, bk.Size, m.Chans()).size())
-		bk.Bias = f32(cnt)
+		bk.Params = r.f32(cnt * filterMap(m.Kind.Input, bk.Size, m.Chans()).Size())
+		bk.Bias = r.f32(cnt)
 	}
 	l := m.Local.Outputs()
 	if m.Local.Geometry.Standardize {
-		m.Local.Mean = f32(l)
-		m.Local.Scale = f32(l)
+		m.Local.Mean = r.f32(l)
+		m.Local.Scale = r.f32(l)
 	}
 	m.Beta = make([]float64, l*m.M)
-	for i := range m.Beta {
-		m.Beta[i] = math.Float64frombits(le.Uint64(b))
-		b = b[8:]
-	}
+	r.f64(m.Beta)
 }
 
 // geometry returns a copy of the layer's geometry (nil for nil).
@@ -171,7 +157,7 @@ func (m *Model) localFilters() []int {
 // ParamsPerFilter returns the parameters of one filter of side k of a
 // local model, the bias excluded: 2k (+ C) for matrix learners, C k^2 for
 // vector ones.
-func (in Info) ParamsPerFilter(k int) int { return filterMap(in.Kind.Input, k, in.Chans()).size() }
+func (in Info) ParamsPerFilter(k int) int { return filterMap(in.Kind.Input, k, in.Chans()).Size() }
 
 // localParamCount is ParamCount for a model of local nodes: every filter's
 // parameters and bias, the standardisation, the output weights.

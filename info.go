@@ -54,7 +54,7 @@ type Info struct {
 // C*d1*d2 for vector learners, d1+d2 for matrix ones (d1+d2+C with C > 1
 // channels).
 func (in Info) ParamsPerNode() int {
-	return newNodeMap(in.Kind.Input, in.Rows, in.Cols, in.Channels).size()
+	return newNodeMap(in.Kind.Input, in.Rows, in.Cols, in.Channels).Size()
 }
 
 // Chans returns the input's planes C (1 for grey).

@@ -59,7 +59,7 @@ func TestLocal2DEquals1D(t *testing.T) {
 			nm, kk := filterMap(Matrix, b.Size, ch), ch*b.Size*b.Size
 			full := make([]float32, b.Filters()*kk)
 			for j := range b.Bias {
-				nm.weight(b.Params[j*nm.size():(j+1)*nm.size()], full[j*kk:(j+1)*kk])
+				nm.Weight(b.Params[j*nm.Size():(j+1)*nm.Size()], full[j*kk:(j+1)*kk])
 			}
 			ll.Banks = append(ll.Banks, LocalBank{Size: b.Size, Params: full, Bias: b.Bias})
 		}
@@ -94,7 +94,7 @@ func TestLocalWholeImageIsGlobal(t *testing.T) {
 			}
 			kind := Kind{in, Random}
 			nm := filterMap(in, side, ch)
-			params := make([]float32, f*nm.size())
+			params := make([]float32, f*nm.Size())
 			bias := make([]float32, f)
 			for i := range params {
 				params[i] = float32(rng.NormFloat64())

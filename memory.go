@@ -65,7 +65,7 @@ func (c Config) estimateMemory(n, rows, cols, chans, m int, o runOpts) Memory {
 	L := float64(max(c.MaxNodes, 1))
 	np := d
 	if c.Kind.Input == Matrix {
-		np = float64(newNodeMap(Matrix, max(rows, 1), max(cols, 1), chans).size())
+		np = float64(newNodeMap(Matrix, max(rows, 1), max(cols, 1), chans).Size())
 	}
 	var e Memory
 	k := float64(randomBlockSize)

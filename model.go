@@ -81,7 +81,7 @@ func (m *Model) Nodes() int { return len(m.Bias) + m.deepNodes() + m.localOutput
 // ParamsPerNode returns the hidden parameters per node, the bias excluded:
 // C*d1*d2 for vector learners, d1+d2 for matrix ones (d1+d2+C with C > 1
 // channels).
-func (m *Model) ParamsPerNode() int { return m.nodeMap().size() }
+func (m *Model) ParamsPerNode() int { return m.nodeMap().Size() }
 
 // Chans returns the input's planes C (1 for grey).
 func (m *Model) Chans() int { return max(m.Channels, 1) }
@@ -105,10 +105,10 @@ func (m *Model) IsClassifier() bool { return m.Classes != nil }
 // weights returns the nodes' weights over the flattened image, L x d.
 func (m *Model) weights() []float32 {
 	nm := m.nodeMap()
-	np, d := nm.size(), m.Dim()
+	np, d := nm.Size(), m.Dim()
 	w := make([]float32, len(m.Bias)*d)
 	for j := range m.Bias {
-		nm.weight(m.Params[j*np:(j+1)*np], w[j*d:(j+1)*d])
+		nm.Weight(m.Params[j*np:(j+1)*np], w[j*d:(j+1)*d])
 	}
 	return w
 }
@@ -305,10 +305,10 @@ func (m *Model) Indicator(x Images) (float64, error) {
 		return 0, fmt.Errorf("%w: the generalization indicator is defined for one hidden layer", ErrDeep)
 	}
 	nm := m.nodeMap()
-	np, l := nm.size(), m.Nodes()
+	np, l := nm.Size(), m.Nodes()
 	wn := make([]float64, l)
 	for j := range wn {
-		wn[j] = nm.weightNorm(m.Params[j*np : (j+1)*np])
+		wn[j] = nm.WeightNorm(m.Params[j*np : (j+1)*np])
 	}
 	var sum float64
 	m.hidden(x, func(_, rows int, h []float32) {

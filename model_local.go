@@ -84,10 +84,10 @@ func (m *Model) localLayers() []*local.Layer {
 // bankLayer returns the filters of bank b as a local.Layer.
 func bankLayer(in InputMap, act Activation, g *Local, b LocalBank, rows, cols, chans int) *local.Layer {
 	nm := filterMap(in, b.Size, chans)
-	np, kk := nm.size(), chans*b.Size*b.Size
+	np, kk := nm.Size(), chans*b.Size*b.Size
 	w := make([]float32, b.Filters()*kk)
 	for j := range b.Bias {
-		nm.weight(b.Params[j*np:(j+1)*np], w[j*kk:(j+1)*kk])
+		nm.Weight(b.Params[j*np:(j+1)*np], w[j*kk:(j+1)*kk])
 	}
 	return &local.Layer{Spec: g.spec(b.Size), In: local.Shape{Rows: rows, Cols: cols, Chans: chans}, W: w, Bias: b.Bias,
 		Act: act.applyRow, ReLU: act == ReLU}
@@ -185,7 +185,7 @@ func (m *Model) checkLocal() error {
 	}
 	total := 0
 	for i, b := range ll.Banks {
-		np := filterMap(m.Kind.Input, b.Size, m.Chans()).size()
+		np := filterMap(m.Kind.Input, b.Size, m.Chans()).Size()
 		switch {
 		case b.Size != g.Sizes[i]:
 			return fmt.Errorf("scn: bank %d of %d x %d filters, the geometry says %d", i, b.Size, b.Size, g.Sizes[i])
@@ -229,10 +229,10 @@ func (l *Local) PadFor(k int) int { return l.pad(k) }
 func (m *Model) LocalWeights(i int) []float32 {
 	b := m.Local.Banks[i]
 	nm := filterMap(m.Kind.Input, b.Size, m.Chans())
-	np, kk := nm.size(), m.Chans()*b.Size*b.Size
+	np, kk := nm.Size(), m.Chans()*b.Size*b.Size
 	w := make([]float32, b.Filters()*kk)
 	for j := range b.Bias {
-		nm.weight(b.Params[j*np:(j+1)*np], w[j*kk:(j+1)*kk])
+		nm.Weight(b.Params[j*np:(j+1)*np], w[j*kk:(j+1)*kk])
 	}
 	return w
 }

@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/scn2d/scn/internal/node"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -228,7 +229,7 @@ func TestRankOneIsTheLeadingSingularPair(t *testing.T) {
 			// A smooth structure (as an image difference has) plus noise.
 			d[i] = math.Sin(float64(i%w)/7)*math.Cos(float64(i/w)/5) + 0.1*r.NormFloat64()
 		}
-		u, v := rankOne(d, h, w)
+		u, v := node.RankOne(d, h, w)
 		want := rankOneRef(t, d, h, w)
 		var scale float64
 		for _, x := range want {
@@ -252,7 +253,7 @@ func TestRankOneIsTheLeadingSingularPair(t *testing.T) {
 		}
 	}
 	// A zero matrix: u = 0, any unit v.
-	u, v := rankOne(make([]float64, 12), 3, 4)
+	u, v := node.RankOne(make([]float64, 12), 3, 4)
 	if u[0] != 0 || u[1] != 0 || u[2] != 0 || v[0] != 1 {
 		t.Fatalf("zero matrix: u %v, v %v", u, v)
 	}

@@ -7,119 +7,24 @@ import (
 
 	"github.com/scn2d/scn/internal/linalg"
 	"github.com/scn2d/scn/internal/lsq"
+	"github.com/scn2d/scn/internal/node"
 )
 
-// Pair scoring of 2D candidates (Config.Pairs). A 2D candidate's input is
-// u^T X v. Drawing T_u row vectors u_s and T_v column vectors v_t and taking
-// all T_u x T_v pairs (u_s, v_t) as candidates, the products share work:
-//
-//	Y_t = X v_t            (d1 values per image and column vector)
-//	z_st = u_s^T Y_t       (one value per image and pair)
-//
-// costs N d1 d2 T_v + N d1 T_u T_v multiply-adds for T_u T_v candidates,
-// against N d1 d2 T_u T_v one pair at a time: for 28 x 28 images and
-// T_u = T_v = 32, 1024 candidates cost what 74 cost before. Both stages are
-// the scoring kernel (linalg.ScoreNT) on zero-padded rows, shard by shard.
-//
-// The outputs so computed sum in another order than the kernel that
-// predicts (vec(u v^T)^T vec(X)), so the columns of the nodes a block
-// accepts are computed again with that kernel: the model's nodes give the
-// same bits in training and in prediction, as on every other path.
-//
-// With C > 1 channels a candidate is sum_c w_c u^T X_c v: each column
-// vector v_t is drawn with its channel weights w_t, and the pair products
-// take v_t (x) w_t (C*d2 values: entry c*d2 + b is w_c v_b) against each
-// image row a read across its channels (X_c[a][b] at c*d2 + b), so that
-// stage one is Y_t = sum_c w_c X_c v_t and stage two is unchanged. A grey
-// image (C = 1) is the same computation as before.
+// Pair scoring of 2D candidates (Config.Pairs): the kernels are
+// internal/node's (ScorePairs, PairShard, whose doc says how the pair
+// products share work); this file holds the block driver's pair steps.
 
-// scorePairs sets z[(t*tu+s)*n + i] = u_s^T X_i v_t for the tu row vectors
-// u (tu x rows) and tv column vectors v (tv x C*cols: v_t (x) w_t with C > 1
-// channels), on the images x, shard by shard of lsq.ShardRows images (in
-// parallel); see pairShard.
+// scorePairs is node.ScorePairs on the images x.
 func scorePairs(x Images, u []float32, tu int, v []float32, tv int, z []float32) {
-	n := x.Len()
-	ut, vt := lsq.Transposed(u, tu, x.Rows), lsq.Transposed(v, tv, x.Chans()*x.Cols)
-	shards := (n + lsq.ShardRows - 1) / lsq.ShardRows
-	forChunks(shards, 1, func(sh, _, _ int) {
-		lo := sh * lsq.ShardRows
-		var sc pairScratch
-		pairShard(x, lo, min(n, lo+lsq.ShardRows), ut, tu, vt, tv, z[lo:], n, &sc)
-	})
+	node.ScorePairs(x.Pix, x.Len(), x.Rows, x.Cols, x.Chans(), u, tu, v, tv, z)
 }
 
 // pairScratch is one goroutine's buffers for pairShard.
-type pairScratch struct{ xt, y []float32 }
+type pairScratch = node.PairScratch
 
-// pairShard sets out[(t*tu+s)*ldo + i] = u_s^T X_{lo+i} v_t for the images
-// [lo, hi), from U^T (rows x tu) and V^T (C*cols x tv). The shard's images
-// are transposed (pixel-major, a row's pixels of every channel together)
-// so that both stages are products with the images as the long, contiguous
-// dimension (linalg.ProductTN32):
-//
-//	Y[a][t][i] = sum_cb v_t[c,b] X_i[c][a][b]  (stage one, for each row a)
-//	z[t,s][i]  = sum_a u_s[a] Y[a][t][i]       (stage two, for each t)
+// pairShard is node.PairShard on the images [lo, hi) of x.
 func pairShard(x Images, lo, hi int, ut []float32, tu int, vt []float32, tv int, out []float32, ldo int, sc *pairScratch) {
-	d1, ch := x.Rows, x.Chans()
-	d2 := ch * x.Cols // a row across the channels
-	d := d1 * d2
-	r := hi - lo
-	sc.xt = grow(sc.xt, d*r) // pixel p of image i at p*r+i
-	xt := sc.xt
-	plane, cols := x.Rows*x.Cols, x.Cols
-	for i := 0; i < r; i++ {
-		img := x.Pix[(lo+i)*d : (lo+i+1)*d]
-		if ch == 1 {
-			for p, v := range img {
-				xt[p*r+i] = v
-			}
-			continue
-		}
-		for c := 0; c < ch; c++ {
-			for a := 0; a < d1; a++ {
-				for b, v := range img[c*plane+a*cols : c*plane+(a+1)*cols] {
-					xt[(a*d2+c*cols+b)*r+i] = v
-				}
-			}
-		}
-	}
-	sc.y = grow(sc.y, d1*tv*r)
-	y := sc.y
-	for a := 0; a < d1; a++ {
-		linalg.ProductTN32(d2, tv, r, vt, xt[a*d2*r:], r, y[a*tv*r:], r)
-	}
-	for t := 0; t < tv; t++ {
-		linalg.ProductTN32(d1, tu, r, ut, y[t*r:], tv*r, out[t*tu*ldo:], ldo)
-	}
-}
-
-// expandChannels returns the tv column vectors v (each d2 values, then
-// ch channel weights when ch > 1) as v_t (x) w_t, ch*d2 values each (entry
-// c*d2 + b is w_c v_b, computed as the node's weight computes it); with
-// ch = 1, v itself.
-func expandChannels(v []float32, tv, d2, ch int) []float32 {
-	if ch <= 1 {
-		return v
-	}
-	out := make([]float32, tv*ch*d2)
-	for t := 0; t < tv; t++ {
-		vt, wt := v[t*(d2+ch):t*(d2+ch)+d2], v[t*(d2+ch)+d2:(t+1)*(d2+ch)]
-		for c, wc := range wt {
-			for b, vb := range vt {
-				out[(t*ch+c)*d2+b] = vb * wc
-			}
-		}
-	}
-	return out
-}
-
-// pairSide returns the side of the pair grid for k candidates: ceil(sqrt(k)).
-func pairSide(k int) int {
-	s := int(math.Sqrt(float64(k)))
-	for s*s < k {
-		s++
-	}
-	return max(s, 1)
+	node.PairShard(x.Pix, x.Rows, x.Cols, x.Chans(), lo, hi, ut, tu, vt, tv, out, ldo, sc)
 }
 
 // pairCandidates draws tu row vectors and tv column vectors at scale lambda
@@ -213,8 +118,8 @@ func (bb *blockBuilder) drawPairs(tu, tv int, lambda float64) *pairDraw {
 	bb.k = k
 	bb.cp = grow(bb.cp, k*bb.np)
 	bb.cb = grow(bb.cb, k)
-	mm := matrixMap{d1, d2, bb.x.Chans()}
-	np := mm.size()
+	mm := matrixMap{Rows: d1, Cols: d2, Ch: bb.x.Chans()}
+	np := mm.Size()
 	nv := np - d1 // v, then the channel weights w if any
 	u := make([]float32, tu*d1)
 	v := make([]float32, tv*nv)
@@ -238,7 +143,7 @@ func (bb *blockBuilder) drawPairs(tu, tv int, lambda float64) *pairDraw {
 			bb.cb[j] = pd.b0[j]
 		}
 	}
-	pd.ut, pd.vt = lsq.Transposed(u, tu, d1), lsq.Transposed(expandChannels(v, tv, d2, mm.ch), tv, mm.ch*d2)
+	pd.ut, pd.vt = lsq.Transposed(u, tu, d1), lsq.Transposed(node.ExpandChannels(v, tv, d2, mm.Ch), tv, mm.Ch*d2)
 	return pd
 }
 
@@ -292,7 +197,7 @@ func (bb *blockBuilder) exactColumns(idx []int) []float32 {
 	k, n, d := len(idx), bb.n, bb.d
 	w := make([]float32, k*d)
 	for i, j := range idx {
-		bb.nm.weight(bb.cp[j*bb.np:(j+1)*bb.np], w[i*d:(i+1)*d])
+		bb.nm.Weight(bb.cp[j*bb.np:(j+1)*bb.np], w[i*d:(i+1)*d])
 	}
 	bb.hb32 = grow(bb.hb32, k*n)
 	hb := bb.hb32

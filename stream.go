@@ -455,7 +455,7 @@ func (c Config) streamSupervisedBytes(rows, cols, chans, m int) int64 {
 	L := float64(max(c.MaxNodes, 1))
 	np := d
 	if c.Kind.Input == Matrix {
-		np = float64(newNodeMap(Matrix, max(rows, 1), max(cols, 1), chans).size())
+		np = float64(newNodeMap(Matrix, max(rows, 1), max(cols, 1), chans).Size())
 	}
 	b := math.Min(float64(max(c.BlockSize, 1)), L)
 	k := float64(max(c.Candidates, 1)) * b

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/scn2d/scn/internal/node"
 )
 
 // hueImages returns n images of 3 channels (N x C x H x W) whose classes
@@ -80,14 +82,14 @@ func TestTensorNodeWeight(t *testing.T) {
 		if c > 1 {
 			want += c
 		}
-		if nm.size() != want {
-			t.Fatalf("%d channels: size %d, want %d", c, nm.size(), want)
+		if nm.Size() != want {
+			t.Fatalf("%d channels: size %d, want %d", c, nm.Size(), want)
 		}
-		p := make([]float32, nm.size())
-		nm.draw(rng, 1, p)
+		p := make([]float32, nm.Size())
+		nm.Draw(rng, 1, p)
 		d := max(c, 1) * rows * cols
 		w := make([]float32, d)
-		nm.weight(p, w)
+		nm.Weight(p, w)
 		var ss float64
 		for k := 0; k < max(c, 1); k++ {
 			wk := float32(1)
@@ -108,7 +110,7 @@ func TestTensorNodeWeight(t *testing.T) {
 				}
 			}
 		}
-		if n := nm.weightNorm(p); math.Abs(n-math.Sqrt(ss)) > 1e-6*n {
+		if n := nm.WeightNorm(p); math.Abs(n-math.Sqrt(ss)) > 1e-6*n {
 			t.Errorf("%d channels: weightNorm %v, ||vec(u (x) v (x) w)|| = %v", c, n, math.Sqrt(ss))
 		}
 	}
@@ -116,8 +118,8 @@ func TestTensorNodeWeight(t *testing.T) {
 	// and nothing more from the stream.
 	a, b := newRand(3), newRand(3)
 	pg := make([]float32, rows+cols)
-	newNodeMap(Matrix, rows, cols, 1).draw(a, 2, pg)
-	uniform(b, 2, make([]float32, rows+cols))
+	newNodeMap(Matrix, rows, cols, 1).Draw(a, 2, pg)
+	node.Uniform(b, 2, make([]float32, rows+cols))
 	if a.Uint64() != b.Uint64() {
 		t.Error("a grey node draws more than u and v from the stream")
 	}
@@ -191,10 +193,10 @@ func TestScorePairsChannels(t *testing.T) {
 	rng := newRand(5)
 	u := make([]float32, tu*rows)
 	vw := make([]float32, tv*(cols+ch))
-	uniform(rng, 1, u)
-	uniform(rng, 1, vw)
+	node.Uniform(rng, 1, u)
+	node.Uniform(rng, 1, vw)
 	z := make([]float32, tu*tv*x.Len())
-	scorePairs(x, u, tu, expandChannels(vw, tv, cols, ch), tv, z)
+	scorePairs(x, u, tu, node.ExpandChannels(vw, tv, cols, ch), tv, z)
 	for tt := 0; tt < tv; tt++ {
 		v, w := vw[tt*(cols+ch):tt*(cols+ch)+cols], vw[tt*(cols+ch)+cols:(tt+1)*(cols+ch)]
 		for s := 0; s < tu; s++ {
@@ -227,7 +229,7 @@ func TestRankOne3(t *testing.T) {
 			}
 		}
 	}
-	gu, gv, gc := rankOne3(d, 2, 3, 4)
+	gu, gv, gc := node.RankOne3(d, 2, 3, 4)
 	for k := range c {
 		for i := range u {
 			for j := range v {

@@ -2,7 +2,6 @@ package export
 
 import (
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -121,41 +120,20 @@ func onnxModel(m *scn.Model, expand bool) (*pb.ModelProto, error) {
 	if m.Direct != nil {
 		doc += fmt.Sprintf("; with direct links: y adds the %d input features (the pixels averaged over %d x %d blocks, AveragePool) times direct (%d x %d float64)", m.DirectDim(), m.Direct.Pool, m.Direct.Pool, m.DirectDim(), m.M)
 	}
-	gp := &pb.GraphProto{
-		Name:        proto.String(m.Kind.Title()),
-		Node:        g.nodes,
-		Initializer: g.inits,
-		Input:       []*pb.ValueInfoProto{input},
-		Output:      outputs,
-		DocString:   proto.String(doc + "."),
-	}
-	classes, _ := json.Marshal(m.Classes)
 	props := []*pb.StringStringEntryProto{
-		{Key: proto.String("kind"), Value: proto.String(m.Kind.String())},
-		{Key: proto.String("activation"), Value: proto.String(m.Activation.String())},
-		{Key: proto.String("rows"), Value: proto.String(strconv.Itoa(d1))},
-		{Key: proto.String("cols"), Value: proto.String(strconv.Itoa(d2))},
-		{Key: proto.String("nodes"), Value: proto.String(strconv.Itoa(l))},
+		entry("kind", m.Kind.String()),
+		entry("activation", m.Activation.String()),
+		entry("rows", strconv.Itoa(d1)),
+		entry("cols", strconv.Itoa(d2)),
+		entry("nodes", strconv.Itoa(l)),
 	}
 	if ch > 1 {
-		props = append(props, &pb.StringStringEntryProto{Key: proto.String("channels"), Value: proto.String(strconv.Itoa(ch))})
+		props = append(props, entry("channels", strconv.Itoa(ch)))
 	}
 	if m.Direct != nil {
-		props = append(props, &pb.StringStringEntryProto{Key: proto.String("direct_pool"), Value: proto.String(strconv.Itoa(m.Direct.Pool))})
+		props = append(props, entry("direct_pool", strconv.Itoa(m.Direct.Pool)))
 	}
-	props = append(props, []*pb.StringStringEntryProto{
-		{Key: proto.String("classes"), Value: proto.String(string(classes))},
-		{Key: proto.String(MetaPreprocess), Value: proto.String(preprocessing(m))},
-	}...)
-	return &pb.ModelProto{
-		IrVersion:       proto.Int64(irVersion),
-		OpsetImport:     []*pb.OperatorSetIdProto{{Domain: proto.String(""), Version: proto.Int64(Opset)}},
-		ProducerName:    proto.String("scn"),
-		ProducerVersion: proto.String("1"),
-		DocString:       proto.String(doc + "."),
-		Graph:           gp,
-		MetadataProps:   props,
-	}, nil
+	return g.model(m, doc, input, outputs, props), nil
 }
 
 // matrixNodes adds the nodes that compute Z (N x L, before the bias) of a

@@ -1,14 +1,12 @@
 package export
 
 import (
-	"encoding/json"
 	"fmt"
 	"strconv"
 
 	"github.com/scn2d/scn"
 	"github.com/scn2d/scn/internal/local"
 	pb "github.com/scn2d/scn/internal/onnxpb"
-	"google.golang.org/protobuf/proto"
 )
 
 // localNodes adds the graph of a model of local nodes and returns the name
@@ -165,34 +163,18 @@ func onnxLocalModel(m *scn.Model) *pb.ModelProto {
 	if m.IsClassifier() {
 		doc += "; class: N int64, the index of the largest output into metadata_props (classes)"
 	}
-	gp := &pb.GraphProto{
-		Name: proto.String(m.Kind.Title()), Node: g.nodes, Initializer: g.inits,
-		Input: []*pb.ValueInfoProto{input}, Output: outputs, DocString: proto.String(doc + "."),
-	}
-	classes, _ := json.Marshal(m.Classes)
 	props := []*pb.StringStringEntryProto{
-		{Key: proto.String("kind"), Value: proto.String(m.Kind.String())},
-		{Key: proto.String("activation"), Value: proto.String(m.Activation.String())},
-		{Key: proto.String("rows"), Value: proto.String(strconv.Itoa(d1))},
-		{Key: proto.String("cols"), Value: proto.String(strconv.Itoa(d2))},
-		{Key: proto.String("nodes"), Value: proto.String(strconv.Itoa(m.Nodes()))},
-		{Key: proto.String("local"), Value: proto.String(m.Local.Geometry.String())},
+		entry("kind", m.Kind.String()),
+		entry("activation", m.Activation.String()),
+		entry("rows", strconv.Itoa(d1)),
+		entry("cols", strconv.Itoa(d2)),
+		entry("nodes", strconv.Itoa(m.Nodes())),
+		entry("local", m.Local.Geometry.String()),
 	}
 	if ch > 1 {
-		props = append(props, &pb.StringStringEntryProto{Key: proto.String("channels"), Value: proto.String(strconv.Itoa(ch))})
+		props = append(props, entry("channels", strconv.Itoa(ch)))
 	}
-	props = append(props,
-		&pb.StringStringEntryProto{Key: proto.String("classes"), Value: proto.String(string(classes))},
-		&pb.StringStringEntryProto{Key: proto.String(MetaPreprocess), Value: proto.String(preprocessing(m))})
-	return &pb.ModelProto{
-		IrVersion:       proto.Int64(irVersion),
-		OpsetImport:     []*pb.OperatorSetIdProto{{Domain: proto.String(""), Version: proto.Int64(Opset)}},
-		ProducerName:    proto.String("scn"),
-		ProducerVersion: proto.String("1"),
-		DocString:       proto.String(doc + "."),
-		Graph:           gp,
-		MetadataProps:   props,
-	}
+	return g.model(m, doc, input, outputs, props)
 }
 
 // checkLocal reports whether m is a complete model of local nodes.

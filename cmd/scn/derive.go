@@ -6,14 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/scn2d/scn/dataset"
 	"github.com/scn2d/scn/experiment"
+	"github.com/scn2d/scn/internal/atomicfile"
 	"github.com/spf13/cobra"
 )
 
@@ -312,32 +311,21 @@ func writeDerivedBy(ctx context.Context, w io.Writer, out string, write func(tmp
 		return dataset.Manifest{}, err
 	}
 	out = filepath.Clean(out)
-	st, err := os.Stat(out)
-	exists := err == nil
-	parent := filepath.Dir(out)
-	if err := os.MkdirAll(parent, 0o777); err != nil {
-		return dataset.Manifest{}, fmt.Errorf("--out %s: %w", out, err)
-	}
-	tmp, err := makeTempFolder(parent, "."+filepath.Base(out)+".tmp")
-	if err != nil {
-		return dataset.Manifest{}, fmt.Errorf("--out %s: %w", out, err)
-	}
-	defer os.RemoveAll(tmp) // the new set if anything failed, the old one after a swap
-	if exists {
-		os.Chmod(tmp, st.Mode().Perm())
-	}
-	m, err := write(tmp)
-	if err != nil {
-		return m, err
-	}
-	if err := ctx.Err(); err != nil {
-		return dataset.Manifest{}, interruptHint{err, out + " left as it was"}
-	}
-	if !exists {
-		if err := os.Rename(tmp, out); err != nil {
-			return dataset.Manifest{}, fmt.Errorf("--out %s: %w", out, err)
+	var m dataset.Manifest
+	var werr error
+	err := atomicfile.WriteFolder(out, func(tmp string) error {
+		if m, werr = write(tmp); werr != nil {
+			return werr
 		}
-	} else if err := replaceFolder(tmp, out); err != nil {
+		if err := ctx.Err(); err != nil {
+			m, werr = dataset.Manifest{}, interruptHint{err, out + " left as it was"}
+		}
+		return werr
+	})
+	if werr != nil {
+		return m, werr
+	}
+	if err != nil {
 		return dataset.Manifest{}, fmt.Errorf("--out %s: %w", out, err)
 	}
 	fmt.Fprintf(w, "%s: %s, seed %d\n", out, m.Name, m.Seed)
@@ -381,40 +369,6 @@ func checkDeriveOut(out string) error {
 		return onlyDerivedFiles(out)
 	}
 	return nil
-}
-
-// makeTempFolder makes a new folder dir/prefix<random> with mode 0777 less
-// the umask (os.MkdirTemp makes 0700 folders).
-func makeTempFolder(dir, prefix string) (string, error) {
-	for range 100 {
-		name := filepath.Join(dir, prefix+strconv.FormatUint(rand.Uint64()%1e10, 10))
-		err := os.Mkdir(name, 0o777)
-		if err == nil {
-			return name, nil
-		}
-		if !errors.Is(err, os.ErrExist) {
-			return "", err
-		}
-	}
-	return "", fmt.Errorf("no free temporary name in %s", dir)
-}
-
-// replaceFolder puts the folder tmp in the place of the folder out and the
-// old out at tmp: in one step where the system can (renameat2), otherwise
-// by moving out aside first.
-func replaceFolder(tmp, out string) error {
-	if exchange(tmp, out) == nil {
-		return nil
-	}
-	aside := tmp + ".old"
-	if err := os.Rename(out, aside); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, out); err != nil {
-		os.Rename(aside, out)
-		return err
-	}
-	return os.Rename(aside, tmp) // removed by the caller
 }
 
 // onlyDerivedFiles refuses a folder that holds anything but a derived set

@@ -70,7 +70,7 @@ func (h *hyperFlags) addPreset(cmd *cobra.Command) {
 	h.flags = f
 	f.StringVar(&h.preset, "preset", "default", "hyper-parameter preset: default (difference nodes in blocks of 100, see scn.Default, with L and the ridge term chosen on held-out data), paper (the paper's protocol exactly: L_max nodes, no selection) or fast (blocks of nodes on receptive fields, the best accuracy per second; see scn.Fast; no selection unless --validation is given); on photos (colour, or larger than 40 x 40) default and fast fit 2DRVFL with local nodes instead, filters scaled to the set (scn.Config.ForPhotos; --model, --local or --nodes choose otherwise); any other hyper-parameter flag makes it custom")
 	floatVar(f, &h.validation, "validation", 0.1, 0, 1, true, "share of the training images held out (stratified) to choose L and the ridge term; 0 turns model selection off")
-	intVar(f, &h.folds, "folds", 0, 0, 100, fmt.Sprintf("choose L and the ridge term by k-fold cross-validation with this many folds instead of one hold-out (k+1 fits); by default up to %d folds (as many as the smallest class has images) for training sets of at most %d images", smallSetFolds, smallSetImages))
+	intVar(f, &h.folds, "folds", 0, 0, 100, fmt.Sprintf("choose L and the ridge term by k-fold cross-validation with this many folds instead of one hold-out (k+1 fits); by default up to %d folds (as many as the smallest class has images) for training sets of at most %d images", scn.SmallSetFolds, scn.SmallSetImages))
 	intVar(f, &h.patience, "patience", 0, 0, 1<<20, "stop growing once the held-out score has not improved at this many consecutive checkpoints (0: grow to --nodes)")
 	f.StringVar(&h.ridges, "ridges", "", "comma-separated ridge grid for model selection (default: 0 and 1e-4 ... 1e4 by decades)")
 	h.validationFlagSet = func() bool {
@@ -251,38 +251,21 @@ func (h *hyperFlags) config(k scn.Kind) (scn.Config, error) {
 	return c, nil
 }
 
-// Small training sets are selected by k-fold cross-validation unless
-// --validation or --folds says otherwise: a 10% hold-out of a few hundred
-// images is a few dozen, where many (L, ridge) pairs tie (ORL with 7
-// images per subject: 40 held-out faces, L = 100 chosen on a tie, 92.5%
-// on the test images against 96.7% with 5 folds and 99.2% by hindsight).
-// The extra fits cost little on such sets.
-const (
-	smallSetImages = 2000
-	smallSetFolds  = 5
-)
-
-// forSize returns sel adjusted to the training set s: k-fold
-// cross-validation for small sets when neither --validation nor --folds
-// was given, with as many folds as the smallest class allows (at most
-// smallSetFolds; a class of one image leaves the hold-out, which then
-// says why it cannot split it).
+// forSize returns sel adjusted to the training set s by the library's
+// rule (scn.Selection.ForSize: k-fold cross-validation for small sets)
+// when neither --validation nor --folds was given.
 func (h *hyperFlags) forSize(sel *scn.Selection, s *dataset.Set) *scn.Selection {
-	n := s.Len()
-	if sel == nil || n > smallSetImages || h.changed("validation") || h.changed("folds") {
+	if sel == nil || h.changed("validation") || h.changed("folds") {
 		return sel
 	}
-	folds := min(smallSetFolds, n)
+	var counts []int
 	if s.Labels != nil {
-		for _, c := range s.ClassCounts() {
-			folds = min(folds, c)
-		}
+		counts = s.ClassCounts()
 	}
-	if folds < 2 {
+	out := sel.ForSize(s.Len(), counts)
+	if out.Folds == sel.Folds {
 		return sel
 	}
-	out := *sel
-	out.Folds = folds
 	return &out
 }
 

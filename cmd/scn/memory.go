@@ -272,49 +272,31 @@ func processOverhead(live int64) int64 {
 type keepFlags struct{ block, candidates bool }
 
 // minCandidates is the fewest candidates per node fitBlock lowers a
-// supervised block fit to: with two the supervisory inequality still
-// chooses among candidates.
-const minCandidates = 2
+// supervised block fit to (scn.MinShrinkCandidates).
+const minCandidates = scn.MinShrinkCandidates
 
 // fitBlock returns cfg adapted to fit a training set of shape train in
 // the memory limit when its estimate exceeds it, with a note saying so:
-// first with a smaller block (halving while over 8: a supervised
-// block's candidates' outputs grow with the block), then, for a
-// supervised learner, with fewer candidates per node (halving, down to
-// minCandidates), each with the largest block that fits. Settings in keep
-// are left alone. When nothing fits it returns cfg as it is (checkFit then
-// refuses it).
+// the library's policy (scn.Config.ShrinkToFit: a smaller block, then
+// fewer candidates per node) against this command's estimate of the whole
+// process (fitTotal). Settings in keep are left alone. When nothing fits
+// it returns cfg as it is (checkFit then refuses it).
 func (b budget) fitBlock(cfg scn.Config, sel *scn.Selection, train dataset.Shape, keep keepFlags) (scn.Config, string) {
-	fits := func(c scn.Config) bool { return fitTotal(c, sel, train, 0) <= b.bytes }
-	if b.bytes <= 0 || cfg.BlockSize <= 1 || fits(cfg) {
+	if b.bytes <= 0 {
 		return cfg, ""
 	}
-	for c := cfg; ; {
-		for blk := c; ; blk.BlockSize /= 2 {
-			if fits(blk) {
-				return blk, adaptNote(cfg, blk, b)
-			}
-			if keep.block || blk.BlockSize <= 8 {
-				break
-			}
-		}
-		if keep.candidates || c.Kind.Choice != scn.Supervised || c.Candidates/2 < minCandidates {
-			return cfg, ""
-		}
-		c.Candidates /= 2
+	fits := func(c scn.Config) bool { return fitTotal(c, sel, train, 0) <= b.bytes }
+	c, ok := cfg.ShrinkToFit(fits, scn.ShrinkKeep{BlockSize: keep.block, Candidates: keep.candidates})
+	if !ok || (c.BlockSize == cfg.BlockSize && c.Candidates == cfg.Candidates) {
+		return cfg, ""
 	}
+	return c, adaptNote(cfg, c, b)
 }
 
 // smallestFit returns cfg with the smallest block and fewest candidates
 // per node fitBlock tries.
 func smallestFit(cfg scn.Config, keep keepFlags) scn.Config {
-	for !keep.block && cfg.BlockSize > 8 {
-		cfg.BlockSize /= 2
-	}
-	for !keep.candidates && cfg.BlockSize > 1 && cfg.Kind.Choice == scn.Supervised && cfg.Candidates/2 >= minCandidates {
-		cfg.Candidates /= 2
-	}
-	return cfg
+	return cfg.ShrinkSmallest(scn.ShrinkKeep{BlockSize: keep.block, Candidates: keep.candidates})
 }
 
 // adaptNote says how fitBlock changed cfg into c to fit in the limit.

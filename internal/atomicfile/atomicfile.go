@@ -2,7 +2,8 @@
 // and a failed write leaves what was there: the content goes to a
 // temporary file in the same folder, is synced, and is renamed over the
 // path. It is what the model files, the data sets and the exports of this
-// project are written with.
+// project are written with. WriteFolder does the same for a whole folder
+// (the derived data sets of scn derive).
 package atomicfile
 
 import (

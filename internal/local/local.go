@@ -330,17 +330,21 @@ func PoolMap(m []float32, h, w, p int, kind Pooling, dst []float32) {
 					mx = max(mx, v)
 				}
 			}
-			k := gi*p + gj
-			switch kind {
-			case Avg:
-				dst[k] = sum / float32((r1-r0)*(c1-c0))
-			case Max:
-				dst[k] = mx
-			default:
-				dst[k] = sum / float32((r1-r0)*(c1-c0))
-				dst[pp+k] = mx
-			}
+			kind.put(dst, gi*p+gj, pp, sum, float32((r1-r0)*(c1-c0)), mx)
 		}
+	}
+}
+
+// put stores the pooled values of one region at k of dst: the average
+// (sum / size), the maximum mx, or both (the maximum pp further on).
+func (kind Pooling) put(dst []float32, k, pp int, sum, size, mx float32) {
+	switch kind {
+	case Avg:
+		dst[k] = sum / size
+	case Max:
+		dst[k] = mx
+	default:
+		dst[k], dst[pp+k] = sum/size, mx
 	}
 }
 
@@ -377,24 +381,9 @@ func poolReLU(z []float32, b float32, h, w, p int, kind Pooling, two bool, dst [
 			}
 			k := gi*p + gj
 			size := float32((r1 - r0) * (c1 - c0))
-			switch kind {
-			case Avg:
-				dst[k] = sp / size
-			case Max:
-				dst[k] = mp
-			default:
-				dst[k], dst[pp+k] = sp/size, mp
-			}
-			if !two {
-				continue
-			}
-			switch kind {
-			case Avg:
-				neg[k] = sq / size
-			case Max:
-				neg[k] = mq
-			default:
-				neg[k], neg[pp+k] = sq/size, mq
+			kind.put(dst, k, pp, sp, size, mp)
+			if two {
+				kind.put(neg, k, pp, sq, size, mq)
 			}
 		}
 	}

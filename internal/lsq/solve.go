@@ -207,9 +207,6 @@ func PrefixRidgeBetas(g *mat.SymDense, ht *mat.Dense, maxL int, grid []int, alph
 		}
 		ld[i*lda+i] += alpha
 	}
-	if err := Cholesky(ld, maxL, lda, alpha); err != nil {
-		return
-	}
 	// Forward substitution L y = H^T T, shared by every prefix.
 	y := make([]float64, maxL*m)
 	for i := 0; i < maxL; i++ {
@@ -217,11 +214,40 @@ func PrefixRidgeBetas(g *mat.SymDense, ht *mat.Dense, maxL int, grid []int, alph
 			y[i*m+q] = ht.At(i, q)
 		}
 	}
-	linalg.TrsmLeftLower(false, maxL, m, ld, lda, y, m)
-	for gi, l := range grid {
+	prefixCholeskySolve(ld, maxL, y, m, grid, alpha, out)
+}
+
+// PrefixRidgeFlat is PrefixRidgeBetas on row-major arrays: g (k x k, its
+// lower triangle read, left unchanged) and at (k x m, A^T T) are the
+// normal equations of k unknowns; out[i] is set to the solution of the
+// first sizes[i] of them with ridge alpha > 0 (each at most k), from one
+// Cholesky factorisation. An entry is left nil if G + alpha I is
+// singular; it reports whether the factorisation succeeded.
+func PrefixRidgeFlat(g, at []float64, k, m int, sizes []int, alpha float64, out [][]float64) bool {
+	ld := make([]float64, k*k)
+	for i := 0; i < k; i++ {
+		copy(ld[i*k:i*k+i+1], g[i*k:i*k+i+1])
+		ld[i*k+i] += alpha
+	}
+	return prefixCholeskySolve(ld, k, append([]float64(nil), at...), m, sizes, alpha, out)
+}
+
+// prefixCholeskySolve factors ld (k x k row-major, lower triangle: G +
+// alpha I) in place with the blocked Cholesky of the block engine, then
+// solves for the right-hand sides y (k x m, overwritten by the shared
+// forward substitution) the first sizes[i] unknowns into out[i], each by a
+// back substitution with the leading block of the factor. It reports false,
+// leaving out as it is, if the factorisation fails.
+func prefixCholeskySolve(ld []float64, k int, y []float64, m int, sizes []int, alpha float64, out [][]float64) bool {
+	if err := Cholesky(ld, k, k, alpha); err != nil {
+		return false
+	}
+	linalg.TrsmLeftLower(false, k, m, ld, k, y, m)
+	for gi, l := range sizes {
 		// Back substitution L_l^T beta = y_l.
 		beta := append([]float64(nil), y[:l*m]...)
-		linalg.TrsmLeftLower(true, l, m, ld, lda, beta, m)
+		linalg.TrsmLeftLower(true, l, m, ld, k, beta, m)
 		out[gi] = beta
 	}
+	return true
 }

@@ -1,8 +1,8 @@
 //go:build !linux
 
-package main
+package atomicfile
 
 import "errors"
 
-// exchange is not available here: replaceFolder falls back to two renames.
+// exchange is not available here: WriteFolder falls back to two renames.
 func exchange(a, b string) error { return errors.ErrUnsupported }

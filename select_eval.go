@@ -1,0 +1,237 @@
+package scn
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/scn2d/scn/internal/linalg"
+	"github.com/scn2d/scn/internal/lsq"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Score is the validation score of one candidate (l, alpha).
+type Score struct {
+	Nodes    int
+	Ridge    float64
+	Accuracy float64 // share of held-out images classified right (0 for regression)
+	RMSE     float64 // RMSE of the held-out outputs
+	Direct   bool    // scored with direct links (Config.DirectLink)
+}
+
+// better reports whether s beats t: higher accuracy (classification), then
+// lower RMSE, then fewer nodes, then the larger ridge term.
+func (s Score) better(t Score, classify bool) bool {
+	if classify && s.Accuracy != t.Accuracy {
+		return s.Accuracy > t.Accuracy
+	}
+	if s.RMSE != t.RMSE {
+		return s.RMSE < t.RMSE
+	}
+	if s.Nodes != t.Nodes {
+		return s.Nodes < t.Nodes
+	}
+	return s.Ridge > t.Ridge
+}
+
+// pick returns the best score.
+func pick(scores []Score, classify bool) Score {
+	best := scores[0]
+	for _, s := range scores[1:] {
+		if s.better(best, classify) {
+			best = s
+		}
+	}
+	return best
+}
+
+// evaluator scores the prefixes of a path on held-out data.
+type evaluator struct {
+	held     Problem
+	sel      Selection
+	classify bool
+	labels   []int
+	// Monitoring during a fit (Patience): the held-out hidden outputs of
+	// the nodes so far, the checkpoints passed and the best score.
+	hv       *mat.Dense
+	next     int
+	best     Score
+	sinceGot int
+	stopped  int
+	// checkpoints are the scores of a Budget's checkpoints, in order.
+	checkpoints []Score
+}
+
+func newEvaluator(held Problem, s Selection) *evaluator {
+	e := &evaluator{held: held, sel: s, classify: held.Classes != nil}
+	if e.classify {
+		e.labels = ArgMax(held.T, held.M)
+	}
+	return e
+}
+
+// grid returns the prefix lengths scored for a fit of l nodes: about
+// Points values, half spread geometrically (small L matters on small data)
+// and half linearly, always including l.
+func (e *evaluator) grid(l int) []int {
+	pts := max(2, e.sel.Points)
+	seen := map[int]bool{l: true}
+	if k := e.sel.checkpoints; k > 0 {
+		// The first checkpoint and at most maxCheckpointsInGrid in all:
+		// every prefix length scored costs two triangular solves per ridge.
+		stride := (l/k + maxCheckpointsInGrid - 1) / maxCheckpointsInGrid
+		for j := 1; j*k <= l; j++ {
+			if j == 1 || j%max(stride, 1) == 0 {
+				seen[j*k] = true
+			}
+		}
+	}
+	for i := 0; i < pts/2; i++ {
+		g := int(math.Round(math.Pow(float64(l), float64(i+1)/float64(pts/2))))
+		seen[max(1, min(l, g))] = true
+		seen[max(1, l*(i+1)/(pts-pts/2))] = true
+	}
+	out := make([]int, 0, len(seen))
+	for v := range seen {
+		if v <= l {
+			out = append(out, v)
+		}
+	}
+	sort.Ints(out)
+	return out
+}
+
+// heldHidden returns the hidden outputs of nodes [from, to) of m on the
+// held-out images appended to prev (rows: images), as float64.
+func (e *evaluator) heldHidden(m *Model, prev *mat.Dense, to int) *mat.Dense {
+	n := e.held.X.Len()
+	from := 0
+	if prev != nil {
+		_, from = prev.Dims()
+	}
+	h := mat.NewDense(n, to, nil)
+	if prev != nil {
+		h.Slice(0, n, 0, from).(*mat.Dense).Copy(prev)
+	}
+	part := &Model{Kind: m.Kind, Activation: m.Activation, Rows: m.Rows, Cols: m.Cols, Channels: m.Channels, M: m.M}
+	np := m.ParamsPerNode()
+	part.Params = m.Params[from*np : to*np]
+	part.Bias = m.Bias[from:to]
+	part.hidden(e.held.X, func(lo, rows int, hb []float32) {
+		for j := 0; j < to-from; j++ {
+			for i, v := range hb[j*rows : (j+1)*rows] {
+				h.Set(lo+i, from+j, float64(v))
+			}
+		}
+	})
+	return h
+}
+
+// scorePath scores every (l, alpha) of the grid for the path's model.
+func (e *evaluator) scorePath(path *Path, grid []int) ([]Score, error) {
+	hv := e.hv
+	if nodes := path.Nodes(); hv == nil || func() bool { _, c := hv.Dims(); return c < nodes }() {
+		hv = e.heldHidden(path.Model(), hv, path.Nodes())
+	}
+	e.hv = hv
+	return e.scoreAt(path, grid, path.Nodes())
+}
+
+// scoreAt scores the prefixes in grid (each at most l, the nodes whose
+// held-out outputs e.hv holds) for every ridge term of the selection.
+func (e *evaluator) scoreAt(path *Path, grid []int, l int) ([]Score, error) {
+	var out []Score
+	var gridL []int
+	for _, g := range grid {
+		if g <= l {
+			gridL = append(gridL, g)
+		}
+	}
+	var g *mat.SymDense
+	var ht *mat.Dense
+	for _, alpha := range e.sel.Ridges {
+		if alpha > 0 && g == nil {
+			g, ht = path.normalAll(l)
+		}
+		betas, err := path.prefixBetas(g, ht, l, gridL, alpha)
+		if err != nil {
+			return nil, err
+		}
+		for i, g := range gridL {
+			if betas[i] == nil {
+				continue // alpha too small for these nodes' normal equations
+			}
+			out = append(out, e.score(g, alpha, betas[i]))
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("scn: selection: no (L, ridge) pair could be solved")
+	}
+	return out, nil
+}
+
+// score returns the held-out score of the first l nodes with weights beta.
+// The product H_held beta runs on linalg.GemmNT64 (OpenBLAS's dgemm, or
+// the project's AVX-512 kernel in the pure-Go build): it is repeated for
+// every (L, ridge) pair, and with gonum's Dgemm it was most of model
+// selection's time at N = 60000.
+func (e *evaluator) score(l int, alpha float64, beta []float64) Score {
+	n, m := e.held.X.Len(), e.held.M
+	hv := e.hv.RawMatrix()
+	out := make([]float64, n*m)
+	linalg.GemmNT64(n, m, l, 1, hv.Data, hv.Stride, lsq.Transposed(beta, l, m), l, 0, out, m)
+	s := Score{Nodes: l, Ridge: alpha, RMSE: RMSE(out, e.held.T)}
+	if e.classify {
+		s.Accuracy = Accuracy(ArgMax(out, m), e.labels)
+	}
+	return s
+}
+
+// monitor returns the check Patience runs during a fit (nil without
+// Patience): at each prefix length of the grid it scores the nodes so far
+// and asks to stop once the best score has not improved for Patience
+// checkpoints in a row.
+func (e *evaluator) monitor(maxNodes int) func(*Path) bool {
+	if e.sel.Patience <= 0 {
+		return nil
+	}
+	grid := e.grid(maxNodes)
+	return func(path *Path) bool {
+		l := path.Nodes()
+		if e.next >= len(grid) || l < grid[e.next] {
+			return false
+		}
+		for e.next < len(grid) && grid[e.next] <= l {
+			e.next++
+		}
+		e.hv = e.heldHidden(path.Model(), e.hv, l)
+		scores, err := e.scoreAt(path, []int{l}, l)
+		if err != nil {
+			return false
+		}
+		b := pick(scores, e.classify)
+		if e.best.Nodes == 0 || b.better(e.best, e.classify) {
+			e.best, e.sinceGot = b, 0
+			return false
+		}
+		e.sinceGot++
+		if e.sinceGot >= e.sel.Patience {
+			e.stopped = l
+			return true
+		}
+		return false
+	}
+}
+
+// choice assembles the record of a selection.
+func (e *evaluator) choice(method string, folds, held int, best Score, scores []Score, fitNodes int) *Choice {
+	metric := "rmse"
+	if e.classify {
+		metric = "accuracy"
+	}
+	return &Choice{
+		Method: method, Held: held, Folds: folds, Metric: metric, Direct: best.Direct,
+		Nodes: best.Nodes, Ridge: best.Ridge, Accuracy: best.Accuracy, RMSE: best.RMSE,
+		StoppedAt: e.stopped, Curve: scores, FitNodes: fitNodes, Candidates: len(scores),
+	}
+}

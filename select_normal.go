@@ -1,0 +1,124 @@
+package scn
+
+import (
+	"math"
+
+	"github.com/scn2d/scn/internal/lsq"
+	"gonum.org/v1/gonum/mat"
+)
+
+// prefixBetas returns the output weights of the first l nodes for each l in
+// grid (each at most maxL) with ridge alpha; an entry is nil where the
+// system cannot be solved. For alpha > 0 one
+// Cholesky factorisation of G + alpha I (g, ht: the normal equations of the
+// first maxL nodes, left unchanged) serves every prefix: its leading l x l
+// block is the factor of the leading block, and the forward substitution of
+// H^T T is shared, so each prefix costs a triangular solve.
+func (p *Path) prefixBetas(g *mat.SymDense, ht *mat.Dense, maxL int, grid []int, alpha float64) ([][]float64, error) {
+	out := make([][]float64, len(grid))
+	if alpha == 0 {
+		for i, l := range grid {
+			// A Gram engine refuses singular normal equations without a
+			// ridge term: that prefix is then left out at alpha = 0.
+			if b, err := p.beta(p.model, l, 0); err == nil {
+				out[i] = b
+			}
+		}
+		return out, nil
+	}
+	lsq.PrefixRidgeBetas(g, ht, maxL, grid, alpha, p.model.M, out)
+	return out, nil
+}
+
+// normalAll returns H^T H and H^T T of the first l nodes: from the engine
+// when they are all in it, else from their hidden outputs.
+func (p *Path) normalAll(l int) (*mat.SymDense, *mat.Dense) {
+	if l <= p.independent {
+		return p.eng.Normal(l)
+	}
+	pm, _ := p.model.truncate(l, nil)
+	h := hiddenDense(pm, p.x)
+	var g mat.SymDense
+	g.SymOuterK(1, h.T())
+	var ht mat.Dense
+	ht.Mul(h.T(), mat.NewDense(p.x.Len(), p.model.M, p.t))
+	return &g, &ht
+}
+
+// refit returns the model of the first l nodes of path with output weights
+// solved on the path's training data and the held-out part together, with
+// ridge alpha: the normal equations of both parts add up.
+func refit(path *Path, l int, alpha float64, held Problem) (*Model, error) {
+	m := path.model
+	pm, err := m.truncate(l, nil)
+	if err != nil {
+		return nil, err
+	}
+	hv := mat.NewDense(held.X.Len(), l, nil)
+	hd := hiddenDense(pm, held.X)
+	hv.Copy(hd)
+	tv := mat.NewDense(held.X.Len(), m.M, held.T)
+	var beta []float64
+	rss := -1.0 // from the normal equations when they are formed
+	if alpha == 0 {
+		beta, err = path.stackedLS(l, hv, tv)
+	} else {
+		g, ht := path.normalAll(l)
+		gv := mat.NewSymDense(l, lsq.GramOf(hv))
+		g.AddSym(g, gv)
+		var htv mat.Dense
+		htv.Mul(hv.T(), tv)
+		ht.Add(ht, &htv)
+		beta, err = lsq.CholeskySolve(g, ht, alpha)
+		if err == nil {
+			rss = lsq.NormalRSS(g, alpha, ht, beta, path.t, held.T) // g now holds G + alpha I
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	pm.Beta = beta
+	pm.Config.Ridge = alpha
+	pm.Summary.Trace = m.Summary.Trace[:min(l, len(m.Summary.Trace))]
+	// The training RMSE over all images of the final weights: from the
+	// normal equations of all images when they were formed (predicting
+	// 60000 images again cost a second at MNIST scale), else by predicting.
+	if rss >= 0 {
+		pm.Summary.TrainRMSE = math.Sqrt(rss / float64(len(path.t)+len(held.T)))
+		return pm, nil
+	}
+	yt, err := pm.Predict(path.x)
+	if err != nil {
+		return nil, err
+	}
+	yv, err := pm.Predict(held.X)
+	if err != nil {
+		return nil, err
+	}
+	pm.Summary.TrainRMSE = RMSE(append(yt, yv...), append(append([]float64(nil), path.t...), held.T...))
+	return pm, nil
+}
+
+// stackedLS returns the minimum-norm least-squares weights of the first l
+// nodes over the training part and the held-out part (hidden outputs hv,
+// targets tv). With the engine's QR factor H = Q R, ||H beta - T||^2 equals
+// ||R beta - Q^T T||^2 plus a constant, so the problem over both parts is
+// the small stacked problem [R; hv] beta = [Q^T T; tv]. Past rank, where the
+// engine does not hold every node, it is solved over all hidden outputs.
+func (p *Path) stackedLS(l int, hv, tv *mat.Dense) ([]float64, error) {
+	nv, _ := hv.Dims()
+	m := p.model.M
+	if qr, ok := p.eng.(*lsq.QR); ok && l <= p.independent {
+		if beta, ok := qr.StackedSolve(l, hv, tv); ok {
+			return beta, nil
+		}
+	}
+	pm, _ := p.model.truncate(l, nil)
+	ht := hiddenDense(pm, p.x)
+	n := p.x.Len()
+	h := mat.NewDense(n+nv, l, nil)
+	h.Slice(0, n, 0, l).(*mat.Dense).Copy(ht)
+	h.Slice(n, n+nv, 0, l).(*mat.Dense).Copy(hv)
+	t := append(append([]float64(nil), p.t...), tv.RawMatrix().Data...)
+	return lsq.MinNorm(h, t, m, 0)
+}
