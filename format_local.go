@@ -28,6 +28,9 @@ type fileLocal struct {
 	TwoSided    bool   `json:"two_sided,omitempty"`
 	Standardize bool   `json:"standardize,omitempty"`
 	Banks       []int  `json:"banks"` // filters held per bank
+	// Augment is the augmentation of the fit (augment.go), absent
+	// without.
+	Augment *fileAugment `json:"augment,omitempty"`
 }
 
 // extended reports whether the model uses an extension of format version 3.
@@ -44,6 +47,7 @@ func (m *Model) fileLocalOf() *fileLocal {
 	for _, b := range m.Local.Banks {
 		f.Banks = append(f.Banks, b.Filters())
 	}
+	f.Augment = toFileAugment(m.Config.Augment)
 	return f
 }
 
@@ -65,6 +69,9 @@ func (h fileHeader) localOf(kind Kind) (*LocalLayer, error) {
 	}
 	if len(f.Banks) != len(g.Sizes) {
 		return nil, fmt.Errorf("%w: local nodes: %d banks for %d filter sizes", ErrFormat, len(f.Banks), len(g.Sizes))
+	}
+	if _, err := f.augment(h.Rows, h.Cols); err != nil {
+		return nil, err
 	}
 	ll := &LocalLayer{Geometry: g}
 	for i, cnt := range f.Banks {

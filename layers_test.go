@@ -85,6 +85,10 @@ var layerOf = map[string]int{
 	"budget_local.go":  layerWorkflow,
 
 	"preset_photos.go": layerBase,
+
+	"augment_config.go": layerBase,
+	"format_augment.go": layerResult,
+	"augment.go":        layerDriver,
 }
 
 // upwardCalls are the calls up the layers the code makes today, as

@@ -67,9 +67,16 @@ func (c Config) selectLocal(ctx context.Context, p Problem, s Selection, progres
 		}
 		copy(th[r*mo:(r+1)*mo], p.T[i*mo:(i+1)*mo])
 	}
-	g, ht := eng.NormalDense(l)
+	g, ht := lf.solver().NormalDense(l)
 	linalg.Dgemm(true, false, l, l, nh, -1, hh, l, hh, l, 1, g, l)
 	linalg.Dgemm(true, false, l, mo, nh, -1, hh, l, th, mo, 1, ht, mo)
+	// With augmentation the held-out images' copies leave the sums too.
+	if err := lf.heldCopies(held, p.T, func(r int, h, t []float64) {
+		linalg.Dgemm(true, false, l, l, r, -1, h, l, h, l, 1, g, l)
+		linalg.Dgemm(true, false, l, mo, r, -1, h, l, t, mo, 1, ht, mo)
+	}); err != nil {
+		return nil, err
+	}
 	classify := p.Classes != nil
 	var curve []Score
 	best := -1
@@ -100,7 +107,7 @@ func (c Config) selectLocal(ctx context.Context, p Problem, s Selection, progres
 		}
 	}
 	choice := curve[best]
-	beta, err := eng.Solve(l, choice.Ridge)
+	beta, err := lf.solver().Solve(l, choice.Ridge)
 	if err != nil {
 		return nil, err
 	}
