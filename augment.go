@@ -246,3 +246,11 @@ func (c Config) augmentMemory(n int) int64 {
 	return bytesOf(8*L*L + shard + 8*L*float64(localRandomBlock*c.Local.perFilter()) + 24*float64(n*c.Augment.Extra()))
 }
 
+// copiesNote says, for selection's record, which copies the output
+// weights saw ("" without augmentation).
+func (lf *localFit) copiesNote() string {
+	if lf.aug == nil {
+		return ""
+	}
+	return fmt.Sprintf(" and their %d augmented copies (%s)", lf.n*lf.cfg.Augment.Extra(), lf.cfg.Augment)
+}

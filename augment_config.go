@@ -229,4 +229,3 @@ func augmentImage(dst, src []float32, rows, cols, chans int, mv augMove) {
 		}
 	}
 }
-

@@ -127,7 +127,7 @@ func (c Config) selectLocal(ctx context.Context, p Problem, s Selection, progres
 	m.Selection = &Choice{
 		Method: "holdout", Held: nh, Folds: 1, Metric: metric, Nodes: l, Ridge: choice.Ridge,
 		Accuracy: choice.Accuracy, RMSE: choice.RMSE, Curve: curve, FitNodes: l, Candidates: len(curve),
-		Refit: fmt.Sprintf("output weights of all %d images at ridge %g (the filters and the standardisation saw every image)", lf.n, choice.Ridge),
+		Refit: fmt.Sprintf("output weights of all %d images%s at ridge %g (the filters and the standardisation saw every image)", lf.n, lf.copiesNote(), choice.Ridge),
 	}
 	if err := m.check(); err != nil {
 		return nil, err
