@@ -350,3 +350,22 @@ func TestAugmentRefusals(t *testing.T) {
 		t.Errorf("copies without a shift in a file: %v", err)
 	}
 }
+
+// TestAugmentMemory: the estimate adds the second engine's G and one
+// shard's outputs, and does not grow with the copies beyond their draws
+// (the copies' outputs are never held).
+func TestAugmentMemory(t *testing.T) {
+	c := localConfig(RVFL2D)
+	n, l := 5000, int64(c.Local.Outputs())
+	base := c.EstimateBytesC(n, 30, 30, 3, 8)
+	c.Augment = &Augment{Flip: true, Shift: 4, Copies: 1}
+	one := c.EstimateBytesC(n, 30, 30, 3, 8)
+	c.Augment.Copies = 8
+	eight := c.EstimateBytesC(n, 30, 30, 3, 8)
+	if one-base < 8*l*l || one-base > 8*l*l+64*l*int64(lsq.ShardRows)+1<<20 {
+		t.Errorf("augmentation adds %d bytes for L = %d", one-base, l)
+	}
+	if eight-one > 24*int64(n)*7+1024 {
+		t.Errorf("7 more copies add %d bytes", eight-one)
+	}
+}

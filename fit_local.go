@@ -121,7 +121,12 @@ func (c Config) fitLocalState(ctx context.Context, p Problem, progress func(Step
 	t0 := time.Now()
 	if c.Augment != nil && err == nil {
 		if aerr := lf.augmentSums(ctx, p.T); aerr != nil {
-			return nil, nil, aerr
+			if ctx.Err() == nil {
+				return nil, nil, aerr
+			}
+			// Interrupted: the output weights of the images as they are
+			// (a partial model, recorded without augmentation).
+			stop, err = Cancelled, aerr
 		}
 	}
 	beta, serr := lf.solver().Solve(lf.eng.L, c.Ridge)
