@@ -94,6 +94,10 @@ func (lf *localFit) augmentSums(ctx context.Context, t []float64) error {
 	a, l, n := lf.cfg.Augment, lf.eng.L, lf.n
 	lf.moves = a.moves(n, lf.cfg.Seed)
 	extra := a.Extra()
+	// The images' own G and factor are not needed any more (the output
+	// weights solve the augmented sums, the training residual reads H
+	// only): released before the augmented engine takes as much.
+	lf.eng.G, lf.eng.GD = nil, nil
 	eng := lsq.NewGramH(t, n, lf.m, lf.cfg.Ridge, lf.eng.F32, l, false)
 	eng.BF16 = lf.eng.BF16
 	var blocks []int
@@ -227,9 +231,11 @@ func (lf *localFit) heldCopies(held []int, t []float64, f func(rows int, h, th [
 }
 
 // augmentMemory returns the bytes an augmented local fit adds (see
-// Memory's Factor): the second engine's G and factor (L x L float64),
-// one row shard's outputs of every column (float32, and float64 with
-// float64 products), its products' scratch and the copies' moves.
+// Memory's Factor): one row shard's outputs of every column (float32, and
+// float64 with float64 products), its products' scratch and the copies'
+// moves. The second engine's G and factor (L x L float64) take the place
+// of the first's, released before them; the collector may not have
+// returned it yet, so it is counted too.
 func (c Config) augmentMemory(n int) int64 {
 	if c.Augment == nil || c.Local == nil {
 		return 0
