@@ -26,6 +26,10 @@ type Augment struct {
 // a shift without copies.
 const DefaultAugmentCopies = 1
 
+// maxAugmentShift bounds Augment.Shift (a shift must be less than the
+// images' side besides).
+const maxAugmentShift = 1 << 16
+
 // maxAugmentCopies bounds Augment.Copies.
 const maxAugmentCopies = 64
 
@@ -87,8 +91,8 @@ func (a *Augment) validate() error {
 		return fmt.Errorf("%w: augmentation: %s", ErrConfig, fmt.Sprintf(format, v...))
 	}
 	switch {
-	case a.Shift < 0:
-		return bad("shift %d, want >= 0", a.Shift)
+	case a.Shift < 0 || a.Shift > maxAugmentShift:
+		return bad("shift %d, want 0 ... %d (less than the images' side)", a.Shift, maxAugmentShift)
 	case a.Copies < 0 || a.Copies > maxAugmentCopies:
 		return bad("copies %d, want 1 ... %d", a.Copies, maxAugmentCopies)
 	case a.Shift > 0 && a.Copies == 0:

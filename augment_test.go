@@ -369,3 +369,27 @@ func TestAugmentMemory(t *testing.T) {
 		t.Errorf("7 more copies add %d bytes", eight-one)
 	}
 }
+
+// FuzzParseAugment: any text is read or refused with ErrConfig, never a
+// panic; what is read is valid and reads back from its String.
+func FuzzParseAugment(f *testing.F) {
+	for _, s := range []string{"flip", "shift=4", "flip,shift=2,copies=3", "copies=1", "shift=-1", "flip,,", "shift=99999999999999999999"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		a, err := ParseAugment(s)
+		if err != nil {
+			if !errors.Is(err, ErrConfig) {
+				t.Fatalf("%q: %v does not wrap ErrConfig", s, err)
+			}
+			return
+		}
+		if a.validate() != nil || a.Extra() < 1 {
+			t.Fatalf("%q read as invalid %+v", s, a)
+		}
+		b, err := ParseAugment(a.String())
+		if err != nil || *b != *a {
+			t.Fatalf("%q -> %+v -> %q -> %+v, %v", s, a, a.String(), b, err)
+		}
+	})
+}

@@ -9,7 +9,8 @@ import (
 // The local nodes' extension of the model file (format version 3; see
 // format.go). The header's field "local" records the geometry (filter
 // sizes, filters asked per size, stride, padding, pool grid, pooling,
-// sides, standardisation) and the filters each bank holds; the header's
+// sides, standardisation), the filters each bank holds and the fit's data
+// augmentation, if any (format_augment.go); the header's
 // "nodes" is the number of pooled outputs, and the sections of global
 // nodes (Params, Bias) are empty. After every other section comes, per
 // bank, its parameters (filters x ParamsPerFilter float32: u, v, then w
