@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/scn2d/scn/internal/linalg"
 	"github.com/scn2d/scn/internal/lsq"
 	"gonum.org/v1/gonum/mat"
 )
@@ -135,7 +136,11 @@ func augmentedReference(t *testing.T, m *Model, p Problem, idx []int, alpha floa
 	h := mat.NewDense(rows, l, nil)
 	for i := 0; i < rows; i++ {
 		for j := 0; j < l; j++ {
-			h.Set(i, j, float64(h32[i*l+j]))
+			v := h32[i*l+j]
+			if m.Config.BF16Gram {
+				v = linalg.BF16Float(linalg.RoundBF16(v)) // the values the engine's products read
+			}
+			h.Set(i, j, float64(v))
 		}
 	}
 	g := mat.NewSymDense(l, nil)
@@ -214,6 +219,47 @@ func TestAugmentEqualsExplicit(t *testing.T) {
 		}
 		if slices.Equal(plain.Beta, m.Beta) {
 			t.Fatalf("%v: augmentation left the output weights as they were", tc.k)
+		}
+	}
+}
+
+// TestAugmentGramPrecision: with float32 and bfloat16 Gram products
+// (the presets' on photos) the augmented sums round as the engine's own:
+// the output weights are within 1e-4 of the explicit least squares (of
+// the outputs rounded to bfloat16 with bfloat16 products, the values the
+// products read), and the bits do not depend on GOMAXPROCS.
+func TestAugmentGramPrecision(t *testing.T) {
+	old := lsq.ShardRows
+	lsq.ShardRows = 16
+	defer func() { lsq.ShardRows = old }()
+	p, _ := hueProblem(t, 40, 35)
+	for _, tc := range []struct {
+		f32, bf16 bool
+		tol       float64
+	}{{true, false, 1e-4}, {true, true, 1e-4}} {
+		c := localConfig(RVFL2D)
+		c.Ridge = 0.5
+		c.Float32Gram, c.BF16Gram = tc.f32, tc.bf16
+		c.Augment = &Augment{Flip: true, Shift: 2, Copies: 1}
+		var files [][]byte
+		var m *Model
+		for _, procs := range []int{1, 3} {
+			prev := runtime.GOMAXPROCS(procs)
+			m = fitT(t, c, p)
+			runtime.GOMAXPROCS(prev)
+			file, _ := roundTrip(t, m)
+			files = append(files, file)
+		}
+		if !bytes.Equal(files[0], files[1]) {
+			t.Errorf("f32 %v bf16 %v: bytes differ between GOMAXPROCS 1 and 3", tc.f32, tc.bf16)
+		}
+		idx := make([]int, p.X.Len())
+		for i := range idx {
+			idx[i] = i
+		}
+		d := augRelDiff(m.Beta, augmentedReference(t, m, p, idx, c.Ridge))
+		if !(d <= tc.tol) {
+			t.Errorf("f32 %v bf16 %v: output weights %.3g from the explicit least squares", tc.f32, tc.bf16, d)
 		}
 	}
 }
