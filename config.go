@@ -162,6 +162,10 @@ type Config struct {
 	// Local makes the nodes local (convolutional): filters applied at every
 	// position and pooled (see Local, config_local.go). nil: global nodes.
 	Local *Local
+	// Augment adds mirrored and shifted copies of the training images as
+	// extra rows of the output weights' least squares (local nodes only;
+	// see augment.go). nil: none.
+	Augment *Augment
 	// DirectLink gives the output layer direct links from the input: it
 	// reads the hidden outputs and the preprocessed pixels (pooled on
 	// large sets) together, as Pao's RVFL does (see direct.go). The nodes
@@ -270,6 +274,9 @@ func (c Config) Validate() error {
 		return err
 	}
 	if err := c.validateLocal(); err != nil {
+		return err
+	}
+	if err := c.validateAugment(); err != nil {
 		return err
 	}
 	for i, s := range c.Scales {

@@ -70,6 +70,8 @@ type localFit struct {
 	trace      []Step
 	tried      int
 	prof       Profile
+	aug        *lsq.Gram // the sums with the augmented copies (augment.go), nil without
+	moves      []augMove // the copies of each image (augment.go)
 }
 
 // fitLocal fits a model of local nodes.
@@ -93,6 +95,11 @@ func (c Config) fitLocalState(ctx context.Context, p Problem, progress func(Step
 	if err := g.ForImages(x.Rows, x.Cols, x.Chans()); err != nil {
 		return nil, nil, err
 	}
+	if c.Augment != nil {
+		if err := c.Augment.ForImages(x.Rows, x.Cols); err != nil {
+			return nil, nil, err
+		}
+	}
 	lf := &localFit{cfg: c, g: g, x: x, n: x.Len(), m: p.M, ch: x.Chans(), rng: newRand(c.Seed)}
 	lf.cmean, lf.csd = planeMoments(x)
 	lf.eng = lsq.NewGram(p.T, lf.n, lf.m, c.Ridge, c.Float32Gram || c.BF16Gram, g.Outputs())
@@ -112,7 +119,17 @@ func (c Config) fitLocalState(ctx context.Context, p Problem, progress func(Step
 		return nil, nil, fmt.Errorf("scn: no local filter could be added (%v)", stop)
 	}
 	t0 := time.Now()
-	beta, serr := lf.eng.Solve(lf.eng.L, c.Ridge)
+	if c.Augment != nil && err == nil {
+		if aerr := lf.augmentSums(ctx, p.T); aerr != nil {
+			if ctx.Err() == nil {
+				return nil, nil, aerr
+			}
+			// Interrupted: the output weights of the images as they are
+			// (a partial model, recorded without augmentation).
+			stop, err = Cancelled, aerr
+		}
+	}
+	beta, serr := lf.solver().Solve(lf.eng.L, c.Ridge)
 	if serr != nil {
 		return nil, nil, serr
 	}
@@ -121,6 +138,10 @@ func (c Config) fitLocalState(ctx context.Context, p Problem, progress func(Step
 	lf.eng.Residual(lf.eng.L, beta, res)
 	cfg := c
 	cfg.Local = g
+	cfg.Augment = nil
+	if lf.aug != nil {
+		cfg.Augment = c.Augment.clone()
+	}
 	cfg.Scales = append([]float64(nil), c.Scales...)
 	cfg.Ratios = append([]float64(nil), c.Ratios...)
 	ll := &LocalLayer{Geometry: *g, Banks: lf.banks}
@@ -562,7 +583,7 @@ func (c Config) localMemory(n, rows, cols, chans, m int) Memory {
 	procs := float64(runtime.GOMAXPROCS(0))
 	var e Memory
 	e.Candidates = bytesOf(2*4*step*per*N + procs*4*pos*(ch*float64(kmax*kmax)+step) + 8*per*N*procs)
-	e.Factor = bytesOf(4*N*L + 8*L*L + 8*L*M + 3*8*N*M)
+	e.Factor = bytesOf(4*N*L+8*L*L+8*L*M+3*8*N*M) + c.augmentMemory(n)
 	e.Model = bytesOf(4*L*3 + 8*L*M + 4*float64(g.Filters*len(g.Sizes))*(ch*float64(kmax*kmax)+1) + 64*float64(g.Filters*len(g.Sizes)))
 	return e
 }

@@ -527,6 +527,7 @@ func (h fileHeader) model() (*Model, error) {
 			BlockSize: c.BlockSize, FieldMin: c.FieldMin, FieldMax: c.FieldMax,
 			Standardize: c.Standardize, Differences: c.Differences, Float32Gram: c.Float32Gram, BF16Gram: c.BF16Gram, Pairs: c.Pairs,
 			Robust: c.Robust, Layers: c.Layers, Local: loc.geometry(), Redraw: c.Redraw, DirectLink: c.DirectLink,
+			Augment: h.Local.augmentOrNil(),
 		},
 		fileDeep: h.Deep, Local: loc,
 		Summary: Summary{

@@ -7,7 +7,8 @@ import (
 // The local nodes' extension of the model file (format version 3; see
 // format.go). The header's field "local" records the geometry (filter
 // sizes, filters asked per size, stride, padding, pool grid, pooling,
-// sides, standardisation) and the filters each bank holds; the header's
+// sides, standardisation), the filters each bank holds and the fit's data
+// augmentation, if any (format_augment.go); the header's
 // "nodes" is the number of pooled outputs, and the sections of global
 // nodes (Params, Bias) are empty. After every other section comes, per
 // bank, its parameters (filters x ParamsPerFilter float32: u, v, then w
@@ -26,6 +27,9 @@ type fileLocal struct {
 	TwoSided    bool   `json:"two_sided,omitempty"`
 	Standardize bool   `json:"standardize,omitempty"`
 	Banks       []int  `json:"banks"` // filters held per bank
+	// Augment is the augmentation of the fit (augment.go), absent
+	// without.
+	Augment *fileAugment `json:"augment,omitempty"`
 }
 
 // extended reports whether the model uses an extension of format version 3.
@@ -42,6 +46,7 @@ func (m *Model) fileLocalOf() *fileLocal {
 	for _, b := range m.Local.Banks {
 		f.Banks = append(f.Banks, b.Filters())
 	}
+	f.Augment = toFileAugment(m.Config.Augment)
 	return f
 }
 
@@ -63,6 +68,9 @@ func (h fileHeader) localOf(kind Kind) (*LocalLayer, error) {
 	}
 	if len(f.Banks) != len(g.Sizes) {
 		return nil, fmt.Errorf("%w: local nodes: %d banks for %d filter sizes", ErrFormat, len(f.Banks), len(g.Sizes))
+	}
+	if _, err := f.augment(h.Rows, h.Cols); err != nil {
+		return nil, err
 	}
 	ll := &LocalLayer{Geometry: g}
 	for i, cnt := range f.Banks {

@@ -102,6 +102,9 @@ var layerOf = map[string]int{
 	"config_layers.go":  layerBase,
 	"format_budget.go":  layerResult,
 	"stop.go":           layerBase,
+	"augment_config.go": layerBase,
+	"format_augment.go": layerResult,
+	"augment.go":        layerDriver,
 }
 
 // upwardCalls are the calls up the layers the code makes today, as

@@ -23,7 +23,11 @@ const localCalibFolds = 5
 // idx: G and H^T T of all the images (g0, ht0) minus the images' own sums
 // (the lower triangle of H_idx^T H_idx, half the multiply-adds of the
 // whole product). work (l x l) is overwritten.
-func localHeldOutputs(eng *lsq.Gram, t []float64, m int, g0, ht0, work []float64, idx []int, r float64) ([]float64, error) {
+//
+// copies, unless nil, calls its function with the pooled outputs (rows x L,
+// row-major) and targets of the augmented copies of the images idx, a chunk
+// at a time (localFit.heldCopies): they leave the sums with their images.
+func localHeldOutputs(eng *lsq.Gram, t []float64, m int, g0, ht0, work []float64, idx []int, r float64, copies func(idx []int, f func(rows int, h, th []float64)) error) ([]float64, error) {
 	l := eng.L
 	nh := len(idx)
 	ht := make([]float64, l*nh) // H_idx^T: row j holds column j's outputs on idx
@@ -47,6 +51,14 @@ func localHeldOutputs(eng *lsq.Gram, t []float64, m int, g0, ht0, work []float64
 	lsq.Symmetrize(work, l)
 	beta := append([]float64(nil), ht0...)
 	linalg.Dgemm(false, false, l, m, nh, -1, ht, nh, th, m, 1, beta, m)
+	if copies != nil {
+		if err := copies(idx, func(rows int, h, tc []float64) {
+			linalg.Dgemm(true, false, l, l, rows, -1, h, l, h, l, 1, work, l)
+			linalg.Dgemm(true, false, l, m, rows, -1, h, l, tc, m, 1, beta, m)
+		}); err != nil {
+			return nil, err
+		}
+	}
 	if err := lsq.Cholesky(work, l, l, r); err != nil {
 		return nil, fmt.Errorf("scn: ridge %g: %w", r, err)
 	}
@@ -91,14 +103,17 @@ func (s Selection) localExtras(ctx context.Context, m *Model, lf *localFit, p Pr
 	}
 	eng, mo := lf.eng, p.M
 	l := eng.L
-	g0, ht0 := eng.NormalDense(l)
+	// With augmentation the sums are the augmented engine's (every image
+	// and its copies): a fold's copies leave them with the fold.
+	g0, ht0 := lf.solver().NormalDense(l)
+	copies := func(idx []int, f func(rows int, h, th []float64)) error { return lf.heldCopies(idx, p.T, f) }
 	work := make([]float64, l*l)
 	var y, t []float64
 	for _, idx := range folds {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		yf, err := localHeldOutputs(eng, p.T, mo, g0, ht0, work, idx, r)
+		yf, err := localHeldOutputs(eng, p.T, mo, g0, ht0, work, idx, r, copies)
 		if err != nil {
 			return nil, err
 		}

@@ -120,5 +120,6 @@ func (c Config) ForPhotos(n, rows, cols, chans int) (Config, bool) {
 	p.Differences, p.Standardize, p.Pairs = false, false, false
 	p.BF16Gram = linalg.BF16Available
 	p.MaxNodes = l.Outputs()
+	p.Augment = c.Augment.clone()
 	return p, true
 }

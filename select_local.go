@@ -70,9 +70,16 @@ func (c Config) selectLocal(ctx context.Context, p Problem, s Selection, progres
 		}
 		copy(th[r*mo:(r+1)*mo], p.T[i*mo:(i+1)*mo])
 	}
-	g, ht := eng.NormalDense(l)
+	g, ht := lf.solver().NormalDense(l)
 	linalg.Dgemm(true, false, l, l, nh, -1, hh, l, hh, l, 1, g, l)
 	linalg.Dgemm(true, false, l, mo, nh, -1, hh, l, th, mo, 1, ht, mo)
+	// With augmentation the held-out images' copies leave the sums too.
+	if err := lf.heldCopies(held, p.T, func(r int, h, t []float64) {
+		linalg.Dgemm(true, false, l, l, r, -1, h, l, h, l, 1, g, l)
+		linalg.Dgemm(true, false, l, mo, r, -1, h, l, t, mo, 1, ht, mo)
+	}); err != nil {
+		return nil, err
+	}
 	classify := p.Classes != nil
 	var curve []Score
 	best := -1
@@ -103,7 +110,7 @@ func (c Config) selectLocal(ctx context.Context, p Problem, s Selection, progres
 		}
 	}
 	choice := curve[best]
-	beta, err := eng.Solve(l, choice.Ridge)
+	beta, err := lf.solver().Solve(l, choice.Ridge)
 	if err != nil {
 		return nil, err
 	}
@@ -123,7 +130,7 @@ func (c Config) selectLocal(ctx context.Context, p Problem, s Selection, progres
 	m.Selection = &Choice{
 		Method: "holdout", Held: nh, Folds: 1, Metric: metric, Nodes: l, Ridge: choice.Ridge,
 		Accuracy: choice.Accuracy, RMSE: choice.RMSE, Curve: curve, FitNodes: l, Candidates: len(curve),
-		Refit: fmt.Sprintf("output weights of all %d images at ridge %g (the filters and the standardisation saw every image)", lf.n, choice.Ridge),
+		Refit: fmt.Sprintf("output weights of all %d images%s at ridge %g (the filters and the standardisation saw every image)", lf.n, lf.copiesNote(), choice.Ridge),
 	}
 	if s.fixed {
 		m.Selection = nil // FitHeldOut: no choice was made

@@ -46,6 +46,9 @@ checked against the header (eval and predict verify the weights' checksum).`,
 			}
 			if m.Local != nil {
 				info["local"] = localJSON(m)
+				if a := m.Config.Augment; a != nil {
+					info["augment"] = map[string]any{"flip": a.Flip, "shift": a.Shift, "copies": a.Copies, "rows_per_image": 1 + a.Extra()}
+				}
 				delete(info, "params_per_node") // per filter: in "local"
 			}
 			if m.DirectFeatures > 0 {
@@ -69,6 +72,9 @@ checked against the header (eval and predict verify the weights' checksum).`,
 			if m.Local != nil {
 				fmt.Fprintf(w, "parameters\t%d (%s)\n", m.ParamCount(), localParams(m))
 				fmt.Fprintf(w, "local nodes\t%s\n", localLine(m))
+				if a := m.Config.Augment; a != nil {
+					fmt.Fprintf(w, "augmentation\t%s\n", augmentLine(a))
+				}
 			} else {
 				fmt.Fprintf(w, "parameters\t%d (%d per node + bias + %d output weights)\n", m.ParamCount(), m.ParamsPerNode(), m.M)
 			}

@@ -26,6 +26,7 @@ func newTrain() *cobra.Command {
 		dryRun      bool
 		stream      bool
 		cf          calibFlags
+		augment     string
 	)
 	cmd := &cobra.Command{
 		Use:   "train",
@@ -55,6 +56,13 @@ clock, giving the same model file.`,
 				return err
 			}
 			if err := cf.check(); err != nil {
+				return err
+			}
+			aug, err := parseAugmentFlag(augment)
+			if err != nil {
+				return err
+			}
+			if err := augmentConflicts(aug, timeBudget != 0 || replay != "", statsOut != "", stream); err != nil {
 				return err
 			}
 			if cf.any() && (timeBudget != 0 || replay != "" || stream) {
@@ -105,7 +113,9 @@ clock, giving the same model file.`,
 				if statsOut != "" {
 					return cfg, sel, ""
 				}
-				return h.photoChoice(cfg, sel, sh)
+				c, sl, note := h.photoChoice(cfg, sel, sh)
+				c.Augment = aug
+				return c, sl, note
 			}
 			s, p, err := d.loadTraining(out, stderr, func(sh dataset.Shape) error {
 				c, sl, _ := photos(sh)
@@ -209,6 +219,7 @@ clock, giving the same model file.`,
 	h.addLayers(cmd)
 	h.addLocal(cmd)
 	cf.add(cmd)
+	addAugment(cmd, &augment)
 	d.add(cmd, true)
 	cmd.Flags().StringVarP(&out, "out", "o", "model.scn", "model file to write")
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress bar")
@@ -283,6 +294,9 @@ func printPlan(w io.Writer, cfg scn.Config, sel *scn.Selection, s *dataset.Set) 
 	fmt.Fprintf(w, "data        %d images of %d x %d x %d, %d outputs\n", s.Len(), s.Rows, s.Cols, s.Chans(), outputs(s))
 	if cfg.Local != nil {
 		fmt.Fprintf(w, "local       %s, ridge %g\n", cfg.Local, cfg.Ridge)
+		if cfg.Augment != nil {
+			fmt.Fprintf(w, "augment     %s\n", augmentLine(cfg.Augment))
+		}
 	} else if cfg.BlockSize > 1 {
 		fmt.Fprintf(w, "block       %d nodes\n", cfg.BlockSize)
 	}
@@ -327,6 +341,9 @@ func printPlan(w io.Writer, cfg scn.Config, sel *scn.Selection, s *dataset.Set) 
 func (h *hyperFlags) fitPlan(cfg scn.Config, sel *scn.Selection, sh dataset.Shape) (scn.Config, string, error) {
 	var notes string
 	if err := checkLocal(cfg, sh); err != nil {
+		return cfg, "", err
+	}
+	if err := checkAugment(cfg, sh); err != nil {
 		return cfg, "", err
 	}
 	if !h.changed("field") {
