@@ -508,12 +508,7 @@ func (o *Online) pcg(x []float64) ([]float64, int, bool) {
 	for ; steps < onlineMaxSteps && !converged(rz, updateTol); steps++ {
 		o.applyA(p, q, w)
 		pq := outDots(p, q, m, l)
-		for k := range alpha {
-			alpha[k] = 0
-			if pq[k] > 0 {
-				alpha[k] = rz[k] / pq[k]
-			}
-		}
+		lsq.Ratios(alpha, rz, pq)
 		for i := range xT {
 			k := i / l
 			xT[i] += alpha[k] * p[i]
@@ -521,12 +516,7 @@ func (o *Online) pcg(x []float64) ([]float64, int, bool) {
 		}
 		o.precondition(r, z, wb)
 		rn := outDots(r, z, m, l)
-		for k := range beta {
-			beta[k] = 0
-			if rz[k] > 0 {
-				beta[k] = rn[k] / rz[k]
-			}
-		}
+		lsq.Ratios(beta, rn, rz)
 		rz = rn
 		for i := range p {
 			p[i] = z[i] + beta[i/l]*p[i]

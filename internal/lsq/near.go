@@ -150,12 +150,7 @@ func (a *Near) PCG(b []float64, tol, checkTol float64, maxSteps int) ([]float64,
 	for step := 0; step < maxSteps && !done; step++ {
 		a.apply(p, q, w)
 		pq := ColDots(p, q, m)
-		for k := range alpha {
-			alpha[k] = 0
-			if pq[k] > 0 {
-				alpha[k] = rr[k] / pq[k]
-			}
-		}
+		Ratios(alpha, rr, pq)
 		for i := range y {
 			k := i % m
 			y[i] += alpha[k] * p[i]
@@ -168,12 +163,7 @@ func (a *Near) PCG(b []float64, tol, checkTol float64, maxSteps int) ([]float64,
 				done = false
 			}
 		}
-		for k := range beta {
-			beta[k] = 0
-			if rr[k] > 0 {
-				beta[k] = rn[k] / rr[k]
-			}
-		}
+		Ratios(beta, rn, rr)
 		rr = rn
 		for i := range p {
 			p[i] = r[i] + beta[i%m]*p[i]

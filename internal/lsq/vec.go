@@ -88,3 +88,16 @@ func SumChunks(part []float64, chunks int, dst []float64) []float64 {
 	}
 	return dst
 }
+
+// Ratios sets dst[k] to num[k] / den[k] where den[k] > 0 and to 0
+// elsewhere (a zero, negative or NaN denominator): the step sizes of
+// conjugate gradients, one per right-hand side, a converged or
+// degenerate column taking no step.
+func Ratios(dst, num, den []float64) {
+	for k := range dst {
+		dst[k] = 0
+		if den[k] > 0 {
+			dst[k] = num[k] / den[k]
+		}
+	}
+}
