@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"runtime/debug"
-	"sort"
 	"time"
 )
 
@@ -374,13 +373,7 @@ func (c Config) selectFolds(ctx context.Context, p Problem, s Selection, progres
 	held, minNodes := 0, c.MaxNodes
 	var ev *evaluator
 	for f := range folds {
-		var train []int
-		for g, idx := range folds {
-			if g != f {
-				train = append(train, idx...)
-			}
-		}
-		sort.Ints(train)
+		train := foldTraining(folds, f)
 		// The previous fold's fit (its candidates' weights over the image,
 		// its factor, its held-out outputs) is garbage now: collected and
 		// returned to the system before this fold allocates its own, the

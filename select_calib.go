@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"runtime/debug"
-	"sort"
 )
 
 // FitHeldOut fits on p as Fit does, but on a stratified share
@@ -142,13 +141,7 @@ func (c Config) foldExtras(ctx context.Context, m *Model, p Problem, folds [][]i
 	fc.MaxNodes = max(1, best.Nodes) // a direct-link model may have no hidden nodes
 	var y, t []float64
 	for f := range folds {
-		var train []int
-		for g, idx := range folds {
-			if g != f {
-				train = append(train, idx...)
-			}
-		}
-		sort.Ints(train)
+		train := foldTraining(folds, f)
 		debug.FreeOSMemory() // the previous fold's fit, as selectFolds does
 		tp, hp := p.subset(train), p.subset(folds[f])
 		path, err := fc.fitPath(ctx, tp, nil, runOpts{})

@@ -117,3 +117,16 @@ func (p Problem) subset(idx []int) Problem {
 	}
 	return q
 }
+
+// foldTraining returns the training part of fold f: the images of every
+// other fold, in increasing order.
+func foldTraining(folds [][]int, f int) []int {
+	var train []int
+	for g, idx := range folds {
+		if g != f {
+			train = append(train, idx...)
+		}
+	}
+	sort.Ints(train)
+	return train
+}
