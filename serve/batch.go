@@ -324,12 +324,21 @@ func (p *parser) images(b *batch) error {
 	if err := p.expect('['); err != nil {
 		return err
 	}
+	return p.elements(func() error { return p.image(b) },
+		func() string { return fmt.Sprintf("after image %d", len(b.shapes)-1) })
+}
+
+// elements reads the rest of a JSON array whose '[' is read: nothing for
+// an empty one, else item for each element, the elements separated by
+// ','. where names the element last read, for the error at a separator
+// that is neither ',' nor ']'.
+func (p *parser) elements(item func() error, where func() string) error {
 	if p.space() == ']' {
 		p.pos++
 		return nil
 	}
 	for {
-		if err := p.image(b); err != nil {
+		if err := item(); err != nil {
 			return err
 		}
 		c := p.space()
@@ -339,7 +348,7 @@ func (p *parser) images(b *batch) error {
 		}
 		if c != ',' {
 			p.pos--
-			return p.errorf("found %q, want ',' or ']' after image %d", c, len(b.shapes)-1)
+			return p.errorf("found %q, want ',' or ']' %s", c, where())
 		}
 	}
 }

@@ -43,11 +43,7 @@ func (p *parser) learnKey(key string, b *batch) error {
 	} else {
 		b.targets = [][]float64{}
 	}
-	if p.space() == ']' {
-		p.pos++
-		return nil
-	}
-	for {
+	return p.elements(func() error {
 		if key == "labels" {
 			l, err := p.label()
 			if err != nil {
@@ -61,16 +57,8 @@ func (p *parser) learnKey(key string, b *batch) error {
 			}
 			b.targets = append(b.targets, t)
 		}
-		c := p.space()
-		p.pos++
-		if c == ']' {
-			return nil
-		}
-		if c != ',' {
-			p.pos--
-			return p.errorf("found %q, want ',' or ']' in %q", c, key)
-		}
-	}
+		return nil
+	}, func() string { return fmt.Sprintf("in %q", key) })
 }
 
 // label reads a class name: a string of printable ASCII without escapes
