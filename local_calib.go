@@ -30,16 +30,7 @@ const localCalibFolds = 5
 func localHeldOutputs(eng *lsq.Gram, t []float64, m int, g0, ht0, work []float64, idx []int, r float64, copies func(idx []int, f func(rows int, h, th []float64)) error) ([]float64, error) {
 	l := eng.L
 	nh := len(idx)
-	ht := make([]float64, l*nh) // H_idx^T: row j holds column j's outputs on idx
-	th := make([]float64, nh*m)
-	for k, i := range idx {
-		sh := eng.Shards[i/lsq.ShardRows]
-		rows := sh.Hi - sh.Lo
-		for j := 0; j < l; j++ {
-			ht[j*nh+k] = float64(sh.H[j*rows+i-sh.Lo])
-		}
-		copy(th[k*m:(k+1)*m], t[i*m:(i+1)*m])
-	}
+	ht, th := heldRows(eng, t, m, idx, true) // H_idx^T: row j holds column j's outputs on idx
 	clear(work)
 	lsq.GramLower(l, nh, ht, nh, work)
 	for i := 0; i < l; i++ {
@@ -67,6 +58,28 @@ func localHeldOutputs(eng *lsq.Gram, t []float64, m int, g0, ht0, work []float64
 	y := make([]float64, nh*m)
 	linalg.Dgemm(true, false, nh, m, l, 1, ht, nh, beta, m, 0, y, m)
 	return y, nil
+}
+
+// heldRows returns the engine's pooled outputs on the images idx, as
+// rows (len(idx) x L, row-major) or, transposed, as columns (L x
+// len(idx)), and the images' targets (len(idx) x m) from t.
+func heldRows(eng *lsq.Gram, t []float64, m int, idx []int, transposed bool) (h, th []float64) {
+	l, nh := eng.L, len(idx)
+	rs, cs := l, 1 // where image k's column j goes: k*rs + j*cs
+	if transposed {
+		rs, cs = 1, nh
+	}
+	h = make([]float64, l*nh)
+	th = make([]float64, nh*m)
+	for k, i := range idx {
+		sh := eng.Shards[i/lsq.ShardRows]
+		rows := sh.Hi - sh.Lo
+		for j := 0; j < l; j++ {
+			h[k*rs+j*cs] = float64(sh.H[j*rows+i-sh.Lo])
+		}
+		copy(th[k*m:(k+1)*m], t[i*m:(i+1)*m])
+	}
+	return h, th
 }
 
 // localExtras adds the selection's extras (a classifier's calibration map

@@ -60,16 +60,7 @@ func (c Config) selectLocal(ctx context.Context, p Problem, s Selection, progres
 	eng, l, mo := lf.eng, lf.eng.L, p.M
 	nh := len(held)
 	// The held-out images' pooled outputs as the engine holds them (nh x l).
-	hh := make([]float64, nh*l)
-	th := make([]float64, nh*mo)
-	for r, i := range held {
-		sh := eng.Shards[i/lsq.ShardRows]
-		rows := sh.Hi - sh.Lo
-		for j := 0; j < l; j++ {
-			hh[r*l+j] = float64(sh.H[j*rows+i-sh.Lo])
-		}
-		copy(th[r*mo:(r+1)*mo], p.T[i*mo:(i+1)*mo])
-	}
+	hh, th := heldRows(eng, p.T, mo, held, false)
 	g, ht := lf.solver().NormalDense(l)
 	linalg.Dgemm(true, false, l, l, nh, -1, hh, l, hh, l, 1, g, l)
 	linalg.Dgemm(true, false, l, mo, nh, -1, hh, l, th, mo, 1, ht, mo)
