@@ -42,16 +42,6 @@ import (
 // Random choice (RVFL, 2DRVFL) draws each block at the first scale and
 // appends it whole.
 
-// blockSize is the block size a model file records: BlockSize for block
-// fits, 0 for one-node fits (BlockSize 0 and 1 are the same fit, and their
-// files are the same bytes).
-func (c Config) blockSize() int {
-	if c.blockMode() {
-		return c.BlockSize
-	}
-	return 0
-}
-
 // blockBuilder is the state of a block fit.
 type blockBuilder struct {
 	*builder

@@ -438,6 +438,16 @@ func (m *Model) header() fileHeader {
 	return h
 }
 
+// blockSize is the block size a model file records: BlockSize for block
+// fits, 0 for one-node fits (BlockSize 0 and 1 are the same fit, and their
+// files are the same bytes).
+func (c Config) blockSize() int {
+	if c.blockMode() {
+		return c.BlockSize
+	}
+	return 0
+}
+
 // fileChannels returns the header's channels: C for C > 1, else 0 (absent).
 func (m *Model) fileChannels() int {
 	if m.Chans() > 1 {
