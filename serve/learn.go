@@ -207,12 +207,18 @@ type learner struct {
 	lastSnap  time.Time
 	writing   bool
 	wg        sync.WaitGroup
-	solves    int                  // solves since the server started (the served model is the last one's)
-	lastSolve time.Duration        // the time the last solve took
-	unsolved  time.Time            // when the first images the served model lacks were added (zero: none)
-	waiting   []*learnJob          // requests that wait for the solve of their images (?wait=true)
-	served    string               // the served model's version (its SHA-256, 12 digits)
-	onSwap    func(version string) // tests: called with each model served (l.mu held)
+	solves    int           // solves since the server started (the served model is the last one's)
+	lastSolve time.Duration // the time the last solve took
+	unsolved  time.Time     // when the first images the served model lacks were added (zero: none)
+	waiting   []*learnJob   // requests that wait for the solve of their images (?wait=true)
+	served    string        // the served model's version (its SHA-256, 12 digits)
+	// solving: a solve of frozen sums (startSolve) is under way, of the
+	// images learnt up to frozen (Online.Learnt), writing a snapshot after
+	// if snapPending.
+	solving     bool
+	frozen      int
+	snapPending bool
+	onSwap      func(version string) // tests: called with each model served (l.mu held)
 
 	pmu     sync.Mutex
 	pending []*learnJob
@@ -358,7 +364,7 @@ func (s *Server) CloseLearning() error {
 		l.wg.Wait()
 		l.mu.Lock()
 		if l.since > 0 {
-			l.startSnapshot()
+			l.startSolve(true)
 		}
 		l.mu.Unlock()
 		l.wg.Wait()

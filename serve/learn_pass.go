@@ -41,9 +41,15 @@ func (l *learner) run() {
 				close(j.done)
 			}
 			// The images added are solved (the last snapshot holds
-			// them), and the requests waiting for that answered.
+			// them), and the requests waiting for that answered: after
+			// the solve under way, one more if images were added since.
 			l.mu.Lock()
-			par.Limited(l.lg.o.Workers, func() { l.solveLocked() })
+			for l.solving || l.writing {
+				l.mu.Unlock()
+				l.wg.Wait()
+				l.mu.Lock()
+			}
+			l.startSolve(l.since > 0)
 			l.mu.Unlock()
 			return
 		}
@@ -56,11 +62,8 @@ func (l *learner) run() {
 				l.learnPass(jobs)
 			}
 			l.mu.Lock()
-			if l.solveDue() {
-				l.solveLocked()
-			}
-			l.maybeSnapshot()
-			if !l.unsolved.IsZero() {
+			l.kick()
+			if !l.unsolved.IsZero() && !l.solving {
 				solveTimer.Reset(time.Until(l.solveAt()))
 			}
 			l.mu.Unlock()
@@ -70,9 +73,9 @@ func (l *learner) run() {
 
 // solveDue reports whether the output weights are to be solved now
 // (l.mu held): images the served model lacks were added long enough ago
-// (solveAt), or a request waits for them.
+// (solveAt), or a request waits for them, and no solve is under way.
 func (l *learner) solveDue() bool {
-	if l.unsolved.IsZero() {
+	if l.unsolved.IsZero() || l.solving {
 		return false
 	}
 	return len(l.waiting) > 0 || !time.Now().Before(l.solveAt())
@@ -91,47 +94,6 @@ func (l *learner) solveAt() time.Time {
 		return l.unsolved
 	}
 	return l.unsolved.Add(max(l.lg.o.SolveEvery, (solveShare-1)*l.lastSolve))
-}
-
-// solveLocked solves the output weights of the images added (if any were
-// since the last solve), serves the model solved and answers the requests
-// that wait for it (l.mu held). It reports whether the served model holds
-// every image added.
-func (l *learner) solveLocked() bool {
-	if l.on.Unsolved() == 0 {
-		l.unsolved = time.Time{}
-		return true
-	}
-	start := time.Now()
-	nm, err := l.on.Solve()
-	var b []byte
-	if err == nil {
-		b, err = modelBytes(nm)
-	}
-	waiting := l.waiting
-	l.waiting = nil
-	if err != nil {
-		l.s.log.Error("solving the output weights failed: the images stay in the statistics, for the next solve", "model", l.name, "images", l.on.Unsolved(), "err", err)
-		for _, j := range waiting {
-			j.err = errorf(http.StatusInternalServerError, "solving the output weights failed (%v): the images are in the statistics and take effect at the next solve that succeeds", err)
-			close(j.done)
-		}
-		l.unsolved = time.Now() // retried SolveEvery later
-		return false
-	}
-	l.cur = b
-	l.swap(nm, b, l.servedPath())
-	l.solves++
-	l.served = hex.EncodeToString(sha(b))[:12]
-	l.unsolved = time.Time{}
-	l.lastSolve = time.Since(start)
-	l.lg.solve.Observe(l.lastSolve.Seconds())
-	for _, j := range waiting {
-		j.res.Applied, j.res.Version, j.res.Solve, j.res.SolveDueMS = true, l.served, l.solves, 0
-		j.res.Snapshot, j.res.SinceSnapshot, j.res.Images = l.next, l.since, l.on.Images()
-		close(j.done)
-	}
-	return true
 }
 
 // take returns the jobs at the head of the queue, up to the batch size
@@ -247,26 +209,27 @@ func (l *learner) learnPass(jobs []*learnJob) {
 	l.lg.pass.Observe(time.Since(start).Seconds())
 	for _, j := range jobs {
 		j.res = learnResult{Model: l.name, Learnt: j.n, AddedClasses: added}
-		if j.wait {
+		if j.wait || l.lg.o.SolveEvery < 0 { // a solve a pass: the answer names the model that has learnt them
 			l.waiting = append(l.waiting, j)
 		}
 	}
-	if l.solveDue() {
-		l.solveLocked()
+	l.kick()
+	// The solve that takes these images: the one just started (its
+	// frozen sums hold them), or the next after the one under way.
+	in := l.solving && l.frozen >= l.on.Learnt()
+	after := l.solving && !in
+	res := learnResult{Model: l.name, Snapshot: l.next, SinceSnapshot: l.since, Images: l.on.Images(), AddedClasses: added, Solve: l.solves + 1}
+	if after && l.snapPending {
+		res.Snapshot++
 	}
-	in := l.next
-	if l.maybeSnapshot() {
-		in = l.next - 1
+	if after {
+		res.Solve++
 	}
-	res := learnResult{Model: l.name, Snapshot: in, SinceSnapshot: l.since, Images: l.on.Images(), AddedClasses: added}
-	if l.unsolved.IsZero() {
-		res.Applied, res.Version, res.Solve = true, l.served, l.solves
-	} else {
-		res.Solve = l.solves + 1
+	if !in {
 		res.SolveDueMS = max(0, float64(time.Until(l.solveAt()).Microseconds())/1000)
 	}
 	for _, j := range jobs {
-		if !j.wait {
+		if !j.wait && l.lg.o.SolveEvery >= 0 {
 			j.res = res
 			j.res.Learnt = j.n
 			close(j.done)

@@ -4,7 +4,6 @@ package serve
 // atomically, pruning, rollback and the versions listing.
 
 import (
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/http"
@@ -16,59 +15,43 @@ import (
 	"github.com/scn2d/scn/internal/par"
 )
 
-// maybeSnapshot starts a snapshot if one is due and none is being
-// written (l.mu held), and reports whether it did.
-func (l *learner) maybeSnapshot() bool {
+// snapshotDue reports whether a snapshot is due (l.mu held): images were
+// learnt since the last one, none is being written, and
+// SnapshotImages of them or SnapshotEvery passed.
+func (l *learner) snapshotDue() bool {
 	if l.since == 0 || l.writing {
 		return false
 	}
-	if l.since < l.lg.o.SnapshotImages && time.Since(l.lastSnap) < l.lg.o.SnapshotEvery {
-		return false
-	}
-	return l.startSnapshot()
+	return l.since >= l.lg.o.SnapshotImages || time.Since(l.lastSnap) >= l.lg.o.SnapshotEvery
 }
 
-// startSnapshot solves the images the model served lacks, copies the
-// model and statistics (l.mu held) and writes them as the next version in
-// the background. It reports whether it did (not if the solve failed:
-// the model would not be the statistics'; retried later).
-func (l *learner) startSnapshot() bool {
-	if !l.solveLocked() {
-		return false
-	}
-	m, st := l.on.Snapshot()
-	vi := &versionInfo{Version: l.next, Created: time.Now().UTC(), Images: st.N, Learnt: l.learnt0 + l.on.Learnt(),
-		Forget: l.on.Forget(), Classes: m.Classes, ModelSHA256: hex.EncodeToString(sha(l.cur)), BaseSHA256: l.baseSHA, Parent: l.from}
-	files := snapshotFiles{model: l.cur, stats: st}
-	images := l.since
-	l.next++
-	l.since = 0
+// writeSnapshotLocked writes files (a model and the statistics of the same
+// images: a frozen solve's) as version vi, images of them learnt since the
+// last snapshot (l.mu held, released while writing).
+func (l *learner) writeSnapshotLocked(vi *versionInfo, files snapshotFiles, images int) {
+	l.next = vi.Version + 1
+	l.since -= images
 	l.lastSnap = time.Now()
 	l.writing = true
-	l.wg.Add(1)
-	go func() {
-		defer l.wg.Done()
-		var err error // written within the learner's workers too
-		par.Limited(l.lg.o.Workers, func() { err = writeSnapshot(l.dir, vi, files) })
-		l.mu.Lock()
-		defer l.mu.Unlock()
-		l.writing = false
-		if err != nil {
-			l.s.log.Error("snapshot failed: its images stay learnt, to be saved in the next one", "model", l.name, "version", vi.Version, "err", err)
-			l.lg.snapshots.WithLabelValues(l.name, "failed").Inc()
-			l.since += images
-			if l.next == vi.Version+1 {
-				l.next = vi.Version // the number is free again
-			}
-			return
+	l.mu.Unlock()
+	var err error // written within the learner's workers too
+	par.Limited(l.lg.o.Workers, func() { err = writeSnapshot(l.dir, vi, files) })
+	l.mu.Lock()
+	l.writing = false
+	if err != nil {
+		l.s.log.Error("snapshot failed: its images stay learnt, to be saved in the next one", "model", l.name, "version", vi.Version, "err", err)
+		l.lg.snapshots.WithLabelValues(l.name, "failed").Inc()
+		l.since += images
+		if l.next == vi.Version+1 {
+			l.next = vi.Version // the number is free again
 		}
-		l.version = max(l.version, vi.Version)
-		l.lg.snapshots.WithLabelValues(l.name, "written").Inc()
-		l.lg.version.WithLabelValues(l.name).Set(float64(l.version))
-		l.s.log.Info("snapshot written", "model", l.name, "version", vi.Version, "images", vi.Images, "learnt", vi.Learnt)
-		l.prune()
-	}()
-	return true
+		return
+	}
+	l.version = max(l.version, vi.Version)
+	l.lg.snapshots.WithLabelValues(l.name, "written").Inc()
+	l.lg.version.WithLabelValues(l.name).Set(float64(l.version))
+	l.s.log.Info("snapshot written", "model", l.name, "version", vi.Version, "images", vi.Images, "learnt", vi.Learnt)
+	l.prune()
 }
 
 // prune removes the snapshots beyond the newest Keep (l.mu held): each
@@ -98,7 +81,7 @@ func (l *learner) prune() {
 func (l *learner) rollback(v int) (*versionInfo, int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	for l.writing { // let the snapshot being written finish first
+	for l.solving || l.writing { // let the solve and snapshot under way finish first
 		l.mu.Unlock()
 		l.wg.Wait()
 		l.mu.Lock()
@@ -165,7 +148,7 @@ func (l *learner) rollback(v int) (*versionInfo, int, error) {
 func (l *learner) versions() map[string]any {
 	l.mu.Lock()
 	cur, next, since, writing := l.version, l.next, l.since, l.writing
-	solves, unsolved, served := l.solves, l.on.Unsolved(), l.served
+	solves, unsolved, served, solving := l.solves, l.on.Unsolved(), l.served, l.solving
 	l.mu.Unlock()
 	vs, _ := listVersions(l.dir, false)
 	list := make([]*versionInfo, 0, len(vs)+1)
@@ -180,5 +163,5 @@ func (l *learner) versions() map[string]any {
 	list = append(list, &versionInfo{Version: 0, ModelSHA256: l.baseSHA, BaseSHA256: l.baseSHA, Path: l.basePath})
 	return map[string]any{"model": l.name, "current": cur, "next": next, "images_since_snapshot": since,
 		"writing": writing, "forget": l.lg.o.Forget, "versions": list,
-		"served": served, "solves": solves, "unsolved_images": unsolved, "solve_every_s": l.lg.o.SolveEvery.Seconds()}
+		"served": served, "solves": solves, "unsolved_images": unsolved, "solve_every_s": l.lg.o.SolveEvery.Seconds(), "solving": solving}
 }
