@@ -78,6 +78,7 @@ var layerOf = map[string]int{
 	"stream_select.go": layerWorkflow,
 	"update.go":        layerWorkflow,
 	"online.go":        layerWorkflow,
+	"online_frozen.go": layerWorkflow,
 	"select_local.go":  layerWorkflow,
 	"select_calib.go":  layerWorkflow,
 	"local_calib.go":   layerWorkflow,

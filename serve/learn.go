@@ -218,6 +218,7 @@ type learner struct {
 	solving     bool
 	frozen      int
 	snapPending bool
+	solveHook   func()               // tests: called by a solve's goroutine before it solves
 	onSwap      func(version string) // tests: called with each model served (l.mu held)
 
 	pmu     sync.Mutex

@@ -56,6 +56,9 @@ func (l *learner) startSolve(snap bool) bool {
 			nm  *scn.Model
 			err error
 		)
+		if l.solveHook != nil {
+			l.solveHook()
+		}
 		par.Limited(l.lg.o.Workers, func() { nm, err = fz.Solve() })
 		l.mu.Lock()
 		if err == nil && fz.Images() > 0 {
