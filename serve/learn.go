@@ -219,6 +219,7 @@ type learner struct {
 	frozen      int
 	snapPending bool
 	solveHook   func()               // tests: called by a solve's goroutine before it solves
+	idle        *sync.Cond           // on mu: broadcast when a solve (and its snapshot) ends
 	onSwap      func(version string) // tests: called with each model served (l.mu held)
 
 	pmu     sync.Mutex
@@ -281,6 +282,7 @@ func (s *Server) LoadLearning(name, path, stats, versions string) error {
 	}
 	l := &learner{s: s, lg: lg, name: name, dir: versions, basePath: path, baseStat: stats, baseSHA: base.sha256,
 		wake: make(chan struct{}, 1), stop: make(chan struct{}), stopped: make(chan struct{}), lastSnap: time.Now()}
+	l.idle = sync.NewCond(&l.mu)
 	l.bucket = bucket{rate: lg.o.Rate, burst: max(lg.o.Rate, float64(s.opts.MaxBatchImages)), last: time.Now()}
 	l.bucket.tokens = l.bucket.burst
 	vs, err := listVersions(versions, true)

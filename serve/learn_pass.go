@@ -44,11 +44,7 @@ func (l *learner) run() {
 			// them), and the requests waiting for that answered: after
 			// the solve under way, one more if images were added since.
 			l.mu.Lock()
-			for l.solving || l.writing {
-				l.mu.Unlock()
-				l.wg.Wait()
-				l.mu.Lock()
-			}
+			l.waitIdle()
 			l.startSolve(l.since > 0)
 			l.mu.Unlock()
 			return

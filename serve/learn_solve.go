@@ -78,7 +78,10 @@ func (l *learner) startSolve(snap bool) bool {
 // model of the frozen sums, answers the requests that waited for it and
 // writes the snapshot of the frozen statistics if one is asked or due.
 func (l *learner) endSolve(fz *scn.FrozenSolve, nm *scn.Model, err error, waiting []*learnJob, snap bool, took time.Duration) {
-	defer func() { l.solving, l.snapPending = false, false }()
+	defer func() {
+		l.solving, l.snapPending = false, false
+		l.idle.Broadcast()
+	}()
 	var b []byte
 	if err == nil && fz.Images() > 0 {
 		if b, err = modelBytes(nm); err == nil {
@@ -122,4 +125,13 @@ func (l *learner) endSolve(fz *scn.FrozenSolve, nm *scn.Model, err error, waitin
 	vi := &versionInfo{Version: l.next, Created: time.Now().UTC(), Images: st.N, Learnt: l.learnt0 + fz.Learnt(),
 		Forget: l.on.Forget(), Classes: st.Classes, ModelSHA256: hex.EncodeToString(sha(l.cur)), BaseSHA256: l.baseSHA, Parent: l.from}
 	l.writeSnapshotLocked(vi, snapshotFiles{model: l.cur, stats: st}, in)
+}
+
+// waitIdle waits until no solve or snapshot is under way (l.mu held,
+// released while waiting): by the condition, not the WaitGroup, since the
+// learner's loop may start another solve meanwhile.
+func (l *learner) waitIdle() {
+	for l.solving || l.writing {
+		l.idle.Wait()
+	}
 }

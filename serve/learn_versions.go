@@ -81,11 +81,7 @@ func (l *learner) prune() {
 func (l *learner) rollback(v int) (*versionInfo, int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	for l.solving || l.writing { // let the solve and snapshot under way finish first
-		l.mu.Unlock()
-		l.wg.Wait()
-		l.mu.Lock()
-	}
+	l.waitIdle() // let the solve and snapshot under way finish first
 	var (
 		md        *model
 		st        *scn.Stats
