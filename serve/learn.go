@@ -207,20 +207,21 @@ type learner struct {
 	lastSnap  time.Time
 	writing   bool
 	wg        sync.WaitGroup
-	solves    int           // solves since the server started (the served model is the last one's)
-	lastSolve time.Duration // the time the last solve took
-	unsolved  time.Time     // when the first images the served model lacks were added (zero: none)
-	waiting   []*learnJob   // requests that wait for the solve of their images (?wait=true)
-	served    string        // the served model's version (its SHA-256, 12 digits)
+	solves    int                  // solves since the server started (the served model is the last one's)
+	lastSolve time.Duration        // the time the last solve took
+	unsolved  time.Time            // when the first images the served model lacks were added (zero: none)
+	waiting   []*learnJob          // requests that wait for the solve of their images (?wait=true)
+	served    string               // the served model's version (its SHA-256, 12 digits)
+	onSwap    func(version string) // tests: called with each model served (l.mu held)
+
 	// solving: a solve of frozen sums (startSolve) is under way, of the
 	// images learnt up to frozen (Online.Learnt), writing a snapshot after
 	// if snapPending.
 	solving     bool
 	frozen      int
 	snapPending bool
-	solveHook   func()               // tests: called by a solve's goroutine before it solves
-	idle        *sync.Cond           // on mu: broadcast when a solve (and its snapshot) ends
-	onSwap      func(version string) // tests: called with each model served (l.mu held)
+	idle        *sync.Cond // on mu: broadcast when a solve (and its snapshot) ends
+	solveHook   func()     // tests: called by a solve's goroutine before it solves
 
 	pmu     sync.Mutex
 	pending []*learnJob
