@@ -50,6 +50,7 @@ type Online struct {
 	learnt   int       // images learnt
 	unsolved int       // images added since the last solve (Add)
 	hbuf     []float64 // the hidden outputs of a pass's chunk (accumulate)
+	spare    []float64 // a released frozen copy of G, for the next Freeze (online_frozen.go)
 }
 
 // NewOnline starts online learning for m from st, the statistics of m's

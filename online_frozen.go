@@ -3,6 +3,9 @@ package scn
 import (
 	"errors"
 	"fmt"
+	"slices"
+
+	"github.com/scn2d/scn/internal/bigmem"
 )
 
 // FrozenSolve is a solve of an Online's statistics as they were when
@@ -18,6 +21,7 @@ type FrozenSolve struct {
 	fo     *Online // an Online of the frozen sums (its own G, H^T T, T^T T)
 	images int     // the unsolved images the frozen sums hold
 	learnt int     // o.Learnt() at the freeze
+	statN  int     // the images the frozen statistics hold
 	model  *Model  // the solve's model (after Solve)
 	solved bool
 }
@@ -30,10 +34,21 @@ type FrozenSolve struct {
 // goroutine at a time). Freeze with no unsolved image gives a frozen
 // state whose Solve is the current model (a consistent snapshot).
 func (o *Online) Freeze() *FrozenSolve {
-	_, st := o.Snapshot()
-	fo := &Online{st: st, base: o.base, model: o.model, ridge: o.ridge, forget: o.forget, fac: o.fac,
+	st := *o.st
+	st.Classes, st.ClassCounts = slices.Clone(st.Classes), slices.Clone(st.ClassCounts)
+	st.HT, st.TT = slices.Clone(st.HT), slices.Clone(st.TT)
+	l := st.Nodes()
+	if len(o.spare) == l*l { // the copy of the last frozen solve, released
+		st.G, o.spare = o.spare, nil
+	} else {
+		st.G = bigmem.Float64s(l * l)
+	}
+	copy(st.G, o.st.G)
+	symmetrizeTiled(st.G, l)
+	st.Factor, st.loadG = o.fac, nil
+	fo := &Online{st: &st, base: o.base, model: o.model, ridge: o.ridge, forget: o.forget, fac: o.fac,
 		steps: o.steps, learnt: o.learnt, unsolved: o.unsolved}
-	return &FrozenSolve{o: o, fo: fo, images: o.unsolved, learnt: o.learnt}
+	return &FrozenSolve{o: o, fo: fo, images: o.unsolved, learnt: o.learnt, statN: st.N}
 }
 
 // Images returns the unsolved images the frozen sums hold: those the
@@ -45,14 +60,14 @@ func (f *FrozenSolve) Images() int { return f.images }
 func (f *FrozenSolve) Learnt() int { return f.learnt }
 
 // StatImages returns the images the frozen statistics hold (Stats.N).
-func (f *FrozenSolve) StatImages() int { return f.fo.st.N }
+func (f *FrozenSolve) StatImages() int { return f.statN }
 
 // Solve solves the output weights of the frozen sums (the current
 // model if they hold no unsolved image) and returns their model. It reads
 // nothing the Online changes, and is called once.
 func (f *FrozenSolve) Solve() (*Model, error) {
-	if f.solved {
-		return nil, errors.New("scn: a frozen solve solves once")
+	if f.solved || f.fo == nil {
+		return nil, errors.New("scn: a frozen solve solves once, before its release")
 	}
 	m, err := f.fo.Solve()
 	if err != nil {
@@ -64,8 +79,12 @@ func (f *FrozenSolve) Solve() (*Model, error) {
 
 // Stats returns the frozen statistics, with the newest preconditioning
 // factor, and the model solved from them (after a Solve that succeeded):
-// the same images, to be saved together. Neither changes afterwards.
+// the same images, to be saved together. Neither changes afterwards,
+// until Release (nil, nil after it).
 func (f *FrozenSolve) Stats() (*Model, *Stats) {
+	if f.fo == nil {
+		return nil, nil
+	}
 	st := f.fo.st
 	st.Factor = f.fo.fac
 	return f.model, st
@@ -79,8 +98,8 @@ func (o *Online) Commit(f *FrozenSolve) (*Model, error) {
 	if f.o != o {
 		return nil, fmt.Errorf("%w: a frozen solve of another Online", ErrData)
 	}
-	if !f.solved {
-		return nil, fmt.Errorf("%w: the frozen solve was not solved", ErrData)
+	if !f.solved || f.fo == nil {
+		return nil, fmt.Errorf("%w: the frozen solve was not solved, or was released", ErrData)
 	}
 	if f.images > o.unsolved {
 		return nil, fmt.Errorf("%w: the frozen solve was committed already", ErrData)
@@ -99,4 +118,20 @@ func (o *Online) Commit(f *FrozenSolve) (*Model, error) {
 	o.model, o.fac, o.steps = m, f.fo.fac, f.fo.steps
 	o.unsolved -= f.images
 	return m, nil
+}
+
+// Release gives the frozen copy of G back to the Online, for the next
+// Freeze to copy into instead of allocating L x L values again (so that
+// a stream of solves holds one copy, not one a solve until the collector
+// runs): f, its statistics and nothing read from them (Stats) are used
+// afterwards. Called by the goroutine that calls Add, once f's solve
+// ended and its statistics are saved or not needed.
+func (o *Online) Release(f *FrozenSolve) {
+	if f.o != o || f.fo == nil {
+		return
+	}
+	if g := f.fo.st.G; len(g) == len(o.st.G) {
+		o.spare = g
+	}
+	f.fo = nil
 }

@@ -82,9 +82,25 @@ func TestOnlineFrozenSolve(t *testing.T) {
 		if _, err := o.Commit(fz); err == nil {
 			t.Error("a frozen solve committed twice")
 		}
-		next, err := o.Solve()
-		if err != nil {
+		// Released, the copy of G is the next frozen solve's.
+		g := fz.fo.st.G
+		o.Release(fz)
+		if st, _ := fz.Stats(); st != nil || fz.StatImages() != 700 {
+			t.Error("a released frozen solve still gives its statistics")
+		}
+		if _, err := o.Commit(fz); err == nil {
+			t.Error("a released frozen solve committed")
+		}
+		fz2 := o.Freeze()
+		if &fz2.fo.st.G[0] != &g[0] || fz2.Images() != 200 || fz2.StatImages() != 900 {
+			t.Errorf("the next freeze: a new copy of G %v, %d images to solve, %d in the statistics", &fz2.fo.st.G[0] != &g[0], fz2.Images(), fz2.StatImages())
+		}
+		if _, err := fz2.Solve(); err != nil {
 			t.Fatal(err)
+		}
+		next, err := o.Commit(fz2)
+		if err != nil || o.Unsolved() != 0 {
+			t.Fatalf("commit: %v, %d unsolved", err, o.Unsolved())
 		}
 		if d := relDiff(next.Beta, fresh(forget, 600).Beta); d > 1e-9 {
 			t.Errorf("forget %v: the solve after the frozen one differs from a fresh Online fed every image by %.3g", forget, d)

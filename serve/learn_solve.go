@@ -82,6 +82,7 @@ func (l *learner) endSolve(fz *scn.FrozenSolve, nm *scn.Model, err error, waitin
 		l.solving, l.snapPending = false, false
 		l.idle.Broadcast()
 	}()
+	defer l.on.Release(fz) // its copy of G, for the next solve's (run before the call above)
 	var b []byte
 	if err == nil && fz.Images() > 0 {
 		if b, err = modelBytes(nm); err == nil {
