@@ -35,6 +35,9 @@ func main() {
 	old := flag.Bool("old", false, "also fit the default without direct links and growth")
 	skipNew := flag.Bool("ridge-only", false, "fit the ridge reference only")
 	noRidge := flag.Bool("no-ridge", false, "do not fit the ridge reference")
+	flag.IntVar(&lmax, "lmax", 500, "the default's L_max (scn train's default 500)")
+	flag.BoolVar(&noGrow, "no-grow", false, "fit the default without growth past L_max")
+	first := flag.Int("first", 1, "ORL: the first split (seed) to fit")
 	flag.Parse()
 	type pair struct{ tr, te *dataset.Set }
 	var sets []pair
@@ -42,7 +45,7 @@ func main() {
 	case "orl":
 		faces, err := dataset.ReadORL(filepath.Join(*data, "orl_faces"))
 		check(err)
-		for t := 0; t < *splits; t++ {
+		for t := *first - 1; t < *first-1+*splits; t++ {
 			d, err := dataset.BuildFaceSplit(faces, 5, 1+uint64(t))
 			check(err)
 			sets = append(sets, pair{d.Part("train"), d.Part("test")})
@@ -147,12 +150,18 @@ func defaultSelection(s *dataset.Set) scn.Selection {
 	return sel
 }
 
+// lmax and noGrow vary the default for a comparison (-lmax, -no-grow).
+var (
+	lmax   = 500
+	noGrow bool
+)
+
 // fitDefault fits scn train's default (2DSCN, L_max 500, seed 1) and
 // returns its test accuracy.
 func fitDefault(p, q scn.Problem, sel scn.Selection, now bool) (float64, string, time.Duration) {
 	c := scn.Default(scn.SCN2D)
-	c.MaxNodes = 500
-	sel.TryDirect, sel.Grow = now, now
+	c.MaxNodes = lmax
+	sel.TryDirect, sel.Grow = now, now && !noGrow
 	t0 := time.Now()
 	m, err := c.Select(context.Background(), p, sel, nil)
 	check(err)
