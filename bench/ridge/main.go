@@ -8,6 +8,7 @@
 //
 //	go run ./bench/ridge -set orl -splits 50
 //	go run ./bench/ridge -set cvl|natural|mnist
+//	go run ./bench/ridge -set orl-light -splits 20   (see light.go)
 //
 // -old also fits the default as it was before direct links and growth
 // (Selection without TryDirect and Grow), on the same data.
@@ -29,7 +30,7 @@ import (
 )
 
 func main() {
-	set := flag.String("set", "orl", "data set: orl, cvl, natural, mnist")
+	set := flag.String("set", "orl", "data set: orl, orl-light, cvl, natural, mnist")
 	data := flag.String("data", "/work/shared/data", "data folder")
 	splits := flag.Int("splits", 10, "ORL: random splits (5 + 5 images per subject)")
 	old := flag.Bool("old", false, "also fit the default without direct links and growth")
@@ -39,7 +40,6 @@ func main() {
 	flag.BoolVar(&noGrow, "no-grow", false, "fit the default without growth past L_max")
 	first := flag.Int("first", 1, "ORL: the first split (seed) to fit")
 	flag.Parse()
-	type pair struct{ tr, te *dataset.Set }
 	var sets []pair
 	switch *set {
 	case "orl":
@@ -50,6 +50,11 @@ func main() {
 			check(err)
 			sets = append(sets, pair{d.Part("train"), d.Part("test")})
 		}
+	case "orl-light":
+		faces, err := dataset.ReadORL(filepath.Join(*data, "orl_faces"))
+		check(err)
+		sets, err = lightSets(faces, *first, *splits)
+		check(err)
 	case "cvl":
 		a := filepath.Join(*data, "cvl-digits.tar.gz")
 		tr, err := dataset.ReadFolderTarGz(a, "cvl-digits/train", dataset.Preprocess{})
@@ -111,6 +116,9 @@ func main() {
 	}
 	fmt.Println()
 }
+
+// pair is a training set and its test set.
+type pair struct{ tr, te *dataset.Set }
 
 func check(err error) {
 	if err != nil {
