@@ -98,6 +98,7 @@ var layerOf = map[string]int{
 	"select_size.go":    layerWorkflow,
 	"stats_factor.go":   layerWorkflow,
 	"stats_format.go":   layerWorkflow,
+	"stats_local.go":    layerWorkflow,
 	"memory_shrink.go":  layerWorkflow,
 	"memory_stream.go":  layerWorkflow,
 	"model_deep.go":     layerResult,

@@ -40,9 +40,6 @@ import (
 // differ by 8e-11 relative. A fresh stored factor gives the same bits as
 // the factor Update forms itself.
 func (m *Model) Update(old *Stats, p Problem, withStats bool) (*Model, *Stats, error) {
-	if err := m.refuseLocal("updates"); err != nil {
-		return nil, nil, err
-	}
 	ridge := m.Config.Ridge
 	l, n := m.Nodes()+m.DirectDim(), p.X.Len()
 	iterative := ridge > 0 && float64(n)*float64(l) <= max(2*float64(l)*float64(l), updateKeep)
