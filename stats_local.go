@@ -135,3 +135,8 @@ func sameGeometry(a, b *Local) bool {
 	return slices.Equal(a.Sizes, b.Sizes) && a.Filters == b.Filters && a.Stride == b.Stride && a.Pad == b.Pad &&
 		a.Pool == b.Pool && a.Pooling == b.Pooling && a.TwoSided == b.TwoSided && a.Standardize == b.Standardize
 }
+
+// Images returns the images the statistics were summed over: N, or for an
+// augmented local recipe N over the rows per image (each image and its
+// copies).
+func (s *Stats) Images() int { return s.N / s.Recipe.augmentRows() }

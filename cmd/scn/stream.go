@@ -369,6 +369,8 @@ func growUpdate(cmd *cobra.Command, m *scn.Model, oldStats *scn.Stats, d, old *d
 		return usageError{fmt.Errorf("--grow needs the old training images (--old-idx-images and --old-idx-labels, or another --old-* source): the new nodes' outputs on them enter the least squares, and the statistics of the old images hold only the old nodes' sums (docs/stats.md)")}
 	case m.Kind.Choice != scn.Supervised:
 		return usageError{fmt.Errorf("--grow adds supervised nodes (scn, 2dscn); %s draws its nodes at random: refit with more --nodes", m.Kind)}
+	case m.Local != nil:
+		return usageError{fmt.Errorf("--grow adds global nodes on the residual; a model of local nodes is updated without it (its output weights only)")}
 	}
 	p, err := dataset.RecordedPreprocess(m)
 	if err != nil {
@@ -427,8 +429,8 @@ func growUpdate(cmd *cobra.Command, m *scn.Model, oldStats *scn.Stats, d, old *d
 // sameImages checks that a set is the one statistics were summed over:
 // its image count and its count of each class.
 func sameImages(st *scn.Stats, s *dataset.Set) error {
-	if s.Len() != st.N {
-		return fmt.Errorf("the --old-* images are %d, the statistics (--stats) were summed over %d: give the model's training images", s.Len(), st.N)
+	if s.Len() != st.Images() {
+		return fmt.Errorf("the --old-* images are %d, the statistics (--stats) were summed over %d: give the model's training images", s.Len(), st.Images())
 	}
 	if st.Classes == nil {
 		return nil
