@@ -110,7 +110,7 @@ func (o *Online) Model() *Model { return o.model }
 
 // Images returns the number of images the statistics hold (those the
 // model was trained on and those learnt since).
-func (o *Online) Images() int { return o.st.N }
+func (o *Online) Images() int { return o.st.Images() }
 
 // Learnt returns the number of images Learn took.
 func (o *Online) Learnt() int { return o.learnt }

@@ -301,3 +301,34 @@ func TestLocalUpdateIsTheFitOnBoth(t *testing.T) {
 		t.Errorf("the updated model's file predicts otherwise (%v)", err)
 	}
 }
+
+// TestLocalOnlineAugmented: online learning of an augmented local model
+// adds each image's copies, as Update does: a batch learnt gives Update's
+// output weights and counts its rows.
+func TestLocalOnlineAugmented(t *testing.T) {
+	p, _ := hueProblem(t, 70, 59)
+	c := localConfig(RVFL2D)
+	c.Augment = &Augment{Flip: true, Shift: 1, Copies: 1}
+	a, b := subsetProblem(p, 0, 40), subsetProblem(p, 40, 70)
+	m := fitT(t, c, a)
+	old := statsT(t, m, a)
+	want, _, err := m.Update(old, b, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := NewOnline(m, statsT(t, m, a), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := o.Learn(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := relDiff(got.Beta, want.Beta); !(d <= 1e-9) {
+		t.Errorf("online learning differs from Update by %.3g", d)
+	}
+	_, snap := o.Snapshot()
+	if o.Images() != 70 || snap.N != 70*3 || snap.Images() != 70 {
+		t.Errorf("online statistics of %d images, a snapshot of %d rows", o.Images(), snap.N)
+	}
+}
