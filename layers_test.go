@@ -68,6 +68,7 @@ var layerOf = map[string]int{
 	"direct.go":                  layerResult,
 	"score_pairs.go":             layerDriver,
 	"stream.go":                  layerDriver,
+	"stream_local.go":            layerDriver,
 
 	"budget.go":        layerWorkflow,
 	"grow.go":          layerWorkflow,

@@ -91,3 +91,33 @@ func TestStatsLocal(t *testing.T) {
 		t.Errorf("update --grow of a local model: %s", msg)
 	}
 }
+
+// TestStreamLocal: scn train --local --stream fits random filters from
+// the images read shard by shard: the model of the fit in memory (the same
+// filters and output weights); supervised local nodes are refused with the
+// reason.
+func TestStreamLocal(t *testing.T) {
+	dir, _, _ := files(t)
+	data := []string{"--idx-images", filepath.Join(dir, "train-images.gz"), "--idx-labels", filepath.Join(dir, "train-labels.gz")}
+	at := func(name string) string { return filepath.Join(dir, name) }
+	local := []string{"train", "--model", "2drvfl", "--local", "5x5,3x3", "--filters", "6", "--pool", "2"}
+	ok(t, append(append(slices.Clone(local), "-q", "-o", at("mem.scn")), data...)...)
+	out := ok(t, append(append(slices.Clone(local), "--stream", "-o", at("str.scn")), data...)...)
+	if !strings.Contains(out, "streaming 300 images") || !strings.Contains(out, "3 passes over the data") {
+		t.Errorf("train --local --stream said:\n%s", out)
+	}
+	x, y := loadBoth(t, at("mem.scn"), at("str.scn"))
+	if d := relBetaDiff(x, y); !(d <= 1e-9) || y.Local == nil || !slices.Equal(x.Local.Banks[0].Params, y.Local.Banks[0].Params) || !slices.Equal(x.Local.Mean, y.Local.Mean) {
+		t.Errorf("the streamed local model differs from the fit in memory (beta by %.3g)", d)
+	}
+	if out := ok(t, append(append(slices.Clone(local), "--stream", "--dry-run"), data...)...); !strings.Contains(out, "streamed: 3 passes") {
+		t.Errorf("--dry-run said:\n%s", out)
+	}
+	msg := fails(t, append([]string{"train", "--model", "2dscn", "--local", "5x5", "--filters", "4", "--stream", "-o", at("bad.scn")}, data...)...)
+	if !strings.Contains(msg, "--stream") || !strings.Contains(msg, "residual") {
+		t.Errorf("supervised local --stream: %s", msg)
+	}
+	if _, err := os.Stat(at("bad.scn")); err == nil {
+		t.Error("a refused streamed fit wrote a model")
+	}
+}

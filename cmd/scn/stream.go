@@ -162,7 +162,7 @@ func (d *dataFlags) streamPlan(cfg scn.Config, sel *scn.Selection, force bool, s
 		// Only a fit that can stream, on a source that can, is considered;
 		// anything else goes the way it always went (read whole, checked
 		// against the limit, with its own errors).
-		if why != "" || cfg.StreamFits() != nil || (sel != nil && sel.StreamFits() != nil) || statsOut != "" || b.bytes <= 0 {
+		if why != "" || cfg.StreamFits() != nil || (sel != nil && (sel.StreamFits() != nil || cfg.Local != nil)) || statsOut != "" || b.bytes <= 0 {
 			return nil, "", nil
 		}
 		if d.csv != "" {
@@ -214,6 +214,8 @@ func (d *dataFlags) streamPlan(cfg scn.Config, sel *scn.Selection, force bool, s
 	switch {
 	case sel != nil && sel.StreamFits() != nil:
 		return nil, "", fmt.Errorf("--stream: %w: select with a hold-out (--validation), or drop --stream", sel.StreamFits())
+	case sel != nil && cfg.Local != nil:
+		return nil, "", usageError{fmt.Errorf("--stream with local nodes fits without model selection: drop --validation/--ridges (and give --ridge), or drop --stream")}
 	case statsOut != "":
 		return nil, "", fmt.Errorf("--stream: a streamed fit does not write --stats-out: sum the statistics with scn stats build per shard and scn stats merge")
 	}
@@ -236,7 +238,13 @@ func (d *dataFlags) streamPlan(cfg scn.Config, sel *scn.Selection, force bool, s
 // data.
 func streamPassesText(cfg scn.Config, sel *scn.Selection) string {
 	var s string
-	if cfg.Kind.Choice != scn.Supervised {
+	if cfg.Local != nil {
+		s = fmt.Sprintf("%d passes over the data (the planes' moments, ", cfg.StreamPasses())
+		if cfg.Local.Standardize {
+			s += "the pooled outputs' means and deviations, "
+		}
+		s += "the Gram sums)"
+	} else if cfg.Kind.Choice != scn.Supervised {
 		s = "two passes over the data"
 	} else {
 		per := "one per block"
@@ -253,6 +261,9 @@ func streamPassesText(cfg scn.Config, sel *scn.Selection) string {
 
 // streamProgressText says when a streamed fit of cfg reports progress.
 func streamProgressText(cfg scn.Config) string {
+	if cfg.Local != nil {
+		return "no progress until the last pass ends"
+	}
 	if cfg.Kind.Choice != scn.Supervised {
 		return "no progress until the second pass ends"
 	}
