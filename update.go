@@ -41,7 +41,7 @@ import (
 // the factor Update forms itself.
 func (m *Model) Update(old *Stats, p Problem, withStats bool) (*Model, *Stats, error) {
 	ridge := m.Config.Ridge
-	l, n := m.Nodes()+m.DirectDim(), p.X.Len()
+	l, n := m.Nodes()+m.DirectDim(), p.X.Len()*m.augmentRows() // rows: an augmented local model sums copies too
 	iterative := ridge > 0 && float64(n)*float64(l) <= max(2*float64(l)*float64(l), updateKeep)
 	fresh, kept, err := m.sums(p, withStats || !iterative, iterative)
 	if err != nil {
