@@ -22,7 +22,11 @@ import (
 // old ones (scn update). For the random learners (RVFL, 2DRVFL) a solve of
 // merged statistics is the model a fit from scratch on all the images with
 // the same nodes gives; for the supervised ones the nodes stay those the
-// fit chose, and only the output weights are re-solved.
+// fit chose, and only the output weights are re-solved. Models of local
+// nodes (Config.Local) are summed over their pooled, standardised filter
+// outputs, and an augmented one's over each image's copies too, in the
+// same way (stats_local.go): random filters as random nodes, supervised
+// filters fixed.
 type Stats struct {
 	// Recipe is the model whose hidden nodes the sums are of (its kind,
 	// activation, image shape, parameters, biases, configuration and
