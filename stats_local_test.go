@@ -164,6 +164,12 @@ func TestLocalStatsFileAndRecipes(t *testing.T) {
 	if _, _, err := gm.Update(s, p, false); !errors.Is(err, ErrStats) {
 		t.Errorf("update of a global model from local statistics: %v", err)
 	}
+	// Images of another size: an error, no statistics.
+	other, _ := hueProblem(t, 10, 44)
+	other.X.Rows, other.X.Cols = other.X.Cols, other.X.Rows
+	if st, err := m.Stats(other); err == nil || st != nil {
+		t.Errorf("statistics of %d x %d images for a %d x %d model: %v", other.X.Rows, other.X.Cols, m.Rows, m.Cols, err)
+	}
 	// Other filters (another seed), another geometry, no standardisation.
 	c2 := localConfig(RVFL2D)
 	c2.Seed = 99
@@ -331,4 +337,44 @@ func TestLocalOnlineAugmented(t *testing.T) {
 	if o.Images() != 70 || snap.N != 70*3 || snap.Images() != 70 {
 		t.Errorf("online statistics of %d images, a snapshot of %d rows", o.Images(), snap.N)
 	}
+}
+
+// FuzzReadLocalStats: statistics files of local recipes (plain and
+// augmented, with a factor) read back or are refused, never a panic, and
+// what reads can be written and solved.
+func FuzzReadLocalStats(f *testing.F) {
+	p, _ := hueProblem(f, 12, 73)
+	c := localConfig(RVFL2D)
+	c.Local.Sizes, c.Local.Filters, c.Local.Pool = []int{3}, 2, 1
+	m := fitT(f, c, p)
+	a := *m
+	a.Config.Augment = &Augment{Flip: true}
+	for _, r := range []*Model{m, &a} {
+		s, err := r.Stats(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		var buf bytes.Buffer
+		s.WriteTo(&buf)
+		f.Add(buf.Bytes())
+		if err := s.Factorize(c.Ridge); err != nil {
+			f.Fatal(err)
+		}
+		buf.Reset()
+		s.WriteTo(&buf)
+		f.Add(buf.Bytes())
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		s, err := ReadStats(bytes.NewReader(b))
+		if err != nil {
+			return
+		}
+		var out bytes.Buffer
+		if _, err := s.WriteTo(&out); err != nil {
+			t.Fatalf("read statistics cannot be written: %v", err)
+		}
+		if s.N > 0 && s.Images() < 0 {
+			t.Fatalf("statistics of %d rows, %d images", s.N, s.Images())
+		}
+	})
 }
