@@ -68,6 +68,7 @@ var layerOf = map[string]int{
 	"direct.go":                  layerResult,
 	"score_pairs.go":             layerDriver,
 	"stream.go":                  layerDriver,
+	"stream_local.go":            layerDriver,
 
 	"budget.go":        layerWorkflow,
 	"grow.go":          layerWorkflow,
@@ -98,6 +99,7 @@ var layerOf = map[string]int{
 	"select_size.go":    layerWorkflow,
 	"stats_factor.go":   layerWorkflow,
 	"stats_format.go":   layerWorkflow,
+	"stats_local.go":    layerWorkflow,
 	"memory_shrink.go":  layerWorkflow,
 	"memory_stream.go":  layerWorkflow,
 	"model_deep.go":     layerResult,

@@ -401,12 +401,6 @@ func TestLocalRefusals(t *testing.T) {
 	if _, _, err := m.Robust(p); !errors.Is(err, ErrLocal) {
 		t.Errorf("Robust: %v", err)
 	}
-	if _, err := m.Stats(p); !errors.Is(err, ErrLocal) {
-		t.Errorf("Stats: %v", err)
-	}
-	if _, _, err := m.Update(nil, p, false); !errors.Is(err, ErrLocal) {
-		t.Errorf("Update: %v", err)
-	}
 	if _, err := m.Grow(context.Background(), p.X, p.T, 2, 1); !errors.Is(err, ErrLocal) {
 		t.Errorf("Grow: %v", err)
 	}

@@ -20,6 +20,9 @@ func (c Config) EstimateStreamMemory(rows, cols, m int) int64 {
 // EstimateStreamMemoryC is EstimateStreamMemory for images of chans planes
 // (colour: 3).
 func (c Config) EstimateStreamMemoryC(rows, cols, chans, m int) int64 {
+	if c.Local != nil {
+		return c.localStreamBytes(rows, cols, chans, m)
+	}
 	d := float64(max(rows, 1)) * float64(max(cols, 1)) * float64(max(chans, 1))
 	keep := float64(momentSample + lsq.ShardRows)
 	fit := c.EstimateBytesC(momentSample, rows, cols, chans, m)

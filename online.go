@@ -110,7 +110,7 @@ func (o *Online) Model() *Model { return o.model }
 
 // Images returns the number of images the statistics hold (those the
 // model was trained on and those learnt since).
-func (o *Online) Images() int { return o.st.N }
+func (o *Online) Images() int { return o.st.Images() }
 
 // Learnt returns the number of images Learn took.
 func (o *Online) Learnt() int { return o.learnt }
@@ -158,6 +158,9 @@ func (o *Online) Add(p Problem) error {
 	}
 	if p.X.Len() == 0 {
 		return nil
+	}
+	if err := o.st.Recipe.checkStatsRows(p.X); err != nil {
+		return err
 	}
 	o.accumulate(p)
 	o.learnt += p.X.Len()
@@ -249,7 +252,7 @@ func (o *Online) accumulate(p Problem) {
 	}
 	if st.Classes != nil {
 		for _, c := range ArgMax(p.T, mm) {
-			st.ClassCounts[c]++
+			st.ClassCounts[c] += st.Recipe.augmentRows()
 		}
 	}
 	cw := min(n, statsChunk)
@@ -267,7 +270,7 @@ func (o *Online) accumulate(p Problem) {
 		linalg.GemmNT64(mm, mm, filled, 1, tc, cw, tc, cw, 1, st.TT, mm)
 		filled = 0
 	}
-	st.Recipe.hidden(p.X, func(lo, rows int, hb []float32) {
+	herr := st.Recipe.forStatsRows(st.Recipe.Nodes(), p.X, func(lo, rows int, hb []float32) {
 		for r0 := 0; r0 < rows; {
 			take := min(rows-r0, cw-filled)
 			for r := 0; r < take; r++ {
@@ -289,8 +292,11 @@ func (o *Online) accumulate(p Problem) {
 			}
 		}
 	})
+	if herr != nil {
+		panic(herr) // Add checked the images (checkStatsRows)
+	}
 	flush()
-	st.N += n
+	st.N += n * st.Recipe.augmentRows()
 }
 
 // solve solves the output weights of the current sums and makes their

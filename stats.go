@@ -22,7 +22,11 @@ import (
 // old ones (scn update). For the random learners (RVFL, 2DRVFL) a solve of
 // merged statistics is the model a fit from scratch on all the images with
 // the same nodes gives; for the supervised ones the nodes stay those the
-// fit chose, and only the output weights are re-solved.
+// fit chose, and only the output weights are re-solved. Models of local
+// nodes (Config.Local) are summed over their pooled, standardised filter
+// outputs, and an augmented one's over each image's copies too, in the
+// same way (stats_local.go): random filters as random nodes, supervised
+// filters fixed.
 type Stats struct {
 	// Recipe is the model whose hidden nodes the sums are of (its kind,
 	// activation, image shape, parameters, biases, configuration and
@@ -32,7 +36,7 @@ type Stats struct {
 	// regression); ClassCounts counts the images of each.
 	Classes     []string
 	ClassCounts []int
-	N           int       // images summed
+	N           int       // rows summed: the images (with their copies for an augmented local recipe: stats_local.go)
 	M           int       // outputs m
 	G           []float64 // H^T H, L x L row-major
 	HT          []float64 // H^T T, L x m row-major
@@ -52,9 +56,6 @@ var ErrStats = errors.New("scn: statistics")
 // Stats returns the statistics of p for m's hidden nodes, summed over
 // chunks of 2048 images: memory grows with L^2 and L x 2048, not with N.
 func (m *Model) Stats(p Problem) (*Stats, error) {
-	if err := m.refuseLocal("statistics for updates"); err != nil {
-		return nil, err
-	}
 	s, _, err := m.sums(p, true, false)
 	return s, err
 }
@@ -76,7 +77,7 @@ func (m *Model) sums(p Problem, withG, keep bool) (*Stats, []lsq.Chunk, error) {
 	lh := m.Nodes()
 	l, mm, n := lh+m.DirectDim(), p.M, p.X.Len()
 	var fd []float64 // direct features, D x take
-	s := &Stats{Recipe: m.recipe(), N: n, M: mm, HT: make([]float64, l*mm), TT: make([]float64, mm*mm)}
+	s := &Stats{Recipe: m.recipe(), N: n * m.augmentRows(), M: mm, HT: make([]float64, l*mm), TT: make([]float64, mm*mm)}
 	if withG {
 		s.G = bigmem.Float64s(l * l)
 	}
@@ -84,7 +85,7 @@ func (m *Model) sums(p Problem, withG, keep bool) (*Stats, []lsq.Chunk, error) {
 		s.Classes = slices.Clone(p.Classes)
 		s.ClassCounts = make([]int, len(p.Classes))
 		for _, c := range ArgMax(p.T, mm) {
-			s.ClassCounts[c]++
+			s.ClassCounts[c] += m.augmentRows()
 		}
 	}
 	// The hidden outputs of statsChunk images at a time (node-major,
@@ -114,7 +115,7 @@ func (m *Model) sums(p Problem, withG, keep bool) (*Stats, []lsq.Chunk, error) {
 		}
 		filled = 0
 	}
-	forHidden(m, lh, p.X, func(lo, rows int, hb []float32) {
+	herr := m.forStatsRows(lh, p.X, func(lo, rows int, hb []float32) {
 		for r0 := 0; r0 < rows; {
 			take := min(rows-r0, cw-filled)
 			if hn == nil {
@@ -157,6 +158,9 @@ func (m *Model) sums(p Problem, withG, keep bool) (*Stats, []lsq.Chunk, error) {
 			}
 		}
 	})
+	if herr != nil {
+		return nil, nil, herr
+	}
 	flush()
 	if withG {
 		lsq.Symmetrize(s.G, l)
@@ -185,6 +189,8 @@ func (s *Stats) Nodes() int { return s.Recipe.Nodes() + s.Recipe.DirectDim() }
 // sameRecipe reports the first field in which two recipes differ.
 func sameRecipe(a, b *Model) error {
 	switch {
+	case (a.Local == nil) != (b.Local == nil):
+		return sameLocal(a, b)
 	case a.Kind != b.Kind:
 		return fmt.Errorf("%w: kind %v and %v", ErrStats, a.Kind, b.Kind)
 	case a.Activation != b.Activation:
@@ -206,7 +212,7 @@ func sameRecipe(a, b *Model) error {
 	case !sameClassWeights(a, b):
 		return fmt.Errorf("%w: class weights %v and %v (statistics weighted differently)", ErrStats, a.ClassWeights, b.ClassWeights)
 	}
-	return nil
+	return sameLocal(a, b)
 }
 
 // WithClasses returns s with its outputs in the order of classes, which
@@ -346,7 +352,7 @@ func (s *Stats) model(beta []float64, ridge, rmse float64) *Model {
 	r.Classes = slices.Clone(s.Classes)
 	r.Config.Ridge = ridge
 	r.Selection, r.Budget = nil, nil
-	r.Summary = Summary{Nodes: s.Recipe.Nodes(), Samples: s.N, Stop: s.Recipe.Summary.Stop, TrainRMSE: rmse}
+	r.Summary = Summary{Nodes: s.Recipe.Nodes(), Samples: s.N / s.Recipe.augmentRows(), Stop: s.Recipe.Summary.Stop, TrainRMSE: rmse}
 	return &r
 }
 

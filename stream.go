@@ -109,7 +109,7 @@ func (s problemSource) Shards(ctx context.Context, f func(Shard) error) error {
 func (c Config) StreamFits() error {
 	switch {
 	case c.Local != nil:
-		return fmt.Errorf("%w: local nodes are not streamed yet (their fit reads the images in memory)", ErrConfig)
+		return c.localStreamFits() // stream_local.go
 	case c.Kind.Choice == Supervised && c.BF16Gram:
 		return fmt.Errorf("%w: %s with bfloat16 Gram products (BF16Gram) is not streamed (its residual is formed from the outputs rounded as stored, which a streamed pass does not reproduce; not built): use float32 or float64 Gram products", ErrConfig, c.Kind)
 	case !c.blockMode():
@@ -129,6 +129,9 @@ func (c Config) StreamFits() error {
 // own) and one for the last block's residual: ceil(L / block) + 2. Each
 // scale a step tries beyond the first adds as many.
 func (c Config) StreamPasses() int {
+	if c.Local != nil {
+		return c.localStreamPasses()
+	}
 	if c.Kind.Choice != Supervised {
 		return 2
 	}
@@ -240,6 +243,9 @@ func (c Config) FitStream(ctx context.Context, src Source, progress func(Step)) 
 	}
 	if err := c.StreamFits(); err != nil {
 		return nil, err
+	}
+	if c.Local != nil {
+		return c.fitLocalStream(ctx, src, progress)
 	}
 	path, _, err := c.fitStreamPath(ctx, src, progress)
 	if err != nil {

@@ -66,6 +66,9 @@ func (c Config) SelectStream(ctx context.Context, src Source, s Selection, progr
 	if err := c.StreamFits(); err != nil {
 		return nil, err
 	}
+	if c.Local != nil {
+		return nil, errLocalSelectStream
+	}
 	s = s.withDefaults()
 	if err := s.streamable(); err != nil {
 		return nil, err

@@ -40,11 +40,8 @@ import (
 // differ by 8e-11 relative. A fresh stored factor gives the same bits as
 // the factor Update forms itself.
 func (m *Model) Update(old *Stats, p Problem, withStats bool) (*Model, *Stats, error) {
-	if err := m.refuseLocal("updates"); err != nil {
-		return nil, nil, err
-	}
 	ridge := m.Config.Ridge
-	l, n := m.Nodes()+m.DirectDim(), p.X.Len()
+	l, n := m.Nodes()+m.DirectDim(), p.X.Len()*m.augmentRows() // rows: an augmented local model sums copies too
 	iterative := ridge > 0 && float64(n)*float64(l) <= max(2*float64(l)*float64(l), updateKeep)
 	fresh, kept, err := m.sums(p, withStats || !iterative, iterative)
 	if err != nil {

@@ -36,8 +36,6 @@ func augmentConflicts(a *scn.Augment, budget, statsOut, stream bool) error {
 	switch {
 	case budget:
 		return usageError{fmt.Errorf("--augment and --budget/--replay: a time budget plans its fits without augmentation so far; drop one")}
-	case statsOut:
-		return usageError{fmt.Errorf("--augment and --stats-out: statistics for scn update are kept for global nodes only")}
 	case stream:
 		return usageError{fmt.Errorf("--augment and --stream: augmented fits read the images in memory")}
 	}
@@ -83,4 +81,13 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// copiesNote says how many augmented copies statistics of rows rows hold
+// beside their n images ("" when they hold the images alone).
+func copiesNote(rows, n int) string {
+	if rows == n {
+		return ""
+	}
+	return fmt.Sprintf(" and their %d augmented copies", rows-n)
 }

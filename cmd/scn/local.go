@@ -197,8 +197,10 @@ func checkLocal(cfg scn.Config, sh dataset.Shape) error {
 }
 
 // localConflicts refuses what local nodes do not have yet: a time budget
-// (--budget, --replay), statistics for scn update (--stats-out), a
-// streamed fit (--stream).
+// (--budget, --replay). Their statistics for scn update (--stats-out) are
+// written as global nodes' are; a streamed fit (--stream) of random
+// filters is FitStream's (scn.Config.StreamFits says what is not
+// streamed).
 func (h *hyperFlags) localConflicts(budget, statsOut, stream bool) error {
 	if !h.localSet() {
 		return nil
@@ -206,10 +208,6 @@ func (h *hyperFlags) localConflicts(budget, statsOut, stream bool) error {
 	switch {
 	case budget:
 		return usageError{fmt.Errorf("--local and --budget/--replay: a time budget chooses the filters itself (local nodes on photos); drop --local or --budget")}
-	case statsOut:
-		return usageError{fmt.Errorf("--local and --stats-out: statistics for scn update are kept for global nodes only so far")}
-	case stream:
-		return usageError{fmt.Errorf("--local and --stream: local nodes read the images in memory so far")}
 	}
 	return nil
 }

@@ -69,8 +69,7 @@ func TestTrainLocal(t *testing.T) {
 		{[]string{"--pool", "3"}, "add --local"},
 		{[]string{"--local", "5x5", "--patience", "3"}, "--patience"},
 		{[]string{"--local", "5x5", "--budget", "10s"}, "--budget"},
-		{[]string{"--local", "5x5", "--stats-out", filepath.Join(dir, "s.scnstats")}, "--stats-out"},
-		{[]string{"--local", "5x5", "--stream"}, "--stream"},
+		{[]string{"--local", "5x5", "--stream", "--validation", "0.2"}, "without model selection"},
 		{[]string{"--local", "5x5", "--filters", "1000", "--max-memory", "100MB"}, "more than the limit"},
 		{[]string{"--local", "5x5", "--filters", "4000"}, "lower --filters"},
 	} {

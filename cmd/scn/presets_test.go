@@ -15,8 +15,9 @@ import (
 // and fast presets fit 2DRVFL with local nodes, say so, and give the model
 // --model 2drvfl --local 5x5 --filters F gives (the same weights and
 // bytes but the recorded preset's name); grey digits keep the preset's
-// global nodes; --model, --nodes, --local, --preset paper, custom settings
-// and --stats-out win.
+// global nodes; --model, --nodes, --local, --preset paper and custom
+// settings win; --stats-out keeps the photo choice (statistics of its local
+// nodes).
 func TestTrainPhotoPreset(t *testing.T) {
 	const n = 15
 	dir, _ := hueFolder(t, n)
@@ -78,7 +79,6 @@ func TestTrainPhotoPreset(t *testing.T) {
 		{[]string{"--nodes", "20"}, "2dscn"},
 		{[]string{"--preset", "paper", "--nodes", "10"}, "2dscn"},
 		{[]string{"--differences=false"}, "2dscn"},
-		{[]string{"--stats-out", filepath.Join(tmp, "s.scnstats")}, "2dscn"},
 	} {
 		m := filepath.Join(tmp, "win.scn")
 		out := train(m, c.flags...)
@@ -86,6 +86,13 @@ func TestTrainPhotoPreset(t *testing.T) {
 		if strings.Contains(out, "local nodes") || info["local"] != nil || info["kind"] != c.kind {
 			t.Errorf("%v: kind %v, local %v; said:\n%s", c.flags, info["kind"], info["local"], out)
 		}
+	}
+	st := filepath.Join(tmp, "s.scnstats")
+	if out := train(filepath.Join(tmp, "st.scn"), "--stats-out", st); !strings.Contains(out, "with local nodes") || !strings.Contains(out, "statistics of") {
+		t.Errorf("--stats-out on colour images said:\n%s", out)
+	}
+	if s, err := scn.LoadStats(st); err != nil || s.Recipe.Local == nil || s.N < n {
+		t.Errorf("--stats-out of the photo model: %v", err)
 	}
 	m := filepath.Join(tmp, "own.scn")
 	train(m, "--local", "3x3", "--filters", "4")

@@ -107,7 +107,7 @@ func newStatsBuild() *cobra.Command {
 			if err := s.Save(out); err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "statistics of %d images for %d nodes: saved %s\n", s.N, s.Nodes(), out)
+			fmt.Fprintf(cmd.OutOrStdout(), "statistics of %d images%s for %d nodes: saved %s\n", s.Images(), copiesNote(s.N, s.Images()), s.Nodes(), out)
 			return nil
 		},
 	}
@@ -144,7 +144,7 @@ func newStatsMerge() *cobra.Command {
 			if err := sum.Save(out); err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "statistics of %d images for %d nodes: saved %s\n", sum.N, sum.Nodes(), out)
+			fmt.Fprintf(cmd.OutOrStdout(), "statistics of %d images%s for %d nodes: saved %s\n", sum.Images(), copiesNote(sum.N, sum.Images()), sum.Nodes(), out)
 			return nil
 		},
 	}
@@ -184,7 +184,7 @@ func newSolve() *cobra.Command {
 				return err
 			}
 			summary(cmd.OutOrStdout(), m)
-			fmt.Fprintf(cmd.OutOrStdout(), "solved from %d images with ridge %g: saved %s\n", s.N, r, out)
+			fmt.Fprintf(cmd.OutOrStdout(), "solved from %d images with ridge %g: saved %s\n", s.Images(), r, out)
 			return nil
 		},
 	}

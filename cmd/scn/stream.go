@@ -162,7 +162,7 @@ func (d *dataFlags) streamPlan(cfg scn.Config, sel *scn.Selection, force bool, s
 		// Only a fit that can stream, on a source that can, is considered;
 		// anything else goes the way it always went (read whole, checked
 		// against the limit, with its own errors).
-		if why != "" || cfg.StreamFits() != nil || (sel != nil && sel.StreamFits() != nil) || statsOut != "" || b.bytes <= 0 {
+		if why != "" || cfg.StreamFits() != nil || (sel != nil && (sel.StreamFits() != nil || cfg.Local != nil)) || statsOut != "" || b.bytes <= 0 {
 			return nil, "", nil
 		}
 		if d.csv != "" {
@@ -214,6 +214,8 @@ func (d *dataFlags) streamPlan(cfg scn.Config, sel *scn.Selection, force bool, s
 	switch {
 	case sel != nil && sel.StreamFits() != nil:
 		return nil, "", fmt.Errorf("--stream: %w: select with a hold-out (--validation), or drop --stream", sel.StreamFits())
+	case sel != nil && cfg.Local != nil:
+		return nil, "", usageError{fmt.Errorf("--stream with local nodes fits without model selection: drop --validation/--ridges (and give --ridge), or drop --stream")}
 	case statsOut != "":
 		return nil, "", fmt.Errorf("--stream: a streamed fit does not write --stats-out: sum the statistics with scn stats build per shard and scn stats merge")
 	}
@@ -236,7 +238,13 @@ func (d *dataFlags) streamPlan(cfg scn.Config, sel *scn.Selection, force bool, s
 // data.
 func streamPassesText(cfg scn.Config, sel *scn.Selection) string {
 	var s string
-	if cfg.Kind.Choice != scn.Supervised {
+	if cfg.Local != nil {
+		s = fmt.Sprintf("%d passes over the data (the planes' moments, ", cfg.StreamPasses())
+		if cfg.Local.Standardize {
+			s += "the pooled outputs' means and deviations, "
+		}
+		s += "the Gram sums)"
+	} else if cfg.Kind.Choice != scn.Supervised {
 		s = "two passes over the data"
 	} else {
 		per := "one per block"
@@ -253,6 +261,9 @@ func streamPassesText(cfg scn.Config, sel *scn.Selection) string {
 
 // streamProgressText says when a streamed fit of cfg reports progress.
 func streamProgressText(cfg scn.Config) string {
+	if cfg.Local != nil {
+		return "no progress until the last pass ends"
+	}
 	if cfg.Kind.Choice != scn.Supervised {
 		return "no progress until the second pass ends"
 	}
@@ -369,6 +380,8 @@ func growUpdate(cmd *cobra.Command, m *scn.Model, oldStats *scn.Stats, d, old *d
 		return usageError{fmt.Errorf("--grow needs the old training images (--old-idx-images and --old-idx-labels, or another --old-* source): the new nodes' outputs on them enter the least squares, and the statistics of the old images hold only the old nodes' sums (docs/stats.md)")}
 	case m.Kind.Choice != scn.Supervised:
 		return usageError{fmt.Errorf("--grow adds supervised nodes (scn, 2dscn); %s draws its nodes at random: refit with more --nodes", m.Kind)}
+	case m.Local != nil:
+		return usageError{fmt.Errorf("--grow adds global nodes on the residual; a model of local nodes is updated without it (its output weights only)")}
 	}
 	p, err := dataset.RecordedPreprocess(m)
 	if err != nil {
@@ -427,8 +440,8 @@ func growUpdate(cmd *cobra.Command, m *scn.Model, oldStats *scn.Stats, d, old *d
 // sameImages checks that a set is the one statistics were summed over:
 // its image count and its count of each class.
 func sameImages(st *scn.Stats, s *dataset.Set) error {
-	if s.Len() != st.N {
-		return fmt.Errorf("the --old-* images are %d, the statistics (--stats) were summed over %d: give the model's training images", s.Len(), st.N)
+	if s.Len() != st.Images() {
+		return fmt.Errorf("the --old-* images are %d, the statistics (--stats) were summed over %d: give the model's training images", s.Len(), st.Images())
 	}
 	if st.Classes == nil {
 		return nil

@@ -108,11 +108,8 @@ clock, giving the same model file.`,
 			// Refused before the images are read when what their headers
 			// say cannot fit; checked again on the set as read.
 			// The presets' photo choice (local nodes on colour or large
-			// images) needs the images' shape; --stats-out keeps global nodes.
+			// images) needs the images' shape.
 			photos := func(sh dataset.Shape) (scn.Config, *scn.Selection, string) {
-				if statsOut != "" {
-					return cfg, sel, ""
-				}
 				c, sl, note := h.photoChoice(cfg, sel, sh)
 				c.Augment = aug
 				return c, sl, note
@@ -197,7 +194,7 @@ clock, giving the same model file.`,
 				if err := st.Save(statsOut); err != nil {
 					return err
 				}
-				fmt.Fprintf(cmd.OutOrStdout(), "statistics of %d images: saved %s\n", st.N, statsOut)
+				fmt.Fprintf(cmd.OutOrStdout(), "statistics of %d images%s: saved %s\n", prob.X.Len(), copiesNote(st.N, prob.X.Len()), statsOut)
 			}
 			summary(cmd.OutOrStdout(), m)
 			if m.Selection != nil && !cancelled {
@@ -224,9 +221,9 @@ clock, giving the same model file.`,
 	cmd.Flags().StringVarP(&out, "out", "o", "model.scn", "model file to write")
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress bar")
 	cmd.Flags().BoolVar(&part, "save-partial", false, "on Ctrl-C, save the nodes built so far (the exit status is still 130)")
-	cmd.Flags().StringVar(&statsOut, "stats-out", "", "also write the statistics of the training images for the model's nodes (.scnstats: for scn update, stats merge, solve)")
+	cmd.Flags().StringVar(&statsOut, "stats-out", "", "also write the statistics of the training images for the model's nodes (.scnstats: for scn update, stats merge, solve, serve --learn; global or local nodes, an augmented fit's copies included)")
 	cmd.Flags().BoolVar(&statsFactor, "stats-factor", true, "with --stats-out and a ridge term, also store the Cholesky factor of G + ridge I (the file takes 1.5 x the bytes; scn update then need not factor G): --stats-factor=false writes the statistics alone (format version 1)")
-	cmd.Flags().BoolVar(&stream, "stream", false, "read the labelled training images (IDX files, a NumPy .npy/.npz array, a folder or a CSV file) shard by shard instead of all at once (block fits with a ridge: random learners in two passes, scn and 2dscn in ceil(nodes / block) + 2; selection with a --validation hold-out in two more; the default when they would not fit in --max-memory): docs/stats.md")
+	cmd.Flags().BoolVar(&stream, "stream", false, "read the labelled training images (IDX files, a NumPy .npy/.npz array, a folder or a CSV file) shard by shard instead of all at once (block fits with a ridge: random learners in two passes, scn and 2dscn in ceil(nodes / block) + 2, random local filters (--local with rvfl or 2drvfl, no augmentation or selection) in three; selection with a --validation hold-out in two more; the default when they would not fit in --max-memory): docs/stats.md")
 	durationVar(cmd.Flags(), &timeBudget, "budget", 0, time.Second, 7*24*time.Hour, "wall-clock budget for the whole process (e.g. 60s, 2m): the learner, L and the settings are chosen for the best held-out accuracy that finishes in time")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "read the data, print the plan (learner, nodes, block, candidates, fields, memory estimate by part) and exit without fitting")
 	cmd.Flags().StringVar(&replay, "replay", "", "refit the plan a --budget model records (same data flags) without a clock: the same model file")
