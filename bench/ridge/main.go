@@ -170,6 +170,7 @@ func fitDefault(p, q scn.Problem, sel scn.Selection, now bool) (float64, string,
 	c := scn.Default(scn.SCN2D)
 	c.MaxNodes = lmax
 	sel.TryDirect, sel.Grow = now, now && !noGrow
+	sel.GrowLimit = 8 * c.MaxNodes // as scn train's default preset
 	t0 := time.Now()
 	m, err := c.Select(context.Background(), p, sel, nil)
 	check(err)
