@@ -3,6 +3,7 @@ package scn
 import (
 	"context"
 	"fmt"
+	"github.com/scn2d/scn/internal/direct"
 	"math"
 	"runtime/debug"
 	"time"
@@ -251,7 +252,7 @@ func (c Config) selectOnce(ctx context.Context, p Problem, s Selection, progress
 		}
 		if c.tryDirect(s) {
 			var dsc []Score
-			dsc, ds, err = ev.directScores(path, grid, directPlan(p.X.Len(), p.X.Chans(), p.X.Rows, p.X.Cols))
+			dsc, ds, err = ev.directScores(path, grid, direct.Plan(p.X.Len(), p.X.Chans(), p.X.Rows, p.X.Cols))
 			if err != nil {
 				return nil, err
 			}
@@ -366,7 +367,7 @@ func (c Config) selectFolds(ctx context.Context, p Problem, s Selection, progres
 		ridge  float64
 		direct bool
 	}
-	pool := directPlan(p.X.Len(), p.X.Chans(), p.X.Rows, p.X.Cols)
+	pool := direct.Plan(p.X.Len(), p.X.Chans(), p.X.Rows, p.X.Cols)
 	sum := map[key]*Score{}
 	seen := map[key]int{}
 	var order []key // the order points were first scored in
