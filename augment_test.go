@@ -10,43 +10,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/scn2d/scn/internal/augment"
 	"github.com/scn2d/scn/internal/linalg"
 	"github.com/scn2d/scn/internal/lsq"
 	"gonum.org/v1/gonum/mat"
 )
 
-// refAugment is the test's own copy of an image: the mirror built
-// explicitly, then every source pixel scattered to its shifted place in a
-// zeroed image.
-func refAugment(src []float32, rows, cols, chans int, mv augMove) []float32 {
-	plane := rows * cols
-	mir := append([]float32(nil), src...)
-	if mv.Flip {
-		for ch := 0; ch < chans; ch++ {
-			for r := 0; r < rows; r++ {
-				for c := 0; c < cols; c++ {
-					mir[ch*plane+r*cols+c] = src[ch*plane+r*cols+(cols-1-c)]
-				}
-			}
-		}
-	}
-	out := make([]float32, len(src))
-	for ch := 0; ch < chans; ch++ {
-		for r := 0; r < rows; r++ {
-			for c := 0; c < cols; c++ {
-				tr, tc := r+mv.DY, c+mv.DX
-				if tr >= 0 && tr < rows && tc >= 0 && tc < cols {
-					out[ch*plane+tr*cols+tc] = mir[ch*plane+r*cols+c]
-				}
-			}
-		}
-	}
-	return out
-}
-
 // augmentedReference returns the ridge least-squares output weights of the
-// model's pooled outputs on the images idx of p and their copies (built by
-// refAugment from the fit's moves), solved by gonum's Cholesky.
+// model's pooled outputs on the images idx of p and their copies (made
+// whole by internal/augment's Image, which its own test checks against a
+// scatter reference, from the fit's moves), solved by gonum's Cholesky.
 func augmentedReference(t *testing.T, m *Model, p Problem, idx []int, alpha float64) []float64 {
 	t.Helper()
 	a := m.Config.Augment
@@ -61,7 +34,9 @@ func augmentedReference(t *testing.T, m *Model, p Problem, idx []int, alpha floa
 		pix = append(pix, img...)
 		tt = append(tt, p.T[i*p.M:(i+1)*p.M]...)
 		for c := 0; c < e; c++ {
-			pix = append(pix, refAugment(img, x.Rows, x.Cols, x.Chans(), mv[i*e+c])...)
+			cp := make([]float32, d)
+			augment.Image(cp, img, x.Rows, x.Cols, x.Chans(), mv[i*e+c])
+			pix = append(pix, cp...)
 			tt = append(tt, p.T[i*p.M:(i+1)*p.M]...)
 		}
 	}

@@ -3,6 +3,7 @@ package calib
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -83,10 +84,10 @@ func TestCheckAndBounds(t *testing.T) {
 		t.Error("coverage 1 passes")
 	}
 	lo, hi := iv.Bounds([]float64{0, 0, 5, 5})
-	if want := []float64{-1, -2, 4, 3}; !equal(lo, want) {
+	if want := []float64{-1, -2, 4, 3}; !slices.Equal(lo, want) {
 		t.Errorf("lower bounds %v, want %v", lo, want)
 	}
-	if want := []float64{1, 2, 6, 7}; !equal(hi, want) {
+	if want := []float64{1, 2, 6, 7}; !slices.Equal(hi, want) {
 		t.Errorf("upper bounds %v, want %v", hi, want)
 	}
 	if k := ConformalRank(39, 0.9); k != 36 {
@@ -95,16 +96,4 @@ func TestCheckAndBounds(t *testing.T) {
 	if r := Radius([]float64{5, 1, 4, 2, 3}, 2); r != 2 {
 		t.Errorf("second smallest residual %v, want 2", r)
 	}
-}
-
-func equal(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

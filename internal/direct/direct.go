@@ -35,19 +35,16 @@ type Images struct {
 	Pix        []float32
 }
 
-// Chans returns the number of planes per image (1 for grey).
-func (im Images) Chans() int { return max(im.Channels, 1) }
-
-// Len returns the number of images, N.
-func (im Images) Len() int {
-	if im.Rows <= 0 || im.Cols <= 0 {
-		return 0
+// shape returns the number of images n, their planes (1 for grey) and
+// the values d of each (planes x Rows x Cols).
+func (im Images) shape() (n, chans, d int) {
+	chans = max(im.Channels, 1)
+	d = chans * im.Rows * im.Cols
+	if im.Rows > 0 && im.Cols > 0 {
+		n = len(im.Pix) / d
 	}
-	return len(im.Pix) / im.Dim()
+	return n, chans, d
 }
-
-// Dim returns d = Channels*Rows*Cols, the length of vec(X).
-func (im Images) Dim() int { return im.Chans() * im.Rows * im.Cols }
 
 // batch is the images whose features Into forms at a time.
 const batch = 128
@@ -112,7 +109,8 @@ func Dim(chans, rows, cols, pool int) int {
 // Features writes the features of images lo .. lo+rows-1 of x,
 // feature-major: dst[k*rows+i] is feature k of image lo+i.
 func Features(x Images, pool, lo, rows int, dst []float64) {
-	d, c, r, w := x.Dim(), x.Chans(), x.Rows, x.Cols
+	_, c, d := x.shape()
+	r, w := x.Rows, x.Cols
 	if pool <= 1 {
 		for i := 0; i < rows; i++ {
 			for k, v := range x.Pix[(lo+i)*d : (lo+i+1)*d] {
@@ -144,7 +142,8 @@ func Features(x Images, pool, lo, rows int, dst []float64) {
 
 // Rows returns the features of every image of x, N x D row-major.
 func Rows(x Images, pool int) *mat.Dense {
-	n, d := x.Len(), Dim(x.Channels, x.Rows, x.Cols, pool)
+	n, _, _ := x.shape()
+	d := Dim(x.Channels, x.Rows, x.Cols, pool)
 	out := mat.NewDense(n, max(d, 1), nil)
 	Into(x, pool, out.RawMatrix())
 	return out
@@ -153,7 +152,8 @@ func Rows(x Images, pool int) *mat.Dense {
 // Into writes the features of every image of x into the first D
 // columns of raw's rows.
 func Into(x Images, pool int, raw blas64.General) {
-	n, d := x.Len(), Dim(x.Channels, x.Rows, x.Cols, pool)
+	n, _, _ := x.shape()
+	d := Dim(x.Channels, x.Rows, x.Cols, pool)
 	buf := make([]float64, d*batch)
 	for lo := 0; lo < n; lo += batch {
 		rows := min(batch, n-lo)
@@ -197,7 +197,8 @@ const pixelStrip = 2048
 // to k (na x nb), by strips of pixelStrip columns widened to float64 (so
 // that no float64 copy of the images is made), summed in order.
 func PixelKernel(a, b Images, k []float64) {
-	na, nb, d := a.Len(), b.Len(), a.Dim()
+	na, _, d := a.shape()
+	nb, _, _ := b.shape()
 	sa := make([]float64, na*pixelStrip)
 	sb := make([]float64, nb*pixelStrip)
 	for c0 := 0; c0 < d; c0 += pixelStrip {
@@ -210,8 +211,8 @@ func PixelKernel(a, b Images, k []float64) {
 
 // strip writes pixel columns c0 .. c0+w-1 of every image of x to s (N x w).
 func strip(x Images, c0, w int, s []float64) {
-	d := x.Dim()
-	for i := 0; i < x.Len(); i++ {
+	n, _, d := x.shape()
+	for i := 0; i < n; i++ {
 		for j, v := range x.Pix[i*d+c0 : i*d+c0+w] {
 			s[i*w+j] = float64(v)
 		}
@@ -221,7 +222,7 @@ func strip(x Images, c0, w int, s []float64) {
 // PixelT returns X^T c (D x M) of the pixels of x and c (N x M), strip by
 // strip.
 func PixelT(x Images, c []float64, mm int) []float64 {
-	n, d := x.Len(), x.Dim()
+	n, _, d := x.shape()
 	out := make([]float64, d*mm)
 	s := make([]float64, n*pixelStrip)
 	for c0 := 0; c0 < d; c0 += pixelStrip {
