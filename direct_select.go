@@ -2,8 +2,8 @@ package scn
 
 import (
 	"fmt"
-	"github.com/scn2d/scn/internal/direct"
 
+	"github.com/scn2d/scn/internal/direct"
 	"github.com/scn2d/scn/internal/linalg"
 	"gonum.org/v1/gonum/mat"
 )
@@ -201,20 +201,4 @@ func (c Config) streamDirect() error {
 		return fmt.Errorf("%w: direct links in a streamed fit (fit in memory, or drop DirectLink)", ErrConfig)
 	}
 	return nil
-}
-
-// directBytes is the memory direct links add to a fit or a selection on n
-// images of chans x rows x cols with l nodes: in the dual form [F H] of
-// every image (the final solve's; the folds' features are smaller) and two
-// N x N kernels; in the primal form three k x k matrices (the training
-// part's normal equations, a factor, the final solve's) and the held-out
-// features.
-func directBytes(n, rows, cols, chans, l int) int64 {
-	pool := direct.Plan(n, chans, rows, cols)
-	d := direct.Dim(chans, rows, cols, pool)
-	if n <= direct.DualN && d+l > n {
-		return 8 * (int64(n)*int64(d+l) + 2*int64(n)*int64(n))
-	}
-	k := int64(d + min(l, max(direct.Cap(n, d), l)))
-	return 8 * (3*k*k + int64(n)*int64(d))
 }

@@ -3,6 +3,7 @@ package scn
 import (
 	"runtime"
 
+	"github.com/scn2d/scn/internal/direct"
 	"github.com/scn2d/scn/internal/memest"
 )
 
@@ -67,7 +68,7 @@ func (c Config) EstimateBytes(n, rows, cols, m int) int64 {
 func (c Config) EstimateBytesC(n, rows, cols, chans, m int) int64 {
 	total := c.EstimateMemoryC(n, rows, cols, chans, m).Total()
 	if c.DirectLink {
-		total += directBytes(n, rows, cols, chans, c.MaxNodes) // direct.go
+		total += direct.Bytes(n, rows, cols, chans, c.MaxNodes)
 	}
 	return total
 }

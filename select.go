@@ -3,10 +3,11 @@ package scn
 import (
 	"context"
 	"fmt"
-	"github.com/scn2d/scn/internal/direct"
 	"math"
 	"runtime/debug"
 	"time"
+
+	"github.com/scn2d/scn/internal/direct"
 )
 
 // Selection says how Config.Select chooses the number of hidden nodes L and
@@ -502,7 +503,7 @@ func (s Selection) EstimateBytesC(c Config, n, rows, cols, chans, m int) int64 {
 	// image (Model.hidden: L x d float32) and keeps a batch of outputs.
 	total := int64(n)*(d*4+int64(m)*8) + 3*held*l*8 + 3*l*l*8 + 4*l*(d+predictBatch)
 	if s.TryDirect || c.DirectLink {
-		total += directBytes(n, rows, cols, chans, c.MaxNodes)
+		total += direct.Bytes(n, rows, cols, chans, c.MaxNodes)
 	}
 	return total
 }

@@ -232,3 +232,19 @@ func PixelT(x Images, c []float64, mm int) []float64 {
 	}
 	return out
 }
+
+// Bytes is the memory direct links add to a fit or a selection on n
+// images of chans x rows x cols with l nodes: in the dual form [F H] of
+// every image (the final solve's; the folds' features are smaller) and two
+// N x N kernels; in the primal form three k x k matrices (the training
+// part's normal equations, a factor, the final solve's) and the held-out
+// features.
+func Bytes(n, rows, cols, chans, l int) int64 {
+	pool := Plan(n, chans, rows, cols)
+	d := Dim(chans, rows, cols, pool)
+	if n <= DualN && d+l > n {
+		return 8 * (int64(n)*int64(d+l) + 2*int64(n)*int64(n))
+	}
+	k := int64(d + min(l, max(Cap(n, d), l)))
+	return 8 * (3*k*k + int64(n)*int64(d))
+}
