@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"github.com/scn2d/scn/internal/direct"
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/scn2d/scn/internal/direct"
 
 	"gonum.org/v1/gonum/mat"
 )
