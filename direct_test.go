@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/scn2d/scn/internal/direct"
-
 	"gonum.org/v1/gonum/mat"
 )
 
