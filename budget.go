@@ -69,16 +69,26 @@ type Rates struct {
 	Finish float64 // seconds per unit of the finish's float64 work
 }
 
-// valid reports whether r is usable (timing.Rates.Valid).
-func (r Rates) valid() bool { return timing.Rates(r).Valid() }
+// valid reports whether r is usable: no rate negative, infinite or NaN,
+// and scoring or Gram products costing something.
+func (r Rates) valid() bool {
+	for _, v := range []float64{r.Score, r.Gram, r.Chol, r.Block, r.Finish} {
+		if !(v >= 0) || math.IsInf(v, 0) {
+			return false
+		}
+	}
+	return r.Score > 0 || r.Gram > 0
+}
 
 // fitSeconds is the modelled time of a block fit of l nodes on n images.
-func (r Rates) fitSeconds(n, l, block int) float64 { return timing.Rates(r).FitSeconds(n, l, block) }
+func (r Rates) fitSeconds(n, l, block int) float64 {
+	return timing.FitSeconds(n, l, block, r.Score, r.Gram, r.Chol, r.Block)
+}
 
 // finishSeconds is the modelled time of what follows a fit of l nodes with
 // model selection over ridges ridge terms on held images (see Rates).
 func (r Rates) finishSeconds(held, l, m, ridges, points int) float64 {
-	return timing.Rates(r).FinishSeconds(held, l, m, ridges, points)
+	return timing.FinishSeconds(held, l, m, ridges, points, r.Score, r.Finish)
 }
 
 // BudgetPlan is what a budget chose before fitting.

@@ -1,5 +1,5 @@
 // Package timing is the time model of scn's budgeted fits (scn.Budget):
-// a machine's rates (Rates), the modelled seconds of a block fit and of
+// the modelled seconds of a block fit and of
 // the work after it (model selection, the re-solve, the further ridge
 // terms), the timed Cholesky factor the rates of float64 work come from,
 // and the plan's search for the most nodes the time left pays for. The
@@ -18,38 +18,21 @@ import (
 	"github.com/scn2d/scn/internal/lsq"
 )
 
-// Rates are a machine's measured costs of a block fit's work, in seconds
-// per unit, with the fields of scn.Rates (which converts to it); see
-// scn.Rates for the model.
-type Rates struct {
-	Score  float64 // seconds per image and node (drawing and scoring, all candidates)
-	Gram   float64 // seconds per image and pair of nodes
-	Chol   float64 // seconds per unit of L^3/3 (the fit's float64 factor)
-	Block  float64 // seconds of fixed cost per block
-	Finish float64 // seconds per unit of the finish's float64 work
-}
-
-// Valid reports whether the rates are usable: none negative, infinite or
-// NaN, and scoring or Gram products costing something.
-func (r Rates) Valid() bool {
-	for _, v := range []float64{r.Score, r.Gram, r.Chol, r.Block, r.Finish} {
-		if !(v >= 0) || math.IsInf(v, 0) {
-			return false
-		}
-	}
-	return r.Score > 0 || r.Gram > 0
-}
-
-// FitSeconds is the modelled time of a block fit of l nodes on n images.
-func (r Rates) FitSeconds(n, l, block int) float64 {
+// FitSeconds is the modelled time of a block fit of l nodes on n images
+// in blocks of block, at a machine's rates (scn.Rates): score seconds per
+// image and node, gram per image and pair of nodes, chol per unit of
+// L^3/3 and perBlock per block.
+func FitSeconds(n, l, block int, score, gram, chol, perBlock float64) float64 {
 	N, L := float64(n), float64(l)
-	return N*L*r.Score + N*L*L/2*r.Gram + L*L*L/3*r.Chol + math.Ceil(L/float64(max(block, 1)))*r.Block
+	return N*L*score + N*L*L/2*gram + L*L*L/3*chol + math.Ceil(L/float64(max(block, 1)))*perBlock
 }
 
 // FinishSeconds is the modelled time of what follows a fit of l nodes with
-// model selection over ridges ridge terms on held images.
-func (r Rates) FinishSeconds(held, l, m, ridges, points int) float64 {
-	return float64(held)*float64(l)*r.Score + finishWork(held, l, m, ridges, points)*r.Finish
+// model selection over ridges ridge terms on held images, m outputs and
+// points prefix lengths, at score seconds per image and node and finish
+// seconds per unit of float64 work.
+func FinishSeconds(held, l, m, ridges, points int, score, finish float64) float64 {
+	return float64(held)*float64(l)*score + finishWork(held, l, m, ridges, points)*finish
 }
 
 // finishWork is the float64 work of a finish in units of Rates.Finish.

@@ -9,18 +9,14 @@ import (
 // TestModel: the modelled seconds by the formulas written out, the plan's
 // search and the further ridge terms.
 func TestModel(t *testing.T) {
-	r := Rates{Score: 1e-8, Gram: 2e-9, Chol: 3e-10, Block: 1e-3, Finish: 4e-10}
-	if !r.Valid() || (Rates{Score: -1}).Valid() || (Rates{}).Valid() || (Rates{Score: 1, Chol: math.Inf(1)}).Valid() {
-		t.Error("Valid")
-	}
 	n, l, b := 1000.0, 300.0, 100
 	want := n*l*1e-8 + n*l*l/2*2e-9 + l*l*l/3*3e-10 + 3*1e-3
-	if got := r.FitSeconds(1000, 300, b); math.Abs(got-want) > 1e-12*want {
+	if got := FitSeconds(1000, 300, b, 1e-8, 2e-9, 3e-10, 1e-3); math.Abs(got-want) > 1e-12*want {
 		t.Errorf("FitSeconds %v, want %v", got, want)
 	}
 	h, m := 200.0, 10.0
 	want = h*l*1e-8 + ((4+2)*l*l*l/3+h*l*l/2+4*4*20*l*l*m)*4e-10
-	if got := r.FinishSeconds(200, 300, 10, 4, 20); math.Abs(got-want) > 1e-12*want {
+	if got := FinishSeconds(200, 300, 10, 4, 20, 1e-8, 4e-10); math.Abs(got-want) > 1e-12*want {
 		t.Errorf("FinishSeconds %v, want %v", got, want)
 	}
 	if got := ExtraRidgeSeconds(0, 300, 10, b, 1); got != 0 {
