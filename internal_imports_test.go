@@ -20,7 +20,7 @@ import (
 var internalImports = map[string][]string{
 	"augment": nil,
 	"calib":   nil,
-	"holdout": nil,
+	"holdout": {"internal/linalg", "internal/lsq"},
 	"memest":  {"internal/lsq"},
 	"timing":  {"internal/lsq"},
 	"robust":  {"internal/lsq", "gonum.org/v1/gonum"},

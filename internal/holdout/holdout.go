@@ -1,12 +1,18 @@
-// Package holdout deals images into the parts of model selection: a
-// stratified hold-out share and stratified folds, from the images' class
-// groups (one group of every image for regression), deterministic in a
-// seed. It works on image indices only; the root package scn builds the
-// problems of the parts (Problem.subset) and wraps the errors here, which
-// say what is wrong with the data, in scn.ErrData.
+// Package holdout is the pure part of scn's model selection on held-out
+// images: dealing images into the parts (a stratified hold-out share and
+// stratified folds, from the images' class groups, one group of every
+// image for regression, deterministic in a seed: holdout.go), and scoring
+// a fit's prefixes on held-out images read batch by batch while summing
+// their normal equations for the refit (Scorer, scorer.go: a streamed
+// selection's held-out pass). It works on image indices, hidden outputs
+// and targets only; the root package scn builds the problems of the parts
+// (Problem.subset), forms the hidden outputs and the prefixes' output
+// weights, and wraps the errors here, which say what is wrong with the
+// data, in scn.ErrData.
 //
-// It may import the standard library only; never the root package scn or
-// any package above it.
+// It may import the standard library, internal/linalg (the products) and
+// internal/lsq (Grow) only; never the root package scn or any package
+// above it.
 package holdout
 
 import (
