@@ -112,3 +112,36 @@ func Training(folds [][]int, f int) []int {
 	sort.Ints(train)
 	return train
 }
+
+// Grid returns the prefix lengths model selection scores for a fit of l
+// nodes: about points values (at least 2), half spread geometrically
+// (small L matters on small data) and half linearly, always including l;
+// with checkpoints every k = checkpoints nodes (a budget's blocks), the
+// first of them and at most maxInGrid in all.
+func Grid(l, points, checkpoints, maxInGrid int) []int {
+	pts := max(2, points)
+	seen := map[int]bool{l: true}
+	if k := checkpoints; k > 0 {
+		// The first checkpoint and at most maxInGrid in all:
+		// every prefix length scored costs two triangular solves per ridge.
+		stride := (l/k + maxInGrid - 1) / maxInGrid
+		for j := 1; j*k <= l; j++ {
+			if j == 1 || j%max(stride, 1) == 0 {
+				seen[j*k] = true
+			}
+		}
+	}
+	for i := 0; i < pts/2; i++ {
+		g := int(math.Round(math.Pow(float64(l), float64(i+1)/float64(pts/2))))
+		seen[max(1, min(l, g))] = true
+		seen[max(1, l*(i+1)/(pts-pts/2))] = true
+	}
+	out := make([]int, 0, len(seen))
+	for v := range seen {
+		if v <= l {
+			out = append(out, v)
+		}
+	}
+	sort.Ints(out)
+	return out
+}

@@ -94,3 +94,30 @@ func TestFolds(t *testing.T) {
 		t.Error("2 images dealt into 3 folds")
 	}
 }
+
+// TestGrid: the prefix lengths are sorted, distinct, in [1, l], include l
+// and about the points asked for; checkpoints add their first and at most
+// maxInGrid of them.
+func TestGrid(t *testing.T) {
+	for _, l := range []int{1, 7, 100, 5000} {
+		g := Grid(l, 20, 0, 16)
+		if !slices.IsSorted(g) || g[0] < 1 || g[len(g)-1] != l || len(g) > 21 {
+			t.Errorf("l = %d: grid %v", l, g)
+		}
+		for i := 1; i < len(g); i++ {
+			if g[i] == g[i-1] {
+				t.Errorf("l = %d: %d twice", l, g[i])
+			}
+		}
+	}
+	g := Grid(6400, 2, 64, 16)
+	cp := 0
+	for _, v := range g {
+		if v%64 == 0 && v != 6400 {
+			cp++
+		}
+	}
+	if !slices.Contains(g, 64) || cp > 17 || len(g) < 10 {
+		t.Errorf("checkpoints every 64 of 6400: grid %v", g)
+	}
+}
