@@ -201,11 +201,18 @@ func PixelKernel(a, b Images, k []float64) {
 	nb, _, _ := b.shape()
 	sa := make([]float64, na*pixelStrip)
 	sb := make([]float64, nb*pixelStrip)
-	for c0 := 0; c0 < d; c0 += pixelStrip {
-		w := min(pixelStrip, d-c0)
+	forStrips(d, func(c0, w int) {
 		strip(a, c0, w, sa)
 		strip(b, c0, w, sb)
 		linalg.GemmNT64(na, nb, w, 1, sa, w, sb, w, 1, k, nb)
+	})
+}
+
+// forStrips calls f with the first column and the width of each strip of
+// pixelStrip of d columns, in order.
+func forStrips(d int, f func(c0, w int)) {
+	for c0 := 0; c0 < d; c0 += pixelStrip {
+		f(c0, min(pixelStrip, d-c0))
 	}
 }
 
@@ -225,11 +232,10 @@ func PixelT(x Images, c []float64, mm int) []float64 {
 	n, _, d := x.shape()
 	out := make([]float64, d*mm)
 	s := make([]float64, n*pixelStrip)
-	for c0 := 0; c0 < d; c0 += pixelStrip {
-		w := min(pixelStrip, d-c0)
+	forStrips(d, func(c0, w int) {
 		strip(x, c0, w, s)
 		linalg.Dgemm(true, false, w, mm, n, 1, s, w, c, mm, 0, out[c0*mm:], mm)
-	}
+	})
 	return out
 }
 
