@@ -3,7 +3,6 @@ package scn
 import (
 	"slices"
 
-	"github.com/scn2d/scn/internal/linalg"
 	"github.com/scn2d/scn/internal/lsq"
 	"github.com/scn2d/scn/internal/timing"
 )
@@ -14,7 +13,7 @@ import (
 // goes; at the end, each further ridge term of the plan's grid is scored at
 // every checkpoint too, from one Cholesky factor of G + alpha I of all the
 // fit's nodes (G the engine's H^T H of the training part: the leading block
-// of the factor is the factor of each prefix's), and the best (L, ridge)
+// of the factor is the factor of each prefix's; lsq.Gram.RidgePrefixes), and the best (L, ridge)
 // pair wins. With the fit's own ridge the model keeps the fit's weights; with
 // another, the prefix's weights at that ridge, solved on the same training
 // part. Each further ridge term costs a factor of L^3/3 and one L x L
@@ -45,31 +44,20 @@ func (e *evaluator) ridgeCheckpoints(path *Path, fit float64) ([]Score, []float6
 			grid = append(grid, s.Nodes)
 		}
 	}
-	m := ge.M
 	buf := make([]float64, l*l)
 	var out []Score
 	var best Score
 	var bestBeta []float64
 	for _, alpha := range alphas {
-		for i := 0; i < l; i++ {
-			row := buf[i*l : i*l+i+1]
-			for j := 0; j < i; j++ {
-				row[j] = ge.G[j*ge.LD+i] // G is kept above the diagonal
-			}
-			row[i] = ge.GD[i] + alpha
-		}
-		if err := lsq.Cholesky(buf, l, l, alpha); err != nil {
+		betas, ok := ge.RidgePrefixes(l, alpha, grid, buf)
+		if !ok {
 			continue
 		}
-		y := append([]float64(nil), ge.HT[:l*m]...)
-		linalg.TrsmLeftLower(false, l, m, buf, l, y, m)
-		for _, k := range grid {
-			beta := append([]float64(nil), y[:k*m]...)
-			linalg.TrsmLeftLower(true, k, m, buf, l, beta, m)
-			s := e.score(k, alpha, beta)
+		for i, k := range grid {
+			s := e.score(k, alpha, betas[i])
 			out = append(out, s)
 			if bestBeta == nil || s.better(best, e.classify) {
-				best, bestBeta = s, beta
+				best, bestBeta = s, betas[i]
 			}
 		}
 	}
