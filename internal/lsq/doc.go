@@ -11,7 +11,8 @@
 //     that know their nodes before the data (onepass.go) and every
 //     prefix's weights at another ridge term from one factor
 //     (RidgePrefixes, gram_ridge.go);
-//   - the dense solves: Cholesky (blocked, the engine's own factor),
+//   - the dense solves: Cholesky (blocked, the engine's own factor) and
+//     SolveFlat (a flat system solved in place on it),
 //     RidgeSolve (gonum's Cholesky) and CholeskySolve (the blocked factor,
 //     falling back to RidgeSolve), and the engines' triangular solves;
 //   - the small vector helpers the layers above share: Grow, Transpose and

@@ -31,3 +31,16 @@ func (g *Gram) RidgePrefixes(l int, alpha float64, ks []int, buf []float64) (bet
 	}
 	return betas, true
 }
+
+// SolveFlat solves (G + alpha I) x = b in place: a (n x n, row-major)
+// holds G + alpha I in its lower triangle, which Cholesky overwrites by
+// the factor, and b (n x m) is overwritten by x; the error is the
+// factor's (singular normal equations).
+func SolveFlat(a []float64, n int, b []float64, m int, alpha float64) error {
+	if err := Cholesky(a, n, n, alpha); err != nil {
+		return err
+	}
+	linalg.TrsmLeftLower(false, n, m, a, n, b, m)
+	linalg.TrsmLeftLower(true, n, m, a, n, b, m)
+	return nil
+}

@@ -57,3 +57,52 @@ func TestRidgePrefixes(t *testing.T) {
 		}
 	}
 }
+
+// TestSolveFlat: the in-place solve of (G + alpha I) x = b agrees with
+// RidgeSolve (gonum's Cholesky) on the same system, and refuses a
+// singular one.
+func TestSolveFlat(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	const n, k, m, alpha = 40, 6, 2, 0.3
+	h := mat.NewDense(n, k, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j < k; j++ {
+			h.Set(i, j, rng.NormFloat64())
+		}
+	}
+	tt := mat.NewDense(n, m, nil)
+	for i := 0; i < n; i++ {
+		for q := 0; q < m; q++ {
+			tt.Set(i, q, rng.NormFloat64())
+		}
+	}
+	var g mat.SymDense
+	g.SymOuterK(1, h.T())
+	var ht mat.Dense
+	ht.Mul(h.T(), tt)
+	a := make([]float64, k*k)
+	for i := 0; i < k; i++ {
+		for j := 0; j < k; j++ {
+			a[i*k+j] = g.At(i, j)
+		}
+		a[i*k+i] += alpha
+	}
+	x := append([]float64(nil), ht.RawMatrix().Data...)
+	if err := SolveFlat(a, k, x, m, alpha); err != nil {
+		t.Fatal(err)
+	}
+	gc := mat.NewSymDense(k, nil)
+	gc.CopySym(&g)
+	want, err := RidgeSolve(gc, &ht, alpha)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range want {
+		if math.Abs(x[i]-want[i]) > 1e-10*(1+math.Abs(want[i])) {
+			t.Fatalf("x[%d] = %v, want %v", i, x[i], want[i])
+		}
+	}
+	if err := SolveFlat(make([]float64, 4), 2, make([]float64, 2), 1, 0); err == nil {
+		t.Error("a zero system solved")
+	}
+}
