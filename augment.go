@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/scn2d/scn/internal/augment"
 	"github.com/scn2d/scn/internal/local"
 	"github.com/scn2d/scn/internal/lsq"
 )
@@ -48,7 +49,7 @@ func (lf *localFit) augHidden(layers []*local.Layer, src []int, moves []augMove,
 		b := min(augBatch, r-b0)
 		for k := 0; k < b; k++ {
 			i := src[b0+k]
-			augmentImage(img[k*d:(k+1)*d], x.Pix[i*d:(i+1)*d], x.Rows, x.Cols, lf.ch, moves[b0+k])
+			augment.Image(img[k*d:(k+1)*d], x.Pix[i*d:(i+1)*d], x.Rows, x.Cols, lf.ch, moves[b0+k])
 		}
 		off := 0
 		for _, ly := range layers {

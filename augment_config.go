@@ -2,13 +2,15 @@ package scn
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"strconv"
 	"strings"
+
+	"github.com/scn2d/scn/internal/augment"
 )
 
 // The setting of data augmentation (Config.Augment) and the copies it
-// makes of an image; the fit's use of them is in augment.go.
+// makes of an image (drawn and made by internal/augment); the fit's use
+// of them is in augment.go.
 
 // Augment sets the data augmentation of a local fit (Config.Augment).
 type Augment struct {
@@ -169,67 +171,13 @@ func (c Config) validateAugment() error {
 	return nil
 }
 
-// augMove is one augmented copy of an image: mirrored or not, then
-// shifted by (dy, dx).
-type augMove struct {
-	flip   bool
-	dy, dx int
-}
-
-// augmentSeedStream is the PCG stream of the augmentation's draws.
-const augmentSeedStream = 0xa06e
+// augMove is one augmented copy of an image (internal/augment's Move:
+// mirrored or not, then shifted).
+type augMove = augment.Move
 
 // moves returns the augmented copies of n images, Extra() per image,
-// image by image: the mirror image first (Flip), then the shifted copies.
+// image by image: the mirror image first (Flip), then the shifted copies
+// (internal/augment's Moves).
 func (a *Augment) moves(n int, seed uint64) []augMove {
-	rng := rand.New(rand.NewPCG(seed, augmentSeedStream))
-	e := a.Extra()
-	out := make([]augMove, 0, n*e)
-	for i := 0; i < n; i++ {
-		if a.Flip {
-			out = append(out, augMove{flip: true})
-		}
-		for c := 0; c < a.Copies; c++ {
-			var mv augMove
-			for mv.dy == 0 && mv.dx == 0 {
-				mv.dy = rng.IntN(2*a.Shift+1) - a.Shift
-				mv.dx = rng.IntN(2*a.Shift+1) - a.Shift
-			}
-			if a.Flip {
-				mv.flip = rng.IntN(2) == 1
-			}
-			out = append(out, mv)
-		}
-	}
-	return out
-}
-
-// augmentImage writes into dst the copy of the image src (chans planes of
-// rows x cols) that mv makes: out(r, c) = in'(r - dy, c - dx), in' the
-// image or its mirror (in'(r, c) = in(r, cols-1-c)), 0 outside.
-func augmentImage(dst, src []float32, rows, cols, chans int, mv augMove) {
-	plane := rows * cols
-	for ch := 0; ch < chans; ch++ {
-		s, d := src[ch*plane:(ch+1)*plane], dst[ch*plane:(ch+1)*plane]
-		for r := 0; r < rows; r++ {
-			drow := d[r*cols : (r+1)*cols]
-			sr := r - mv.dy
-			if sr < 0 || sr >= rows {
-				clear(drow)
-				continue
-			}
-			srow := s[sr*cols : (sr+1)*cols]
-			for c := range drow {
-				sc := c - mv.dx
-				switch {
-				case sc < 0 || sc >= cols:
-					drow[c] = 0
-				case mv.flip:
-					drow[c] = srow[cols-1-sc]
-				default:
-					drow[c] = srow[sc]
-				}
-			}
-		}
-	}
+	return augment.Moves(a.Flip, a.Shift, a.Copies, n, seed)
 }

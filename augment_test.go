@@ -10,105 +10,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/scn2d/scn/internal/augment"
 	"github.com/scn2d/scn/internal/linalg"
 	"github.com/scn2d/scn/internal/lsq"
 	"gonum.org/v1/gonum/mat"
 )
 
-// refAugment is the test's own copy of an image: the mirror built
-// explicitly, then every source pixel scattered to its shifted place in a
-// zeroed image.
-func refAugment(src []float32, rows, cols, chans int, mv augMove) []float32 {
-	plane := rows * cols
-	mir := append([]float32(nil), src...)
-	if mv.flip {
-		for ch := 0; ch < chans; ch++ {
-			for r := 0; r < rows; r++ {
-				for c := 0; c < cols; c++ {
-					mir[ch*plane+r*cols+c] = src[ch*plane+r*cols+(cols-1-c)]
-				}
-			}
-		}
-	}
-	out := make([]float32, len(src))
-	for ch := 0; ch < chans; ch++ {
-		for r := 0; r < rows; r++ {
-			for c := 0; c < cols; c++ {
-				tr, tc := r+mv.dy, c+mv.dx
-				if tr >= 0 && tr < rows && tc >= 0 && tc < cols {
-					out[ch*plane+tr*cols+tc] = mir[ch*plane+r*cols+c]
-				}
-			}
-		}
-	}
-	return out
-}
-
-// TestAugmentImage: mirrored and shifted copies of small odd-sized grey
-// and colour images against the scatter reference, every move.
-func TestAugmentImage(t *testing.T) {
-	rng := newRand(3)
-	for _, sh := range [][3]int{{5, 7, 1}, {7, 5, 3}, {3, 3, 2}} {
-		rows, cols, ch := sh[0], sh[1], sh[2]
-		src := make([]float32, rows*cols*ch)
-		for i := range src {
-			src[i] = float32(rng.NormFloat64())
-		}
-		dst := make([]float32, len(src))
-		for _, flip := range []bool{false, true} {
-			for dy := -2; dy <= 2; dy++ {
-				for dx := -2; dx <= 2; dx++ {
-					mv := augMove{flip: flip, dy: dy, dx: dx}
-					for i := range dst {
-						dst[i] = 99 // every pixel must be written
-					}
-					augmentImage(dst, src, rows, cols, ch, mv)
-					if want := refAugment(src, rows, cols, ch, mv); !slices.Equal(dst, want) {
-						t.Fatalf("%dx%dx%d %+v: got %v, want %v", rows, cols, ch, mv, dst, want)
-					}
-				}
-			}
-		}
-	}
-}
-
-// TestAugmentMoves: the draws stay in range, never (0, 0), come from the
-// seed alone and are laid out image by image.
-func TestAugmentMoves(t *testing.T) {
-	a := &Augment{Flip: true, Shift: 2, Copies: 3}
-	mv := a.moves(50, 7)
-	if len(mv) != 50*4 || !slices.Equal(mv, a.moves(50, 7)) {
-		t.Fatal("moves not of Extra() per image or not deterministic")
-	}
-	if slices.Equal(mv, a.moves(50, 8)) {
-		t.Fatal("moves do not depend on the seed")
-	}
-	flips := 0
-	for i, m := range mv {
-		if i%4 == 0 {
-			if m != (augMove{flip: true}) {
-				t.Fatalf("image %d's first copy %+v, want the mirror", i/4, m)
-			}
-			continue
-		}
-		if m.dy == 0 && m.dx == 0 || m.dy < -2 || m.dy > 2 || m.dx < -2 || m.dx > 2 {
-			t.Fatalf("move %d: %+v", i, m)
-		}
-		if m.flip {
-			flips++
-		}
-	}
-	if flips < 40 || flips > 110 {
-		t.Errorf("%d of 150 shifted copies mirrored", flips)
-	}
-	if !slices.Equal(a.moves(10, 7), mv[:40]) {
-		t.Error("the moves of the first images depend on N")
-	}
-}
-
 // augmentedReference returns the ridge least-squares output weights of the
-// model's pooled outputs on the images idx of p and their copies (built by
-// refAugment from the fit's moves), solved by gonum's Cholesky.
+// model's pooled outputs on the images idx of p and their copies (made
+// whole by internal/augment's Image, which its own test checks against a
+// scatter reference, from the fit's moves), solved by gonum's Cholesky.
 func augmentedReference(t *testing.T, m *Model, p Problem, idx []int, alpha float64) []float64 {
 	t.Helper()
 	a := m.Config.Augment
@@ -123,7 +34,9 @@ func augmentedReference(t *testing.T, m *Model, p Problem, idx []int, alpha floa
 		pix = append(pix, img...)
 		tt = append(tt, p.T[i*p.M:(i+1)*p.M]...)
 		for c := 0; c < e; c++ {
-			pix = append(pix, refAugment(img, x.Rows, x.Cols, x.Chans(), mv[i*e+c])...)
+			cp := make([]float32, d)
+			augment.Image(cp, img, x.Rows, x.Cols, x.Chans(), mv[i*e+c])
+			pix = append(pix, cp...)
 			tt = append(tt, p.T[i*p.M:(i+1)*p.M]...)
 		}
 	}

@@ -10,7 +10,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/scn2d/scn/internal/lsq"
+	"github.com/scn2d/scn/internal/timing"
 )
 
 // Budget fits the best model a wall-clock budget can buy (scn train
@@ -69,6 +69,8 @@ type Rates struct {
 	Finish float64 // seconds per unit of the finish's float64 work
 }
 
+// valid reports whether r is usable: no rate negative, infinite or NaN,
+// and scoring or Gram products costing something.
 func (r Rates) valid() bool {
 	for _, v := range []float64{r.Score, r.Gram, r.Chol, r.Block, r.Finish} {
 		if !(v >= 0) || math.IsInf(v, 0) {
@@ -80,24 +82,13 @@ func (r Rates) valid() bool {
 
 // fitSeconds is the modelled time of a block fit of l nodes on n images.
 func (r Rates) fitSeconds(n, l, block int) float64 {
-	N, L := float64(n), float64(l)
-	return N*L*r.Score + N*L*L/2*r.Gram + L*L*L/3*r.Chol + math.Ceil(L/float64(max(block, 1)))*r.Block
+	return timing.FitSeconds(n, l, block, r.Score, r.Gram, r.Chol, r.Block)
 }
 
 // finishSeconds is the modelled time of what follows a fit of l nodes with
 // model selection over ridges ridge terms on held images (see Rates).
 func (r Rates) finishSeconds(held, l, m, ridges, points int) float64 {
-	return float64(held)*float64(l)*r.Score + finishWork(held, l, m, ridges, points)*r.Finish
-}
-
-// finishWork is the float64 work of a finish in units of Rates.Finish.
-// Besides the factors and the held-out Gram products, each ridge term
-// solves for every prefix length of the grid (points, the checkpoints
-// included): two triangular solves of L^2 m each, which read the whole
-// factor and run at about a quarter of the factor's rate.
-func finishWork(held, l, m, ridges, points int) float64 {
-	H, L := float64(held), float64(l)
-	return float64(ridges+2)*L*L*L/3 + H*L*L/2 + 4*float64(ridges*points)*L*L*float64(m)
+	return timing.FinishSeconds(held, l, m, ridges, points, r.Score, r.Finish)
 }
 
 // BudgetPlan is what a budget chose before fitting.
@@ -131,12 +122,9 @@ type BudgetPlan struct {
 // only the output weights of the chosen prefix and writing the model.
 func (pl BudgetPlan) finishSeconds(held, l, m, d int) float64 {
 	if pl.FitWeights {
-		// Two triangular solves of L^2 m from the fit's factor, and the
-		// model file (8 bytes per weight, at a few hundred MB/s), and the
-		// further ridge terms (budget_ridge.go).
-		L := float64(l)
-		return 2*L*L*float64(m)*pl.Rates.Finish + L*float64(d+m+1)*8/300e6 +
-			extraRidgeSeconds(len(extraRidges(pl.Ridges, pl.FitRidge)), l, m, pl.BlockSize, pl.Rates.Finish)
+		// The fit's factor's solves, the model file and the further
+		// ridge terms (budget_ridge.go).
+		return timing.FitWeightsSeconds(l, m, d, len(timing.ExtraRidges(pl.Ridges, pl.FitRidge)), pl.BlockSize, pl.Rates.Finish)
 	}
 	return pl.Rates.finishSeconds(held, l, m, len(pl.Ridges), pl.Points+maxCheckpointsInGrid)
 }
@@ -396,15 +384,12 @@ func (b Budget) plan(cfg Config, sel Selection, r Rates, p Problem, train, held 
 	}
 	if b.MaxBytes > 0 {
 		extra := int64(0)
-		if pl.FitWeights && len(extraRidges(pl.Ridges, pl.FitRidge)) > 0 {
+		if pl.FitWeights && len(timing.ExtraRidges(pl.Ridges, pl.FitRidge)) > 0 {
 			extra = 8
 		}
 		lmax = min(lmax, b.memoryCap(cfg, p, train, block, extra))
 	}
-	l := block
-	for next := l + block; next <= lmax && cost(next) <= left; next += block {
-		l = next
-	}
+	l := timing.MostNodes(block, lmax, left, cost)
 	capL := min(lmax, budgetGrowth*l)
 	capL = max(block, capL/block*block)
 	pl.Nodes, pl.MaxNodes = l, capL
@@ -516,27 +501,10 @@ func probe(ctx context.Context, cfg Config, sel Selection, p Problem) (Rates, fl
 	// Xeon, 12 GFLOP/s at 512, 48 at 2048, 75 at 4096): each is timed on
 	// a Cholesky factor of its size. (The probe's own finish, timed at
 	// L = 1000, overstated a finish at L = 6000 by a factor of two or more.)
-	r.Chol = cholSeconds(1024)
-	r.Finish = cholSeconds(2048)
+	r.Chol = timing.CholSeconds(1024)
+	r.Finish = timing.CholSeconds(2048)
 	r.Block = 1e-3
 	return r, m.Selection.Accuracy, held, nil
-}
-
-// cholSeconds times the package's blocked Cholesky factor of a k x k
-// matrix and returns its seconds per unit of k^3/3.
-func cholSeconds(k int) float64 {
-	a := make([]float64, k*k)
-	for i := 0; i < k; i++ {
-		for j := 0; j <= i; j++ {
-			a[i*k+j] = 1 / float64(1+i+j)
-		}
-		a[i*k+i] += float64(k)
-	}
-	t0 := time.Now()
-	if err := lsq.Cholesky(a, k, k, 1); err != nil {
-		panic(err) // diagonally dominant: cannot happen
-	}
-	return time.Since(t0).Seconds() / (float64(k) * float64(k) * float64(k) / 3)
 }
 
 // Replay refits the plan a budgeted model records on the same training data

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/scn2d/scn/internal/timing"
 )
 
 // A time budget on photos (issue 31, item 5): on classification problems
@@ -16,7 +18,7 @@ import (
 // sums of the pooled outputs at the seconds per multiply-add measured by
 // two probe fits (photoProbeFilters and three times as many filters, on
 // at most photoProbeImages of the images), and the Cholesky factor at the
-// rate of a timed factor (cholSeconds). Every image is fitted (no
+// rate of a timed factor (timing.CholSeconds). Every image is fitted (no
 // hold-out: the ridge term is the measured one) and every filter kept; the
 // clock is not checked during the fit, whose time the model predicts.
 
@@ -43,10 +45,10 @@ func budgetPhotos(p Problem) bool {
 // images of rows x cols x chans: rate seconds per multiply-add of the
 // filters and the Gram sums (photoCost without its factor), chol seconds
 // per unit of the factor's L^3 / 3. The factor, grown block by block as
-// the filters come, is timed apart (cholSeconds): on 245 photos of 64 x
+// the filters come, is timed apart (timing.CholSeconds): on 245 photos of 64 x
 // 64, L = 4320, the probe's slope (factors of a few hundred) left it out
 // and predicted 7.1 s for a fit of 17.7 s; grown alone it took 6.3 s where
-// cholSeconds(1024) predicted 7.0 s.
+// timing.CholSeconds(1024) predicted 7.0 s.
 func photoSeconds(l *Local, f, n, rows, cols, chans int, rate, chol float64) float64 {
 	outs := float64(f * l.perFilter())
 	fac := outs * outs * outs / 3
@@ -68,7 +70,7 @@ func (b Budget) fitPhotos(ctx context.Context, p Problem, progress func(Step), p
 	if b.Rates != nil {
 		rate, chol = b.Rates.Score, b.Rates.Chol
 	} else {
-		chol = cholSeconds(1024)
+		chol = timing.CholSeconds(1024)
 		// Two probe fits, of photoProbeFilters and three times as many
 		// filters on the same images: the rate is the slope between them,
 		// free of the fixed costs of a fit (on natural-images the one small

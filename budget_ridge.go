@@ -1,10 +1,10 @@
 package scn
 
 import (
-	"github.com/scn2d/scn/internal/lsq"
 	"slices"
 
-	"github.com/scn2d/scn/internal/linalg"
+	"github.com/scn2d/scn/internal/lsq"
+	"github.com/scn2d/scn/internal/timing"
 )
 
 // The ridge term of a budget's fit on a large set (BudgetPlan.FitWeights).
@@ -13,11 +13,12 @@ import (
 // goes; at the end, each further ridge term of the plan's grid is scored at
 // every checkpoint too, from one Cholesky factor of G + alpha I of all the
 // fit's nodes (G the engine's H^T H of the training part: the leading block
-// of the factor is the factor of each prefix's), and the best (L, ridge)
+// of the factor is the factor of each prefix's; lsq.Gram.RidgePrefixes), and the best (L, ridge)
 // pair wins. With the fit's own ridge the model keeps the fit's weights; with
 // another, the prefix's weights at that ridge, solved on the same training
 // part. Each further ridge term costs a factor of L^3/3 and one L x L
-// buffer (the plan counts both: finishSeconds, memoryCap), and is what
+// buffer (the plan counts both: finishSeconds with
+// timing.ExtraRidgeSeconds, memoryCap), and is what
 // keeps a budget that fitted many nodes from having to choose a short
 // prefix because the fixed ridge overfits past it (natural-images, issue
 // 31: held-out accuracy fell past 2000 of 12500 nodes at ridge 1).
@@ -26,23 +27,12 @@ import (
 // multiples of the fit's.
 var budgetRidgeSteps = []float64{10}
 
-// extraRidges returns the plan's ridge terms other than the fit's.
-func extraRidges(ridges []float64, fit float64) []float64 {
-	var out []float64
-	for _, r := range ridges {
-		if r != fit && r > 0 && !slices.Contains(out, r) {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
 // ridgeCheckpoints scores every checkpoint of the fit at each ridge term of
 // the selection other than fit, and returns the scores and the output
 // weights of the best of them (nil if none). It needs the block engine
 // holding every node; otherwise it scores nothing.
 func (e *evaluator) ridgeCheckpoints(path *Path, fit float64) ([]Score, []float64) {
-	alphas := extraRidges(e.sel.Ridges, fit)
+	alphas := timing.ExtraRidges(e.sel.Ridges, fit)
 	ge, ok := path.eng.(*lsq.Gram)
 	l := path.Nodes()
 	if len(alphas) == 0 || !ok || l > path.independent || l > ge.L || len(e.checkpoints) == 0 {
@@ -54,42 +44,22 @@ func (e *evaluator) ridgeCheckpoints(path *Path, fit float64) ([]Score, []float6
 			grid = append(grid, s.Nodes)
 		}
 	}
-	m := ge.M
 	buf := make([]float64, l*l)
 	var out []Score
 	var best Score
 	var bestBeta []float64
 	for _, alpha := range alphas {
-		for i := 0; i < l; i++ {
-			row := buf[i*l : i*l+i+1]
-			for j := 0; j < i; j++ {
-				row[j] = ge.G[j*ge.LD+i] // G is kept above the diagonal
-			}
-			row[i] = ge.GD[i] + alpha
-		}
-		if err := lsq.Cholesky(buf, l, l, alpha); err != nil {
+		betas, ok := ge.RidgePrefixes(l, alpha, grid, buf)
+		if !ok {
 			continue
 		}
-		y := append([]float64(nil), ge.HT[:l*m]...)
-		linalg.TrsmLeftLower(false, l, m, buf, l, y, m)
-		for _, k := range grid {
-			beta := append([]float64(nil), y[:k*m]...)
-			linalg.TrsmLeftLower(true, k, m, buf, l, beta, m)
-			s := e.score(k, alpha, beta)
+		for i, k := range grid {
+			s := e.score(k, alpha, betas[i])
 			out = append(out, s)
 			if bestBeta == nil || s.better(best, e.classify) {
-				best, bestBeta = s, beta
+				best, bestBeta = s, betas[i]
 			}
 		}
 	}
 	return out, bestBeta
-}
-
-// extraRidgeSeconds is the modelled time of scoring the further ridge terms
-// at the end of a FitWeights fit of l nodes in blocks of block, m outputs:
-// a factor and the forward substitution per ridge, a back substitution per
-// checkpoint.
-func extraRidgeSeconds(extra, l, m, block int, finish float64) float64 {
-	L, M := float64(l), float64(m)
-	return float64(extra) * (L*L*L/3 + L*L*L*M/(3*float64(max(block, 1))) + 2*L*L*M) * finish
 }

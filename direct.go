@@ -2,11 +2,10 @@ package scn
 
 import (
 	"fmt"
-	"github.com/scn2d/scn/internal/lsq"
-	"math"
 
+	"github.com/scn2d/scn/internal/direct"
 	"github.com/scn2d/scn/internal/linalg"
-	"gonum.org/v1/gonum/blas/blas64"
+	"github.com/scn2d/scn/internal/lsq"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -23,7 +22,8 @@ import (
 // of Images.Pix), or, when the images are many and large (see directPlan),
 // its average over p x p blocks of each plane ("pooled pixels": C x
 // floor(d1/p) x floor(d2/p) values, the blocks' remainder rows and columns
-// dropped, as an AveragePool of kernel and stride p without padding). The
+// dropped, as an AveragePool of kernel and stride p without padding; the
+// features, their plan and the pure solves are internal/direct's). The
 // output weights [beta; W] are the ridge (or, with no ridge term, the
 // minimum-norm) least squares over [H F]: the hidden nodes are chosen as
 // without direct links, and only the last solve changes. With ridge alpha
@@ -48,69 +48,12 @@ type DirectLink struct {
 	Beta []float64
 }
 
-// Thresholds of directPlan.
-const (
-	// directDualN: at most this many images, and fewer than the unknowns,
-	// solve the dual (N x N) system on the pixels as they are.
-	directDualN = 2048
-	// directMaxFeatures: beyond the dual's reach, the pixels are pooled
-	// until there are at most this many features.
-	directMaxFeatures = 1024
-	// directMaxCols: the primal systems of model selection are scored up to
-	// this many unknowns (features plus nodes): each ridge term costs a
-	// Cholesky factorisation of that size.
-	directMaxCols = 3072
-	// directMaxFlops bounds the multiply-adds of the normal equations N k^2
-	// that model selection forms for direct links (k unknowns): on many
-	// images the features are pooled until N D^2 is at most a quarter of
-	// it, and prefixes past sqrt(directMaxFlops / N) unknowns are not
-	// scored with direct links (MNIST: 14 x 14 pooled pixels, prefixes up
-	// to 412 nodes; where thousands of nodes are fitted, the linear part
-	// matters little).
-	directMaxFlops = 2e10
-)
-
-// directPlan returns the pooling of the direct features for n images of
-// chans x rows x cols: 1 (the pixels as they are) when n <= directDualN
-// (the dual system is then N x N whatever D is), else the smallest block
-// side p that leaves at most directMaxFeatures values D with N D^2 at most
-// a quarter of directMaxFlops (1 when the pixels already do).
-func directPlan(n, chans, rows, cols int) int {
-	if n <= directDualN {
-		return 1
-	}
-	fits := func(p int) bool {
-		d := float64(directDim(chans, rows, cols, p))
-		return d <= directMaxFeatures && float64(n)*d*d <= directMaxFlops/4
-	}
-	p := 1
-	for !fits(p) && p < min(rows, cols) {
-		p++
-	}
-	return p
-}
-
-// directCap returns the most nodes whose direct-link systems model
-// selection scores on n training images with d features: within
-// directMaxCols unknowns and directMaxFlops for the normal equations.
-func directCap(n, d int) int {
-	k := min(directMaxCols, int(math.Sqrt(directMaxFlops/float64(max(n, 1)))))
-	return max(0, k-d)
-}
-
-// directDim returns the features of images of chans x rows x cols pooled
-// by p x p blocks.
-func directDim(chans, rows, cols, pool int) int {
-	pool = max(pool, 1)
-	return max(chans, 1) * (rows / pool) * (cols / pool)
-}
-
 // DirectDim returns the number of direct features D (0 without direct links).
 func (m *Model) DirectDim() int {
 	if m.Direct == nil {
 		return 0
 	}
-	return directDim(m.Channels, m.Rows, m.Cols, m.Direct.Pool)
+	return direct.Dim(m.Channels, m.Rows, m.Cols, m.Direct.Pool)
 }
 
 // directPool returns the direct links' pooling side, 0 without them.
@@ -124,58 +67,7 @@ func directPool(m *Model) int {
 // directFeatures writes the features of images lo .. lo+rows-1 of x,
 // feature-major: dst[k*rows+i] is feature k of image lo+i.
 func directFeatures(x Images, pool, lo, rows int, dst []float64) {
-	d, c, r, w := x.Dim(), x.Chans(), x.Rows, x.Cols
-	if pool <= 1 {
-		for i := 0; i < rows; i++ {
-			for k, v := range x.Pix[(lo+i)*d : (lo+i+1)*d] {
-				dst[k*rows+i] = float64(v)
-			}
-		}
-		return
-	}
-	pr, pc := r/pool, w/pool
-	inv := 1 / float64(pool*pool)
-	for i := 0; i < rows; i++ {
-		img := x.Pix[(lo+i)*d : (lo+i+1)*d]
-		for ch := 0; ch < c; ch++ {
-			plane := img[ch*r*w : (ch+1)*r*w]
-			for a := 0; a < pr; a++ {
-				for b := 0; b < pc; b++ {
-					var s float64
-					for y := a * pool; y < (a+1)*pool; y++ {
-						for _, v := range plane[y*w+b*pool : y*w+(b+1)*pool] {
-							s += float64(v)
-						}
-					}
-					dst[((ch*pr+a)*pc+b)*rows+i] = s * inv
-				}
-			}
-		}
-	}
-}
-
-// directRows returns the features of every image of x, N x D row-major.
-func directRows(x Images, pool int) *mat.Dense {
-	n, d := x.Len(), directDim(x.Channels, x.Rows, x.Cols, pool)
-	out := mat.NewDense(n, max(d, 1), nil)
-	directInto(x, pool, out.RawMatrix())
-	return out
-}
-
-// directInto writes the features of every image of x into the first D
-// columns of raw's rows.
-func directInto(x Images, pool int, raw blas64.General) {
-	n, d := x.Len(), directDim(x.Channels, x.Rows, x.Cols, pool)
-	buf := make([]float64, d*predictBatch)
-	for lo := 0; lo < n; lo += predictBatch {
-		rows := min(predictBatch, n-lo)
-		directFeatures(x, pool, lo, rows, buf[:d*rows])
-		for k := 0; k < d; k++ {
-			for i := 0; i < rows; i++ {
-				raw.Data[(lo+i)*raw.Stride+k] = buf[k*rows+i]
-			}
-		}
-	}
+	direct.Features(direct.Images(x), pool, lo, rows, dst)
 }
 
 // addDirect adds the direct links' outputs on images xb (rows of them) to
@@ -193,7 +85,7 @@ func (m *Model) addDirect(x Images, lo, rows int, yt []float64, fd *[]float64) {
 // summed over fixed batches of images in order.
 func directNormal(m *Model, l int, x Images, t []float64, pool int) (g, at []float64) {
 	mm := m.M
-	d := directDim(x.Channels, x.Rows, x.Cols, pool)
+	d := direct.Dim(x.Channels, x.Rows, x.Cols, pool)
 	k := d + l
 	g, at = make([]float64, k*k), make([]float64, k*mm)
 	abuf := make([]float64, k*predictBatch)
@@ -224,28 +116,13 @@ func forHidden(m *Model, l int, x Images, f func(lo, rows int, hb []float32)) {
 	pm.hidden(x, f)
 }
 
-// primalBetas solves (G + alpha I) w = A^T T for the unknowns of every
-// prefix k0 + l (l in grid) of the k unknowns with one Cholesky
-// factorisation (the leading block of a factor is the factor of the leading
-// block): the direct features come first, so each prefix is the features
-// with the first l nodes. An entry is nil when the factor fails.
-func primalBetas(g, at []float64, k, mm, k0 int, grid []int, alpha float64) [][]float64 {
-	out := make([][]float64, len(grid))
-	sizes := make([]int, len(grid))
-	for i, l := range grid {
-		sizes[i] = k0 + l
-	}
-	lsq.PrefixRidgeFlat(g, at, k, mm, sizes, alpha, out)
-	return out
-}
-
 // solveDirect returns the output weights of the first l nodes of m (beta,
 // l x M) and of the direct features (w, D x M) over x and t with ridge
 // alpha: the primal system when L + D <= N, else its dual; with alpha = 0,
 // the minimum-norm least squares (MATLAB's pinv tolerance) over [F H].
 func solveDirect(m *Model, l int, x Images, t []float64, pool int, alpha float64) (beta, w []float64, err error) {
 	n, mm := x.Len(), m.M
-	d := directDim(x.Channels, x.Rows, x.Cols, pool)
+	d := direct.Dim(x.Channels, x.Rows, x.Cols, pool)
 	if d < 1 {
 		return nil, nil, fmt.Errorf("%w: no direct features for %d x %d images pooled by %d", ErrConfig, x.Rows, x.Cols, pool)
 	}
@@ -260,7 +137,7 @@ func solveDirect(m *Model, l int, x Images, t []float64, pool int, alpha float64
 		sol, err = lsq.MinNorm(a, t, mm, 0)
 	case k <= n:
 		g, at := directNormal(m, l, x, t, pool)
-		sol = primalBetas(g, at, k, mm, d, []int{l}, alpha)[0]
+		sol = direct.PrimalBetas(g, at, k, mm, d, []int{l}, alpha)[0]
 		if sol == nil {
 			err = fmt.Errorf("scn: direct links: the normal equations of %d unknowns are singular at ridge %g", k, alpha)
 		}
@@ -276,9 +153,9 @@ func solveDirect(m *Model, l int, x Images, t []float64, pool int, alpha float64
 // directDense returns [F H] over x, N x (D + l), the features written in
 // place (no second copy of them).
 func directDense(m *Model, l int, x Images, pool int) *mat.Dense {
-	n, d := x.Len(), directDim(x.Channels, x.Rows, x.Cols, pool)
+	n, d := x.Len(), direct.Dim(x.Channels, x.Rows, x.Cols, pool)
 	a := mat.NewDense(n, d+l, nil)
-	directInto(x, pool, a.RawMatrix())
+	direct.Into(direct.Images(x), pool, a.RawMatrix())
 	if l > 0 {
 		pm, _ := m.truncate(l, nil)
 		a.Slice(0, n, d, d+l).(*mat.Dense).Copy(hiddenDense(pm, x))
@@ -293,7 +170,7 @@ func dualSolve(m *Model, l int, x Images, t []float64, pool int, alpha float64) 
 	n, mm := x.Len(), m.M
 	if pool == 1 {
 		kk := make([]float64, n*n)
-		pixelKernel(x, x, kk)
+		direct.PixelKernel(direct.Images(x), direct.Images(x), kk)
 		var h *mat.Dense
 		if l > 0 {
 			pm, _ := m.truncate(l, nil)
@@ -301,11 +178,11 @@ func dualSolve(m *Model, l int, x Images, t []float64, pool int, alpha float64) 
 			hr := h.RawMatrix()
 			linalg.GemmNT64(n, n, l, 1, hr.Data, hr.Stride, hr.Data, hr.Stride, 1, kk, n)
 		}
-		coef, err := dualCoef(kk, n, t, mm, alpha)
+		coef, err := direct.DualCoef(kk, n, t, mm, alpha)
 		if err != nil {
 			return nil, err
 		}
-		sol := pixelT(x, coef, mm)
+		sol := direct.PixelT(direct.Images(x), coef, mm)
 		if l > 0 {
 			hb := make([]float64, l*mm)
 			hr := h.RawMatrix()
@@ -319,22 +196,13 @@ func dualSolve(m *Model, l int, x Images, t []float64, pool int, alpha float64) 
 	raw := a.RawMatrix()
 	kk := make([]float64, n*n)
 	linalg.GemmNT64(n, n, k, 1, raw.Data, raw.Stride, raw.Data, raw.Stride, 0, kk, n)
-	coef, err := dualCoef(kk, n, t, mm, alpha)
+	coef, err := direct.DualCoef(kk, n, t, mm, alpha)
 	if err != nil {
 		return nil, err
 	}
 	sol := make([]float64, k*mm)
 	linalg.Dgemm(true, false, k, mm, n, 1, raw.Data, raw.Stride, coef, mm, 0, sol, mm)
 	return sol, nil
-}
-
-// dualCoef solves (K + alpha I) A = T for A (n x M); K is left unchanged.
-func dualCoef(kk []float64, n int, t []float64, mm int, alpha float64) ([]float64, error) {
-	out := make([][]float64, 1)
-	if !lsq.PrefixRidgeFlat(kk, t, n, mm, []int{n}, alpha, out) {
-		return nil, fmt.Errorf("scn: direct links: the dual system of %d images is singular at ridge %g", n, alpha)
-	}
-	return out[0], nil
 }
 
 // withDirect returns the model of the first l nodes of m with direct links
@@ -391,46 +259,4 @@ func (m *Model) directIndicatorTerm(n int) (slope2, w2 float64) {
 	}
 	p := float64(m.Direct.Pool)
 	return float64(n) * float64(m.DirectDim()) / (p * p), w2
-}
-
-// pixelStrip is the pixel columns per strip of pixelKernel and pixelT.
-const pixelStrip = 2048
-
-// pixelKernel adds A B^T of the pixels of a (na images) and b (nb images)
-// to k (na x nb), by strips of pixelStrip columns widened to float64 (so
-// that no float64 copy of the images is made), summed in order.
-func pixelKernel(a, b Images, k []float64) {
-	na, nb, d := a.Len(), b.Len(), a.Dim()
-	sa := make([]float64, na*pixelStrip)
-	sb := make([]float64, nb*pixelStrip)
-	for c0 := 0; c0 < d; c0 += pixelStrip {
-		w := min(pixelStrip, d-c0)
-		strip(a, c0, w, sa)
-		strip(b, c0, w, sb)
-		linalg.GemmNT64(na, nb, w, 1, sa, w, sb, w, 1, k, nb)
-	}
-}
-
-// strip writes pixel columns c0 .. c0+w-1 of every image of x to s (N x w).
-func strip(x Images, c0, w int, s []float64) {
-	d := x.Dim()
-	for i := 0; i < x.Len(); i++ {
-		for j, v := range x.Pix[i*d+c0 : i*d+c0+w] {
-			s[i*w+j] = float64(v)
-		}
-	}
-}
-
-// pixelT returns X^T c (D x M) of the pixels of x and c (N x M), strip by
-// strip.
-func pixelT(x Images, c []float64, mm int) []float64 {
-	n, d := x.Len(), x.Dim()
-	out := make([]float64, d*mm)
-	s := make([]float64, n*pixelStrip)
-	for c0 := 0; c0 < d; c0 += pixelStrip {
-		w := min(pixelStrip, d-c0)
-		strip(x, c0, w, s)
-		linalg.Dgemm(true, false, w, mm, n, 1, s, w, c, mm, 0, out[c0*mm:], mm)
-	}
-	return out
 }

@@ -3,6 +3,7 @@ package scn
 import (
 	"fmt"
 
+	"github.com/scn2d/scn/internal/direct"
 	"github.com/scn2d/scn/internal/linalg"
 	"gonum.org/v1/gonum/mat"
 )
@@ -21,7 +22,7 @@ const directDualPoints = 16
 // directFinal is the end of Fit with direct links: the output weights of
 // all of m's nodes and the features of p with the configuration's ridge.
 func (c Config) directFinal(m *Model, p Problem) (*Model, error) {
-	pool := directPlan(p.X.Len(), p.X.Chans(), p.X.Rows, p.X.Cols)
+	pool := direct.Plan(p.X.Len(), p.X.Chans(), p.X.Rows, p.X.Cols)
 	out, err := withDirect(m, m.Nodes(), p.X, p.T, pool, c.Ridge)
 	if err != nil {
 		return nil, err
@@ -47,12 +48,12 @@ func (c Config) tryDirect(s Selection) bool { return c.DirectLink || s.TryDirect
 func (e *evaluator) directScores(path *Path, grid []int, pool int) ([]Score, *directSys, error) {
 	x, t, m := path.x, path.t, path.Model()
 	n, mm, lmax := x.Len(), m.M, path.Nodes()
-	d := directDim(x.Channels, x.Rows, x.Cols, pool)
-	ds := &directSys{pool: pool, d: d, dual: n <= directDualN && d+lmax > n}
+	d := direct.Dim(x.Channels, x.Rows, x.Cols, pool)
+	ds := &directSys{pool: pool, d: d, dual: n <= direct.DualN && d+lmax > n}
 	nv := e.held.X.Len()
 	var fv *mat.Dense // the held-out features, but for the dual on pixels
 	if !ds.dual || pool != 1 {
-		fv = directRows(e.held.X, pool)
+		fv = direct.Rows(direct.Images(e.held.X), pool)
 	}
 	grid0 := []int{0}
 	for _, l := range grid {
@@ -62,7 +63,7 @@ func (e *evaluator) directScores(path *Path, grid []int, pool int) ([]Score, *di
 	}
 	var out []Score
 	if !ds.dual {
-		ds.lcap = min(lmax, directCap(n, d))
+		ds.lcap = min(lmax, direct.Cap(n, d))
 		var gl []int
 		for _, l := range grid0 {
 			if l <= ds.lcap {
@@ -77,7 +78,7 @@ func (e *evaluator) directScores(path *Path, grid []int, pool int) ([]Score, *di
 			if alpha <= 0 {
 				continue
 			}
-			for i, w := range primalBetas(ds.g, ds.at, k, mm, d, gl, alpha) {
+			for i, w := range direct.PrimalBetas(ds.g, ds.at, k, mm, d, gl, alpha) {
 				if w == nil {
 					continue
 				}
@@ -104,10 +105,10 @@ func (e *evaluator) directScores(path *Path, grid []int, pool int) ([]Score, *di
 	kk := make([]float64, n*n)
 	kv := make([]float64, nv*n)
 	if pool == 1 {
-		pixelKernel(x, x, kk)
-		pixelKernel(e.held.X, x, kv)
+		direct.PixelKernel(direct.Images(x), direct.Images(x), kk)
+		direct.PixelKernel(direct.Images(e.held.X), direct.Images(x), kv)
 	} else {
-		f := directRows(x, pool).RawMatrix()
+		f := direct.Rows(direct.Images(x), pool).RawMatrix()
 		fvr := fv.RawMatrix()
 		linalg.GemmNT64(n, n, d, 1, f.Data, f.Stride, f.Data, f.Stride, 0, kk, n)
 		linalg.GemmNT64(nv, n, d, 1, fvr.Data, fvr.Stride, f.Data, f.Stride, 0, kv, n)
@@ -126,7 +127,7 @@ func (e *evaluator) directScores(path *Path, grid []int, pool int) ([]Score, *di
 			if alpha <= 0 {
 				continue
 			}
-			coef, err := dualCoef(kk, n, t, mm, alpha)
+			coef, err := direct.DualCoef(kk, n, t, mm, alpha)
 			if err != nil {
 				continue
 			}
@@ -166,7 +167,7 @@ func refitDirect(path *Path, ds *directSys, l int, alpha float64, held, all Prob
 			at[i*mm+q] += ds.at[i*mm+q]
 		}
 	}
-	w := primalBetas(g, at, k, mm, d, []int{l}, alpha)[0]
+	w := direct.PrimalBetas(g, at, k, mm, d, []int{l}, alpha)[0]
 	if w == nil {
 		return nil, fmt.Errorf("scn: direct links: the normal equations of %d unknowns are singular at ridge %g", k, alpha)
 	}
@@ -200,20 +201,4 @@ func (c Config) streamDirect() error {
 		return fmt.Errorf("%w: direct links in a streamed fit (fit in memory, or drop DirectLink)", ErrConfig)
 	}
 	return nil
-}
-
-// directBytes is the memory direct links add to a fit or a selection on n
-// images of chans x rows x cols with l nodes: in the dual form [F H] of
-// every image (the final solve's; the folds' features are smaller) and two
-// N x N kernels; in the primal form three k x k matrices (the training
-// part's normal equations, a factor, the final solve's) and the held-out
-// features.
-func directBytes(n, rows, cols, chans, l int) int64 {
-	pool := directPlan(n, chans, rows, cols)
-	d := directDim(chans, rows, cols, pool)
-	if n <= directDualN && d+l > n {
-		return 8 * (int64(n)*int64(d+l) + 2*int64(n)*int64(n))
-	}
-	k := int64(d + min(l, max(directCap(n, d), l)))
-	return 8 * (3*k*k + int64(n)*int64(d))
 }

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/scn2d/scn/internal/direct"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -200,54 +201,6 @@ func TestDirectIsLeastSquaresOnHX(t *testing.T) {
 	}
 }
 
-// TestDirectPooledFeatures checks the pooled features against a direct
-// loop, colour images of odd sizes.
-func TestDirectPooledFeatures(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 4))
-	x := Images{Rows: 7, Cols: 9, Channels: 3, Pix: make([]float32, 5*3*7*9)}
-	for i := range x.Pix {
-		x.Pix[i] = float32(rng.Float64())
-	}
-	for _, pool := range []int{1, 2, 3} {
-		pr, pc := 7/pool, 9/pool
-		d := directDim(3, 7, 9, pool)
-		if d != 3*pr*pc {
-			t.Fatalf("pool %d: %d features", pool, d)
-		}
-		f := directRows(x, pool)
-		for i := 0; i < 5; i++ {
-			for ch := 0; ch < 3; ch++ {
-				for a := 0; a < pr; a++ {
-					for b := 0; b < pc; b++ {
-						var s float64
-						for y := 0; y < pool; y++ {
-							for z := 0; z < pool; z++ {
-								s += float64(x.Pix[i*189+ch*63+(a*pool+y)*9+b*pool+z])
-							}
-						}
-						want := s / float64(pool*pool)
-						if got := f.At(i, (ch*pr+a)*pc+b); math.Abs(got-want) > 1e-12 {
-							t.Fatalf("pool %d image %d feature (%d,%d,%d): %v, want %v", pool, i, ch, a, b, got, want)
-						}
-					}
-				}
-			}
-		}
-	}
-	if p := directPlan(60000, 3, 64, 64); directDim(3, 64, 64, p) > directMaxFeatures || p < 2 {
-		t.Errorf("plan for 60000 colour 64 x 64 images: pool %d", p)
-	}
-	if p := directPlan(200, 1, 112, 92); p != 1 {
-		t.Errorf("plan for 200 faces: pool %d, want 1 (dual)", p)
-	}
-	if p := directPlan(60000, 1, 28, 28); p != 2 || directCap(54000, directDim(1, 28, 28, p)) != 412 {
-		t.Errorf("plan for MNIST: pool %d, nodes scored up to %d", p, directCap(54000, directDim(1, 28, 28, p)))
-	}
-	if p := directPlan(5000, 1, 28, 28); p != 1 {
-		t.Errorf("plan for 5000 digits: pool %d, want 1", p)
-	}
-}
-
 // TestSelectTriesDirect: on targets linear in the pixels, selection with
 // TryDirect keeps direct links, and the record survives the file; without
 // TryDirect, nothing changes.
@@ -357,7 +310,7 @@ func TestDirectStatsUpdate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if st.Nodes() != 20+directDim(0, 10, 8, pool) {
+		if st.Nodes() != 20+direct.Dim(0, 10, 8, pool) {
 			t.Fatalf("pool %d: statistics of %d columns", pool, st.Nodes())
 		}
 		var buf bytes.Buffer

@@ -111,6 +111,16 @@
 //     lsq.Gram, Gram/Cholesky by blocks over row shards, with its one-pass
 //     accumulation), the Cholesky, ridge and triangular solves and the
 //     small vector helpers. It calls internal/linalg and gonum only.
+//   - the computation packages beside it, each of one job, called by the
+//     root files that keep the public names: internal/node (node maps,
+//     draws, pair scoring, the supervisory inequality), internal/calib
+//     (calibration maps, probability scores, conformal radii),
+//     internal/direct (direct links' features and solves), internal/robust
+//     (kernel-density reweighting), internal/augment (augmented copies),
+//     internal/memest (memory estimates' arithmetic), internal/holdout
+//     (selection's splits, prefix grid and held-out scorer),
+//     internal/timing (a budget's time model), internal/local (local
+//     nodes' outputs).
 //
 // docs/design.md draws the flow of a fit through these layers.
 package scn

@@ -389,7 +389,7 @@ func (bb *blockBuilder) supervisedBlock(b int) ([]Step, bool) {
 func (bb *blockBuilder) chooseBlock(hh, eh []float64, k, b int) (order []int, ratio float64) {
 	dead := make([]bool, k)
 	for i, r := range bb.cfg.Ratios {
-		order = admissible(hh, eh, bb.ee, bb.m, r, dead)
+		order = node.Admissible(hh, eh, bb.ee, bb.m, r, dead)
 		ratio = r
 		if len(order) >= b || i == len(bb.cfg.Ratios)-1 {
 			break
@@ -469,23 +469,7 @@ func (bb *blockBuilder) correlations(k int) (hh, eh []float64) {
 // (acc[k*m+j] and acc[q*k+j]) from its outputs z on the shard, through the
 // float64 scratch col: the same sums, in the same order, for every scorer.
 func (bb *blockBuilder) correlate(z []float32, col []float64, sh lsq.Shard, acc []float64, k, j int) {
-	correlateRows(z, col, bb.e[sh.Lo:], bb.n, bb.m, acc, k, j)
-}
-
-// correlateRows is correlate on the rows of one shard: z holds candidate
-// j's outputs on the shard's r = len(z) images, e[q*lde+i] the residual of
-// output q on its image i (a streamed supervised fit holds one shard's
-// residual only).
-func correlateRows(z []float32, col []float64, e []float64, lde, m int, acc []float64, k, j int) {
-	r := len(z)
-	col = col[:r]
-	for i, v := range z {
-		col[i] = float64(v)
-	}
-	acc[k*m+j] = floats.Dot(col, col)
-	for q := 0; q < m; q++ {
-		acc[q*k+j] = floats.Dot(col, e[q*lde:q*lde+r])
-	}
+	node.CorrelateRows(z, col, bb.e[sh.Lo:], bb.n, bb.m, acc, k, j)
 }
 
 // partial returns the path of the nodes so far, without output weights.

@@ -169,7 +169,7 @@ func (bb *blockBuilder) streamPass(ctx context.Context, nd *drawnNodes, resL int
 				if pd != nil {
 					bb.pairActivation(pd, j, zj)
 				}
-				correlateRows(zj, col, ev, r, m, corr, k, j)
+				node.CorrelateRows(zj, col, ev, r, m, corr, k, j)
 			}
 		})
 		lsq.Reduce(corrSum, corr)

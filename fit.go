@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"sort"
 	"time"
 
 	"github.com/scn2d/scn/internal/linalg"
 	"github.com/scn2d/scn/internal/lsq"
+	"github.com/scn2d/scn/internal/node"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -449,7 +449,7 @@ func (b *builder) pickSupervised() (Step, bool) {
 				hh, eh = b.correlations()
 				clear(dead)
 			}
-			order := admissible(hh, eh, ee, m, r, dead)
+			order := node.Admissible(hh, eh, ee, m, r, dead)
 			b.prof.Selection += time.Since(t0)
 			for _, j := range order {
 				if b.deficient {
@@ -534,39 +534,6 @@ func (b *builder) correlations() (hh, eh []float64) {
 	})
 	sums := lsq.SumChunks(part, chunks, make([]float64, stride))
 	return sums[k*m:], sums[:k*m]
-}
-
-// admissible returns the candidates that meet the supervisory inequality at
-// r, min_q xi_q >= 0 with xi_q = (e_q^T h)^2 / (h^T h) - (1-r) e_q^T e_q, best
-// (largest sum of xi_q) first, skipping those marked dead. eh holds e_q^T h_j
-// at q*k+j, as correlations returns it.
-func admissible(hh, eh, ee []float64, m int, r float64, dead []bool) []int {
-	type cand struct {
-		j   int
-		sum float64
-	}
-	var ok []cand
-	for j, h2 := range hh {
-		if dead[j] || !(h2 > 0) {
-			continue
-		}
-		sum, minXi := 0.0, math.Inf(1)
-		for q := 0; q < m; q++ {
-			p := eh[q*len(hh)+j]
-			xi := p*p/h2 - (1-r)*ee[q]
-			sum += xi
-			minXi = min(minXi, xi)
-		}
-		if minXi >= 0 {
-			ok = append(ok, cand{j, sum})
-		}
-	}
-	sort.SliceStable(ok, func(a, b int) bool { return ok[a].sum > ok[b].sum })
-	idx := make([]int, len(ok))
-	for i, c := range ok {
-		idx[i] = c.j
-	}
-	return idx
 }
 
 // partial returns the path of the nodes so far, without output weights.

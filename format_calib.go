@@ -95,7 +95,7 @@ func (m *Model) checkCalib() error {
 		if !m.IsClassifier() {
 			return fmt.Errorf("scn: a regression model with a calibration map")
 		}
-		if err := c.check(m.M); err != nil {
+		if err := checkCalibration(c, m.M); err != nil {
 			return fmt.Errorf("scn: %w", err)
 		}
 	}
@@ -103,7 +103,7 @@ func (m *Model) checkCalib() error {
 		if m.IsClassifier() {
 			return fmt.Errorf("scn: a classifier with conformal intervals")
 		}
-		if err := iv.check(m.M); err != nil {
+		if err := iv.Check(m.M); err != nil {
 			return fmt.Errorf("scn: %w", err)
 		}
 	}

@@ -1,6 +1,10 @@
 package scn
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/scn2d/scn/internal/direct"
+)
 
 // The direct links' part of the model file (format version 3; see the
 // comment at the top of format.go): the header field "direct" and the
@@ -38,8 +42,8 @@ func (h fileHeader) direct() (*DirectLink, error) {
 		return nil, fmt.Errorf("%w: direct links on a deep model", ErrFormat)
 	case f.Pool < 1 || f.Pool > min(h.Rows, h.Cols):
 		return nil, fmt.Errorf("%w: direct links pooled by %d on %d x %d images", ErrFormat, f.Pool, h.Rows, h.Cols)
-	case f.Features != directDim(h.Channels, h.Rows, h.Cols, f.Pool):
-		return nil, fmt.Errorf("%w: %d direct features, the shapes and pool give %d", ErrFormat, f.Features, directDim(h.Channels, h.Rows, h.Cols, f.Pool))
+	case f.Features != direct.Dim(h.Channels, h.Rows, h.Cols, f.Pool):
+		return nil, fmt.Errorf("%w: %d direct features, the shapes and pool give %d", ErrFormat, f.Features, direct.Dim(h.Channels, h.Rows, h.Cols, f.Pool))
 	case float64(f.Features)*float64(h.Outputs) > maxModelValues:
 		return nil, fmt.Errorf("%w: direct links too large", ErrFormat)
 	}

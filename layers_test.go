@@ -49,7 +49,6 @@ var layerOf = map[string]int{
 	"format_direct.go": layerResult,
 	"calibrate.go":     layerResult,
 	"calib_metrics.go": layerResult,
-	"calib_noise.go":   layerResult,
 	"classweight.go":   layerWorkflow,
 	"model_local.go":   layerResult,
 	"config_local.go":  layerBase,

@@ -50,11 +50,9 @@ func localHeldOutputs(eng *lsq.Gram, t []float64, m int, g0, ht0, work []float64
 			return nil, err
 		}
 	}
-	if err := lsq.Cholesky(work, l, l, r); err != nil {
+	if err := lsq.SolveFlat(work, l, beta, m, r); err != nil {
 		return nil, fmt.Errorf("scn: ridge %g: %w", r, err)
 	}
-	linalg.TrsmLeftLower(false, l, m, work, l, beta, m)
-	linalg.TrsmLeftLower(true, l, m, work, l, beta, m)
 	y := make([]float64, nh*m)
 	linalg.Dgemm(true, false, nh, m, l, 1, ht, nh, beta, m, 0, y, m)
 	return y, nil

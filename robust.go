@@ -2,11 +2,8 @@ package scn
 
 import (
 	"fmt"
-	"math"
-	"sort"
 
-	"github.com/scn2d/scn/internal/lsq"
-	"gonum.org/v1/gonum/mat"
+	"github.com/scn2d/scn/internal/robust"
 )
 
 // Robust output weights (Config.Robust), after the robust SCN of Wang and
@@ -25,22 +22,13 @@ import (
 // supervisory inequality of the unweighted problem), as the output weights
 // are what the weights change in closed form. Config.Fit and Config.Select
 // apply it to the model they return; a Path's prefixes are plain, and
-// Model.Robust applies it to any model.
+// Model.Robust applies it to any model. The math is internal/robust's.
 
-// RobustReport says how a robust solve went.
-type RobustReport struct {
-	Iterations int     // reweightings done
-	Converged  bool    // the output weights stopped moving (relative change below 1e-8)
-	MinWeight  float64 // the smallest sample weight theta_i
-	Downweight int     // samples weighted below 1/2
-}
-
-// robustIterations bounds the reweightings; robustTol is the relative
-// change of the output weights at which they stop.
-const (
-	robustIterations = 20
-	robustTol        = 1e-8
-)
+// RobustReport says how a robust solve went: the reweightings done
+// (Iterations), whether the output weights stopped moving (Converged,
+// relative change below 1e-8), the smallest sample weight (MinWeight) and
+// the samples weighted below 1/2 (Downweight).
+type RobustReport = robust.Report
 
 // Robust returns a copy of m whose output weights are the robust ones
 // (kernel-density-weighted iteratively reweighted least squares, see
@@ -65,159 +53,13 @@ func (m *Model) Robust(p Problem) (*Model, RobustReport, error) {
 		return nil, RobustReport{}, fmt.Errorf("scn: robust solve: %d target columns for a model of %d outputs", p.M, m.M)
 	}
 	h := hiddenDense(m, p.X)
-	beta, _, rep, err := robustBeta(h, p.T, m.M, m.Config.Ridge)
+	beta, _, rep, err := robust.Beta(h, p.T, m.M, m.Config.Ridge)
 	if err != nil {
 		return nil, rep, err
 	}
 	out := *m
 	out.Beta = beta
 	out.Config.Robust = true
-	out.Summary.TrainRMSE = weightedRMSE(h, beta, p.T, m.M, nil)
+	out.Summary.TrainRMSE = robust.WeightedRMSE(h, beta, p.T, m.M, nil)
 	return &out, rep, nil
-}
-
-// robustBeta runs the reweighting on hidden outputs h (N x L) and targets t
-// (N x m) and returns the output weights, the final sample weights and the
-// report.
-func robustBeta(h *mat.Dense, t []float64, m int, ridge float64) ([]float64, []float64, RobustReport, error) {
-	n, _ := h.Dims()
-	theta := make([]float64, n)
-	for i := range theta {
-		theta[i] = 1
-	}
-	beta, err := lsq.WeightedSolve(h, t, m, ridge, theta)
-	if err != nil {
-		return nil, nil, RobustReport{}, err
-	}
-	var rep RobustReport
-	res := make([]float64, n)
-	for rep.Iterations < robustIterations {
-		residualNorms(h, beta, t, m, res)
-		kdeWeights(res, theta)
-		next, err := lsq.WeightedSolve(h, t, m, ridge, theta)
-		if err != nil {
-			return nil, nil, rep, err
-		}
-		rep.Iterations++
-		change := relChange(next, beta)
-		beta = next
-		if change < robustTol {
-			rep.Converged = true
-			break
-		}
-	}
-	rep.MinWeight = 1
-	for _, w := range theta {
-		rep.MinWeight = math.Min(rep.MinWeight, w)
-		if w < 0.5 {
-			rep.Downweight++
-		}
-	}
-	return beta, theta, rep, nil
-}
-
-// residualNorms sets res[i] = ||t_i - beta^T h_i||.
-func residualNorms(h *mat.Dense, beta, t []float64, m int, res []float64) {
-	n, l := h.Dims()
-	var y mat.Dense
-	y.Mul(h, mat.NewDense(l, m, beta))
-	for i := 0; i < n; i++ {
-		var s float64
-		for q := 0; q < m; q++ {
-			d := t[i*m+q] - y.At(i, q)
-			s += d * d
-		}
-		res[i] = math.Sqrt(s)
-	}
-}
-
-// weightedRMSE is the RMSE of the outputs of h beta against t over every
-// output (theta nil: unweighted).
-func weightedRMSE(h *mat.Dense, beta, t []float64, m int, theta []float64) float64 {
-	n, _ := h.Dims()
-	res := make([]float64, n)
-	residualNorms(h, beta, t, m, res)
-	var s, w float64
-	for i, r := range res {
-		wi := 1.0
-		if theta != nil {
-			wi = theta[i]
-		}
-		s += wi * r * r
-		w += wi
-	}
-	return math.Sqrt(s / (w * float64(m)))
-}
-
-// kdeWeights sets theta[i] = p(r_i) / max_j p(r_j), p the Gaussian kernel
-// density estimate of the values r with Silverman's bandwidth
-// 1.06 min(sd, IQR/1.34) n^(-1/5). The density is evaluated on a grid of
-// kdeBins points over the range of r and interpolated linearly (O(n
-// kdeBins) instead of O(n^2)).
-func kdeWeights(r, theta []float64) {
-	n := len(r)
-	sorted := append([]float64(nil), r...)
-	sort.Float64s(sorted)
-	var mean, sd float64
-	for _, v := range r {
-		mean += v
-	}
-	mean /= float64(n)
-	for _, v := range r {
-		sd += (v - mean) * (v - mean)
-	}
-	sd = math.Sqrt(sd / float64(max(n-1, 1)))
-	iqr := sorted[(3*n)/4] - sorted[n/4]
-	spread := sd
-	if iqr > 0 {
-		spread = math.Min(sd, iqr/1.34)
-	}
-	bw := 1.06 * spread * math.Pow(float64(n), -0.2)
-	lo, hi := sorted[0], sorted[n-1]
-	if !(bw > 0) || !(hi > lo) {
-		for i := range theta {
-			theta[i] = 1 // every residual alike: no sample is an outlier
-		}
-		return
-	}
-	grid := make([]float64, kdeBins)
-	step := (hi - lo) / float64(kdeBins-1)
-	for g := range grid {
-		x := lo + float64(g)*step
-		var s float64
-		for _, v := range r {
-			if d := (x - v) / bw; d > -kdeCut && d < kdeCut {
-				s += math.Exp(-0.5 * d * d)
-			}
-		}
-		grid[g] = s
-	}
-	var top float64
-	dens := make([]float64, n)
-	for i, v := range r {
-		f := (v - lo) / step
-		g := min(int(f), kdeBins-2)
-		w := f - float64(g)
-		dens[i] = (1-w)*grid[g] + w*grid[g+1]
-		top = math.Max(top, dens[i])
-	}
-	for i := range theta {
-		theta[i] = dens[i] / top
-	}
-}
-
-// The density grid: kdeBins points, kernels cut at kdeCut bandwidths.
-const (
-	kdeBins = 512
-	kdeCut  = 6.0
-)
-
-// relChange returns ||a - b|| / max(||b||, tiny).
-func relChange(a, b []float64) float64 {
-	var d, s float64
-	for i := range a {
-		d += (a[i] - b[i]) * (a[i] - b[i])
-		s += b[i] * b[i]
-	}
-	return math.Sqrt(d / math.Max(s, 1e-300))
 }

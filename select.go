@@ -6,6 +6,8 @@ import (
 	"math"
 	"runtime/debug"
 	"time"
+
+	"github.com/scn2d/scn/internal/direct"
 )
 
 // Selection says how Config.Select chooses the number of hidden nodes L and
@@ -251,7 +253,7 @@ func (c Config) selectOnce(ctx context.Context, p Problem, s Selection, progress
 		}
 		if c.tryDirect(s) {
 			var dsc []Score
-			dsc, ds, err = ev.directScores(path, grid, directPlan(p.X.Len(), p.X.Chans(), p.X.Rows, p.X.Cols))
+			dsc, ds, err = ev.directScores(path, grid, direct.Plan(p.X.Len(), p.X.Chans(), p.X.Rows, p.X.Cols))
 			if err != nil {
 				return nil, err
 			}
@@ -366,7 +368,7 @@ func (c Config) selectFolds(ctx context.Context, p Problem, s Selection, progres
 		ridge  float64
 		direct bool
 	}
-	pool := directPlan(p.X.Len(), p.X.Chans(), p.X.Rows, p.X.Cols)
+	pool := direct.Plan(p.X.Len(), p.X.Chans(), p.X.Rows, p.X.Cols)
 	sum := map[key]*Score{}
 	seen := map[key]int{}
 	var order []key // the order points were first scored in
@@ -501,7 +503,7 @@ func (s Selection) EstimateBytesC(c Config, n, rows, cols, chans, m int) int64 {
 	// image (Model.hidden: L x d float32) and keeps a batch of outputs.
 	total := int64(n)*(d*4+int64(m)*8) + 3*held*l*8 + 3*l*l*8 + 4*l*(d+predictBatch)
 	if s.TryDirect || c.DirectLink {
-		total += directBytes(n, rows, cols, chans, c.MaxNodes)
+		total += direct.Bytes(n, rows, cols, chans, c.MaxNodes)
 	}
 	return total
 }

@@ -2,9 +2,8 @@ package scn
 
 import (
 	"fmt"
-	"math"
-	"sort"
 
+	"github.com/scn2d/scn/internal/holdout"
 	"github.com/scn2d/scn/internal/linalg"
 	"github.com/scn2d/scn/internal/lsq"
 	"gonum.org/v1/gonum/mat"
@@ -72,33 +71,9 @@ func newEvaluator(held Problem, s Selection) *evaluator {
 
 // grid returns the prefix lengths scored for a fit of l nodes: about
 // Points values, half spread geometrically (small L matters on small data)
-// and half linearly, always including l.
+// and half linearly, always including l (holdout.Grid).
 func (e *evaluator) grid(l int) []int {
-	pts := max(2, e.sel.Points)
-	seen := map[int]bool{l: true}
-	if k := e.sel.checkpoints; k > 0 {
-		// The first checkpoint and at most maxCheckpointsInGrid in all:
-		// every prefix length scored costs two triangular solves per ridge.
-		stride := (l/k + maxCheckpointsInGrid - 1) / maxCheckpointsInGrid
-		for j := 1; j*k <= l; j++ {
-			if j == 1 || j%max(stride, 1) == 0 {
-				seen[j*k] = true
-			}
-		}
-	}
-	for i := 0; i < pts/2; i++ {
-		g := int(math.Round(math.Pow(float64(l), float64(i+1)/float64(pts/2))))
-		seen[max(1, min(l, g))] = true
-		seen[max(1, l*(i+1)/(pts-pts/2))] = true
-	}
-	out := make([]int, 0, len(seen))
-	for v := range seen {
-		if v <= l {
-			out = append(out, v)
-		}
-	}
-	sort.Ints(out)
-	return out
+	return holdout.Grid(l, e.sel.Points, e.sel.checkpoints, maxCheckpointsInGrid)
 }
 
 // heldHidden returns the hidden outputs of nodes [from, to) of m on the

@@ -83,12 +83,10 @@ func (c Config) selectLocal(ctx context.Context, p Problem, s Selection, progres
 		for i := 0; i < l; i++ {
 			a[i*l+i] += r
 		}
-		if err := lsq.Cholesky(a, l, l, r); err != nil {
+		beta := append([]float64(nil), ht...)
+		if err := lsq.SolveFlat(a, l, beta, mo, r); err != nil {
 			return nil, fmt.Errorf("scn: ridge %g: %w", r, err)
 		}
-		beta := append([]float64(nil), ht...)
-		linalg.TrsmLeftLower(false, l, mo, a, l, beta, mo)
-		linalg.TrsmLeftLower(true, l, mo, a, l, beta, mo)
 		y := make([]float64, nh*mo)
 		linalg.Dgemm(false, false, nh, mo, l, 1, hh, l, beta, mo, 0, y, mo)
 		sc := Score{Nodes: l, Ridge: r, RMSE: RMSE(y, th)}

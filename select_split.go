@@ -2,10 +2,12 @@ package scn
 
 import (
 	"fmt"
-	"math"
-	"math/rand/v2"
-	"sort"
+
+	"github.com/scn2d/scn/internal/holdout"
 )
+
+// Selection's splitters: the images of a problem dealt into a hold-out
+// share or folds by internal/holdout, class by class.
 
 // splitHoldout splits p's images into a training and a held-out part: for
 // classification, each class's images are shuffled and about share of them
@@ -23,47 +25,19 @@ func splitHoldout(p Problem, share float64, seed uint64) (train, held []int, err
 // splitGroups is splitHoldout on the class groups of classGroups (one
 // group for regression).
 func splitGroups(groups [][]int, classify bool, share float64, seed uint64) (train, held []int, err error) {
-	rng := rand.New(rand.NewPCG(seed, 0x5e1ec7))
-	for _, g := range groups {
-		rng.Shuffle(len(g), func(i, j int) { g[i], g[j] = g[j], g[i] })
-		k := int(math.Round(share * float64(len(g))))
-		if classify {
-			k = min(max(k, 1), len(g)-1)
-		} else if k < 1 || k >= len(g) {
-			return nil, nil, fmt.Errorf("%w: holding out %v of %d images leaves %d for validation", ErrData, share, len(g), k)
-		}
-		held = append(held, g[:k]...)
-		train = append(train, g[k:]...)
-	}
-	sort.Ints(train)
-	sort.Ints(held)
-	return train, held, nil
+	train, held, err = holdout.HoldOut(groups, classify, share, seed)
+	return train, held, dataErr(err)
 }
 
 // splitFolds deals p's images into k folds, class by class for
 // classification so that each fold has its share of every class.
 func splitFolds(p Problem, k int, seed uint64) ([][]int, error) {
-	rng := rand.New(rand.NewPCG(seed, 0xf01d5))
 	groups, err := classGroups(p, k)
 	if err != nil {
 		return nil, err
 	}
-	folds := make([][]int, k)
-	next := 0
-	for _, g := range groups {
-		rng.Shuffle(len(g), func(i, j int) { g[i], g[j] = g[j], g[i] })
-		for _, i := range g {
-			folds[next%k] = append(folds[next%k], i)
-			next++
-		}
-	}
-	for f := range folds {
-		if len(folds[f]) == 0 {
-			return nil, fmt.Errorf("%w: %d images cannot fill %d folds", ErrData, p.X.Len(), k)
-		}
-		sort.Ints(folds[f])
-	}
-	return folds, nil
+	folds, err := holdout.Folds(groups, p.X.Len(), k, seed)
+	return folds, dataErr(err)
 }
 
 // classGroups returns the image indices of each class (one group of all
@@ -79,31 +53,16 @@ func classGroups(p Problem, need int) ([][]int, error) {
 // labelGroups is classGroups from the images' classes (labels; nil for
 // regression, with n images).
 func labelGroups(labels []int, n, m int, classes []string, need int) ([][]int, error) {
-	if classes == nil {
-		if n < need {
-			return nil, fmt.Errorf("%w: %d images, selection needs at least %d", ErrData, n, need)
-		}
-		g := make([]int, n)
-		for i := range g {
-			g[i] = i
-		}
-		return [][]int{g}, nil
+	groups, err := holdout.Groups(labels, n, m, classes, need)
+	return groups, dataErr(err)
+}
+
+// dataErr wraps a splitter's error in ErrData (nil stays nil).
+func dataErr(err error) error {
+	if err == nil {
+		return nil
 	}
-	groups := make([][]int, m)
-	for i, c := range labels {
-		groups[c] = append(groups[c], i)
-	}
-	kept := groups[:0]
-	for c, g := range groups {
-		if len(g) == 0 {
-			continue // a class with no image at all has nothing to hold out
-		}
-		kept = append(kept, g)
-		if len(g) < need {
-			return nil, fmt.Errorf("%w: class %q has %d image(s); model selection needs at least %d per class (turn validation off, or add images)", ErrData, classes[c], len(g), need)
-		}
-	}
-	return kept, nil
+	return fmt.Errorf("%w: %v", ErrData, err)
 }
 
 // subset returns the problem of the images idx of p.
@@ -119,14 +78,5 @@ func (p Problem) subset(idx []int) Problem {
 }
 
 // foldTraining returns the training part of fold f: the images of every
-// other fold, in increasing order.
-func foldTraining(folds [][]int, f int) []int {
-	var train []int
-	for g, idx := range folds {
-		if g != f {
-			train = append(train, idx...)
-		}
-	}
-	sort.Ints(train)
-	return train
-}
+// other fold, in increasing order (holdout.Training).
+func foldTraining(folds [][]int, f int) []int { return holdout.Training(folds, f) }

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/scn2d/scn/internal/linalg"
+	"github.com/scn2d/scn/internal/holdout"
 	"github.com/scn2d/scn/internal/lsq"
 	"gonum.org/v1/gonum/mat"
 )
@@ -209,17 +209,13 @@ type heldSums struct {
 }
 
 // scoreHeldStream scores the prefixes in grid of path with every ridge
-// term on the nh held-out images of src (see the top of this file).
+// term on the nh held-out images of src (see the top of this file), by
+// internal/holdout's Scorer.
 func scoreHeldStream(ctx context.Context, path *Path, src Source, sc *streamScan, nh int, grid []int, ridges []float64) (*heldSums, error) {
 	model := path.model
 	L, m := path.Nodes(), model.M
-	classify := sc.classes != nil
-	type pair struct {
-		l     int
-		alpha float64
-		bt    []float64 // beta^T (m x l)
-	}
-	var pairs []pair
+	hsc := holdout.NewScorer(L, m, sc.classes != nil)
+	var alphas []float64
 	var g *mat.SymDense
 	var ht *mat.Dense
 	for _, alpha := range ridges {
@@ -232,75 +228,28 @@ func scoreHeldStream(ctx context.Context, path *Path, src Source, sc *streamScan
 		}
 		for i, l := range grid {
 			if betas[i] != nil {
-				pairs = append(pairs, pair{l, alpha, lsq.Transposed(betas[i], l, m)})
+				hsc.AddPrefix(l, lsq.Transposed(betas[i], l, m))
+				alphas = append(alphas, alpha)
 			}
 		}
 	}
-	if len(pairs) == 0 {
+	if hsc.Prefixes() == 0 {
 		return nil, fmt.Errorf("scn: selection: no (L, ridge) pair could be solved")
 	}
-	sse := make([]float64, len(pairs))
-	hits := make([]int, len(pairs))
-	hs := &heldSums{L: L, g: make([]float64, L*L), ht: make([]float64, L*m)}
 	x := Images{Rows: model.Rows, Cols: model.Cols, Channels: model.Channels}
-	var hv, h64, out, trow []float64
-	var labels []int
 	err := streamRowsOf(ctx, src, sc, nh, &x, func(r int, tc []float64) error {
-		trow = grow(trow, r*m)
-		for q := 0; q < m; q++ {
-			for i, v := range tc[q*r : (q+1)*r] {
-				trow[i*m+q] = v
-				hs.tt += v * v
-			}
-		}
-		if classify {
-			labels = ArgMax(trow[:r*m], m)
-		}
-		model.hidden(x, func(lo, rows int, hb []float32) {
-			// The outputs as heldHidden keeps them (images by rows) and
-			// by node for the normal equations.
-			hv = grow(hv, rows*L)
-			h64 = grow(h64, L*rows)
-			for j := 0; j < L; j++ {
-				for i, v := range hb[j*rows : (j+1)*rows] {
-					hv[i*L+j] = float64(v)
-					h64[j*rows+i] = float64(v)
-				}
-			}
-			out = grow(out, rows*m)
-			for k, p := range pairs {
-				linalg.GemmNT64(rows, m, p.l, 1, hv, L, p.bt, p.l, 0, out, m)
-				for i := 0; i < rows; i++ {
-					o := out[i*m : (i+1)*m]
-					for q, v := range o {
-						d := v - trow[(lo+i)*m+q]
-						sse[k] += d * d
-					}
-					if classify {
-						best := 0
-						for q, v := range o {
-							if v > o[best] {
-								best = q
-							}
-						}
-						if best == labels[lo+i] {
-							hits[k]++
-						}
-					}
-				}
-			}
-			linalg.GemmNT64(L, L, rows, 1, h64, rows, h64, rows, 1, hs.g, L)
-			linalg.GemmNT64(L, m, rows, 1, h64, rows, tc[lo:], r, 1, hs.ht, m)
-		})
+		hsc.Shard(tc, r)
+		model.hidden(x, func(lo, rows int, hb []float32) { hsc.Batch(lo, rows, hb, tc, r) })
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	for k, p := range pairs {
-		s := Score{Nodes: p.l, Ridge: p.alpha, RMSE: math.Sqrt(sse[k] / float64(nh*m))}
-		if classify {
-			s.Accuracy = float64(hits[k]) / float64(nh)
+	hs := &heldSums{L: L, g: hsc.G, ht: hsc.HT, tt: hsc.TT}
+	for k, l := range hsc.Lengths() {
+		s := Score{Nodes: l, Ridge: alphas[k], RMSE: math.Sqrt(hsc.SSE[k] / float64(nh*m))}
+		if hsc.Classify {
+			s.Accuracy = float64(hsc.Hits[k]) / float64(nh)
 		}
 		hs.scores = append(hs.scores, s)
 	}

@@ -8,8 +8,11 @@
 //     one column at a time (the paper's path, qr.go), and Gram, the
 //     Gram/Cholesky engine that grows by whole blocks over row shards of
 //     ShardRows images (gram.go), with its one-pass accumulation for fits
-//     that know their nodes before the data (onepass.go);
-//   - the dense solves: Cholesky (blocked, the engine's own factor),
+//     that know their nodes before the data (onepass.go) and every
+//     prefix's weights at another ridge term from one factor
+//     (RidgePrefixes, gram_ridge.go);
+//   - the dense solves: Cholesky (blocked, the engine's own factor) and
+//     SolveFlat (a flat system solved in place on it),
 //     RidgeSolve (gonum's Cholesky) and CholeskySolve (the blocked factor,
 //     falling back to RidgeSolve), and the engines' triangular solves;
 //   - the small vector helpers the layers above share: Grow, Transpose and

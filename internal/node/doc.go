@@ -20,7 +20,10 @@
 //     images, power iteration), Normalise, Norm32;
 //   - pair scoring of 2D candidates (ScorePairs, PairShard, ExpandChannels,
 //     PairSide): all T_u x T_v pairs of drawn row and column vectors scored
-//     in two products.
+//     in two products;
+//   - the supervised choice (choose.go): a candidate's correlations with
+//     the residual (CorrelateRows) and the supervisory inequality
+//     (Admissible), which the drivers' one-node and block steps share.
 //
 // The model files the root package pins (testdata/golden.json) depend on
 // the order of every draw from the random stream and on every expression

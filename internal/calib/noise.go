@@ -1,4 +1,4 @@
-package scn
+package calib
 
 import (
 	"math"

@@ -1,0 +1,66 @@
+package scn
+
+import (
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// internalImports are the non-standard packages each computation package
+// under internal/ may import, as its package doc says (the standard
+// library is always allowed): the layers below the root package call
+// down only, and never into the root package or a package above it (the
+// compiler refuses the cycle for the root package itself; this test
+// refuses dataset, serve, cmd, ... and a sideways import the doc does
+// not name). A new package under internal/ of this kind must be added.
+var internalImports = map[string][]string{
+	"augment": nil,
+	"calib":   nil,
+	"holdout": {"internal/linalg", "internal/lsq"},
+	"memest":  {"internal/lsq"},
+	"timing":  {"internal/lsq"},
+	"robust":  {"internal/lsq", "gonum.org/v1/gonum"},
+	"direct":  {"internal/linalg", "internal/lsq", "gonum.org/v1/gonum"},
+	"node":    {"internal/linalg", "internal/lsq", "internal/par", "gonum.org/v1/gonum"},
+	"lsq":     {"internal/linalg", "internal/par", "internal/bigmem", "gonum.org/v1/gonum"},
+	"local":   {"internal/linalg", "internal/par"},
+}
+
+// TestInternalPackagesImportDown checks the imports of every non-test
+// file of the packages internalImports lists against it.
+func TestInternalPackagesImportDown(t *testing.T) {
+	const module = "github.com/scn2d/scn/"
+	for pkg, allowed := range internalImports {
+		files, err := filepath.Glob(filepath.Join("internal", pkg, "*.go"))
+		if err != nil || len(files) == 0 {
+			t.Errorf("internal/%s: no Go files (%v): remove it from internalImports", pkg, err)
+			continue
+		}
+		for _, name := range files {
+			if strings.HasSuffix(name, "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(token.NewFileSet(), name, nil, parser.ImportsOnly)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, imp := range f.Imports {
+				path, _ := strconv.Unquote(imp.Path.Value)
+				if !strings.Contains(strings.Split(path, "/")[0], ".") {
+					continue // the standard library
+				}
+				rel := strings.TrimPrefix(path, module)
+				ok := slices.ContainsFunc(allowed, func(a string) bool {
+					return rel == a || strings.HasPrefix(rel, a+"/")
+				})
+				if !ok {
+					t.Errorf("%s imports %s, which internal/%s's package doc does not allow", name, path, pkg)
+				}
+			}
+		}
+	}
+}
