@@ -3,6 +3,8 @@ package scn
 import (
 	"fmt"
 	"slices"
+
+	"github.com/scn2d/scn/internal/augment"
 )
 
 // Sufficient statistics of models of local nodes (Config.Local; issue 31
@@ -65,7 +67,7 @@ func (m *Model) forStatsRows(lh int, x Images, f func(lo, rows int, hb []float32
 			r := min(localBatch, n-lo)
 			for k := 0; k < r; k++ {
 				i := lo + k
-				augmentImage(img[k*d:(k+1)*d], x.Pix[i*d:(i+1)*d], x.Rows, x.Cols, x.Chans(), moves[i*extra+c])
+				augment.Image(img[k*d:(k+1)*d], x.Pix[i*d:(i+1)*d], x.Rows, x.Cols, x.Chans(), moves[i*extra+c])
 			}
 			if err := m.localFeatures(layers, img[:r*d], r, h); err != nil {
 				return err
