@@ -1,19 +1,14 @@
 package serve
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/scn2d/scn/report"
@@ -44,19 +39,7 @@ func TestPageShowsProbabilities(t *testing.T) {
 	ts := httptest.NewServer(s) // listens on 127.0.0.1
 	t.Cleanup(ts.Close)
 
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(browser), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck, chromedp.UserDataDir(t.TempDir()),
-		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
-		chromedp.WindowSize(900, 640),
-	}
-	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancel()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	ctx, cancel = context.WithTimeout(ctx, 90*time.Second)
-	defer cancel()
+	ctx := browserContext(t, browser)
 	if err := chromedp.Do(ctx,
 		chromedp.Navigate(ts.URL+"/"),
 		chromedp.WaitVisible(chromedp.CSS(`body[data-state="ready"]`)),
@@ -150,19 +133,4 @@ func TestPageShowsProbabilities(t *testing.T) {
 	if len(got.scores) != 1 || got.scores[0] != r.Outputs[0] {
 		t.Errorf("regression bars %v, want the output %v", got.scores, r.Outputs[0])
 	}
-}
-
-// postRaw posts body and returns the status and the answer's bytes.
-func postRaw(t testing.TB, url, ctype string, body []byte) (int, []byte) {
-	t.Helper()
-	resp, err := http.Post(url, ctype, bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp.StatusCode, b
 }

@@ -175,6 +175,18 @@ type answer struct {
 // post sends body and decodes the JSON answer.
 func post(t testing.TB, url, ctype string, body []byte) (int, answer) {
 	t.Helper()
+	code, b := postRaw(t, url, ctype, body)
+	var a answer
+	if err := json.Unmarshal(b, &a); err != nil {
+		t.Fatalf("answer is not JSON: %v: %s", err, b)
+	}
+	return code, a
+}
+
+// postRaw sends body and returns the status and the answer's bytes,
+// checking that the answer says it is JSON.
+func postRaw(t testing.TB, url, ctype string, body []byte) (int, []byte) {
+	t.Helper()
 	resp, err := http.Post(url, ctype, bytes.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
@@ -187,11 +199,7 @@ func post(t testing.TB, url, ctype string, body []byte) (int, answer) {
 	if ct := resp.Header.Get("Content-Type"); ct != "application/json" {
 		t.Errorf("Content-Type %q, want application/json (%s)", ct, b)
 	}
-	var a answer
-	if err := json.Unmarshal(b, &a); err != nil {
-		t.Fatalf("answer is not JSON: %v: %s", err, b)
-	}
-	return resp.StatusCode, a
+	return resp.StatusCode, b
 }
 
 func get(t testing.TB, url string) (int, []byte) {
