@@ -26,7 +26,7 @@ func TestFitBlockHalvesToFit(t *testing.T) {
 	if need >= full {
 		t.Fatalf("blocks of 250 need %d bytes, of 500 %d: the test needs the block to matter", need, full)
 	}
-	b := budget{memLimit{bytes: (need + full) / 2, from: "test"}}
+	b := memCap{memLimit{bytes: (need + full) / 2, from: "test"}}
 	got, note := b.fitBlock(cfg, nil, tr, keepFlags{})
 	if got.BlockSize != 250 || !strings.Contains(note, "blocks of 250 nodes instead of 500") {
 		t.Errorf("block %d, note %q", got.BlockSize, note)
@@ -34,10 +34,10 @@ func TestFitBlockHalvesToFit(t *testing.T) {
 	if err := b.checkFit(got, nil, tr, 0); err != nil {
 		t.Errorf("the chosen block does not pass checkFit: %v", err)
 	}
-	if got, note := (budget{memLimit{bytes: 2 * full}}).fitBlock(cfg, nil, tr, keepFlags{}); got.BlockSize != 500 || note != "" {
+	if got, note := (memCap{memLimit{bytes: 2 * full}}).fitBlock(cfg, nil, tr, keepFlags{}); got.BlockSize != 500 || note != "" {
 		t.Errorf("a fit within the limit got block %d (%q)", got.BlockSize, note)
 	}
-	tiny := budget{memLimit{bytes: 1 << 20, from: "test"}}
+	tiny := memCap{memLimit{bytes: 1 << 20, from: "test"}}
 	if got, _ := tiny.fitBlock(cfg, nil, tr, keepFlags{}); got.BlockSize != 500 {
 		t.Errorf("a fit that cannot fit got block %d", got.BlockSize)
 	}
@@ -66,7 +66,7 @@ func TestFitBlockLowersCandidates(t *testing.T) {
 	if more := fitTotal(low, nil, tr, 0); more <= least {
 		t.Fatalf("512 candidates need %d bytes, 256 %d: the test needs candidates to matter", more, least)
 	}
-	b := budget{memLimit{bytes: least, from: "test"}}
+	b := memCap{memLimit{bytes: least, from: "test"}}
 	got, note := b.fitBlock(cfg, nil, tr, keepFlags{})
 	if got.BlockSize != 8 || got.Candidates != 256 || !strings.Contains(note, "blocks of 8 nodes instead of 16, 256 candidates per node instead of 512") || !strings.Contains(note, "--block and --candidates set them") {
 		t.Errorf("block %d, %d candidates, note %q", got.BlockSize, got.Candidates, note)
@@ -91,7 +91,7 @@ func TestFitBlockLowersCandidates(t *testing.T) {
 // adaptation leaves them alone.
 func TestPresetsOnMNISTUnchanged(t *testing.T) {
 	mnist := dataset.Shape{N: 60000, Rows: 28, Cols: 28, Channels: 1, Labels: true, Classes: 10}
-	b := budget{memLimit{bytes: 8 << 30, from: "test"}}
+	b := memCap{memLimit{bytes: 8 << 30, from: "test"}}
 	for _, preset := range []string{"fast", "default"} {
 		for _, k := range []scn.Kind{scn.SCN2D, scn.SCN, scn.RVFL2D, scn.RVFL} {
 			cfg, err := scn.PresetConfig(preset, k)

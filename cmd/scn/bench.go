@@ -99,5 +99,5 @@ func checkBench(o perf.Options, k scn.Kind, n, rows, cols, m int) error {
 		}
 	}
 	what := fmt.Sprintf("benchmarking %s with --nodes %d on %d images of %d x %d", k.Title(), o.Nodes, n, rows, cols)
-	return currentBudget().check(need, what, hint)
+	return currentMemCap().check(need, what, hint)
 }

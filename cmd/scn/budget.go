@@ -74,7 +74,7 @@ func checkpointsLine(b *scn.BudgetRecord) string {
 // imagesFit refuses training images of the given bytes that leave no
 // memory for a budgeted fit under the limit.
 func imagesFit(bytes int64) error {
-	if b := currentBudget(); b.bytes > 0 && bytes >= b.bytes {
+	if b := currentMemCap(); b.bytes > 0 && bytes >= b.bytes {
 		return b.check(bytes+1, "the training images", "shrink the images with --resize")
 	}
 	return nil
@@ -118,7 +118,7 @@ func trainBudget(cmd *cobra.Command, h *hyperFlags, d *dataFlags, out string, qu
 	if err := imagesFit(setBytes(s)); err != nil {
 		return err
 	}
-	limit := currentBudget().bytes
+	limit := currentMemCap().bytes
 	if limit > 0 {
 		limit -= setBytes(s)
 	}

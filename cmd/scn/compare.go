@@ -86,7 +86,7 @@ its train and its test part.`,
 				}
 			}
 			for _, cfg := range cfgs {
-				if err := currentBudget().checkFit(cfg, sel, tr.Shape(), setBytes(te)); err != nil {
+				if err := currentMemCap().checkFit(cfg, sel, tr.Shape(), setBytes(te)); err != nil {
 					return err
 				}
 			}
@@ -133,7 +133,7 @@ func comparePreflight(cfgs []scn.Config, sel *scn.Selection, train, test *dataFl
 		testBytes = te.Bytes()
 	}
 	for _, cfg := range cfgs {
-		if err := currentBudget().checkFit(cfg, sel, tr, testBytes); err != nil {
+		if err := currentMemCap().checkFit(cfg, sel, tr, testBytes); err != nil {
 			return err
 		}
 	}

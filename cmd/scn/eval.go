@@ -59,7 +59,7 @@ conformal intervals of a model trained with --coverage.`,
 			}
 			if sh, ok := d.peekShape("test", p); ok {
 				// Refused before the images are read.
-				if err := currentBudget().checkPredict(m, sh.N, sh.Bytes()); err != nil {
+				if err := currentMemCap().checkPredict(m, sh.N, sh.Bytes()); err != nil {
 					return err
 				}
 			}
@@ -72,7 +72,7 @@ conformal intervals of a model trained with --coverage.`,
 					return err
 				}
 			}
-			if err := currentBudget().checkPredict(m, s.Len(), setBytes(s)); err != nil {
+			if err := currentMemCap().checkPredict(m, s.Len(), setBytes(s)); err != nil {
 				return err
 			}
 			ev, err := evaluate(m, s, thresholds)

@@ -93,8 +93,8 @@ func describeError(err error, interrupted bool) (string, int) {
 // (newRoot resets it to the default).
 var memory memLimit
 
-// currentBudget returns the memory limit of the running command.
-func currentBudget() budget { return budget{memory} }
+// currentMemCap returns the memory limit of the running command.
+func currentMemCap() memCap { return memCap{memory} }
 
 // profileFile is the open --cpu-profile file, if any.
 var profileFile *os.File
@@ -118,7 +118,7 @@ reproduces the experiments of the method's paper (E1-E7).`,
 	root.PersistentFlags().StringVar(&profile, "cpu-profile", "", "write a CPU profile (pprof) of the command to this file")
 	_ = root.PersistentFlags().MarkHidden("cpu-profile")
 	root.PersistentPreRunE = func(*cobra.Command, []string) error {
-		currentBudget().apply()
+		currentMemCap().apply()
 		if profile == "" {
 			return nil
 		}

@@ -126,12 +126,12 @@ func formatBytes(n int64) string {
 	return ""
 }
 
-// budget is the memory limit of one run.
-type budget struct{ memLimit }
+// memCap is the memory limit of one run (--max-memory; not a time budget, which is --budget).
+type memCap struct{ memLimit }
 
 // check refuses need bytes for what, when they exceed the limit; hint says
 // which flag lowers the need.
-func (b budget) check(need int64, what, hint string) error {
+func (b memCap) check(need int64, what, hint string) error {
 	if b.bytes <= 0 || need <= b.bytes {
 		return nil
 	}
@@ -140,7 +140,7 @@ func (b budget) check(need int64, what, hint string) error {
 }
 
 // apply makes the dataset readers honour the limit too.
-func (b budget) apply() { dataset.SetMemoryLimit(b.bytes) }
+func (b memCap) apply() { dataset.SetMemoryLimit(b.bytes) }
 
 // setBytes returns the bytes a set's arrays take.
 func setBytes(s *dataset.Set) int64 { return s.Shape().Bytes() }
@@ -156,11 +156,11 @@ func fitNeed(cfg scn.Config, sh dataset.Shape) int64 {
 func outputs(s *dataset.Set) int { return s.Shape().Outputs() }
 
 // checkFit refuses a fit of cfg on a training set of shape train (and
-// scoring a test set of testBytes) that exceeds the budget, and a random
+// scoring a test set of testBytes) that exceeds the memory limit, and a random
 // learner with far more nodes than training images. The shape is the
 // set's once it is read, or what its headers say before (peekShape), so
 // that a fit that cannot fit is refused before the images are read.
-func (b budget) checkFit(cfg scn.Config, sel *scn.Selection, train dataset.Shape, testBytes int64) error {
+func (b memCap) checkFit(cfg scn.Config, sel *scn.Selection, train dataset.Shape, testBytes int64) error {
 	if n := train.N; cfg.Kind.Choice == scn.Random && cfg.MaxNodes > maxNodesPerImage*n {
 		return fmt.Errorf("--nodes %d is more than %d times the %d training images: %s's hidden outputs have rank at most %d, so nodes beyond that only change the minimum-norm or ridge solution, while every node costs time in proportion to N^2; lower --nodes",
 			cfg.MaxNodes, maxNodesPerImage, n, cfg.Kind.Title(), n)
@@ -281,7 +281,7 @@ const minCandidates = scn.MinShrinkCandidates
 // fewer candidates per node) against this command's estimate of the whole
 // process (fitTotal). Settings in keep are left alone. When nothing fits
 // it returns cfg as it is (checkFit then refuses it).
-func (b budget) fitBlock(cfg scn.Config, sel *scn.Selection, train dataset.Shape, keep keepFlags) (scn.Config, string) {
+func (b memCap) fitBlock(cfg scn.Config, sel *scn.Selection, train dataset.Shape, keep keepFlags) (scn.Config, string) {
 	if b.bytes <= 0 {
 		return cfg, ""
 	}
@@ -300,7 +300,7 @@ func smallestFit(cfg scn.Config, keep keepFlags) scn.Config {
 }
 
 // adaptNote says how fitBlock changed cfg into c to fit in the limit.
-func adaptNote(cfg, c scn.Config, b budget) string {
+func adaptNote(cfg, c scn.Config, b memCap) string {
 	var what, flags []string
 	if c.BlockSize != cfg.BlockSize {
 		what = append(what, fmt.Sprintf("blocks of %d nodes instead of %d", c.BlockSize, cfg.BlockSize))
@@ -345,8 +345,8 @@ func nodesNote(cfg scn.Config, n int) string {
 	return fmt.Sprintf("scn: note: --nodes %d exceeds the %d training images; %s's hidden outputs have rank at most %d, the output weights are the minimum-norm solution\n", cfg.MaxNodes, n, cfg.Kind.Title(), n)
 }
 
-// checkPredict refuses scoring n images with m when it exceeds the budget.
-func (b budget) checkPredict(m *scn.Model, n int, data int64) error {
+// checkPredict refuses scoring n images with m when it exceeds the memory limit.
+func (b memCap) checkPredict(m *scn.Model, n int, data int64) error {
 	need := data + m.PredictBytes(n)
 	return b.check(need, fmt.Sprintf("scoring %d images with a model of %d nodes of %s", n, m.Nodes(), inputShape(m.Rows, m.Cols, m.Chans())), "use fewer images")
 }

@@ -31,7 +31,7 @@ planes: a colour image given to a model trained on grey images becomes grey
 			if err != nil {
 				return err
 			}
-			if err := currentBudget().checkPredict(m, 1, 0); err != nil {
+			if err := currentMemCap().checkPredict(m, 1, 0); err != nil {
 				return err
 			}
 			if err := checkReject(cmd, m, reject); err != nil {

@@ -19,9 +19,10 @@ import (
 // class subfolders or a CSV file: a dataset.Stream) when the images and
 // the fit would not fit in the memory limit, or when --stream asks for it.
 
-// streamSource is a training set scn train streams, with the
+// trainStream is a training set scn train streams (a dataset.Stream, which
+// is an scn.Source with what is known of the set before reading it), with the
 // preprocessing it applies and what it is, for the note.
-type streamSource struct {
+type trainStream struct {
 	dataset.Stream
 	Prep dataset.Preprocess
 	what string // "3 files", "x.npy", "the folder digits", ...
@@ -88,7 +89,7 @@ func (d *dataFlags) streamable() string {
 
 // openStream opens the flags' training set as a stream (streamable says
 // whether it can be).
-func (d *dataFlags) openStream(p dataset.Preprocess) (*streamSource, error) {
+func (d *dataFlags) openStream(p dataset.Preprocess) (*trainStream, error) {
 	n := &d.numpy
 	var src dataset.Stream
 	var what string
@@ -130,7 +131,7 @@ func (d *dataFlags) openStream(p dataset.Preprocess) (*streamSource, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &streamSource{Stream: src, Prep: p, what: what}, nil
+	return &trainStream{Stream: src, Prep: p, what: what}, nil
 }
 
 // inMemory returns the bytes reading src whole and fitting cfg on it take.
@@ -155,8 +156,8 @@ const smallCSV = 16
 // streamed (with a hold-out selection, the default preset's, too) and the
 // streamed fit fits in the limit (else the fit in memory is refused with
 // its own advice).
-func (d *dataFlags) streamPlan(cfg scn.Config, sel *scn.Selection, force bool, statsOut string) (*streamSource, string, error) {
-	b := currentBudget()
+func (d *dataFlags) streamPlan(cfg scn.Config, sel *scn.Selection, force bool, statsOut string) (*trainStream, string, error) {
+	b := currentMemCap()
 	why := d.streamable()
 	if !force {
 		// Only a fit that can stream, on a source that can, is considered;
@@ -273,7 +274,7 @@ func streamProgressText(cfg scn.Config) string {
 // streamNeed is the memory a streamed fit of cfg on src takes: the fit's
 // sums and factor, and the buffers of a shard (as stored, decoded and
 // prepared).
-func streamNeed(cfg scn.Config, sel *scn.Selection, src *streamSource) int64 {
+func streamNeed(cfg scn.Config, sel *scn.Selection, src *trainStream) int64 {
 	rows, cols := src.Shape()
 	c, m := src.Chans(), len(src.Classes())
 	d1 := int64(rows * cols * c)
@@ -285,7 +286,7 @@ func streamNeed(cfg scn.Config, sel *scn.Selection, src *streamSource) int64 {
 }
 
 // printStreamPlan prints what --dry-run prints for a streamed fit.
-func printStreamPlan(w io.Writer, cfg scn.Config, sel *scn.Selection, src *streamSource) {
+func printStreamPlan(w io.Writer, cfg scn.Config, sel *scn.Selection, src *trainStream) {
 	rows, cols := src.Shape()
 	if c := cfg.ForImages(rows, cols); c.FieldMax != cfg.FieldMax {
 		cfg = c
@@ -306,7 +307,7 @@ func printStreamPlan(w io.Writer, cfg scn.Config, sel *scn.Selection, src *strea
 
 // trainStreamed fits cfg on the stream and saves the model; it saves
 // nothing when interrupted (no node is complete before the pass ends).
-func trainStreamed(cmd *cobra.Command, cfg scn.Config, sel *scn.Selection, src *streamSource, p dataset.Preprocess, out string, quiet bool) error {
+func trainStreamed(cmd *cobra.Command, cfg scn.Config, sel *scn.Selection, src *trainStream, p dataset.Preprocess, out string, quiet bool) error {
 	rows, cols := src.Shape()
 	if c := cfg.ForImages(rows, cols); c.FieldMax != cfg.FieldMax {
 		fmt.Fprintf(cmd.ErrOrStderr(), "scn: note: receptive fields of %d to %d pixels (the fast preset's 5 to 27 for 28 x 28, scaled to %d x %d); --field sets them\n", c.FieldMin, c.FieldMax, rows, cols)
@@ -321,7 +322,7 @@ func trainStreamed(cmd *cobra.Command, cfg scn.Config, sel *scn.Selection, src *
 	if sel != nil {
 		if sel.Grow {
 			sel.Afford = func(next scn.Config) error {
-				return currentBudget().check(streamNeed(next, sel, src), fmt.Sprintf("streaming %s with %d nodes", next.Kind.Title(), next.MaxNodes), "growth stops here")
+				return currentMemCap().check(streamNeed(next, sel, src), fmt.Sprintf("streaming %s with %d nodes", next.Kind.Title(), next.MaxNodes), "growth stops here")
 			}
 			sel.Growing = func(next int) { bar.grow(cmd.ErrOrStderr(), next) }
 		}

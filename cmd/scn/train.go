@@ -160,7 +160,7 @@ clock, giving the same model file.`,
 			if sel != nil && sel.Grow {
 				sh := s.Shape()
 				sel.Afford = func(next scn.Config) error {
-					return currentBudget().checkFit(next, sel, sh, 0)
+					return currentMemCap().checkFit(next, sel, sh, 0)
 				}
 				sel.Growing = func(next int) { bar.grow(stderr, next) }
 			}
@@ -350,7 +350,7 @@ func (h *hyperFlags) fitPlan(cfg scn.Config, sel *scn.Selection, sh dataset.Shap
 			cfg = c
 		}
 	}
-	b := currentBudget()
+	b := currentMemCap()
 	keep := keepFlags{block: h.changed("block"), candidates: h.changed("candidates")}
 	cfg, note := b.fitBlock(cfg, sel, sh, keep)
 	notes += note
