@@ -83,6 +83,9 @@ type localStreamBlock struct {
 // fitLocalStream is FitStream for a local random learner (c checked).
 func (c Config) fitLocalStream(ctx context.Context, src Source, progress func(Step)) (*Model, error) {
 	start := time.Now()
+	if c.Local.Whiten {
+		return nil, fmt.Errorf("%w: whitened local nodes (Local.Whiten) are not fitted streamed (the patches' covariance is sampled from the images in memory): fit them in memory", ErrConfig)
+	}
 	sc, mean, sd, channels, err := c.scanLocalStream(ctx, src)
 	if err != nil {
 		return nil, err
