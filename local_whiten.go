@@ -131,14 +131,13 @@ func whitenPatches(x Images, g *Local, k int, cmean, csd []float64, seed uint64)
 		}
 	}
 	// The covariance, entry (t, u) for u >= t summed over the patches in
-	// order, rows in parallel.
+	// order, blocks of rows in parallel (one read of the sample per block).
 	cov := make([]float64, kk*kk)
-	par.Chunks(kk, 1, func(_, lo, hi int) {
-		for t := lo; t < hi; t++ {
-			ct := cov[t*kk : (t+1)*kk]
-			for i := 0; i < s; i++ {
-				row := p[i*kk : (i+1)*kk]
-				a := row[t]
+	par.Chunks(kk, 8, func(_, lo, hi int) {
+		for i := 0; i < s; i++ {
+			row := p[i*kk : (i+1)*kk]
+			for t := lo; t < hi; t++ {
+				a, ct := row[t], cov[t*kk:(t+1)*kk]
 				for u := t; u < kk; u++ {
 					ct[u] += a * row[u]
 				}
