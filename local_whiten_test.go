@@ -385,3 +385,63 @@ func TestLocalWhitenBadInput(t *testing.T) {
 		return b
 	}, "non-finite")
 }
+
+// TestLocalWhitenSampled: with more patches than whitenSamples, the
+// whitening is estimated from a sample drawn with the seed: the same bits
+// at GOMAXPROCS 1 and 2, another sample for another seed, and applied to
+// every patch it gives them the whitened variance 1 / (1 + eps).
+func TestLocalWhitenSampled(t *testing.T) {
+	x := noiseImages(40, 40, 40, 3, 4) // 64000 patches of 3 x 3 x 3
+	geo := Local{Sizes: []int{3}, Filters: 1, Stride: 1, Pad: PadSame, Pool: 1, Whiten: true, WhitenEps: 0.1}
+	cmean, csd := planeMoments(x)
+	var ms [][]float64
+	for _, procs := range []int{1, 2} {
+		old := runtime.GOMAXPROCS(procs)
+		pw, err := whitenPatches(x, &geo, 3, cmean, csd, 9)
+		runtime.GOMAXPROCS(old)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pw.Samples != whitenSamples {
+			t.Fatalf("%d patches sampled, want %d", pw.Samples, whitenSamples)
+		}
+		ms = append(ms, pw.M)
+	}
+	if !slices.Equal(ms[0], ms[1]) {
+		t.Fatal("the sampled whitening differs between GOMAXPROCS 1 and 2")
+	}
+	other, _ := whitenPatches(x, &geo, 3, cmean, csd, 10)
+	if slices.Equal(other.M, ms[0]) {
+		t.Fatal("seeds 9 and 10 sampled the same patches")
+	}
+	// Applied to every patch, the sampled whitening whitens them.
+	all := patchesOf(x, geo.spec(3))
+	kk := 27
+	var worst float64
+	for _, pwM := range [][]float64{ms[0], other.M} {
+		// The covariance of M^T p over every patch (the means cancel).
+		mean := make([]float64, kk)
+		q := make([][]float64, len(all))
+		for i, p := range all {
+			q[i] = make([]float64, kk)
+			for a := 0; a < kk; a++ {
+				for u := 0; u < kk; u++ {
+					q[i][a] += pwM[u*kk+a] * p[u]
+				}
+				mean[a] += q[i][a] / float64(len(all))
+			}
+		}
+		for a := 0; a < kk; a++ {
+			var s float64
+			for _, r := range q {
+				s += (r[a] - mean[a]) * (r[a] - mean[a])
+			}
+			// Noise patches: the covariance's eigenvalues are about 1, so
+			// the whitened variance is about 1 / (1 + eps).
+			worst = max(worst, math.Abs(s/float64(len(all))-1/1.1))
+		}
+	}
+	if worst > 0.05 {
+		t.Errorf("the sampled whitening leaves a variance off 1/(1+eps) by %.3f over every patch", worst)
+	}
+}
