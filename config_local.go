@@ -61,6 +61,20 @@ type Local struct {
 	// standard deviation over the training images (recorded in the model
 	// and applied to every image it predicts).
 	Standardize bool
+	// Whiten draws the filters in the space of ZCA-whitened patches
+	// (Coates, Lee & Ng 2011): W = V (D + WhitenEps I)^-1/2 V^T from the
+	// covariance of the k x k x C patches (planes standardised) sampled
+	// from the training images with the seed; a filter f applied to the
+	// whitened patch W (p - mu) is the filter W f applied to the patch p,
+	// so the whitening is folded into the weights the model applies
+	// (local_whiten.go). Each bank records its matrix; a 2D learner's
+	// filter stays separable in the whitened space (2k + C numbers per
+	// filter, plus one C k^2 x C k^2 matrix per bank).
+	Whiten bool
+	// WhitenEps is the whitening's regulariser eps > 0, in the units of
+	// the standardised planes' variance (scn train --whiten: 0.1); set
+	// only with Whiten.
+	WhitenEps float64
 }
 
 // DefaultLocal returns the local nodes scn train --local uses unless told
@@ -109,6 +123,10 @@ func (l *Local) validate() error {
 		return bad("pool grid %d, want >= 1", l.Pool)
 	case l.Pooling < PoolAvg || l.Pooling > PoolAvgMax:
 		return bad("unknown pooling %d", int(l.Pooling))
+	case l.Whiten && !(l.WhitenEps > 0 && l.WhitenEps <= 1e6):
+		return bad("whitening eps = %v, want a number > 0 (and at most 1e6)", l.WhitenEps)
+	case !l.Whiten && l.WhitenEps != 0:
+		return bad("whitening eps = %v without whitening (set Whiten)", l.WhitenEps)
 	}
 	for i, k := range l.Sizes {
 		if k < 1 || k > 1024 {
@@ -140,6 +158,9 @@ func (l *Local) ForImages(rows, cols, chans int) error {
 		if err := l.spec(k).Validate(local.Shape{Rows: rows, Cols: cols, Chans: max(chans, 1)}); err != nil {
 			return fmt.Errorf("%w: %v", ErrConfig, err)
 		}
+		if l.Whiten && (k > rows || k > cols) {
+			return fmt.Errorf("%w: local nodes: whitening patches of %d x %d, larger than the images (%d x %d)", ErrConfig, k, k, rows, cols)
+		}
 	}
 	return nil
 }
@@ -165,6 +186,9 @@ func (l *Local) String() string {
 	}
 	if l.Standardize {
 		s += ", standardised"
+	}
+	if l.Whiten {
+		s += fmt.Sprintf(", whitened (eps %g)", l.WhitenEps)
 	}
 	return s
 }

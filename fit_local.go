@@ -70,8 +70,10 @@ type localFit struct {
 	trace      []Step
 	tried      int
 	prof       Profile
-	aug        *lsq.Gram // the sums with the augmented copies (augment.go), nil without
-	moves      []augMove // the copies of each image (augment.go)
+	aug        *lsq.Gram       // the sums with the augmented copies (augment.go), nil without
+	moves      []augMove       // the copies of each image (augment.go)
+	pw         *patchWhitening // the current bank's whitening (local_whiten.go), nil without
+	wm         []float32       // its matrix in float32, the bank's Whiten
 }
 
 // fitLocal fits a model of local nodes.
@@ -206,6 +208,11 @@ func (lf *localFit) drawFilter(nm nodeMap, k int, lambda float64, p []float32) f
 	kk := k * k
 	w := make([]float32, lf.ch*kk)
 	nm.Weight(p, w)
+	if lf.pw != nil {
+		// The filter acts on whitened patches: its planes' standardisation
+		// is in the bank's matrix, the rest of the whitening in its bias.
+		return float32(lf.pw.foldBias(w, b))
+	}
 	for c := 0; c < lf.ch; c++ {
 		var s float64
 		for _, v := range w[c*kk : (c+1)*kk] {
@@ -252,7 +259,7 @@ func (lf *localFit) drawColumns(nm nodeMap, k int, lambda float64, count int) (p
 // standardised with their own moments when the geometry says so, and those
 // moments (nil without standardisation).
 func (lf *localFit) columns(k int, params, bias []float32) (cols []float32, mean, sc []float32, err error) {
-	b := LocalBank{Size: k, Params: params, Bias: bias}
+	b := LocalBank{Size: k, Params: params, Bias: bias, Whiten: lf.wm}
 	ly := bankLayer(lf.cfg.Kind.Input, lf.cfg.Activation, lf.g, b, lf.x.Rows, lf.x.Cols, lf.ch)
 	l, n := ly.Outputs(), lf.n
 	rows := make([]float32, n*l)
@@ -315,6 +322,9 @@ func (lf *localFit) grow(ctx context.Context, progress func(Step)) (StopReason, 
 	stop := ReachedMaxNodes
 	for _, k := range lf.g.Sizes {
 		lf.banks = append(lf.banks, LocalBank{Size: k, Params: []float32{}, Bias: []float32{}})
+		if err := lf.whiten(k); err != nil {
+			return ReachedMaxNodes, err
+		}
 		var err error
 		if lf.cfg.Kind.Choice == Supervised {
 			stop, err = lf.supervisedBank(ctx, k, progress)
@@ -326,6 +336,23 @@ func (lf *localFit) grow(ctx context.Context, progress func(Step)) (StopReason, 
 		}
 	}
 	return stop, nil
+}
+
+// whiten sets the whitening of the bank of filters of side k (the last
+// bank) when the geometry asks for it.
+func (lf *localFit) whiten(k int) error {
+	if !lf.g.Whiten {
+		return nil
+	}
+	t0 := time.Now()
+	pw, err := whitenPatches(lf.x, lf.g, k, lf.cmean, lf.csd, lf.cfg.Seed)
+	lf.prof.Draw += time.Since(t0)
+	if err != nil {
+		return err
+	}
+	lf.pw, lf.wm = pw, pw.matrix32()
+	lf.banks[len(lf.banks)-1].Whiten = lf.wm
+	return nil
 }
 
 // record notes the steps of added filters.
@@ -583,6 +610,11 @@ func (c Config) localMemory(n, rows, cols, chans, m int) Memory {
 	procs := float64(runtime.GOMAXPROCS(0))
 	var e Memory
 	e.Candidates = bytesOf(2*4*step*per*N + procs*4*pos*(ch*float64(kmax*kmax)+step) + 8*per*N*procs)
+	if g.Whiten {
+		// The patches' sample and the covariance's factors (local_whiten.go).
+		kk := ch * float64(kmax*kmax)
+		e.Candidates = max(e.Candidates, bytesOf(8*min(whitenSamples, N*pos)*kk+5*8*kk*kk))
+	}
 	e.Factor = bytesOf(4*N*L+8*L*L+8*L*M+3*8*N*M) + c.augmentMemory(n)
 	e.Model = bytesOf(4*L*3 + 8*L*M + 4*float64(g.Filters*len(g.Sizes))*(ch*float64(kmax*kmax)+1) + 64*float64(g.Filters*len(g.Sizes)))
 	return e

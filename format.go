@@ -49,7 +49,9 @@ import (
 // 1 file with the field, or a version 2 file without it, is refused.
 //
 // Version 3 is written for a model that uses an extension of this round,
-// and only then: local nodes (format_local.go), the calibration map,
+// and only then: local nodes (format_local.go; with whitened patches, the
+// header's "local" has "whiten" and "whiten_eps" and each bank's
+// whitening matrix follows the local sections), the calibration map,
 // conformal interval and class weights (format_calib.go), direct links
 // (format_direct.go: the header field "direct" and, after the local nodes'
 // sections, the direct-link weights D x M float64; such a model may have

@@ -14,7 +14,11 @@ import (
 // bank, its parameters (filters x ParamsPerFilter float32: u, v, then w
 // for the matrix learners, C x k x k for the vector ones) and biases
 // (filters float32); then, when standardised, the pooled outputs' means
-// and scales (L float32 each); then the output weights, L x M float64.
+// and scales (L float32 each); then the output weights, L x M float64;
+// then, with whitening (the header's "whiten": true and "whiten_eps", both
+// absent without), per bank its whitening matrix, C k^2 x C k^2 float32
+// row-major (LocalBank.Whiten: the raw-patch weights of a filter are the
+// matrix times its whitened-space weights; local_whiten.go).
 
 // fileLocal is a local model's geometry in its file header.
 type fileLocal struct {
@@ -27,6 +31,10 @@ type fileLocal struct {
 	TwoSided    bool   `json:"two_sided,omitempty"`
 	Standardize bool   `json:"standardize,omitempty"`
 	Banks       []int  `json:"banks"` // filters held per bank
+	// Whiten and WhitenEps are Local.Whiten and Local.WhitenEps, absent
+	// without whitening.
+	Whiten    bool    `json:"whiten,omitempty"`
+	WhitenEps float64 `json:"whiten_eps,omitempty"`
 	// Augment is the augmentation of the fit (augment.go), absent
 	// without.
 	Augment *fileAugment `json:"augment,omitempty"`
@@ -42,7 +50,7 @@ func (m *Model) fileLocalOf() *fileLocal {
 	}
 	g := m.Local.Geometry
 	f := &fileLocal{Sizes: g.Sizes, Filters: g.Filters, Stride: g.Stride, Pad: g.Pad, Pool: g.Pool,
-		Pooling: g.Pooling.String(), TwoSided: g.TwoSided, Standardize: g.Standardize}
+		Pooling: g.Pooling.String(), TwoSided: g.TwoSided, Standardize: g.Standardize, Whiten: g.Whiten, WhitenEps: g.WhitenEps}
 	for _, b := range m.Local.Banks {
 		f.Banks = append(f.Banks, b.Filters())
 	}
@@ -62,7 +70,7 @@ func (h fileHeader) localOf(kind Kind) (*LocalLayer, error) {
 		return nil, fmt.Errorf("%w: local nodes: %v", ErrFormat, err)
 	}
 	g := Local{Sizes: f.Sizes, Filters: f.Filters, Stride: f.Stride, Pad: f.Pad, Pool: f.Pool, Pooling: pool,
-		TwoSided: f.TwoSided, Standardize: f.Standardize}
+		TwoSided: f.TwoSided, Standardize: f.Standardize, Whiten: f.Whiten, WhitenEps: f.WhitenEps}
 	if err := g.ForImages(h.Rows, h.Cols, max(h.Channels, 1)); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrFormat, err)
 	}
@@ -102,7 +110,20 @@ func (m *Model) localPayload() int {
 	if m.Local.Geometry.Standardize {
 		size += 2 * l * 4
 	}
-	return size + l*m.M*8
+	return size + l*m.M*8 + m.whitenPayload()
+}
+
+// whitenPayload returns the bytes of the banks' whitening matrices.
+func (m *Model) whitenPayload() int {
+	if !m.Local.Geometry.Whiten {
+		return 0
+	}
+	size := 0
+	for _, b := range m.Local.Banks {
+		kk := m.Chans() * b.Size * b.Size
+		size += kk * kk * 4
+	}
+	return size
 }
 
 // appendLocal appends the local sections to b.
@@ -116,7 +137,11 @@ func (m *Model) appendLocal(b []byte) []byte {
 	}
 	b = appendFloat32s(b, m.Local.Mean)
 	b = appendFloat32s(b, m.Local.Scale)
-	return appendFloat64s(b, m.Beta)
+	b = appendFloat64s(b, m.Beta)
+	for _, bk := range m.Local.Banks {
+		b = appendFloat32s(b, bk.Whiten)
+	}
+	return b
 }
 
 // decodeLocal fills the local layer's weights and the output weights from
@@ -140,6 +165,13 @@ func (m *Model) decodeLocal(b []byte) {
 	}
 	m.Beta = make([]float64, l*m.M)
 	r.f64(m.Beta)
+	if m.Local.Geometry.Whiten {
+		for i := range m.Local.Banks {
+			bk := &m.Local.Banks[i]
+			kk := m.Chans() * bk.Size * bk.Size
+			bk.Whiten = r.f32(kk * kk)
+		}
+	}
 }
 
 // geometry returns a copy of the layer's geometry (nil for nil).
@@ -175,7 +207,11 @@ func (in Info) localParamCount() int {
 		n += 2 * in.Nodes
 	}
 	for i, f := range in.LocalFilters {
-		n += f * (in.ParamsPerFilter(in.Local.Sizes[i]) + 1)
+		k := in.Local.Sizes[i]
+		n += f * (in.ParamsPerFilter(k) + 1)
+		if in.Local.Whiten {
+			n += in.Chans() * in.Chans() * k * k * k * k
+		}
 	}
 	return n
 }

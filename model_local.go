@@ -33,6 +33,12 @@ type LocalBank struct {
 	// learners; the full weights C x k x k for vector learners.
 	Params []float32
 	Bias   []float32
+	// Whiten is the bank's whitening folded into its filters (nil without
+	// Local.Whiten): the C k^2 x C k^2 matrix M, row-major, whose product
+	// M f with a filter's full weights f (the weights in the space of
+	// whitened patches, from Params) gives the weights the bank applies to
+	// the patches of the images as read (local_whiten.go).
+	Whiten []float32
 }
 
 // Filters returns the bank's filters.
@@ -67,7 +73,7 @@ func (m *Model) localParamCount() int {
 	}
 	n := len(m.Local.Mean) + len(m.Local.Scale) + m.Local.Outputs()*m.M
 	for _, b := range m.Local.Banks {
-		n += len(b.Params) + len(b.Bias)
+		n += len(b.Params) + len(b.Bias) + len(b.Whiten)
 	}
 	return n
 }
@@ -83,12 +89,7 @@ func (m *Model) localLayers() []*local.Layer {
 
 // bankLayer returns the filters of bank b as a local.Layer.
 func bankLayer(in InputMap, act Activation, g *Local, b LocalBank, rows, cols, chans int) *local.Layer {
-	nm := filterMap(in, b.Size, chans)
-	np, kk := nm.Size(), chans*b.Size*b.Size
-	w := make([]float32, b.Filters()*kk)
-	for j := range b.Bias {
-		nm.Weight(b.Params[j*np:(j+1)*np], w[j*kk:(j+1)*kk])
-	}
+	w := bankWeights(in, b, chans)
 	return &local.Layer{Spec: g.spec(b.Size), In: local.Shape{Rows: rows, Cols: cols, Chans: chans}, W: w, Bias: b.Bias,
 		Act: act.applyRow, ReLU: act == ReLU}
 }
@@ -194,7 +195,10 @@ func (m *Model) checkLocal() error {
 		case b.Filters() > g.Filters:
 			return fmt.Errorf("scn: bank %d holds %d filters, more than the %d asked", i, b.Filters(), g.Filters)
 		}
-		for _, v := range append(b.Params[:len(b.Params):len(b.Params)], b.Bias...) {
+		if kk := m.Chans() * b.Size * b.Size; (b.Whiten != nil) != g.Whiten || (b.Whiten != nil && len(b.Whiten) != kk*kk) {
+			return fmt.Errorf("scn: bank %d holds a whitening matrix of %d values, want %d (whitening %v)", i, len(b.Whiten), kk*kk, g.Whiten)
+		}
+		for _, v := range append(append(b.Params[:len(b.Params):len(b.Params)], b.Bias...), b.Whiten...) {
 			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
 				return fmt.Errorf("scn: local filter bank %d has a non-finite parameter", i)
 			}
@@ -226,13 +230,37 @@ func (l *Local) PadFor(k int) int { return l.pad(k) }
 // LocalWeights returns the full weights of bank i of a local model, F x C
 // x k x k row-major (for a 2D learner, (u_a v_b) w_c in float32, the
 // weights the model applies).
+// With whitening, the weights are those it applies to the patches as
+// read: the whitening matrix times the filter's weights.
 func (m *Model) LocalWeights(i int) []float32 {
-	b := m.Local.Banks[i]
-	nm := filterMap(m.Kind.Input, b.Size, m.Chans())
-	np, kk := nm.Size(), m.Chans()*b.Size*b.Size
+	return bankWeights(m.Kind.Input, m.Local.Banks[i], m.Chans())
+}
+
+// bankWeights returns the full weights bank b applies, F x C x k x k: each
+// filter's weights from its parameters, times the whitening matrix when
+// the bank has one (summed in float64, rounded to float32).
+func bankWeights(in InputMap, b LocalBank, chans int) []float32 {
+	nm := filterMap(in, b.Size, chans)
+	np, kk := nm.Size(), chans*b.Size*b.Size
 	w := make([]float32, b.Filters()*kk)
 	for j := range b.Bias {
 		nm.Weight(b.Params[j*np:(j+1)*np], w[j*kk:(j+1)*kk])
+	}
+	if b.Whiten == nil {
+		return w
+	}
+	f := make([]float32, kk)
+	for j := range b.Bias {
+		wj := w[j*kk : (j+1)*kk]
+		copy(f, wj)
+		for t := range wj {
+			row := b.Whiten[t*kk : (t+1)*kk]
+			var s float64
+			for u, v := range f {
+				s += float64(row[u]) * float64(v)
+			}
+			wj[t] = float32(s)
+		}
 	}
 	return w
 }

@@ -54,11 +54,16 @@ func (c Config) localStreamFits() error {
 		return fmt.Errorf("%w: local nodes of %s are not streamed (each block of filters is chosen on the residual of every image; not built): fit them in memory (--resize, fewer --filters) or stream a random learner (rvfl, 2drvfl)", ErrConfig, c.Kind)
 	case c.Augment != nil:
 		return fmt.Errorf("%w: augmented local fits are not streamed (their copies are formed from the images in memory)", ErrConfig)
+	case c.Local.Whiten:
+		return errLocalWhitenStream
 	case !(c.Ridge > 0):
 		return fmt.Errorf("%w: a streamed fit needs a ridge > 0", ErrConfig)
 	}
 	return nil
 }
+
+// errLocalWhitenStream refuses to stream whitened local nodes.
+var errLocalWhitenStream = fmt.Errorf("%w: whitened local nodes (Local.Whiten, --whiten) are not fitted streamed (the patches' covariance is sampled from the images in memory): fit them in memory", ErrConfig)
 
 // errLocalSelectStream is SelectStream's error for local nodes.
 var errLocalSelectStream = fmt.Errorf("%w: model selection of local nodes is not streamed (it scores held-out images in memory): fit them streamed without selection, or select in memory", ErrConfig)
@@ -83,6 +88,9 @@ type localStreamBlock struct {
 // fitLocalStream is FitStream for a local random learner (c checked).
 func (c Config) fitLocalStream(ctx context.Context, src Source, progress func(Step)) (*Model, error) {
 	start := time.Now()
+	if c.Local.Whiten {
+		return nil, errLocalWhitenStream
+	}
 	sc, mean, sd, channels, err := c.scanLocalStream(ctx, src)
 	if err != nil {
 		return nil, err

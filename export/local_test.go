@@ -37,6 +37,9 @@ func localModels(t *testing.T) map[string]*scn.Model {
 		{"rvfl-tanh-both-colour", scn.RVFL, scn.Tanh, true, scn.Local{Sizes: []int{3}, Filters: 5, Stride: 1, Pad: 0, Pool: 4, Pooling: scn.PoolAvgMax, TwoSided: true, Standardize: true}},
 		{"2drvfl-relu-colour", scn.RVFL2D, scn.ReLU, true, scn.Local{Sizes: []int{5}, Filters: 6, Stride: 1, Pad: scn.PadSame, Pool: 2, Pooling: scn.PoolAvg, TwoSided: true, Standardize: true}},
 		{"scn-relu-colour", scn.SCN, scn.ReLU, true, scn.Local{Sizes: []int{3}, Filters: 3, Stride: 3, Pad: 0, Pool: 2, Pooling: scn.PoolAvgMax}},
+		// Whitened patches (folded into the Conv weights).
+		{"2drvfl-relu-colour-whiten", scn.RVFL2D, scn.ReLU, true, scn.Local{Sizes: []int{5, 3}, Filters: 6, Stride: 1, Pad: scn.PadSame, Pool: 2, Pooling: scn.PoolAvg, TwoSided: true, Standardize: true, Whiten: true, WhitenEps: 0.1}},
+		{"rvfl-tanh-grey-whiten", scn.RVFL, scn.Tanh, false, scn.Local{Sizes: []int{3}, Filters: 5, Stride: 2, Pad: 1, Pool: 2, Pooling: scn.PoolAvgMax, Whiten: true, WhitenEps: 0.01}},
 	}
 	out := map[string]*scn.Model{}
 	for _, j := range jobs {
@@ -101,6 +104,16 @@ func TestNPZLocal(t *testing.T) {
 			want = append(want, "local0_u", "local0_v")
 		} else {
 			want = append(want, "local0_W")
+		}
+		if m.Local.Geometry.Whiten {
+			want = append(want, "local0_whiten")
+			kk := m.Chans() * m.Local.Banks[0].Size * m.Local.Banks[0].Size
+			if a := got["local0_whiten"]; a == nil || fmt.Sprint(a.Shape) != fmt.Sprint([]int{kk, kk}) {
+				t.Errorf("%s: local0_whiten %v", name, a)
+			}
+			if s := got["local"].Data.([]string)[0]; !strings.Contains(s, `"whiten":true`) {
+				t.Errorf("%s: local %s", name, s)
+			}
 		}
 		for _, w := range want {
 			if got[w] == nil {

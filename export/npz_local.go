@@ -11,7 +11,10 @@ import (
 // npzLocal returns the arrays of a model of local nodes: per bank i (filter
 // side k_i, F_i filters) local<i>_u, local<i>_v (F_i x k_i) and, with C > 1
 // planes, local<i>_w (F_i x C) for a 2D learner, or local<i>_W (F_i x C x
-// k_i x k_i) for a 1D one; local<i>_b (F_i); local_mean and local_scale (L,
+// k_i x k_i) for a 1D one; local<i>_b (F_i); with whitening (geometry
+// "whiten": true), local<i>_whiten (C k_i^2 x C k_i^2: the weights the
+// bank applies to an image's patches are this matrix times the filter's
+// full weights, (u_a v_b) w_c for a 2D learner); local_mean and local_scale (L,
 // when standardised); beta (L x M); local, the geometry as JSON (sizes,
 // filters, stride, pad per size, pool, pooling, two_sided, standardize);
 // and the shape, kind, activation, classes and preprocessing of every
@@ -46,6 +49,10 @@ func npzLocal(m *scn.Model) ([]npy.Named, error) {
 			add(name+"W", append([]float32(nil), b.Params...), f, ch, k, k)
 		}
 		add(name+"b", append([]float32(nil), b.Bias...), f)
+		if b.Whiten != nil {
+			kk := ch * k * k
+			add(name+"whiten", append([]float32(nil), b.Whiten...), kk, kk)
+		}
 	}
 	if m.Local.Mean != nil {
 		add("local_mean", append([]float32(nil), m.Local.Mean...), m.Nodes())
@@ -55,6 +62,7 @@ func npzLocal(m *scn.Model) ([]npy.Named, error) {
 	geoJSON, err := json.Marshal(map[string]any{
 		"sizes": geo.Sizes, "filters": geo.Filters, "stride": geo.Stride, "pad": pads, "pool": geo.Pool,
 		"pooling": geo.Pooling.String(), "two_sided": geo.TwoSided, "standardize": geo.Standardize,
+		"whiten": geo.Whiten, "whiten_eps": geo.WhitenEps,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("export: %w", err)

@@ -20,6 +20,8 @@ type localFlags struct {
 	pooling     string
 	twoSided    bool
 	standardize bool
+	whiten      bool    // --whiten
+	whitenEps   float64 // --whiten-eps
 }
 
 // localRidge is the ridge term of local nodes unless --ridge says
@@ -40,13 +42,15 @@ func (h *hyperFlags) addLocal(cmd *cobra.Command) {
 	f.StringVar(&l.pooling, "pooling", "avg", "with --local: avg, max or avg+max")
 	f.BoolVar(&l.twoSided, "two-sided", true, "with --local: each filter gives g(z) and g(-z) (for relu: max(0,z), max(0,-z))")
 	f.BoolVar(&l.standardize, "local-standardize", true, "with --local: standardise each pooled output over the training images (recorded in the model)")
+	f.BoolVar(&l.whiten, "whiten", false, "with --local: draw the filters in the space of ZCA-whitened patches (Coates, Lee & Ng 2011): the whitening of each filter size, from the covariance of up to 50000 patches of the training images (planes standardised) sampled with --seed, is folded into the filters (a 2D learner's separable filter becomes a full one when applied) and recorded in the model")
+	floatVar(f, &l.whitenEps, "whiten-eps", 0.1, 0, 1e6, false, "with --whiten: the whitening's regulariser eps, W = V (D + eps I)^-1/2 V^T, in units of the standardised planes' variance")
 }
 
 // localSet reports whether --local was given.
 func (h *hyperFlags) localSet() bool { return h.local.sizes != "" }
 
 // localOnly are the flags that mean nothing without --local.
-var localOnly = []string{"filters", "stride", "pad", "pool", "pooling", "two-sided", "local-standardize"}
+var localOnly = []string{"filters", "stride", "pad", "pool", "pooling", "two-sided", "local-standardize", "whiten", "whiten-eps"}
 
 // applyLocal sets c.Local from the flags, with the settings local nodes
 // need: ReLU (unless --activation), scale 1 (unless --scales), a ridge
@@ -62,6 +66,11 @@ func (h *hyperFlags) applyLocal(c *scn.Config) error {
 		return nil
 	}
 	g := &scn.Local{Filters: l.filters, Stride: l.stride, TwoSided: l.twoSided, Standardize: l.standardize}
+	if l.whiten {
+		g.Whiten, g.WhitenEps = true, l.whitenEps
+	} else if h.changed("whiten-eps") {
+		return usageError{fmt.Errorf("--whiten-eps is a setting of --whiten: add --whiten")}
+	}
 	for _, it := range strings.Split(l.sizes, ",") {
 		k, err := parseSquare(strings.TrimSpace(it))
 		if err != nil {
@@ -147,6 +156,12 @@ func localParams(m scn.Info) string {
 	if m.Local.Standardize {
 		s += fmt.Sprintf("; mean and scale of %d pooled outputs", m.Nodes)
 	}
+	if m.Local.Whiten {
+		for _, k := range m.Local.Sizes {
+			kk := m.Chans() * k * k
+			s += fmt.Sprintf("; whitening matrix of %dx%d (%d x %d)", k, k, kk, kk)
+		}
+	}
 	return s + fmt.Sprintf("; %d output weights per pooled output", m.M)
 }
 
@@ -176,6 +191,7 @@ func localJSON(m scn.Info) map[string]any {
 		"sizes": m.Local.Sizes, "filters": m.Local.Filters, "bank_filters": m.LocalFilters, "params_per_filter": per,
 		"stride": m.Local.Stride, "pad": pad, "pool": m.Local.Pool, "pooling": m.Local.Pooling.String(),
 		"two_sided": m.Local.TwoSided, "standardize": m.Local.Standardize, "pooled_outputs": m.Nodes,
+		"whiten": m.Local.Whiten, "whiten_eps": m.Local.WhitenEps,
 	}
 }
 

@@ -1,0 +1,447 @@
+package scn
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/scn2d/scn/internal/local"
+	"gonum.org/v1/gonum/mat"
+)
+
+// whitenConfig returns localConfig(k) with whitened patches.
+func whitenConfig(k Kind) Config {
+	c := localConfig(k)
+	c.Local.Whiten, c.Local.WhitenEps = true, 0.1
+	return c
+}
+
+// noiseImages returns n images of i.i.d. uniform pixels on [0, 2)
+// (plane c shifted by c).
+func noiseImages(n, rows, cols, ch int, seed uint64) Images {
+	rng := rand.New(rand.NewPCG(seed, 3))
+	x := Images{Rows: rows, Cols: cols, Channels: ch, Pix: make([]float32, n*ch*rows*cols)}
+	for i := range x.Pix {
+		c := (i / (rows * cols)) % ch
+		x.Pix[i] = float32(2*rng.Float64() + float64(c))
+	}
+	return x
+}
+
+// patchesOf returns every patch the filters of side k see (spec's
+// padding and stride), as read: one row of C k^2 per image and position.
+func patchesOf(x Images, spec local.Spec) [][]float64 {
+	ch, k := x.Chans(), spec.Size
+	h, w := spec.MapSize(local.Shape{Rows: x.Rows, Cols: x.Cols, Chans: ch})
+	var out [][]float64
+	for i := 0; i < x.Len(); i++ {
+		img := x.Image(i)
+		for pr := 0; pr < h; pr++ {
+			for pc := 0; pc < w; pc++ {
+				p := make([]float64, ch*k*k)
+				for c := 0; c < ch; c++ {
+					for a := 0; a < k; a++ {
+						for b := 0; b < k; b++ {
+							r, q := pr*spec.Stride-spec.Pad+a, pc*spec.Stride-spec.Pad+b
+							if r >= 0 && r < x.Rows && q >= 0 && q < x.Cols {
+								p[(c*k+a)*k+b] = float64(img[c*x.Rows*x.Cols+r*x.Cols+q])
+							}
+						}
+					}
+				}
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// TestLocalWhitenFolded: a bank whose whitening is folded into its
+// filters (weights M f, bias folded) gives, to 1e-5, the pooled outputs of
+// the explicit loop that whitens every patch, W (S^-1 (p - m) - mu), and
+// applies the filter f and the bias b to it: grey and colour, 2D
+// (separable) and 1D (full) filters, odd sizes, padding, stride 2.
+func TestLocalWhitenFolded(t *testing.T) {
+	for _, ch := range []int{1, 3} {
+		x := noiseImages(6, 9, 11, ch, 5)
+		for _, in := range []InputMap{Matrix, Vector} {
+			for _, geo := range []Local{
+				{Sizes: []int{3}, Stride: 1, Pad: PadSame, Pool: 2, Pooling: PoolAvg, TwoSided: true},
+				{Sizes: []int{5}, Stride: 2, Pad: 1, Pool: 3, Pooling: PoolAvgMax, TwoSided: true},
+			} {
+				geo.Filters, geo.Whiten, geo.WhitenEps = 4, true, 0.1
+				k := geo.Sizes[0]
+				cmean, csd := planeMoments(x)
+				pw, err := whitenPatches(x, &geo, k, cmean, csd, 7)
+				if err != nil {
+					t.Fatal(err)
+				}
+				nm := filterMap(in, k, ch)
+				np, kk := nm.Size(), ch*k*k
+				rng := rand.New(rand.NewPCG(11, 12))
+				bank := LocalBank{Size: k, Params: make([]float32, geo.Filters*np), Whiten: pw.matrix32()}
+				raw := make([]float64, geo.Filters)
+				for j := range raw {
+					for i := j * np; i < (j+1)*np; i++ {
+						bank.Params[i] = float32(rng.NormFloat64())
+					}
+					raw[j] = rng.Float64() - 0.5
+					f := make([]float32, kk)
+					nm.Weight(bank.Params[j*np:(j+1)*np], f)
+					bank.Bias = append(bank.Bias, float32(pw.foldBias(f, raw[j])))
+				}
+				ly := bankLayer(in, ReLU, &geo, bank, x.Rows, x.Cols, ch)
+				got := make([]float32, x.Len()*ly.Outputs())
+				if err := ly.Apply(x.Pix, x.Len(), got, ly.Outputs(), 0); err != nil {
+					t.Fatal(err)
+				}
+				// The reference: every patch whitened explicitly.
+				spec := geo.spec(k)
+				h, w := spec.MapSize(local.Shape{Rows: x.Rows, Cols: x.Cols, Chans: ch})
+				patches := patchesOf(x, spec)
+				per := spec.PerFilter()
+				p := spec.Pool
+				for j := 0; j < geo.Filters; j++ {
+					f := make([]float32, kk)
+					nm.Weight(bank.Params[j*np:(j+1)*np], f)
+					for i := 0; i < x.Len(); i++ {
+						z := make([]float64, h*w)
+						for q := range z {
+							ps := patches[i*h*w+q]
+							s := make([]float64, kk)
+							for u := range s {
+								c := u / (k * k)
+								s[u] = (ps[u]-cmean[c])/csd[c] - pw.Mu[u]
+							}
+							z[q] = raw[j]
+							for tt := 0; tt < kk; tt++ {
+								var wq float64
+								for u := range s {
+									wq += pw.W[tt*kk+u] * s[u]
+								}
+								z[q] += float64(f[tt]) * wq
+							}
+						}
+						for side := 0; side < 2; side++ {
+							for kind := 0; kind < 2; kind++ {
+								if kind == 1 && geo.Pooling != PoolAvgMax {
+									continue
+								}
+								for gi := 0; gi < p; gi++ {
+									r0, r1 := local.Region(gi, p, h)
+									for gj := 0; gj < p; gj++ {
+										c0, c1 := local.Region(gj, p, w)
+										sum, mx := 0.0, 0.0
+										for r := r0; r < r1; r++ {
+											for c := c0; c < c1; c++ {
+												v := z[r*w+c]
+												if side == 1 {
+													v = -v
+												}
+												v = max(v, 0)
+												sum += v
+												mx = max(mx, v)
+											}
+										}
+										want := sum / float64((r1-r0)*(c1-c0))
+										if kind == 1 {
+											want = mx
+										}
+										kinds := 1
+										if geo.Pooling == PoolAvgMax {
+											kinds = 2
+										}
+										idx := i*ly.Outputs() + j*per + (side*kinds+kind)*p*p + gi*p + gj
+										if d := math.Abs(float64(got[idx]) - want); d > 1e-5*max(1, math.Abs(want)) {
+											t.Fatalf("%d planes, %v, %v: filter %d image %d side %d kind %d region %d,%d: %v, the explicit whitening gives %v",
+												ch, in, geo.String(), j, i, side, kind, gi, gj, got[idx], want)
+										}
+									}
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestLocalWhitenCovariance: the whitened patches M^T p - C of every
+// patch have mean 0 and covariance V D (D + eps)^-1 V^T, from an
+// independent eigendecomposition of the patches' covariance; with a tiny
+// eps, the identity.
+func TestLocalWhitenCovariance(t *testing.T) {
+	for _, ch := range []int{1, 3} {
+		x := noiseImages(40, 10, 10, ch, 8)
+		for _, eps := range []float64{0.1, 1e-9} {
+			geo := Local{Sizes: []int{3}, Filters: 1, Stride: 1, Pad: PadSame, Pool: 1, Whiten: true, WhitenEps: eps}
+			cmean, csd := planeMoments(x)
+			pw, err := whitenPatches(x, &geo, 3, cmean, csd, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			patches := patchesOf(x, geo.spec(3))
+			if pw.Samples != len(patches) {
+				t.Fatalf("whitening of %d patches, want every one of %d", pw.Samples, len(patches))
+			}
+			kk := 9 * ch
+			n := float64(len(patches))
+			// The patches' standardised covariance, independently.
+			mean := make([]float64, kk)
+			std := make([][]float64, len(patches))
+			for i, p := range patches {
+				std[i] = make([]float64, kk)
+				for u := range p {
+					c := u / 9
+					std[i][u] = (p[u] - cmean[c]) / csd[c]
+					mean[u] += std[i][u] / n
+				}
+			}
+			cov := mat.NewSymDense(kk, nil)
+			for a := 0; a < kk; a++ {
+				for b := a; b < kk; b++ {
+					var s float64
+					for _, p := range std {
+						s += (p[a] - mean[a]) * (p[b] - mean[b])
+					}
+					cov.SetSym(a, b, s/n)
+				}
+			}
+			var es mat.EigenSym
+			if !es.Factorize(cov, true) {
+				t.Fatal("eigendecomposition failed")
+			}
+			d := es.Values(nil)
+			var v mat.Dense
+			es.VectorsTo(&v)
+			// The whitened patches and their moments.
+			wm := make([]float64, kk)
+			wc := make([]float64, kk*kk)
+			q := make([]float64, kk)
+			for _, p := range patches {
+				for a := 0; a < kk; a++ {
+					s := -pw.C[a]
+					for u := 0; u < kk; u++ {
+						s += pw.M[u*kk+a] * p[u]
+					}
+					q[a] = s
+					wm[a] += s / n
+				}
+				for a := 0; a < kk; a++ {
+					for b := 0; b < kk; b++ {
+						wc[a*kk+b] += q[a] * q[b] / n
+					}
+				}
+			}
+			for a := 0; a < kk; a++ {
+				if math.Abs(wm[a]) > 1e-9 {
+					t.Fatalf("whitened patches' mean %v at %d, want 0", wm[a], a)
+				}
+				for b := 0; b < kk; b++ {
+					var want float64
+					for j := 0; j < kk; j++ {
+						want += v.At(a, j) * d[j] / (d[j] + eps) * v.At(b, j)
+					}
+					got := wc[a*kk+b] - wm[a]*wm[b]
+					if math.Abs(got-want) > 1e-8 {
+						t.Fatalf("%d planes, eps %g: whitened covariance (%d, %d) = %v, want %v", ch, eps, a, b, got, want)
+					}
+					id := 0.0
+					if a == b {
+						id = 1
+					}
+					if eps < 1e-6 && math.Abs(got-id) > 1e-6 {
+						t.Fatalf("%d planes, eps %g: whitened covariance (%d, %d) = %v, not the identity", ch, eps, a, b, got)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestLocalWhitenFits: whitened fits of every learner write the same
+// bytes at GOMAXPROCS 1 and 2, read back to the same bytes and
+// predictions, record the whitening in the header and each bank, learn
+// the hue task, and draw the filters of the fit without whitening.
+func TestLocalWhitenFits(t *testing.T) {
+	p, _ := hueProblem(t, 120, 22)
+	test, _ := hueProblem(t, 60, 23)
+	for _, k := range Kinds() {
+		c := whitenConfig(k)
+		var files [][]byte
+		for _, procs := range []int{1, 2} {
+			old := runtime.GOMAXPROCS(procs)
+			m := fitT(t, c, p)
+			runtime.GOMAXPROCS(old)
+			file, back := roundTrip(t, m)
+			files = append(files, file)
+			if file[8] != 3 || !bytes.Contains(file, []byte(`"whiten":true,"whiten_eps":0.1`)) {
+				t.Fatalf("%v: file version %d, or no whitening in the header", k, file[8])
+			}
+			for i, b := range back.Local.Banks {
+				kk := 3 * b.Size * b.Size
+				if len(b.Whiten) != kk*kk || !slices.Equal(b.Whiten, m.Local.Banks[i].Whiten) {
+					t.Fatalf("%v: bank %d's whitening matrix did not survive the file", k, i)
+				}
+			}
+			y, err := m.Predict(test.X)
+			if err != nil {
+				t.Fatal(err)
+			}
+			yb, _ := back.Predict(test.X)
+			if !slices.Equal(y, yb) {
+				t.Fatalf("%v: predictions of the read model differ", k)
+			}
+			if acc, _ := m.Accuracy(test.X, ArgMax(test.T, test.M)); acc < 0.8 {
+				t.Errorf("%v: whitened test accuracy %.2f on the hue task", k, acc)
+			}
+			in, err := ReadInfo(bytes.NewReader(file))
+			if err != nil || in.ParamCount() != m.ParamCount() || in.FileBytes != int64(len(file)) || !in.Local.Whiten {
+				t.Errorf("%v: Info (%v) says %d parameters and %d bytes, the model %d and %d", k, err, in.ParamCount(), in.FileBytes, m.ParamCount(), len(file))
+			}
+		}
+		if !bytes.Equal(files[0], files[1]) {
+			t.Errorf("%v: whitened fit differs between GOMAXPROCS 1 and 2", k)
+		}
+		if k == RVFL2D {
+			// The same random stream: colour u and v are drawn as without
+			// whitening (whose planes' scales go to w alone).
+			plain := fitT(t, localConfig(k), p)
+			m := fitT(t, c, p)
+			for i, b := range m.Local.Banks {
+				np, pb := 2*b.Size+3, plain.Local.Banks[i]
+				if pb.Whiten != nil || b.Filters() != pb.Filters() {
+					t.Fatalf("bank %d: a fit without whitening holds a whitening matrix, or other filters", i)
+				}
+				for j := 0; j < b.Filters(); j++ {
+					if !slices.Equal(b.Params[j*np:j*np+2*b.Size], pb.Params[j*np:j*np+2*b.Size]) {
+						t.Fatalf("bank %d filter %d: u, v differ from the fit without whitening", i, j)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestLocalWhitenBadInput: whitening patches larger than the images, an
+// eps <= 0, NaN or infinite, an eps without whitening and a streamed fit
+// are refused with clear errors; a file whose whitening matrix is not
+// finite or whose eps is bad is refused when read.
+func TestLocalWhitenBadInput(t *testing.T) {
+	p, _ := hueProblem(t, 30, 25) // 12 x 10 images
+	cases := []struct {
+		edit func(*Local)
+		want string
+	}{
+		{func(l *Local) { l.Sizes = []int{11} }, "whitening patches of 11 x 11, larger than the images"},
+		{func(l *Local) { l.WhitenEps = 0 }, "whitening eps = 0"},
+		{func(l *Local) { l.WhitenEps = -1 }, "whitening eps = -1"},
+		{func(l *Local) { l.WhitenEps = math.NaN() }, "whitening eps = NaN"},
+		{func(l *Local) { l.WhitenEps = math.Inf(1) }, "whitening eps = +Inf"},
+		{func(l *Local) { l.Whiten = false }, "without whitening"},
+	}
+	for _, c := range cases {
+		cfg := whitenConfig(RVFL2D)
+		c.edit(cfg.Local)
+		_, err := cfg.Fit(context.Background(), p, nil)
+		if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("error %v, want one saying %q", err, c.want)
+		}
+	}
+	// Too few patches for the covariance.
+	tiny := Images{Rows: 3, Cols: 3, Channels: 3, Pix: make([]float32, 27)}
+	geo := Local{Sizes: []int{3}, Filters: 1, Stride: 1, Pad: 0, Pool: 1, Whiten: true, WhitenEps: 0.1}
+	if _, err := whitenPatches(tiny, &geo, 3, []float64{0, 0, 0}, []float64{1, 1, 1}, 1); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "needs more than 27 patches") {
+		t.Errorf("one patch of 27 values: %v", err)
+	}
+	// Streamed.
+	if _, err := whitenConfig(RVFL2D).FitStream(context.Background(), ProblemSource(p, 10), nil); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "not fitted streamed") {
+		t.Errorf("streamed whitening: %v", err)
+	}
+	// Files.
+	m := fitT(t, whitenConfig(RVFL2D), p)
+	file, _ := roundTrip(t, m)
+	bad := func(name string, edit func([]byte) []byte, want string) {
+		b := edit(bytes.Clone(file))
+		fixCRC(b)
+		if _, err := Read(bytes.NewReader(b)); !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want an error saying %q", name, err, want)
+		}
+	}
+	bad("eps", func(b []byte) []byte {
+		return bytes.Replace(b, []byte(`"whiten_eps":0.1`), []byte(`"whiten_eps":-1`), 1)
+	}, "whitening eps = -1")
+	bad("NaN matrix", func(b []byte) []byte {
+		nan := math.Float32bits(float32(math.NaN()))
+		off := len(b) - 4 - 4 // the last value of the last matrix
+		b[off], b[off+1], b[off+2], b[off+3] = byte(nan), byte(nan>>8), byte(nan>>16), byte(nan>>24)
+		return b
+	}, "non-finite")
+}
+
+// TestLocalWhitenSampled: with more patches than whitenSamples, the
+// whitening is estimated from a sample drawn with the seed: the same bits
+// at GOMAXPROCS 1 and 2, another sample for another seed, and applied to
+// every patch it gives them the whitened variance 1 / (1 + eps).
+func TestLocalWhitenSampled(t *testing.T) {
+	x := noiseImages(40, 40, 40, 3, 4) // 64000 patches of 3 x 3 x 3
+	geo := Local{Sizes: []int{3}, Filters: 1, Stride: 1, Pad: PadSame, Pool: 1, Whiten: true, WhitenEps: 0.1}
+	cmean, csd := planeMoments(x)
+	var ms [][]float64
+	for _, procs := range []int{1, 2} {
+		old := runtime.GOMAXPROCS(procs)
+		pw, err := whitenPatches(x, &geo, 3, cmean, csd, 9)
+		runtime.GOMAXPROCS(old)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pw.Samples != whitenSamples {
+			t.Fatalf("%d patches sampled, want %d", pw.Samples, whitenSamples)
+		}
+		ms = append(ms, pw.M)
+	}
+	if !slices.Equal(ms[0], ms[1]) {
+		t.Fatal("the sampled whitening differs between GOMAXPROCS 1 and 2")
+	}
+	other, _ := whitenPatches(x, &geo, 3, cmean, csd, 10)
+	if slices.Equal(other.M, ms[0]) {
+		t.Fatal("seeds 9 and 10 sampled the same patches")
+	}
+	// Applied to every patch, the sampled whitening whitens them.
+	all := patchesOf(x, geo.spec(3))
+	kk := 27
+	var worst float64
+	for _, pwM := range [][]float64{ms[0], other.M} {
+		// The covariance of M^T p over every patch (the means cancel).
+		mean := make([]float64, kk)
+		q := make([][]float64, len(all))
+		for i, p := range all {
+			q[i] = make([]float64, kk)
+			for a := 0; a < kk; a++ {
+				for u := 0; u < kk; u++ {
+					q[i][a] += pwM[u*kk+a] * p[u]
+				}
+				mean[a] += q[i][a] / float64(len(all))
+			}
+		}
+		for a := 0; a < kk; a++ {
+			var s float64
+			for _, r := range q {
+				s += (r[a] - mean[a]) * (r[a] - mean[a])
+			}
+			// Noise patches: the covariance's eigenvalues are about 1, so
+			// the whitened variance is about 1 / (1 + eps).
+			worst = max(worst, math.Abs(s/float64(len(all))-1/1.1))
+		}
+	}
+	if worst > 0.05 {
+		t.Errorf("the sampled whitening leaves a variance off 1/(1+eps) by %.3f over every patch", worst)
+	}
+}
