@@ -98,8 +98,8 @@ func (m *Model) checkStatsRows(x Images) error {
 	return nil
 }
 
-// sameLocal reports the first way in which the local layers (filters,
-// geometry, standardisation, augmentation) of two recipes differ, nil if
+// sameLocal reports the first way in which the local layers (filters and
+// their whitening, geometry, standardisation, augmentation) of two recipes differ, nil if
 // they do not.
 func sameLocal(a, b *Model) error {
 	la, lb := a.Local, b.Local
@@ -115,7 +115,7 @@ func sameLocal(a, b *Model) error {
 	}
 	for i := range la.Banks {
 		ba, bb := &la.Banks[i], &lb.Banks[i]
-		if ba.Size != bb.Size || !slices.Equal(ba.Params, bb.Params) || !slices.Equal(ba.Bias, bb.Bias) {
+		if ba.Size != bb.Size || !slices.Equal(ba.Params, bb.Params) || !slices.Equal(ba.Bias, bb.Bias) || !slices.Equal(ba.Whiten, bb.Whiten) {
 			return fmt.Errorf("%w: the local filters of bank %d differ (statistics of another model's filters)", ErrStats, i)
 		}
 	}
@@ -135,7 +135,8 @@ func sameLocal(a, b *Model) error {
 // sameGeometry reports whether two local geometries are equal.
 func sameGeometry(a, b *Local) bool {
 	return slices.Equal(a.Sizes, b.Sizes) && a.Filters == b.Filters && a.Stride == b.Stride && a.Pad == b.Pad &&
-		a.Pool == b.Pool && a.Pooling == b.Pooling && a.TwoSided == b.TwoSided && a.Standardize == b.Standardize
+		a.Pool == b.Pool && a.Pooling == b.Pooling && a.TwoSided == b.TwoSided && a.Standardize == b.Standardize &&
+		a.Whiten == b.Whiten && a.WhitenEps == b.WhitenEps
 }
 
 // Images returns the images the statistics were summed over: N, or for an

@@ -181,10 +181,14 @@ func TestLocalStatsFileAndRecipes(t *testing.T) {
 	ns := *c4.Local
 	ns.Standardize = false
 	c4.Local = &ns
+	c5 := localConfig(RVFL2D)
+	wh := *c5.Local
+	wh.Whiten, wh.WhitenEps = true, 0.1
+	c5.Local = &wh
 	for _, tc := range []struct {
 		c    Config
 		want string
-	}{{c2, "filters of bank 0 differ"}, {c3, "geometry"}, {c4, "geometry"}} {
+	}{{c2, "filters of bank 0 differ"}, {c3, "geometry"}, {c4, "geometry"}, {c5, "geometry"}} {
 		o := fitT(t, tc.c, p)
 		if _, err := s.Merge(statsT(t, o, p)); !errors.Is(err, ErrStats) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("want %q: %v", tc.want, err)
