@@ -227,6 +227,8 @@ func (c Config) validateLocal() error {
 		return bad("difference nodes (Differences)")
 	case c.Robust:
 		return bad("Robust")
+	case c.DirectLink:
+		return bad("direct links (DirectLink): not built for local nodes yet")
 	case c.BF16Gram && c.Kind.Choice == Supervised:
 		return bad("bfloat16 Gram products (supervised filters are judged on the residual of the outputs unrounded)")
 	}

@@ -256,6 +256,12 @@ func TestLocalBadInput(t *testing.T) {
 	if _, err := cfg.Fit(context.Background(), p, nil); !errors.Is(err, ErrConfig) {
 		t.Errorf("ridge 0: %v", err)
 	}
+	// Direct links are not built for local nodes: refused, not ignored.
+	cfg = localConfig(RVFL2D)
+	cfg.DirectLink = true
+	if m, err := cfg.Fit(context.Background(), p, nil); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "direct links") || m != nil {
+		t.Errorf("local nodes with direct links: %v", err)
+	}
 	m := fitT(t, localConfig(RVFL2D), p)
 	small, _, _ := hueImages(3, 8, 8, 1)
 	if _, err := m.Predict(small); !errors.Is(err, ErrData) || !strings.Contains(err.Error(), "the model takes 12 x 10") {

@@ -94,12 +94,12 @@ const PhotoRidge = 100
 // --model 2drvfl --local 5x5 --filters F gives under the same preset. On
 // other images, on images the local nodes cannot be applied to, and for
 // any other configuration (the paper's preset, custom settings, local
-// nodes or layers already) c is returned as it is, so small grey images
+// nodes, layers or direct links already) c is returned as it is, so small grey images
 // keep the preset's choice exactly. Model selection (Config.Select) with
 // the returned configuration chooses the ridge term only (LocalRidges);
 // scn train fits it without selection unless asked.
 func (c Config) ForPhotos(n, rows, cols, chans int) (Config, bool) {
-	if (c.Preset != "default" && c.Preset != "fast") || c.Local != nil || len(c.Layers) > 0 ||
+	if (c.Preset != "default" && c.Preset != "fast") || c.Local != nil || len(c.Layers) > 0 || c.DirectLink ||
 		n < 1 || rows < 1 || cols < 1 || !PhotoImages(rows, cols, chans) {
 		return c, false
 	}

@@ -31,7 +31,9 @@ func TestForPhotosKeepsDigits(t *testing.T) {
 		deep.Layers = []int{100}
 		loc := Default(k)
 		loc.Local = DefaultLocal()
-		for _, c := range []Config{paper, custom, deep, loc} {
+		direct := Default(k)
+		direct.DirectLink = true // local nodes have none yet
+		for _, c := range []Config{paper, custom, deep, loc, direct} {
 			if got, changed := c.ForPhotos(5522, 30, 30, 3); changed || !reflect.DeepEqual(got, c) {
 				t.Errorf("%s (%s) on colour photos: changed %v", c.Preset, k.Title(), changed)
 			}

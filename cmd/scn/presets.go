@@ -21,6 +21,11 @@ func (h *hyperFlags) photoChoice(cfg scn.Config, sel *scn.Selection, sh dataset.
 			return cfg, sel, ""
 		}
 	}
+	if cfg.DirectLink {
+		// Asked for direct links, which local nodes do not have yet: the
+		// preset's global nodes, which do.
+		return cfg, sel, ""
+	}
 	c, ok := cfg.ForPhotos(sh.N, sh.Rows, sh.Cols, max(sh.Channels, 1))
 	if !ok {
 		return cfg, sel, ""
@@ -32,7 +37,7 @@ func (h *hyperFlags) photoChoice(cfg scn.Config, sel *scn.Selection, sh dataset.
 	if sh.Channels < 2 {
 		what = "photos"
 	}
-	note := fmt.Sprintf("scn: note: %s of %d x %d x %d: the %s preset fits %s with local nodes (%s; ridge %g, %d pooled outputs), as --model 2drvfl --local 5x5 --filters %d would; --model, --local or --nodes choose otherwise\n",
+	note := fmt.Sprintf("scn: note: %s of %d x %d x %d: the %s preset fits %s with local nodes (%s; ridge %g, %d pooled outputs), as --model 2drvfl --local 5x5 --filters %d would; --model, --local, --nodes or --direct-link choose otherwise\n",
 		what, sh.Rows, sh.Cols, max(sh.Channels, 1), cfg.Preset, c.Kind.Title(), c.Local, c.Ridge, c.Local.Outputs(), c.Local.Filters)
 	return c, sel, note
 }

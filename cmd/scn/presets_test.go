@@ -79,6 +79,8 @@ func TestTrainPhotoPreset(t *testing.T) {
 		{[]string{"--nodes", "20"}, "2dscn"},
 		{[]string{"--preset", "paper", "--nodes", "10"}, "2dscn"},
 		{[]string{"--differences=false"}, "2dscn"},
+		{[]string{"--direct-link", "--nodes", "20"}, "2dscn"},
+		{[]string{"--direct-link"}, "2dscn"}, // local nodes have no direct links yet
 	} {
 		m := filepath.Join(tmp, "win.scn")
 		out := train(m, c.flags...)
