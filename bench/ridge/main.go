@@ -39,6 +39,8 @@ func main() {
 	flag.IntVar(&lmax, "lmax", 500, "the default's L_max (scn train's default 500)")
 	flag.BoolVar(&noGrow, "no-grow", false, "fit the default without growth past L_max")
 	first := flag.Int("first", 1, "ORL: the first split (seed) to fit")
+	flag.Float64Var(&holdout, "holdout", 0, "the default's selection on one hold-out of this share instead of the size rule's folds (the experiment E3's \"what a user gets\" row: 0.2)")
+	flag.BoolVar(&noDirect, "no-direct", false, "fit the default without trying direct links")
 	flag.Parse()
 	var sets []pair
 	switch *set {
@@ -158,10 +160,13 @@ func defaultSelection(s *dataset.Set) scn.Selection {
 	return sel
 }
 
-// lmax and noGrow vary the default for a comparison (-lmax, -no-grow).
+// lmax, noGrow, holdout and noDirect vary the default for a comparison
+// (-lmax, -no-grow, -holdout, -no-direct).
 var (
-	lmax   = 500
-	noGrow bool
+	lmax     = 500
+	noGrow   bool
+	holdout  float64
+	noDirect bool
 )
 
 // fitDefault fits scn train's default (2DSCN, L_max 500, seed 1) and
@@ -169,7 +174,10 @@ var (
 func fitDefault(p, q scn.Problem, sel scn.Selection, now bool) (float64, string, time.Duration) {
 	c := scn.Default(scn.SCN2D)
 	c.MaxNodes = lmax
-	sel.TryDirect, sel.Grow = now, now && !noGrow
+	sel.TryDirect, sel.Grow = now && !noDirect, now && !noGrow
+	if holdout > 0 {
+		sel.Folds, sel.Validation = 0, holdout
+	}
 	sel.GrowLimit = 8 * c.MaxNodes // as scn train's default preset
 	t0 := time.Now()
 	m, err := c.Select(context.Background(), p, sel, nil)
