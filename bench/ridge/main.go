@@ -41,6 +41,7 @@ func main() {
 	first := flag.Int("first", 1, "ORL: the first split (seed) to fit")
 	flag.Float64Var(&holdout, "holdout", 0, "the default's selection on one hold-out of this share instead of the size rule's folds (the experiment E3's \"what a user gets\" row: 0.2)")
 	flag.BoolVar(&noDirect, "no-direct", false, "fit the default without trying direct links")
+	flag.BoolVar(&photos, "photos", false, "fit what scn train's default preset fits on photos (grey images larger than 40 x 40, or colour): local 2DRVFL (scn.Config.ForPhotos), no selection")
 	flag.Parse()
 	var sets []pair
 	switch *set {
@@ -167,6 +168,7 @@ var (
 	noGrow   bool
 	holdout  float64
 	noDirect bool
+	photos   bool
 )
 
 // fitDefault fits scn train's default (2DSCN, L_max 500, seed 1) and
@@ -174,6 +176,19 @@ var (
 func fitDefault(p, q scn.Problem, sel scn.Selection, now bool) (float64, string, time.Duration) {
 	c := scn.Default(scn.SCN2D)
 	c.MaxNodes = lmax
+	if photos {
+		pc, ok := c.ForPhotos(p.X.Len(), p.X.Rows, p.X.Cols, p.X.Chans())
+		if !ok {
+			log.Fatalf("-photos: images of %d x %d x %d are not photos", p.X.Rows, p.X.Cols, p.X.Chans())
+		}
+		t0 := time.Now()
+		m, err := pc.Fit(context.Background(), p, nil)
+		check(err)
+		took := time.Since(t0)
+		acc, err := m.Accuracy(q.X, scn.ArgMax(q.T, q.M))
+		check(err)
+		return acc, fmt.Sprintf("local 2DRVFL, %d filters, L = %d, ridge %g", pc.Local.Filters, m.Nodes(), pc.Ridge), took
+	}
 	sel.TryDirect, sel.Grow = now && !noDirect, now && !noGrow
 	if holdout > 0 {
 		sel.Folds, sel.Validation = 0, holdout
