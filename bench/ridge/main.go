@@ -41,6 +41,7 @@ func main() {
 	first := flag.Int("first", 1, "ORL: the first split (seed) to fit")
 	flag.Float64Var(&holdout, "holdout", 0, "the default's selection on one hold-out of this share instead of the size rule's folds (the experiment E3's \"what a user gets\" row: 0.2)")
 	flag.BoolVar(&noDirect, "no-direct", false, "fit the default without trying direct links")
+	flag.BoolVar(&whiten, "whiten", false, "with -photos: whitened patches (Local.Whiten)")
 	flag.BoolVar(&photos, "photos", false, "fit what scn train's default preset fits on photos (grey images larger than 40 x 40, or colour): local 2DRVFL (scn.Config.ForPhotos), no selection")
 	flag.Parse()
 	var sets []pair
@@ -169,6 +170,7 @@ var (
 	holdout  float64
 	noDirect bool
 	photos   bool
+	whiten   bool
 )
 
 // fitDefault fits scn train's default (2DSCN, L_max 500, seed 1) and
@@ -180,6 +182,9 @@ func fitDefault(p, q scn.Problem, sel scn.Selection, now bool) (float64, string,
 		pc, ok := c.ForPhotos(p.X.Len(), p.X.Rows, p.X.Cols, p.X.Chans())
 		if !ok {
 			log.Fatalf("-photos: images of %d x %d x %d are not photos", p.X.Rows, p.X.Cols, p.X.Chans())
+		}
+		if whiten {
+			pc.Local.Whiten, pc.Local.WhitenEps = true, 0.1
 		}
 		t0 := time.Now()
 		m, err := pc.Fit(context.Background(), p, nil)
