@@ -64,6 +64,7 @@ func TestForPhotosColour(t *testing.T) {
 				}
 				want := DefaultLocal()
 				want.Filters = PhotoFilters(5522, sh[0], sh[1], sh[2])
+				want.Whiten, want.WhitenEps = true, PhotoWhitenEps
 				if !reflect.DeepEqual(c.Local, want) {
 					t.Errorf("%v: local nodes %s, want %s", sh, c.Local, want)
 				}

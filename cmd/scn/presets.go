@@ -37,7 +37,7 @@ func (h *hyperFlags) photoChoice(cfg scn.Config, sel *scn.Selection, sh dataset.
 	if sh.Channels < 2 {
 		what = "photos"
 	}
-	note := fmt.Sprintf("scn: note: %s of %d x %d x %d: the %s preset fits %s with local nodes (%s; ridge %g, %d pooled outputs), as --model 2drvfl --local 5x5 --filters %d would; --model, --local, --nodes or --direct-link choose otherwise\n",
+	note := fmt.Sprintf("scn: note: %s of %d x %d x %d: the %s preset fits %s with local nodes (%s; ridge %g, %d pooled outputs), as --model 2drvfl --local 5x5 --filters %d --whiten would; --model, --local, --nodes or --direct-link choose otherwise\n",
 		what, sh.Rows, sh.Cols, max(sh.Channels, 1), cfg.Preset, c.Kind.Title(), c.Local, c.Ridge, c.Local.Outputs(), c.Local.Filters)
 	return c, sel, note
 }

@@ -28,7 +28,7 @@ func TestTrainPhotoPreset(t *testing.T) {
 	}
 	a := filepath.Join(tmp, "a.scn")
 	out := train(a)
-	flags := fmt.Sprintf("--model 2drvfl --local 5x5 --filters %d", f)
+	flags := fmt.Sprintf("--model 2drvfl --local 5x5 --filters %d --whiten", f)
 	if !strings.Contains(out, "colour photos of 28 x 28 x 3: the default preset fits 2DRVFL with local nodes") || !strings.Contains(out, flags) {
 		t.Fatalf("default train on colour images said:\n%s", out)
 	}
