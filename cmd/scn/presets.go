@@ -21,11 +21,6 @@ func (h *hyperFlags) photoChoice(cfg scn.Config, sel *scn.Selection, sh dataset.
 			return cfg, sel, ""
 		}
 	}
-	if cfg.DirectLink {
-		// Asked for direct links, which local nodes do not have yet: the
-		// preset's global nodes, which do.
-		return cfg, sel, ""
-	}
 	c, ok := cfg.ForPhotos(sh.N, sh.Rows, sh.Cols, max(sh.Channels, 1))
 	if !ok {
 		return cfg, sel, ""
