@@ -64,7 +64,7 @@ func goldenCases() []goldenCase {
 // With -short the slow ones are left out.
 func allGoldenCases() []goldenCase {
 	var cs []goldenCase
-	for _, gc := range append(goldenCases(), pathCases()...) {
+	for _, gc := range append(append(goldenCases(), pathCases()...), extensionCases()...) {
 		if !gc.slow || !testing.Short() {
 			cs = append(cs, gc)
 		}
@@ -156,7 +156,7 @@ func TestGoldenModelBytes(t *testing.T) {
 		// Cases left out (slow ones under -short) keep their pinned
 		// hashes; cases that no longer exist are dropped.
 		set := map[string]string{}
-		for _, gc := range append(goldenCases(), pathCases()...) {
+		for _, gc := range append(append(goldenCases(), pathCases()...), extensionCases()...) {
 			if h, ok := got[gc.name]; ok {
 				set[gc.name] = h
 			} else if h, ok := want[variant][gc.name]; ok {
