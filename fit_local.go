@@ -613,7 +613,7 @@ func (c Config) localMemory(n, rows, cols, chans, m int) Memory {
 	if g.Whiten {
 		// The patches' sample and the covariance's factors (local_whiten.go).
 		kk := ch * float64(kmax*kmax)
-		e.Candidates = max(e.Candidates, bytesOf(8*min(whitenSamples, N*pos)*kk+5*8*kk*kk))
+		e.Candidates = max(e.Candidates, bytesOf(8*min(float64(whitenSamples), N*pos)*kk+5*8*kk*kk))
 	}
 	e.Factor = bytesOf(4*N*L+8*L*L+8*L*M+3*8*N*M) + c.augmentMemory(n)
 	e.Model = bytesOf(4*L*3 + 8*L*M + 4*float64(g.Filters*len(g.Sizes))*(ch*float64(kmax*kmax)+1) + 64*float64(g.Filters*len(g.Sizes)))

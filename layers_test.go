@@ -68,6 +68,7 @@ var layerOf = map[string]int{
 	"score_pairs.go":             layerDriver,
 	"stream.go":                  layerDriver,
 	"stream_local.go":            layerDriver,
+	"stream_whiten.go":           layerDriver,
 	"local_whiten.go":            layerDriver,
 
 	"budget.go":        layerWorkflow,

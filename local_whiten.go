@@ -46,8 +46,9 @@ import (
 // filters drawn are those of the same fit without whitening. The sums run
 // in float64 in a fixed order: the same bits whatever GOMAXPROCS is.
 
-// whitenSamples is the most patches a bank's whitening is estimated from.
-const whitenSamples = 50000
+// whitenSamples is the most patches a bank's whitening is estimated from
+// (a variable for the tests of the drawn sample).
+var whitenSamples = 50000
 
 // whitenStream is the random stream of the patches' sample.
 const whitenStream = 0x5a3ca
@@ -63,58 +64,104 @@ type patchWhitening struct {
 	Samples int
 }
 
-// whitenPatches returns the whitening of the patches of side k of the
-// images x under geometry g, the planes' moments (cmean, csd) given.
-func whitenPatches(x Images, g *Local, k int, cmean, csd []float64, seed uint64) (*patchWhitening, error) {
-	ch := x.Chans()
+// whitenSample is the sample of patches a bank's whitening is estimated
+// from: every patch of the images (image-major, then position) when they
+// are at most whitenSamples, else whitenSamples patches drawn (image, then
+// position) from the seed's own random stream.
+type whitenSample struct {
+	spec       local.Spec
+	k, ch      int
+	rows, cols int
+	w, pos, kk int   // the map's width, its positions, C k^2
+	n, s       int   // the images, the patches sampled
+	img, q     []int // patch i's image and position (nil: every patch)
+	cmean, csd []float64
+}
+
+// newWhitenSample plans the whitening sample of the patches of side k of n
+// images of rows x cols x ch under geometry g, the planes' moments (cmean,
+// csd) given, and draws its patches.
+func newWhitenSample(n, rows, cols, ch int, g *Local, k int, cmean, csd []float64, seed uint64) (*whitenSample, error) {
 	spec := g.spec(k)
-	in := local.Shape{Rows: x.Rows, Cols: x.Cols, Chans: ch}
+	in := local.Shape{Rows: rows, Cols: cols, Chans: ch}
 	if err := spec.Validate(in); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrConfig, err)
 	}
-	eps := g.WhitenEps
-	if !(eps > 0) || math.IsInf(eps, 0) {
+	if eps := g.WhitenEps; !(eps > 0) || math.IsInf(eps, 0) {
 		return nil, fmt.Errorf("%w: whitening eps = %v, want a number > 0", ErrConfig, eps)
 	}
-	if k > x.Rows || k > x.Cols {
-		return nil, fmt.Errorf("%w: whitening patches of %d x %d, larger than the images (%d x %d)", ErrConfig, k, k, x.Rows, x.Cols)
+	if k > rows || k > cols {
+		return nil, fmt.Errorf("%w: whitening patches of %d x %d, larger than the images (%d x %d)", ErrConfig, k, k, rows, cols)
 	}
 	h, w := spec.MapSize(in)
-	n, pos, kk := x.Len(), h*w, ch*k*k
-	total := float64(n) * float64(pos)
-	if total < float64(kk+1) {
-		return nil, fmt.Errorf("%w: whitening patches of %d values needs more than %d patches, the images give %.0f", ErrConfig, kk, kk, total)
+	ws := &whitenSample{spec: spec, k: k, ch: ch, rows: rows, cols: cols, w: w, pos: h * w, kk: ch * k * k, n: n, cmean: cmean, csd: csd}
+	total := float64(n) * float64(ws.pos)
+	if total < float64(ws.kk+1) {
+		return nil, fmt.Errorf("%w: whitening patches of %d values needs more than %d patches, the images give %.0f", ErrConfig, ws.kk, ws.kk, total)
 	}
-	s := whitenSamples
-	if total <= whitenSamples {
-		s = int(total)
+	ws.s = whitenSamples
+	if total <= float64(whitenSamples) {
+		ws.s = int(total)
+		return ws, nil
 	}
-	// The standardised patches, one row each.
-	p := make([]float64, s*kk)
 	rng := rand.New(rand.NewPCG(seed, whitenStream))
-	plane, d := x.Rows*x.Cols, x.Dim()
-	for i := 0; i < s; i++ {
-		img, q := i/pos, i%pos
-		if s < int(total) {
-			img, q = rng.IntN(n), rng.IntN(pos)
-		}
-		pr, pc := q/w, q%w
-		pix := x.Pix[img*d : (img+1)*d]
-		row := p[i*kk : (i+1)*kk]
-		for c := 0; c < ch; c++ {
-			for a := 0; a < k; a++ {
-				rr := pr*spec.Stride - spec.Pad + a
-				for b := 0; b < k; b++ {
-					cc := pc*spec.Stride - spec.Pad + b
-					v := 0.0
-					if rr >= 0 && rr < x.Rows && cc >= 0 && cc < x.Cols {
-						v = float64(pix[c*plane+rr*x.Cols+cc])
-					}
-					row[(c*k+a)*k+b] = (v - cmean[c]) / csd[c]
+	ws.img, ws.q = make([]int, ws.s), make([]int, ws.s)
+	for i := range ws.s {
+		ws.img[i], ws.q[i] = rng.IntN(n), rng.IntN(ws.pos)
+	}
+	return ws, nil
+}
+
+// patch writes into row the standardised patch at position q of the image
+// pix (its planes one after another).
+func (ws *whitenSample) patch(row []float64, pix []float32, q int) {
+	k, spec, plane := ws.k, ws.spec, ws.rows*ws.cols
+	pr, pc := q/ws.w, q%ws.w
+	for c := 0; c < ws.ch; c++ {
+		for a := 0; a < k; a++ {
+			rr := pr*spec.Stride - spec.Pad + a
+			for b := 0; b < k; b++ {
+				cc := pc*spec.Stride - spec.Pad + b
+				v := 0.0
+				if rr >= 0 && rr < ws.rows && cc >= 0 && cc < ws.cols {
+					v = float64(pix[c*plane+rr*ws.cols+cc])
 				}
+				row[(c*k+a)*k+b] = (v - ws.cmean[c]) / ws.csd[c]
 			}
 		}
 	}
+}
+
+// patches returns the sample's standardised patches of the images x (the
+// whole training set), one row each.
+func (ws *whitenSample) patches(x Images) []float64 {
+	p := make([]float64, ws.s*ws.kk)
+	d := x.Dim()
+	for i := 0; i < ws.s; i++ {
+		img, q := i/ws.pos, i%ws.pos
+		if ws.img != nil {
+			img, q = ws.img[i], ws.q[i]
+		}
+		ws.patch(p[i*ws.kk:(i+1)*ws.kk], x.Pix[img*d:(img+1)*d], q)
+	}
+	return p
+}
+
+// whitenPatches returns the whitening of the patches of side k of the
+// images x under geometry g, the planes' moments (cmean, csd) given.
+func whitenPatches(x Images, g *Local, k int, cmean, csd []float64, seed uint64) (*patchWhitening, error) {
+	ws, err := newWhitenSample(x.Len(), x.Rows, x.Cols, x.Chans(), g, k, cmean, csd, seed)
+	if err != nil {
+		return nil, err
+	}
+	return ws.whitening(ws.patches(x), g.WhitenEps)
+}
+
+// whitening returns the whitening estimated from the sample's patches p
+// (one row each, as patches returns them).
+func (ws *whitenSample) whitening(p []float64, eps float64) (*patchWhitening, error) {
+	s, kk, k := ws.s, ws.kk, ws.k
+	cmean, csd := ws.cmean, ws.csd
 	pw := &patchWhitening{kk: kk, Mu: make([]float64, kk), Samples: s}
 	for i := 0; i < s; i++ {
 		for t, v := range p[i*kk : (i+1)*kk] {

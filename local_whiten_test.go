@@ -361,9 +361,11 @@ func TestLocalWhitenBadInput(t *testing.T) {
 	if _, err := whitenPatches(tiny, &geo, 3, []float64{0, 0, 0}, []float64{1, 1, 1}, 1); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "needs more than 27 patches") {
 		t.Errorf("one patch of 27 values: %v", err)
 	}
-	// Streamed.
-	if _, err := whitenConfig(RVFL2D).FitStream(context.Background(), ProblemSource(p, 10), nil); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "not fitted streamed") {
-		t.Errorf("streamed whitening: %v", err)
+	// Streamed: the same checks (TestLocalStreamIsTheFit has the fits).
+	bigEps := whitenConfig(RVFL2D)
+	bigEps.Local.WhitenEps = math.Inf(1)
+	if _, err := bigEps.FitStream(context.Background(), ProblemSource(p, 10), nil); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "eps") {
+		t.Errorf("streamed whitening with eps = +Inf: %v", err)
 	}
 	// Files.
 	m := fitT(t, whitenConfig(RVFL2D), p)

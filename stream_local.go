@@ -20,6 +20,8 @@ import (
 //     outputs, classes), counts the images, sums T_q^T T_q and the planes'
 //     moments (each plane's sums over the pixels, image by image in order:
 //     the bits planeMoments forms in memory).
+//   - With Local.Whiten, a pass gathers each filter size's sample of
+//     patches (stream_whiten.go): the whitening is the fit in memory's.
 //   - Every filter is then drawn as randomBank draws them (the same random
 //     numbers in the same order, the planes' standardisation folded in).
 //   - Pass 2 (Local.Standardize only) applies the filters, localRandomBlock
@@ -42,9 +44,9 @@ import (
 // G beta), where the fit in memory forms the residual). Memory: G and its
 // factor (L x L float64), one row shard's pooled outputs (L x ShardRows
 // float32, with the engine's pass buffers) and the images of one row
-// shard: it does not grow with N. Supervised local fits (their candidates
-// are judged on the residual of every image) and augmented ones are not
-// streamed.
+// shard (and the whitening's samples): it does not grow with N.
+// Supervised local fits (their candidates are judged on the residual of
+// every image) and augmented ones are not streamed.
 
 // localStreamFits reports whether FitStream can fit the local
 // configuration c, and if not, why.
@@ -54,27 +56,27 @@ func (c Config) localStreamFits() error {
 		return fmt.Errorf("%w: local nodes of %s are not streamed (each block of filters is chosen on the residual of every image; not built): fit them in memory (--resize, fewer --filters) or stream a random learner (rvfl, 2drvfl)", ErrConfig, c.Kind)
 	case c.Augment != nil:
 		return fmt.Errorf("%w: augmented local fits are not streamed (their copies are formed from the images in memory)", ErrConfig)
-	case c.Local.Whiten:
-		return errLocalWhitenStream
 	case !(c.Ridge > 0):
 		return fmt.Errorf("%w: a streamed fit needs a ridge > 0", ErrConfig)
 	}
 	return nil
 }
 
-// errLocalWhitenStream refuses to stream whitened local nodes.
-var errLocalWhitenStream = fmt.Errorf("%w: whitened local nodes (Local.Whiten, --whiten) are not fitted streamed (the patches' covariance is sampled from the images in memory): fit them in memory", ErrConfig)
-
 // errLocalSelectStream is SelectStream's error for local nodes.
 var errLocalSelectStream = fmt.Errorf("%w: model selection of local nodes is not streamed (it scores held-out images in memory): fit them streamed without selection, or select in memory", ErrConfig)
 
 // localStreamPasses returns the reads of the data of a streamed local fit:
-// 3, or 2 without standardisation of the pooled outputs.
+// 3, or 2 without standardisation of the pooled outputs, and one more for
+// whitening.
 func (c Config) localStreamPasses() int {
+	n := 2
 	if c.Local.Standardize {
-		return 3
+		n++
 	}
-	return 2
+	if c.Local.Whiten {
+		n++
+	}
+	return n
 }
 
 // localStreamBlock is one block of filters of a streamed local fit: the
@@ -88,9 +90,6 @@ type localStreamBlock struct {
 // fitLocalStream is FitStream for a local random learner (c checked).
 func (c Config) fitLocalStream(ctx context.Context, src Source, progress func(Step)) (*Model, error) {
 	start := time.Now()
-	if c.Local.Whiten {
-		return nil, errLocalWhitenStream
-	}
 	sc, mean, sd, channels, err := c.scanLocalStream(ctx, src)
 	if err != nil {
 		return nil, err
@@ -100,6 +99,14 @@ func (c Config) fitLocalStream(ctx context.Context, src Source, progress func(St
 		return nil, err
 	}
 	lf := &localFit{cfg: c, g: g, n: sc.n, m: sc.m, ch: sc.chans, rng: newRand(c.Seed), cmean: mean, csd: sd}
+	var whitening []*patchWhitening
+	if g.Whiten {
+		t0 := time.Now()
+		if whitening, err = c.localStreamWhitening(ctx, src, sc, g, mean, sd, channels); err != nil {
+			return nil, err
+		}
+		lf.prof.Draw += time.Since(t0)
+	}
 	// Every filter, bank by bank and block by block, as randomBank draws
 	// them.
 	per, lambda := g.perFilter(), c.Scales[0]
@@ -108,17 +115,20 @@ func (c Config) fitLocalStream(ctx context.Context, src Source, progress func(St
 	var trace []Step
 	L := 0
 	t0 := time.Now()
-	for _, k := range g.Sizes {
+	for bi, k := range g.Sizes {
 		nm := filterMap(c.Kind.Input, k, sc.chans)
 		np := nm.Size()
-		bank := LocalBank{Size: k, Params: []float32{}, Bias: []float32{}}
+		if whitening != nil {
+			lf.pw, lf.wm = whitening[bi], whitening[bi].matrix32()
+		}
+		bank := LocalBank{Size: k, Params: []float32{}, Bias: []float32{}, Whiten: lf.wm}
 		for done := 0; done < g.Filters; {
 			b := min(localRandomBlock, g.Filters-done)
 			params, bias := make([]float32, b*np), make([]float32, b)
 			for j := range bias {
 				bias[j] = lf.drawFilter(nm, k, lambda, params[j*np:(j+1)*np])
 			}
-			ly := bankLayer(c.Kind.Input, c.Activation, g, LocalBank{Size: k, Params: params, Bias: bias}, sc.rows, sc.cols, sc.chans)
+			ly := bankLayer(c.Kind.Input, c.Activation, g, LocalBank{Size: k, Params: params, Bias: bias, Whiten: lf.wm}, sc.rows, sc.cols, sc.chans)
 			blocks = append(blocks, localStreamBlock{layer: ly, off: L})
 			sizes = append(sizes, b*per)
 			L += b * per
@@ -345,5 +355,13 @@ func (c Config) localStreamBytes(rows, cols, chans, m int) int64 {
 	images := 4*d*r + 2*8*M*r
 	conv := procs*4*pos*(kk+localRandomBlock+1) + 4*kk*localRandomBlock
 	model := 4*L*3 + 8*L*M + 4*float64(g.Filters*len(g.Sizes))*(kk+1) + 64*float64(g.Filters*len(g.Sizes))
+	if g.Whiten {
+		// The patches' samples (all sizes at once, with their plan) and one
+		// size's covariance, eigenvectors and matrices; the banks' M.
+		for _, k := range g.Sizes {
+			kk := float64(max(chans, 1) * k * k)
+			model += float64(whitenSamples)*(8*kk+16+8) + 8*6*kk*kk + 4*kk*kk
+		}
+	}
 	return bytesOf(engine + shard + moments + images + conv + model)
 }

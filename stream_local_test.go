@@ -27,19 +27,28 @@ func TestLocalStreamIsTheFit(t *testing.T) {
 		std    bool
 		prec   string
 		shards []int
+		whiten int // 0: none; else whitened, with at most this many patches sampled
 	}{
-		{RVFL2D, colour, true, "float64", []int{45}},
-		{RVFL2D, colour, true, "float64", []int{7, 13, 1}},
-		{RVFL2D, grey, false, "float64", []int{16}},
-		{RVFL, colour, true, "float64", []int{10}},
-		{RVFL2D, colour, true, "float32", []int{20}},
-		{RVFL2D, grey, true, "bfloat16", []int{9}},
+		{RVFL2D, colour, true, "float64", []int{45}, 0},
+		{RVFL2D, colour, true, "float64", []int{7, 13, 1}, 0},
+		{RVFL2D, grey, false, "float64", []int{16}, 0},
+		{RVFL, colour, true, "float64", []int{10}, 0},
+		{RVFL2D, colour, true, "float32", []int{20}, 0},
+		{RVFL2D, grey, true, "bfloat16", []int{9}, 0},
+		{RVFL2D, colour, true, "float64", []int{7, 13, 1}, whitenSamples},
+		{RVFL, grey, true, "float64", []int{10}, whitenSamples},
+		{RVFL2D, colour, true, "float64", []int{16, 4}, 1000}, // a drawn sample, not every patch
 	} {
 		c := localConfig(tc.k)
 		c.Local.Standardize = tc.std
 		c.Local.Filters = 40 // two blocks of localRandomBlock per bank
 		setGramPrecision(&c, tc.prec)
-		name := fmt.Sprintf("%v ch %d std %v %s shards %v", tc.k, tc.p.X.Chans(), tc.std, tc.prec, tc.shards)
+		if tc.whiten > 0 {
+			c.Local.Whiten, c.Local.WhitenEps = true, 0.1
+			defer func(old int) { whitenSamples = old }(whitenSamples)
+			whitenSamples = tc.whiten
+		}
+		name := fmt.Sprintf("%v ch %d std %v %s shards %v whiten %d", tc.k, tc.p.X.Chans(), tc.std, tc.prec, tc.shards, tc.whiten)
 		want := fitT(t, c, tc.p)
 		var steps int
 		got, err := c.FitStream(context.Background(), ProblemSource(tc.p, tc.shards...), func(Step) { steps++ })
@@ -48,8 +57,11 @@ func TestLocalStreamIsTheFit(t *testing.T) {
 		}
 		for b := range want.Local.Banks {
 			wb, gb := want.Local.Banks[b], got.Local.Banks[b]
-			if wb.Size != gb.Size || !slices.Equal(wb.Params, gb.Params) || !slices.Equal(wb.Bias, gb.Bias) {
+			if wb.Size != gb.Size || !slices.Equal(wb.Params, gb.Params) || !slices.Equal(wb.Bias, gb.Bias) || !slices.Equal(wb.Whiten, gb.Whiten) {
 				t.Fatalf("%s: bank %d's filters differ from the fit in memory's", name, b)
+			}
+			if (wb.Whiten != nil) != (tc.whiten > 0) {
+				t.Fatalf("%s: bank %d whitened %v", name, b, wb.Whiten != nil)
 			}
 		}
 		if !slices.Equal(got.Local.Mean, want.Local.Mean) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -63,6 +64,19 @@ func TestTrainPhotoPreset(t *testing.T) {
 	fast := filepath.Join(tmp, "fast.scn")
 	if out := train(fast, "--preset", "fast"); !strings.Contains(out, "the fast preset fits 2DRVFL with local nodes") {
 		t.Errorf("--preset fast on colour images said:\n%s", out)
+	}
+	// Streamed: the same choice, the same filters and whitening.
+	sa := filepath.Join(tmp, "stream.scn")
+	if out := train(sa, "--stream"); !strings.Contains(out, "the default preset fits 2DRVFL with local nodes") {
+		t.Errorf("--stream on colour images said:\n%s", out)
+	}
+	if ms, err := scn.Load(sa); err != nil || ms.Local == nil || len(ms.Local.Banks) != len(ma.Local.Banks) ||
+		!slices.Equal(ms.Local.Banks[0].Params, ma.Local.Banks[0].Params) || !slices.Equal(ms.Local.Banks[0].Whiten, ma.Local.Banks[0].Whiten) ||
+		ms.Summary.Samples != ma.Summary.Samples {
+		t.Errorf("--stream on colour images: not the preset's filters and whitening (%v)", err)
+	}
+	if out := fails(t, "train", "-q", "--folder", dir, "--stream", "--validation", "0.3", "-o", filepath.Join(tmp, "no.scn")); !strings.Contains(out, "without model selection") {
+		t.Errorf("--stream --validation on colour images said:\n%s", out)
 	}
 	// Selection asked for: the ridge term is chosen.
 	if out := train(filepath.Join(tmp, "sel.scn"), "--validation", "0.3", "--ridges", "10,100"); !strings.Contains(out, "local nodes") || !strings.Contains(out, "selected") {

@@ -26,6 +26,16 @@ type trainStream struct {
 	dataset.Stream
 	Prep dataset.Preprocess
 	what string // "3 files", "x.npy", "the folder digits", ...
+	// cfg and sel are the fit's configuration and selection, once the
+	// presets' photo choice has seen the stream's shape.
+	cfg scn.Config
+	sel *scn.Selection
+}
+
+// shape returns the stream's shape (its images' count, size and planes).
+func (s *trainStream) shape() dataset.Shape {
+	rows, cols := s.Shape()
+	return dataset.Shape{N: s.Len(), Rows: rows, Cols: cols, Channels: s.Chans()}
 }
 
 // idxLists reports whether the IDX flags name several files (a comma list
@@ -156,7 +166,11 @@ const smallCSV = 16
 // streamed (with a hold-out selection, the default preset's, too) and the
 // streamed fit fits in the limit (else the fit in memory is refused with
 // its own advice).
-func (d *dataFlags) streamPlan(cfg scn.Config, sel *scn.Selection, force bool, statsOut string) (*trainStream, string, error) {
+//
+// choose, when not nil, is the presets' photo choice: given the stream's
+// shape it returns the configuration and selection to stream, and a note
+// when they changed.
+func (d *dataFlags) streamPlan(cfg scn.Config, sel *scn.Selection, force bool, statsOut string, choose func(dataset.Shape) (scn.Config, *scn.Selection, string)) (*trainStream, string, error) {
 	b := currentMemCap()
 	why := d.streamable()
 	if !force {
@@ -209,6 +223,16 @@ func (d *dataFlags) streamPlan(cfg scn.Config, sel *scn.Selection, force bool, s
 	} else {
 		why = "--stream"
 	}
+	var chosen string
+	if choose != nil {
+		if cfg, sel, chosen = choose(src.shape()); chosen != "" && sel != nil {
+			if !force {
+				return nil, "", nil // selected in memory, checked against the limit there
+			}
+			return nil, "", usageError{fmt.Errorf("--stream on photos fits the preset's local nodes without model selection: drop --validation/--folds/--ridges, or drop --stream")}
+		}
+	}
+	src.cfg, src.sel = cfg, sel
 	if err := cfg.StreamFits(); err != nil {
 		return nil, "", fmt.Errorf("--stream: %w", err)
 	}
@@ -230,7 +254,7 @@ func (d *dataFlags) streamPlan(cfg scn.Config, sel *scn.Selection, force bool, s
 	if err := b.check(need, fmt.Sprintf("streaming %s with --nodes %d over %d images of %d x %d x %d", cfg.Kind.Title(), cfg.MaxNodes, n, c, rows, cols), "lower --nodes"); err != nil {
 		return nil, "", err
 	}
-	note := fmt.Sprintf("scn: note: streaming %d images from %s (%s): %s, about %s in memory; %s\n",
+	note := chosen + fmt.Sprintf("scn: note: streaming %d images from %s (%s): %s, about %s in memory; %s\n",
 		n, src.what, why, streamPassesText(cfg, sel), formatBytes(need), streamProgressText(cfg))
 	return src, note, nil
 }

@@ -90,7 +90,8 @@ clock, giving the same model file.`,
 				return usageError{fmt.Errorf("--stats-out holds the statistics of one layer's nodes: drop it or --layers")}
 			}
 			stderr := cmd.ErrOrStderr()
-			src, note, err := d.streamPlan(cfg, sel, stream, statsOut)
+			photoStream := func(sh dataset.Shape) (scn.Config, *scn.Selection, string) { return h.photoChoice(cfg, sel, sh) }
+			src, note, err := d.streamPlan(cfg, sel, stream, statsOut, photoStream)
 			if err != nil {
 				return err
 			}
@@ -99,6 +100,7 @@ clock, giving the same model file.`,
 					return err
 				}
 				fmt.Fprint(stderr, note)
+				cfg, sel = src.cfg, src.sel // the photo choice, on the stream's shape
 				if dryRun {
 					printStreamPlan(cmd.OutOrStdout(), cfg, sel, src)
 					return nil

@@ -10,9 +10,9 @@ import (
 
 // TestTrainWhiten: scn train --local --whiten records the whitening, which
 // inspect shows, eval and predict use, and the same seed gives the same
-// file; a bad eps, --whiten-eps without --whiten, --whiten without
-// --local and --whiten with --stream are one-line errors that write
-// nothing.
+// file; --stream gives the model of the fit in memory (the same
+// whitening, the same accuracy); a bad eps, --whiten-eps without --whiten
+// and --whiten without --local are one-line errors that write nothing.
 func TestTrainWhiten(t *testing.T) {
 	dir, _, _ := files(t)
 	data := []string{"--idx-images", filepath.Join(dir, "train-images.gz"), "--idx-labels", filepath.Join(dir, "train-labels.gz")}
@@ -44,6 +44,24 @@ func TestTrainWhiten(t *testing.T) {
 	if !bytes.Equal(a, b) {
 		t.Error("two whitened fits with the same seed gave different files")
 	}
+	streamed := filepath.Join(dir, "whiten-stream.scn")
+	ok(t, train(streamed, "--whiten", "--stream")...)
+	if out := ok(t, "inspect", streamed); !strings.Contains(out, "whitening matrix of 5x5 (25 x 25)") {
+		t.Errorf("inspect of the streamed fit lacks the whitening:\n%s", out)
+	}
+	evalLine := func(m string) string {
+		out := ok(t, "eval", m, "--idx-images", filepath.Join(dir, "test-images"), "--idx-labels", filepath.Join(dir, "test-labels"))
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasPrefix(l, "accuracy") {
+				return l
+			}
+		}
+		t.Fatalf("eval said:\n%s", out)
+		return ""
+	}
+	if a, b := evalLine(model), evalLine(streamed); a != b {
+		t.Errorf("streamed whitened fit: %q, in memory %q", b, a)
+	}
 	bad := filepath.Join(dir, "bad.scn")
 	for _, c := range []struct {
 		args []string
@@ -52,7 +70,6 @@ func TestTrainWhiten(t *testing.T) {
 		{[]string{"--whiten", "--whiten-eps", "0"}, "--whiten-eps"},
 		{[]string{"--whiten", "--whiten-eps", "NaN"}, "--whiten-eps"},
 		{[]string{"--whiten-eps", "0.5"}, "add --whiten"},
-		{[]string{"--whiten", "--stream"}, "not fitted streamed"},
 		{[]string{"--local", "29x29", "--whiten"}, "larger than the images"},
 	} {
 		args := train(bad, c.args...)
