@@ -235,7 +235,7 @@ func (b Budget) Fit(ctx context.Context, p Problem, progress func(Step), plan fu
 	if plan != nil {
 		plan(pl)
 	}
-	staged := cfg.onePass()
+	staged := cfg.mode(runOpts{}) == modeOnePass
 	cfg.MaxNodes, cfg.BlockSize = pl.MaxNodes, pl.BlockSize
 	o := runOpts{blockByBlock: !staged}
 	sel.Ridges = pl.Ridges

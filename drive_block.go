@@ -60,7 +60,7 @@ type blockBuilder struct {
 }
 
 func newBlockBuilder(c Config, p Problem, o runOpts) *blockBuilder {
-	bb := newBlockBuilderOn(c, p, lsq.NewGramH(p.T, p.X.Len(), p.M, c.Ridge, c.Float32Gram || c.BF16Gram, c.MaxNodes, !c.onePassWith(o)))
+	bb := newBlockBuilderOn(c, p, lsq.NewGramH(p.T, p.X.Len(), p.M, c.Ridge, c.Float32Gram || c.BF16Gram, c.MaxNodes, c.mode(o) != modeOnePass))
 	bb.opts = o
 	return bb
 }
@@ -97,7 +97,7 @@ func newBlockBuilderOn(c Config, p Problem, eng *lsq.Gram) *blockBuilder {
 // grow adds blocks of nodes until a stopping rule holds (see run, and
 // runOnePass for the fits that can take one pass over the data).
 func (bb *blockBuilder) grow(ctx context.Context, progress func(Step)) (StopReason, error) {
-	if bb.cfg.onePassWith(bb.opts) {
+	if bb.cfg.mode(bb.opts) == modeOnePass {
 		return bb.runOnePass(ctx, progress)
 	}
 	return bb.run(ctx, progress)

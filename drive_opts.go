@@ -23,3 +23,59 @@ type runOpts struct {
 // onePassWith reports whether a fit of c run with o takes the one-pass
 // path (onePass, unless o keeps it block by block).
 func (c Config) onePassWith(o runOpts) bool { return !o.blockByBlock && c.onePass() }
+
+// fitMode is the driver a fit takes: the one dispatch of the package. Fit,
+// FitPath, FitStream, Select, the memory estimates and a Budget ask
+// Config.mode which it is, and nothing else decides it.
+type fitMode int
+
+const (
+	// modeOneNode is the paper's path: one node at a time, the output
+	// weights by an incremental QR factorisation (fit.go's builder).
+	modeOneNode fitMode = iota
+	// modeBlock is the block engine, block by block (drive_block.go).
+	modeBlock
+	// modeOnePass is the block engine in one pass over the data: every
+	// block of random nodes drawn first, their Gram sums formed together
+	// (drive_onepass.go).
+	modeOnePass
+	// modeDeep stacks layers of nodes (deep.go).
+	modeDeep
+	// modeLocal fits local (convolutional) nodes (fit_local.go).
+	modeLocal
+)
+
+// String returns the mode's name.
+func (m fitMode) String() string {
+	switch m {
+	case modeOneNode:
+		return "one node"
+	case modeBlock:
+		return "block"
+	case modeOnePass:
+		return "one pass"
+	case modeDeep:
+		return "deep"
+	case modeLocal:
+		return "local"
+	}
+	return "unknown"
+}
+
+// mode returns the driver a fit of c run with o takes: local nodes, layers,
+// the one-node path unless an option needs the block engine (blockMode),
+// then one pass for random learners with a ridge (onePass) unless o keeps
+// the fit block by block.
+func (c Config) mode(o runOpts) fitMode {
+	switch {
+	case c.Local != nil:
+		return modeLocal
+	case len(c.Layers) > 0:
+		return modeDeep
+	case !c.blockMode():
+		return modeOneNode
+	case c.onePassWith(o):
+		return modeOnePass
+	}
+	return modeBlock
+}

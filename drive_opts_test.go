@@ -2,7 +2,10 @@ package scn
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -123,4 +126,53 @@ func findFunc(v reflect.Value, path string, seen map[uintptr]bool) string {
 		}
 	}
 	return ""
+}
+
+// TestFitMode: Config.mode is the one dispatch: each kind of configuration
+// takes its driver (run options included), and no file but drive_opts.go
+// asks the predicates it is made of (onePass, onePassWith) on its own.
+func TestFitMode(t *testing.T) {
+	ridge := func(c Config, r float64) Config { c.Ridge = r; return c }
+	layers := Default(SCN)
+	layers.Layers = []int{10}
+	local := localConfig(RVFL2D)
+	for _, tc := range []struct {
+		name string
+		c    Config
+		o    runOpts
+		want fitMode
+	}{
+		{"paper 2dscn", Paper(SCN2D), runOpts{}, modeOneNode},
+		{"paper rvfl with a ridge", ridge(Paper(RVFL), 1), runOpts{}, modeOneNode},
+		{"default 2dscn", Default(SCN2D), runOpts{}, modeBlock},
+		{"default 2drvfl", ridge(Default(RVFL2D), 1), runOpts{}, modeOnePass},
+		{"default 2drvfl block by block", ridge(Default(RVFL2D), 1), runOpts{blockByBlock: true}, modeBlock},
+		{"default 2drvfl without a ridge", ridge(Default(RVFL2D), 0), runOpts{}, modeBlock},
+		{"fast rvfl", Fast(RVFL), runOpts{}, modeOnePass},
+		{"layers", layers, runOpts{}, modeDeep},
+		{"local", local, runOpts{}, modeLocal},
+		{"local block by block", local, runOpts{blockByBlock: true}, modeLocal},
+	} {
+		if got := tc.c.mode(tc.o); got != tc.want {
+			t.Errorf("%s: mode %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") || f == "drive_opts.go" || f == "drive_onepass.go" {
+			continue
+		}
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, call := range []string{"onePassWith(", ".onePass()"} {
+			if strings.Contains(string(src), call) {
+				t.Errorf("%s calls %s: ask Config.mode instead", f, call)
+			}
+		}
+	}
 }

@@ -65,7 +65,7 @@ const randomBlockSize = 64
 // its nodes and output weights only; FitPath also keeps what re-solving the
 // output weights of its prefixes needs.
 func (c Config) Fit(ctx context.Context, p Problem, progress func(Step)) (*Model, error) {
-	if c.Local != nil {
+	if c.mode(runOpts{}) == modeLocal {
 		return c.fitLocal(ctx, p, progress)
 	}
 	path, err := c.FitPath(ctx, p, progress)
@@ -101,12 +101,11 @@ func (c Config) fitPath(ctx context.Context, p Problem, progress func(Step), o r
 	if err := p.check(); err != nil {
 		return nil, err
 	}
-	if c.Local != nil {
-		return nil, fmt.Errorf("%w: local nodes are fitted by Fit only (no path, selection or budget yet)", ErrConfig)
-	}
 	var g grower
-	switch {
-	case len(c.Layers) > 0:
+	switch c.mode(o) {
+	case modeLocal:
+		return nil, fmt.Errorf("%w: local nodes are fitted by Fit only (no path, selection or budget yet)", ErrConfig)
+	case modeDeep:
 		if o.check != nil {
 			return nil, fmt.Errorf("%w: model selection and budgets choose prefixes of one layer", ErrDeep)
 		}
@@ -116,10 +115,10 @@ func (c Config) fitPath(ctx context.Context, p Problem, progress func(Step), o r
 			return nil, fmt.Errorf("%w: images of %d channels (the first layer of a deep model takes grey images)", ErrDeep, p.X.Chans())
 		}
 		g = newDeepBuilder(c, p)
-	case c.blockMode():
+	case modeBlock, modeOnePass:
 		bb := newBlockBuilder(c, p, o)
 		g = bb
-	default:
+	default: // modeOneNode
 		b := newBuilder(c, p)
 		b.opts = o
 		g = b

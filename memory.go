@@ -45,7 +45,7 @@ func (c Config) estimateMemory(n, rows, cols, chans, m int, o runOpts) Memory {
 	return memest.Fit{
 		N: n, Rows: rows, Cols: cols, Chans: chans, M: m,
 		Nodes: c.MaxNodes, Params: np, Supervised: c.Kind.Choice == Supervised, Candidates: c.Candidates,
-		Block: c.blockMode(), Ridge: c.Ridge > 0, OnePass: c.onePassWith(o), BlockSize: c.BlockSize,
+		Block: c.blockMode(), Ridge: c.Ridge > 0, OnePass: c.mode(o) == modeOnePass, BlockSize: c.BlockSize,
 		BF16Gram: c.BF16Gram, Float32Gram: c.Float32Gram, Pairs: c.Pairs, Standardize: c.Standardize,
 		Sizes: driverSizes(),
 	}.Estimate()

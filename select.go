@@ -177,7 +177,7 @@ func (c Config) Select(ctx context.Context, p Problem, s Selection, progress fun
 
 // selectWith is Select with the fits run with o (o.check is Select's own).
 func (c Config) selectWith(ctx context.Context, p Problem, s Selection, progress func(Step), o runOpts) (*Model, error) {
-	if c.Local != nil {
+	if c.mode(o) == modeLocal {
 		if err := c.Validate(); err != nil {
 			return nil, err
 		}
@@ -515,7 +515,7 @@ func (c Config) selectable(s Selection) error {
 	if err := c.Validate(); err != nil {
 		return err
 	}
-	if len(c.Layers) > 0 {
+	if c.mode(runOpts{}) == modeDeep {
 		return fmt.Errorf("%w: model selection chooses prefixes of one layer; fit a deep network with Fit", ErrDeep)
 	}
 	if err := s.validateExtras(c); err != nil {

@@ -108,7 +108,7 @@ func (s problemSource) Shards(ctx context.Context, f func(Shard) error) error {
 // StreamFits reports whether FitStream can fit c, and if not, why.
 func (c Config) StreamFits() error {
 	switch {
-	case c.Local != nil:
+	case c.mode(runOpts{}) == modeLocal:
 		return c.localStreamFits() // stream_local.go
 	case c.Kind.Choice == Supervised && c.BF16Gram:
 		return fmt.Errorf("%w: %s with bfloat16 Gram products (BF16Gram) is not streamed (its residual is formed from the outputs rounded as stored, which a streamed pass does not reproduce; not built): use float32 or float64 Gram products", ErrConfig, c.Kind)
@@ -129,7 +129,7 @@ func (c Config) StreamFits() error {
 // own) and one for the last block's residual: ceil(L / block) + 2. Each
 // scale a step tries beyond the first adds as many.
 func (c Config) StreamPasses() int {
-	if c.Local != nil {
+	if c.mode(runOpts{}) == modeLocal {
 		return c.localStreamPasses()
 	}
 	if c.Kind.Choice != Supervised {
@@ -244,7 +244,7 @@ func (c Config) FitStream(ctx context.Context, src Source, progress func(Step)) 
 	if err := c.StreamFits(); err != nil {
 		return nil, err
 	}
-	if c.Local != nil {
+	if c.mode(runOpts{}) == modeLocal {
 		return c.fitLocalStream(ctx, src, progress)
 	}
 	path, _, err := c.fitStreamPath(ctx, src, progress)
