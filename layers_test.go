@@ -109,6 +109,8 @@ var layerOf = map[string]int{
 	"augment_config.go": layerBase,
 	"format_augment.go": layerResult,
 	"augment.go":        layerDriver,
+	"shape.go":          layerBase,
+	"estimate.go":       layerWorkflow,
 }
 
 // upwardCalls are the calls up the layers the code makes today, as

@@ -146,9 +146,9 @@ func (b memCap) apply() { dataset.SetMemoryLimit(b.bytes) }
 func setBytes(s *dataset.Set) int64 { return s.Shape().Bytes() }
 
 // fitNeed returns what fitting cfg on a set of shape sh takes beyond the
-// set.
+// set (the library's estimate, scn.Config.Estimate).
 func fitNeed(cfg scn.Config, sh dataset.Shape) int64 {
-	return cfg.EstimateBytesC(sh.N, sh.Rows, sh.Cols, sh.Channels, sh.Outputs())
+	return cfg.Estimate(sh, nil).FitBytes()
 }
 
 // outputs returns the model outputs a set gives: its classes or target
@@ -182,12 +182,10 @@ func (b memCap) checkFit(cfg scn.Config, sel *scn.Selection, train dataset.Shape
 }
 
 // fitTotal is the memory a fit of cfg on a training set of shape train
-// takes with its data (and a test set of testBytes).
+// takes with its data (the library's estimate, scn.Config.Estimate), a
+// test set of testBytes and the process's overhead.
 func fitTotal(cfg scn.Config, sel *scn.Selection, train dataset.Shape, testBytes int64) int64 {
-	need := train.Bytes() + fitNeed(cfg, train)
-	if sel != nil {
-		need += sel.EstimateBytesC(cfg, train.N, train.Rows, train.Cols, train.Channels, train.Outputs())
-	}
+	need := cfg.Estimate(train, sel).Total()
 	return need + testBytes + processOverhead(need+testBytes)
 }
 

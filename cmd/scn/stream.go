@@ -136,10 +136,9 @@ func (d *dataFlags) openStream(p dataset.Preprocess) (*trainStream, error) {
 
 // inMemory returns the bytes reading src whole and fitting cfg on it take.
 func inMemory(cfg scn.Config, src dataset.Stream) int64 {
-	n := int64(src.Len())
-	rows, cols := src.Shape()
-	d := int64(rows * cols * src.Chans())
-	return n*(src.StoredBytes()+4*d) + cfg.EstimateBytesC(src.Len(), rows, cols, src.Chans(), len(src.Classes()))
+	sh := src.Shape()
+	n, d := int64(sh.N), int64(sh.Dim())
+	return n*(src.StoredBytes()+4*d) + cfg.Estimate(sh, nil).FitBytes()
 }
 
 // smallCSV is the share of the memory limit under which a CSV file is not
@@ -201,9 +200,8 @@ func (d *dataFlags) streamPlan(cfg scn.Config, sel *scn.Selection, force bool, s
 			return nil, "", nil
 		}
 	}
-	n := src.Len()
-	rows, cols := src.Shape()
-	c := src.Chans()
+	sh := src.Shape()
+	n, rows, cols, c := sh.N, sh.Rows, sh.Cols, sh.Channels
 	if !force {
 		why = fmt.Sprintf("in memory the %d images and the fit would take about %s, more than the limit of %s (%s)", n, formatBytes(whole), formatBytes(b.bytes), b.from)
 	} else {
@@ -275,19 +273,14 @@ func streamProgressText(cfg scn.Config) string {
 // sums and factor, and the buffers of a shard (as stored, decoded and
 // prepared).
 func streamNeed(cfg scn.Config, sel *scn.Selection, src *trainStream) int64 {
-	rows, cols := src.Shape()
-	c, m := src.Chans(), len(src.Classes())
-	d1 := int64(rows * cols * c)
-	need := cfg.EstimateStreamMemoryC(rows, cols, c, m) + int64(dataset.DefaultChunk)*(src.StoredBytes()+3*4*d1)
-	if sel != nil {
-		need += sel.EstimateStreamBytesC(cfg, src.Len(), rows, cols, c, m)
-	}
-	return need
+	sh := src.Shape()
+	return cfg.EstimateStream(sh, sel).Total() + int64(dataset.DefaultChunk)*(src.StoredBytes()+3*4*int64(sh.Dim()))
 }
 
 // printStreamPlan prints what --dry-run prints for a streamed fit.
 func printStreamPlan(w io.Writer, cfg scn.Config, sel *scn.Selection, src *trainStream) {
-	rows, cols := src.Shape()
+	sh := src.Shape()
+	rows, cols := sh.Rows, sh.Cols
 	if c := cfg.ForImages(rows, cols); c.FieldMax != cfg.FieldMax {
 		cfg = c
 	}
@@ -308,14 +301,15 @@ func printStreamPlan(w io.Writer, cfg scn.Config, sel *scn.Selection, src *train
 // trainStreamed fits cfg on the stream and saves the model; it saves
 // nothing when interrupted (no node is complete before the pass ends).
 func trainStreamed(cmd *cobra.Command, cfg scn.Config, sel *scn.Selection, src *trainStream, p dataset.Preprocess, out string, quiet bool) error {
-	rows, cols := src.Shape()
+	sh := src.Shape()
+	rows, cols := sh.Rows, sh.Cols
 	if c := cfg.ForImages(rows, cols); c.FieldMax != cfg.FieldMax {
 		fmt.Fprintf(cmd.ErrOrStderr(), "scn: note: receptive fields of %d to %d pixels (the fast preset's 5 to 27 for 28 x 28, scaled to %d x %d); --field sets them\n", c.FieldMin, c.FieldMax, rows, cols)
 		cfg = c
 	}
 	// As for a fit in memory: keep the collector's slack small beside the
 	// factor and the shard buffers the streamed fit holds.
-	setGCSlack(cfg.EstimateStreamMemoryC(rows, cols, src.Chans(), len(src.Classes())))
+	setGCSlack(cfg.EstimateStream(sh, nil).Stream)
 	bar := newProgress(cfg.MaxNodes, cfg.Kind.Title(), quiet)
 	var m *scn.Model
 	var err error
