@@ -111,6 +111,7 @@ var layerOf = map[string]int{
 	"augment.go":        layerDriver,
 	"shape.go":          layerBase,
 	"estimate.go":       layerWorkflow,
+	"grow_update.go":    layerWorkflow,
 }
 
 // upwardCalls are the calls up the layers the code makes today, as
