@@ -13,6 +13,7 @@ import (
 
 	"github.com/scn2d/scn"
 	"github.com/scn2d/scn/dataset"
+	"github.com/scn2d/scn/internal/memest"
 	"github.com/spf13/pflag"
 )
 
@@ -111,20 +112,9 @@ func parseBytes(s string) (int64, error) {
 	return int64(v * mult), nil
 }
 
-// formatBytes renders a byte count for people: "1.5 GiB".
-func formatBytes(n int64) string {
-	f := float64(n)
-	for _, u := range []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB"} {
-		if math.Abs(f) < 1024 || u == "PiB" {
-			if u == "B" {
-				return fmt.Sprintf("%d B", n)
-			}
-			return fmt.Sprintf("%.3g %s", f, u)
-		}
-		f /= 1024
-	}
-	return ""
-}
+// formatBytes renders a byte count for people: "1.5 GiB"
+// (memest.FormatBytes, the library's one rendering).
+func formatBytes(n int64) string { return memest.FormatBytes(n) }
 
 // memCap is the memory limit of one run (--max-memory; not a time budget, which is --budget).
 type memCap struct{ memLimit }
