@@ -65,7 +65,7 @@ func saveTemp(m *scn.Model) (path string, cleanup func()) {
 // file also records how the training images were prepared.
 func ExampleModel_Save() {
 	m, x, _ := fitBars(scn.SCN2D, 20)
-	m.Preprocessing = scn.Preprocessing{Invert: "auto"} // what a caller did to the images
+	m.Preprocessing = scn.PreprocessRecord{Invert: "auto"} // what a caller did to the images
 	dir, err := os.MkdirTemp("", "scn-example-")
 	if err != nil {
 		panic(err)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/scn2d/scn/internal/fixtures"
 	"github.com/scn2d/scn/internal/linalg/kernel"
 	"github.com/scn2d/scn/internal/lsq"
 	"github.com/scn2d/scn/internal/node"
@@ -17,29 +18,10 @@ import (
 )
 
 // blobs returns n rows x cols images of k classes: a class prototype plus
-// noise, clipped to [0, 1].
+// noise, clipped to [0, 1] (fixtures.Blobs).
 func blobs(n, rows, cols, k int, seed uint64) (Images, []int, []string) {
-	rng := rand.New(rand.NewPCG(seed, 2))
-	d := rows * cols
-	proto := make([]float64, k*d)
-	for i := range proto {
-		proto[i] = rng.Float64()
-	}
-	x := Images{Rows: rows, Cols: cols, Pix: make([]float32, n*d)}
-	labels := make([]int, n)
-	for i := range labels {
-		c := i % k
-		labels[i] = c
-		for j := 0; j < d; j++ {
-			v := proto[c*d+j] + 0.35*rng.NormFloat64()
-			x.Pix[i*d+j] = float32(min(1, max(0, v)))
-		}
-	}
-	names := make([]string, k)
-	for i := range names {
-		names[i] = string(rune('a' + i))
-	}
-	return x, labels, names
+	pix, labels, names := fixtures.Blobs(n, rows, cols, k, seed)
+	return Images{Rows: rows, Cols: cols, Pix: pix}, labels, names
 }
 
 func blobProblem(t testing.TB, n int) Problem {

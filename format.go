@@ -129,7 +129,7 @@ type fileHeader struct {
 	Summary  fileSummary `json:"summary"`
 	// Preprocessing is omitted when zero, so that files of models without
 	// preprocessing are the bytes they were before the field existed.
-	Preprocessing Preprocessing     `json:"preprocessing,omitzero"`
+	Preprocessing PreprocessRecord  `json:"preprocessing,omitzero"`
 	Meta          map[string]string `json:"meta,omitempty"`
 	Selection     *fileChoice       `json:"selection,omitempty"`
 	Budget        *fileBudget       `json:"budget,omitempty"`
@@ -502,7 +502,7 @@ func (h fileHeader) model() (*Model, error) {
 	if err := prep.Validate(); err != nil {
 		return nil, fmt.Errorf("%w: preprocessing: %v", ErrFormat, err)
 	}
-	if prep == (Preprocessing{}) {
+	if prep == (PreprocessRecord{}) {
 		if prep, meta, err = legacyPreprocessing(meta); err != nil {
 			return nil, err
 		}

@@ -26,7 +26,7 @@ type Info struct {
 
 	Config        Config            // hyper-parameters the model was fitted with
 	Summary       Summary           // how the fit went
-	Preprocessing Preprocessing     // how the training images were prepared
+	Preprocessing PreprocessRecord  // how the training images were prepared
 	Meta          map[string]string // free-form metadata
 	Selection     *Choice           // how L and the ridge term were chosen, nil without selection
 	Budget        *BudgetRecord     // the plan of a fit within a time budget, nil for other fits

@@ -59,7 +59,7 @@ func TestLegacyPreprocessingRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Preprocessing{Invert: "auto", ResizeRows: 20, ResizeCols: 20, MNIST: true}
+	want := PreprocessRecord{Invert: "auto", ResizeRows: 20, ResizeCols: 20, MNIST: true}
 	if m.Preprocessing != want {
 		t.Errorf("preprocessing %+v, want %+v", m.Preprocessing, want)
 	}
@@ -86,7 +86,7 @@ func TestLegacyPreprocessingRecord(t *testing.T) {
 	// Only the record's key is taken: a file without it has no
 	// preprocessing.
 	plain, err := Read(bytes.NewReader(legacyFile(t, "")))
-	if err != nil || plain.Preprocessing != (Preprocessing{}) || len(plain.Meta) != 2 {
+	if err != nil || plain.Preprocessing != (PreprocessRecord{}) || len(plain.Meta) != 2 {
 		t.Errorf("file without a record: %v, %+v", err, plain)
 	}
 }

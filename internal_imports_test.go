@@ -28,6 +28,9 @@ var internalImports = map[string][]string{
 	"node":    {"internal/linalg", "internal/lsq", "internal/par", "gonum.org/v1/gonum"},
 	"lsq":     {"internal/linalg", "internal/par", "internal/bigmem", "gonum.org/v1/gonum"},
 	"local":   {"internal/linalg", "internal/par"},
+
+	// The data sets the tests share (the standard library only).
+	"fixtures": nil,
 }
 
 // TestInternalPackagesImportDown checks the imports of every non-test

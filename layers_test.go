@@ -110,6 +110,9 @@ var layerOf = map[string]int{
 	"augment_config.go": layerBase,
 	"format_augment.go": layerResult,
 	"augment.go":        layerDriver,
+	"shape.go":          layerBase,
+	"estimate.go":       layerWorkflow,
+	"grow_update.go":    layerWorkflow,
 }
 
 // upwardCalls are the calls up the layers the code makes today, as

@@ -3,7 +3,6 @@ package scn
 import (
 	"runtime"
 
-	"github.com/scn2d/scn/internal/direct"
 	"github.com/scn2d/scn/internal/memest"
 )
 
@@ -18,6 +17,9 @@ type Memory = memest.Memory
 // rows x cols with m outputs allocates beyond the images and targets
 // themselves (the estimate follows the builder's buffers; small ones are
 // left out): EstimateMemoryC with one channel.
+//
+// Deprecated: use Config.Estimate, which takes the set's Shape; its Fit
+// is this estimate.
 func (c Config) EstimateMemory(n, rows, cols, m int) Memory {
 	return c.EstimateMemoryC(n, rows, cols, 1, m)
 }
@@ -25,8 +27,11 @@ func (c Config) EstimateMemory(n, rows, cols, m int) Memory {
 // EstimateMemoryC is EstimateMemory for images of chans planes of
 // rows x cols (d = chans*rows*cols values each; a matrix node has
 // rows+cols+chans parameters with chans > 1).
+//
+// Deprecated: use Config.Estimate, which takes the set's Shape; its Fit
+// is this estimate.
 func (c Config) EstimateMemoryC(n, rows, cols, chans, m int) Memory {
-	return c.estimateMemory(n, rows, cols, chans, m, runOpts{})
+	return c.estimate(n, rows, cols, chans, m, nil).Fit
 }
 
 // estimateMemory is EstimateMemoryC of a fit run with o.
@@ -60,17 +65,19 @@ func driverSizes() memest.Sizes {
 }
 
 // EstimateBytes returns EstimateMemory(n, rows, cols, m).Total().
+//
+// Deprecated: use Config.Estimate, which takes the set's Shape.
 func (c Config) EstimateBytes(n, rows, cols, m int) int64 {
-	return c.EstimateMemory(n, rows, cols, m).Total()
+	return c.estimate(n, rows, cols, 1, m, nil).Fit.Total()
 }
 
-// EstimateBytesC returns EstimateMemoryC(n, rows, cols, chans, m).Total().
+// EstimateBytesC returns EstimateMemoryC(n, rows, cols, chans, m).Total(),
+// with the direct links' features (Config.DirectLink).
+//
+// Deprecated: use Config.Estimate, which takes the set's Shape; its
+// FitBytes is this estimate.
 func (c Config) EstimateBytesC(n, rows, cols, chans, m int) int64 {
-	total := c.EstimateMemoryC(n, rows, cols, chans, m).Total()
-	if c.DirectLink {
-		total += direct.Bytes(n, rows, cols, chans, c.MaxNodes)
-	}
-	return total
+	return c.estimate(n, rows, cols, chans, m, nil).FitBytes()
 }
 
 // PredictBytes returns the bytes Predict allocates for n images beyond the

@@ -13,19 +13,30 @@ import (
 // what a block step's pass holds (streamSupervisedBytes); and the first
 // momentSample images it keeps and one row shard of images and targets.
 // It does not grow with N.
+//
+// Deprecated: use Config.EstimateStream, which takes the set's Shape; its
+// Stream is this estimate.
 func (c Config) EstimateStreamMemory(rows, cols, m int) int64 {
-	return c.EstimateStreamMemoryC(rows, cols, 1, m)
+	return c.streamBytes(rows, cols, 1, m)
 }
 
 // EstimateStreamMemoryC is EstimateStreamMemory for images of chans planes
 // (colour: 3).
+//
+// Deprecated: use Config.EstimateStream, which takes the set's Shape; its
+// Stream is this estimate.
 func (c Config) EstimateStreamMemoryC(rows, cols, chans, m int) int64 {
+	return c.streamBytes(rows, cols, chans, m)
+}
+
+// streamBytes is EstimateStream's Stream: EstimateStreamMemoryC.
+func (c Config) streamBytes(rows, cols, chans, m int) int64 {
 	if c.Local != nil {
 		return c.localStreamBytes(rows, cols, chans, m)
 	}
 	d := float64(max(rows, 1)) * float64(max(cols, 1)) * float64(max(chans, 1))
 	keep := float64(momentSample + lsq.ShardRows)
-	fit := c.EstimateBytesC(momentSample, rows, cols, chans, m)
+	fit := c.estimate(momentSample, rows, cols, chans, m, nil).FitBytes()
 	if c.Kind.Choice == Supervised {
 		fit = c.streamSupervisedBytes(rows, cols, chans, m)
 	}

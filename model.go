@@ -37,7 +37,7 @@ type Model struct {
 	Summary Summary           // how the fit went
 	Meta    map[string]string // free-form metadata (e.g. the data's source), saved with the model
 
-	Preprocessing Preprocessing // how the training images were prepared, saved with the model
+	Preprocessing PreprocessRecord // how the training images were prepared, saved with the model
 
 	// Selection records how L and the ridge term were chosen on held-out
 	// data (Config.Select), nil for a model fitted without selection.

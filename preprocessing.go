@@ -6,14 +6,20 @@ import (
 	"strings"
 )
 
-// Preprocessing records how the training images were prepared from the
+// PreprocessRecord records how the training images were prepared from the
 // files they were read from, so that new images can be prepared the same
 // way before prediction. A model carries it (Model.Preprocessing) and its
 // file saves it in the header; the zero value means the images were used
 // as read (grey levels in [0, 1]; older files, written before colour, all
-// mean this). Package dataset applies it
-// (dataset.Preprocess is this type with the image operations as methods).
-type Preprocessing struct {
+// mean this).
+//
+// It is the record; package dataset holds the operations: dataset.Preprocess
+// is this type with the image operations as methods (dataset.Preprocess(r)
+// and scn.PreprocessRecord(p) convert), Preprocess.Record makes the record
+// of a set it prepared, and dataset.RecordedPreprocess reads a model's.
+// The name says which side a value is on: a record stored in a model here,
+// the preparation it describes there.
+type PreprocessRecord struct {
 	// Invert is "no", "yes", or "auto": invert images with dark ink on a
 	// light background, detected by a bright border (dataset.DarkInk).
 	// Empty means "no", except with MNIST, where it means "auto".
@@ -48,9 +54,15 @@ type Preprocessing struct {
 	Deskew bool `json:"deskew,omitempty"`
 }
 
+// Preprocessing is the former name of PreprocessRecord.
+//
+// Deprecated: use PreprocessRecord; the name was one letter group away from
+// dataset.Preprocess, the operations the record describes.
+type Preprocessing = PreprocessRecord
+
 // Validate reports an unknown Invert or Fit value, a half-given or negative
 // resize, a Fit without a resize, or a channel count out of range.
-func (p Preprocessing) Validate() error {
+func (p PreprocessRecord) Validate() error {
 	switch p.Invert {
 	case "", "no", "yes", "auto":
 	default:
@@ -77,14 +89,14 @@ func (p Preprocessing) Validate() error {
 }
 
 // legacyPreprocessKey is the metadata key under which files written before
-// Preprocessing had its own header field kept it, as JSON text.
+// the preprocessing record had its own header field kept it, as JSON text.
 const legacyPreprocessKey = "preprocess"
 
 // legacyPreprocessing moves the JSON preprocessing record of an older file
-// from meta into a Preprocessing (the JSON fields are the same); it returns
-// meta without the key, a copy when it had it.
-func legacyPreprocessing(meta map[string]string) (Preprocessing, map[string]string, error) {
-	var p Preprocessing
+// from meta into a PreprocessRecord (the JSON fields are the same); it
+// returns meta without the key, a copy when it had it.
+func legacyPreprocessing(meta map[string]string) (PreprocessRecord, map[string]string, error) {
+	var p PreprocessRecord
 	raw, ok := meta[legacyPreprocessKey]
 	if !ok {
 		return p, meta, nil

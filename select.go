@@ -487,12 +487,23 @@ func (c Config) selectFolds(ctx context.Context, p Problem, s Selection, progres
 // their Gram matrix), three L x L matrices (the normal equations, their
 // factor for one ridge term, and the final solve's), and the nodes'
 // weights over the image that scoring expands.
+//
+// Deprecated: use Config.Estimate with the Selection; its Selection is
+// this estimate.
 func (s Selection) EstimateBytes(c Config, n, rows, cols, m int) int64 {
-	return s.EstimateBytesC(c, n, rows, cols, 1, m)
+	return s.selectionBytes(c, n, rows, cols, 1, m)
 }
 
 // EstimateBytesC is EstimateBytes for images of chans planes of rows x cols.
+//
+// Deprecated: use Config.Estimate with the Selection; its Selection is
+// this estimate.
 func (s Selection) EstimateBytesC(c Config, n, rows, cols, chans, m int) int64 {
+	return s.selectionBytes(c, n, rows, cols, chans, m)
+}
+
+// selectionBytes is Estimate's Selection: EstimateBytesC.
+func (s Selection) selectionBytes(c Config, n, rows, cols, chans, m int) int64 {
 	held := int64(n) // k-fold holds out a fold, a hold-out a share: at most all
 	if s.Folds <= 1 {
 		held = int64(math.Ceil(s.Validation*float64(n))) + int64(m) // rounding up per class

@@ -306,7 +306,15 @@ func (s Selection) StreamFits() error {
 // (l, alpha) of the grid, the nodes' weights over the image and a batch
 // of hidden outputs (float32, and float64 twice), and the refit's normal
 // equations and factor (two L x L).
+//
+// Deprecated: use Config.EstimateStream with the Selection; its Selection
+// is this estimate.
 func (s Selection) EstimateStreamBytesC(c Config, n, rows, cols, chans, m int) int64 {
+	return s.streamSelectionBytes(c, n, rows, cols, chans, m)
+}
+
+// streamSelectionBytes is EstimateStream's Selection: EstimateStreamBytesC.
+func (s Selection) streamSelectionBytes(c Config, n, rows, cols, chans, m int) int64 {
 	s = s.withDefaults()
 	L := float64(max(c.MaxNodes, 1))
 	M := float64(max(m, 1))

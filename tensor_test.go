@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"hash/crc32"
 	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -17,42 +16,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/scn2d/scn/internal/fixtures"
 	"github.com/scn2d/scn/internal/node"
 )
 
 // hueImages returns n images of 3 channels (N x C x H x W) whose classes
-// differ in hue only: each image is one of three noisy grey shapes x
-// (blobs) drawn in the colour c0 = (0.6, 0.2, 0.2) (class 0, a red) or
-// c1 = c0 + 1.2 (-0.473, 0.185, 0.288) (class 1, a teal): plane k is
-// c_k x. c1 - c0 is orthogonal to the luminance weights (0.299, 0.587,
-// 0.114) and to (1, 1, 1), so both classes have the same luminance (0.3196
-// x) and the same sum over the channels: neither a grey reader nor a node
-// that adds the channels up can tell them apart. The class is drawn
-// independently of the shape. It returns the colour images, their grey
-// (luminance) version and the labels.
+// differ in hue only, their grey (luminance) version and the labels
+// (fixtures.Hue says how they are drawn).
 func hueImages(n, rows, cols int, seed uint64) (colour, grey Images, labels []int) {
-	x, _, _ := blobs(n, rows, cols, 3, seed)
-	rng := rand.New(rand.NewPCG(seed, 7))
-	hue := [2][3]float64{{0.6, 0.2, 0.2}}
-	for k, dk := range [3]float64{-0.473, 0.185, 0.288} {
-		hue[1][k] = hue[0][k] + 1.2*dk
-	}
-	lum := 0.299*hue[0][0] + 0.587*hue[0][1] + 0.114*hue[0][2]
-	d := rows * cols
-	colour = Images{Rows: rows, Cols: cols, Channels: 3, Pix: make([]float32, 3*n*d)}
-	grey = Images{Rows: rows, Cols: cols, Pix: make([]float32, n*d)}
-	labels = make([]int, n)
-	for i := range labels {
-		labels[i] = rng.IntN(2)
-		img := colour.Image(i)
-		for j, v := range x.Image(i) {
-			for k, ck := range hue[labels[i]] {
-				img[k*d+j] = float32(ck * float64(v))
-			}
-			grey.Pix[i*d+j] = float32(lum * float64(v))
-		}
-	}
-	return colour, grey, labels
+	c, g, labels := fixtures.Hue(n, rows, cols, seed)
+	return Images{Rows: rows, Cols: cols, Channels: 3, Pix: c}, Images{Rows: rows, Cols: cols, Pix: g}, labels
 }
 
 func hueProblem(t testing.TB, n int, seed uint64) (colour, grey Problem) {

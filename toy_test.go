@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/scn2d/scn/internal/fixtures"
 	"github.com/scn2d/scn/internal/linalg/kernel"
 	"github.com/scn2d/scn/internal/reference"
 	"gonum.org/v1/gonum/mat"
@@ -12,13 +13,7 @@ import (
 
 // toyProblem is the 1D regression target of the SCN paper.
 func toyProblem(t testing.TB, n int) Problem {
-	x := make([]float32, n)
-	y := make([]float64, n)
-	for i := range x {
-		v := float64(i) / float64(n-1)
-		x[i] = float32(v)
-		y[i] = 0.2*math.Exp(-math.Pow(10*v-4, 2)) + 0.5*math.Exp(-math.Pow(80*v-40, 2)) + 0.3*math.Exp(-math.Pow(80*v-20, 2))
-	}
+	x, y := fixtures.Toy(n)
 	p, err := Regression(Images{Rows: 1, Cols: 1, Pix: x}, y, 1)
 	if err != nil {
 		t.Fatal(err)

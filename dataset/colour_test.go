@@ -434,12 +434,12 @@ func TestModelPlanes(t *testing.T) {
 	if err != nil || got.Channels != 1 || fmt.Sprint(got.Pix) != fmt.Sprint([]float32{lumaPlanes(1, 0, 0), lumaPlanes(0, 1, 0), lumaPlanes(0, 0, 1)}) {
 		t.Errorf("colour to a grey model: %+v %v", got, err)
 	}
-	colourModel, _ := RecordedPreprocess(&scn.Model{Preprocessing: scn.Preprocessing{Channels: 3}})
+	colourModel, _ := RecordedPreprocess(&scn.Model{Preprocessing: scn.PreprocessRecord{Channels: 3}})
 	got, err = colourModel.ApplyPicture(Picture{Pix: []float32{0.25, 0.5}, Channels: 1, Rows: 1, Cols: 2})
 	if err != nil || got.Channels != 3 || fmt.Sprint(got.Pix) != "[0.25 0.5 0.25 0.5 0.25 0.5]" {
 		t.Errorf("grey to a colour model: %+v %v", got, err)
 	}
-	four, _ := RecordedPreprocess(&scn.Model{Preprocessing: scn.Preprocessing{Channels: 4}})
+	four, _ := RecordedPreprocess(&scn.Model{Preprocessing: scn.PreprocessRecord{Channels: 4}})
 	_, err = four.ApplyPicture(colour)
 	wantErr(t, "colour to a 4-plane model", err, "3 planes cannot become 4")
 	_, err = colourModel.ApplyPicture(Picture{Pix: []float32{1, 2}, Channels: 3, Rows: 1, Cols: 2})
@@ -447,7 +447,7 @@ func TestModelPlanes(t *testing.T) {
 
 	// A model file's record: old JSON (no channels) means grey; a grey
 	// model records no channels, a colour one 3.
-	var old scn.Preprocessing
+	var old scn.PreprocessRecord
 	if err := json.Unmarshal([]byte(`{"invert":"auto","resize_rows":28,"resize_cols":28}`), &old); err != nil {
 		t.Fatal(err)
 	}
@@ -465,7 +465,7 @@ func TestModelPlanes(t *testing.T) {
 	}
 	for _, bad := range []Preprocess{{Channels: -1}, {Channels: 5000}, {Fit: "pad"}, {Fit: "zoom", ResizeRows: 2, ResizeCols: 2}, {MNIST: true, Channels: 3}} {
 		if err := bad.Validate(); err == nil {
-			t.Errorf("%+v accepted", scn.Preprocessing(bad))
+			t.Errorf("%+v accepted", scn.PreprocessRecord(bad))
 		}
 	}
 }

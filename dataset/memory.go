@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"sync/atomic"
+
+	"github.com/scn2d/scn/internal/memest"
 )
 
 // memoryLimit is the limit SetMemoryLimit sets (0: none).
@@ -31,20 +33,9 @@ func checkMemory(need int64, what string) error {
 	return fmt.Errorf("%w: %s need about %s, the limit is %s", ErrTooLarge, what, formatBytes(need), formatBytes(lim))
 }
 
-// formatBytes renders a byte count: "1.5 GiB".
-func formatBytes(n int64) string {
-	f := float64(n)
-	for _, u := range []string{"B", "KiB", "MiB", "GiB", "TiB"} {
-		if f < 1024 || u == "TiB" {
-			if u == "B" {
-				return fmt.Sprintf("%d B", n)
-			}
-			return fmt.Sprintf("%.3g %s", f, u)
-		}
-		f /= 1024
-	}
-	return ""
-}
+// formatBytes renders a byte count: "1.5 GiB" (memest.FormatBytes, the
+// library's one rendering).
+func formatBytes(n int64) string { return memest.FormatBytes(n) }
 
 // openFile opens a file to read, refusing a directory with an error that
 // says so (reading one fails with a less helpful message).

@@ -9,10 +9,10 @@ import (
 )
 
 // Preprocess says how raw images are prepared before a learner sees them:
-// the record a model keeps (scn.Preprocessing, whose fields it has and
+// the record a model keeps (scn.PreprocessRecord, whose fields it has and
 // whose documentation says what they mean), with the image operations as
 // methods. Convert freely: dataset.Preprocess(m.Preprocessing) and
-// scn.Preprocessing(p), but prepare new images for a model with
+// scn.PreprocessRecord(p), but prepare new images for a model with
 // RecordedPreprocess, which reads a record's Channels 0 as grey (given to a
 // reader, 0 means "as the files are"). The readers give values in [0, 1].
 //
@@ -20,12 +20,12 @@ import (
 // luma, grey to colour as three equal planes), inversion, the MNIST
 // convention, the resize (Fit), the deskew, each plane alike (the deskew
 // measures the slant on the planes' sum and shears every plane alike).
-type Preprocess scn.Preprocessing
+type Preprocess scn.PreprocessRecord
 
 // Validate reports an unknown Invert value, a half-given or negative
 // resize, or a resize to more pixels than an image may have.
 func (p Preprocess) Validate() error {
-	if err := scn.Preprocessing(p).Validate(); err != nil {
+	if err := scn.PreprocessRecord(p).Validate(); err != nil {
 		return fmt.Errorf("dataset: %w", err)
 	}
 	if p.ResizeRows > maxPixels || p.ResizeCols > maxPixels || p.ResizeRows*p.ResizeCols > maxPixels {
@@ -102,12 +102,12 @@ func RecordedPreprocess(m *scn.Model) (Preprocess, error) {
 // Record returns the preprocessing a model trained on s, prepared with p,
 // records: p with Channels set to the set's planes, 0 for grey (so that a
 // grey model's file is what it was before colour existed).
-func (p Preprocess) Record(s *Set) scn.Preprocessing {
+func (p Preprocess) Record(s *Set) scn.PreprocessRecord {
 	p.Channels = s.Chans()
 	if p.Channels == 1 {
 		p.Channels = 0
 	}
-	return scn.Preprocessing(p)
+	return scn.PreprocessRecord(p)
 }
 
 // Apply prepares one grey image (grey levels in [0, 1], rows x cols) and
@@ -320,7 +320,7 @@ func darkInkPlanes(pix []float32, c, rows, cols int) bool {
 }
 
 // ResizeFit resizes one plane to newRows x newCols as fit says (see
-// scn.Preprocessing's Fit): "pad" scales the whole image to fit inside,
+// scn.PreprocessRecord's Fit): "pad" scales the whole image to fit inside,
 // keeping its aspect ratio, and centres it on zeros (black); "crop" scales
 // it to cover, keeping its aspect ratio, and keeps the centre; "stretch" or
 // "" is Resize. All three agree when the aspect ratios are the same. The

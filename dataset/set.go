@@ -13,7 +13,7 @@
 // Set is the one data-set type of the project: the readers return it, the
 // experiments and the command line use it, and its Images and Problem
 // methods give the learners' views (package scn). Preprocess is the model's
-// preprocessing record (scn.Preprocessing) with the image operations.
+// preprocessing record (scn.PreprocessRecord) with the image operations.
 //
 // Every reader checks what a file claims before allocating for it and
 // returns an error naming the file; no input makes it panic (each reader

@@ -42,11 +42,11 @@ func TestSetViews(t *testing.T) {
 }
 
 // TestPreprocessIsTheModelsRecord checks that Preprocess and
-// scn.Preprocessing convert both ways and that RecordedPreprocess checks
+// scn.PreprocessRecord convert both ways and that RecordedPreprocess checks
 // what a model holds.
 func TestPreprocessIsTheModelsRecord(t *testing.T) {
 	p := Preprocess{Invert: "auto", ResizeRows: 20, ResizeCols: 20, MNIST: true, Deskew: true}
-	m := &scn.Model{Preprocessing: scn.Preprocessing(p)}
+	m := &scn.Model{Preprocessing: scn.PreprocessRecord(p)}
 	got, err := RecordedPreprocess(m)
 	p.Channels = 1 // a record without channels means grey
 	if err != nil || got != p {
@@ -55,7 +55,7 @@ func TestPreprocessIsTheModelsRecord(t *testing.T) {
 	if got, err := RecordedPreprocess(&scn.Model{}); err != nil || got != (Preprocess{Channels: 1}) {
 		t.Errorf("no record: %+v, %v", got, err)
 	}
-	for _, bad := range []scn.Preprocessing{{Invert: "maybe"}, {ResizeRows: 3}, {ResizeRows: 1 << 20, ResizeCols: 1 << 20}} {
+	for _, bad := range []scn.PreprocessRecord{{Invert: "maybe"}, {ResizeRows: 3}, {ResizeRows: 1 << 20, ResizeCols: 1 << 20}} {
 		if _, err := RecordedPreprocess(&scn.Model{Preprocessing: bad}); err == nil {
 			t.Errorf("%+v accepted", bad)
 		}
@@ -74,7 +74,7 @@ func TestPreprocessString(t *testing.T) {
 		{Deskew: true, Channels: 3}:                    "deskew, colour (red, green, blue)",
 	} {
 		if got := p.String(); got != want {
-			t.Errorf("%+v: %q, want %q", scn.Preprocessing(p), got, want)
+			t.Errorf("%+v: %q, want %q", scn.PreprocessRecord(p), got, want)
 		}
 	}
 }

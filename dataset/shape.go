@@ -7,25 +7,22 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/scn2d/scn"
 	"github.com/scn2d/scn/npy"
 )
 
-// Shape is the size of a data set without its pixels: what the memory of
-// a fit on it depends on. Set.Shape gives it for a set in memory; the
-// Peek functions read it from the files' headers (or a derived set's
-// manifest, or a folder's listing and first image) before the images are
-// read, so that a caller can refuse work that would not fit in memory
-// without first reading gigabytes. A peeked shape is that of the set as
-// read, before preprocessing: Preprocess.PrepareShape gives what Prepare
-// (or ReadFolder) makes of it.
-type Shape struct {
-	N, Rows, Cols int
-	Channels      int  // planes per image (1: grey)
-	Labels        bool // the set has a class label per image
-	Classes       int  // classes of the labels (0 without labels)
-	TargetDim     int  // dimension of the regression targets (0: none)
-	Origin        bool // the set records each image's origin (derived sets)
-}
+// Shape is the size of a data set without its pixels (scn.Shape: N, rows,
+// cols, channels, labels, classes, targets, origins; Dim, Bytes and
+// Outputs): the one shape type of the library, which its memory estimates
+// (scn.Config.Estimate, EstimateStream) take. Set.Shape gives it for a set
+// in memory, a Stream's Shape for a set read shard by shard; the Peek
+// functions read it from the files' headers (or a derived set's manifest,
+// or a folder's listing and first image) before the images are read, so
+// that a caller can refuse work that would not fit in memory without
+// first reading gigabytes. A peeked shape is that of the set as read,
+// before preprocessing: Preprocess.PrepareShape gives what Prepare (or
+// ReadFolder) makes of it.
+type Shape = scn.Shape
 
 // Shape returns the shape of s.
 func (s *Set) Shape() Shape {
@@ -37,30 +34,10 @@ func (s *Set) Shape() Shape {
 	return sh
 }
 
-// Dim returns the values per image, Channels x Rows x Cols.
-func (sh Shape) Dim() int { return max(sh.Channels, 1) * sh.Rows * sh.Cols }
-
-// Bytes returns the bytes a set of this shape holds in memory: its pixels
-// (float32), labels, targets and origins (8 bytes each).
-func (sh Shape) Bytes() int64 {
-	n := int64(sh.N)
-	b := n*int64(sh.Dim())*4 + n*int64(sh.TargetDim)*8
-	if sh.Labels {
-		b += n * 8
-	}
-	if sh.Origin {
-		b += n * 8
-	}
-	return b
-}
-
-// Outputs returns the outputs of a model fitted on the set: the target
-// dimension for regression, else the classes (at least 1).
-func (sh Shape) Outputs() int {
-	if sh.TargetDim > 0 {
-		return sh.TargetDim
-	}
-	return max(sh.Classes, 1)
+// labelledShape is the shape of a stream of n labelled images of
+// rows x cols x chans in the given classes.
+func labelledShape(n, rows, cols, chans int, classes []string) Shape {
+	return Shape{N: n, Rows: rows, Cols: cols, Channels: chans, Labels: true, Classes: len(classes)}
 }
 
 // PrepareShape returns the shape Prepare makes of a set of shape sh: p's
@@ -169,7 +146,7 @@ func PeekNPY(imagesPath, labelsPath, targetsPath string, rows, cols int, channel
 		if err != nil {
 			return Shape{}, fmt.Errorf("dataset: %w", err)
 		}
-		err = sh.numpyLabels(y)
+		err = shapeLabels(&sh, y)
 		if err != nil {
 			return Shape{}, fmt.Errorf("dataset: %s: %w", labelsPath, err)
 		}
@@ -178,7 +155,7 @@ func PeekNPY(imagesPath, labelsPath, targetsPath string, rows, cols int, channel
 		if err != nil {
 			return Shape{}, fmt.Errorf("dataset: %w", err)
 		}
-		if err := sh.numpyTargets(y.Shape); err != nil {
+		if err := shapeTargets(&sh, y.Shape); err != nil {
 			return Shape{}, fmt.Errorf("dataset: %s: %w", targetsPath, err)
 		}
 	}
@@ -209,7 +186,7 @@ func PeekNPZ(path, xName, yName string, targets bool, rows, cols int, channelsFi
 		if err != nil {
 			return Shape{}, fmt.Errorf("dataset: %w", err)
 		}
-		if err := sh.numpyTargets(y.Shape); err != nil {
+		if err := shapeTargets(&sh, y.Shape); err != nil {
 			return Shape{}, fmt.Errorf("dataset: %s, array %q: %w", path, yName, err)
 		}
 	default:
@@ -217,7 +194,7 @@ func PeekNPZ(path, xName, yName string, targets bool, rows, cols int, channelsFi
 		if err != nil {
 			return Shape{}, fmt.Errorf("dataset: %w", err)
 		}
-		if err := sh.numpyLabels(y); err != nil {
+		if err := shapeLabels(&sh, y); err != nil {
 			return Shape{}, fmt.Errorf("dataset: %s, array %q: %w", path, yName, err)
 		}
 	}
@@ -239,8 +216,8 @@ func numpyHeaderShape(h npy.Header, rows, cols int, channelsFirst bool) (Shape, 
 	return Shape{N: n, Rows: r, Cols: k, Channels: c}, nil
 }
 
-// numpyLabels sets the labels and classes of sh as NumPySet would from y.
-func (sh *Shape) numpyLabels(y *npy.Array) error {
+// shapeLabels sets the labels and classes of sh as NumPySet would from y.
+func shapeLabels(sh *Shape, y *npy.Array) error {
 	if len(y.Shape) == 0 || y.Shape[0] != sh.N || len(y.Shape) > 2 || len(y.Shape) == 2 && y.Shape[1] != 1 {
 		return fmt.Errorf("%w: %d images, but the labels have shape %v", ErrFormat, sh.N, y.Shape)
 	}
@@ -252,9 +229,9 @@ func (sh *Shape) numpyLabels(y *npy.Array) error {
 	return nil
 }
 
-// numpyTargets sets the target dimension of sh from the shape of the
+// shapeTargets sets the target dimension of sh from the shape of the
 // targets, as NumPySet would.
-func (sh *Shape) numpyTargets(shape []int) error {
+func shapeTargets(sh *Shape, shape []int) error {
 	if len(shape) == 0 || shape[0] != sh.N || len(shape) > 2 || len(shape) == 2 && shape[1] < 1 {
 		return fmt.Errorf("%w: %d images, but the targets have shape %v", ErrFormat, sh.N, shape)
 	}

@@ -117,8 +117,11 @@ func (s *IDXSource) Len() int {
 	return n
 }
 
-// Shape returns the images' shape after preprocessing.
-func (s *IDXSource) Shape() (rows, cols int) { return s.Prep.outShape(s.rows, s.cols) }
+// Shape returns the set's shape after preprocessing.
+func (s *IDXSource) Shape() Shape {
+	rows, cols := s.Prep.outShape(s.rows, s.cols)
+	return labelledShape(s.Len(), rows, cols, s.Chans(), s.classes)
+}
 
 // Inverted returns the images preprocessing inverted in the last complete
 // pass (Shards).
@@ -301,7 +304,8 @@ func grow32(s []float32, n int) []float32 {
 // ReadIDXSource reads every shard of src into one set (for sets that fit
 // in memory, given as several files).
 func ReadIDXSource(src *IDXSource) (*Set, error) {
-	rows, cols := src.Shape()
+	sh := src.Shape()
+	rows, cols := sh.Rows, sh.Cols
 	need := int64(src.Len()) * int64(rows*cols) * 4
 	if err := checkMemory(need, fmt.Sprintf("%d images of %d x %d", src.Len(), rows, cols)); err != nil {
 		return nil, fmt.Errorf("dataset: %w", err)

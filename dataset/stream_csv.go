@@ -72,8 +72,11 @@ func openCSVSource(path string, open func() (io.ReadCloser, error), rows, cols i
 // Len returns the number of images.
 func (s *CSVSource) Len() int { return s.n }
 
-// Shape returns the images' shape after preprocessing.
-func (s *CSVSource) Shape() (rows, cols int) { return s.Prep.outShape(s.rows, s.cols) }
+// Shape returns the set's shape after preprocessing.
+func (s *CSVSource) Shape() Shape {
+	rows, cols := s.Prep.outShape(s.rows, s.cols)
+	return labelledShape(s.n, rows, cols, s.Chans(), s.classes)
+}
 
 // Chans returns the planes of the images after preprocessing (grey, unless
 // Prep asks for more).

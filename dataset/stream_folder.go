@@ -192,8 +192,11 @@ func (s *FolderSource) colour(name string) (bool, error) {
 // Len returns the number of images.
 func (s *FolderSource) Len() int { return len(s.files) }
 
-// Shape returns the images' shape after preprocessing (the first image's).
-func (s *FolderSource) Shape() (rows, cols int) { return s.rows, s.cols }
+// Shape returns the set's shape after preprocessing (the first image's
+// size; the planes are Chans', an upper bound until Resolve).
+func (s *FolderSource) Shape() Shape {
+	return labelledShape(len(s.files), s.rows, s.cols, s.Chans(), s.classes)
+}
 
 // Chans returns the planes of the images: 3 as long as Resolve has not
 // decided them (an upper bound).

@@ -141,8 +141,11 @@ func (s *NumPySource) init() error {
 // Len returns the number of images.
 func (s *NumPySource) Len() int { return len(s.lab) }
 
-// Shape returns the images' shape after preprocessing.
-func (s *NumPySource) Shape() (rows, cols int) { return s.Prep.outShape(s.rows, s.cols) }
+// Shape returns the set's shape after preprocessing.
+func (s *NumPySource) Shape() Shape {
+	rows, cols := s.Prep.outShape(s.rows, s.cols)
+	return labelledShape(len(s.lab), rows, cols, s.Chans(), s.classes)
+}
 
 // Chans returns the planes of the images after preprocessing.
 func (s *NumPySource) Chans() int { return s.Prep.wantChannels(s.chans) }

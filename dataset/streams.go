@@ -18,8 +18,11 @@ type Stream interface {
 	scn.Source
 	// Len returns the number of images.
 	Len() int
-	// Shape returns the images' shape after preprocessing.
-	Shape() (rows, cols int)
+	// Shape returns the set's shape after preprocessing: Len images of
+	// rows x cols x Chans, labelled in Classes (Set.Shape's type; before
+	// this round it returned rows and cols alone: Shape().Rows and
+	// Shape().Cols).
+	Shape() Shape
 	// Chans returns the planes of the images after preprocessing (1:
 	// grey, 3: colour).
 	Chans() int

@@ -59,8 +59,11 @@ func sameStream(t *testing.T, what string, src Stream, want *Set) {
 		if err != nil {
 			t.Fatalf("%s: %v", what, err)
 		}
-		rows, cols := src.Shape()
+		sh := src.Shape()
+		rows, cols := sh.Rows, sh.Cols
 		switch {
+		case sh != want.Shape():
+			t.Fatalf("%s: the source's shape %+v, the set's %+v", what, sh, want.Shape())
 		case got.Rows != want.Rows || got.Cols != want.Cols || got.Chans() != want.Chans():
 			t.Fatalf("%s: shards of %d x %d x %d, the set's %d x %d x %d", what, got.Chans(), got.Rows, got.Cols, want.Chans(), want.Rows, want.Cols)
 		case rows != want.Rows || cols != want.Cols || src.Chans() != want.Chans() || src.Len() != want.Len():

@@ -35,7 +35,7 @@ func deepModel(t *testing.T, act scn.Activation) *scn.Model {
 	if !m.IsDeep() {
 		t.Fatalf("layers %v", m.LayerSizes())
 	}
-	m.Preprocessing = scn.Preprocessing{Invert: "no"}
+	m.Preprocessing = scn.PreprocessRecord{Invert: "no"}
 	return m
 }
 

@@ -103,7 +103,7 @@ const Opset = 13
 const irVersion = 7
 
 // MetaPreprocess is the key of the exported files' metadata under which
-// the model's preprocessing record (scn.Preprocessing) is written as a
+// the model's preprocessing record (scn.PreprocessRecord) is written as a
 // JSON object.
 const MetaPreprocess = "preprocess"
 

@@ -130,7 +130,7 @@ func fitNew(t *testing.T, kind scn.Kind, act scn.Activation, regression bool) *s
 	if err != nil {
 		t.Fatal(err)
 	}
-	m.Preprocessing = scn.Preprocessing{Invert: "no"}
+	m.Preprocessing = scn.PreprocessRecord{Invert: "no"}
 	return m
 }
 

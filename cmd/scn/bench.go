@@ -85,14 +85,14 @@ func checkBench(o perf.Options, k scn.Kind, n, rows, cols, m int) error {
 	cfg := scn.Paper(k)
 	cfg.MaxNodes = o.Nodes
 	d := int64(rows) * int64(cols)
-	fit := cfg.EstimateMemory(n, rows, cols, m)
+	fit := cfg.Estimate(scn.Shape{N: n, Rows: rows, Cols: cols, Channels: 1, Labels: true, Classes: m}, nil).Fit
 	need := int64(n)*d*4 + fit.Total() + 1<<30
 	hint := "lower --nodes or --n"
 	if o.RefNodes > 0 {
 		ref := scn.Paper(k)
 		ref.MaxNodes = o.RefNodes
 		rn, rl := int64(o.RefN), int64(o.RefNodes)
-		refNeed := rn*d*12 + ref.EstimateBytes(o.RefN, rows, cols, 10) + 4*8*rn*rl + 8*rl*rl
+		refNeed := rn*d*12 + ref.Estimate(scn.Shape{N: o.RefN, Rows: rows, Cols: cols, Channels: 1, Labels: true, Classes: 10}, nil).Fit.Total() + 4*8*rn*rl + 8*rl*rl
 		need += refNeed
 		if refNeed > need/2 {
 			hint = "lower --ref-n or --ref-nodes"

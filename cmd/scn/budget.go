@@ -4,10 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math"
-	"math/rand/v2"
 	"runtime/debug"
-	"sort"
 	"strings"
 	"time"
 
@@ -184,66 +181,27 @@ func trainBudget(cmd *cobra.Command, h *hyperFlags, d *dataFlags, out string, qu
 	return nil
 }
 
-// deskewSample is how many training images chooseDeskew probes on (the
-// budget's probe uses at most 4000).
-const deskewSample = 4000
-
 // chooseDeskew lets a budget decide whether to deskew the training images
-// (when --deskew is not given): it runs the budget's probe on a sample of
-// the images as read and deskewed, and deskews the whole set if that
-// scores better on the probe's held-out images (digits gain; clothes and
-// faces, which are not slanted ink, do not). It returns the set and
-// preprocessing to fit, and the rates of the probe of the preparation
-// kept, so that the budget does not probe again (nil when there is no room
-// for a deskewed copy, and so nothing to probe).
+// (when --deskew is not given) by the library's probe
+// (dataset.ChooseDeskew), and says on w what it chose and why. It returns
+// the set and preprocessing to fit, and the rates of the probe of the
+// preparation kept, so that the budget does not probe again (nil when
+// there is no room for a deskewed copy, and so nothing to probe).
 func chooseDeskew(ctx context.Context, b scn.Budget, s *dataset.Set, p dataset.Preprocess, w io.Writer) (*dataset.Set, dataset.Preprocess, *scn.Rates, error) {
-	if b.MaxBytes > 0 && setBytes(s) > b.MaxBytes {
-		// Deskewing the whole set holds it twice for a moment: with no room
-		// for that, the probe would be wasted.
+	c, err := dataset.ChooseDeskew(ctx, b, s, p)
+	if err != nil {
+		return nil, p, nil, err
+	}
+	asRead, skew := c.AsRead, c.Deskewed
+	switch {
+	case c.NoRoom:
 		fmt.Fprintf(w, "budget: images as read: a deskewed copy of the images (%s) does not fit in the memory left (%s)\n",
 			formatBytes(setBytes(s)), formatBytes(b.MaxBytes))
-		return s, p, nil, nil
-	}
-	n := min(s.Len(), deskewSample)
-	idx := rand.New(rand.NewPCG(b.Seed, 0xde5c)).Perm(s.Len())[:n]
-	sort.Ints(idx)
-	sample := s.Subset(idx)
-	skewed, err := dataset.Prepare(sample, dataset.Preprocess{Deskew: true})
-	if err != nil {
-		return nil, p, nil, err
-	}
-	var probs [2]scn.Problem
-	for i, set := range []*dataset.Set{sample, skewed} {
-		if probs[i], err = set.Problem(); err != nil {
-			return nil, p, nil, err
-		}
-	}
-	pr, err := b.ProbeInputs(ctx, s.Len(), probs[:])
-	if err != nil {
-		return nil, p, nil, err
-	}
-	asRead, skew := pr[0], pr[1]
-	if gain, need := skew.Accuracy-asRead.Accuracy, deskewMargin(asRead); !(gain > need) {
+	case !c.Deskew():
 		fmt.Fprintf(w, "budget: images as read (probe's held-out accuracy %.2f%%; deskewed %.2f%%, %+.2f points, short of the %.2f that would show a gain on %d images)\n",
-			100*asRead.Accuracy, 100*skew.Accuracy, 100*gain, 100*need, asRead.Held)
-		return s, p, &asRead.Rates, nil
+			100*asRead.Accuracy, 100*skew.Accuracy, 100*(skew.Accuracy-asRead.Accuracy), 100*c.Margin, asRead.Held)
+	default:
+		fmt.Fprintf(w, "budget: images deskewed (probe's held-out accuracy %.2f%%; as read %.2f%%)\n", 100*skew.Accuracy, 100*asRead.Accuracy)
 	}
-	fmt.Fprintf(w, "budget: images deskewed (probe's held-out accuracy %.2f%%; as read %.2f%%)\n", 100*skew.Accuracy, 100*asRead.Accuracy)
-	if s, err = dataset.Prepare(s, dataset.Preprocess{Deskew: true}); err != nil {
-		return nil, p, nil, err
-	}
-	p.Deskew = true
-	return s, p, &skew.Rates, nil
-}
-
-// deskewMargin is the gain in the probe's held-out accuracy that the
-// deskewed images must show over the images as read: one standard error
-// of an accuracy on that many held-out images (about the noise of a paired
-// comparison on them), so that the noise of a sample of a thousand images
-// does not decide. Measured: Fashion-MNIST's probe gained 0.30 points
-// (margin 1.2) where a full fit loses 0.2; MNIST's gained 1.9 (margin
-// 0.66) and a full fit gains 0.34.
-func deskewMargin(asRead scn.Probe) float64 {
-	a := asRead.Accuracy
-	return math.Sqrt(a * (1 - a) / float64(max(asRead.Held, 1)))
+	return c.Set, c.Prep, c.Rates, nil
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/scn2d/scn"
 	"github.com/scn2d/scn/dataset"
+	"github.com/scn2d/scn/internal/memest"
 	"github.com/spf13/pflag"
 )
 
@@ -111,20 +112,9 @@ func parseBytes(s string) (int64, error) {
 	return int64(v * mult), nil
 }
 
-// formatBytes renders a byte count for people: "1.5 GiB".
-func formatBytes(n int64) string {
-	f := float64(n)
-	for _, u := range []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB"} {
-		if math.Abs(f) < 1024 || u == "PiB" {
-			if u == "B" {
-				return fmt.Sprintf("%d B", n)
-			}
-			return fmt.Sprintf("%.3g %s", f, u)
-		}
-		f /= 1024
-	}
-	return ""
-}
+// formatBytes renders a byte count for people: "1.5 GiB"
+// (memest.FormatBytes, the library's one rendering).
+func formatBytes(n int64) string { return memest.FormatBytes(n) }
 
 // memCap is the memory limit of one run (--max-memory; not a time budget, which is --budget).
 type memCap struct{ memLimit }
@@ -146,9 +136,9 @@ func (b memCap) apply() { dataset.SetMemoryLimit(b.bytes) }
 func setBytes(s *dataset.Set) int64 { return s.Shape().Bytes() }
 
 // fitNeed returns what fitting cfg on a set of shape sh takes beyond the
-// set.
+// set (the library's estimate, scn.Config.Estimate).
 func fitNeed(cfg scn.Config, sh dataset.Shape) int64 {
-	return cfg.EstimateBytesC(sh.N, sh.Rows, sh.Cols, sh.Channels, sh.Outputs())
+	return cfg.Estimate(sh, nil).FitBytes()
 }
 
 // outputs returns the model outputs a set gives: its classes or target
@@ -182,12 +172,10 @@ func (b memCap) checkFit(cfg scn.Config, sel *scn.Selection, train dataset.Shape
 }
 
 // fitTotal is the memory a fit of cfg on a training set of shape train
-// takes with its data (and a test set of testBytes).
+// takes with its data (the library's estimate, scn.Config.Estimate), a
+// test set of testBytes and the process's overhead.
 func fitTotal(cfg scn.Config, sel *scn.Selection, train dataset.Shape, testBytes int64) int64 {
-	need := train.Bytes() + fitNeed(cfg, train)
-	if sel != nil {
-		need += sel.EstimateBytesC(cfg, train.N, train.Rows, train.Cols, train.Channels, train.Outputs())
-	}
+	need := cfg.Estimate(train, sel).Total()
 	return need + testBytes + processOverhead(need+testBytes)
 }
 

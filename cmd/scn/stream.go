@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strings"
 
 	"github.com/scn2d/scn"
@@ -146,10 +145,9 @@ func (d *dataFlags) openStream(p dataset.Preprocess) (*trainStream, error) {
 
 // inMemory returns the bytes reading src whole and fitting cfg on it take.
 func inMemory(cfg scn.Config, src dataset.Stream) int64 {
-	n := int64(src.Len())
-	rows, cols := src.Shape()
-	d := int64(rows * cols * src.Chans())
-	return n*(src.StoredBytes()+4*d) + cfg.EstimateBytesC(src.Len(), rows, cols, src.Chans(), len(src.Classes()))
+	sh := src.Shape()
+	n, d := int64(sh.N), int64(sh.Dim())
+	return n*(src.StoredBytes()+4*d) + cfg.Estimate(sh, nil).FitBytes()
 }
 
 // smallCSV is the share of the memory limit under which a CSV file is not
@@ -215,9 +213,8 @@ func (d *dataFlags) streamPlan(cfg scn.Config, sel *scn.Selection, force bool, s
 			return nil, "", nil
 		}
 	}
-	n := src.Len()
-	rows, cols := src.Shape()
-	c := src.Chans()
+	sh := src.Shape()
+	n, rows, cols, c := sh.N, sh.Rows, sh.Cols, sh.Channels
 	if !force {
 		why = fmt.Sprintf("in memory the %d images and the fit would take about %s, more than the limit of %s (%s)", n, formatBytes(whole), formatBytes(b.bytes), b.from)
 	} else {
@@ -299,19 +296,14 @@ func streamProgressText(cfg scn.Config) string {
 // sums and factor, and the buffers of a shard (as stored, decoded and
 // prepared).
 func streamNeed(cfg scn.Config, sel *scn.Selection, src *trainStream) int64 {
-	rows, cols := src.Shape()
-	c, m := src.Chans(), len(src.Classes())
-	d1 := int64(rows * cols * c)
-	need := cfg.EstimateStreamMemoryC(rows, cols, c, m) + int64(dataset.DefaultChunk)*(src.StoredBytes()+3*4*d1)
-	if sel != nil {
-		need += sel.EstimateStreamBytesC(cfg, src.Len(), rows, cols, c, m)
-	}
-	return need
+	sh := src.Shape()
+	return cfg.EstimateStream(sh, sel).Total() + int64(dataset.DefaultChunk)*(src.StoredBytes()+3*4*int64(sh.Dim()))
 }
 
 // printStreamPlan prints what --dry-run prints for a streamed fit.
 func printStreamPlan(w io.Writer, cfg scn.Config, sel *scn.Selection, src *trainStream) {
-	rows, cols := src.Shape()
+	sh := src.Shape()
+	rows, cols := sh.Rows, sh.Cols
 	if c := cfg.ForImages(rows, cols); c.FieldMax != cfg.FieldMax {
 		cfg = c
 	}
@@ -332,14 +324,15 @@ func printStreamPlan(w io.Writer, cfg scn.Config, sel *scn.Selection, src *train
 // trainStreamed fits cfg on the stream and saves the model; it saves
 // nothing when interrupted (no node is complete before the pass ends).
 func trainStreamed(cmd *cobra.Command, cfg scn.Config, sel *scn.Selection, src *trainStream, p dataset.Preprocess, out string, quiet bool) error {
-	rows, cols := src.Shape()
+	sh := src.Shape()
+	rows, cols := sh.Rows, sh.Cols
 	if c := cfg.ForImages(rows, cols); c.FieldMax != cfg.FieldMax {
 		fmt.Fprintf(cmd.ErrOrStderr(), "scn: note: receptive fields of %d to %d pixels (the fast preset's 5 to 27 for 28 x 28, scaled to %d x %d); --field sets them\n", c.FieldMin, c.FieldMax, rows, cols)
 		cfg = c
 	}
 	// As for a fit in memory: keep the collector's slack small beside the
 	// factor and the shard buffers the streamed fit holds.
-	setGCSlack(cfg.EstimateStreamMemoryC(rows, cols, src.Chans(), len(src.Classes())))
+	setGCSlack(cfg.EstimateStream(sh, nil).Stream)
 	bar := newProgress(cfg.MaxNodes, cfg.Kind.Title(), quiet)
 	var m *scn.Model
 	var err error
@@ -423,97 +416,38 @@ func growUpdate(cmd *cobra.Command, m *scn.Model, oldStats *scn.Stats, d, old *d
 		prob, err := s.Problem()
 		return s, prob, err
 	}
-	oldSet, oldProb, err := load(old)
+	_, oldProb, err := load(old)
 	if err != nil {
 		return err
 	}
-	if err := sameImages(oldStats, oldSet); err != nil {
+	if err := oldImagesError(oldStats.CheckImages(oldProb)); err != nil {
 		return err
 	}
 	newSet, newProb, err := load(d)
 	if err != nil {
 		return err
 	}
-	r, err := residual(m, newSet, newProb)
+	nm, merged, err := m.GrowUpdate(cmd.Context(), oldStats, oldProb, newProb, k)
 	if err != nil {
-		return err
+		return oldImagesError(err)
 	}
-	g, err := m.Grow(cmd.Context(), newProb.X, r, k, m.Config.Seed+1)
-	if err != nil {
-		return err
-	}
-	so, err := g.Stats(oldProb)
-	if err != nil {
-		return err
-	}
-	sn, err := g.Stats(newProb)
-	if err != nil {
-		return err
-	}
-	merged, err := so.Merge(sn)
-	if err != nil {
-		return err
-	}
-	nm, err := solveUpdate(cmd.OutOrStdout(), m, merged, out, sOut)
-	if err != nil {
+	if err := saveUpdate(cmd.OutOrStdout(), nm, merged, out, sOut); err != nil {
 		return err
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "grown by %d nodes on the residual of %d new images, solved over %d images: saved %s\n", nm.Nodes()-m.Nodes(), newSet.Len(), merged.N, out)
 	return nil
 }
 
-// sameImages checks that a set is the one statistics were summed over:
-// its image count and its count of each class.
-func sameImages(st *scn.Stats, s *dataset.Set) error {
-	if s.Len() != st.Images() {
-		return fmt.Errorf("the --old-* images are %d, the statistics (--stats) were summed over %d: give the model's training images", s.Len(), st.Images())
+// oldImagesError says in the command's words (its flags) that the --old-*
+// images are not those the statistics were summed over
+// (scn.ImagesMismatchError); other errors pass as they are.
+func oldImagesError(err error) error {
+	var e *scn.ImagesMismatchError
+	switch {
+	case !errors.As(err, &e):
+		return err
+	case e.Class == "":
+		return fmt.Errorf("the --old-* images are %d, the statistics (--stats) were summed over %d: give the model's training images", e.Images, e.Summed)
 	}
-	if st.Classes == nil {
-		return nil
-	}
-	counts := s.ClassCounts()
-	for i, c := range st.Classes {
-		j := slices.Index(s.Classes, c)
-		if j < 0 || counts[j] != st.ClassCounts[i] {
-			return fmt.Errorf("the --old-* images have other class counts than the statistics (--stats) for class %q: give the model's training images", c)
-		}
-	}
-	return nil
-}
-
-// residual returns the targets of the new images minus m's predictions,
-// with the model's outputs first and a column for each class the model
-// does not have (the model predicts 0 there), as the merged statistics
-// order them.
-func residual(m *scn.Model, s *dataset.Set, p scn.Problem) ([]float64, error) {
-	y, err := m.Predict(p.X)
-	if err != nil {
-		return nil, err
-	}
-	n := p.X.Len()
-	if m.Classes == nil {
-		if p.M != m.M {
-			return nil, fmt.Errorf("the new images have %d targets, the model %d outputs", p.M, m.M)
-		}
-		r := make([]float64, n*m.M)
-		for i := range r {
-			r[i] = p.T[i] - y[i]
-		}
-		return r, nil
-	}
-	union := slices.Clone(m.Classes)
-	for _, c := range s.Classes {
-		if !slices.Contains(union, c) {
-			union = append(union, c)
-		}
-	}
-	q := len(union)
-	r := make([]float64, n*q)
-	for i := 0; i < n; i++ {
-		for j := 0; j < m.M; j++ {
-			r[i*q+j] = -y[i*m.M+j]
-		}
-		r[i*q+slices.Index(union, s.Classes[s.Labels[i]])]++
-	}
-	return r, nil
+	return fmt.Errorf("the --old-* images have other class counts than the statistics (--stats) for class %q: give the model's training images", e.Class)
 }

@@ -152,11 +152,8 @@ clock, giving the same model file.`,
 			// Selection's buffers count as live too: left out, a small
 			// fit's collector let the heap grow by two thirds of the
 			// selection's buffers past what the estimate allows for.
-			live := int64(s.Len())*int64(s.Dim())*4 + cfg.EstimateBytesC(s.Len(), s.Rows, s.Cols, s.Chans(), prob.M)
-			if sel != nil {
-				live += sel.EstimateBytesC(cfg, s.Len(), s.Rows, s.Cols, s.Chans(), prob.M)
-			}
-			setGCSlack(live)
+			est := cfg.Estimate(s.Shape(), sel)
+			setGCSlack(int64(s.Len())*int64(s.Dim())*4 + est.FitBytes() + est.Selection)
 			bar := newProgress(totalNodes(cfg), cfg.Kind.Title(), quiet)
 			var m *scn.Model
 			if sel != nil && sel.Grow {
@@ -308,12 +305,9 @@ func printPlan(w io.Writer, cfg scn.Config, sel *scn.Selection, s *dataset.Set) 
 	if sel != nil {
 		fmt.Fprintf(w, "selection   %s\n", selectionPlan(sel))
 	}
-	e := cfg.EstimateMemoryC(s.Len(), s.Rows, s.Cols, s.Chans(), outputs(s))
+	est := cfg.Estimate(s.Shape(), sel)
+	e, selBytes := est.Fit, est.Selection
 	total := fitTotal(cfg, sel, s.Shape(), 0)
-	var selBytes int64
-	if sel != nil {
-		selBytes = sel.EstimateBytesC(cfg, s.Len(), s.Rows, s.Cols, s.Chans(), outputs(s))
-	}
 	fmt.Fprintf(w, "memory      %s in all, %d bytes (images %s, candidates %s, least squares %s, solve %s, model %s, selection %s, process %s)\n",
 		formatBytes(total), total, formatBytes(setBytes(s)), formatBytes(e.Candidates), formatBytes(e.Factor), formatBytes(e.Solve), formatBytes(e.Model),
 		formatBytes(selBytes), formatBytes(total-setBytes(s)-e.Total()-selBytes))

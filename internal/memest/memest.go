@@ -4,7 +4,8 @@
 // package fills from its Config and run options, with the buffer sizes
 // its drivers use (Sizes). The deep and local fits' estimates, which
 // combine estimates of their layers, and prediction's stay in the root
-// package beside the code whose buffers they count.
+// package beside the code whose buffers they count. FormatBytes renders
+// byte counts for the messages that quote estimates and limits.
 //
 // It may import the standard library and internal/lsq (the engines'
 // block and shard sizes) only; never the root package scn or any package

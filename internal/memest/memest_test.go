@@ -55,3 +55,21 @@ func TestEstimateByHand(t *testing.T) {
 		t.Error("a one-pass fit's factor is not below a fit that keeps H")
 	}
 }
+
+// TestFormatBytes: bytes below a KiB as they are, then three significant
+// digits of the largest binary unit below the count, up to PiB; negative
+// counts alike.
+func TestFormatBytes(t *testing.T) {
+	for _, c := range []struct {
+		n    int64
+		want string
+	}{
+		{0, "0 B"}, {1023, "1023 B"}, {1024, "1 KiB"}, {1536, "1.5 KiB"}, {3 << 30, "3 GiB"},
+		{1<<40 - 1, "1.02e+03 GiB"}, {5 << 40, "5 TiB"}, {1 << 50, "1 PiB"}, {1 << 60, "1.02e+03 PiB"},
+		{-2048, "-2 KiB"}, {-5, "-5 B"},
+	} {
+		if got := FormatBytes(c.n); got != c.want {
+			t.Errorf("FormatBytes(%d) = %q, want %q", c.n, got, c.want)
+		}
+	}
+}

@@ -1,0 +1,146 @@
+package scn
+
+import (
+	"context"
+	"fmt"
+	"slices"
+)
+
+// GrowUpdate returns m grown by up to k supervised nodes and solved again
+// over its old training images and the new images p, with the merged
+// statistics of the grown model over both (for the next update): the
+// workflow of scn update --grow (grow.go says why the old images
+// themselves are needed).
+//
+// The old images old must be those oldStats (m's statistics, scn train
+// --stats-out) was summed over: the same count, and the same count of each
+// class (CheckImages; an *ImagesMismatchError otherwise). The new nodes are
+// chosen by m's configuration on the residual m leaves on p (Grow, with
+// the seed m.Config.Seed+1), with a column for each class p brings that m
+// does not have; the output weights of all the nodes are the least squares
+// with m's ridge term of the old and new images' merged statistics
+// (Model.Stats, Stats.Merge, Stats.Solve). The new model keeps m's
+// metadata and preprocessing. Only the supervised learners grow, and not
+// models of local nodes.
+func (m *Model) GrowUpdate(ctx context.Context, oldStats *Stats, old, p Problem, k int) (*Model, *Stats, error) {
+	if err := m.refuseLocal("growing on a residual"); err != nil {
+		return nil, nil, err
+	}
+	if m.Kind.Choice != Supervised {
+		return nil, nil, fmt.Errorf("%w: %s draws its nodes at random: grow it by a fit of more nodes, not on a residual", ErrConfig, m.Kind)
+	}
+	if err := oldStats.CheckImages(old); err != nil {
+		return nil, nil, err
+	}
+	r, err := m.growResidual(p)
+	if err != nil {
+		return nil, nil, err
+	}
+	g, err := m.Grow(ctx, p.X, r, k, m.Config.Seed+1)
+	if err != nil {
+		return nil, nil, err
+	}
+	so, err := g.Stats(old)
+	if err != nil {
+		return nil, nil, err
+	}
+	sn, err := g.Stats(p)
+	if err != nil {
+		return nil, nil, err
+	}
+	merged, err := so.Merge(sn)
+	if err != nil {
+		return nil, nil, err
+	}
+	nm, err := merged.Solve(m.Config.Ridge)
+	if err != nil {
+		return nil, nil, err
+	}
+	nm.Meta, nm.Preprocessing = m.Meta, m.Preprocessing
+	return nm, merged, nil
+}
+
+// ImagesMismatchError says that images are not those statistics were
+// summed over (Stats.CheckImages). It wraps ErrStats.
+type ImagesMismatchError struct {
+	// Images is the count of the images given, Summed that of the
+	// statistics.
+	Images, Summed int
+	// Class is, when the counts agree, the first class of the statistics
+	// whose count of images differs (or that the images do not have).
+	Class string
+}
+
+// Error says what differs.
+func (e *ImagesMismatchError) Error() string {
+	if e.Class == "" {
+		return fmt.Sprintf("%v: the images are %d, the statistics were summed over %d", ErrStats, e.Images, e.Summed)
+	}
+	return fmt.Sprintf("%v: the images have another count of class %q than the statistics", ErrStats, e.Class)
+}
+
+// Unwrap returns ErrStats.
+func (e *ImagesMismatchError) Unwrap() error { return ErrStats }
+
+// CheckImages reports (an *ImagesMismatchError) when p's images cannot be
+// those s was summed over: another count of images, or, for a
+// classification, another count of images of some class of s. It cannot
+// tell two sets of the same counts apart.
+func (s *Stats) CheckImages(p Problem) error {
+	n := p.X.Len()
+	if n != s.Images() {
+		return &ImagesMismatchError{Images: n, Summed: s.Images()}
+	}
+	if s.Classes == nil {
+		return nil
+	}
+	counts := make([]int, len(p.Classes))
+	if p.Classes != nil {
+		for _, c := range ArgMax(p.T, p.M) {
+			counts[c] += s.Recipe.augmentRows()
+		}
+	}
+	for i, c := range s.Classes {
+		j := slices.Index(p.Classes, c)
+		if j < 0 || counts[j] != s.ClassCounts[i] {
+			return &ImagesMismatchError{Images: n, Summed: s.Images(), Class: c}
+		}
+	}
+	return nil
+}
+
+// growResidual returns the targets of p minus m's predictions, with m's
+// outputs first and a column for each class of p that m does not have (m
+// predicts 0 there), as the merged statistics order them.
+func (m *Model) growResidual(p Problem) ([]float64, error) {
+	y, err := m.Predict(p.X)
+	if err != nil {
+		return nil, err
+	}
+	n := p.X.Len()
+	if m.Classes == nil || p.Classes == nil {
+		if p.M != m.M || (m.Classes == nil) != (p.Classes == nil) {
+			return nil, fmt.Errorf("%w: the new images have %d targets, the model %d outputs", ErrData, p.M, m.M)
+		}
+		r := make([]float64, n*m.M)
+		for i := range r {
+			r[i] = p.T[i] - y[i]
+		}
+		return r, nil
+	}
+	union := slices.Clone(m.Classes)
+	for _, c := range p.Classes {
+		if !slices.Contains(union, c) {
+			union = append(union, c)
+		}
+	}
+	q := len(union)
+	r := make([]float64, n*q)
+	for i, label := range ArgMax(p.T, p.M) {
+		for j := 0; j < m.M; j++ {
+			r[i*q+j] = -y[i*m.M+j]
+		}
+		r[i*q+slices.Index(union, p.Classes[label])]++
+	}
+	return r, nil
+}
