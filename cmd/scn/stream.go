@@ -31,12 +31,6 @@ type trainStream struct {
 	sel *scn.Selection
 }
 
-// shape returns the stream's shape (its images' count, size and planes).
-func (s *trainStream) shape() dataset.Shape {
-	rows, cols := s.Shape()
-	return dataset.Shape{N: s.Len(), Rows: rows, Cols: cols, Channels: s.Chans()}
-}
-
 // idxLists reports whether the IDX flags name several files (a comma list
 // or a glob pattern).
 func (d *dataFlags) idxLists() bool {
@@ -222,7 +216,7 @@ func (d *dataFlags) streamPlan(cfg scn.Config, sel *scn.Selection, force bool, s
 	}
 	var chosen string
 	if choose != nil {
-		if cfg, sel, chosen = choose(src.shape()); chosen != "" && sel != nil {
+		if cfg, sel, chosen = choose(src.Shape()); chosen != "" && sel != nil {
 			if !force {
 				return nil, "", nil // selected in memory, checked against the limit there
 			}
