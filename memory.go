@@ -36,10 +36,10 @@ func (c Config) EstimateMemoryC(n, rows, cols, chans, m int) Memory {
 
 // estimateMemory is EstimateMemoryC of a fit run with o.
 func (c Config) estimateMemory(n, rows, cols, chans, m int, o runOpts) Memory {
-	if len(c.Layers) > 0 {
+	switch c.mode(o) {
+	case modeDeep:
 		return c.deepMemory(n, rows, cols, chans, m)
-	}
-	if c.Local != nil {
+	case modeLocal:
 		return c.localMemory(n, rows, cols, chans, m)
 	}
 	chans = max(chans, 1)

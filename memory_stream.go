@@ -31,7 +31,7 @@ func (c Config) EstimateStreamMemoryC(rows, cols, chans, m int) int64 {
 
 // streamBytes is EstimateStream's Stream: EstimateStreamMemoryC.
 func (c Config) streamBytes(rows, cols, chans, m int) int64 {
-	if c.Local != nil {
+	if c.mode(runOpts{}) == modeLocal {
 		return c.localStreamBytes(rows, cols, chans, m)
 	}
 	d := float64(max(rows, 1)) * float64(max(cols, 1)) * float64(max(chans, 1))
