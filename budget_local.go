@@ -153,13 +153,26 @@ func (b Budget) fitPhotos(ctx context.Context, p Problem, progress func(Step), p
 		need := pace * photoChoiceWork(n, len(held), l, p.M, len(ridges)) * chol
 		return need <= (b.Duration-b.now().Sub(b.Start)).Seconds()*photoChoiceShare
 	}
-	m, chose, err := photoFit(ctx, cfg, p, pl, progress, proceed)
+	// Each further ridge term goes ahead if, at the pace the choice has run
+	// so far, it and the refit fit in the time left.
+	var choiceStart time.Time
+	more := func(i int, done, next float64) bool {
+		pace := b.now().Sub(choiceStart).Seconds() / (done * chol)
+		return pace*next*chol <= (b.Duration-b.now().Sub(b.Start)).Seconds()*photoChoiceShare
+	}
+	proceedAt := func() bool {
+		ok := proceed()
+		choiceStart = b.now()
+		return ok
+	}
+	m, chose, err := photoFit(ctx, cfg, p, pl, progress, proceedAt, more)
 	if err != nil {
 		return m, err
 	}
 	stopped := "plan"
-	if pl.Validation > 0 && !chose {
-		stopped = "budget" // no time left for the ridge choice
+	if pl.Validation > 0 && (!chose || len(m.Selection.Curve) < len(pl.Ridges)) {
+		// No time left for the ridge choice, or for all its terms.
+		stopped = "budget"
 		m.Summary.Stop = BudgetSpent
 	}
 	m.Budget = &BudgetRecord{Budget: b.Duration, Plan: pl, FitNodes: m.Nodes(), Stopped: stopped, Elapsed: b.now().Sub(b.Start)}
@@ -172,8 +185,8 @@ func (b Budget) fitPhotos(ctx context.Context, p Problem, progress func(Step), p
 // the output weights are every image's at that term (photoRidge), unless
 // proceed (nil: always) says, once the fit is done, that there is no time
 // left for the choice: the model is then the fit's own, at pl.FitRidge,
-// and chose is false.
-func photoFit(ctx context.Context, cfg Config, p Problem, pl BudgetPlan, progress func(Step), proceed func() bool) (m *Model, chose bool, err error) {
+// and chose is false; more (moreRidges) may cut the grid short.
+func photoFit(ctx context.Context, cfg Config, p Problem, pl BudgetPlan, progress func(Step), proceed func() bool, more moreRidges) (m *Model, chose bool, err error) {
 	if !(pl.Validation > 0) {
 		m, err := cfg.Fit(ctx, p, progress)
 		return m, false, err
@@ -193,7 +206,7 @@ func photoFit(ctx context.Context, cfg Config, p Problem, pl BudgetPlan, progres
 		return m, false, nil
 	}
 	classify := p.Classes != nil
-	beta, rmse, curve, best, err := photoRidge(ctx, lf, p.T, train, held, pl.Ridges, classify)
+	beta, rmse, curve, best, err := photoRidge(ctx, lf, p.T, train, held, pl.Ridges, classify, more)
 	if err != nil {
 		return nil, false, err
 	}
@@ -250,9 +263,14 @@ func replayLocal(ctx context.Context, rec *BudgetRecord, m *Model, p Problem, pr
 	cfg := m.Config
 	cfg.Ridge = rec.Plan.FitRidge
 	// A budget whose clock left out the ridge choice kept the fit's own
-	// weights.
-	skip := func() bool { return rec.Stopped != "budget" }
-	out, _, err := photoFit(ctx, cfg, p, rec.Plan, progress, skip)
+	// weights; one whose clock cut the grid short scored its first terms.
+	skip := func() bool { return rec.Stopped != "budget" || m.Selection != nil }
+	scored := len(rec.Plan.Ridges)
+	if m.Selection != nil {
+		scored = len(m.Selection.Curve)
+	}
+	more := func(i int, _, _ float64) bool { return i < scored }
+	out, _, err := photoFit(ctx, cfg, p, rec.Plan, progress, skip, more)
 	if err != nil {
 		return nil, err
 	}

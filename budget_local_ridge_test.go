@@ -114,10 +114,10 @@ func TestPhotoRidgeChoice(t *testing.T) {
 		}
 		for _, w := range []way{
 			{"primal", func() ([]float64, float64, []Score, int, error) {
-				return primalRidge(context.Background(), eng, p.T, mo, held, ridges, true)
+				return primalRidge(context.Background(), eng, p.T, mo, held, ridges, true, nil)
 			}},
 			{"dual", func() ([]float64, float64, []Score, int, error) {
-				return dualRidge(context.Background(), eng, p.T, mo, train, held, ridges, true)
+				return dualRidge(context.Background(), eng, p.T, mo, train, held, ridges, true, nil)
 			}},
 		} {
 			beta, rmse, curve, got, err := w.run()
@@ -148,15 +148,39 @@ func TestPhotoRidgeChoice(t *testing.T) {
 			}
 		}
 	}
+	// Cut short after two terms: the best of those two, solved on every image.
+	_, lf2 := photoRidgeFit(t, p, 6)
+	two := func(i int, done, next float64) bool {
+		if !(done > 0 && next > 0) {
+			t.Errorf("term %d: work done %v, next %v", i, done, next)
+		}
+		return i < 2
+	}
+	beta, _, curve, got, err := dualRidge(context.Background(), lf2.eng, p.T, mo, train, held, []float64{0.3, 3000, 30}, true, two)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(curve) != 2 || curve[got] != pick(curve, true) {
+		t.Errorf("cut short: curve %+v, chose %d", curve, got)
+	} else {
+		all := make([]int, n)
+		for i := range all {
+			all[i] = i
+		}
+		h, _ := heldRows(lf2.eng, p.T, mo, all, false)
+		if d := maxRelDiff(beta, directRidge(t, h, p.T, lf2.eng.L, mo, all, curve[got].Ridge)); !(d < 1e-8) {
+			t.Errorf("cut short: output weights %.3g from the direct solve", d)
+		}
+	}
 	// Bad calls: an empty grid, a hold-out that is not a partition.
 	_, lf := photoRidgeFit(t, p, 2)
-	if _, _, _, _, err := dualRidge(context.Background(), lf.eng, p.T, mo, train, held, nil, true); err == nil {
+	if _, _, _, _, err := dualRidge(context.Background(), lf.eng, p.T, mo, train, held, nil, true, nil); err == nil {
 		t.Error("dual: no ridge terms accepted")
 	}
-	if _, _, _, _, err := dualRidge(context.Background(), lf.eng, p.T, mo, train[1:], held, photoRidges, true); err == nil {
+	if _, _, _, _, err := dualRidge(context.Background(), lf.eng, p.T, mo, train[1:], held, photoRidges, true, nil); err == nil {
 		t.Error("dual: a hold-out that leaves an image out accepted")
 	}
-	if _, _, _, _, err := primalRidge(context.Background(), lf.eng, p.T, mo, nil, photoRidges, true); err == nil {
+	if _, _, _, _, err := primalRidge(context.Background(), lf.eng, p.T, mo, nil, photoRidges, true, nil); err == nil {
 		t.Error("primal: no held-out images accepted")
 	}
 }
@@ -209,6 +233,22 @@ func TestBudgetPhotosRidge(t *testing.T) {
 		t.Errorf("no time for the choice: stopped %q, selection %+v, ridge %g, stop %v", late.Budget.Stopped, late.Selection, late.Config.Ridge, late.Summary.Stop)
 	}
 	sameReplay(t, p, late)
+	// A clock that moves 0.3 s at every reading once the plan is made: the
+	// choice scores the first terms of its grid only, and the replay the
+	// same ones.
+	clk0 := newFakeClock()
+	var tick time.Duration
+	b0 := Budget{Duration: 3 * time.Second, Now: func() time.Time { clk0.t = clk0.t.Add(tick); return clk0.t }, Rates: &Rates{Score: rate, Chol: rate}, Seed: 3}
+	cut, err := b0.Fit(context.Background(), p, nil, func(BudgetPlan) { tick = 300 * time.Millisecond })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cs := cut.Selection; cut.Budget.Stopped != "budget" || cs == nil || len(cs.Curve) < 2 || len(cs.Curve) >= len(photoRidges) ||
+		cs.Ridge != pick(cs.Curve, true).Ridge || cut.Config.Ridge != cs.Ridge {
+		t.Errorf("grid cut short: stopped %q, selection %+v", cut.Budget.Stopped, cs)
+	} else if back := sameReplay(t, p, cut); len(back.Selection.Curve) != len(cs.Curve) {
+		t.Errorf("replay scored %d terms, the budget %d", len(back.Selection.Curve), len(cs.Curve))
+	}
 	// A class of one image: nothing can be held out, the presets' ridge.
 	idx := []int{}
 	seen := false
