@@ -143,14 +143,16 @@ func (b Budget) fitPhotos(ctx context.Context, p Problem, progress func(Step), p
 		plan(pl)
 	}
 	// The ridge choice goes ahead if, at the pace the fit ran against its
-	// model (if slower), it still fits in the time left.
+	// model (if slower), its first term and the refit still fit in the time
+	// left (the further terms are checked one by one, below).
 	fitStart := b.now()
 	proceed := func() bool {
 		pace := 1.0
 		if fp := photoSeconds(cfg.Local, f, n, rows, cols, chans, rate, chol); fp > 0 {
 			pace = max(pace, b.now().Sub(fitStart).Seconds()/fp)
 		}
-		need := pace * photoChoiceWork(n, len(held), l, p.M, len(ridges)) * chol
+		pre, step, final := photoChoiceSteps(n, len(held), l, p.M, photoDual(n, len(held), l, p.M, len(ridges)))
+		need := pace * (pre + step + final) * chol
 		return need <= (b.Duration-b.now().Sub(b.Start)).Seconds()*photoChoiceShare
 	}
 	// Each further ridge term goes ahead if, at the pace the choice has run

@@ -50,8 +50,19 @@ var photoRidges = []float64{100, 300, 1000, 30}
 // outputs: K's lower triangle, a factor per term and the refit's factor,
 // the triangular solves and the products with T and H.
 func photoRidgeWork(n, held, l, m, ridges int) float64 {
-	nf, tf, lf, mf := float64(n), float64(n-held), float64(l), float64(m)
-	return nf*nf*lf/2 + float64(ridges)*(tf*tf*tf/3+2*tf*tf*mf+float64(held)*tf*mf) + nf*nf*nf/3 + 2*nf*nf*mf + 2*nf*lf*mf + nf*lf
+	pre, step, final := photoChoiceSteps(n, held, l, m, true)
+	return pre + float64(ridges)*step + final
+}
+
+// photoChoiceSteps returns the multiply-adds of the ridge choice's parts,
+// the dual way or the primal: what comes before the first term (K, or the
+// held-out images' products), each term, and the refit on every image.
+func photoChoiceSteps(n, held, l, m int, dual bool) (pre, step, final float64) {
+	nf, tf, hf, lf, mf := float64(n), float64(n-held), float64(held), float64(l), float64(m)
+	if dual {
+		return nf*nf*lf/2 + nf*lf, tf*tf*tf/3 + 2*tf*tf*mf + hf*tf*mf, nf*nf*nf/3 + 2*nf*nf*mf + 2*nf*lf*mf
+	}
+	return hf * lf * lf, lf*lf*lf/3 + 2*lf*lf*mf + lf*lf + hf*lf*mf, lf*lf*lf/3 + 2*lf*lf*mf
 }
 
 // photoPrimalWork returns the multiply-adds of the ridge choice in the
@@ -59,8 +70,8 @@ func photoRidgeWork(n, held, l, m, ridges int) float64 {
 // the fit's Gram sums, a factor of L^3 / 3 per ridge term and one for the
 // refit), the cheaper way while L is below about N.
 func photoPrimalWork(held, l, m, ridges int) float64 {
-	hf, lf, mf := float64(held), float64(l), float64(m)
-	return hf*lf*lf + float64(ridges+1)*(lf*lf*lf/3+2*lf*lf*mf+lf*lf) + hf*lf*mf*float64(ridges)
+	pre, step, final := photoChoiceSteps(0, held, l, m, false)
+	return pre + float64(ridges)*step + final
 }
 
 // photoDual reports whether the ridge choice goes the dual way: when its
@@ -128,10 +139,7 @@ func primalRidge(ctx context.Context, eng *lsq.Gram, t []float64, m int, held []
 	a := make([]float64, l*l)
 	y := make([]float64, nh*m)
 	best = -1
-	lf, mf := float64(l), float64(m)
-	done := float64(nh) * lf * lf
-	step := lf*lf*lf/3 + 2*lf*lf*mf + lf*lf + float64(nh)*lf*mf
-	final := lf*lf*lf/3 + 2*lf*lf*mf
+	done, step, final := photoChoiceSteps(eng.N, nh, l, m, false)
 	for i, r := range ridges {
 		if err := ctx.Err(); err != nil {
 			return nil, 0, nil, 0, err
@@ -224,10 +232,7 @@ func dualRidge(ctx context.Context, eng *lsq.Gram, t []float64, m int, train, he
 	th := tp[nt*m:]
 	y := make([]float64, nh*m)
 	best = -1
-	nf, tf, lf, mf := float64(n), float64(nt), float64(l), float64(m)
-	done := nf*nf*lf/2 + nf*lf
-	step := tf*tf*tf/3 + 2*tf*tf*mf + float64(nh)*tf*mf
-	final := nf*nf*nf/3 + 2*nf*nf*mf + 2*nf*lf*mf
+	done, step, final := photoChoiceSteps(n, nh, l, m, true)
 	for i, r := range ridges {
 		if err := ctx.Err(); err != nil {
 			return nil, 0, nil, 0, err
