@@ -42,7 +42,10 @@ const (
 	// the ridge choice may fill, at the pace the fit ran; otherwise it is
 	// left out (the fit's own weights, at PhotoRidge).
 	photoChoiceShare = 0.9
-	photoFilterStep  = 16
+	// photoFitStop is the share of the budget past which the fit draws no
+	// further block of filters.
+	photoFitStop    = 0.9
+	photoFilterStep = 16
 )
 
 // budgetPhotos reports whether a budget plans local nodes on p.
@@ -186,13 +189,27 @@ func (b Budget) fitPhotos(ctx context.Context, p Problem, progress func(Step), p
 		choiceStart = b.now()
 		return ok
 	}
-	m, chose, err := photoFit(ctx, cfg, p, pl, progress, proceedAt, more)
+	// The fit stops between two blocks of filters when the next block, at
+	// the pace of the last one (or of the fit so far, if slower), would end
+	// past photoFitStop of the budget.
+	prevF, prevT := 0, fitStart
+	stopFit := func(done int) bool {
+		now := b.now()
+		next := now.Sub(fitStart).Seconds() / float64(done) * localRandomBlock
+		if last := now.Sub(prevT).Seconds() / float64(done-prevF) * localRandomBlock; last > next {
+			next = last
+		}
+		prevF, prevT = done, now
+		return now.Sub(b.Start).Seconds()+next > b.Duration.Seconds()*photoFitStop
+	}
+	m, chose, err := photoFit(ctx, cfg, p, pl, progress, stopFit, proceedAt, more)
 	if err != nil {
 		return m, err
 	}
 	stopped := "plan"
-	if pl.Validation > 0 && (!chose || len(m.Selection.Curve) < len(pl.Ridges)) {
-		// No time left for the ridge choice, or for all its terms.
+	if m.Nodes() < pl.Nodes || (pl.Validation > 0 && (!chose || len(m.Selection.Curve) < len(pl.Ridges))) {
+		// The clock stopped the fit, or left no time for the ridge
+		// choice, or for all its terms.
 		stopped = "budget"
 		m.Summary.Stop = BudgetSpent
 	}
@@ -207,23 +224,44 @@ func (b Budget) fitPhotos(ctx context.Context, p Problem, progress func(Step), p
 // proceed (nil: always) says, once the fit is done, that there is no time
 // left for the choice: the model is then the fit's own, at pl.FitRidge,
 // and chose is false; more (moreRidges) may cut the grid short.
-func photoFit(ctx context.Context, cfg Config, p Problem, pl BudgetPlan, progress func(Step), proceed func() bool, more moreRidges) (m *Model, chose bool, err error) {
-	if !(pl.Validation > 0) {
-		m, err := cfg.Fit(ctx, p, progress)
+func photoFit(ctx context.Context, cfg Config, p Problem, pl BudgetPlan, progress func(Step), stopFit func(filters int) bool, proceed func() bool, more moreRidges) (m *Model, chose bool, err error) {
+	var train, held []int
+	if pl.Validation > 0 {
+		if train, held, err = splitHoldout(p, pl.Validation, cfg.Seed); err != nil {
+			return nil, false, err
+		}
+		if cfg.Augment != nil {
+			return nil, false, fmt.Errorf("%w: a budget's ridge choice with augmented local fits: not supported", ErrConfig)
+		}
+	}
+	// The clock may stop the fit between two blocks of filters: the model
+	// is then the fit of the filters drawn so far (the filters come from
+	// one random stream, block after block), recorded as that many.
+	fctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	prog := progress
+	if stopFit != nil {
+		per := cfg.Local.perFilter()
+		prog = func(s Step) {
+			if progress != nil {
+				progress(s)
+			}
+			if f := s.L / per; s.L%per == 0 && f%localRandomBlock == 0 && f < cfg.Local.Filters && stopFit(f) {
+				cancel()
+			}
+		}
+	}
+	m, lf, err := cfg.fitLocalState(fctx, p, prog)
+	if err != nil && m != nil && ctx.Err() == nil && fctx.Err() != nil {
+		f := m.Nodes() / cfg.Local.perFilter()
+		m.Config.Local.Filters, m.Local.Geometry.Filters, m.Config.MaxNodes = f, f, m.Nodes()
+		m.Summary.Stop = ReachedMaxNodes // as a fit of f filters says
+		err = nil
+	}
+	if err != nil {
 		return m, false, err
 	}
-	train, held, err := splitHoldout(p, pl.Validation, cfg.Seed)
-	if err != nil {
-		return nil, false, err
-	}
-	if cfg.Augment != nil {
-		return nil, false, fmt.Errorf("%w: a budget's ridge choice with augmented local fits: not supported", ErrConfig)
-	}
-	m, lf, err := cfg.fitLocalState(ctx, p, progress)
-	if err != nil {
-		return m, false, err
-	}
-	if proceed != nil && !proceed() {
+	if !(pl.Validation > 0) || (proceed != nil && !proceed()) {
 		return m, false, nil
 	}
 	classify := p.Classes != nil
@@ -291,7 +329,7 @@ func replayLocal(ctx context.Context, rec *BudgetRecord, m *Model, p Problem, pr
 		scored = len(m.Selection.Curve)
 	}
 	more := func(i int, _, _ float64) bool { return i < scored }
-	out, _, err := photoFit(ctx, cfg, p, rec.Plan, progress, skip, more)
+	out, _, err := photoFit(ctx, cfg, p, rec.Plan, progress, nil, skip, more)
 	if err != nil {
 		return nil, err
 	}

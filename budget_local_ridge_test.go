@@ -188,8 +188,10 @@ func TestPhotoRidgeChoice(t *testing.T) {
 // TestBudgetPhotosRidge: a budget on photos records its ridge choice (the
 // plan's hold-out and grid, the model's selection and ridge term), which
 // survives the file and --replay; the bytes do not depend on GOMAXPROCS;
-// and when the fit leaves no time for the choice, the model is the fit's
-// own at PhotoRidge, recorded as stopped by the budget, and replayed so.
+// when the fit leaves no time for the choice, the model is the fit's own
+// at PhotoRidge, recorded as stopped by the budget, and replayed so; a
+// clock that runs late cuts the grid, or stops the fit between two blocks
+// of filters, and the replay follows.
 func TestBudgetPhotosRidge(t *testing.T) {
 	p := goldenColour(t, 40)
 	const rate = 1e-8
@@ -248,6 +250,24 @@ func TestBudgetPhotosRidge(t *testing.T) {
 		t.Errorf("grid cut short: stopped %q, selection %+v", cut.Budget.Stopped, cs)
 	} else if back := sameReplay(t, p, cut); len(back.Selection.Curve) != len(cs.Curve) {
 		t.Errorf("replay scored %d terms, the budget %d", len(back.Selection.Curve), len(cs.Curve))
+	}
+	// A clock that moves 8 s at every reading of a 30 s budget: the fit
+	// stops after a whole block of filters, with no time for the choice,
+	// and the model is a fit of the filters drawn (its replay).
+	clk1 := newFakeClock()
+	tick = 0
+	b1 := Budget{Duration: 30 * time.Second, Now: func() time.Time { clk1.t = clk1.t.Add(tick); return clk1.t }, Rates: &Rates{Score: rate, Chol: rate}, Seed: 3}
+	var pl1 BudgetPlan
+	short, err := b1.Fit(context.Background(), p, nil, func(x BudgetPlan) { pl1, tick = x, 8*time.Second })
+	if err != nil {
+		t.Fatal(err)
+	}
+	per := short.Config.Local.perFilter()
+	if f := short.Nodes() / per; short.Nodes() >= pl1.Nodes || f%localRandomBlock != 0 || short.Config.Local.Filters != f ||
+		short.Local.Geometry.Filters != f || short.Budget.Stopped != "budget" || short.Selection != nil || short.Budget.FitNodes != short.Nodes() {
+		t.Errorf("fit stopped by the clock: %d of %d nodes, filters %d, stopped %q, selection %+v", short.Nodes(), pl1.Nodes, short.Config.Local.Filters, short.Budget.Stopped, short.Selection)
+	} else {
+		sameReplay(t, p, short)
 	}
 	// A class of one image: nothing can be held out, the presets' ridge.
 	idx := []int{}
