@@ -20,11 +20,13 @@ import (
 // sums of the pooled outputs at the seconds per multiply-add measured by
 // two probe fits (photoProbeFilters and three times as many filters, on
 // at most photoProbeImages of the images), and the Cholesky factor at the
-// rate of a timed factor (timing.CholSeconds); the ridge choice's dual
-// solves (photoRidgeWork) at that rate too. Every image is fitted and every
-// filter kept; the clock is not checked during the fit, whose time the
-// model predicts. When the classes are too small to hold images out, the
-// ridge term is the presets' (PhotoRidge) and nothing is held out.
+// rate of a timed factor (timing.CholSeconds); the ridge choice's solves
+// (photoChoiceWork) at that rate too. Every image is fitted. The clock is
+// checked after every block of filters (the fit stops when the next block
+// would end past photoFitStop of the budget, and the model is the fit of
+// the filters drawn so far), before the ridge choice and between its
+// terms. When the classes are too small to hold images out, the ridge
+// term is the presets' (PhotoRidge) and nothing is held out.
 
 // Probe and plan of a budget on photos.
 const (
