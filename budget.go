@@ -111,9 +111,13 @@ type BudgetPlan struct {
 	// images (Points is then 0 and Ridges is FitRidge alone).
 	FitWeights bool
 	// Filters is the filters per size of a plan of local nodes on photos
-	// (budget_local.go; 0: global nodes). Such a plan holds no images out
-	// (Validation 0), fits Nodes pooled outputs at FitRidge, and its
-	// Rates.Score is the seconds per multiply-add of its work model.
+	// (budget_local.go; 0: global nodes). Such a plan fits Nodes pooled
+	// outputs of every image at FitRidge, then chooses the ridge term among
+	// Ridges on a Validation share of them held out (budget_local_ridge.go;
+	// Validation 0, as in files of earlier plans: no choice), and its
+	// Rates.Score is the seconds per multiply-add of its work model
+	// (Rates.Chol the factor's and the ridge choice's, Rates.Block the
+	// fit's fixed seconds).
 	Filters int
 }
 

@@ -3,6 +3,7 @@ package scn
 import (
 	"context"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/scn2d/scn/internal/timing"
@@ -12,27 +13,40 @@ import (
 // whose images are photos (PhotoImages: colour, or more than 40 x 40
 // pixels) Budget.Fit plans local nodes, the presets' photo choice
 // (Config.ForPhotos: 2DRVFL, separable 5 x 5 filters, 3 x 3 average
-// pooling, two-sided, ridge PhotoRidge), and chooses the number of filters
-// that fits the time left. The time of a fit of F filters on N images is
+// pooling, two-sided, whitened), chooses the number of filters that fits
+// the time left, and then the ridge term on held-out images
+// (budget_local_ridge.go). The time of a fit of F filters on N images is
 // modelled by photoSeconds: the filters over every position and the Gram
 // sums of the pooled outputs at the seconds per multiply-add measured by
 // two probe fits (photoProbeFilters and three times as many filters, on
 // at most photoProbeImages of the images), and the Cholesky factor at the
-// rate of a timed factor (timing.CholSeconds). Every image is fitted (no
-// hold-out: the ridge term is the measured one) and every filter kept; the
-// clock is not checked during the fit, whose time the model predicts.
+// rate of a timed factor (timing.CholSeconds); the ridge choice's solves
+// (photoChoiceWork) at that rate too. Every image is fitted. The clock is
+// checked after every block of filters (the fit stops when the next block
+// would end past photoFitStop of the budget, and the model is the fit of
+// the filters drawn so far), before the ridge choice and between its
+// terms. When the classes are too small to hold images out, the ridge
+// term is the presets' (PhotoRidge) and nothing is held out.
 
 // Probe and plan of a budget on photos.
 const (
 	photoProbeImages  = 1000
 	photoProbeFilters = 16
 	// photoBudgetShare is the share of the time left after the probe that
-	// the planned fit may fill: the rest absorbs the model's error (the
-	// probe's small products run less efficiently, the machine's load
-	// varies) and writing the model.
-	photoBudgetShare = 0.7
+	// the planned fit and ridge choice may fill: the rest absorbs the
+	// model's error (the machine's load varies) and writing the model. (At
+	// 0.7 a 60 s budget on natural-images ended after 27 s: the model
+	// overstates a large fit, whose products run faster than the probe's.)
+	photoBudgetShare = 0.85
 	// photoMaxFilters bounds a budget's filters (L = 18432 pooled outputs).
 	photoMaxFilters = 1024
+	// photoChoiceShare is the share of the time left after the fit that
+	// the ridge choice may fill, at the pace the fit ran; otherwise it is
+	// left out (the fit's own weights, at PhotoRidge).
+	photoChoiceShare = 0.9
+	// photoFitStop is the share of the budget past which the fit draws no
+	// further block of filters.
+	photoFitStop    = 0.9
 	photoFilterStep = 16
 )
 
@@ -56,8 +70,10 @@ func photoSeconds(l *Local, f, n, rows, cols, chans int, rate, chol float64) flo
 }
 
 // fitPhotos is Budget.Fit on photos. With b.Rates set, b.Rates.Score is
-// taken as the seconds per multiply-add of the filters and Gram sums and
-// b.Rates.Chol as the seconds per unit of the factor's L^3 / 3 (no probe).
+// taken as the seconds per multiply-add of the filters and Gram sums,
+// b.Rates.Chol as the seconds per unit of the factor's L^3 / 3 (and per
+// multiply-add of the ridge choice) and b.Rates.Block as the fit's fixed
+// seconds (no probe).
 func (b Budget) fitPhotos(ctx context.Context, p Problem, progress func(Step), plan func(BudgetPlan)) (*Model, error) {
 	n, rows, cols, chans := p.X.Len(), p.X.Rows, p.X.Cols, max(p.X.Chans(), 1)
 	base := Default(SCN2D)
@@ -66,11 +82,22 @@ func (b Budget) fitPhotos(ctx context.Context, p Problem, progress func(Step), p
 	if !ok {
 		return nil, fmt.Errorf("%w: local nodes cannot be applied to images of %d x %d x %d", ErrBudget, rows, cols, chans)
 	}
-	var rate, chol float64
+	// fixed is the seconds of a fit's costs outside the work model (the
+	// whitening's patches and eigenvectors, the passes' set-up): the first
+	// probe's time less its work at the rate. (Left out, a 10 s budget on natural-images at
+	// load 10 planned a fit of 2.9 s that took 6.1 s.)
+	var rate, chol, fixed float64
 	if b.Rates != nil {
-		rate, chol = b.Rates.Score, b.Rates.Chol
+		rate, chol, fixed = b.Rates.Score, b.Rates.Chol, b.Rates.Block
 	} else {
+		// The least of three timed factors: on a loaded machine one short
+		// timing may catch another job's slice (natural-images at load 11:
+		// a choice predicted at 25.4 s ran whole within a 32 s process);
+		// the choice is paced by the clock anyway.
 		chol = timing.CholSeconds(1024)
+		for range 2 {
+			chol = min(chol, timing.CholSeconds(1024))
+		}
 		// Two probe fits, of photoProbeFilters and three times as many
 		// filters on the same images: the rate is the slope between them,
 		// free of the fixed costs of a fit (on natural-images the one small
@@ -97,47 +124,193 @@ func (b Budget) fitPhotos(ctx context.Context, p Problem, progress func(Step), p
 		if lo := ts[1] / cs[1] / 4; !(rate > lo) {
 			rate = lo // the probes' noise: at least a quarter of the larger's average
 		}
+		// (Scaled to every image, on the ground that part of it goes with
+		// the images, it made the plans of 10 s on natural-images at load
+		// 11 four times smaller than the time allowed: the clock, which
+		// stops the fit between blocks of filters, guards the rest.)
+		fixed = min(ts[0], max(0, ts[0]-rate*cs[0]))
 	}
-	if !(rate > 0) || !(chol >= 0) {
+	if !(rate > 0) || !(chol >= 0) || !(fixed >= 0) || math.IsInf(fixed, 0) {
 		return nil, fmt.Errorf("%w: local nodes' rates %v and %v s per multiply-add are not usable", ErrBudget, rate, chol)
 	}
+	// The ridge term is chosen on held-out images unless the classes are
+	// too small to hold any out.
+	ridges, share := photoRidges, photoValidation
+	_, held, serr := splitHoldout(p, share, b.Seed)
+	if serr != nil {
+		ridges, share, held = []float64{cfg.Ridge}, 0, nil
+	}
 	left := (b.Duration - b.now().Sub(b.Start)).Seconds() * photoBudgetShare
-	f := budgetFilters(cfg, rate, chol, left, n, rows, cols, chans, p.M, b.MaxBytes)
+	f := budgetFilters(cfg, rate, chol, left-fixed, n, rows, cols, chans, p.M, len(held), len(ridges), share > 0, b.MaxBytes)
 	cfg.Local.Filters = f
 	cfg.MaxNodes = cfg.Local.Outputs()
 	l := cfg.MaxNodes
-	predicted := photoSeconds(cfg.Local, f, n, rows, cols, chans, rate, chol)
+	predicted := fixed + photoSeconds(cfg.Local, f, n, rows, cols, chans, rate, chol)
+	how := fmt.Sprintf("ridge %g (too few images per class to hold any out)", cfg.Ridge)
+	if share > 0 {
+		ch := photoChoiceWork(n, len(held), l, p.M, len(ridges)) * chol
+		way := "primal"
+		if photoDual(n, len(held), l, p.M, len(ridges)) {
+			way = "dual"
+		}
+		how = fmt.Sprintf("the ridge term chosen on %d held-out images (%s solves, %.1f s of the prediction)", len(held), way, ch)
+		predicted += ch
+	}
 	pl := BudgetPlan{
-		Kind: cfg.Kind, Preset: cfg.Preset, Nodes: l, MaxNodes: l, BlockSize: max(1, cfg.BlockSize),
-		Ridges: []float64{cfg.Ridge}, FitRidge: cfg.Ridge, Predicted: time.Duration(predicted * float64(time.Second)),
-		Rates: Rates{Score: rate, Chol: chol}, Filters: f,
-		Why: fmt.Sprintf("photos (%d x %d x %d): the presets' local nodes, %d filters of 5 x 5 fit the time left (%.1f s per 1e9 multiply-adds measured)",
-			rows, cols, chans, f, rate*1e9),
+		Kind: cfg.Kind, Preset: cfg.Preset, Nodes: l, MaxNodes: l, BlockSize: max(1, cfg.BlockSize), Validation: share,
+		Ridges: append([]float64(nil), ridges...), FitRidge: cfg.Ridge, Predicted: time.Duration(predicted * float64(time.Second)),
+		Rates: Rates{Score: rate, Chol: chol, Block: fixed}, Filters: f,
+		Why: fmt.Sprintf("photos (%d x %d x %d): the presets' local nodes, %d filters of 5 x 5 and %s fit the time left (%.3g s per 1e9 multiply-adds measured)",
+			rows, cols, chans, f, how, rate*1e9),
 	}
 	if plan != nil {
 		plan(pl)
 	}
-	m, err := cfg.Fit(ctx, p, progress)
+	// The ridge choice goes ahead if, at the pace the fit ran against its
+	// model (if slower), its first term and the refit still fit in the time
+	// left (the further terms are checked one by one, below).
+	fitStart := b.now()
+	proceed := func() bool {
+		pace := 1.0
+		if fp := fixed + photoSeconds(cfg.Local, f, n, rows, cols, chans, rate, chol); fp > 0 {
+			pace = max(pace, b.now().Sub(fitStart).Seconds()/fp)
+		}
+		pre, step, final := photoChoiceSteps(n, len(held), l, p.M, photoDual(n, len(held), l, p.M, len(ridges)))
+		need := pace * (pre + step + final) * chol
+		return need <= (b.Duration-b.now().Sub(b.Start)).Seconds()*photoChoiceShare
+	}
+	// Each further ridge term goes ahead if, at the pace the choice has run
+	// so far, it and the refit fit in the time left.
+	var choiceStart time.Time
+	more := func(i int, done, next float64) bool {
+		pace := b.now().Sub(choiceStart).Seconds() / (done * chol)
+		return pace*next*chol <= (b.Duration-b.now().Sub(b.Start)).Seconds()*photoChoiceShare
+	}
+	proceedAt := func() bool {
+		ok := proceed()
+		choiceStart = b.now()
+		return ok
+	}
+	// The fit stops between two blocks of filters when the next block, at
+	// the pace of the last one (or of the fit so far, if slower), would end
+	// past photoFitStop of the budget.
+	prevF, prevT := 0, fitStart
+	stopFit := func(done int) bool {
+		now := b.now()
+		next := now.Sub(fitStart).Seconds() / float64(done) * localRandomBlock
+		if last := now.Sub(prevT).Seconds() / float64(done-prevF) * localRandomBlock; last > next {
+			next = last
+		}
+		prevF, prevT = done, now
+		return now.Sub(b.Start).Seconds()+next > b.Duration.Seconds()*photoFitStop
+	}
+	m, chose, err := photoFit(ctx, cfg, p, pl, progress, stopFit, proceedAt, more)
 	if err != nil {
 		return m, err
 	}
-	m.Budget = &BudgetRecord{Budget: b.Duration, Plan: pl, FitNodes: m.Nodes(), Stopped: "plan", Elapsed: b.now().Sub(b.Start)}
+	stopped := "plan"
+	if m.Nodes() < pl.Nodes || (pl.Validation > 0 && (!chose || len(m.Selection.Curve) < len(pl.Ridges))) {
+		// The clock stopped the fit, or left no time for the ridge
+		// choice, or for all its terms.
+		stopped = "budget"
+		m.Summary.Stop = BudgetSpent
+	}
+	m.Budget = &BudgetRecord{Budget: b.Duration, Plan: pl, FitNodes: m.Nodes(), Stopped: stopped, Elapsed: b.now().Sub(b.Start)}
 	return m, nil
+}
+
+// photoFit fits cfg (local nodes, ridge pl.FitRidge) on p as the plan pl
+// says: with pl.Validation > 0 the ridge term is then chosen among
+// pl.Ridges on that share of the images held out (drawn from cfg.Seed) and
+// the output weights are every image's at that term (photoRidge), unless
+// proceed (nil: always) says, once the fit is done, that there is no time
+// left for the choice: the model is then the fit's own, at pl.FitRidge,
+// and chose is false; more (moreRidges) may cut the grid short.
+func photoFit(ctx context.Context, cfg Config, p Problem, pl BudgetPlan, progress func(Step), stopFit func(filters int) bool, proceed func() bool, more moreRidges) (m *Model, chose bool, err error) {
+	var train, held []int
+	if pl.Validation > 0 {
+		if train, held, err = splitHoldout(p, pl.Validation, cfg.Seed); err != nil {
+			return nil, false, err
+		}
+		if cfg.Augment != nil {
+			return nil, false, fmt.Errorf("%w: a budget's ridge choice with augmented local fits: not supported", ErrConfig)
+		}
+	}
+	// The clock may stop the fit between two blocks of filters: the model
+	// is then the fit of the filters drawn so far (the filters come from
+	// one random stream, block after block), recorded as that many.
+	fctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	prog := progress
+	if stopFit != nil {
+		per := cfg.Local.perFilter()
+		prog = func(s Step) {
+			if progress != nil {
+				progress(s)
+			}
+			if f := s.L / per; s.L%per == 0 && f%localRandomBlock == 0 && f < cfg.Local.Filters && stopFit(f) {
+				cancel()
+			}
+		}
+	}
+	m, lf, err := cfg.fitLocalState(fctx, p, prog)
+	if err != nil && m != nil && ctx.Err() == nil && fctx.Err() != nil {
+		f := m.Nodes() / cfg.Local.perFilter()
+		m.Config.Local.Filters, m.Local.Geometry.Filters, m.Config.MaxNodes = f, f, m.Nodes()
+		m.Summary.Stop = ReachedMaxNodes // as a fit of f filters says
+		err = nil
+	}
+	if err != nil {
+		return m, false, err
+	}
+	if !(pl.Validation > 0) || (proceed != nil && !proceed()) {
+		return m, false, nil
+	}
+	classify := p.Classes != nil
+	beta, rmse, curve, best, err := photoRidge(ctx, lf, p.T, train, held, pl.Ridges, classify, more)
+	if err != nil {
+		return nil, false, err
+	}
+	choice := curve[best]
+	m.Beta = beta
+	m.Config.Ridge = choice.Ridge
+	m.Summary.TrainRMSE = rmse
+	metric := "rmse"
+	if classify {
+		metric = "accuracy"
+	}
+	m.Selection = &Choice{
+		Method: "holdout", Held: len(held), Folds: 1, Metric: metric, Nodes: m.Nodes(), Ridge: choice.Ridge,
+		Accuracy: choice.Accuracy, RMSE: choice.RMSE, Curve: curve, FitNodes: m.Nodes(), Candidates: len(curve),
+		Refit: fmt.Sprintf("output weights of all %d images at ridge %g (the filters and the standardisation saw every image)", lf.n, choice.Ridge),
+	}
+	if err := m.check(); err != nil {
+		return nil, false, err
+	}
+	return m, true, nil
 }
 
 // budgetFilters returns the most filters (a multiple of photoFilterStep,
 // at least photoFilterStep, at most photoMaxFilters and 64 pooled outputs
-// per image) whose modelled time (photoSeconds) fits in sec seconds and whose
-// estimated memory fits in maxBytes (0: no bound).
-func budgetFilters(cfg Config, rate, chol, sec float64, n, rows, cols, chans, m int, maxBytes int64) int {
+// per image) whose modelled time (photoSeconds, and with choose the ridge
+// choice's photoRidgeWork over held images and ridges terms) fits in sec
+// seconds and whose estimated memory fits in maxBytes (0: no bound).
+func budgetFilters(cfg Config, rate, chol, sec float64, n, rows, cols, chans, m, held, ridges int, choose bool, maxBytes int64) int {
 	best := photoFilterStep
 	for f := photoFilterStep; f <= photoMaxFilters; f += photoFilterStep {
 		c := cfg
 		c.Local = cfg.Local.clone()
 		c.Local.Filters = f
 		c.MaxNodes = c.Local.Outputs()
-		if c.MaxNodes > 64*n || photoSeconds(c.Local, f, n, rows, cols, chans, rate, chol) > sec ||
-			(maxBytes > 0 && c.EstimateBytesC(n, rows, cols, chans, m) > maxBytes) {
+		t := photoSeconds(c.Local, f, n, rows, cols, chans, rate, chol)
+		bytes := c.EstimateBytesC(n, rows, cols, chans, m)
+		if choose {
+			// The dual solves come once the fit's L x L sums are freed.
+			l := c.MaxNodes
+			t += photoChoiceWork(n, held, l, m, ridges) * chol
+			bytes += photoChoiceBytes(n, held, l, m, ridges)
+		}
+		if c.MaxNodes > 64*n || t > sec || (maxBytes > 0 && bytes > maxBytes) {
 			break
 		}
 		best = f
@@ -148,7 +321,17 @@ func budgetFilters(cfg Config, rate, chol, sec float64, n, rows, cols, chans, m 
 // replayLocal is Replay for a budget that planned local nodes: the
 // model's configuration (its filters) fitted again.
 func replayLocal(ctx context.Context, rec *BudgetRecord, m *Model, p Problem, progress func(Step)) (*Model, error) {
-	out, err := m.Config.Fit(ctx, p, progress)
+	cfg := m.Config
+	cfg.Ridge = rec.Plan.FitRidge
+	// A budget whose clock left out the ridge choice kept the fit's own
+	// weights; one whose clock cut the grid short scored its first terms.
+	skip := func() bool { return rec.Stopped != "budget" || m.Selection != nil }
+	scored := len(rec.Plan.Ridges)
+	if m.Selection != nil {
+		scored = len(m.Selection.Curve)
+	}
+	more := func(i int, _, _ float64) bool { return i < scored }
+	out, _, err := photoFit(ctx, cfg, p, rec.Plan, progress, nil, skip, more)
 	if err != nil {
 		return nil, err
 	}

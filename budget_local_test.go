@@ -8,7 +8,8 @@ import (
 
 // TestBudgetPhotos: on colour images a budget plans the presets' local
 // nodes (2DRVFL, PhotoLocal's geometry) with the most filters whose
-// modelled time at the given rates (one per multiply-add) fits the share of the budget; a longer
+// modelled time at the given rates (one per multiply-add), the ridge
+// choice's included, fits the share of the budget; a longer
 // budget gives more filters, a memory limit fewer; the plan survives the
 // model file, and --replay's refit gives the same bytes. Grey 10 x 8
 // images keep the global plan.
@@ -17,8 +18,12 @@ func TestBudgetPhotos(t *testing.T) {
 	n, rows, cols, chans := p.X.Len(), p.X.Rows, p.X.Cols, p.X.Chans()
 	const rate = 1e-8
 	l := DefaultLocal()
-	// A budget whose share fits 32 filters but not 48.
-	sec := photoCost(l, 40, n, rows, cols, chans) * rate / photoBudgetShare
+	// A budget whose share fits 32 filters but not 48: the fit and the
+	// ridge choice on the 4 images held out.
+	work := func(f int) float64 {
+		return photoCost(l, f, n, rows, cols, chans) + photoChoiceWork(n, 4, f*l.perFilter(), p.M, len(photoRidges))
+	}
+	sec := (work(32) + work(48)) / 2 * rate / photoBudgetShare
 	fit := func(sec float64, maxBytes int64) (*Model, BudgetPlan) {
 		t.Helper()
 		clk := newFakeClock()
@@ -31,7 +36,7 @@ func TestBudgetPhotos(t *testing.T) {
 		return m, pl
 	}
 	m, pl := fit(sec, 0)
-	if pl.Filters != 32 || pl.Kind != RVFL2D || pl.Validation != 0 || pl.FitRidge != PhotoRidge || pl.Nodes != 32*l.perFilter() {
+	if pl.Filters != 32 || pl.Kind != RVFL2D || pl.Validation != photoValidation || pl.FitRidge != PhotoRidge || pl.Nodes != 32*l.perFilter() {
 		t.Fatalf("plan %+v, want 32 filters of the presets' local nodes", pl)
 	}
 	if m.Config.Local == nil || m.Config.Local.Filters != 32 || m.Config.Seed != 3 || m.Nodes() != pl.Nodes || m.Budget == nil || m.Budget.FitNodes != pl.Nodes {

@@ -89,6 +89,8 @@ var layerOf = map[string]int{
 	"budget_ridge.go":  layerWorkflow,
 	"budget_local.go":  layerWorkflow,
 
+	"budget_local_ridge.go": layerWorkflow,
+
 	"preset_photos.go": layerBase,
 
 	// Issue 30: files split from larger ones (one concept a file) and

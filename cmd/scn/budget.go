@@ -33,8 +33,12 @@ func (h *hyperFlags) checkBudgetFlags() error {
 // budgetPlanLine says in one line what a budget planned.
 func budgetPlanLine(total time.Duration, p scn.BudgetPlan) string {
 	if p.Filters > 0 {
-		return fmt.Sprintf("%v: %s (%s preset) with local nodes, %d filters (%d pooled outputs), ridge %g, every image, predicted %.1f s; %s",
-			total, p.Kind.Title(), p.Preset, p.Filters, p.Nodes, p.FitRidge, p.Predicted.Seconds(), p.Why)
+		ridge := fmt.Sprintf("ridge %g", p.FitRidge)
+		if p.Validation > 0 {
+			ridge = fmt.Sprintf("ridge chosen among %s on %.0f%% held out, then every image", joinFloats(p.Ridges), 100*p.Validation)
+		}
+		return fmt.Sprintf("%v: %s (%s preset) with local nodes, %d filters (%d pooled outputs), %s, predicted %.1f s; %s",
+			total, p.Kind.Title(), p.Preset, p.Filters, p.Nodes, ridge, p.Predicted.Seconds(), p.Why)
 	}
 	return fmt.Sprintf("%v: %s (%s preset), L = %d planned in blocks of %d (up to %d if ahead), %.0f%% held out, predicted %.1f s; %s",
 		total, p.Kind.Title(), p.Preset, p.Nodes, p.BlockSize, p.MaxNodes, 100*p.Validation, p.Predicted.Seconds(), p.Why)
@@ -204,4 +208,13 @@ func chooseDeskew(ctx context.Context, b scn.Budget, s *dataset.Set, p dataset.P
 		fmt.Fprintf(w, "budget: images deskewed (probe's held-out accuracy %.2f%%; as read %.2f%%)\n", 100*skew.Accuracy, 100*asRead.Accuracy)
 	}
 	return c.Set, c.Prep, c.Rates, nil
+}
+
+// joinFloats lists the values comma-separated (%g each).
+func joinFloats(v []float64) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = fmt.Sprintf("%g", x)
+	}
+	return strings.Join(s, ",")
 }

@@ -125,14 +125,16 @@ func TestTrainPhotoPreset(t *testing.T) {
 	}
 }
 
-// TestTrainBudgetPhotos: --budget on colour images plans local nodes, says
-// so, and --replay refits the model's plan to the same file.
+// TestTrainBudgetPhotos: --budget on colour images plans local nodes and
+// the ridge choice, says so (and the ridge chosen), and --replay refits the
+// model's plan to the same file.
 func TestTrainBudgetPhotos(t *testing.T) {
 	dir, _ := hueFolder(t, 15)
 	tmp := t.TempDir()
 	a, b := filepath.Join(tmp, "a.scn"), filepath.Join(tmp, "b.scn")
 	out := ok(t, "train", "-q", "--folder", dir, "--budget", "20s", "-o", a)
-	if !strings.Contains(out, "with local nodes") || !strings.Contains(out, "filters") {
+	if !strings.Contains(out, "with local nodes") || !strings.Contains(out, "filters") ||
+		!strings.Contains(out, "ridge chosen among 100,300,1000,30 on 10% held out") || !strings.Contains(out, ", ridge ") {
 		t.Fatalf("--budget on colour images said:\n%s", out)
 	}
 	if info := inspectJSON(t, a); info["local"] == nil || info["kind"] != "2drvfl" {
