@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"testing"
+	"time"
 )
 
 // The golden cases of this round's extensions (extensionCases): local
@@ -157,6 +158,26 @@ func extensionCases() []goldenCase {
 			}, Selection{Validation: 0.25, Ridges: []float64{0.1}, Points: 4, Uncalibrated: !cal, ClassWeights: classWeightsFor(pr.name)})
 		}
 	}
+
+	// A budget on photos (fake clock, fixed rates): local nodes, the ridge
+	// term chosen on held-out images; and its replay.
+	add("budget-photos-replay", func(t *testing.T) []byte {
+		p := goldenColour(t, 60)
+		clk := newFakeClock()
+		b := Budget{Duration: 3 * time.Second, Now: clk.now, Rates: &Rates{Score: 1e-8, Chol: 1e-8}, Seed: 3}
+		m, err := b.Fit(context.Background(), p, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Local == nil || m.Selection == nil {
+			t.Fatalf("the photo budget fitted no local nodes or chose no ridge (local %v, selection %v)", m.Local != nil, m.Selection != nil)
+		}
+		r, err := Replay(context.Background(), m.Budget, m, p, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return append(modelBytes(t, m), modelBytes(t, r)...)
+	})
 
 	// Conformal intervals on a regression, at two coverages.
 	for _, cov := range []struct {
