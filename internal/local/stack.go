@@ -230,3 +230,6 @@ func (s *Stack) Apply(x []float32, n int, out []float32, ldo, off int) error {
 	})
 	return nil
 }
+
+// Outputs returns the second layer's pooled outputs per image.
+func (s *Stack) Outputs() int { return s.Second.Outputs() }
