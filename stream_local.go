@@ -56,6 +56,8 @@ func (c Config) localStreamFits() error {
 		return fmt.Errorf("%w: augmented local fits are not streamed (their copies are formed from the images in memory)", ErrConfig)
 	case c.Local.Whiten:
 		return errLocalWhitenStream
+	case c.Local.Second != nil:
+		return errLocalSecondStream
 	case !(c.Ridge > 0):
 		return fmt.Errorf("%w: a streamed fit needs a ridge > 0", ErrConfig)
 	}
@@ -90,6 +92,9 @@ func (c Config) fitLocalStream(ctx context.Context, src Source, progress func(St
 	start := time.Now()
 	if c.Local.Whiten {
 		return nil, errLocalWhitenStream
+	}
+	if c.Local.Second != nil {
+		return nil, errLocalSecondStream
 	}
 	sc, mean, sd, channels, err := c.scanLocalStream(ctx, src)
 	if err != nil {
