@@ -2,7 +2,6 @@ package scn
 
 import (
 	"fmt"
-	"runtime"
 	"slices"
 
 	"github.com/scn2d/scn/internal/local"
@@ -155,19 +154,4 @@ func sameSecondGeometry(a, b *LocalSecond) bool {
 		return a == nil && b == nil
 	}
 	return *a == *b
-}
-
-// secondMemory returns the bytes a second layer adds to a fit's working
-// memory per goroutine (see localMemory): one image's first-layer maps,
-// pooled maps, the second layer's patches and maps (float32).
-func (c Config) secondMemory(rows, cols int) int64 {
-	g := c.Local
-	if g.Second == nil || len(g.Sizes) != 1 {
-		return 0
-	}
-	pos := float64(rows+g.Sizes[0]) * float64(cols+g.Sizes[0])
-	p := g.planes(max(rows, 1), max(cols, 1))
-	pl := float64(max(p.Rows, 0)+g.Second.Size) * float64(max(p.Cols, 0)+g.Second.Size)
-	per := float64(g.Filters)*pos + float64(p.Chans)*pl*(1+float64(g.Second.Size*g.Second.Size)) + float64(localRandomBlock)*pl
-	return bytesOf(4 * per * float64(runtime.GOMAXPROCS(0)))
 }

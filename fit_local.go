@@ -390,7 +390,7 @@ func (lf *localFit) randomBank(ctx context.Context, k int, progress func(Step)) 
 		if err := ctx.Err(); err != nil {
 			return Cancelled, err
 		}
-		b := min(localRandomBlock, lf.g.Filters-done)
+		b := min(lf.randomBlock(), lf.g.Filters-done)
 		params, bias, cols, mean, sc, err := lf.drawColumns(nm, k, lambda, b)
 		if err != nil {
 			return ReachedMaxNodes, err
@@ -630,7 +630,7 @@ func (c Config) localMemory(n, rows, cols, chans, m int) Memory {
 		kk := ch * float64(kmax*kmax)
 		e.Candidates = max(e.Candidates, bytesOf(8*min(whitenSamples, N*pos)*kk+5*8*kk*kk))
 	}
-	e.Candidates += c.secondMemory(rows, cols)
+	e.Candidates += c.secondMemory(n, rows, cols)
 	e.Factor = bytesOf(4*N*L+8*L*L+8*L*M+3*8*N*M) + c.augmentMemory(n)
 	e.Model = bytesOf(4*L*3 + 8*L*M + 4*float64(g.Filters*len(g.Sizes))*(ch*float64(kmax*kmax)+1) + 64*float64(g.Filters*len(g.Sizes)))
 	return e

@@ -3,6 +3,7 @@ package scn
 import (
 	"context"
 	"math"
+	"runtime"
 	"time"
 
 	"github.com/scn2d/scn/internal/local"
@@ -133,4 +134,41 @@ func planeMomentsOf(st *local.Stack, x Images) (mean, sd []float64, err error) {
 		}
 	}
 	return mean, sd, nil
+}
+
+// secondBlockBytes bounds the pooled outputs (float32) of one block of a
+// random second layer's filters on every image.
+const secondBlockBytes = 64 << 20
+
+// secondBlock returns the filters per block of a random second layer of
+// f filters with per pooled outputs each on n images: as many as
+// secondBlockBytes holds, at least localRandomBlock. Each block applies
+// the first layer again, so larger blocks save its passes.
+func secondBlock(n, per, f int) int {
+	b := secondBlockBytes / (4 * max(n, 1) * max(per, 1))
+	return max(localRandomBlock, min(b, f))
+}
+
+// randomBlock returns the filters per block of randomBank.
+func (lf *localFit) randomBlock() int {
+	if lf.two == nil {
+		return localRandomBlock
+	}
+	return secondBlock(lf.n, lf.g.perFilter(), lf.g.Filters)
+}
+
+// secondMemory returns the bytes a second layer adds to a fit's working
+// memory per goroutine (see localMemory): one image's first-layer maps,
+// pooled maps, the second layer's patches and maps (float32).
+func (c Config) secondMemory(n, rows, cols int) int64 {
+	g := c.Local
+	if g.Second == nil || len(g.Sizes) != 1 {
+		return 0
+	}
+	blocks := 2 * 4 * float64(secondBlock(n, g.perFilter(), g.Second.Filters)) * float64(g.perFilter()) * float64(max(n, 1))
+	pos := float64(rows+g.Sizes[0]) * float64(cols+g.Sizes[0])
+	p := g.planes(max(rows, 1), max(cols, 1))
+	pl := float64(max(p.Rows, 0)+g.Second.Size) * float64(max(p.Cols, 0)+g.Second.Size)
+	per := float64(g.Filters)*pos + float64(p.Chans)*pl*(1+float64(g.Second.Size*g.Second.Size)) + float64(localRandomBlock)*pl
+	return bytesOf(4*per*float64(runtime.GOMAXPROCS(0)) + blocks)
 }
