@@ -308,5 +308,5 @@ func (m *Model) localPredictBytes(n int) int64 {
 		f = max(f, float64(b.Filters()))
 	}
 	procs := float64(runtime.GOMAXPROCS(0))
-	return bytesOf(8*float64(n)*float64(m.M) + 12*l*localBatch + procs*4*pos*(kk+f+1) + 4*kk*f)
+	return bytesOf(8*float64(n)*float64(m.M)+12*l*localBatch+procs*4*pos*(kk+f+1)+4*kk*f) + m.secondPredictBytes()
 }

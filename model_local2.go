@@ -3,6 +3,7 @@ package scn
 import (
 	"fmt"
 	"math"
+	"runtime"
 
 	"github.com/scn2d/scn/internal/local"
 )
@@ -134,4 +135,22 @@ func (in Info) SecondParamsPerFilter() int {
 // secondParamCount returns the second layer's parameters and biases.
 func (in Info) secondParamCount() int {
 	return in.SecondFilters * (in.SecondParamsPerFilter() + 1)
+}
+
+// secondPredictBytes is what a second layer adds to localPredictBytes: per
+// goroutine, one image's first-layer maps and pooled maps, the second
+// layer's patches and maps; its weights transposed (0 without).
+func (m *Model) secondPredictBytes() int64 {
+	if m.Local == nil || m.Local.Second == nil {
+		return 0
+	}
+	g := &m.Local.Geometry
+	p := g.planes(m.Rows, m.Cols)
+	k2 := g.Second.Size
+	pos1 := float64(m.Rows+1) * float64(m.Cols+1)
+	pos2 := float64(p.Rows+k2) * float64(p.Cols+k2)
+	kk := float64(p.Chans * k2 * k2)
+	f2 := float64(m.Local.Second.Filters())
+	procs := float64(runtime.GOMAXPROCS(0))
+	return bytesOf(procs*4*(float64(g.Filters)*pos1+float64(p.Chans)*pos2+pos2*(kk+f2)) + 4*kk*f2)
 }
