@@ -43,10 +43,15 @@ func TestTrainLocal2(t *testing.T) {
 	}
 	// Supervised second layer, full filters, average between the layers,
 	// the second layer's outputs only.
-	out = ok(t, append(append([]string{"train", "-q", "--model", "scn", "--local", "3x3", "--filters", "3", "--pool", "2",
-		"--local2", "3x3", "--filters2", "4", "--mid-pooling", "avg", "--mid-pool", "3", "--mid-stride", "2", "--concat=false", "-o", filepath.Join(dir, "scn2.scn")}), data...)...)
+	out = ok(t, append([]string{"train", "-q", "--model", "scn", "--local", "3x3", "--filters", "3", "--pool", "2",
+		"--local2", "3x3", "--filters2", "4", "--mid-pooling", "avg", "--mid-pool", "3", "--mid-stride", "2", "--concat=false", "-o", filepath.Join(dir, "scn2.scn")}, data...)...)
 	if !strings.Contains(out, "SCN: ") {
 		t.Fatalf("supervised two-layer train said:\n%s", out)
+	}
+	// The ridge term chosen on held-out images.
+	out = ok(t, append(append(base, "--local2", "3x3", "--filters2", "3", "--validation", "0.2", "--ridges", "1,100", "-o", filepath.Join(dir, "sel2.scn")), data...)...)
+	if !strings.Contains(out, "ridge") {
+		t.Fatalf("two-layer train with selection said:\n%s", out)
 	}
 	bad := filepath.Join(dir, "bad.scn")
 	for _, c := range []struct {

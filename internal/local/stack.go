@@ -51,6 +51,19 @@ type Stack struct {
 	First  *Layer
 	Mid    Mid
 	Second *Layer
+	// Sep, when set, is the second layer's filters in separable form
+	// (Second.W must be their full weights): Apply then mixes the planes
+	// by w (one product for every filter) and filters each mixed map by
+	// v along rows and u along columns, P + 2 k2 multiply-adds per
+	// position and filter instead of P k2^2.
+	Sep *SepFilters
+}
+
+// SepFilters are separable filters over P planes: filter j's weight for
+// plane c, row a, column b is (u_ja v_jb) w_jc (w_jc = 1 when W is nil,
+// for one plane).
+type SepFilters struct {
+	U, V, W []float32 // F x k, F x k, F x P (or nil)
 }
 
 // Planes returns the second layer's input shape the first layer and Mid
@@ -78,7 +91,16 @@ func (s *Stack) Check() error {
 		return fmt.Errorf("%w: the second layer reads %d planes of %d x %d, the first layer gives %d of %d x %d",
 			ErrSpec, s.Second.In.Chans, s.Second.In.Rows, s.Second.In.Cols, p.Chans, p.Rows, p.Cols)
 	}
-	return s.Second.Check()
+	if err := s.Second.Check(); err != nil {
+		return err
+	}
+	if sp := s.Sep; sp != nil {
+		f, k, p := s.Second.Filters(), s.Second.Spec.Size, s.Second.In.Chans
+		if len(sp.U) != f*k || len(sp.V) != f*k || (sp.W != nil && len(sp.W) != f*p) || (sp.W == nil && p != 1) {
+			return fmt.Errorf("%w: separable second-layer weights of the wrong length", ErrSpec)
+		}
+	}
+	return nil
 }
 
 // transposed returns the weights of l transposed, kk x F.
@@ -96,7 +118,7 @@ func (l *Layer) transposed() []float32 {
 // stackScratch is one goroutine's working memory: one image's patches and
 // maps for each layer, and its pooled first-layer maps.
 type stackScratch struct {
-	cols1, z1, cols2, z2, neg, maps []float32
+	cols1, z1, cols2, z2, neg, maps, mix, t []float32
 }
 
 func (s *Stack) scratch() *stackScratch {
@@ -105,7 +127,7 @@ func (s *Stack) scratch() *stackScratch {
 	p := s.Planes()
 	h2, w2 := s.Second.Spec.MapSize(p)
 	pos2 := (h2*w2 + 31) &^ 31
-	return &stackScratch{
+	sc := &stackScratch{
 		cols1: make([]float32, s.First.Spec.Weights(s.First.In)*pos1),
 		z1:    make([]float32, s.First.Filters()*pos1),
 		cols2: make([]float32, s.Second.Spec.Weights(p)*pos2),
@@ -113,6 +135,12 @@ func (s *Stack) scratch() *stackScratch {
 		neg:   make([]float32, max(h*w, h2*w2)),
 		maps:  make([]float32, p.Chans*p.Rows*p.Cols),
 	}
+	if s.Sep != nil {
+		sc.cols2 = nil
+		sc.mix = make([]float32, s.Second.Filters()*p.Rows*p.Cols)
+		sc.t = make([]float32, (p.Rows+2*s.Second.Spec.Pad)*w2)
+	}
+	return sc
 }
 
 // maps writes the pooled first-layer maps of one image into sc.maps.
@@ -217,10 +245,18 @@ func (s *Stack) Apply(x []float32, n int, out []float32, ldo, off int) error {
 	pos := h2 * w2
 	pos32 := (pos + 31) &^ 31
 	kk, f := l2.Spec.Weights(l2.In), l2.Filters()
+	var ws []float32 // the separable filters' plane weights, P x F
+	if s.Sep != nil {
+		ws = s.Sep.transposed(f, l2.In.Chans)
+	}
 	par.Chunks(n, imageChunk, func(_, lo, hi int) {
 		sc := s.scratch()
 		for i := lo; i < hi; i++ {
 			s.maps(x[i*d:(i+1)*d], wt1, sc)
+			if s.Sep != nil {
+				s.applySep(ws, sc, out[i*ldo:], off)
+				continue
+			}
 			l2.im2col(sc.maps, sc.cols2, pos32)
 			linalg.ProductTN32(kk, f, pos32, wt2, sc.cols2, pos32, sc.z2, pos32)
 			for j := 0; j < f; j++ {
@@ -233,3 +269,73 @@ func (s *Stack) Apply(x []float32, n int, out []float32, ldo, off int) error {
 
 // Outputs returns the second layer's pooled outputs per image.
 func (s *Stack) Outputs() int { return s.Second.Outputs() }
+
+// transposed returns the plane weights P x F (all ones for one plane
+// without W).
+func (sp *SepFilters) transposed(f, p int) []float32 {
+	ws := make([]float32, p*f)
+	for j := 0; j < f; j++ {
+		for c := 0; c < p; c++ {
+			if sp.W == nil {
+				ws[c*f+j] = 1
+			} else {
+				ws[c*f+j] = sp.W[j*p+c]
+			}
+		}
+	}
+	return ws
+}
+
+// applySep applies the separable second layer to one image's pooled maps
+// (sc.maps) and writes its pooled outputs to out: the planes mixed by
+// each filter's w (one product), then per filter the rows of the mixed
+// map, zero-padded, filtered by v every Stride columns, and those columns
+// by u every Stride rows, each sum in float32 in order.
+func (s *Stack) applySep(ws []float32, sc *stackScratch, out []float32, off int) {
+	l2 := s.Second
+	in, sp := l2.In, l2.Spec
+	f, k := l2.Filters(), sp.Size
+	plane := in.Rows * in.Cols
+	linalg.ProductTN32(in.Chans, f, plane, ws, sc.maps, plane, sc.mix, plane)
+	h2, w2 := sp.MapSize(in)
+	pad, st := sp.Pad, sp.Stride
+	hp := in.Rows + 2*pad
+	for j := 0; j < f; j++ {
+		m := sc.mix[j*plane : (j+1)*plane]
+		u, v := s.Sep.U[j*k:(j+1)*k], s.Sep.V[j*k:(j+1)*k]
+		// t: row r of the padded map (r - pad of the mixed map) filtered
+		// by v at each output column.
+		t := sc.t[:hp*w2]
+		for r := 0; r < hp; r++ {
+			tr := t[r*w2 : (r+1)*w2]
+			rr := r - pad
+			if rr < 0 || rr >= in.Rows {
+				clear(tr)
+				continue
+			}
+			row := m[rr*in.Cols : (rr+1)*in.Cols]
+			for pc := range tr {
+				var a float32
+				c0 := pc*st - pad
+				for b, vb := range v {
+					if c := c0 + b; c >= 0 && c < in.Cols {
+						a += vb * row[c]
+					}
+				}
+				tr[pc] = a
+			}
+		}
+		z := sc.z2[:h2*w2]
+		for pr := 0; pr < h2; pr++ {
+			zr := z[pr*w2 : (pr+1)*w2]
+			clear(zr)
+			for a, ua := range u {
+				tr := t[(pr*st+a)*w2 : (pr*st+a+1)*w2]
+				for pc := range zr {
+					zr[pc] += ua * tr[pc]
+				}
+			}
+		}
+		l2.pool(z, sc.neg[:h2*w2], j, out, off)
+	}
+}

@@ -208,3 +208,50 @@ func TestStackErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestStackSeparable checks the separable second layer (planes mixed by w,
+// then v along rows and u along columns) against the product over patches
+// of the same filters' full weights, on every stack geometry, and its
+// determinism across GOMAXPROCS.
+func TestStackSeparable(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 18))
+	for _, g := range stackGeometries {
+		n, f1, f2 := 3, 4, 5
+		s := newStack(rng, g, f1, f2, relu, true)
+		p := s.Planes()
+		k := g.second.Size
+		sep := &SepFilters{U: randVals(rng, f2*k), V: randVals(rng, f2*k), W: randVals(rng, f2*p.Chans)}
+		kk := g.second.Weights(p)
+		for j := 0; j < f2; j++ {
+			FullWeights(sep.U[j*k:(j+1)*k], sep.V[j*k:(j+1)*k], sep.W[j*p.Chans:(j+1)*p.Chans], s.Second.W[j*kk:(j+1)*kk])
+		}
+		x := randVals(rng, n*g.in.Chans*g.in.Rows*g.in.Cols)
+		lo := s.Second.Outputs()
+		full := make([]float32, n*lo)
+		if err := s.Apply(x, n, full, lo, 0); err != nil {
+			t.Fatal(err)
+		}
+		s.Sep = sep
+		run := func(procs int) []float32 {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+			out := make([]float32, n*lo)
+			if err := s.Apply(x, n, out, lo, 0); err != nil {
+				t.Fatal(err)
+			}
+			return out
+		}
+		a := run(1)
+		if !slices.Equal(a, run(3)) {
+			t.Fatalf("%s: separable outputs differ between GOMAXPROCS 1 and 3", g.name)
+		}
+		for i := range a {
+			if d := math.Abs(float64(a[i] - full[i])); d > 1e-4*(1+math.Abs(float64(full[i]))) {
+				t.Fatalf("%s: output %d separable %v, full %v", g.name, i, a[i], full[i])
+			}
+		}
+		s.Sep.W = s.Sep.W[1:]
+		if err := s.Apply(x, n, a, lo, 0); !errors.Is(err, ErrSpec) {
+			t.Fatalf("%s: plane weights of the wrong length: %v", g.name, err)
+		}
+	}
+}
