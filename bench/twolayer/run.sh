@@ -58,8 +58,9 @@ if [ "$what" != fm ]; then
 	fit nat $P --whiten --filters 64 --local2 3x3 --filters2 128 --ridge 1000 --concat=false
 	fit nat $P --whiten --filters 64 --local2 3x3 --filters2 192 --ridge 1000
 	fit nat $P --whiten --filters 96 --local2 3x3 --filters2 128 --ridge 1000
+	fit nat $P --whiten --filters 64 --local2 3x3 --filters2 192 --ridge 1000 --mid-pool 3 --mid-stride 2
 fi
 if [ "$what" != nat ]; then
-	fit fm $P --filters 128 --pooling avg+max --ridge 10
+	for f in 128 192; do fit fm $P --filters $f --pooling avg+max --ridge 10; done
 	for r in 10 30; do fit fm $P --filters 32 --pooling avg+max --local2 3x3 --filters2 96 --ridge $r; done
 fi
