@@ -148,8 +148,8 @@ func (c Config) fitLocalState(ctx context.Context, p Problem, progress func(Step
 	cfg.Scales = append([]float64(nil), c.Scales...)
 	cfg.Ratios = append([]float64(nil), c.Ratios...)
 	ll := &LocalLayer{Geometry: *g, Banks: lf.banks}
-	if lf.two != nil {
-		ll.Banks, ll.Second = lf.banks[:1], &lf.banks[1]
+	if g.Second != nil {
+		ll.Banks, ll.Second = lf.secondBanks()
 	}
 	if g.Standardize {
 		ll.Mean, ll.Scale = lf.mean, lf.sc

@@ -54,6 +54,14 @@ func (lf *localFit) growTwo(ctx context.Context, progress func(Step)) (StopReaso
 		if stop, err := lf.randomBank(ctx, k, progress); err != nil || stop == Cancelled {
 			return stop, err
 		}
+		if lf.cfg.Kind.Choice == Supervised {
+			// The second layer's filters are judged on the residual of
+			// the first layer's outputs.
+			lf.updateResidual()
+			if lf.rmse() <= lf.cfg.Tolerance {
+				return ReachedTolerance, nil
+			}
+		}
 	} else {
 		lf.drawBank(k)
 	}
@@ -77,6 +85,16 @@ func (lf *localFit) growTwo(ctx context.Context, progress func(Step)) (StopReaso
 		return lf.supervisedBank(ctx, k2, progress)
 	}
 	return lf.randomBank(ctx, k2, progress)
+}
+
+// secondBanks returns the first layer's bank and the second layer's
+// (empty when the fit stopped before it: a supervised fit whose first
+// layer met the tolerance).
+func (lf *localFit) secondBanks() ([]LocalBank, *LocalBank) {
+	if len(lf.banks) > 1 {
+		return lf.banks[:1], &lf.banks[1]
+	}
+	return lf.banks, &LocalBank{Size: lf.cfg.Local.Second.Size, Params: []float32{}, Bias: []float32{}}
 }
 
 // drawBank draws the filters of the last bank, of side k, without their

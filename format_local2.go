@@ -57,8 +57,8 @@ func (f *fileSecond) bank(ll *LocalLayer) error {
 	if f == nil {
 		return nil
 	}
-	if f.Held < 1 || f.Held > f.Filters {
-		return fmt.Errorf("%w: second layer of local nodes holding %d filters, want 1 ... %d", ErrFormat, f.Held, f.Filters)
+	if f.Held < 0 || f.Held > f.Filters {
+		return fmt.Errorf("%w: second layer of local nodes holding %d filters, want 0 ... %d", ErrFormat, f.Held, f.Filters)
 	}
 	ll.Second = &LocalBank{Size: f.Size, Bias: make([]float32, f.Held)}
 	return nil

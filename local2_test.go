@@ -152,7 +152,7 @@ func secondReference(m *Model, x Images) [][]float64 {
 // max and avg between the layers, a window with stride 1, both layers'
 // outputs or the second's, 2D and 1D learners) agree with direct loops.
 func TestLocalSecondReference(t *testing.T) {
-	colour, grey := hueProblem(t, 12, 31) // 12 x 10 images
+	colour, grey := hueProblem(t, 40, 31) // 12 x 10 images
 	cases := []struct {
 		name string
 		k    Kind
@@ -395,4 +395,63 @@ func FuzzReadLocalSecond(f *testing.F) {
 			t.Fatalf("a model that was read cannot predict: %v", err)
 		}
 	})
+}
+
+// TestLocalSecondResidual: a supervised second layer after a kept first
+// layer judges its filters against the residual of the first layer's
+// outputs (the ridge solution of the columns so far), not the targets.
+func TestLocalSecondResidual(t *testing.T) {
+	p, _ := hueProblem(t, 60, 38)
+	var first []float64
+	calls := 0
+	localAcceptHook = func(_ []float32, _, _ int, e []float64, _ int, _ float64) {
+		if calls == 0 {
+			first = append([]float64(nil), e...)
+		}
+		calls++
+	}
+	defer func() { localAcceptHook = nil }()
+	fitT(t, secondConfig(SCN2D), p)
+	if calls == 0 {
+		t.Fatal("no second-layer filter accepted")
+	}
+	var ee, tt float64
+	for i, v := range first {
+		ee += v * v
+		tt += p.T[i] * p.T[i]
+	}
+	if !(ee < 0.9*tt) {
+		t.Errorf("the first second-layer filter was judged on a residual of squared norm %v, the targets' is %v", ee, tt)
+	}
+}
+
+// TestLocalSecondEmpty: a supervised fit whose first layer meets the
+// tolerance, or after which no second-layer filter is admissible, keeps
+// an empty second layer; the model saves, loads and predicts with the
+// first layer's outputs alone.
+func TestLocalSecondEmpty(t *testing.T) {
+	p, _ := hueProblem(t, 12, 39)
+	for _, c := range []struct {
+		tol  float64
+		stop StopReason
+	}{{0.55, ReachedTolerance}, {0.05, NoAdmissible}} {
+		cfg := secondConfig(SCN2D)
+		cfg.Tolerance = c.tol
+		m := fitT(t, cfg, p)
+		if m.Summary.Stop != c.stop || m.Local.Second == nil || m.Local.Second.Filters() != 0 {
+			t.Fatalf("tolerance %v: stop %v, second layer %+v (RMSE %v)", c.tol, m.Summary.Stop, m.Local.Second, m.Summary.TrainRMSE)
+		}
+		file, back := roundTrip(t, m)
+		if !bytes.Contains(file, []byte(`"held":0`)) {
+			t.Error("the header does not say the second layer holds no filter")
+		}
+		y, err := m.Predict(p.X)
+		if err != nil {
+			t.Fatal(err)
+		}
+		yb, err := back.Predict(p.X)
+		if err != nil || !slices.Equal(y, yb) {
+			t.Fatalf("predictions of the read model differ (%v)", err)
+		}
+	}
 }

@@ -110,8 +110,8 @@ func (m *Model) checkSecond() error {
 		return fmt.Errorf("scn: a second layer of local filters after %d banks, want one", len(ll.Banks))
 	case b.Size != s.Size:
 		return fmt.Errorf("scn: second layer of %d x %d filters, the geometry says %d", b.Size, b.Size, s.Size)
-	case b.Filters() < 1 || b.Filters() > s.Filters:
-		return fmt.Errorf("scn: second layer of %d filters, want 1 ... %d", b.Filters(), s.Filters)
+	case b.Filters() > s.Filters:
+		return fmt.Errorf("scn: second layer of %d filters, want 0 ... %d", b.Filters(), s.Filters)
 	case len(b.Params) != b.Filters()*np:
 		return fmt.Errorf("scn: second layer holds %d parameters for %d filters of %d", len(b.Params), b.Filters(), np)
 	case b.Whiten != nil:
