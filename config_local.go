@@ -75,6 +75,9 @@ type Local struct {
 	// the standardised planes' variance (scn train --whiten: 0.1); set
 	// only with Whiten.
 	WhitenEps float64
+	// Second, when set, is a second layer of local nodes on the first
+	// layer's maps (config_local2.go).
+	Second *LocalSecond
 }
 
 // DefaultLocal returns the local nodes scn train --local uses unless told
@@ -144,6 +147,9 @@ func (l *Local) validate() error {
 	if float64(l.Filters)*float64(len(l.Sizes))*float64(l.perFilter()) > maxNodes {
 		return bad("%d filters x %d sizes x %d pooled outputs exceed %d hidden outputs", l.Filters, len(l.Sizes), l.perFilter(), maxNodes)
 	}
+	if l.Second != nil {
+		return l.Second.validate(l)
+	}
 	return nil
 }
 
@@ -162,12 +168,25 @@ func (l *Local) ForImages(rows, cols, chans int) error {
 			return fmt.Errorf("%w: local nodes: whitening patches of %d x %d, larger than the images (%d x %d)", ErrConfig, k, k, rows, cols)
 		}
 	}
+	if l.Second != nil {
+		return l.secondForImages(rows, cols)
+	}
 	return nil
 }
 
 // Outputs returns the hidden outputs the output layer reads: filters x
-// sizes x pooled outputs per filter.
-func (l *Local) Outputs() int { return l.Filters * len(l.Sizes) * l.perFilter() }
+// sizes x pooled outputs per filter; with a second layer, its filters x
+// pooled outputs per filter, after the first layer's with Concat.
+func (l *Local) Outputs() int {
+	if l.Second != nil {
+		n := l.secondOutputs()
+		if l.Second.Concat {
+			n += l.Filters * l.perFilter()
+		}
+		return n
+	}
+	return l.Filters * len(l.Sizes) * l.perFilter()
+}
 
 // String describes the local nodes as scn train's flags would:
 // "256 x 5x5 stride 1 pad same, avg pool 3x3, two-sided, standardised".
@@ -190,6 +209,9 @@ func (l *Local) String() string {
 	if l.Whiten {
 		s += fmt.Sprintf(", whitened (eps %g)", l.WhitenEps)
 	}
+	if l.Second != nil {
+		s += "; " + l.Second.String()
+	}
 	return s
 }
 
@@ -200,6 +222,10 @@ func (l *Local) clone() *Local {
 	}
 	c := *l
 	c.Sizes = append([]int(nil), l.Sizes...)
+	if l.Second != nil {
+		s := *l.Second
+		c.Second = &s
+	}
 	return &c
 }
 
@@ -229,6 +255,8 @@ func (c Config) validateLocal() error {
 		return bad("Robust")
 	case c.DirectLink:
 		return bad("direct links (DirectLink): not built for local nodes yet")
+	case c.Local.Second != nil && c.Augment != nil:
+		return bad("a second layer (Local.Second) and augmentation (Augment): not built for two layers yet")
 	case c.BF16Gram && c.Kind.Choice == Supervised:
 		return bad("bfloat16 Gram products (supervised filters are judged on the residual of the outputs unrounded)")
 	}

@@ -74,6 +74,7 @@ type localFit struct {
 	moves      []augMove       // the copies of each image (augment.go)
 	pw         *patchWhitening // the current bank's whitening (local_whiten.go), nil without
 	wm         []float32       // its matrix in float32, the bank's Whiten
+	two        *twoLayers      // the second layer's fit (fit_local2.go), nil without
 }
 
 // fitLocal fits a model of local nodes.
@@ -147,6 +148,9 @@ func (c Config) fitLocalState(ctx context.Context, p Problem, progress func(Step
 	cfg.Scales = append([]float64(nil), c.Scales...)
 	cfg.Ratios = append([]float64(nil), c.Ratios...)
 	ll := &LocalLayer{Geometry: *g, Banks: lf.banks}
+	if g.Second != nil {
+		ll.Banks, ll.Second = lf.secondBanks()
+	}
 	if g.Standardize {
 		ll.Mean, ll.Scale = lf.mean, lf.sc
 	}
@@ -260,7 +264,15 @@ func (lf *localFit) drawColumns(nm nodeMap, k int, lambda float64, count int) (p
 // moments (nil without standardisation).
 func (lf *localFit) columns(k int, params, bias []float32) (cols []float32, mean, sc []float32, err error) {
 	b := LocalBank{Size: k, Params: params, Bias: bias, Whiten: lf.wm}
-	ly := bankLayer(lf.cfg.Kind.Input, lf.cfg.Activation, lf.g, b, lf.x.Rows, lf.x.Cols, lf.ch)
+	var ly interface {
+		Outputs() int
+		Apply(x []float32, n int, out []float32, ldo, off int) error
+	}
+	if lf.two != nil {
+		ly = lf.two.stack(lf, b)
+	} else {
+		ly = bankLayer(lf.cfg.Kind.Input, lf.cfg.Activation, lf.g, b, lf.x.Rows, lf.x.Cols, lf.ch)
+	}
 	l, n := ly.Outputs(), lf.n
 	rows := make([]float32, n*l)
 	t0 := time.Now()
@@ -319,6 +331,9 @@ func (lf *localFit) add(cols []float32, cnt int, mean, sc []float32) error {
 
 // grow fills the banks, one filter size after another.
 func (lf *localFit) grow(ctx context.Context, progress func(Step)) (StopReason, error) {
+	if lf.g.Second != nil {
+		return lf.growTwo(ctx, progress)
+	}
 	stop := ReachedMaxNodes
 	for _, k := range lf.g.Sizes {
 		lf.banks = append(lf.banks, LocalBank{Size: k, Params: []float32{}, Bias: []float32{}})
@@ -375,7 +390,7 @@ func (lf *localFit) randomBank(ctx context.Context, k int, progress func(Step)) 
 		if err := ctx.Err(); err != nil {
 			return Cancelled, err
 		}
-		b := min(localRandomBlock, lf.g.Filters-done)
+		b := min(lf.randomBlock(), lf.g.Filters-done)
 		params, bias, cols, mean, sc, err := lf.drawColumns(nm, k, lambda, b)
 		if err != nil {
 			return ReachedMaxNodes, err
@@ -615,6 +630,7 @@ func (c Config) localMemory(n, rows, cols, chans, m int) Memory {
 		kk := ch * float64(kmax*kmax)
 		e.Candidates = max(e.Candidates, bytesOf(8*min(float64(whitenSamples), N*pos)*kk+5*8*kk*kk))
 	}
+	e.Candidates += c.secondMemory(n, rows, cols)
 	e.Factor = bytesOf(4*N*L+8*L*L+8*L*M+3*8*N*M) + c.augmentMemory(n)
 	e.Model = bytesOf(4*L*3 + 8*L*M + 4*float64(g.Filters*len(g.Sizes))*(ch*float64(kmax*kmax)+1) + 64*float64(g.Filters*len(g.Sizes)))
 	return e

@@ -38,6 +38,8 @@ type fileLocal struct {
 	// Augment is the augmentation of the fit (augment.go), absent
 	// without.
 	Augment *fileAugment `json:"augment,omitempty"`
+	// Second is the second layer (format_local2.go), absent without.
+	Second *fileSecond `json:"second,omitempty"`
 }
 
 // extended reports whether the model uses an extension of format version 3.
@@ -55,6 +57,7 @@ func (m *Model) fileLocalOf() *fileLocal {
 		f.Banks = append(f.Banks, b.Filters())
 	}
 	f.Augment = toFileAugment(m.Config.Augment)
+	f.Second = m.fileSecondOf()
 	return f
 }
 
@@ -71,6 +74,11 @@ func (h fileHeader) localOf(kind Kind) (*LocalLayer, error) {
 	}
 	g := Local{Sizes: f.Sizes, Filters: f.Filters, Stride: f.Stride, Pad: f.Pad, Pool: f.Pool, Pooling: pool,
 		TwoSided: f.TwoSided, Standardize: f.Standardize, Whiten: f.Whiten, WhitenEps: f.WhitenEps}
+	second, err := f.Second.geometry()
+	if err != nil {
+		return nil, err
+	}
+	g.Second = second
 	if err := g.ForImages(h.Rows, h.Cols, max(h.Channels, 1)); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrFormat, err)
 	}
@@ -87,6 +95,9 @@ func (h fileHeader) localOf(kind Kind) (*LocalLayer, error) {
 		}
 		// The filters' count, with empty slices of that length to come.
 		ll.Banks = append(ll.Banks, LocalBank{Size: g.Sizes[i], Bias: make([]float32, cnt)})
+	}
+	if err := f.Second.bank(ll); err != nil {
+		return nil, err
 	}
 	if l := ll.Outputs(); l != h.Nodes || l == 0 {
 		return nil, fmt.Errorf("%w: local nodes give %d pooled outputs, the header says %d nodes", ErrFormat, l, h.Nodes)
@@ -110,7 +121,7 @@ func (m *Model) localPayload() int {
 	if m.Local.Geometry.Standardize {
 		size += 2 * l * 4
 	}
-	return size + l*m.M*8 + m.whitenPayload()
+	return size + l*m.M*8 + m.whitenPayload() + m.secondPayload()
 }
 
 // whitenPayload returns the bytes of the banks' whitening matrices.
@@ -141,7 +152,7 @@ func (m *Model) appendLocal(b []byte) []byte {
 	for _, bk := range m.Local.Banks {
 		b = appendFloat32s(b, bk.Whiten)
 	}
-	return b
+	return m.appendSecond(b)
 }
 
 // decodeLocal fills the local layer's weights and the output weights from
@@ -172,6 +183,7 @@ func (m *Model) decodeLocal(b []byte) {
 			bk.Whiten = r.f32(kk * kk)
 		}
 	}
+	m.decodeSecond(r)
 }
 
 // geometry returns a copy of the layer's geometry (nil for nil).
@@ -213,5 +225,5 @@ func (in Info) localParamCount() int {
 			n += in.Chans() * in.Chans() * k * k * k * k
 		}
 	}
-	return n
+	return n + in.secondParamCount()
 }

@@ -34,6 +34,9 @@ type Info struct {
 	// nodes) and LocalFilters the filters each of its banks holds.
 	Local        *Local
 	LocalFilters []int
+	// SecondFilters is the filters the second layer of local nodes
+	// holds (Local.Second; 0 without).
+	SecondFilters int
 	// Calibration, Interval and ClassWeights are the model's (nil
 	// without; see Model).
 	Calibration  *Calibration
@@ -96,7 +99,7 @@ func ReadInfo(r io.Reader) (Info, error) {
 		Nodes: m.Summary.Nodes, Classes: m.Classes, Layers: infoLayers(m),
 		Config: m.Config, Summary: m.Summary, Preprocessing: m.Preprocessing, Meta: m.Meta,
 		Selection: m.Selection, Budget: m.Budget, HeaderBytes: hlen,
-		Local: m.Local.geometry(), LocalFilters: m.localFilters(),
+		Local: m.Local.geometry(), LocalFilters: m.localFilters(), SecondFilters: m.secondFilters(),
 		Calibration: m.Calibration, Interval: m.Interval, ClassWeights: m.ClassWeights,
 		DirectPool: directPool(m), DirectFeatures: m.DirectDim(),
 		FileBytes: int64(preambleSize+hlen) + int64(m.payloadSize()) + 4,

@@ -23,6 +23,10 @@ type LocalLayer struct {
 	// Mean and Scale standardise the pooled outputs, (h - Mean) / Scale,
 	// one value per output; both nil without standardisation.
 	Mean, Scale []float32
+	// Second is the second layer's filters when Geometry.Second is set
+	// (config_local2.go): a bank of Geometry.Second.Size whose planes are
+	// the first bank's pooled maps, without whitening.
+	Second *LocalBank
 }
 
 // LocalBank is the filters of one size.
@@ -46,6 +50,9 @@ func (b *LocalBank) Filters() int { return len(b.Bias) }
 
 // Outputs returns the pooled outputs of every bank.
 func (ll *LocalLayer) Outputs() int {
+	if ll.Geometry.Second != nil {
+		return ll.secondLayerOutputs()
+	}
 	n := 0
 	for _, b := range ll.Banks {
 		n += b.Filters() * ll.Geometry.perFilter()
@@ -75,6 +82,9 @@ func (m *Model) localParamCount() int {
 	for _, b := range m.Local.Banks {
 		n += len(b.Params) + len(b.Bias) + len(b.Whiten)
 	}
+	if b := m.Local.Second; b != nil {
+		n += len(b.Params) + len(b.Bias)
+	}
 	return n
 }
 
@@ -98,6 +108,13 @@ func bankLayer(in InputMap, act Activation, g *Local, b LocalBank, rows, cols, c
 // (row i at out[i*l:]) for the model's banks.
 func (m *Model) localFeatures(layers []*local.Layer, x []float32, n int, out []float32) error {
 	l := m.localOutputs()
+	if m.Local.Second != nil {
+		if err := m.secondFeatures(layers[0], x, n, out); err != nil {
+			return err
+		}
+		standardizeRows(out[:n*l], l, m.Local.Mean, m.Local.Scale)
+		return nil
+	}
 	off := 0
 	for _, ly := range layers {
 		if err := ly.Apply(x, n, out, l, off); err != nil {
@@ -208,6 +225,9 @@ func (m *Model) checkLocal() error {
 	if total == 0 {
 		return fmt.Errorf("scn: model has no filters")
 	}
+	if err := m.checkSecond(); err != nil {
+		return err
+	}
 	l := ll.Outputs()
 	if (ll.Mean == nil) != (ll.Scale == nil) || (ll.Mean != nil && (len(ll.Mean) != l || len(ll.Scale) != l)) {
 		return fmt.Errorf("scn: standardisation of %d and %d values for %d pooled outputs", len(ll.Mean), len(ll.Scale), l)
@@ -288,5 +308,5 @@ func (m *Model) localPredictBytes(n int) int64 {
 		f = max(f, float64(b.Filters()))
 	}
 	procs := float64(runtime.GOMAXPROCS(0))
-	return bytesOf(8*float64(n)*float64(m.M) + 12*l*localBatch + procs*4*pos*(kk+f+1) + 4*kk*f)
+	return bytesOf(8*float64(n)*float64(m.M)+12*l*localBatch+procs*4*pos*(kk+f+1)+4*kk*f) + m.secondPredictBytes()
 }

@@ -112,6 +112,8 @@ func sameLocal(a, b *Model) error {
 		return fmt.Errorf("%w: local nodes of geometry %v and %v", ErrStats, &la.Geometry, &lb.Geometry)
 	case len(la.Banks) != len(lb.Banks):
 		return fmt.Errorf("%w: %d and %d banks of local filters", ErrStats, len(la.Banks), len(lb.Banks))
+	case !sameSecond(la, lb):
+		return fmt.Errorf("%w: the second layers of local filters differ (statistics of another model's filters)", ErrStats)
 	}
 	for i := range la.Banks {
 		ba, bb := &la.Banks[i], &lb.Banks[i]
@@ -136,7 +138,7 @@ func sameLocal(a, b *Model) error {
 func sameGeometry(a, b *Local) bool {
 	return slices.Equal(a.Sizes, b.Sizes) && a.Filters == b.Filters && a.Stride == b.Stride && a.Pad == b.Pad &&
 		a.Pool == b.Pool && a.Pooling == b.Pooling && a.TwoSided == b.TwoSided && a.Standardize == b.Standardize &&
-		a.Whiten == b.Whiten && a.WhitenEps == b.WhitenEps
+		a.Whiten == b.Whiten && a.WhitenEps == b.WhitenEps && sameSecondGeometry(a.Second, b.Second)
 }
 
 // Images returns the images the statistics were summed over: N, or for an

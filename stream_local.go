@@ -56,6 +56,8 @@ func (c Config) localStreamFits() error {
 		return fmt.Errorf("%w: local nodes of %s are not streamed (each block of filters is chosen on the residual of every image; not built): fit them in memory (--resize, fewer --filters) or stream a random learner (rvfl, 2drvfl)", ErrConfig, c.Kind)
 	case c.Augment != nil:
 		return fmt.Errorf("%w: augmented local fits are not streamed (their copies are formed from the images in memory)", ErrConfig)
+	case c.Local.Second != nil:
+		return errLocalSecondStream
 	case !(c.Ridge > 0):
 		return fmt.Errorf("%w: a streamed fit needs a ridge > 0", ErrConfig)
 	}
@@ -90,6 +92,9 @@ type localStreamBlock struct {
 // fitLocalStream is FitStream for a local random learner (c checked).
 func (c Config) fitLocalStream(ctx context.Context, src Source, progress func(Step)) (*Model, error) {
 	start := time.Now()
+	if c.Local.Second != nil {
+		return nil, errLocalSecondStream
+	}
 	sc, mean, sd, channels, err := c.scanLocalStream(ctx, src)
 	if err != nil {
 		return nil, err

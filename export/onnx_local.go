@@ -179,6 +179,9 @@ func onnxLocalModel(m *scn.Model) *pb.ModelProto {
 
 // checkLocal reports whether m is a complete model of local nodes.
 func checkLocal(m *scn.Model) error {
+	if m.Local.Geometry.Second != nil || m.Local.Second != nil {
+		return fmt.Errorf("export: a second layer of local nodes (scn train --local2) is not exported yet (ONNX, npz): predict with scn predict or scn serve")
+	}
 	if m.Rows < 1 || m.Cols < 1 || m.M < 1 || m.Nodes() < 1 {
 		return fmt.Errorf("export: model of %d x %d inputs, %d outputs and %d pooled outputs", m.Rows, m.Cols, m.M, m.Nodes())
 	}

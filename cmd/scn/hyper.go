@@ -35,7 +35,8 @@ type hyperFlags struct {
 	pairs       bool
 	robust      bool
 	redraw      bool
-	local       localFlags // --local and its settings (scn train only)
+	local       localFlags  // --local and its settings (scn train only)
+	second      secondFlags // --local2 and its settings (scn train only)
 	directLink  bool
 	grow        bool
 	layers      string // --layers (scn train only)

@@ -46,6 +46,9 @@ checked against the header (eval and predict verify the weights' checksum).`,
 			}
 			if m.Local != nil {
 				info["local"] = localJSON(m)
+				if s := secondJSON(m); s != nil {
+					info["local"].(map[string]any)["second"] = s
+				}
 				if a := m.Config.Augment; a != nil {
 					info["augment"] = map[string]any{"flip": a.Flip, "shift": a.Shift, "copies": a.Copies, "rows_per_image": 1 + a.Extra()}
 				}
@@ -72,6 +75,9 @@ checked against the header (eval and predict verify the weights' checksum).`,
 			if m.Local != nil {
 				fmt.Fprintf(w, "parameters\t%d (%s)\n", m.ParamCount(), localParams(m))
 				fmt.Fprintf(w, "local nodes\t%s\n", localLine(m))
+				if s := secondLine(m); s != "" {
+					fmt.Fprintf(w, "\t%s\n", s)
+				}
 				if a := m.Config.Augment; a != nil {
 					fmt.Fprintf(w, "augmentation\t%s\n", augmentLine(a))
 				}

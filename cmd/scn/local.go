@@ -43,6 +43,7 @@ func (h *hyperFlags) addLocal(cmd *cobra.Command) {
 	f.BoolVar(&l.twoSided, "two-sided", true, "with --local: each filter gives g(z) and g(-z) (for relu: max(0,z), max(0,-z))")
 	f.BoolVar(&l.standardize, "local-standardize", true, "with --local: standardise each pooled output over the training images (recorded in the model)")
 	f.BoolVar(&l.whiten, "whiten", false, "with --local: draw the filters in the space of ZCA-whitened patches (Coates, Lee & Ng 2011): the whitening of each filter size, from the covariance of up to 50000 patches of the training images (planes standardised) sampled with --seed, is folded into the filters (a 2D learner's separable filter becomes a full one when applied) and recorded in the model")
+	h.addSecond()
 	floatVar(f, &l.whitenEps, "whiten-eps", 0.1, 0, 1e6, false, "with --whiten: the whitening's regulariser eps, W = V (D + eps I)^-1/2 V^T, in units of the standardised planes' variance")
 }
 
@@ -50,7 +51,7 @@ func (h *hyperFlags) addLocal(cmd *cobra.Command) {
 func (h *hyperFlags) localSet() bool { return h.local.sizes != "" }
 
 // localOnly are the flags that mean nothing without --local.
-var localOnly = []string{"filters", "stride", "pad", "pool", "pooling", "two-sided", "local-standardize", "whiten", "whiten-eps"}
+var localOnly = []string{"filters", "stride", "pad", "pool", "pooling", "two-sided", "local-standardize", "whiten", "whiten-eps", "local2"}
 
 // applyLocal sets c.Local from the flags, with the settings local nodes
 // need: ReLU (unless --activation), scale 1 (unless --scales), a ridge
@@ -96,7 +97,10 @@ func (h *hyperFlags) applyLocal(c *scn.Config) error {
 		return usageError{fmt.Errorf("--pooling: %v", err)}
 	}
 	if len(c.Layers) > 0 {
-		return usageError{fmt.Errorf("--local and --layers: local nodes have one layer so far")}
+		return usageError{fmt.Errorf("--local and --layers: a second layer of local nodes is --local2")}
+	}
+	if err := h.applySecond(g); err != nil {
+		return err
 	}
 	c.Local = g
 	if !h.changed("activation") {
