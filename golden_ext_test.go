@@ -10,7 +10,7 @@ import (
 // The golden cases of this round's extensions (extensionCases): local
 // (convolutional) nodes for the four learners, grey and colour, with
 // several filter sizes, average and max pooling, patch whitening and the
-// photo preset; augmented copies; local statistics and their solve;
+// photo preset; two layers; augmented copies; local statistics and their solve;
 // streamed local fits; model selection over local nodes; direct links;
 // class weights; calibrated probabilities and conformal intervals. Like
 // pathCases they are small (150 images of 10 x 8 or 12 x 10 x 3, a few
@@ -57,6 +57,15 @@ func extensionCases() []goldenCase {
 		for _, k := range Kinds() {
 			fit("local-"+pr.name+k.String(), pr.prob, func() Config { return localConfig(k) })
 		}
+		// Two layers of local nodes: random, and the second layer chosen
+		// on the residual; both layers' outputs, or the second's only.
+		fit("local2-"+pr.name+"2drvfl", pr.prob, func() Config { return secondConfig(RVFL2D) })
+		fit("local2-"+pr.name+"scn", pr.prob, func() Config { return secondConfig(SCN) })
+		fit("local2-second-only-"+pr.name+"2dscn", pr.prob, func() Config {
+			c := secondConfig(SCN2D)
+			c.Local.Second.Concat, c.Local.Second.MidPooling = false, PoolAvg
+			return c
+		})
 		// Max and average-plus-max pooling, strides, no padding.
 		fit("local-avgmax-"+pr.name+"2dscn", pr.prob, edited(SCN2D, func(c *Config) {
 			c.Local.Pooling, c.Local.Sizes = PoolAvgMax, []int{3}
