@@ -43,6 +43,12 @@ type Budget struct {
 	// Rates are the machine's costs; nil means measure them with a probe
 	// fit on a sample of the training images (Calibrate).
 	Rates *Rates
+	// LocalRates are the machine's costs of local nodes on grey images
+	// that won the probe of budget_grey.go, in the meaning fitPhotos gives
+	// Rates (seconds per multiply-add); nil means measure them. (Rates,
+	// which scn train measures for the global plan while choosing the
+	// images' preparation, are not those.)
+	LocalRates *Rates
 	// Seed fixes every random draw of the fit (nodes, hold-out split).
 	Seed uint64
 }
@@ -119,6 +125,11 @@ type BudgetPlan struct {
 	// (Rates.Chol the factor's and the ridge choice's, Rates.Block the
 	// fit's fixed seconds).
 	Filters int
+	// Probe says what the probe of a budget on grey images compared on
+	// held-out images and what it chose, or why it was skipped
+	// (budget_grey.go); "" when there was none (photos, regression,
+	// small images).
+	Probe string
 }
 
 // finishSeconds is the modelled time of the work after a fit of l nodes
@@ -221,6 +232,19 @@ func (b Budget) Fit(ctx context.Context, p Problem, progress func(Step), plan fu
 		return b.fitPhotos(ctx, p, progress, plan)
 	}
 	cfg, sel, why := budgetChoice(p.X.Len(), p, b.Seed)
+	probed := ""
+	if budgetGrey(p) {
+		lc, rec, local, err := b.probeGrey(ctx, p, cfg)
+		if err != nil {
+			return nil, err
+		}
+		if local {
+			lb := b
+			lb.Rates = b.LocalRates
+			return lb.fitLocalPlan(ctx, p, lc, greyRidges, greyWhat(p), rec, progress, plan)
+		}
+		probed = rec
+	}
 	held := max(1, int(math.Round(sel.Validation*float64(p.X.Len()))))
 	train := p.X.Len() - held
 	rates := b.Rates
@@ -236,6 +260,7 @@ func (b Budget) Fit(ctx context.Context, p Problem, progress func(Step), plan fu
 	}
 	pl := b.plan(cfg, sel, *rates, p, train, held)
 	pl.Why = why
+	pl.Probe = probed
 	if plan != nil {
 		plan(pl)
 	}

@@ -82,6 +82,16 @@ func (b Budget) fitPhotos(ctx context.Context, p Problem, progress func(Step), p
 	if !ok {
 		return nil, fmt.Errorf("%w: local nodes cannot be applied to images of %d x %d x %d", ErrBudget, rows, cols, chans)
 	}
+	what := fmt.Sprintf("photos (%d x %d x %d): the presets' local nodes", rows, cols, chans)
+	return b.fitLocalPlan(ctx, p, cfg, photoRidges, what, "", progress, plan)
+}
+
+// fitLocalPlan is fitPhotos with the local configuration cfg (its filters
+// are planned), the ridge terms to choose from (the first is cfg.Ridge's
+// place in the grid), what the plan's Why begins with, and the probe's
+// record (BudgetPlan.Probe; "" for none).
+func (b Budget) fitLocalPlan(ctx context.Context, p Problem, cfg Config, choices []float64, what, probed string, progress func(Step), plan func(BudgetPlan)) (*Model, error) {
+	n, rows, cols, chans := p.X.Len(), p.X.Rows, p.X.Cols, max(p.X.Chans(), 1)
 	// fixed is the seconds of a fit's costs outside the work model (the
 	// whitening's patches and eigenvectors, the passes' set-up): the first
 	// probe's time less its work at the rate. (Left out, a 10 s budget on natural-images at
@@ -135,7 +145,7 @@ func (b Budget) fitPhotos(ctx context.Context, p Problem, progress func(Step), p
 	}
 	// The ridge term is chosen on held-out images unless the classes are
 	// too small to hold any out.
-	ridges, share := photoRidges, photoValidation
+	ridges, share := choices, photoValidation
 	_, held, serr := splitHoldout(p, share, b.Seed)
 	if serr != nil {
 		ridges, share, held = []float64{cfg.Ridge}, 0, nil
@@ -160,8 +170,9 @@ func (b Budget) fitPhotos(ctx context.Context, p Problem, progress func(Step), p
 		Kind: cfg.Kind, Preset: cfg.Preset, Nodes: l, MaxNodes: l, BlockSize: max(1, cfg.BlockSize), Validation: share,
 		Ridges: append([]float64(nil), ridges...), FitRidge: cfg.Ridge, Predicted: time.Duration(predicted * float64(time.Second)),
 		Rates: Rates{Score: rate, Chol: chol, Block: fixed}, Filters: f,
-		Why: fmt.Sprintf("photos (%d x %d x %d): the presets' local nodes, %d filters of 5 x 5 and %s fit the time left (%.3g s per 1e9 multiply-adds measured)",
-			rows, cols, chans, f, how, rate*1e9),
+		Why: fmt.Sprintf("%s, %d filters of 5 x 5 and %s fit the time left (%.3g s per 1e9 multiply-adds measured)",
+			what, f, how, rate*1e9),
+		Probe: probed,
 	}
 	if plan != nil {
 		plan(pl)

@@ -27,6 +27,7 @@ type fileBudget struct {
 	Checkpoints [][]float64 `json:"checkpoints"` // rows of [nodes, elapsed_s, accuracy, rmse]
 	FitWeights  bool        `json:"fit_weights,omitempty"`
 	Filters     int         `json:"filters,omitempty"`
+	Probe       string      `json:"probe,omitempty"`
 }
 
 func toFileBudget(r *BudgetRecord) *fileBudget {
@@ -39,7 +40,7 @@ func toFileBudget(r *BudgetRecord) *fileBudget {
 		BlockSize: p.BlockSize, Validation: p.Validation, Points: p.Points, Ridges: p.Ridges, FitRidge: p.FitRidge,
 		Predicted: p.Predicted.Seconds(), Rates: [5]float64{p.Rates.Score, p.Rates.Gram, p.Rates.Chol, p.Rates.Block, p.Rates.Finish},
 		Why: p.Why, FitNodes: r.FitNodes, Stopped: r.Stopped, Elapsed: r.Elapsed.Seconds(),
-		Checkpoints: make([][]float64, len(r.Checkpoints)), FitWeights: p.FitWeights, Filters: p.Filters,
+		Checkpoints: make([][]float64, len(r.Checkpoints)), FitWeights: p.FitWeights, Filters: p.Filters, Probe: p.Probe,
 	}
 	for i, c := range r.Checkpoints {
 		f.Checkpoints[i] = []float64{float64(c.Nodes), c.Elapsed.Seconds(), c.Accuracy, c.RMSE}
@@ -70,7 +71,7 @@ func (f *fileBudget) record() (*BudgetRecord, error) {
 		Kind: kind, Preset: f.Preset, Nodes: f.Nodes, MaxNodes: f.MaxNodes, BlockSize: f.BlockSize,
 		Validation: f.Validation, Points: f.Points, Ridges: f.Ridges, FitRidge: f.FitRidge, Predicted: secs(f.Predicted),
 		Rates: Rates{Score: f.Rates[0], Gram: f.Rates[1], Chol: f.Rates[2], Block: f.Rates[3], Finish: f.Rates[4]}, Why: f.Why,
-		FitWeights: f.FitWeights, Filters: f.Filters,
+		FitWeights: f.FitWeights, Filters: f.Filters, Probe: f.Probe,
 	}
 	r := &BudgetRecord{Budget: secs(f.Budget), Plan: p, FitNodes: f.FitNodes, Stopped: f.Stopped, Elapsed: secs(f.Elapsed)}
 	for _, row := range f.Checkpoints {

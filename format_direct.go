@@ -60,7 +60,7 @@ func (m *Model) appendDirect(b []byte) []byte {
 
 // usesV3 reports whether the model's file needs version 3.
 func (m *Model) usesV3() bool {
-	return m.Direct != nil || choiceUsesV3(m.Selection)
+	return m.Direct != nil || choiceUsesV3(m.Selection) || (m.Budget != nil && m.Budget.Plan.Probe != "")
 }
 
 // choiceUsesV3 reports whether a selection record has version 3 fields.
@@ -81,7 +81,7 @@ func choiceUsesV3(c *Choice) bool {
 
 // usesV3 reports whether a header has version 3 fields.
 func (h fileHeader) usesV3() bool {
-	if h.Direct != nil || h.Config.DirectLink {
+	if h.Direct != nil || h.Config.DirectLink || (h.Budget != nil && h.Budget.Probe != "") {
 		return true
 	}
 	if s := h.Selection; s != nil {

@@ -94,6 +94,7 @@ var layerOf = map[string]int{
 	"budget_local.go":  layerWorkflow,
 
 	"budget_local_ridge.go": layerWorkflow,
+	"budget_grey.go":        layerWorkflow,
 
 	"preset_photos.go": layerBase,
 

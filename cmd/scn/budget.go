@@ -32,6 +32,11 @@ func (h *hyperFlags) checkBudgetFlags() error {
 
 // budgetPlanLine says in one line what a budget planned.
 func budgetPlanLine(total time.Duration, p scn.BudgetPlan) string {
+	if p.Probe != "" {
+		q := p
+		q.Probe = ""
+		return budgetPlanLine(total, q) + "; probe: " + p.Probe
+	}
 	if p.Filters > 0 {
 		ridge := fmt.Sprintf("ridge %g", p.FitRidge)
 		if p.Validation > 0 {
