@@ -140,6 +140,18 @@ func TestBudgetGreyProbeGlobalWins(t *testing.T) {
 	if back.Budget.Plan.Probe != pl.Probe {
 		t.Errorf("probe record read back %q, want %q", back.Budget.Plan.Probe, pl.Probe)
 	}
+	// The probe's record is a version 3 field: the global model is
+	// written as version 3, and without the record as before.
+	if v := m.fileVersion(); v != formatVersion {
+		t.Errorf("global model with a probe record: version %d, want %d", v, formatVersion)
+	}
+	plain := *m
+	rec := *m.Budget
+	rec.Plan.Probe = ""
+	plain.Budget = &rec
+	if v := plain.fileVersion(); v != greyVersion {
+		t.Errorf("global model without a probe record: version %d, want %d", v, greyVersion)
+	}
 	file, _ := roundTrip(t, m)
 	if other, _ := roundTrip(t, greyBudget(t, p, 500, 2)); !bytes.Equal(file, other) {
 		t.Error("GOMAXPROCS 1 and 2 give different models")
