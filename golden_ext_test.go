@@ -10,7 +10,8 @@ import (
 // The golden cases of this round's extensions (extensionCases): local
 // (convolutional) nodes for the four learners, grey and colour, with
 // several filter sizes, average and max pooling, patch whitening and the
-// photo preset; two layers; augmented copies; local statistics and their solve;
+// photo preset; two layers; a photo budget and a budget's probe on grey
+// images; augmented copies; local statistics and their solve;
 // streamed local fits; model selection over local nodes; direct links;
 // class weights; calibrated probabilities and conformal intervals. Like
 // pathCases they are small (150 images of 10 x 8 or 12 x 10 x 3, a few
@@ -187,6 +188,24 @@ func extensionCases() []goldenCase {
 		}
 		return append(modelBytes(t, m), modelBytes(t, r)...)
 	})
+
+	// A budget's probe of local against global nodes on grey images (fake
+	// clock): local nodes win on shifted patterns, global ones on classes
+	// linear in the pixels; each with its replay.
+	for _, g := range []struct {
+		name string
+		prob func(testing.TB, int, int) Problem
+	}{{"local", shiftedProblem}, {"global", linearProblem}} {
+		add("budget-grey-probe-"+g.name, func(t *testing.T) []byte {
+			p := g.prob(t, 600, 20)
+			m := greyBudget(t, p, 500, 2)
+			r, err := Replay(context.Background(), m.Budget, m, p, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return append(modelBytes(t, m), modelBytes(t, r)...)
+		})
+	}
 
 	// Conformal intervals on a regression, at two coverages.
 	for _, cov := range []struct {
