@@ -123,6 +123,38 @@ func photoRidge(ctx context.Context, lf *localFit, t []float64, train, held []in
 	return primalRidge(ctx, eng, t, eng.M, held, ridges, classify, more)
 }
 
+// ridgeCurve scores the ridge terms in order on the held-out targets th
+// (m outputs a row) and returns every scored term's Score and the index of
+// the best (Score.better). predict returns the held-out outputs at a term
+// (a buffer it may reuse); more, given the terms scored, the multiply-adds
+// done so far (starting at done, step more a term) and those of the next
+// term with the refit (step + final), says whether to go on.
+func ridgeCurve(ctx context.Context, ridges []float64, more moreRidges, done, step, final float64, l int, th []float64, m int, classify bool, predict func(r float64) ([]float64, error)) (curve []Score, best int, err error) {
+	best = -1
+	for i, r := range ridges {
+		if err := ctx.Err(); err != nil {
+			return nil, 0, err
+		}
+		if i > 0 && more != nil && !more(i, done, step+final) {
+			break
+		}
+		done += step
+		y, err := predict(r)
+		if err != nil {
+			return nil, 0, fmt.Errorf("scn: ridge %g: %w", r, err)
+		}
+		sc := Score{Nodes: l, Ridge: r, RMSE: RMSE(y, th)}
+		if classify {
+			sc.Accuracy = Accuracy(ArgMax(y, m), ArgMax(th, m))
+		}
+		curve = append(curve, sc)
+		if best < 0 || sc.better(curve[best], classify) {
+			best = len(curve) - 1
+		}
+	}
+	return curve, best, nil
+}
+
 // primalRidge is dualRidge in the primal, from the fit's Gram sums (as
 // Config.selectLocal: G and H^T T less the held-out images' own products,
 // a factor of G + a I per term); the output weights of every image are the
@@ -138,33 +170,21 @@ func primalRidge(ctx context.Context, eng *lsq.Gram, t []float64, m int, held []
 	linalg.Dgemm(true, false, l, m, nh, -1, hh, l, th, m, 1, ht, m)
 	a := make([]float64, l*l)
 	y := make([]float64, nh*m)
-	best = -1
 	done, step, final := photoChoiceSteps(eng.N, nh, l, m, false)
-	for i, r := range ridges {
-		if err := ctx.Err(); err != nil {
-			return nil, 0, nil, 0, err
-		}
-		if i > 0 && more != nil && !more(i, done, step+final) {
-			break
-		}
-		done += step
+	curve, best, err = ridgeCurve(ctx, ridges, more, done, step, final, l, th, m, classify, func(r float64) ([]float64, error) {
 		copy(a, g)
 		for i := 0; i < l; i++ {
 			a[i*l+i] += r
 		}
 		b := append([]float64(nil), ht...)
 		if err := lsq.SolveFlat(a, l, b, m, r); err != nil {
-			return nil, 0, nil, 0, fmt.Errorf("scn: ridge %g: %w", r, err)
+			return nil, err
 		}
 		linalg.Dgemm(false, false, nh, m, l, 1, hh, l, b, m, 0, y, m)
-		sc := Score{Nodes: l, Ridge: r, RMSE: RMSE(y, th)}
-		if classify {
-			sc.Accuracy = Accuracy(ArgMax(y, m), ArgMax(th, m))
-		}
-		curve = append(curve, sc)
-		if best < 0 || sc.better(curve[best], classify) {
-			best = len(curve) - 1
-		}
+		return y, nil
+	})
+	if err != nil {
+		return nil, 0, nil, 0, err
 	}
 	a, g = nil, nil
 	if beta, err = eng.Solve(l, curve[best].Ridge); err != nil {
@@ -231,35 +251,23 @@ func dualRidge(ctx context.Context, eng *lsq.Gram, t []float64, m int, train, he
 	a := make([]float64, nt*nt)
 	th := tp[nt*m:]
 	y := make([]float64, nh*m)
-	best = -1
 	done, step, final := photoChoiceSteps(n, nh, l, m, true)
-	for i, r := range ridges {
-		if err := ctx.Err(); err != nil {
-			return nil, 0, nil, 0, err
-		}
-		if i > 0 && more != nil && !more(i, done, step+final) {
-			break
-		}
-		done += step
+	curve, best, err = ridgeCurve(ctx, ridges, more, done, step, final, l, th, m, classify, func(r float64) ([]float64, error) {
 		for i := 0; i < nt; i++ {
 			copy(a[i*nt:i*nt+i+1], k[i*n:i*n+i+1])
 			a[i*nt+i] += r
 		}
 		alpha := append([]float64(nil), tp[:nt*m]...)
 		if err := lsq.SolveFlat(a, nt, alpha, m, r); err != nil {
-			return nil, 0, nil, 0, fmt.Errorf("scn: ridge %g: %w", r, err)
+			return nil, err
 		}
 		// The held-out images' outputs: H_h H_t^T alpha, H_h H_t^T being
 		// K's rows nt.. and its first nt columns.
 		linalg.Dgemm(false, false, nh, m, nt, 1, k[nt*n:], n, alpha, m, 0, y, m)
-		sc := Score{Nodes: l, Ridge: r, RMSE: RMSE(y, th)}
-		if classify {
-			sc.Accuracy = Accuracy(ArgMax(y, m), ArgMax(th, m))
-		}
-		curve = append(curve, sc)
-		if best < 0 || sc.better(curve[best], classify) {
-			best = len(curve) - 1
-		}
+		return y, nil
+	})
+	if err != nil {
+		return nil, 0, nil, 0, err
 	}
 	a = nil
 	// Every image at the chosen term, factored in K's place.
