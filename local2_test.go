@@ -367,34 +367,9 @@ func FuzzReadLocalSecond(f *testing.F) {
 		if err != nil {
 			f.Fatal(err)
 		}
-		var buf bytes.Buffer
-		if _, err := m.WriteTo(&buf); err != nil {
-			f.Fatal(err)
-		}
-		f.Add(buf.Bytes())
-		f.Add(buf.Bytes()[:len(buf.Bytes())-40])
+		addModelSeeds(f, m)
 	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		info, infoErr := ReadInfo(bytes.NewReader(data))
-		m, err := Read(bytes.NewReader(data))
-		if err != nil {
-			return
-		}
-		if infoErr != nil || info.Nodes != m.Nodes() || info.FileBytes != int64(len(data)) || info.ParamCount() != m.ParamCount() {
-			t.Fatalf("ReadInfo disagrees with Read: %v, %+v", infoErr, info)
-		}
-		var out bytes.Buffer
-		if _, err := m.WriteTo(&out); err != nil {
-			t.Fatalf("a model that was read cannot be written: %v", err)
-		}
-		if !bytes.Equal(out.Bytes(), data) {
-			t.Fatal("read then write changed the bytes")
-		}
-		x := Images{Rows: m.Rows, Cols: m.Cols, Channels: m.Channels, Pix: make([]float32, m.Dim())}
-		if _, err := m.Predict(x); err != nil {
-			t.Fatalf("a model that was read cannot predict: %v", err)
-		}
-	})
+	fuzzModelFile(f)
 }
 
 // TestLocalSecondResidual: a supervised second layer after a kept first

@@ -328,34 +328,9 @@ func FuzzReadLocal(f *testing.F) {
 		if err != nil {
 			f.Fatal(err)
 		}
-		var buf bytes.Buffer
-		if _, err := m.WriteTo(&buf); err != nil {
-			f.Fatal(err)
-		}
-		f.Add(buf.Bytes())
-		f.Add(buf.Bytes()[:len(buf.Bytes())-40])
+		addModelSeeds(f, m)
 	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		info, infoErr := ReadInfo(bytes.NewReader(data))
-		m, err := Read(bytes.NewReader(data))
-		if err != nil {
-			return
-		}
-		if infoErr != nil || info.Nodes != m.Nodes() || info.FileBytes != int64(len(data)) || info.ParamCount() != m.ParamCount() {
-			t.Fatalf("ReadInfo disagrees with Read: %v, %+v", infoErr, info)
-		}
-		var out bytes.Buffer
-		if _, err := m.WriteTo(&out); err != nil {
-			t.Fatalf("a model that was read cannot be written: %v", err)
-		}
-		if !bytes.Equal(out.Bytes(), data) {
-			t.Fatal("read then write changed the bytes")
-		}
-		x := Images{Rows: m.Rows, Cols: m.Cols, Channels: m.Channels, Pix: make([]float32, m.Dim())}
-		if _, err := m.Predict(x); err != nil {
-			t.Fatalf("a model that was read cannot predict: %v", err)
-		}
-	})
+	fuzzModelFile(f)
 }
 
 // TestLocalSelectRidge: selection of local nodes scores every ridge of the
@@ -413,4 +388,42 @@ func TestLocalRefusals(t *testing.T) {
 	if b := m.PredictBytes(10); b <= 0 {
 		t.Errorf("PredictBytes %d", b)
 	}
+}
+
+// addModelSeeds adds a fuzz target's seeds: m's file, and the file cut
+// short.
+func addModelSeeds(f *testing.F, m *Model) {
+	f.Helper()
+	var buf bytes.Buffer
+	if _, err := m.WriteTo(&buf); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(buf.Bytes())
+	f.Add(buf.Bytes()[:len(buf.Bytes())-40])
+}
+
+// fuzzModelFile runs a model-file fuzz target: whatever Read accepts,
+// ReadInfo agrees with, writes back to the same bytes, and predicts.
+func fuzzModelFile(f *testing.F) {
+	f.Fuzz(func(t *testing.T, data []byte) {
+		info, infoErr := ReadInfo(bytes.NewReader(data))
+		m, err := Read(bytes.NewReader(data))
+		if err != nil {
+			return
+		}
+		if infoErr != nil || info.Nodes != m.Nodes() || info.FileBytes != int64(len(data)) || info.ParamCount() != m.ParamCount() {
+			t.Fatalf("ReadInfo disagrees with Read: %v, %+v", infoErr, info)
+		}
+		var out bytes.Buffer
+		if _, err := m.WriteTo(&out); err != nil {
+			t.Fatalf("a model that was read cannot be written: %v", err)
+		}
+		if !bytes.Equal(out.Bytes(), data) {
+			t.Fatal("read then write changed the bytes")
+		}
+		x := Images{Rows: m.Rows, Cols: m.Cols, Channels: m.Channels, Pix: make([]float32, m.Dim())}
+		if _, err := m.Predict(x); err != nil {
+			t.Fatalf("a model that was read cannot predict: %v", err)
+		}
+	})
 }
