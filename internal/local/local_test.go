@@ -29,42 +29,53 @@ func randVals(rng *rand.Rand, n int) []float32 {
 	return v
 }
 
-// reference computes the pooled outputs by direct loops in float64: every
-// position, every region, every filter.
-func reference(l *Layer, x []float32, n int) []float64 {
+// refFilterMaps returns filter f's activated maps of the image img under
+// layer l by direct loops in float64, at every position: the map of z and,
+// for a two-sided layer's second side, of -z.
+func refFilterMaps(l *Layer, img []float32, f int) [2][]float64 {
 	s, in := l.Spec, l.In
 	h, w := s.MapSize(in)
 	k, ch := s.Size, in.Chans
-	per := s.PerFilter()
-	out := make([]float64, n*l.Outputs())
 	act := func(z float64) float64 {
 		v := []float32{float32(z)}
 		l.Act(v, 0)
 		return float64(v[0])
 	}
+	maps := [2][]float64{make([]float64, h*w), make([]float64, h*w)}
+	for pr := 0; pr < h; pr++ {
+		for pc := 0; pc < w; pc++ {
+			var z float64
+			for c := 0; c < ch; c++ {
+				for a := 0; a < k; a++ {
+					for b := 0; b < k; b++ {
+						r, cc := pr*s.Stride-s.Pad+a, pc*s.Stride-s.Pad+b
+						if r < 0 || r >= in.Rows || cc < 0 || cc >= in.Cols {
+							continue
+						}
+						z += float64(l.W[f*ch*k*k+c*k*k+a*k+b]) * float64(img[c*in.Rows*in.Cols+r*in.Cols+cc])
+					}
+				}
+			}
+			z += float64(l.Bias[f])
+			maps[0][pr*w+pc] = act(z)
+			maps[1][pr*w+pc] = act(-z)
+		}
+	}
+	return maps
+}
+
+// reference computes the pooled outputs by direct loops in float64: every
+// position, every region, every filter.
+func reference(l *Layer, x []float32, n int) []float64 {
+	s, in := l.Spec, l.In
+	h, w := s.MapSize(in)
+	ch := in.Chans
+	per := s.PerFilter()
+	out := make([]float64, n*l.Outputs())
 	for i := 0; i < n; i++ {
 		img := x[i*ch*in.Rows*in.Cols:]
 		for f := 0; f < l.Filters(); f++ {
-			maps := [2][]float64{make([]float64, h*w), make([]float64, h*w)}
-			for pr := 0; pr < h; pr++ {
-				for pc := 0; pc < w; pc++ {
-					var z float64
-					for c := 0; c < ch; c++ {
-						for a := 0; a < k; a++ {
-							for b := 0; b < k; b++ {
-								r, cc := pr*s.Stride-s.Pad+a, pc*s.Stride-s.Pad+b
-								if r < 0 || r >= in.Rows || cc < 0 || cc >= in.Cols {
-									continue
-								}
-								z += float64(l.W[f*ch*k*k+c*k*k+a*k+b]) * float64(img[c*in.Rows*in.Cols+r*in.Cols+cc])
-							}
-						}
-					}
-					z += float64(l.Bias[f])
-					maps[0][pr*w+pc] = act(z)
-					maps[1][pr*w+pc] = act(-z)
-				}
-			}
+			maps := refFilterMaps(l, img, f)
 			p := s.Pool
 			for side := 0; side < s.Sides(); side++ {
 				for gi := 0; gi < p; gi++ {

@@ -15,39 +15,15 @@ import (
 func refMaps(s *Stack, x []float32, n int) []float64 {
 	l := s.First
 	sp, in := l.Spec, l.In
-	h, w := sp.MapSize(in)
-	k, ch := sp.Size, in.Chans
+	_, w := sp.MapSize(in)
+	ch := in.Chans
 	p := s.Planes()
 	np := p.Chans * p.Rows * p.Cols
 	out := make([]float64, n*np)
-	act := func(z float64) float64 {
-		v := []float32{float32(z)}
-		l.Act(v, 0)
-		return float64(v[0])
-	}
 	for i := 0; i < n; i++ {
 		img := x[i*ch*in.Rows*in.Cols:]
 		for f := 0; f < l.Filters(); f++ {
-			maps := [2][]float64{make([]float64, h*w), make([]float64, h*w)}
-			for pr := 0; pr < h; pr++ {
-				for pc := 0; pc < w; pc++ {
-					var z float64
-					for c := 0; c < ch; c++ {
-						for a := 0; a < k; a++ {
-							for b := 0; b < k; b++ {
-								r, cc := pr*sp.Stride-sp.Pad+a, pc*sp.Stride-sp.Pad+b
-								if r < 0 || r >= in.Rows || cc < 0 || cc >= in.Cols {
-									continue
-								}
-								z += float64(l.W[f*ch*k*k+c*k*k+a*k+b]) * float64(img[c*in.Rows*in.Cols+r*in.Cols+cc])
-							}
-						}
-					}
-					z += float64(l.Bias[f])
-					maps[0][pr*w+pc] = act(z)
-					maps[1][pr*w+pc] = act(-z)
-				}
-			}
+			maps := refFilterMaps(l, img, f)
 			for side := 0; side < sp.Sides(); side++ {
 				plane := out[i*np+(f*sp.Sides()+side)*p.Rows*p.Cols:]
 				for r := 0; r < p.Rows; r++ {
