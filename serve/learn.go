@@ -61,9 +61,14 @@ type LearnOptions struct {
 	// server's stop solve first.
 	SolveEvery time.Duration
 	// Workers bounds the goroutines a model's learning runs its products
-	// on (par.Limited): its passes and solves, and apart the writing of a
-	// snapshot, so that predictions keep the other cores (default
-	// GOMAXPROCS - 1, at least 1; negative: GOMAXPROCS).
+	// on: its passes and solves, and apart the writing of a snapshot, so
+	// that predictions keep the other cores (default GOMAXPROCS - 1, at
+	// least 1; negative: GOMAXPROCS). They run in the background
+	// (par.Background: on Linux, threads ten nice steps below the
+	// server's), so that a prediction's thread takes a core from them at
+	// once rather than at the Go scheduler's next preemption; for that the
+	// server needs Ps beyond the ones learning holds (a pass and a solve
+	// can each hold Workers): scn serve --learn raises GOMAXPROCS so.
 	Workers int
 }
 

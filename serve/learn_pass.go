@@ -49,7 +49,7 @@ func (l *learner) run() {
 			l.mu.Unlock()
 			return
 		}
-		par.Limited(l.lg.o.Workers, func() {
+		par.Background(l.lg.o.Workers, func() {
 			for {
 				jobs := l.take()
 				if len(jobs) == 0 {

@@ -43,7 +43,7 @@ func (l *learner) startSolve(snap bool) bool {
 		return false
 	}
 	var fz *scn.FrozenSolve
-	par.Limited(l.lg.o.Workers, func() { fz = l.on.Freeze() })
+	par.Background(l.lg.o.Workers, func() { fz = l.on.Freeze() })
 	waiting := l.waiting // every one's images are in the frozen sums
 	l.waiting = nil
 	l.solving, l.frozen, l.snapPending = true, fz.Learnt(), snap
@@ -59,7 +59,7 @@ func (l *learner) startSolve(snap bool) bool {
 		if l.solveHook != nil {
 			l.solveHook()
 		}
-		par.Limited(l.lg.o.Workers, func() { nm, err = fz.Solve() })
+		par.Background(l.lg.o.Workers, func() { nm, err = fz.Solve() })
 		l.mu.Lock()
 		if err == nil && fz.Images() > 0 {
 			nm, err = l.on.Commit(fz) // the same Online: a rollback waits for the solve

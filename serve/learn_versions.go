@@ -35,7 +35,7 @@ func (l *learner) writeSnapshotLocked(vi *versionInfo, files snapshotFiles, imag
 	l.writing = true
 	l.mu.Unlock()
 	var err error // written within the learner's workers too
-	par.Limited(l.lg.o.Workers, func() { err = writeSnapshot(l.dir, vi, files) })
+	par.Background(l.lg.o.Workers, func() { err = writeSnapshot(l.dir, vi, files) })
 	l.mu.Lock()
 	l.writing = false
 	if err != nil {

@@ -89,6 +89,7 @@ that no longer reads leaves its model as it was, and the log says why).`,
 			if err := lf.enable(s); err != nil {
 				return err
 			}
+			defer lf.restoreProcs()
 			for _, sp := range specs {
 				if err := lf.load(s, sp.name, sp.path); err != nil {
 					return err

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -19,6 +20,8 @@ type learnFlags struct {
 	o         serve.LearnOptions
 	statsOf   map[string]string
 	cmd       *cobra.Command
+	procs     int // GOMAXPROCS before learning raised it
+	learners  int // models loaded to learn
 }
 
 func (lf *learnFlags) add(cmd *cobra.Command) {
@@ -36,7 +39,7 @@ func (lf *learnFlags) add(cmd *cobra.Command) {
 	floatVar(f, &lf.o.Rate, "learn-rate", 0, 0, 1e12, true, "most images per second a model learns (0: no limit); beyond it 429")
 	intVar(f, &lf.o.Batch, "learn-batch", 1024, 1, 1<<20, "most images one learning pass takes from the requests waiting")
 	durationVar(f, &lf.o.SolveEvery, "solve-every", 2*time.Second, 0, 24*time.Hour, "solve the output weights again this long after the first images the served model lacks (0: after every pass); a pass only adds its images' sums, and :learn?wait=true waits for the solve")
-	intVar(f, &lf.o.Workers, "learn-workers", 0, 0, 1<<16, "goroutines a model's learning runs its products on (0: GOMAXPROCS - 1, at least 1), so that predictions keep the other cores")
+	intVar(f, &lf.o.Workers, "learn-workers", 0, 0, 1<<16, "goroutines a model's learning runs its products on (0: GOMAXPROCS - 1, at least 1), on threads of a lower priority, so that predictions keep the other cores and take any core at once")
 }
 
 // enable turns learning on in s if --learn, after checking the flags.
@@ -71,6 +74,7 @@ func (lf *learnFlags) enable(s *serve.Server) error {
 			lf.statsOf[""] = a
 		}
 	}
+	lf.procs = runtime.GOMAXPROCS(0)
 	return s.EnableLearning(lf.o)
 }
 
@@ -91,5 +95,32 @@ func (lf *learnFlags) load(s *serve.Server, name, path string) error {
 	if lf.versions != "" {
 		versions = filepath.Join(lf.versions, name)
 	}
-	return s.LoadLearning(name, path, stats, versions)
+	if err := s.LoadLearning(name, path, stats, versions); err != nil {
+		return err
+	}
+	lf.learners++
+	runtime.GOMAXPROCS(learnProcs(lf.procs, lf.o.Workers, lf.learners))
+	return nil
+}
+
+// restoreProcs gives GOMAXPROCS back its value before learning raised it
+// (for a command run within a test's process).
+func (lf *learnFlags) restoreProcs() {
+	if lf.learners > 0 {
+		runtime.GOMAXPROCS(lf.procs)
+	}
+}
+
+// learnProcs is the GOMAXPROCS of a server whose Go code had procs Ps
+// before learners models were loaded to learn with workers goroutines
+// each (0: procs - 1, at least 1). Learning runs on threads of a lower
+// priority (par.Background), which the system preempts for a prediction's
+// thread at once, but only if the prediction finds a P: a model's pass
+// and its solve can each hold workers Ps, so the server gets that many
+// more Ps than it had, at most three times as many again.
+func learnProcs(procs, workers, learners int) int {
+	if workers == 0 {
+		workers = max(1, procs-1)
+	}
+	return procs + min(2*workers*learners, 3*procs)
 }

@@ -92,3 +92,20 @@ func TestServeLearn(t *testing.T) {
 		t.Errorf("the restart did not load snapshot 1 (version %q):\n%s", v, s2.logText())
 	}
 }
+
+// TestLearnProcs: a learning server gets a P for each that its models'
+// passes and solves can hold, bounded; workers 0 counts as procs - 1.
+func TestLearnProcs(t *testing.T) {
+	for _, c := range []struct{ procs, workers, learners, want int }{
+		{2, 0, 1, 4},  // a pass and a solve of 1 worker each
+		{2, 2, 1, 6},  // of 2 each
+		{2, 1, 3, 8},  // three models: at most 3 x procs more
+		{1, 0, 1, 3},  // 1 worker at least
+		{8, 0, 1, 22}, // 7 workers: 14 more
+		{8, 0, 4, 32},
+	} {
+		if got := learnProcs(c.procs, c.workers, c.learners); got != c.want {
+			t.Errorf("learnProcs(%d, %d, %d) = %d, want %d", c.procs, c.workers, c.learners, got, c.want)
+		}
+	}
+}

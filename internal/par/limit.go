@@ -23,20 +23,31 @@ func Limited(workers int, f func()) {
 		f()
 		return
 	}
+	limitedAs(workers, false, f)
+}
+
+// limitedAs is Limited with the background mark: a goroutine within
+// Background keeps it through nested calls, and the loops it runs start
+// their goroutines on threads of the lowest priority.
+func limitedAs(workers int, background bool, f func()) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	id := selfID()
-	if w, ok := limitOf(id); ok && w <= workers {
+	cur, had := limitOf(id)
+	background = background || (had && cur.background)
+	if had && cur.workers <= workers && cur.background == background {
 		f()
 		return
 	}
-	prev, had := limits.Load(id)
-	limits.Store(id, workers)
+	if had {
+		workers = min(workers, cur.workers)
+	}
+	limits.Store(id, limit{workers: workers, background: background})
 	limitedN.Add(1)
 	defer func() {
 		limitedN.Add(-1)
 		if had {
-			limits.Store(id, prev)
+			limits.Store(id, cur)
 		} else {
 			limits.Delete(id)
 		}
@@ -44,24 +55,31 @@ func Limited(workers int, f func()) {
 	f()
 }
 
+// limit is a limited goroutine's bound: its workers, and whether it runs
+// within Background.
+type limit struct {
+	workers    int
+	background bool
+}
+
 var (
-	limits   sync.Map     // goroutine id -> worker limit
+	limits   sync.Map     // goroutine id -> limit
 	limitedN atomic.Int32 // Limited calls running: 0 skips the look-up
 )
 
-// limitOf returns the worker limit of goroutine id, if it has one.
-func limitOf(id uint64) (int, bool) {
+// limitOf returns the limit of goroutine id, if it has one.
+func limitOf(id uint64) (limit, bool) {
 	w, ok := limits.Load(id)
 	if !ok {
-		return 0, false
+		return limit{}, false
 	}
-	return w.(int), true
+	return w.(limit), true
 }
 
-// currentLimit returns the calling goroutine's worker limit, if any.
-func currentLimit() (int, bool) {
+// currentLimit returns the calling goroutine's limit, if any.
+func currentLimit() (limit, bool) {
 	if limitedN.Load() == 0 {
-		return 0, false
+		return limit{}, false
 	}
 	return limitOf(selfID())
 }

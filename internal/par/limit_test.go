@@ -51,12 +51,12 @@ func TestLimited(t *testing.T) {
 	// Nesting: the smaller limit holds; the outer one is restored after.
 	Limited(3, func() {
 		Limited(1, func() {
-			if w, ok := currentLimit(); !ok || w != 1 {
-				t.Errorf("nested limit %d %v, want 1", w, ok)
+			if w, ok := currentLimit(); !ok || w.workers != 1 {
+				t.Errorf("nested limit %d %v, want 1", w.workers, ok)
 			}
 		})
-		if w, ok := currentLimit(); !ok || w != 3 {
-			t.Errorf("limit after a nested call %d %v, want 3", w, ok)
+		if w, ok := currentLimit(); !ok || w.workers != 3 {
+			t.Errorf("limit after a nested call %d %v, want 3", w.workers, ok)
 		}
 		var wg sync.WaitGroup
 		wg.Add(1)

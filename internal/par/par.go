@@ -38,10 +38,11 @@ func ChunksOn(workers, n, chunk int, f func(c, lo, hi int)) {
 	if workers < 1 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	limit, limited := 0, false
+	var lim limit
+	limited := false
 	if workers > 1 && chunks > 1 { // the look-up costs a microsecond
-		if limit, limited = currentLimit(); limited {
-			workers = min(workers, limit)
+		if lim, limited = currentLimit(); limited {
+			workers = min(workers, lim.workers)
 		}
 	}
 	workers = min(workers, chunks)
@@ -62,9 +63,15 @@ func ChunksOn(workers, n, chunk int, f func(c, lo, hi int)) {
 		go func() {
 			defer wg.Done()
 			if limited {
+				if lim.background {
+					// Never unlocked: the thread ends with this
+					// goroutine, and its lowered priority with it.
+					runtime.LockOSThread()
+					lowerPriority()
+				}
 				// The loops f calls run in this goroutine: the
 				// limit's workers are all busy already.
-				Limited(1, func() {
+				limitedAs(1, lim.background, func() {
 					for c := range next {
 						f(c, c*chunk, min(n, (c+1)*chunk))
 					}

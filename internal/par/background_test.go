@@ -1,0 +1,70 @@
+package par
+
+import (
+	"runtime"
+	"sync/atomic"
+	"testing"
+)
+
+// TestBackground: within Background the loops run at most workers chunks
+// at once, cover every chunk once and give the bits an unlimited loop
+// gives; a panic in f reaches the caller; nothing stays limited after.
+func TestBackground(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	sums := func(run func(func())) []float64 {
+		out := make([]float64, 64)
+		run(func() {
+			Chunks(64, 1, func(c, _, _ int) {
+				s := 0.0
+				Chunks(100, 7, func(d, lo, hi int) {
+					for i := lo; i < hi; i++ {
+						s += 1 / float64(c*100+i+1) // order within a chunk only
+					}
+				})
+				out[c] = s
+			})
+		})
+		return out
+	}
+	want := sums(func(f func()) { f() })
+	for _, w := range []int{1, 2, 0} {
+		var r running
+		hits := make([]atomic.Int32, 40)
+		Background(w, func() {
+			Chunks(40, 1, func(c, _, _ int) {
+				hits[c].Add(1)
+				r.enter()
+			})
+		})
+		limit := int32(w)
+		if w == 0 {
+			limit = 4
+		}
+		if p := r.peak.Load(); p > limit {
+			t.Errorf("Background(%d): %d chunks ran at once", w, p)
+		}
+		for i := range hits {
+			if hits[i].Load() != 1 {
+				t.Fatalf("Background(%d): chunk %d ran %d times", w, i, hits[i].Load())
+			}
+		}
+		got := sums(func(f func()) { Background(w, f) })
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("Background(%d): chunk %d sums %v, unlimited %v", w, i, got[i], want[i])
+			}
+		}
+	}
+	func() {
+		defer func() {
+			if r := recover(); r != "boom" {
+				t.Errorf("recovered %v, want the panic of f", r)
+			}
+		}()
+		Background(1, func() { panic("boom") })
+		t.Error("Background returned after a panic in f")
+	}()
+	if _, ok := currentLimit(); ok || limitedN.Load() != 0 {
+		t.Error("a limit outlives Background")
+	}
+}
