@@ -111,20 +111,26 @@ func (s *Separable) Apply(x []float32, n int, out []float32, ldo, off int) error
 						t[r*w+pc] = a
 					}
 				}
-				u := s.U[j*k : (j+1)*k]
-				for pr := 0; pr < h; pr++ {
-					zr := z[pr*w : (pr+1)*w]
-					clear(zr)
-					for a, ua := range u {
-						tr := t[(pr*st+a)*w : (pr*st+a+1)*w]
-						for pc := range zr {
-							zr[pc] += ua * tr[pc]
-						}
-					}
-				}
+				columnPass(z, t, s.U[j*k:(j+1)*k], h, w, st)
 				l.pool(z, neg, j, out[i*ldo:], off)
 			}
 		}
 	})
 	return nil
+}
+
+// columnPass sets z (h x w) to the second pass of a separable filter: z's
+// row pr is the sum over a of u[a] times row pr*st + a of t (rows of w),
+// the rows the first pass (v along each row) left in t.
+func columnPass(z, t, u []float32, h, w, st int) {
+	for pr := 0; pr < h; pr++ {
+		zr := z[pr*w : (pr+1)*w]
+		clear(zr)
+		for a, ua := range u {
+			tr := t[(pr*st+a)*w : (pr*st+a+1)*w]
+			for pc := range zr {
+				zr[pc] += ua * tr[pc]
+			}
+		}
+	}
 }

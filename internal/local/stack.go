@@ -326,16 +326,7 @@ func (s *Stack) applySep(ws []float32, sc *stackScratch, out []float32, off int)
 			}
 		}
 		z := sc.z2[:h2*w2]
-		for pr := 0; pr < h2; pr++ {
-			zr := z[pr*w2 : (pr+1)*w2]
-			clear(zr)
-			for a, ua := range u {
-				tr := t[(pr*st+a)*w2 : (pr*st+a+1)*w2]
-				for pc := range zr {
-					zr[pc] += ua * tr[pc]
-				}
-			}
-		}
+		columnPass(z, t, u, h2, w2, st)
 		l2.pool(z, sc.neg[:h2*w2], j, out, off)
 	}
 }
