@@ -29,6 +29,9 @@ var internalImports = map[string][]string{
 	"lsq":     {"internal/linalg", "internal/par", "internal/bigmem", "gonum.org/v1/gonum"},
 	"local":   {"internal/linalg", "internal/par"},
 
+	// The file formats' bytes (the standard library only).
+	"modelfile": nil,
+
 	// The data sets the tests share (the standard library only).
 	"fixtures": nil,
 }

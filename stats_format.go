@@ -14,6 +14,7 @@ import (
 	"github.com/scn2d/scn/internal/atomicfile"
 	"github.com/scn2d/scn/internal/bigmem"
 	"github.com/scn2d/scn/internal/lsq"
+	"github.com/scn2d/scn/internal/modelfile"
 )
 
 // Statistics files, little-endian. Format version 1 (no factor):
@@ -124,7 +125,7 @@ func (s *Stats) WriteTo(w io.Writer) (int64, error) {
 		}
 		for len(part) > 0 {
 			k := min(len(part), statsIOBlock/8)
-			if _, err := cw.Write(appendFloat64s(buf[:0], part[:k])); err != nil {
+			if _, err := cw.Write(modelfile.AppendFloat64s(buf[:0], part[:k])); err != nil {
 				return cw.n, err
 			}
 			part = part[k:]
@@ -140,7 +141,7 @@ func (s *Stats) WriteTo(w io.Writer) (int64, error) {
 			row := t.Row(i)
 			for len(row) > 0 {
 				k := min(len(row), (cap(buf)-len(buf))/8)
-				buf = appendFloat64s(buf, row[:k])
+				buf = modelfile.AppendFloat64s(buf, row[:k])
 				row = row[k:]
 				if len(buf) == cap(buf) {
 					if _, err := cw.Write(buf); err != nil {
@@ -172,7 +173,7 @@ type crcWriter struct {
 
 func (c *crcWriter) Write(b []byte) (int, error) {
 	n, err := c.w.Write(b)
-	c.sum = crc32.Update(c.sum, castagnoli, b[:n])
+	c.sum = crc32.Update(c.sum, modelfile.Castagnoli, b[:n])
 	c.n += int64(n)
 	return n, err
 }
@@ -267,7 +268,7 @@ func readFloats(r io.Reader, dst []float64, buf []byte, sum uint32) (uint32, err
 		if _, err := io.ReadFull(r, b); err != nil {
 			return sum, err
 		}
-		sum = crc32.Update(sum, castagnoli, b)
+		sum = crc32.Update(sum, modelfile.Castagnoli, b)
 		for i := range dst[:k] {
 			dst[i] = math.Float64frombits(le.Uint64(b[8*i:]))
 		}
@@ -305,14 +306,14 @@ func readStats(r io.Reader, size int64, skip *gramAt) (*Stats, error) {
 		return nil, bad("format version %d, want %d or %d", version, statsVersion, statsVersionF)
 	}
 	hlen := int64(le.Uint32(pre[12:]))
-	if hlen < 2 || hlen > maxHeader {
+	if hlen < 2 || hlen > modelfile.MaxHeader {
 		return nil, bad("header length %d", hlen)
 	}
 	raw := make([]byte, hlen)
 	if _, err := io.ReadFull(r, raw); err != nil {
 		return nil, bad("truncated header")
 	}
-	sum := crc32.Update(crc32.Update(0, castagnoli, pre), castagnoli, raw)
+	sum := crc32.Update(crc32.Update(0, modelfile.Castagnoli, pre), modelfile.Castagnoli, raw)
 	var h statsHeader
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
@@ -358,7 +359,7 @@ func readStats(r io.Reader, size int64, skip *gramAt) (*Stats, error) {
 	if _, err := io.ReadFull(r, recBytes); err != nil {
 		return nil, bad("truncated recipe")
 	}
-	sum = crc32.Update(sum, castagnoli, recBytes)
+	sum = crc32.Update(sum, modelfile.Castagnoli, recBytes)
 	var want [4]byte
 	// check reads a section's checksum and compares it with sum.
 	check := func(what string) error {
@@ -424,7 +425,7 @@ func readStats(r io.Reader, size int64, skip *gramAt) (*Stats, error) {
 			if _, err := io.ReadFull(r, b); err != nil {
 				return nil, bad("truncated factor")
 			}
-			sum = crc32.Update(sum, castagnoli, b)
+			sum = crc32.Update(sum, modelfile.Castagnoli, b)
 			left -= int64(len(b))
 			for len(b) > 0 {
 				k := min(len(b)/8, row+1-col)
