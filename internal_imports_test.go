@@ -31,6 +31,7 @@ var internalImports = map[string][]string{
 
 	// The file formats' bytes (the standard library only).
 	"modelfile": nil,
+	"statsfile": {"internal/bigmem"},
 
 	// The data sets the tests share (the standard library only).
 	"fixtures": nil,
