@@ -35,7 +35,8 @@
 // wrong, before allocating anything the file cannot hold. The header's
 // preprocessing field is absent when the images were used as read; files
 // written before it existed kept the record as JSON text under the metadata
-// key "preprocess", which Read and ReadInfo move to Model.Preprocessing.
+// key "preprocess", which scn.Read and scn.ReadInfo move to
+// Model.Preprocessing.
 //
 // Version 2 is version 1 with the header field "channels" (C >= 2): a model
 // of colour (or any multi-plane) input. A grey model is written as version
