@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/scn2d/scn/internal/modelfile"
 )
 
 // shiftedProblem is a grey classification problem of n images of side x
@@ -142,15 +144,15 @@ func TestBudgetGreyProbeGlobalWins(t *testing.T) {
 	}
 	// The probe's record is a version 3 field: the global model is
 	// written as version 3, and without the record as before.
-	if v := m.fileVersion(); v != formatVersion {
-		t.Errorf("global model with a probe record: version %d, want %d", v, formatVersion)
+	if v := m.fileVersion(); v != modelfile.Version {
+		t.Errorf("global model with a probe record: version %d, want %d", v, modelfile.Version)
 	}
 	plain := *m
 	rec := *m.Budget
 	rec.Plan.Probe = ""
 	plain.Budget = &rec
-	if v := plain.fileVersion(); v != greyVersion {
-		t.Errorf("global model without a probe record: version %d, want %d", v, greyVersion)
+	if v := plain.fileVersion(); v != modelfile.GreyVersion {
+		t.Errorf("global model without a probe record: version %d, want %d", v, modelfile.GreyVersion)
 	}
 	file, _ := roundTrip(t, m)
 	if other, _ := roundTrip(t, greyBudget(t, p, 500, 2)); !bytes.Equal(file, other) {

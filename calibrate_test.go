@@ -16,6 +16,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/scn2d/scn/internal/calib"
+	"github.com/scn2d/scn/internal/modelfile"
 )
 
 // calibratedModel fits a small classifier with a calibration map.
@@ -430,10 +431,10 @@ func FuzzCalibrationHeader(f *testing.F) {
 	f.Add([]byte(`{"kind":"2drvfl","activation":"sigmoid","rows":4,"cols":4,"outputs":8589934592,"nodes":1,"config":{},"summary":{},"calibration":{"method":"temperature","temperature":1,"held_out":1}}`))
 	f.Fuzz(func(t *testing.T, h []byte) {
 		le := binary.LittleEndian
-		data := append([]byte(magic), le.AppendUint32(nil, 3)...)
+		data := append([]byte(modelfile.Magic), le.AppendUint32(nil, 3)...)
 		data = le.AppendUint32(data, uint32(len(h)))
 		data = append(append(data, h...), payload...)
-		data = le.AppendUint32(data, crc32.Checksum(data, castagnoli))
+		data = le.AppendUint32(data, crc32.Checksum(data, modelfile.Castagnoli))
 		got, err := Read(bytes.NewReader(data))
 		if err != nil {
 			if !errors.Is(err, ErrFormat) {

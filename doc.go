@@ -29,7 +29,7 @@
 // files into its Set, whose Images and Problem methods give these views.
 // Accuracy, RMSE and PPA are the scores of the paper's experiments, each
 // defined once here. A model file (Model.Save, Load, Read; format in
-// format.go and the README) holds the weights, the configuration, the
+// docs/formats.md and internal/modelfile) holds the weights, the configuration, the
 // training summary, the preprocessing of the training images
 // (Model.Preprocessing) and free-form metadata; ReadInfo and LoadInfo read
 // its header alone, as image.DecodeConfig does for images.

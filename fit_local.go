@@ -215,7 +215,7 @@ func (lf *localFit) drawFilter(nm nodeMap, k int, lambda float64, p []float32) f
 	if lf.pw != nil {
 		// The filter acts on whitened patches: its planes' standardisation
 		// is in the bank's matrix, the rest of the whitening in its bias.
-		return float32(lf.pw.foldBias(w, b))
+		return float32(lf.pw.FoldBias(w, b))
 	}
 	for c := 0; c < lf.ch; c++ {
 		var s float64
@@ -365,7 +365,7 @@ func (lf *localFit) whiten(k int) error {
 	if err != nil {
 		return err
 	}
-	lf.pw, lf.wm = pw, pw.matrix32()
+	lf.pw, lf.wm = pw, pw.Matrix32()
 	lf.banks[len(lf.banks)-1].Whiten = lf.wm
 	return nil
 }

@@ -2,174 +2,35 @@ package scn
 
 import (
 	"bytes"
-	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"math"
 	"os"
 	"strings"
 
 	"github.com/scn2d/scn/internal/atomicfile"
+	"github.com/scn2d/scn/internal/modelfile"
 )
 
-// Model files (format versions 1 and 2) are little-endian:
-//
-//	offset  size  content
-//	0       8     magic "2DSCNMDL"
-//	8       4     format version (uint32), 1 or 2
-//	12      4     header length H (uint32), at most 1 MiB
-//	16      H     header: UTF-8 JSON (fileHeader): kind, activation, shapes,
-//	              channels (version 2), nodes, outputs, class names,
-//	              configuration (preset, seed, lists), training summary,
-//	              preprocessing, metadata
-//	16+H    ...   Params: L x P float32 (P = C*d1*d2 for vector learners,
-//	              d1+d2 for matrix ones: u then v, d1+d2+C with C > 1
-//	              channels: u, v, then w)
-//	        ...   Bias: L float32
-//	        ...   Beta: L x M float64
-//	        ...   deep models only (header "deep": [L_2, ...], the further
-//	              layers' node counts; L above is the first layer's), per
-//	              further layer k: its weights L_k x L_{k-1} float32, its
-//	              biases L_k float32, its rows of the output weights
-//	              L_k x M float64
-//	end-4   4     CRC-32 (Castagnoli) of every byte before it (uint32)
-//
-// A reader refuses a file whose magic, version, header, sizes or checksum are
-// wrong, before allocating anything the file cannot hold. The header's
-// preprocessing field is absent when the images were used as read; files
-// written before it existed kept the record as JSON text under the metadata
-// key "preprocess", which Read and ReadInfo move to Model.Preprocessing.
-//
-// Version 2 is version 1 with the header field "channels" (C >= 2): a model
-// of colour (or any multi-plane) input. A grey model is written as version
-// 1 without the field, the bytes it had before channels existed; a version
-// 1 file with the field, or a version 2 file without it, is refused.
-//
-// Version 3 is written for a model that uses an extension of this round,
-// and only then: local nodes (format_local.go; with whitened patches, the
-// header's "local" has "whiten" and "whiten_eps" and each bank's
-// whitening matrix follows the local sections), the calibration map,
-// conformal interval and class weights (format_calib.go), direct links
-// (format_direct.go: the header field "direct" and, after the local nodes'
-// sections, the direct-link weights D x M float64; such a model may have
-// zero hidden nodes) and a selection record with direct-link curve rows or
-// a growth record. Its header may or may not have channels. An extension is an optional header field plus, when
-// it needs large arrays, sections after all of the above, before the CRC. A
-// model that uses none is written as version 1 or 2, as before.
+// The mapping between a Model and its file's record: the bytes, the
+// header's record types and the container's checks are package
+// internal/modelfile's (whose doc describes the format); what reads or
+// sets a Model, and what checks a header's claims against the model they
+// describe, is here and in format_*.go.
 
-const (
-	magic         = "2DSCNMDL"
-	formatVersion = 3 // the newest version this build reads and writes
-	colourVersion = 2 // the version of colour models' files without extensions
-	greyVersion   = 1 // the version of grey models' files
-	maxHeader     = 1 << 20
-	preambleSize  = 16
-	// maxChannels bounds a model's (and a preprocessing record's)
-	// channels: the readers refuse more than 1024 planes per image.
-	maxChannels = 1024
-)
-
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+// maxChannels bounds a model's (and a preprocessing record's) channels.
+const maxChannels = modelfile.MaxChannels
 
 // ErrFormat is wrapped by every error about an unreadable model file.
-var ErrFormat = errors.New("scn: bad model file")
+var ErrFormat = modelfile.ErrFormat
 
-type fileConfig struct {
-	MaxNodes   int       `json:"max_nodes"`
-	Tolerance  float64   `json:"tolerance"`
-	Candidates int       `json:"candidates"`
-	Scales     []float64 `json:"scales"`
-	Ratios     []float64 `json:"ratios"`
-	Seed       uint64    `json:"seed"`
-	Ridge      float64   `json:"ridge"`
-	Preset     string    `json:"preset"`
-	// The block engine's settings; absent (zero) for one-node fits, so
-	// their files are unchanged.
-	BlockSize   int  `json:"block_size,omitempty"`
-	FieldMin    int  `json:"field_min,omitempty"`
-	FieldMax    int  `json:"field_max,omitempty"`
-	Standardize bool `json:"standardize,omitempty"`
-	Differences bool `json:"differences,omitempty"`
-	Float32Gram bool `json:"float32_gram,omitempty"`
-	BF16Gram    bool `json:"bf16_gram,omitempty"`
-	Pairs       bool `json:"pairs,omitempty"`
-	StopAtRank  bool `json:"stop_at_rank,omitempty"`
-	Robust      bool `json:"robust,omitempty"`
-	Redraw      bool `json:"redraw,omitempty"`
-	// Layers is Config.Layers, absent for one-layer networks.
-	Layers []int `json:"layers,omitempty"`
-	// DirectLink is Config.DirectLink (version 3), absent without it.
-	DirectLink bool `json:"direct_link,omitempty"`
-}
-
-type fileSummary struct {
-	Samples   int     `json:"samples"`
-	Stop      string  `json:"stop"`
-	TrainRMSE float64 `json:"train_rmse"`
-	Tried     int     `json:"tried"`
-	Rejected  int     `json:"rejected"`
-}
-
-// fileHeader is the JSON header of a model file.
-type fileHeader struct {
-	Kind       string `json:"kind"`
-	Activation string `json:"activation"`
-	Rows       int    `json:"rows"`
-	Cols       int    `json:"cols"`
-	// Channels is the input's planes C, present (>= 2) in version 2 files
-	// only: grey models' headers are unchanged.
-	Channels int         `json:"channels,omitempty"`
-	Outputs  int         `json:"outputs"`
-	Nodes    int         `json:"nodes"`
-	Classes  []string    `json:"classes,omitempty"`
-	Config   fileConfig  `json:"config"`
-	Summary  fileSummary `json:"summary"`
-	// Preprocessing is omitted when zero, so that files of models without
-	// preprocessing are the bytes they were before the field existed.
-	Preprocessing PreprocessRecord  `json:"preprocessing,omitzero"`
-	Meta          map[string]string `json:"meta,omitempty"`
-	Selection     *fileChoice       `json:"selection,omitempty"`
-	Budget        *fileBudget       `json:"budget,omitempty"`
-	// Deep holds the node counts of a deep model's further layers (Nodes
-	// is the first layer's), absent for one-layer networks.
-	Deep []int `json:"deep,omitempty"`
-	// Local is the geometry of a model of local nodes (format_local.go).
-	Local *fileLocal `json:"local,omitempty"`
-	// Version 3 extensions (format_calib.go).
-	Calibration  *fileCalibration `json:"calibration,omitempty"`
-	Interval     *fileInterval    `json:"interval,omitempty"`
-	ClassWeights []float64        `json:"class_weights,omitempty"`
-	// Direct describes the direct links (version 3), absent without them.
-	Direct *fileDirect `json:"direct,omitempty"`
-}
-
-// fileChoice is a model's Choice in its file header.
-type fileChoice struct {
-	Method    string      `json:"method"`
-	Held      int         `json:"held_out"`
-	Folds     int         `json:"folds"`
-	Metric    string      `json:"metric"`
-	Nodes     int         `json:"nodes"`
-	Ridge     float64     `json:"ridge"`
-	Accuracy  float64     `json:"accuracy"`
-	RMSE      float64     `json:"rmse"`
-	Refit     string      `json:"refit"`
-	StoppedAt int         `json:"stopped_at,omitempty"`
-	FitNodes  int         `json:"fit_nodes"`
-	Curve     [][]float64 `json:"curve"` // rows of [nodes, ridge, accuracy, rmse] (and 1 for direct links, version 3)
-	// Version 3: the choice has direct links; why growth past L_max stopped.
-	Direct bool   `json:"direct,omitempty"`
-	Growth string `json:"growth,omitempty"`
-}
-
-func toFileChoice(c *Choice) *fileChoice {
+// toFileChoice returns the header field of a selection record (nil for nil).
+func toFileChoice(c *Choice) *modelfile.Choice {
 	if c == nil {
 		return nil
 	}
-	f := &fileChoice{Method: c.Method, Held: c.Held, Folds: c.Folds, Metric: c.Metric, Nodes: c.Nodes,
+	f := &modelfile.Choice{Method: c.Method, Held: c.Held, Folds: c.Folds, Metric: c.Metric, Nodes: c.Nodes,
 		Ridge: c.Ridge, Accuracy: c.Accuracy, RMSE: c.RMSE, Refit: c.Refit, StoppedAt: c.StoppedAt, FitNodes: c.FitNodes}
 	f.Curve = make([][]float64, len(c.Curve))
 	for i, s := range c.Curve {
@@ -182,7 +43,8 @@ func toFileChoice(c *Choice) *fileChoice {
 	return f
 }
 
-func (f *fileChoice) choice() (*Choice, error) {
+// choiceOf returns the selection record of a header field (nil for nil).
+func choiceOf(f *modelfile.Choice) (*Choice, error) {
 	if f == nil {
 		return nil, nil
 	}
@@ -209,34 +71,21 @@ func (m *Model) WriteTo(w io.Writer) (int64, error) {
 	if _, ok := m.Meta[legacyPreprocessKey]; ok {
 		return 0, fmt.Errorf("scn: metadata key %q is reserved for the preprocessing record of older files; set Model.Preprocessing", legacyPreprocessKey)
 	}
-	hdr, err := json.Marshal(m.header())
-	if err != nil {
-		return 0, fmt.Errorf("scn: encode header: %w", err)
-	}
-	if len(hdr) > maxHeader {
-		return 0, fmt.Errorf("scn: model header of %d bytes exceeds %d", len(hdr), maxHeader)
-	}
-	var buf bytes.Buffer
-	buf.Grow(preambleSize + len(hdr) + m.payloadSize() + 4)
-	buf.WriteString(magic)
-	le := binary.LittleEndian
-	buf.Write(le.AppendUint32(nil, m.fileVersion()))
-	buf.Write(le.AppendUint32(nil, uint32(len(hdr))))
-	buf.Write(hdr)
-	b := appendFloat32s(buf.AvailableBuffer(), m.Params)
-	b = appendFloat32s(b, m.Bias)
-	l1 := len(m.Bias)
-	b = appendFloat64s(b, m.Beta[:l1*m.M])
-	for _, ly := range m.Deep {
-		b = appendFloat32s(b, ly.Params)
-		b = appendFloat32s(b, ly.Bias)
-		b = appendFloat64s(b, m.Beta[l1*m.M:(l1+ly.Nodes())*m.M])
-		l1 += ly.Nodes()
-	}
-	b = m.appendLocal(b)
-	b = m.appendDirect(b)
-	buf.Write(b)
-	return writeChecked(w, &buf)
+	h := m.header()
+	return modelfile.Write(w, m.fileVersion(), &h, m.payloadSize(), func(b []byte) []byte {
+		b = modelfile.AppendFloat32s(b, m.Params)
+		b = modelfile.AppendFloat32s(b, m.Bias)
+		l1 := len(m.Bias)
+		b = modelfile.AppendFloat64s(b, m.Beta[:l1*m.M])
+		for _, ly := range m.Deep {
+			b = modelfile.AppendFloat32s(b, ly.Params)
+			b = modelfile.AppendFloat32s(b, ly.Bias)
+			b = modelfile.AppendFloat64s(b, m.Beta[l1*m.M:(l1+ly.Nodes())*m.M])
+			l1 += ly.Nodes()
+		}
+		b = m.appendLocal(b)
+		return m.appendDirect(b)
+	})
 }
 
 // fileVersion returns the format version of the model's file: 3 for
@@ -244,36 +93,12 @@ func (m *Model) WriteTo(w io.Writer) (int64, error) {
 // several channels.
 func (m *Model) fileVersion() uint32 {
 	if m.extended() {
-		return formatVersion
+		return modelfile.Version
 	}
 	if m.Chans() > 1 {
-		return colourVersion
+		return modelfile.ColourVersion
 	}
-	return greyVersion
-}
-
-// appendFloat32s appends v little-endian.
-func appendFloat32s(b []byte, v []float32) []byte {
-	for _, x := range v {
-		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(x))
-	}
-	return b
-}
-
-// appendFloat64s appends v little-endian.
-func appendFloat64s(b []byte, v []float64) []byte {
-	for _, x := range v {
-		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(x))
-	}
-	return b
-}
-
-// writeChecked appends the CRC-32 (Castagnoli) of buf's bytes to them and
-// writes them to w: the end of every file the package writes.
-func writeChecked(w io.Writer, buf *bytes.Buffer) (int64, error) {
-	buf.Write(binary.LittleEndian.AppendUint32(nil, crc32.Checksum(buf.Bytes(), castagnoli)))
-	n, err := w.Write(buf.Bytes())
-	return int64(n), err
+	return modelfile.GreyVersion
 }
 
 // Save writes the model to path atomically: to a temporary file in the
@@ -338,20 +163,11 @@ func Read(r io.Reader) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	body := int64(m.payloadSize()) + 4
-	if n, err := io.CopyN(&raw, r, body); err != nil {
-		return nil, fmt.Errorf("%w: truncated weights (%d of %d bytes)", ErrFormat, n, body)
+	payload, err := modelfile.ReadPayload(r, &raw, hlen, m.payloadSize())
+	if err != nil {
+		return nil, err
 	}
-	if n, _ := io.CopyN(io.Discard, r, 1); n != 0 {
-		return nil, fmt.Errorf("%w: data after the checksum", ErrFormat)
-	}
-	all := raw.Bytes()
-	end := len(all) - 4
-	le := binary.LittleEndian
-	if got, want := crc32.Checksum(all[:end], castagnoli), le.Uint32(all[end:]); got != want {
-		return nil, fmt.Errorf("%w: checksum mismatch (file says %08x, content gives %08x)", ErrFormat, want, got)
-	}
-	m.decodeWeights(all[preambleSize+hlen : end])
+	m.decodeWeights(payload)
 	if err := m.check(); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrFormat, err)
 	}
@@ -361,76 +177,45 @@ func Read(r io.Reader) (*Model, error) {
 // readHeader reads the preamble and the header of a model file into raw and
 // returns the model they describe, without weights, and the header length.
 func readHeader(r io.Reader, raw *bytes.Buffer) (*Model, int, error) {
-	if _, err := io.CopyN(raw, r, preambleSize); err != nil {
-		return nil, 0, fmt.Errorf("%w: truncated preamble (%d of %d bytes)", ErrFormat, raw.Len(), preambleSize)
-	}
-	pre := raw.Bytes()
-	if string(pre[:8]) != magic {
-		return nil, 0, fmt.Errorf("%w: wrong magic %q, not a model file", ErrFormat, pre[:8])
-	}
-	le := binary.LittleEndian
-	v := le.Uint32(pre[8:])
-	if v < greyVersion || v > formatVersion {
-		return nil, 0, fmt.Errorf("%w: format version %d, this build reads versions %d to %d", ErrFormat, v, greyVersion, formatVersion)
-	}
-	hlen := int64(le.Uint32(pre[12:]))
-	if hlen > maxHeader {
-		return nil, 0, fmt.Errorf("%w: header length %d exceeds %d", ErrFormat, hlen, maxHeader)
-	}
-	if n, err := io.CopyN(raw, r, hlen); err != nil {
-		return nil, 0, fmt.Errorf("%w: truncated header (%d of %d bytes)", ErrFormat, n, hlen)
-	}
-	var h fileHeader
-	dec := json.NewDecoder(bytes.NewReader(raw.Bytes()[preambleSize:]))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&h); err != nil {
-		return nil, 0, fmt.Errorf("%w: header: %v", ErrFormat, err)
-	}
-	switch {
-	case v == greyVersion && h.Channels != 0:
-		return nil, 0, fmt.Errorf("%w: version %d file with %d channels (channels need version %d)", ErrFormat, v, h.Channels, colourVersion)
-	case v == colourVersion && (h.Channels < 2 || h.Channels > maxChannels):
-		return nil, 0, fmt.Errorf("%w: version %d file with channels = %d, want 2 ... %d", ErrFormat, v, h.Channels, maxChannels)
-	case v == formatVersion && (h.Channels == 1 || h.Channels < 0 || h.Channels > maxChannels):
-		return nil, 0, fmt.Errorf("%w: version %d file with channels = %d, want absent or 2 ... %d", ErrFormat, v, h.Channels, maxChannels)
-	case v != formatVersion && h.usesV3():
-		return nil, 0, fmt.Errorf("%w: version %d file with fields of version %d", ErrFormat, v, formatVersion)
-	}
-	m, err := h.model()
+	h, v, hlen, err := modelfile.ReadHeader(r, raw)
 	if err != nil {
 		return nil, 0, err
 	}
-	if err := h.calibModel(m, v); err != nil {
+	m, err := headerModel(h)
+	if err != nil {
+		return nil, 0, err
+	}
+	if err := calibModel(h, m, v); err != nil {
 		return nil, 0, err
 	}
 	switch {
-	case v == formatVersion && !m.extended():
+	case v == modelfile.Version && !m.extended():
 		return nil, 0, fmt.Errorf("%w: version %d file without any extension of that version", ErrFormat, v)
-	case v != formatVersion && m.extended():
-		return nil, 0, fmt.Errorf("%w: version %d file with an extension of version %d", ErrFormat, v, formatVersion)
+	case v != modelfile.Version && m.extended():
+		return nil, 0, fmt.Errorf("%w: version %d file with an extension of version %d", ErrFormat, v, modelfile.Version)
 	}
-	return m, int(hlen), nil
+	return m, hlen, nil
 }
 
 // header describes the model for its file.
-func (m *Model) header() fileHeader {
+func (m *Model) header() modelfile.Header {
 	c, s := m.Config, m.Summary
-	h := fileHeader{
+	h := modelfile.Header{
 		Kind: m.Kind.String(), Activation: m.Activation.String(),
 		Rows: m.Rows, Cols: m.Cols, Channels: m.fileChannels(), Outputs: m.M, Nodes: len(m.Bias) + m.localOutputs(),
 		Classes: m.Classes, Deep: m.fileLayers(), Local: m.fileLocalOf(),
-		Config: fileConfig{
+		Config: modelfile.Config{
 			MaxNodes: c.MaxNodes, Tolerance: c.Tolerance, Candidates: c.Candidates,
 			Scales: c.Scales, Ratios: c.Ratios, Seed: c.Seed, Ridge: c.Ridge, Preset: c.Preset, StopAtRank: c.StopAtRank,
 			BlockSize: c.blockSize(), FieldMin: c.FieldMin, FieldMax: c.FieldMax,
 			Standardize: c.Standardize, Differences: c.Differences, Float32Gram: c.Float32Gram, BF16Gram: c.BF16Gram, Pairs: c.Pairs,
 			Robust: c.Robust, Layers: c.Layers, Redraw: c.Redraw, DirectLink: m.Direct != nil,
 		},
-		Summary: fileSummary{
+		Summary: modelfile.Summary{
 			Samples: s.Samples, Stop: s.Stop.String(), TrainRMSE: s.TrainRMSE,
 			Tried: s.Tried, Rejected: s.Rejected,
 		},
-		Preprocessing: m.Preprocessing,
+		Preprocessing: modelfile.Preprocessing(m.Preprocessing),
 		Meta:          m.Meta,
 		Selection:     toFileChoice(m.Selection),
 		Budget:        toFileBudget(m.Budget),
@@ -458,12 +243,8 @@ func (m *Model) fileChannels() int {
 	return 0
 }
 
-// maxModelValues bounds what a header may claim (2^33 values is 32 GiB of
-// float32), so that sizes cannot overflow.
-const maxModelValues = 1 << 33
-
-// model checks a header's claims and returns a model without weights.
-func (h fileHeader) model() (*Model, error) {
+// headerModel checks a header's claims and returns a model without weights.
+func headerModel(h *modelfile.Header) (*Model, error) {
 	kind, err := ParseKind(h.Kind)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrFormat, err)
@@ -472,33 +253,22 @@ func (h fileHeader) model() (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrFormat, err)
 	}
-	for _, v := range []struct {
-		name string
-		n    int
-	}{{"rows", h.Rows}, {"cols", h.Cols}, {"outputs", h.Outputs}, {"nodes", h.Nodes}} {
-		if v.n < 1 && !(v.name == "nodes" && v.n == 0 && h.Direct != nil && len(h.Deep) == 0) || v.n > maxModelValues {
-			return nil, fmt.Errorf("%w: %s = %d", ErrFormat, v.name, v.n)
-		}
-	}
-	if h.Classes != nil && len(h.Classes) != h.Outputs {
-		return nil, fmt.Errorf("%w: %d class names for %d outputs", ErrFormat, len(h.Classes), h.Outputs)
-	}
-	if float64(max(h.Channels, 1))*float64(h.Rows)*float64(h.Cols) > maxModelValues {
-		return nil, fmt.Errorf("%w: header claims inputs of %d x %d x %d, too large", ErrFormat, h.Rows, h.Cols, max(h.Channels, 1))
+	if err := h.CheckSizes(); err != nil {
+		return nil, err
 	}
 	per := newNodeMap(kind.Input, h.Rows, h.Cols, h.Channels).Size()
-	if float64(h.Nodes)*float64(per+1+2*h.Outputs) > maxModelValues {
+	if float64(h.Nodes)*float64(per+1+2*h.Outputs) > modelfile.MaxValues {
 		return nil, fmt.Errorf("%w: header claims %d nodes of %d x %d inputs and %d outputs, too large", ErrFormat, h.Nodes, h.Rows, h.Cols, h.Outputs)
 	}
-	deepNodes, err := checkFileLayers(h)
+	deepNodes, err := h.CheckLayers()
 	if err != nil {
 		return nil, err
 	}
-	loc, err := h.localOf(kind)
+	loc, err := localOf(h, kind)
 	if err != nil {
 		return nil, err
 	}
-	prep, meta := h.Preprocessing, h.Meta
+	prep, meta := PreprocessRecord(h.Preprocessing), h.Meta
 	if err := prep.Validate(); err != nil {
 		return nil, fmt.Errorf("%w: preprocessing: %v", ErrFormat, err)
 	}
@@ -515,15 +285,15 @@ func (h fileHeader) model() (*Model, error) {
 			stop = StopReason(i)
 		}
 	}
-	sel, err := h.Selection.choice()
+	sel, err := choiceOf(h.Selection)
 	if err != nil {
 		return nil, err
 	}
-	bud, err := h.Budget.record()
+	bud, err := budgetOf(h.Budget)
 	if err != nil {
 		return nil, err
 	}
-	direct, err := h.direct()
+	direct, err := directOf(h)
 	if err != nil {
 		return nil, err
 	}
@@ -539,7 +309,7 @@ func (h fileHeader) model() (*Model, error) {
 			BlockSize: c.BlockSize, FieldMin: c.FieldMin, FieldMax: c.FieldMax,
 			Standardize: c.Standardize, Differences: c.Differences, Float32Gram: c.Float32Gram, BF16Gram: c.BF16Gram, Pairs: c.Pairs,
 			Robust: c.Robust, Layers: c.Layers, Local: loc.geometry(), Redraw: c.Redraw, DirectLink: c.DirectLink,
-			Augment: h.Local.augmentOrNil(),
+			Augment: augmentOrNil(h.Local),
 		},
 		fileDeep: h.Deep, Local: loc,
 		Summary: Summary{
@@ -590,48 +360,30 @@ func (m *Model) fileLayers() []int {
 	return s
 }
 
-// checkFileLayers checks the further layers a header claims and returns
-// their nodes in all.
-func checkFileLayers(h fileHeader) (int, error) {
-	total, values, prev := 0, 0.0, float64(h.Nodes)
-	for k, c := range h.Deep {
-		if c < 1 || c > maxModelValues {
-			return 0, fmt.Errorf("%w: layer %d of %d nodes", ErrFormat, k+2, c)
-		}
-		values += float64(c) * (prev + 1 + 2*float64(h.Outputs))
-		if values > maxModelValues {
-			return 0, fmt.Errorf("%w: header claims further layers too large", ErrFormat)
-		}
-		total += c
-		prev = float64(c)
-	}
-	return total, nil
-}
-
 // decodeWeights fills Params, Bias and Beta from the payload b.
 func (m *Model) decodeWeights(b []byte) {
-	r := &payloadReader{b: b}
+	r := modelfile.NewPayloadReader(b)
 	l := m.expectedNodes()
-	m.Params = r.f32(l * m.ParamsPerNode())
-	m.Bias = r.f32(l)
+	m.Params = r.F32(l * m.ParamsPerNode())
+	m.Bias = r.F32(l)
 	total := l
 	for _, c := range m.fileDeep {
 		total += c
 	}
 	m.Beta = make([]float64, total*m.M)
-	r.f64(m.Beta[:l*m.M])
+	r.F64(m.Beta[:l*m.M])
 	prev, off := l, l
 	for _, c := range m.fileDeep {
-		ly := Layer{Params: r.f32(c * prev), Bias: r.f32(c)}
-		r.f64(m.Beta[off*m.M : (off+c)*m.M])
+		ly := Layer{Params: r.F32(c * prev), Bias: r.F32(c)}
+		r.F64(m.Beta[off*m.M : (off+c)*m.M])
 		m.Deep = append(m.Deep, ly)
 		prev, off = c, off+c
 	}
-	m.decodeLocal(r.b)
+	m.decodeLocal(r.Rest())
 	m.fileDeep = nil
 	if m.Direct != nil {
 		m.Direct.Beta = make([]float64, m.DirectDim()*m.M)
-		r.f64(m.Direct.Beta)
+		r.F64(m.Direct.Beta)
 	}
 }
 

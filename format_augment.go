@@ -1,30 +1,24 @@
 package scn
 
-import "fmt"
+import (
+	"fmt"
 
-// The augmentation's record in a local model's file (format version 3):
-// the field "augment" of the header's "local" (format_local.go), absent
-// for models fitted without augmentation, whose bytes are unchanged.
+	"github.com/scn2d/scn/internal/modelfile"
+)
 
-// fileAugment is an augmentation in a local model's file header (the
-// field "augment" of "local", format_local.go).
-type fileAugment struct {
-	Flip   bool `json:"flip,omitempty"`
-	Shift  int  `json:"shift,omitempty"`
-	Copies int  `json:"copies,omitempty"`
-}
+// The augmentation's mapping (the format: internal/modelfile).
 
 // toFileAugment returns the header field of an augmentation (nil for none).
-func toFileAugment(a *Augment) *fileAugment {
+func toFileAugment(a *Augment) *modelfile.Augment {
 	if a == nil {
 		return nil
 	}
-	return &fileAugment{Flip: a.Flip, Shift: a.Shift, Copies: a.Copies}
+	return &modelfile.Augment{Flip: a.Flip, Shift: a.Shift, Copies: a.Copies}
 }
 
-// augment checks a local header's augmentation against images of rows x
+// augmentOf checks a local header's augmentation against images of rows x
 // cols and returns it (nil when absent).
-func (f *fileLocal) augment(rows, cols int) (*Augment, error) {
+func augmentOf(f *modelfile.Local, rows, cols int) (*Augment, error) {
 	if f == nil || f.Augment == nil {
 		return nil, nil
 	}
@@ -37,7 +31,7 @@ func (f *fileLocal) augment(rows, cols int) (*Augment, error) {
 
 // augmentOrNil returns the augmentation of a local header that localOf
 // has checked (nil when absent).
-func (f *fileLocal) augmentOrNil() *Augment {
+func augmentOrNil(f *modelfile.Local) *Augment {
 	if f == nil || f.Augment == nil {
 		return nil
 	}

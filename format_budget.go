@@ -4,38 +4,20 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/scn2d/scn/internal/modelfile"
 )
 
-// fileBudget is a model's BudgetRecord in its file header (times in seconds).
-type fileBudget struct {
-	Budget      float64     `json:"budget_s"`
-	Kind        string      `json:"kind"`
-	Preset      string      `json:"preset"`
-	Nodes       int         `json:"planned_nodes"`
-	MaxNodes    int         `json:"max_nodes"`
-	BlockSize   int         `json:"block_size"`
-	Validation  float64     `json:"validation"`
-	Points      int         `json:"points"`
-	Ridges      []float64   `json:"ridges"`
-	FitRidge    float64     `json:"fit_ridge"`
-	Predicted   float64     `json:"predicted_s"`
-	Rates       [5]float64  `json:"rates"` // score, gram, chol, block, finish (seconds per unit)
-	Why         string      `json:"why"`
-	FitNodes    int         `json:"fit_nodes"`
-	Stopped     string      `json:"stopped"`
-	Elapsed     float64     `json:"elapsed_s"`
-	Checkpoints [][]float64 `json:"checkpoints"` // rows of [nodes, elapsed_s, accuracy, rmse]
-	FitWeights  bool        `json:"fit_weights,omitempty"`
-	Filters     int         `json:"filters,omitempty"`
-	Probe       string      `json:"probe,omitempty"`
-}
+// The budget record's mapping (the format: internal/modelfile).
 
-func toFileBudget(r *BudgetRecord) *fileBudget {
+// toFileBudget returns the header field of a budget record (nil for nil).
+
+func toFileBudget(r *BudgetRecord) *modelfile.Budget {
 	if r == nil {
 		return nil
 	}
 	p := r.Plan
-	f := &fileBudget{
+	f := &modelfile.Budget{
 		Budget: r.Budget.Seconds(), Kind: p.Kind.String(), Preset: p.Preset, Nodes: p.Nodes, MaxNodes: p.MaxNodes,
 		BlockSize: p.BlockSize, Validation: p.Validation, Points: p.Points, Ridges: p.Ridges, FitRidge: p.FitRidge,
 		Predicted: p.Predicted.Seconds(), Rates: [5]float64{p.Rates.Score, p.Rates.Gram, p.Rates.Chol, p.Rates.Block, p.Rates.Finish},
@@ -48,7 +30,9 @@ func toFileBudget(r *BudgetRecord) *fileBudget {
 	return f
 }
 
-func (f *fileBudget) record() (*BudgetRecord, error) {
+// budgetOf checks a header's budget field and returns its record (nil for
+// nil).
+func budgetOf(f *modelfile.Budget) (*BudgetRecord, error) {
 	if f == nil {
 		return nil, nil
 	}

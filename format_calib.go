@@ -4,40 +4,11 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/scn2d/scn/internal/modelfile"
 )
 
-// The calibration extensions of the model file (format version 3): three
-// optional header fields, no payload section.
-//
-//	"calibration":   {"method": "temperature"|"logistic", "temperature": T,
-//	                  "a": [M*M] (logistic only, M <= 100), "b": [M] (logistic only),
-//	                  "held_out": n, "temperature_log_loss", "logistic_log_loss",
-//	                  "raw_log_loss"}
-//	"interval":      {"coverage": c, "radius": [M], "held_out": n}
-//	"class_weights": [M]
-//
-// A temperature map has no matrix (its logits are s / T). Numbers are
-// written by encoding/json, whose float64 text reads back to the same
-// bits.
-
-// fileCalibration is a model's Calibration in its file header.
-type fileCalibration struct {
-	Method      string    `json:"method"`
-	Temperature float64   `json:"temperature"`
-	A           []float64 `json:"a,omitempty"`
-	B           []float64 `json:"b,omitempty"`
-	Held        int       `json:"held_out"`
-	TempLoss    float64   `json:"temperature_log_loss"`
-	LogiLoss    float64   `json:"logistic_log_loss"`
-	RawLoss     float64   `json:"raw_log_loss"`
-}
-
-// fileInterval is a model's Interval in its file header.
-type fileInterval struct {
-	Coverage float64   `json:"coverage"`
-	Radius   []float64 `json:"radius"`
-	Held     int       `json:"held_out"`
-}
+// The calibration extensions' mapping (the format: internal/modelfile).
 
 // calibExtended reports whether the model uses one of the calibration
 // extensions (so that its file is version 3).
@@ -46,22 +17,22 @@ func (m *Model) calibExtended() bool {
 }
 
 // calibHeader fills the header's calibration fields.
-func (m *Model) calibHeader(h *fileHeader) {
+func (m *Model) calibHeader(h *modelfile.Header) {
 	if c := m.Calibration; c != nil {
-		f := &fileCalibration{Method: c.Method, Temperature: c.Temperature, Held: c.Held,
+		f := &modelfile.Calibration{Method: c.Method, Temperature: c.Temperature, Held: c.Held,
 			TempLoss: c.TemperatureLogLoss, LogiLoss: c.LogisticLogLoss, RawLoss: c.RawLogLoss}
 		f.A, f.B = c.A, c.B // nil for a temperature map
 		h.Calibration = f
 	}
 	if iv := m.Interval; iv != nil {
-		h.Interval = &fileInterval{Coverage: iv.Coverage, Radius: iv.Radius, Held: iv.Held}
+		h.Interval = &modelfile.Interval{Coverage: iv.Coverage, Radius: iv.Radius, Held: iv.Held}
 	}
 	h.ClassWeights = m.ClassWeights
 }
 
 // calibModel sets the model's calibration fields from a header of format
 // version v.
-func (h fileHeader) calibModel(m *Model, v uint32) error {
+func calibModel(h *modelfile.Header, m *Model, v uint32) error {
 	if h.Calibration == nil && h.Interval == nil && h.ClassWeights == nil {
 		return nil
 	}

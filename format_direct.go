@@ -4,29 +4,22 @@ import (
 	"fmt"
 
 	"github.com/scn2d/scn/internal/direct"
+	"github.com/scn2d/scn/internal/modelfile"
 )
 
-// The direct links' part of the model file (format version 3; see the
-// comment at the top of format.go): the header field "direct" and the
-// weights D x M float64 after every other section.
-
-// fileDirect is a model's direct links in its file header.
-type fileDirect struct {
-	Pool     int `json:"pool"`
-	Features int `json:"features"` // D, checked against the shapes and the pool
-}
+// The direct links' mapping (the format: internal/modelfile).
 
 // fileDirect returns the header's direct field, nil without direct links.
-func (m *Model) fileDirect() *fileDirect {
+func (m *Model) fileDirect() *modelfile.Direct {
 	if m.Direct == nil {
 		return nil
 	}
-	return &fileDirect{Pool: m.Direct.Pool, Features: m.DirectDim()}
+	return &modelfile.Direct{Pool: m.Direct.Pool, Features: m.DirectDim()}
 }
 
-// direct checks the header's direct field and returns the model's direct
+// directOf checks the header's direct field and returns the model's direct
 // links without weights.
-func (h fileHeader) direct() (*DirectLink, error) {
+func directOf(h *modelfile.Header) (*DirectLink, error) {
 	f := h.Direct
 	if f == nil {
 		if h.Config.DirectLink {
@@ -44,7 +37,7 @@ func (h fileHeader) direct() (*DirectLink, error) {
 		return nil, fmt.Errorf("%w: direct links pooled by %d on %d x %d images", ErrFormat, f.Pool, h.Rows, h.Cols)
 	case f.Features != direct.Dim(h.Channels, h.Rows, h.Cols, f.Pool):
 		return nil, fmt.Errorf("%w: %d direct features, the shapes and pool give %d", ErrFormat, f.Features, direct.Dim(h.Channels, h.Rows, h.Cols, f.Pool))
-	case float64(f.Features)*float64(h.Outputs) > maxModelValues:
+	case float64(f.Features)*float64(h.Outputs) > modelfile.MaxValues:
 		return nil, fmt.Errorf("%w: direct links too large", ErrFormat)
 	}
 	return &DirectLink{Pool: f.Pool}, nil
@@ -55,7 +48,7 @@ func (m *Model) appendDirect(b []byte) []byte {
 	if m.Direct == nil {
 		return b
 	}
-	return appendFloat64s(b, m.Direct.Beta)
+	return modelfile.AppendFloat64s(b, m.Direct.Beta)
 }
 
 // usesV3 reports whether the model's file needs version 3.
@@ -74,24 +67,6 @@ func choiceUsesV3(c *Choice) bool {
 	for _, s := range c.Curve {
 		if s.Direct {
 			return true
-		}
-	}
-	return false
-}
-
-// usesV3 reports whether a header has version 3 fields.
-func (h fileHeader) usesV3() bool {
-	if h.Direct != nil || h.Config.DirectLink || (h.Budget != nil && h.Budget.Probe != "") {
-		return true
-	}
-	if s := h.Selection; s != nil {
-		if s.Direct || s.Growth != "" {
-			return true
-		}
-		for _, r := range s.Curve {
-			if len(r) == 5 {
-				return true
-			}
 		}
 	}
 	return false

@@ -2,56 +2,22 @@ package scn
 
 import (
 	"fmt"
+
+	"github.com/scn2d/scn/internal/modelfile"
 )
 
-// The local nodes' extension of the model file (format version 3; see
-// format.go). The header's field "local" records the geometry (filter
-// sizes, filters asked per size, stride, padding, pool grid, pooling,
-// sides, standardisation), the filters each bank holds and the fit's data
-// augmentation, if any (format_augment.go); the header's
-// "nodes" is the number of pooled outputs, and the sections of global
-// nodes (Params, Bias) are empty. After every other section comes, per
-// bank, its parameters (filters x ParamsPerFilter float32: u, v, then w
-// for the matrix learners, C x k x k for the vector ones) and biases
-// (filters float32); then, when standardised, the pooled outputs' means
-// and scales (L float32 each); then the output weights, L x M float64;
-// then, with whitening (the header's "whiten": true and "whiten_eps", both
-// absent without), per bank its whitening matrix, C k^2 x C k^2 float32
-// row-major (LocalBank.Whiten: the raw-patch weights of a filter are the
-// matrix times its whitened-space weights; local_whiten.go).
-
-// fileLocal is a local model's geometry in its file header.
-type fileLocal struct {
-	Sizes       []int  `json:"sizes"`
-	Filters     int    `json:"filters"`
-	Stride      int    `json:"stride"`
-	Pad         int    `json:"pad"`
-	Pool        int    `json:"pool"`
-	Pooling     string `json:"pooling"`
-	TwoSided    bool   `json:"two_sided,omitempty"`
-	Standardize bool   `json:"standardize,omitempty"`
-	Banks       []int  `json:"banks"` // filters held per bank
-	// Whiten and WhitenEps are Local.Whiten and Local.WhitenEps, absent
-	// without whitening.
-	Whiten    bool    `json:"whiten,omitempty"`
-	WhitenEps float64 `json:"whiten_eps,omitempty"`
-	// Augment is the augmentation of the fit (augment.go), absent
-	// without.
-	Augment *fileAugment `json:"augment,omitempty"`
-	// Second is the second layer (format_local2.go), absent without.
-	Second *fileSecond `json:"second,omitempty"`
-}
+// The local nodes' mapping (the format: internal/modelfile).
 
 // extended reports whether the model uses an extension of format version 3.
 func (m *Model) extended() bool { return m.Local != nil || m.calibExtended() || m.usesV3() }
 
 // fileLocalOf returns the header field of a local model (nil for others).
-func (m *Model) fileLocalOf() *fileLocal {
+func (m *Model) fileLocalOf() *modelfile.Local {
 	if m.Local == nil {
 		return nil
 	}
 	g := m.Local.Geometry
-	f := &fileLocal{Sizes: g.Sizes, Filters: g.Filters, Stride: g.Stride, Pad: g.Pad, Pool: g.Pool,
+	f := &modelfile.Local{Sizes: g.Sizes, Filters: g.Filters, Stride: g.Stride, Pad: g.Pad, Pool: g.Pool,
 		Pooling: g.Pooling.String(), TwoSided: g.TwoSided, Standardize: g.Standardize, Whiten: g.Whiten, WhitenEps: g.WhitenEps}
 	for _, b := range m.Local.Banks {
 		f.Banks = append(f.Banks, b.Filters())
@@ -63,7 +29,7 @@ func (m *Model) fileLocalOf() *fileLocal {
 
 // localOf checks a header's local field and returns the model's local
 // layer without weights (nil when the field is absent).
-func (h fileHeader) localOf(kind Kind) (*LocalLayer, error) {
+func localOf(h *modelfile.Header, kind Kind) (*LocalLayer, error) {
 	f := h.Local
 	if f == nil {
 		return nil, nil
@@ -74,7 +40,7 @@ func (h fileHeader) localOf(kind Kind) (*LocalLayer, error) {
 	}
 	g := Local{Sizes: f.Sizes, Filters: f.Filters, Stride: f.Stride, Pad: f.Pad, Pool: f.Pool, Pooling: pool,
 		TwoSided: f.TwoSided, Standardize: f.Standardize, Whiten: f.Whiten, WhitenEps: f.WhitenEps}
-	second, err := f.Second.geometry()
+	second, err := secondGeometry(f.Second)
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +51,7 @@ func (h fileHeader) localOf(kind Kind) (*LocalLayer, error) {
 	if len(f.Banks) != len(g.Sizes) {
 		return nil, fmt.Errorf("%w: local nodes: %d banks for %d filter sizes", ErrFormat, len(f.Banks), len(g.Sizes))
 	}
-	if _, err := f.augment(h.Rows, h.Cols); err != nil {
+	if _, err := augmentOf(f, h.Rows, h.Cols); err != nil {
 		return nil, err
 	}
 	ll := &LocalLayer{Geometry: g}
@@ -96,7 +62,7 @@ func (h fileHeader) localOf(kind Kind) (*LocalLayer, error) {
 		// The filters' count, with empty slices of that length to come.
 		ll.Banks = append(ll.Banks, LocalBank{Size: g.Sizes[i], Bias: make([]float32, cnt)})
 	}
-	if err := f.Second.bank(ll); err != nil {
+	if err := secondBank(f.Second, ll); err != nil {
 		return nil, err
 	}
 	if l := ll.Outputs(); l != h.Nodes || l == 0 {
@@ -143,14 +109,14 @@ func (m *Model) appendLocal(b []byte) []byte {
 		return b
 	}
 	for _, bk := range m.Local.Banks {
-		b = appendFloat32s(b, bk.Params)
-		b = appendFloat32s(b, bk.Bias)
+		b = modelfile.AppendFloat32s(b, bk.Params)
+		b = modelfile.AppendFloat32s(b, bk.Bias)
 	}
-	b = appendFloat32s(b, m.Local.Mean)
-	b = appendFloat32s(b, m.Local.Scale)
-	b = appendFloat64s(b, m.Beta)
+	b = modelfile.AppendFloat32s(b, m.Local.Mean)
+	b = modelfile.AppendFloat32s(b, m.Local.Scale)
+	b = modelfile.AppendFloat64s(b, m.Beta)
 	for _, bk := range m.Local.Banks {
-		b = appendFloat32s(b, bk.Whiten)
+		b = modelfile.AppendFloat32s(b, bk.Whiten)
 	}
 	return m.appendSecond(b)
 }
@@ -162,25 +128,25 @@ func (m *Model) decodeLocal(b []byte) {
 	if m.Local == nil {
 		return
 	}
-	r := &payloadReader{b: b[len(b)-m.localPayload():]}
+	r := modelfile.NewPayloadReader(b[len(b)-m.localPayload():])
 	for i := range m.Local.Banks {
 		bk := &m.Local.Banks[i]
 		cnt := len(bk.Bias)
-		bk.Params = r.f32(cnt * filterMap(m.Kind.Input, bk.Size, m.Chans()).Size())
-		bk.Bias = r.f32(cnt)
+		bk.Params = r.F32(cnt * filterMap(m.Kind.Input, bk.Size, m.Chans()).Size())
+		bk.Bias = r.F32(cnt)
 	}
 	l := m.Local.Outputs()
 	if m.Local.Geometry.Standardize {
-		m.Local.Mean = r.f32(l)
-		m.Local.Scale = r.f32(l)
+		m.Local.Mean = r.F32(l)
+		m.Local.Scale = r.F32(l)
 	}
 	m.Beta = make([]float64, l*m.M)
-	r.f64(m.Beta)
+	r.F64(m.Beta)
 	if m.Local.Geometry.Whiten {
 		for i := range m.Local.Banks {
 			bk := &m.Local.Banks[i]
 			kk := m.Chans() * bk.Size * bk.Size
-			bk.Whiten = r.f32(kk * kk)
+			bk.Whiten = r.F32(kk * kk)
 		}
 	}
 	m.decodeSecond(r)

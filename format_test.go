@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/scn2d/scn/internal/modelfile"
 )
 
 func TestSaveLoadSamePredictions(t *testing.T) {
@@ -68,7 +70,7 @@ func TestMatrixModelFileIsSmall(t *testing.T) {
 		if k.Input == Vector {
 			per = 28 * 28
 		}
-		want := preambleSize + hdr + 50*(per*4+4+3*8) + 4
+		want := modelfile.PreambleSize + hdr + 50*(per*4+4+3*8) + 4
 		if buf.Len() != want || m.ParamCount() != 50*(per+1+3) {
 			t.Errorf("%v: file %d bytes, want %d; %d parameters", k, buf.Len(), want, m.ParamCount())
 		}
@@ -93,7 +95,7 @@ func TestCorruptFilesAreRefused(t *testing.T) {
 		"wrong magic":    mod(func(b []byte) []byte { b[0] = 'X'; return b }),
 		"future version": mod(func(b []byte) []byte { le.PutUint32(b[8:], 2); return b }),
 		"huge header":    mod(func(b []byte) []byte { le.PutUint32(b[12:], 1<<31); return b }),
-		"cut header":     good[:preambleSize+5],
+		"cut header":     good[:modelfile.PreambleSize+5],
 		"cut weights":    good[:len(good)-50],
 		"no checksum":    good[:len(good)-4],
 		"trailing bytes": append(append([]byte(nil), good...), 0),
@@ -102,7 +104,7 @@ func TestCorruptFilesAreRefused(t *testing.T) {
 		"absurd nodes": mod(func(b []byte) []byte {
 			return bytes.Replace(b, []byte(`"nodes":5`), []byte(`"nodes":9999999999`), 1)
 		}),
-		"bad header json": mod(func(b []byte) []byte { b[preambleSize] = '['; return b }),
+		"bad header json": mod(func(b []byte) []byte { b[modelfile.PreambleSize] = '['; return b }),
 	}
 	for name, data := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -147,7 +149,7 @@ func FuzzRead(f *testing.F) {
 	} else {
 		f.Fatal(err)
 	}
-	f.Add([]byte(magic))
+	f.Add([]byte(modelfile.Magic))
 	f.Add(legacyFile(f, `{"invert":"auto","mnist":true}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		info, infoErr := ReadInfo(bytes.NewReader(data))

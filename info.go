@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/scn2d/scn/internal/modelfile"
 )
 
 // Info is what a model file's header says about the model, without its
@@ -102,7 +104,7 @@ func ReadInfo(r io.Reader) (Info, error) {
 		Local: m.Local.geometry(), LocalFilters: m.localFilters(), SecondFilters: m.secondFilters(),
 		Calibration: m.Calibration, Interval: m.Interval, ClassWeights: m.ClassWeights,
 		DirectPool: directPool(m), DirectFeatures: m.DirectDim(),
-		FileBytes: int64(preambleSize+hlen) + int64(m.payloadSize()) + 4,
+		FileBytes: int64(modelfile.PreambleSize+hlen) + int64(m.payloadSize()) + 4,
 	}, nil
 }
 

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/scn2d/scn/internal/modelfile"
 )
 
 // legacyFile returns a model file written the way files were before
@@ -28,17 +30,17 @@ func legacyFile(t testing.TB, raw string) []byte {
 	if raw == "" {
 		return buf.Bytes()
 	}
-	return rewriteHeader(t, buf.Bytes(), func(h *fileHeader) { h.Meta[legacyPreprocessKey] = raw })
+	return rewriteHeader(t, buf.Bytes(), func(h *modelfile.Header) { h.Meta[legacyPreprocessKey] = raw })
 }
 
 // rewriteHeader returns file with its header changed by f, the header
 // length and the checksum made right again.
-func rewriteHeader(t testing.TB, file []byte, f func(h *fileHeader)) []byte {
+func rewriteHeader(t testing.TB, file []byte, f func(h *modelfile.Header)) []byte {
 	t.Helper()
 	le := binary.LittleEndian
 	hlen := int(le.Uint32(file[12:]))
-	var h fileHeader
-	if err := json.Unmarshal(file[preambleSize:preambleSize+hlen], &h); err != nil {
+	var h modelfile.Header
+	if err := json.Unmarshal(file[modelfile.PreambleSize:modelfile.PreambleSize+hlen], &h); err != nil {
 		t.Fatal(err)
 	}
 	f(&h)
@@ -49,8 +51,8 @@ func rewriteHeader(t testing.TB, file []byte, f func(h *fileHeader)) []byte {
 	out := append([]byte(nil), file[:12]...)
 	out = le.AppendUint32(out, uint32(len(hdr)))
 	out = append(out, hdr...)
-	out = append(out, file[preambleSize+hlen:len(file)-4]...)
-	return le.AppendUint32(out, crc32.Checksum(out, castagnoli))
+	out = append(out, file[modelfile.PreambleSize+hlen:len(file)-4]...)
+	return le.AppendUint32(out, crc32.Checksum(out, modelfile.Castagnoli))
 }
 
 func TestLegacyPreprocessingRecord(t *testing.T) {
@@ -77,7 +79,7 @@ func TestLegacyPreprocessingRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	if bytes.Contains(buf.Bytes(), []byte(`"preprocess"`)) || !bytes.Contains(buf.Bytes(), []byte(`"preprocessing":{"invert":"auto"`)) {
-		t.Errorf("rewritten header: %s", buf.Bytes()[preambleSize:preambleSize+binary.LittleEndian.Uint32(buf.Bytes()[12:])])
+		t.Errorf("rewritten header: %s", buf.Bytes()[modelfile.PreambleSize:modelfile.PreambleSize+binary.LittleEndian.Uint32(buf.Bytes()[12:])])
 	}
 	back, err := Read(&buf)
 	if err != nil || back.Preprocessing != want {
@@ -96,11 +98,11 @@ func TestBadPreprocessingRecordsAreRefused(t *testing.T) {
 		"legacy not JSON":      legacyFile(t, `{"scale":`),
 		"legacy unknown field": legacyFile(t, `{"scale":255}`),
 		"legacy bad invert":    legacyFile(t, `{"invert":"sometimes"}`),
-		"half a resize": rewriteHeader(t, legacyFile(t, ""), func(h *fileHeader) {
-			h.Preprocessing = Preprocessing{ResizeRows: 28}
+		"half a resize": rewriteHeader(t, legacyFile(t, ""), func(h *modelfile.Header) {
+			h.Preprocessing = modelfile.Preprocessing{ResizeRows: 28}
 		}),
-		"recorded twice": rewriteHeader(t, legacyFile(t, `{"mnist":true}`), func(h *fileHeader) {
-			h.Preprocessing = Preprocessing{MNIST: true}
+		"recorded twice": rewriteHeader(t, legacyFile(t, `{"mnist":true}`), func(h *modelfile.Header) {
+			h.Preprocessing = modelfile.Preprocessing{MNIST: true}
 		}),
 	} {
 		if _, err := Read(bytes.NewReader(data)); !errors.Is(err, ErrFormat) {
@@ -154,7 +156,7 @@ func TestReadInfo(t *testing.T) {
 			t.Errorf("%v: info counts %d parameters, the model %d", k, in.ParamCount(), m.ParamCount())
 		}
 		// ReadInfo stops after the header: the weights may be missing.
-		if _, err := ReadInfo(bytes.NewReader(file[:preambleSize+in.HeaderBytes])); err != nil {
+		if _, err := ReadInfo(bytes.NewReader(file[:modelfile.PreambleSize+in.HeaderBytes])); err != nil {
 			t.Errorf("%v: ReadInfo wants more than the header: %v", k, err)
 		}
 		// LoadInfo checks the file's size against the header.

@@ -27,7 +27,11 @@ var internalImports = map[string][]string{
 	"direct":  {"internal/linalg", "internal/lsq", "gonum.org/v1/gonum"},
 	"node":    {"internal/linalg", "internal/lsq", "internal/par", "gonum.org/v1/gonum"},
 	"lsq":     {"internal/linalg", "internal/par", "internal/bigmem", "gonum.org/v1/gonum"},
-	"local":   {"internal/linalg", "internal/par"},
+	"local":   {"internal/linalg", "internal/par", "gonum.org/v1/gonum"},
+
+	// The file formats' bytes (the standard library only).
+	"modelfile": nil,
+	"statsfile": {"internal/bigmem"},
 
 	// The data sets the tests share (the standard library only).
 	"fixtures": nil,

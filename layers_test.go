@@ -100,7 +100,6 @@ var layerOf = map[string]int{
 
 	// Issue 30: files split from larger ones (one concept a file) and
 	// policy moved out of cmd/scn.
-	"format_payload.go": layerResult,
 	"select_split.go":   layerWorkflow,
 	"select_eval.go":    layerWorkflow,
 	"select_normal.go":  layerWorkflow,

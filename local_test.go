@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/scn2d/scn/internal/modelfile"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -303,7 +304,7 @@ func TestLocalFileChecks(t *testing.T) {
 
 func fixCRC(f []byte) {
 	end := len(f) - 4
-	binary.LittleEndian.PutUint32(f[end:], crc32.Checksum(f[:end], castagnoli))
+	binary.LittleEndian.PutUint32(f[end:], crc32.Checksum(f[:end], modelfile.Castagnoli))
 }
 
 // fixHeaderLen adds grow to the header length of a model file.

@@ -85,7 +85,7 @@ func TestLocalWhitenFolded(t *testing.T) {
 				nm := filterMap(in, k, ch)
 				np, kk := nm.Size(), ch*k*k
 				rng := rand.New(rand.NewPCG(11, 12))
-				bank := LocalBank{Size: k, Params: make([]float32, geo.Filters*np), Whiten: pw.matrix32()}
+				bank := LocalBank{Size: k, Params: make([]float32, geo.Filters*np), Whiten: pw.Matrix32()}
 				raw := make([]float64, geo.Filters)
 				for j := range raw {
 					for i := j * np; i < (j+1)*np; i++ {
@@ -94,7 +94,7 @@ func TestLocalWhitenFolded(t *testing.T) {
 					raw[j] = rng.Float64() - 0.5
 					f := make([]float32, kk)
 					nm.Weight(bank.Params[j*np:(j+1)*np], f)
-					bank.Bias = append(bank.Bias, float32(pw.foldBias(f, raw[j])))
+					bank.Bias = append(bank.Bias, float32(pw.FoldBias(f, raw[j])))
 				}
 				ly := bankLayer(in, ReLU, &geo, bank, x.Rows, x.Cols, ch)
 				got := make([]float32, x.Len()*ly.Outputs())

@@ -2,13 +2,13 @@ package scn
 
 import (
 	"fmt"
-	"github.com/scn2d/scn/internal/lsq"
 	"math"
 	"slices"
 
+	"github.com/scn2d/scn/internal/lsq"
+
 	"github.com/scn2d/scn/internal/bigmem"
 	"github.com/scn2d/scn/internal/linalg"
-	"github.com/scn2d/scn/internal/par"
 )
 
 // Online is a model's output layer learning from labelled images that
@@ -229,7 +229,7 @@ func (o *Online) Snapshot() (*Model, *Stats) {
 	l := s.Nodes()
 	s.G = bigmem.Float64s(l * l)
 	copy(s.G, o.st.G)
-	symmetrizeTiled(s.G, l)
+	lsq.SymmetrizeTiled(s.G, l)
 	s.Factor, s.loadG = o.fac, nil
 	return o.model, &s
 }
@@ -242,7 +242,7 @@ func (o *Online) accumulate(p Problem) {
 	l, mm, n := st.Nodes(), st.M, p.X.Len()
 	if o.forget < 1 {
 		decay := math.Pow(o.forget, float64(n))
-		gLowerScale(st.G, l, decay)
+		lsq.ScaleLowerPanels(st.G, l, decay)
 		for i := range st.HT {
 			st.HT[i] *= decay
 		}
@@ -315,7 +315,7 @@ func (o *Online) solve() (*Model, error) {
 		o.model = o.modelOf(nm.Beta, nm.Summary.TrainRMSE)
 		return o.model, nil
 	}
-	beta, steps, ok := o.pcg(slices.Clone(o.model.Beta))
+	beta, steps, ok := o.cg().Solve(st.HT, slices.Clone(o.model.Beta), updateTol, updateCheckTol, onlineMaxSteps)
 	if ok {
 		o.steps = steps
 		if steps > onlineRefactorSteps {
@@ -332,7 +332,7 @@ func (o *Online) solve() (*Model, error) {
 		l := st.Nodes()
 		bT, zT := make([]float64, l*m), make([]float64, l*m)
 		lsq.Transpose(st.HT, l, m, bT)
-		o.precondition(bT, zT, make([]float64, lsq.TrsmBlock*m))
+		o.cg().Precondition(bT, zT, make([]float64, lsq.TrsmBlock*m))
 		beta = make([]float64, l*m)
 		lsq.Transpose(zT, m, l, beta)
 		o.steps = -1
@@ -382,205 +382,8 @@ func (o *Online) refactor() error {
 	return nil
 }
 
-// The conjugate gradients work on the outputs' columns as rows: an L x m
-// matrix is held transposed, m x L (output-major), so that the products
-// with G and the factor contract contiguous rows (the project's NT
-// kernel) instead of axpys of m values.
-
-// applyA sets yT = ((G + ridge I) x)^T for xT = x^T (m x L), with G whole
-// (symmetrized before the solve); w is L x m scratch.
-func (o *Online) applyA(xT, yT, w []float64) {
-	g, l, m := o.st.G, o.st.Nodes(), o.st.M
-	linalg.GemmNT64(l, m, l, 1, g, l, xT, l, 0, w, m)
-	lsq.Transpose(w, l, m, yT)
-	for i, v := range xT {
-		yT[i] += o.ridge * v
-	}
-}
-
-// precondition sets zT = ((F F^T)^-1 r)^T for rT = r^T (m x L); w is
-// lsq.TrsmBlock x m scratch.
-func (o *Online) precondition(rT, zT, w []float64) {
-	copy(zT, rT)
-	t := o.fac.tri()
-	l, m := o.st.Nodes(), o.st.M
-	// F y = r, panel by panel: the panel's part left of its diagonal
-	// block by the NT kernel, the diagonal block by substitution.
-	for k := range t.Panels() {
-		i0, i1 := k*lsq.TrsmBlock, min(l, (k+1)*lsq.TrsmBlock)
-		p, ld := t.Panel(k)
-		if i0 > 0 {
-			linalg.GemmNT64(i1-i0, m, i0, 1, p, ld, zT, l, 0, w, m)
-			for i := i0; i < i1; i++ {
-				for q := 0; q < m; q++ {
-					zT[q*l+i] -= w[(i-i0)*m+q]
-				}
-			}
-		}
-		for q := 0; q < m; q++ {
-			z := zT[q*l : (q+1)*l]
-			for i := i0; i < i1; i++ {
-				row := p[(i-i0)*ld : (i-i0)*ld+i+1]
-				s := z[i]
-				for j := i0; j < i; j++ {
-					s -= row[j] * z[j]
-				}
-				z[i] = s / row[i]
-			}
-		}
-	}
-	// F^T z = y, panels from the last: the diagonal block by
-	// substitution, then its part of the rows above by a product.
-	for k := t.Panels() - 1; k >= 0; k-- {
-		i0, i1 := k*lsq.TrsmBlock, min(l, (k+1)*lsq.TrsmBlock)
-		p, ld := t.Panel(k)
-		for q := 0; q < m; q++ {
-			z := zT[q*l : (q+1)*l]
-			for i := i1 - 1; i >= i0; i-- {
-				row := p[(i-i0)*ld : (i-i0)*ld+i+1]
-				z[i] /= row[i]
-				zi := z[i]
-				for j := i0; j < i; j++ {
-					z[j] -= row[j] * zi
-				}
-			}
-		}
-		if i0 > 0 {
-			// By fixed column chunks (par), each small enough that the
-			// product runs serially (gonum's dgemm would start
-			// GOMAXPROCS goroutines of its own, past any par.Limited):
-			// each element's sum is the same whatever the chunks.
-			par.Chunks(i0, precondCols, func(_, j0, j1 int) {
-				linalg.Dgemm(false, false, m, j1-j0, i1-i0, -1, zT[i0:], l, p[j0:], ld, 1, zT[j0:], l)
-			})
-		}
-	}
-}
-
-// precondCols is the columns of a chunk of the preconditioner's backward
-// products: under gonum's threshold of parallel work (4 blocks of 64) for
-// up to 64 outputs.
-const precondCols = 192
-
-// outDots returns the dot product of each of the m rows of a and b (m x
-// l).
-func outDots(a, b []float64, m, l int) []float64 {
-	out := make([]float64, m)
-	for q := range out {
-		var s float64
-		for i, v := range a[q*l : (q+1)*l] {
-			s += v * b[q*l+i]
-		}
-		out[q] = s
-	}
-	return out
-}
-
-// pcg solves (G + ridge I) x = H^T T by preconditioned conjugate
-// gradients from x (L x m; each output's column its own system), until
-// each column's residual r has r^T M^-1 r below updateTol^2 of
-// b^T M^-1 b (M = F F^T the preconditioner) within onlineMaxSteps steps,
-// then checks the true residual against updateCheckTol, as
-// Model.Update's solve does. It returns x, the steps taken and whether it
-// converged. G is symmetrized first (the sums keep its lower triangle).
-func (o *Online) pcg(x []float64) ([]float64, int, bool) {
-	l, m := o.st.Nodes(), o.st.M
-	symmetrizeTiled(o.st.G, l)
-	w, wb := make([]float64, l*m), make([]float64, lsq.TrsmBlock*m)
-	bT, xT := make([]float64, l*m), make([]float64, l*m)
-	lsq.Transpose(o.st.HT, l, m, bT)
-	lsq.Transpose(x, l, m, xT)
-	// c^T c = b^T M^-1 b.
-	cT := make([]float64, l*m)
-	o.precondition(bT, cT, wb)
-	cn := outDots(bT, cT, m, l)
-	r, z, q := make([]float64, l*m), make([]float64, l*m), make([]float64, l*m)
-	o.applyA(xT, q, w)
-	for i := range r {
-		r[i] = bT[i] - q[i]
-	}
-	o.precondition(r, z, wb)
-	p := slices.Clone(z)
-	rz := outDots(r, z, m, l)
-	converged := func(rz []float64, tol float64) bool {
-		for k := range rz {
-			if !(rz[k] <= tol*tol*cn[k]) {
-				return false
-			}
-		}
-		return true
-	}
-	alpha, beta := make([]float64, m), make([]float64, m)
-	steps := 0
-	for ; steps < onlineMaxSteps && !converged(rz, updateTol); steps++ {
-		o.applyA(p, q, w)
-		pq := outDots(p, q, m, l)
-		lsq.Ratios(alpha, rz, pq)
-		for i := range xT {
-			k := i / l
-			xT[i] += alpha[k] * p[i]
-			r[i] -= alpha[k] * q[i]
-		}
-		o.precondition(r, z, wb)
-		rn := outDots(r, z, m, l)
-		lsq.Ratios(beta, rn, rz)
-		rz = rn
-		for i := range p {
-			p[i] = z[i] + beta[i/l]*p[i]
-		}
-	}
-	if !converged(rz, updateTol) {
-		return nil, steps, false
-	}
-	// The recurrence's residual drifts from the true one: check it.
-	o.applyA(xT, q, w)
-	for i := range r {
-		r[i] = bT[i] - q[i]
-	}
-	o.precondition(r, z, wb)
-	if !converged(outDots(r, z, m, l), updateCheckTol) {
-		return nil, steps, false
-	}
-	for _, v := range xT {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, steps, false
-		}
-	}
-	lsq.Transpose(xT, m, l, x)
-	return x, steps, true
-}
-
-// gLowerScale multiplies the panels of G's lower triangle (gramLower's:
-// the rows of each panel up to the panel's end) by a.
-func gLowerScale(g []float64, l int, a float64) {
-	panels := (l + lsq.StatsPanel - 1) / lsq.StatsPanel
-	forChunks(panels, 1, func(c, _, _ int) {
-		lo := c * lsq.StatsPanel
-		hi := min(l, lo+lsq.StatsPanel)
-		for i := lo; i < hi; i++ {
-			row := g[i*l : i*l+hi]
-			for j := range row {
-				row[j] *= a
-			}
-		}
-	})
-}
-
-// symmetrizeTiled copies the lower triangle of the l x l matrix g above
-// the diagonal (as symmetrize), by tiles, so that the transposed writes
-// stay in cache.
-func symmetrizeTiled(g []float64, l int) {
-	const t = 64
-	forChunks((l+t-1)/t, 1, func(_, bj, _ int) {
-		j0 := bj * t
-		j1 := min(l, j0+t)
-		for i0 := j0; i0 < l; i0 += t {
-			i1 := min(l, i0+t)
-			for i := i0; i < i1; i++ {
-				for j := j0; j < min(j1, i); j++ {
-					g[j*l+i] = g[i*l+j]
-				}
-			}
-		}
-	})
+// cg returns the system of the current sums, preconditioned with the
+// current factor (the conjugate gradients: lsq.RidgeCG).
+func (o *Online) cg() lsq.RidgeCG {
+	return lsq.RidgeCG{G: o.st.G, L: o.st.Nodes(), M: o.st.M, Ridge: o.ridge, F: o.fac.tri()}
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/scn2d/scn/internal/bigmem"
+	"github.com/scn2d/scn/internal/lsq"
 )
 
 // FrozenSolve is a solve of an Online's statistics as they were when
@@ -44,7 +45,7 @@ func (o *Online) Freeze() *FrozenSolve {
 		st.G = bigmem.Float64s(l * l)
 	}
 	copy(st.G, o.st.G)
-	symmetrizeTiled(st.G, l)
+	lsq.SymmetrizeTiled(st.G, l)
 	st.Factor, st.loadG = o.fac, nil
 	fo := &Online{st: &st, base: o.base, model: o.model, ridge: o.ridge, forget: o.forget, fac: o.fac,
 		steps: o.steps, learnt: o.learnt, unsolved: o.unsolved}

@@ -1,7 +1,6 @@
 package scn
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -9,6 +8,7 @@ import (
 	"github.com/scn2d/scn/internal/bigmem"
 	"github.com/scn2d/scn/internal/linalg"
 	"github.com/scn2d/scn/internal/lsq"
+	"github.com/scn2d/scn/internal/statsfile"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -51,7 +51,7 @@ type Stats struct {
 
 // ErrStats is wrapped by every error about statistics that cannot be used
 // together or read.
-var ErrStats = errors.New("scn: statistics")
+var ErrStats = statsfile.ErrStats
 
 // Stats returns the statistics of p for m's hidden nodes, summed over
 // chunks of 2048 images: memory grows with L^2 and L x 2048, not with N.

@@ -124,7 +124,7 @@ func (c Config) fitLocalStream(ctx context.Context, src Source, progress func(St
 		nm := filterMap(c.Kind.Input, k, sc.chans)
 		np := nm.Size()
 		if whitening != nil {
-			lf.pw, lf.wm = whitening[bi], whitening[bi].matrix32()
+			lf.pw, lf.wm = whitening[bi], whitening[bi].Matrix32()
 		}
 		bank := LocalBank{Size: k, Params: []float32{}, Bias: []float32{}, Whiten: lf.wm}
 		for done := 0; done < g.Filters; {

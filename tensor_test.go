@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/scn2d/scn/internal/fixtures"
+	"github.com/scn2d/scn/internal/modelfile"
 	"github.com/scn2d/scn/internal/node"
 )
 
@@ -406,13 +407,13 @@ func TestColourFileVersionChecks(t *testing.T) {
 		f := bytes.Clone(file)
 		binary.LittleEndian.PutUint32(f[8:], v)
 		end := len(f) - 4
-		binary.LittleEndian.PutUint32(f[end:], crc32.Checksum(f[:end], castagnoli))
+		binary.LittleEndian.PutUint32(f[end:], crc32.Checksum(f[:end], modelfile.Castagnoli))
 		return f
 	}
 	for name, f := range map[string][]byte{
 		"version 1 with channels":    setVersion(colour, 1),
 		"version 2 without channels": setVersion(greyFile, 2),
-		"version 4 (future)":         setVersion(colour, formatVersion+1),
+		"version 4 (future)":         setVersion(colour, modelfile.Version+1),
 	} {
 		if _, err := Read(bytes.NewReader(f)); !errors.Is(err, ErrFormat) {
 			t.Errorf("%s: %v, want ErrFormat", name, err)

@@ -15,6 +15,12 @@
 // the chunk's patches and maps, never N x positions x filters. The chunks
 // are fixed by the shapes alone, and each image's outputs depend on that
 // image only, so the outputs are the same bits whatever GOMAXPROCS is.
+//
+// whiten.go estimates the ZCA whitening of a filter size's patches from a
+// sample of them (Whiten: the covariance summed in order, its
+// eigendecomposition by gonum, the matrix and bias terms a bank folds into
+// its filters). The package imports internal/linalg, internal/par and
+// gonum only.
 package local
 
 import (

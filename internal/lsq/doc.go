@@ -15,6 +15,11 @@
 //     SolveFlat (a flat system solved in place on it),
 //     RidgeSolve (gonum's Cholesky) and CholeskySolve (the blocked factor,
 //     falling back to RidgeSolve), and the engines' triangular solves;
+//   - the iterative solves of statistics: an update's two-sided
+//     preconditioned conjugate gradients (Near, near.go) and an online
+//     learner's, warm started and preconditioned with a stale factor
+//     (RidgeCG, ridge_pcg.go), with the sums' panel helpers
+//     (ScaleLowerPanels, SymmetrizeTiled);
 //   - the small vector helpers the layers above share: Grow, Transpose and
 //     Transposed, Dot, RowDots, ColDots, AddVec, SumChunks, Reduce and
 //     Reduce32 (engine.go, vec.go).
