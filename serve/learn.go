@@ -226,7 +226,7 @@ type learner struct {
 	frozen      int
 	snapPending bool
 	idle        *sync.Cond // on mu: broadcast when a solve (and its snapshot) ends
-	solveHook   func()     // tests: called by a solve's goroutine before it solves
+	solveHook   func()     // tests: called by a solve's goroutine (in the background) before it solves
 
 	pmu     sync.Mutex
 	pending []*learnJob

@@ -56,10 +56,12 @@ func (l *learner) startSolve(snap bool) bool {
 			nm  *scn.Model
 			err error
 		)
-		if l.solveHook != nil {
-			l.solveHook()
-		}
-		par.Background(l.lg.o.Workers, func() { nm, err = fz.Solve() })
+		par.Background(l.lg.o.Workers, func() {
+			if l.solveHook != nil {
+				l.solveHook()
+			}
+			nm, err = fz.Solve()
+		})
 		l.mu.Lock()
 		if err == nil && fz.Images() > 0 {
 			nm, err = l.on.Commit(fz) // the same Online: a rollback waits for the solve
