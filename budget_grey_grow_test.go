@@ -1,0 +1,92 @@
+package scn
+
+import (
+	"context"
+	"math"
+	"slices"
+	"testing"
+	"time"
+)
+
+// greyGrowBudget fits p within sec seconds on a fake clock that advances
+// by perFilter seconds for every filter the local fit draws (0: a clock
+// that does not move), with greyBudget's rates.
+func greyGrowBudget(t *testing.T, p Problem, sec, perFilter float64) (*Model, BudgetPlan, *fakeClock, time.Time) {
+	t.Helper()
+	clk := newFakeClock()
+	start := clk.now()
+	b := Budget{Duration: time.Duration(sec * float64(time.Second)), Start: start, Now: clk.now, Rates: &Rates{Score: 1e-6, Chol: 1e-8, Gram: 1e-9}, LocalRates: &Rates{Score: 1e-6, Chol: 1e-8}, Seed: 5}
+	var pl BudgetPlan
+	last := 0
+	progress := func(s Step) {
+		if pl.Filters == 0 {
+			return // the global nodes' probe: not timed here
+		}
+		f := s.L / (pl.Nodes / pl.Filters)
+		clk.add(perFilter * float64(f-last))
+		last = f
+	}
+	m, err := b.Fit(context.Background(), p, progress, func(x BudgetPlan) { pl = x })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, pl, clk, start
+}
+
+// TestBudgetGreyGrows: on a clock that does not move, the local fit on
+// grey images grows past its plan to the most it may (MaxNodes), chooses
+// its ridge term among greyRidges, and replays to the same bytes.
+func TestBudgetGreyGrows(t *testing.T) {
+	p := shiftedProblem(t, 600, 20)
+	m, pl, _, _ := greyGrowBudget(t, p, 500, 0)
+	if m.Local == nil || pl.Filters < 1 {
+		t.Fatalf("shifted patterns: local %v, plan %+v", m.Local != nil, pl)
+	}
+	if pl.MaxNodes <= pl.Nodes || m.Nodes() != pl.MaxNodes || m.Budget.Stopped != "plan" || m.Budget.FitNodes != m.Nodes() {
+		t.Fatalf("plan of %d nodes (at most %d): fitted %d, stopped %q", pl.Nodes, pl.MaxNodes, m.Nodes(), m.Budget.Stopped)
+	}
+	if f := m.Local.Geometry.Filters; f*m.Local.Geometry.perFilter() != m.Nodes() || m.Config.Local.Filters != f {
+		t.Errorf("recorded filters %d / %d for %d nodes", f, m.Config.Local.Filters, m.Nodes())
+	}
+	if m.Selection == nil || len(m.Selection.Curve) != len(greyRidges) || !slices.Contains(greyRidges, m.Selection.Ridge) {
+		t.Fatalf("ridge choice %+v, want one of %v", m.Selection, greyRidges)
+	}
+	sameReplay(t, p, m)
+}
+
+// TestBudgetGreyGrowStops: on a clock that advances with every filter,
+// the clock stops the growing fit between two blocks of filters before
+// its most, early enough that the fit and the ridge choice's modelled
+// time end within the budget; the model records the filters fitted and
+// replays to the same bytes.
+func TestBudgetGreyGrowStops(t *testing.T) {
+	p := shiftedProblem(t, 600, 20)
+	// 1000 s: a plan of 16 filters that may grow to 48; at 20 s a filter
+	// the block of filters after the first 32 would end past 90%.
+	const sec, cost = 1000, 20
+	m, pl, clk, start := greyGrowBudget(t, p, sec, cost)
+	if m.Local == nil || pl.MaxNodes <= pl.Nodes {
+		t.Fatalf("local %v, plan %+v", m.Local != nil, pl)
+	}
+	per := m.Local.Geometry.perFilter()
+	f := m.Nodes() / per
+	if m.Nodes() >= pl.MaxNodes || f%localRandomBlock != 0 || m.Config.Local.Filters != f || m.Budget.Stopped != "budget" || m.Summary.Stop != BudgetSpent {
+		t.Fatalf("fitted %d filters (%d nodes of at most %d), config %d, stopped %q (%v)", f, m.Nodes(), pl.MaxNodes, m.Config.Local.Filters, m.Budget.Stopped, m.Summary.Stop)
+	}
+	// The stop left the time for the next block and the ridge choice: at
+	// most photoFitStop of the budget spent, and the block after the last
+	// one (at cost seconds a filter) and the choice would have passed it.
+	spent := clk.since(start)
+	if spent > photoFitStop*sec {
+		t.Errorf("the fit ended %.1f s into a budget of %d s, past %.0f%%", spent, sec, 100*photoFitStop)
+	}
+	n, held := p.X.Len(), int(math.Round(photoValidation*float64(p.X.Len())))
+	next := cost*localRandomBlock + photoChoiceWork(n, held, (f+localRandomBlock)*per, p.M, len(greyRidges))*pl.Rates.Chol
+	if spent+next <= photoFitStop*sec+1e-9 {
+		t.Errorf("stopped at %d filters, %.1f s in, where the next block and the choice (%.1f s) fitted within %.0f s", f, spent, next, photoFitStop*sec)
+	}
+	if m.Selection == nil || m.Selection.Nodes != m.Nodes() {
+		t.Errorf("no ridge choice on the filters fitted: %+v", m.Selection)
+	}
+	sameReplay(t, p, m)
+}
