@@ -81,7 +81,9 @@ func TestBudgetGreyGrowStops(t *testing.T) {
 		t.Errorf("the fit ended %.1f s into a budget of %d s, past %.0f%%", spent, sec, 100*photoFitStop)
 	}
 	n, held := p.X.Len(), int(math.Round(photoValidation*float64(p.X.Len())))
-	next := cost*localRandomBlock + photoChoiceWork(n, held, (f+localRandomBlock)*per, p.M, len(greyRidges))*pl.Rates.Chol
+	l := (f + localRandomBlock) * per
+	pre, step, final := photoChoiceSteps(n, held, l, p.M, photoDual(n, held, l, p.M, len(greyRidges)))
+	next := cost*localRandomBlock + (pre+greyReserveTerms*step+final)*pl.Rates.Chol
 	if spent+next <= photoFitStop*sec+1e-9 {
 		t.Errorf("stopped at %d filters, %.1f s in, where the next block and the choice (%.1f s) fitted within %.0f s", f, spent, next, photoFitStop*sec)
 	}
