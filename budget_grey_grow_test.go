@@ -92,3 +92,70 @@ func TestBudgetGreyGrowStops(t *testing.T) {
 	}
 	sameReplay(t, p, m)
 }
+
+// TestBudgetGreyRidgeDirect: the grown grey budget's ridge choice scores
+// every term of greyRidges as a direct solve (gonum) on the training part
+// of its hold-out scores it on the held-out images, chooses the best of
+// them, and its output weights are the direct solve of every image at
+// that term.
+func TestBudgetGreyRidgeDirect(t *testing.T) {
+	p := shiftedProblem(t, 600, 20)
+	m, pl, _, _ := greyGrowBudget(t, p, 500, 0)
+	if m.Local == nil || m.Selection == nil || len(m.Selection.Curve) != len(greyRidges) {
+		t.Fatalf("local %v, selection %+v", m.Local != nil, m.Selection)
+	}
+	cfg := m.Config
+	cfg.Ridge = pl.FitRidge
+	_, lf, err := cfg.fitLocalState(context.Background(), p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, mo, l := p.X.Len(), p.M, lf.eng.L
+	if l != m.Nodes() {
+		t.Fatalf("refit has %d nodes, the model %d", l, m.Nodes())
+	}
+	all := make([]int, n)
+	for i := range all {
+		all[i] = i
+	}
+	h, _ := heldRows(lf.eng, p.T, mo, all, false)
+	train, held, err := splitHoldout(p, pl.Validation, cfg.Seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(held) != m.Selection.Held {
+		t.Fatalf("held out %d, the model says %d", len(held), m.Selection.Held)
+	}
+	best := -1
+	var want []Score
+	for i, r := range greyRidges {
+		b := directRidge(t, h, p.T, l, mo, train, r)
+		y := make([]float64, len(held)*mo)
+		th := make([]float64, len(held)*mo)
+		for k, i := range held {
+			for q := 0; q < mo; q++ {
+				for j := 0; j < l; j++ {
+					y[k*mo+q] += h[i*l+j] * b[j*mo+q]
+				}
+			}
+			copy(th[k*mo:], p.T[i*mo:(i+1)*mo])
+		}
+		s := Score{Nodes: l, Ridge: r, RMSE: RMSE(y, th), Accuracy: Accuracy(ArgMax(y, mo), ArgMax(th, mo))}
+		want = append(want, s)
+		if best < 0 || s.better(want[best], true) {
+			best = len(want) - 1
+		}
+		if got := m.Selection.Curve[i]; got.Ridge != r || got.Accuracy != s.Accuracy || math.Abs(got.RMSE-s.RMSE) > 1e-9*s.RMSE {
+			t.Errorf("ridge %g: scored %+v, direct %+v", r, got, s)
+		}
+	}
+	if slices.IndexFunc(want, func(s Score) bool { return s.RMSE != want[0].RMSE }) < 0 {
+		t.Fatal("the grid's held-out scores do not differ: the test cannot tell the terms apart")
+	}
+	if m.Selection.Ridge != greyRidges[best] || m.Config.Ridge != greyRidges[best] {
+		t.Errorf("chose ridge %g (config %g), the direct solves %g (%+v)", m.Selection.Ridge, m.Config.Ridge, greyRidges[best], want)
+	}
+	if d := maxRelDiff(m.Beta, directRidge(t, h, p.T, l, mo, all, greyRidges[best])); !(d < 1e-8) {
+		t.Errorf("output weights %.3g from the direct solve of every image at ridge %g", d, greyRidges[best])
+	}
+}
