@@ -181,6 +181,9 @@ func (b Budget) fitLocalPlan(ctx context.Context, p Problem, cfg Config, choices
 			what, f, how, rate*1e9),
 		Probe: probed,
 	}
+	if most > f {
+		pl.Why += fmt.Sprintf("; the fit may grow to %d filters while the clock allows", most)
+	}
 	if plan != nil {
 		plan(pl)
 	}
@@ -188,9 +191,9 @@ func (b Budget) fitLocalPlan(ctx context.Context, p Problem, cfg Config, choices
 		cfg.Local.Filters = most
 		cfg.MaxNodes = cfg.Local.Outputs()
 	}
-	// fitted is the filters fitted so far (the plan's, or as many as the
-	// clock let a growing fit draw).
-	fitted := f
+	// fitted is the filters the fit draws: all it may, unless the clock
+	// stops a growing fit earlier.
+	fitted := cfg.Local.Filters
 	// The ridge choice goes ahead if, at the pace the fit ran against its
 	// model (if slower), its first term and the refit still fit in the time
 	// left (the further terms are checked one by one, below).
@@ -229,12 +232,11 @@ func (b Budget) fitLocalPlan(ctx context.Context, p Problem, cfg Config, choices
 		}
 		prevF, prevT = done, now
 		if most > f {
-			fitted = done
-			if greyGrowStop(b, p, cfg, done, now.Sub(fitStart).Seconds(), next, fixed, rate, chol, len(held), len(ridges), share > 0) {
-				return true
+			stop := greyGrowStop(b, p, cfg, done, now.Sub(fitStart).Seconds(), next, fixed, rate, chol, len(held), len(ridges), share > 0)
+			if stop {
+				fitted = done
 			}
-			fitted = min(most, done+localRandomBlock)
-			return false
+			return stop
 		}
 		return now.Sub(b.Start).Seconds()+next > b.Duration.Seconds()*photoFitStop
 	}
