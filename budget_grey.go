@@ -3,9 +3,12 @@ package scn
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"sort"
+	"time"
 
+	"github.com/scn2d/scn/internal/linalg"
 	"github.com/scn2d/scn/internal/timing"
 )
 
@@ -182,10 +185,10 @@ const greyReserveTerms = 2
 // filters of cfg, spent seconds into the fit: when the next block (next
 // seconds) and then the ridge choice on held images over the filters
 // fitted by then, its first greyReserveTerms terms of ridges and the
-// refit (photoChoiceSteps at chol seconds per multiply-add, at the pace
-// the fit has run against its model if slower: the machine's load slows
-// both), would end past photoFitStop of the budget.
-func greyGrowStop(b Budget, p Problem, cfg Config, done int, spent, next, fixed, rate, chol float64, held, ridges int, choose bool) bool {
+// refit (greyChoiceSeconds, at the pace the fit has run against its model
+// if slower: the machine's load slows both), would end past photoFitStop
+// of the budget.
+func greyGrowStop(b Budget, p Problem, cfg Config, done int, spent, next, fixed, rate, chol, gemm float64, held, ridges int, choose bool) bool {
 	n, rows, cols, chans := p.X.Len(), p.X.Rows, p.X.Cols, max(p.X.Chans(), 1)
 	pace := 1.0
 	if fp := fixed + photoSeconds(cfg.Local, done, n, rows, cols, chans, rate, chol); fp > 0 && spent > 0 {
@@ -194,8 +197,42 @@ func greyGrowStop(b Budget, p Problem, cfg Config, done int, spent, next, fixed,
 	after := 0.0
 	if choose {
 		l := min(done+localRandomBlock, cfg.Local.Filters) * cfg.Local.perFilter()
-		pre, step, final := photoChoiceSteps(n, held, l, p.M, photoDual(n, held, l, p.M, ridges))
-		after = pace * (pre + float64(min(ridges, greyReserveTerms))*step + final) * chol
+		after = pace * greyChoiceSeconds(n, held, l, p.M, ridges, min(ridges, greyReserveTerms), chol, gemm)
 	}
 	return b.now().Sub(b.Start).Seconds()+next+after > b.Duration.Seconds()*photoFitStop
+}
+
+// greyChoiceSeconds is the modelled time of a ridge choice's first terms
+// terms of ridges and the refit on n images of l pooled outputs, held of
+// them held out, m outputs: photoChoiceSteps at chol seconds per
+// multiply-add, except the primal way's held-out images' product H_h^T
+// H_h, at gemm (timed apart, greyGemmSeconds: on Fashion-MNIST at L =
+// 4608 it took most of a minute where the factor's rate predicted 5 s).
+func greyChoiceSeconds(n, held, l, m, ridges, terms int, chol, gemm float64) float64 {
+	dual := photoDual(n, held, l, m, ridges)
+	pre, step, final := photoChoiceSteps(n, held, l, m, dual)
+	if !dual {
+		return pre*gemm + (float64(terms)*step+final)*chol
+	}
+	return (pre + float64(terms)*step + final) * chol
+}
+
+// greyGemmSeconds times the primal ridge choice's product of the held-out
+// images' pooled outputs (linalg.Dgemm, transposed, in float64) and
+// returns its seconds per multiply-add: the least of two timings of a
+// 384 x 384 product over 1536 rows (0.2 GMAC each).
+func greyGemmSeconds() float64 {
+	const l, rows = 384, 1536
+	h := make([]float64, rows*l)
+	for i := range h {
+		h[i] = float64(i%97) / 97
+	}
+	g := make([]float64, l*l)
+	best := math.Inf(1)
+	for range 2 {
+		t0 := time.Now()
+		linalg.Dgemm(true, false, l, l, rows, -1, h, l, h, l, 1, g, l)
+		best = min(best, time.Since(t0).Seconds())
+	}
+	return best / (float64(l) * float64(l) * float64(rows))
 }
