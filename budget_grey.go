@@ -207,7 +207,8 @@ func greyGrowStop(b Budget, p Problem, cfg Config, done int, spent, next, fixed,
 // them held out, m outputs: photoChoiceSteps at chol seconds per
 // multiply-add, except the primal way's held-out images' product H_h^T
 // H_h, at gemm (timed apart, greyGemmSeconds: on Fashion-MNIST at L =
-// 4608 it took most of a minute where the factor's rate predicted 5 s).
+// 4608 primalRidge's form of it took most of a minute where the factor's
+// rate predicted 5 s).
 func greyChoiceSeconds(n, held, l, m, ridges, terms int, chol, gemm float64) float64 {
 	dual := photoDual(n, held, l, m, ridges)
 	pre, step, final := photoChoiceSteps(n, held, l, m, dual)
@@ -218,8 +219,8 @@ func greyChoiceSeconds(n, held, l, m, ridges, terms int, chol, gemm float64) flo
 }
 
 // greyGemmSeconds times the primal ridge choice's product of the held-out
-// images' pooled outputs (linalg.Dgemm, transposed, in float64) and
-// returns its seconds per multiply-add: the least of two timings of a
+// images' pooled outputs (greyPrimalRidge: linalg.GemmNT64, in float64)
+// and returns its seconds per multiply-add: the least of two timings of a
 // 384 x 384 product over 1536 rows (0.2 GMAC each).
 func greyGemmSeconds() float64 {
 	const l, rows = 384, 1536
@@ -231,7 +232,7 @@ func greyGemmSeconds() float64 {
 	best := math.Inf(1)
 	for range 2 {
 		t0 := time.Now()
-		linalg.Dgemm(true, false, l, l, rows, -1, h, l, h, l, 1, g, l)
+		linalg.GemmNT64(l, l, rows, -1, h, rows, h, rows, 1, g, l)
 		best = min(best, time.Since(t0).Seconds())
 	}
 	return best / (float64(l) * float64(l) * float64(rows))

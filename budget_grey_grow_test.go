@@ -158,3 +158,89 @@ func TestBudgetGreyRidgeDirect(t *testing.T) {
 		t.Errorf("output weights %.3g from the direct solve of every image at ridge %g", d, greyRidges[best])
 	}
 }
+
+// TestGreyPrimalRidge: the grey budget's primal ridge choice (the
+// held-out product formed by GemmNT64) scores every term as gonum's
+// direct solve on the training part scores it on the held-out images,
+// chooses the best, returns the direct solve of every image at it, and
+// agrees with primalRidge; cut short, it chooses among the terms scored.
+func TestGreyPrimalRidge(t *testing.T) {
+	p := shiftedProblem(t, 600, 20)
+	c := greyLocal(5, 8) // L = 288 < N: the primal way
+	c.BF16Gram, c.Float32Gram = false, false
+	_, lf, err := c.fitLocalState(context.Background(), p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := lf.solver()
+	n, mo, l := p.X.Len(), p.M, eng.L
+	train, held, err := splitHoldout(p, photoValidation, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if photoDual(n, len(held), l, mo, len(greyRidges)) {
+		t.Fatalf("L = %d on %d images: the dual way, want the primal", l, n)
+	}
+	all := make([]int, n)
+	for i := range all {
+		all[i] = i
+	}
+	h, _ := heldRows(eng, p.T, mo, all, false)
+	best := -1
+	var want []Score
+	for _, r := range greyRidges {
+		b := directRidge(t, h, p.T, l, mo, train, r)
+		y := make([]float64, len(held)*mo)
+		th := make([]float64, len(held)*mo)
+		for k, i := range held {
+			for q := 0; q < mo; q++ {
+				for j := 0; j < l; j++ {
+					y[k*mo+q] += h[i*l+j] * b[j*mo+q]
+				}
+			}
+			copy(th[k*mo:], p.T[i*mo:(i+1)*mo])
+		}
+		s := Score{Nodes: l, Ridge: r, RMSE: RMSE(y, th), Accuracy: Accuracy(ArgMax(y, mo), ArgMax(th, mo))}
+		want = append(want, s)
+		if best < 0 || s.better(want[best], true) {
+			best = len(want) - 1
+		}
+	}
+	if slices.IndexFunc(want, func(s Score) bool { return s.RMSE != want[0].RMSE }) < 0 {
+		t.Fatal("the grid's held-out scores do not differ: the test cannot tell the terms apart")
+	}
+	beta, rmse, curve, got, err := greyRidgeChoice(context.Background(), lf, p.T, train, held, greyRidges, true, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != best || len(curve) != len(want) {
+		t.Fatalf("chose %d of %d, want %d (%+v)", got, len(curve), best, want)
+	}
+	for i := range curve {
+		if curve[i].Accuracy != want[i].Accuracy || math.Abs(curve[i].RMSE-want[i].RMSE) > 1e-9*want[i].RMSE || curve[i].Ridge != greyRidges[i] {
+			t.Errorf("ridge %g: %+v, want %+v", greyRidges[i], curve[i], want[i])
+		}
+	}
+	if d := maxRelDiff(beta, directRidge(t, h, p.T, l, mo, all, greyRidges[best])); !(d < 1e-8) {
+		t.Errorf("output weights %.3g from the direct solve at ridge %g", d, greyRidges[best])
+	}
+	b2, rmse2, curve2, got2, err := primalRidge(context.Background(), eng, p.T, mo, held, greyRidges, true, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got2 != got || maxRelDiff(b2, beta) > 1e-10 || math.Abs(rmse2-rmse) > 1e-10*rmse || len(curve2) != len(curve) {
+		t.Errorf("primalRidge chose %d (rmse %v), greyPrimalRidge %d (rmse %v)", got2, rmse2, got, rmse)
+	}
+	// Cut short after two terms: the better of those two.
+	two := func(i int, _, _ float64) bool { return i < 2 }
+	_, _, curve, got, err = greyPrimalRidge(context.Background(), eng, p.T, mo, held, greyRidges, true, two)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(curve) != 2 || curve[got] != pick(curve, true) {
+		t.Errorf("cut short: curve %+v, chose %d", curve, got)
+	}
+	if _, _, _, _, err := greyPrimalRidge(context.Background(), eng, p.T, mo, nil, greyRidges, true, nil); err == nil {
+		t.Error("no held-out images accepted")
+	}
+}

@@ -309,7 +309,11 @@ func photoFit(ctx context.Context, cfg Config, p Problem, pl BudgetPlan, progres
 		return m, false, nil
 	}
 	classify := p.Classes != nil
-	beta, rmse, curve, best, err := photoRidge(ctx, lf, p.T, train, held, pl.Ridges, classify, more)
+	choose := photoRidge
+	if pl.Probe != "" { // a grey budget's local nodes (budget_grey_ridge.go)
+		choose = greyRidgeChoice
+	}
+	beta, rmse, curve, best, err := choose(ctx, lf, p.T, train, held, pl.Ridges, classify, more)
 	if err != nil {
 		return nil, false, err
 	}
