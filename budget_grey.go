@@ -3,12 +3,9 @@ package scn
 import (
 	"context"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"sort"
-	"time"
 
-	"github.com/scn2d/scn/internal/linalg"
 	"github.com/scn2d/scn/internal/timing"
 )
 
@@ -188,7 +185,7 @@ const greyReserveTerms = 2
 // refit (greyChoiceSeconds, at the pace the fit has run against its model
 // if slower: the machine's load slows both), would end past photoFitStop
 // of the budget.
-func greyGrowStop(b Budget, p Problem, cfg Config, done int, spent, next, fixed, rate, chol, gemm float64, held, ridges int, choose bool) bool {
+func greyGrowStop(b Budget, p Problem, cfg Config, done int, spent, next, fixed, rate, chol float64, held, ridges int, choose bool) bool {
 	n, rows, cols, chans := p.X.Len(), p.X.Rows, p.X.Cols, max(p.X.Chans(), 1)
 	pace := 1.0
 	if fp := fixed + photoSeconds(cfg.Local, done, n, rows, cols, chans, rate, chol); fp > 0 && spent > 0 {
@@ -197,43 +194,19 @@ func greyGrowStop(b Budget, p Problem, cfg Config, done int, spent, next, fixed,
 	after := 0.0
 	if choose {
 		l := min(done+localRandomBlock, cfg.Local.Filters) * cfg.Local.perFilter()
-		after = pace * greyChoiceSeconds(n, held, l, p.M, ridges, min(ridges, greyReserveTerms), chol, gemm)
+		after = pace * greyChoiceSeconds(n, held, l, p.M, ridges, min(ridges, greyReserveTerms), chol)
 	}
 	return b.now().Sub(b.Start).Seconds()+next+after > b.Duration.Seconds()*photoFitStop
 }
 
 // greyChoiceSeconds is the modelled time of a ridge choice's first terms
 // terms of ridges and the refit on n images of l pooled outputs, held of
-// them held out, m outputs: photoChoiceSteps at chol seconds per
-// multiply-add, except the primal way's held-out images' product H_h^T
-// H_h, at gemm (timed apart, greyGemmSeconds: on Fashion-MNIST at L =
-// 4608 primalRidge's form of it took most of a minute where the factor's
-// rate predicted 5 s).
-func greyChoiceSeconds(n, held, l, m, ridges, terms int, chol, gemm float64) float64 {
-	dual := photoDual(n, held, l, m, ridges)
-	pre, step, final := photoChoiceSteps(n, held, l, m, dual)
-	if !dual {
-		return pre*gemm + (float64(terms)*step+final)*chol
-	}
+// them held out, m outputs: photoChoiceSteps the cheaper way at chol
+// seconds per multiply-add. (The primal way's held-out product runs at
+// least at the factor's rate with greyPrimalRidge's kernel: on
+// Fashion-MNIST at L = 3456 the whole choice of five terms took about 3 s
+// where this model says 6.)
+func greyChoiceSeconds(n, held, l, m, ridges, terms int, chol float64) float64 {
+	pre, step, final := photoChoiceSteps(n, held, l, m, photoDual(n, held, l, m, ridges))
 	return (pre + float64(terms)*step + final) * chol
-}
-
-// greyGemmSeconds times the primal ridge choice's product of the held-out
-// images' pooled outputs (greyPrimalRidge: linalg.GemmNT64, in float64)
-// and returns its seconds per multiply-add: the least of two timings of a
-// 384 x 384 product over 1536 rows (0.2 GMAC each).
-func greyGemmSeconds() float64 {
-	const l, rows = 384, 1536
-	h := make([]float64, rows*l)
-	for i := range h {
-		h[i] = float64(i%97) / 97
-	}
-	g := make([]float64, l*l)
-	best := math.Inf(1)
-	for range 2 {
-		t0 := time.Now()
-		linalg.GemmNT64(l, l, rows, -1, h, rows, h, rows, 1, g, l)
-		best = min(best, time.Since(t0).Seconds())
-	}
-	return best / (float64(l) * float64(l) * float64(rows))
 }

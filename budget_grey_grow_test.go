@@ -82,7 +82,7 @@ func TestBudgetGreyGrowStops(t *testing.T) {
 	}
 	n, held := p.X.Len(), int(math.Round(photoValidation*float64(p.X.Len())))
 	l := (f + localRandomBlock) * per
-	next := cost*localRandomBlock + greyChoiceSeconds(n, held, l, p.M, len(greyRidges), greyReserveTerms, pl.Rates.Chol, pl.Rates.Chol)
+	next := cost*localRandomBlock + greyChoiceSeconds(n, held, l, p.M, len(greyRidges), greyReserveTerms, pl.Rates.Chol)
 	if spent+next <= photoFitStop*sec+1e-9 {
 		t.Errorf("stopped at %d filters, %.1f s in, where the next block and the choice (%.1f s) fitted within %.0f s", f, spent, next, photoFitStop*sec)
 	}

@@ -16,7 +16,8 @@ import (
 // multiply-adds: 1.3e11 at L = 4608 with 6000 images held out). primalRidge
 // forms it with linalg.Dgemm on H_h transposed, which ran at a quarter of
 // the Cholesky factor's rate on the 2-core machine (and took most of a
-// minute of a 60 s budget on Fashion-MNIST); greyRidge forms it as
+// minute of a 60 s budget on Fashion-MNIST at L = 4608); greyRidgeChoice
+// forms it as
 // linalg.GemmNT64 of H_h^T held row-wise (the dual choice's kernel, fixed
 // chunks), otherwise as primalRidge. A photo budget keeps primalRidge (its
 // models' bytes stay as they are).

@@ -158,12 +158,9 @@ func (b Budget) fitLocalPlan(ctx context.Context, p Problem, cfg Config, choices
 	cfg.Local.Filters = f
 	cfg.MaxNodes = cfg.Local.Outputs()
 	l := cfg.MaxNodes
-	most, gemm := f, chol
+	most := f
 	if grow > 0 {
 		most = max(f, budgetFilters(cfg, rate, chol, grow*(left-fixed), n, rows, cols, chans, p.M, len(held), len(ridges), share > 0, b.MaxBytes))
-		if b.Rates == nil {
-			gemm = max(chol, greyGemmSeconds())
-		}
 	}
 	predicted := fixed + photoSeconds(cfg.Local, f, n, rows, cols, chans, rate, chol)
 	how := fmt.Sprintf("ridge %g (too few images per class to hold any out)", cfg.Ridge)
@@ -210,7 +207,7 @@ func (b Budget) fitLocalPlan(ctx context.Context, p Problem, cfg Config, choices
 		pre, step, final := photoChoiceSteps(n, len(held), l, p.M, photoDual(n, len(held), l, p.M, len(ridges)))
 		need := pace * (pre + step + final) * chol
 		if most > f {
-			need = pace * greyChoiceSeconds(n, len(held), l, p.M, len(ridges), 1, chol, gemm)
+			need = pace * greyChoiceSeconds(n, len(held), l, p.M, len(ridges), 1, chol)
 		}
 		return need <= (b.Duration-b.now().Sub(b.Start)).Seconds()*photoChoiceShare
 	}
@@ -238,7 +235,7 @@ func (b Budget) fitLocalPlan(ctx context.Context, p Problem, cfg Config, choices
 		}
 		prevF, prevT = done, now
 		if most > f {
-			stop := greyGrowStop(b, p, cfg, done, now.Sub(fitStart).Seconds(), next, fixed, rate, chol, gemm, len(held), len(ridges), share > 0)
+			stop := greyGrowStop(b, p, cfg, done, now.Sub(fitStart).Seconds(), next, fixed, rate, chol, len(held), len(ridges), share > 0)
 			if stop {
 				fitted = done
 			}
