@@ -3,6 +3,7 @@ package scn
 import (
 	"context"
 	"math"
+	"runtime"
 	"slices"
 	"testing"
 	"time"
@@ -230,6 +231,18 @@ func TestGreyPrimalRidge(t *testing.T) {
 	}
 	if got2 != got || maxRelDiff(b2, beta) > 1e-10 || math.Abs(rmse2-rmse) > 1e-10*rmse || len(curve2) != len(curve) {
 		t.Errorf("primalRidge chose %d (rmse %v), greyPrimalRidge %d (rmse %v)", got2, rmse2, got, rmse)
+	}
+	// The same bits whatever GOMAXPROCS.
+	for _, procs := range []int{1, 4} {
+		prev := runtime.GOMAXPROCS(procs)
+		bp, _, _, _, err := greyPrimalRidge(context.Background(), eng, p.T, mo, held, greyRidges, true, nil)
+		runtime.GOMAXPROCS(prev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(bp, beta) {
+			t.Errorf("GOMAXPROCS %d: other output weights", procs)
+		}
 	}
 	// Cut short after two terms: the better of those two.
 	two := func(i int, _, _ float64) bool { return i < 2 }
