@@ -19,8 +19,10 @@ import (
 // minute of a 60 s budget on Fashion-MNIST at L = 4608); greyRidgeChoice
 // forms it as
 // linalg.GemmNT64 of H_h^T held row-wise (the dual choice's kernel, fixed
-// chunks), otherwise as primalRidge. A photo budget keeps primalRidge (its
-// models' bytes stay as they are).
+// chunks), otherwise as primalRidge. A photo budget keeps primalRidge, as
+// do the grey plans of earlier files (their replays' bytes stay as they
+// were): greyRidgeChoice is taken for a plan that records a probe and may
+// grow (BudgetPlan.MaxNodes past Nodes).
 
 // greyRidgeChoice is photoRidge for a grey budget: the dual way when it
 // costs less, otherwise greyPrimalRidge.

@@ -307,7 +307,9 @@ func photoFit(ctx context.Context, cfg Config, p Problem, pl BudgetPlan, progres
 	}
 	classify := p.Classes != nil
 	choose := photoRidge
-	if pl.Probe != "" { // a grey budget's local nodes (budget_grey_ridge.go)
+	if pl.Probe != "" && pl.MaxNodes > pl.Nodes {
+		// A grey budget's growing local fit (budget_grey_ridge.go); the
+		// plans of earlier files, which did not grow, replay as they were.
 		choose = greyRidgeChoice
 	}
 	beta, rmse, curve, best, err := choose(ctx, lf, p.T, train, held, pl.Ridges, classify, more)
