@@ -241,7 +241,7 @@ func (b Budget) Fit(ctx context.Context, p Problem, progress func(Step), plan fu
 		if local {
 			lb := b
 			lb.Rates = b.LocalRates
-			return lb.fitLocalPlan(ctx, p, lc, greyRidges, greyWhat(p), rec, progress, plan)
+			return lb.fitLocalPlan(ctx, p, lc, greyRidges, greyWhat(p), rec, greyGrow, progress, plan)
 		}
 		probed = rec
 	}

@@ -83,14 +83,17 @@ func (b Budget) fitPhotos(ctx context.Context, p Problem, progress func(Step), p
 		return nil, fmt.Errorf("%w: local nodes cannot be applied to images of %d x %d x %d", ErrBudget, rows, cols, chans)
 	}
 	what := fmt.Sprintf("photos (%d x %d x %d): the presets' local nodes", rows, cols, chans)
-	return b.fitLocalPlan(ctx, p, cfg, photoRidges, what, "", progress, plan)
+	return b.fitLocalPlan(ctx, p, cfg, photoRidges, what, "", 0, progress, plan)
 }
 
 // fitLocalPlan is fitPhotos with the local configuration cfg (its filters
 // are planned), the ridge terms to choose from (the first is cfg.Ridge's
 // place in the grid), what the plan's Why begins with, and the probe's
-// record (BudgetPlan.Probe; "" for none).
-func (b Budget) fitLocalPlan(ctx context.Context, p Problem, cfg Config, choices []float64, what, probed string, progress func(Step), plan func(BudgetPlan)) (*Model, error) {
+// record (BudgetPlan.Probe; "" for none). With grow > 0 the fit may draw
+// filters past the plan, up to what grow times the time left would allow
+// (BudgetPlan.MaxNodes), while the clock allows them and the ridge choice
+// after them (greyGrowStop); grow 0 fits the plan's filters at most.
+func (b Budget) fitLocalPlan(ctx context.Context, p Problem, cfg Config, choices []float64, what, probed string, grow float64, progress func(Step), plan func(BudgetPlan)) (*Model, error) {
 	n, rows, cols, chans := p.X.Len(), p.X.Rows, p.X.Cols, max(p.X.Chans(), 1)
 	// fixed is the seconds of a fit's costs outside the work model (the
 	// whitening's patches and eigenvectors, the passes' set-up): the first
@@ -155,6 +158,10 @@ func (b Budget) fitLocalPlan(ctx context.Context, p Problem, cfg Config, choices
 	cfg.Local.Filters = f
 	cfg.MaxNodes = cfg.Local.Outputs()
 	l := cfg.MaxNodes
+	most := f
+	if grow > 0 {
+		most = max(f, budgetFilters(cfg, rate, chol, grow*(left-fixed), n, rows, cols, chans, p.M, len(held), len(ridges), share > 0, b.MaxBytes))
+	}
 	predicted := fixed + photoSeconds(cfg.Local, f, n, rows, cols, chans, rate, chol)
 	how := fmt.Sprintf("ridge %g (too few images per class to hold any out)", cfg.Ridge)
 	if share > 0 {
@@ -167,27 +174,41 @@ func (b Budget) fitLocalPlan(ctx context.Context, p Problem, cfg Config, choices
 		predicted += ch
 	}
 	pl := BudgetPlan{
-		Kind: cfg.Kind, Preset: cfg.Preset, Nodes: l, MaxNodes: l, BlockSize: max(1, cfg.BlockSize), Validation: share,
+		Kind: cfg.Kind, Preset: cfg.Preset, Nodes: l, MaxNodes: most * cfg.Local.perFilter(), BlockSize: max(1, cfg.BlockSize), Validation: share,
 		Ridges: append([]float64(nil), ridges...), FitRidge: cfg.Ridge, Predicted: time.Duration(predicted * float64(time.Second)),
 		Rates: Rates{Score: rate, Chol: chol, Block: fixed}, Filters: f,
 		Why: fmt.Sprintf("%s, %d filters of 5 x 5 and %s fit the time left (%.3g s per 1e9 multiply-adds measured)",
 			what, f, how, rate*1e9),
 		Probe: probed,
 	}
+	if most > f {
+		pl.Why += fmt.Sprintf("; the fit may grow to %d filters while the clock allows", most)
+	}
 	if plan != nil {
 		plan(pl)
 	}
+	if most > f {
+		cfg.Local.Filters = most
+		cfg.MaxNodes = cfg.Local.Outputs()
+	}
+	// fitted is the filters the fit draws: all it may, unless the clock
+	// stops a growing fit earlier.
+	fitted := cfg.Local.Filters
 	// The ridge choice goes ahead if, at the pace the fit ran against its
 	// model (if slower), its first term and the refit still fit in the time
 	// left (the further terms are checked one by one, below).
 	fitStart := b.now()
 	proceed := func() bool {
 		pace := 1.0
-		if fp := fixed + photoSeconds(cfg.Local, f, n, rows, cols, chans, rate, chol); fp > 0 {
+		if fp := fixed + photoSeconds(cfg.Local, fitted, n, rows, cols, chans, rate, chol); fp > 0 {
 			pace = max(pace, b.now().Sub(fitStart).Seconds()/fp)
 		}
+		l := fitted * cfg.Local.perFilter()
 		pre, step, final := photoChoiceSteps(n, len(held), l, p.M, photoDual(n, len(held), l, p.M, len(ridges)))
 		need := pace * (pre + step + final) * chol
+		if most > f {
+			need = pace * greyChoiceSeconds(n, len(held), l, p.M, len(ridges), 1, chol)
+		}
 		return need <= (b.Duration-b.now().Sub(b.Start)).Seconds()*photoChoiceShare
 	}
 	// Each further ridge term goes ahead if, at the pace the choice has run
@@ -213,6 +234,13 @@ func (b Budget) fitLocalPlan(ctx context.Context, p Problem, cfg Config, choices
 			next = last
 		}
 		prevF, prevT = done, now
+		if most > f {
+			stop := greyGrowStop(b, p, cfg, done, now.Sub(fitStart).Seconds(), next, fixed, rate, chol, len(held), len(ridges), share > 0)
+			if stop {
+				fitted = done
+			}
+			return stop
+		}
 		return now.Sub(b.Start).Seconds()+next > b.Duration.Seconds()*photoFitStop
 	}
 	m, chose, err := photoFit(ctx, cfg, p, pl, progress, stopFit, proceedAt, more)
@@ -220,7 +248,7 @@ func (b Budget) fitLocalPlan(ctx context.Context, p Problem, cfg Config, choices
 		return m, err
 	}
 	stopped := "plan"
-	if m.Nodes() < pl.Nodes || (pl.Validation > 0 && (!chose || len(m.Selection.Curve) < len(pl.Ridges))) {
+	if m.Nodes() < pl.Nodes || (most > f && m.Nodes() < pl.MaxNodes) || (pl.Validation > 0 && (!chose || len(m.Selection.Curve) < len(pl.Ridges))) {
 		// The clock stopped the fit, or left no time for the ridge
 		// choice, or for all its terms.
 		stopped = "budget"
@@ -278,7 +306,13 @@ func photoFit(ctx context.Context, cfg Config, p Problem, pl BudgetPlan, progres
 		return m, false, nil
 	}
 	classify := p.Classes != nil
-	beta, rmse, curve, best, err := photoRidge(ctx, lf, p.T, train, held, pl.Ridges, classify, more)
+	choose := photoRidge
+	if pl.Probe != "" && pl.MaxNodes > pl.Nodes {
+		// A grey budget's growing local fit (budget_grey_ridge.go); the
+		// plans of earlier files, which did not grow, replay as they were.
+		choose = greyRidgeChoice
+	}
+	beta, rmse, curve, best, err := choose(ctx, lf, p.T, train, held, pl.Ridges, classify, more)
 	if err != nil {
 		return nil, false, err
 	}
