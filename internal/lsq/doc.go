@@ -10,7 +10,8 @@
 //     ShardRows images (gram.go), with its one-pass accumulation for fits
 //     that know their nodes before the data (onepass.go) and every
 //     prefix's weights at another ridge term from one factor
-//     (RidgePrefixes, gram_ridge.go);
+//     (RidgePrefixes, gram_ridge.go) and a fold's out-of-fold outputs
+//     from the sums of every image (HeldRows, HeldOutputs, gram_held.go);
 //   - the dense solves: Cholesky (blocked, the engine's own factor) and
 //     SolveFlat (a flat system solved in place on it),
 //     RidgeSolve (gonum's Cholesky) and CholeskySolve (the blocked factor,

@@ -23,7 +23,10 @@
 //     in two products;
 //   - the supervised choice (choose.go): a candidate's correlations with
 //     the residual (CorrelateRows) and the supervisory inequality
-//     (Admissible), which the drivers' one-node and block steps share.
+//     (Admissible), which the drivers' one-node and block steps share; for
+//     a local filter, whose pooled outputs are several columns, the same
+//     inequality on their span (GroupXi, Projections, AdmissibleGroups,
+//     choose_local.go).
 //
 // The model files the root package pins (testdata/golden.json) depend on
 // the order of every draw from the random stream and on every expression
