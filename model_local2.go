@@ -2,7 +2,6 @@ package scn
 
 import (
 	"fmt"
-	"math"
 	"runtime"
 
 	"github.com/scn2d/scn/internal/local"
@@ -119,15 +118,11 @@ func (m *Model) checkSecond() error {
 	case ll.Banks[0].Filters() != ll.Geometry.Filters:
 		return fmt.Errorf("scn: first layer of %d filters under a second layer, the geometry says %d", ll.Banks[0].Filters(), ll.Geometry.Filters)
 	}
-	for _, v := range b.Params {
-		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-			return fmt.Errorf("scn: the second layer of local filters has a non-finite parameter")
-		}
+	if !finite32(b.Params) {
+		return fmt.Errorf("scn: the second layer of local filters has a non-finite parameter")
 	}
-	for _, v := range b.Bias {
-		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-			return fmt.Errorf("scn: the second layer of local filters has a non-finite bias")
-		}
+	if !finite32(b.Bias) {
+		return fmt.Errorf("scn: the second layer of local filters has a non-finite bias")
 	}
 	return nil
 }
