@@ -181,15 +181,11 @@ func refitDirect(path *Path, ds *directSys, l int, alpha float64, held, all Prob
 	out.Summary.Trace = m.Summary.Trace[:min(l, len(m.Summary.Trace))]
 	out.Config.Ridge = alpha
 	out.Config.DirectLink = true
-	yt, err := out.Predict(path.x)
+	rmse, err := path.bothRMSE(&out, held)
 	if err != nil {
 		return nil, err
 	}
-	yv, err := out.Predict(held.X)
-	if err != nil {
-		return nil, err
-	}
-	out.Summary.TrainRMSE = RMSE(append(yt, yv...), append(append([]float64(nil), path.t...), held.T...))
+	out.Summary.TrainRMSE = rmse
 	return &out, nil
 }
 

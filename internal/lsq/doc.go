@@ -15,7 +15,8 @@
 //   - the dense solves: Cholesky (blocked, the engine's own factor) and
 //     SolveFlat (a flat system solved in place on it),
 //     RidgeSolve (gonum's Cholesky) and CholeskySolve (the blocked factor,
-//     falling back to RidgeSolve), and the engines' triangular solves;
+//     falling back to RidgeSolve), StackedRidge (two parts' normal
+//     equations added, stacked.go), and the engines' triangular solves;
 //   - the iterative solves of statistics: an update's two-sided
 //     preconditioned conjugate gradients (Near, near.go) and an online
 //     learner's, warm started and preconditioned with a stale factor
