@@ -491,20 +491,12 @@ func (bb *blockBuilder) partial() *Path {
 func (bb *blockBuilder) path(stop StopReason) (*Path, error) {
 	t0 := time.Now()
 	p := bb.partial()
-	m := p.model
-	l := len(bb.bias)
-	m.Summary = Summary{
-		Nodes: l, Samples: bb.n, Stop: stop, TrainRMSE: bb.rmse(),
+	s := Summary{
+		Nodes: len(bb.bias), Samples: bb.n, Stop: stop, TrainRMSE: bb.rmse(),
 		Tried: bb.tried, Rejected: bb.reject, Trace: bb.trace,
 	}
-	beta, err := p.beta(m, l, bb.cfg.Ridge)
-	if err != nil {
+	if err := p.finish(s, bb.cfg.Ridge, bb.cfg.Scales, bb.cfg.Ratios, &bb.prof, t0); err != nil {
 		return nil, err
 	}
-	m.Beta = beta
-	bb.prof.Solve = time.Since(t0)
-	m.Summary.Profile = bb.prof
-	m.Config.Scales = append([]float64(nil), bb.cfg.Scales...)
-	m.Config.Ratios = append([]float64(nil), bb.cfg.Ratios...)
 	return p, nil
 }
