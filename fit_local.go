@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/scn2d/scn/internal/local"
 	"github.com/scn2d/scn/internal/lsq"
 	"github.com/scn2d/scn/internal/node"
 	"gonum.org/v1/gonum/floats"
@@ -171,26 +172,11 @@ func (c Config) fitLocalState(ctx context.Context, p Problem, progress func(Step
 }
 
 // planeMoments returns the mean and standard deviation of each plane's
-// pixels over the images (a deviation of 0 is taken as 1).
+// pixels over the images (a deviation of 0 is taken as 1; local.Moments).
 func planeMoments(x Images) (mean, sd []float64) {
-	ch, plane, n := x.Chans(), x.Rows*x.Cols, x.Len()
-	mean, sd = make([]float64, ch), make([]float64, ch)
-	for c := 0; c < ch; c++ {
-		var s, s2 float64
-		for i := 0; i < n; i++ {
-			for _, v := range x.Pix[i*ch*plane+c*plane : i*ch*plane+(c+1)*plane] {
-				s += float64(v)
-				s2 += float64(v) * float64(v)
-			}
-		}
-		cnt := float64(n * plane)
-		mean[c] = s / cnt
-		sd[c] = math.Sqrt(max(s2/cnt-mean[c]*mean[c], 0))
-		if !(sd[c] > 1e-12) {
-			sd[c] = 1
-		}
-	}
-	return mean, sd
+	mo := local.NewMoments(x.Chans(), x.Rows*x.Cols)
+	mo.Add(x.Pix, x.Len())
+	return mo.Result()
 }
 
 // rmse returns the training RMSE of the residual so far.
