@@ -356,25 +356,8 @@ func (s *Stats) model(beta []float64, ridge, rmse float64) *Model {
 	return &r
 }
 
-// rmse is the training RMSE of output weights beta from the sums alone:
-// ||T - H beta||^2 = tr(T^T T) - 2 tr(beta^T H^T T) + tr(beta^T G beta).
+// rmse is the training RMSE of output weights beta from the sums alone
+// (lsq.SumsRSS).
 func (s *Stats) rmse(beta []float64, ridge float64) float64 {
-	l, m := s.Nodes(), s.M
-	var rss float64
-	for q := 0; q < m; q++ {
-		rss += s.TT[q*m+q]
-	}
-	gb := make([]float64, l*m)
-	for i := 0; i < l; i++ {
-		for k := 0; k < l; k++ {
-			g := s.G[i*l+k]
-			for q := 0; q < m; q++ {
-				gb[i*m+q] += g * beta[k*m+q]
-			}
-		}
-	}
-	for i := range beta {
-		rss += beta[i]*gb[i] - 2*beta[i]*s.HT[i]
-	}
-	return math.Sqrt(max(rss, 0) / float64(s.N*m))
+	return math.Sqrt(lsq.SumsRSS(s.G, s.HT, s.TT, beta, s.Nodes(), s.M) / float64(s.N*s.M))
 }

@@ -21,7 +21,8 @@
 //     preconditioned conjugate gradients (Near, near.go) and an online
 //     learner's, warm started and preconditioned with a stale factor
 //     (RidgeCG, ridge_pcg.go), with the sums' panel helpers
-//     (ScaleLowerPanels, SymmetrizeTiled);
+//     (ScaleLowerPanels, SymmetrizeTiled), and the residual sum of squares
+//     from sums alone (SumsRSS, SolvedRSS, sums_rss.go);
 //   - the small vector helpers the layers above share: Grow, Transpose and
 //     Transposed, Dot, RowDots, ColDots, AddVec, SumChunks, Reduce and
 //     Reduce32 (engine.go, vec.go).
