@@ -73,16 +73,24 @@ func (s Selection) holdoutExtras(m *Model, train func() (*Model, error), tp, hp,
 	if err != nil {
 		return nil, err
 	}
-	if s.ClassWeights != nil {
-		if tm, err = tm.Reweighted(tp, s.ClassWeights); err != nil {
-			return nil, err
-		}
-	}
-	y, err := tm.Predict(hp.X)
+	y, err := s.heldOutputs(tm, tp, hp)
 	if err != nil {
 		return nil, err
 	}
 	return s.attachExtras(m, cal, y, hp.T)
+}
+
+// heldOutputs returns the outputs on the held-out part hp of tm, a model
+// solved on the training part tp alone, re-solved there with the class
+// weights first, if any.
+func (s Selection) heldOutputs(tm *Model, tp, hp Problem) ([]float64, error) {
+	if s.ClassWeights != nil {
+		var err error
+		if tm, err = tm.Reweighted(tp, s.ClassWeights); err != nil {
+			return nil, err
+		}
+	}
+	return tm.Predict(hp.X)
 }
 
 // prepareExtras checks p for the selection's extras and re-solves m with
@@ -158,12 +166,7 @@ func (c Config) foldExtras(ctx context.Context, m *Model, p Problem, folds [][]i
 		if err != nil {
 			return nil, err
 		}
-		if s.ClassWeights != nil {
-			if tm, err = tm.Reweighted(tp, s.ClassWeights); err != nil {
-				return nil, err
-			}
-		}
-		yf, err := tm.Predict(hp.X)
+		yf, err := s.heldOutputs(tm, tp, hp)
 		if err != nil {
 			return nil, err
 		}
