@@ -15,6 +15,8 @@
 //   - the draws (Draw): uniform, standardised, on receptive fields, or
 //     difference nodes from two training images (DiffSource), set by a
 //     small Spec rather than the root package's Config;
+//   - standardised draws' sums (standardize.go): the images' mean image
+//     (MeanImage) and a node's scale to a spread (Spread);
 //   - the draws' pieces: Uniform, FieldInterval (a receptive field's side),
 //     RankOne and RankOne3 (the rank-one approximation of a difference of
 //     images, power iteration), Normalise, Norm32;
