@@ -22,7 +22,8 @@
 //     learner's, warm started and preconditioned with a stale factor
 //     (RidgeCG, ridge_pcg.go), with the sums' panel helpers
 //     (ScaleLowerPanels, SymmetrizeTiled), and the residual sum of squares
-//     from sums alone (SumsRSS, SolvedRSS, sums_rss.go);
+//     from sums alone (SumsRSS, SolvedRSS, sums_rss.go); the sums
+//     themselves, formed chunk by chunk (ChunkSums, chunk_sums.go);
 //   - the small vector helpers the layers above share: Grow, Transpose and
 //     Transposed, Dot, RowDots, ColDots, AddVec, SumChunks, Reduce and
 //     Reduce32 (engine.go, vec.go).
