@@ -129,3 +129,18 @@ func (p *Path) finish(s Summary, ridge float64, scales, ratios []float64, prof *
 	m.Config.Ratios = append([]float64(nil), ratios...)
 	return nil
 }
+
+// bothRMSE returns the RMSE of m's predictions over the path's training
+// part and the held-out part together: the training RMSE of a model
+// refitted on both.
+func (p *Path) bothRMSE(m *Model, held Problem) (float64, error) {
+	yt, err := m.Predict(p.x)
+	if err != nil {
+		return 0, err
+	}
+	yv, err := m.Predict(held.X)
+	if err != nil {
+		return 0, err
+	}
+	return RMSE(append(yt, yv...), append(append([]float64(nil), p.t...), held.T...)), nil
+}

@@ -85,21 +85,6 @@ func refit(path *Path, l int, alpha float64, held Problem) (*Model, error) {
 	return pm, nil
 }
 
-// bothRMSE returns the RMSE of m's predictions over the path's training
-// part and the held-out part together: the training RMSE of a model
-// refitted on both.
-func (p *Path) bothRMSE(m *Model, held Problem) (float64, error) {
-	yt, err := m.Predict(p.x)
-	if err != nil {
-		return 0, err
-	}
-	yv, err := m.Predict(held.X)
-	if err != nil {
-		return 0, err
-	}
-	return RMSE(append(yt, yv...), append(append([]float64(nil), p.t...), held.T...)), nil
-}
-
 // stackedLS returns the minimum-norm least-squares weights of the first l
 // nodes over the training part and the held-out part (hidden outputs hv,
 // targets tv). With the engine's QR factor H = Q R, ||H beta - T||^2 equals
