@@ -405,22 +405,8 @@ func (bb *blockBuilder) updateResidual() {
 		return
 	}
 	bb.eng.Residual(l, beta, bb.e)
-	n, m := bb.n, bb.m
-	shards := len(bb.eng.Shards)
-	part := make([]float64, shards*m)
-	forChunks(shards, 1, func(s, _, _ int) {
-		sh := bb.eng.Shards[s]
-		for q := 0; q < m; q++ {
-			eq := bb.e[q*n+sh.Lo : q*n+sh.Hi]
-			part[s*m+q] = floats.Dot(eq, eq)
-		}
-	})
-	sum := make([]float64, m)
-	for s := 0; s < shards; s++ {
-		lsq.Reduce(sum, part[s*m:(s+1)*m])
-	}
-	bb.ee = sum
-	bb.rss = floats.Sum(sum)
+	bb.ee = bb.eng.ResidualNorms(bb.e)
+	bb.rss = floats.Sum(bb.ee)
 }
 
 // correlations returns, for the k candidates in bb.z, h_j^T h_j (k values)
