@@ -13,7 +13,7 @@ import (
 // (the dense kernels: OpenBLAS's dgemm, or the project's float64 kernel).
 // Fixed chunks keep the sums independent of the number of goroutines.
 type ChunkSums struct {
-	L, M, CW  int
+	L, M, CW  int       // columns, outputs, images a chunk
 	G, HT, TT []float64 // the sums added to (G nil: not formed)
 	H, T      []float64 // the current chunk
 	Filled    int       // the columns of the current chunk written

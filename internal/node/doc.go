@@ -11,7 +11,8 @@
 //     weights for images of several planes; Field, the vector map with the
 //     image's shape that receptive fields need. Every map is used through
 //     its weight over the flattened image (Map.Weight), so that scoring and
-//     prediction are one matrix product for both;
+//     prediction are one matrix product for both; a colour 2D node's inputs
+//     are also scored plane by plane, unexpanded (Matrix.Score, score3d.go);
 //   - the draws (Draw): uniform, standardised, on receptive fields, or
 //     difference nodes from two training images (DiffSource), set by a
 //     small Spec rather than the root package's Config;
