@@ -174,19 +174,13 @@ func (db *deepBuilder) path(stop StopReason) (*Path, error) {
 	p.independent = p.model.Nodes()
 	m := p.model
 	t0 := time.Now()
-	m.Summary = Summary{
+	s := Summary{
 		Nodes: m.Nodes(), Samples: db.n, Stop: stop, TrainRMSE: db.rmse(),
 		Tried: db.tried, Rejected: db.reject, Trace: db.trace,
 	}
-	beta, err := p.beta(m, m.Nodes(), db.top.Ridge)
-	if err != nil {
+	if err := p.finish(s, db.top.Ridge, db.top.Scales, db.top.Ratios, &db.prof, t0); err != nil {
 		return nil, err
 	}
-	m.Beta = beta
-	db.prof.Solve = time.Since(t0)
-	m.Summary.Profile = db.prof
-	m.Config.Scales = append([]float64(nil), db.top.Scales...)
-	m.Config.Ratios = append([]float64(nil), db.top.Ratios...)
 	m.Config.Layers = append([]int(nil), db.top.Layers...)
 	return p, nil
 }

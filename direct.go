@@ -6,6 +6,7 @@ import (
 	"github.com/scn2d/scn/internal/direct"
 	"github.com/scn2d/scn/internal/linalg"
 	"github.com/scn2d/scn/internal/lsq"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -84,22 +85,9 @@ func (m *Model) addDirect(x Images, lo, rows int, yt []float64, fd *[]float64) {
 // t: G = A^T A (k x k, k = D + l, full) and A^T T (k x M), A = [F H],
 // summed over fixed batches of images in order.
 func directNormal(m *Model, l int, x Images, t []float64, pool int) (g, at []float64) {
-	mm := m.M
-	d := direct.Dim(x.Channels, x.Rows, x.Cols, pool)
-	k := d + l
-	g, at = make([]float64, k*k), make([]float64, k*mm)
-	abuf := make([]float64, k*predictBatch)
-	add := func(lo, rows int, hb []float32) {
-		a := abuf[:k*rows]
-		directFeatures(x, pool, lo, rows, a[:d*rows])
-		for i, v := range hb[:l*rows] {
-			a[d*rows+i] = float64(v)
-		}
-		linalg.GemmNT64(k, k, rows, 1, a, rows, a, rows, 1, g, k)
-		linalg.Dgemm(false, false, k, mm, rows, 1, a, rows, t[lo*mm:], mm, 1, at, mm)
-	}
-	forHidden(m, l, x, add)
-	return g, at
+	s := direct.NewNormal(direct.Dim(x.Channels, x.Rows, x.Cols, pool), l, m.M, pool)
+	forHidden(m, l, x, func(lo, rows int, hb []float32) { s.Add(direct.Images(x), lo, rows, hb, t) })
+	return s.G, s.AT
 }
 
 // forHidden calls f with the outputs of the first l nodes of m on
@@ -163,46 +151,19 @@ func directDense(m *Model, l int, x Images, pool int) *mat.Dense {
 	return a
 }
 
-// dualSolve returns [W; beta] = A^T (A A^T + alpha I)^-1 T, A = [F H].
-// On the pixels themselves (pool 1, the dual's case) A is never formed:
-// F F^T and F^T C go strip by strip over the images' float32 pixels.
+// dualSolve returns [W; beta] = A^T (A A^T + alpha I)^-1 T, A = [F H]
+// (direct.Dual). On the pixels themselves (pool 1, the dual's case) A is
+// never formed (direct.PixelDual).
 func dualSolve(m *Model, l int, x Images, t []float64, pool int, alpha float64) ([]float64, error) {
-	n, mm := x.Len(), m.M
 	if pool == 1 {
-		kk := make([]float64, n*n)
-		direct.PixelKernel(direct.Images(x), direct.Images(x), kk)
-		var h *mat.Dense
+		var h blas64.General
 		if l > 0 {
 			pm, _ := m.truncate(l, nil)
-			h = hiddenDense(pm, x)
-			hr := h.RawMatrix()
-			linalg.GemmNT64(n, n, l, 1, hr.Data, hr.Stride, hr.Data, hr.Stride, 1, kk, n)
+			h = hiddenDense(pm, x).RawMatrix()
 		}
-		coef, err := direct.DualCoef(kk, n, t, mm, alpha)
-		if err != nil {
-			return nil, err
-		}
-		sol := direct.PixelT(direct.Images(x), coef, mm)
-		if l > 0 {
-			hb := make([]float64, l*mm)
-			hr := h.RawMatrix()
-			linalg.Dgemm(true, false, l, mm, n, 1, hr.Data, hr.Stride, coef, mm, 0, hb, mm)
-			sol = append(sol, hb...)
-		}
-		return sol, nil
+		return direct.PixelDual(direct.Images(x), h, t, m.M, alpha)
 	}
-	a := directDense(m, l, x, pool)
-	_, k := a.Dims()
-	raw := a.RawMatrix()
-	kk := make([]float64, n*n)
-	linalg.GemmNT64(n, n, k, 1, raw.Data, raw.Stride, raw.Data, raw.Stride, 0, kk, n)
-	coef, err := direct.DualCoef(kk, n, t, mm, alpha)
-	if err != nil {
-		return nil, err
-	}
-	sol := make([]float64, k*mm)
-	linalg.Dgemm(true, false, k, mm, n, 1, raw.Data, raw.Stride, coef, mm, 0, sol, mm)
-	return sol, nil
+	return direct.Dual(directDense(m, l, x, pool).RawMatrix(), t, m.M, alpha)
 }
 
 // withDirect returns the model of the first l nodes of m with direct links
@@ -213,6 +174,19 @@ func withDirect(m *Model, l int, x Images, t []float64, pool int, alpha float64)
 	if err != nil {
 		return nil, err
 	}
+	out := directModel(m, l, pool, alpha, beta, w)
+	y, err := out.Predict(x)
+	if err != nil {
+		return nil, err
+	}
+	out.Summary.TrainRMSE = RMSE(y, t)
+	return out, nil
+}
+
+// directModel returns the model of the first l nodes of m with direct
+// links pooled by pool: output weights beta (l x M) and w (D x M), solved
+// with ridge alpha; its training RMSE is left to the caller.
+func directModel(m *Model, l, pool int, alpha float64, beta, w []float64) *Model {
 	out := *m
 	np := m.ParamsPerNode()
 	out.Params = m.Params[: l*np : l*np]
@@ -223,12 +197,7 @@ func withDirect(m *Model, l int, x Images, t []float64, pool int, alpha float64)
 	out.Summary.Trace = m.Summary.Trace[:min(l, len(m.Summary.Trace))]
 	out.Config.Ridge = alpha
 	out.Config.DirectLink = true
-	y, err := out.Predict(x)
-	if err != nil {
-		return nil, err
-	}
-	out.Summary.TrainRMSE = RMSE(y, t)
-	return &out, nil
+	return &out
 }
 
 // checkDirect reports whether the model's direct links agree with its shapes.

@@ -171,26 +171,13 @@ func refitDirect(path *Path, ds *directSys, l int, alpha float64, held, all Prob
 	if w == nil {
 		return nil, fmt.Errorf("scn: direct links: the normal equations of %d unknowns are singular at ridge %g", k, alpha)
 	}
-	out := *m
-	np := m.ParamsPerNode()
-	out.Params = m.Params[: l*np : l*np]
-	out.Bias = m.Bias[:l:l]
-	out.Beta = w[d*mm:]
-	out.Direct = &DirectLink{Pool: ds.pool, Beta: w[:d*mm]}
-	out.Summary.Nodes = l
-	out.Summary.Trace = m.Summary.Trace[:min(l, len(m.Summary.Trace))]
-	out.Config.Ridge = alpha
-	out.Config.DirectLink = true
-	yt, err := out.Predict(path.x)
+	out := directModel(m, l, ds.pool, alpha, w[d*mm:], w[:d*mm])
+	rmse, err := path.bothRMSE(out, held)
 	if err != nil {
 		return nil, err
 	}
-	yv, err := out.Predict(held.X)
-	if err != nil {
-		return nil, err
-	}
-	out.Summary.TrainRMSE = RMSE(append(yt, yv...), append(append([]float64(nil), path.t...), held.T...))
-	return &out, nil
+	out.Summary.TrainRMSE = rmse
+	return out, nil
 }
 
 // streamDirect refuses direct links in a streamed fit: its passes sum the

@@ -230,20 +230,10 @@ func (bb *blockBuilder) standardize(k int, lambda float64) {
 	forChunks(k, 8, func(_, lo, hi int) {
 		for j := lo; j < hi; j++ {
 			w := bb.cw[j*d : (j+1)*d]
-			var mean float64
-			for i, wi := range w {
-				mean += float64(wi) * float64(bb.xbar[i])
-			}
-			var v float64
-			for _, zi := range z[j*ns : (j+1)*ns] {
-				dz := float64(zi) - mean
-				v += dz * dz
-			}
-			v /= float64(ns)
-			if !(v > 1e-10*(v+mean*mean)) || math.IsInf(v, 0) {
+			s, mean, ok := node.Spread(w, bb.xbar, z[j*ns:(j+1)*ns], lambda)
+			if !ok {
 				continue // a node (nearly) blind to the data: left as drawn
 			}
-			s := lambda / math.Sqrt(v)
 			p := bb.cp[j*bb.np : (j+1)*bb.np]
 			scaleNode(bb.cfg.Kind.Input, p, bb.x.Rows, s)
 			bb.nm.Weight(p, w)
@@ -263,20 +253,12 @@ func scaleNode(in InputMap, p []float32, rows int, s float64) {
 	}
 }
 
-// meanImage returns the mean of the images of x, pixel by pixel.
+// meanImage returns the mean of the images of x, pixel by pixel
+// (node.MeanImage).
 func meanImage(x Images) []float32 {
-	n, d := x.Len(), x.Dim()
-	mu := make([]float64, d)
-	for i := 0; i < n; i++ {
-		for j, v := range x.Image(i) {
-			mu[j] += float64(v)
-		}
-	}
-	mean := make([]float32, d)
-	for j := range mu {
-		mean[j] = float32(mu[j] / float64(n))
-	}
-	return mean
+	mi := node.NewMeanImage(x.Dim())
+	mi.Add(x.Pix, x.Len())
+	return mi.Mean()
 }
 
 // momentSample is the images the spread of a standardised node is
@@ -423,22 +405,8 @@ func (bb *blockBuilder) updateResidual() {
 		return
 	}
 	bb.eng.Residual(l, beta, bb.e)
-	n, m := bb.n, bb.m
-	shards := len(bb.eng.Shards)
-	part := make([]float64, shards*m)
-	forChunks(shards, 1, func(s, _, _ int) {
-		sh := bb.eng.Shards[s]
-		for q := 0; q < m; q++ {
-			eq := bb.e[q*n+sh.Lo : q*n+sh.Hi]
-			part[s*m+q] = floats.Dot(eq, eq)
-		}
-	})
-	sum := make([]float64, m)
-	for s := 0; s < shards; s++ {
-		lsq.Reduce(sum, part[s*m:(s+1)*m])
-	}
-	bb.ee = sum
-	bb.rss = floats.Sum(sum)
+	bb.ee = bb.eng.ResidualNorms(bb.e)
+	bb.rss = floats.Sum(bb.ee)
 }
 
 // correlations returns, for the k candidates in bb.z, h_j^T h_j (k values)
@@ -491,20 +459,12 @@ func (bb *blockBuilder) partial() *Path {
 func (bb *blockBuilder) path(stop StopReason) (*Path, error) {
 	t0 := time.Now()
 	p := bb.partial()
-	m := p.model
-	l := len(bb.bias)
-	m.Summary = Summary{
-		Nodes: l, Samples: bb.n, Stop: stop, TrainRMSE: bb.rmse(),
+	s := Summary{
+		Nodes: len(bb.bias), Samples: bb.n, Stop: stop, TrainRMSE: bb.rmse(),
 		Tried: bb.tried, Rejected: bb.reject, Trace: bb.trace,
 	}
-	beta, err := p.beta(m, l, bb.cfg.Ridge)
-	if err != nil {
+	if err := p.finish(s, bb.cfg.Ridge, bb.cfg.Scales, bb.cfg.Ratios, &bb.prof, t0); err != nil {
 		return nil, err
 	}
-	m.Beta = beta
-	bb.prof.Solve = time.Since(t0)
-	m.Summary.Profile = bb.prof
-	m.Config.Scales = append([]float64(nil), bb.cfg.Scales...)
-	m.Config.Ratios = append([]float64(nil), bb.cfg.Ratios...)
 	return p, nil
 }

@@ -557,19 +557,12 @@ func (b *builder) path(stop StopReason) (*Path, error) {
 	if l < len(b.bias) {
 		rmse = b.trace[l-1].RMSE
 	}
-	m := p.model
-	m.Summary = Summary{
+	s := Summary{
 		Nodes: l, Samples: b.n, Stop: stop, TrainRMSE: rmse,
 		Tried: b.tried, Rejected: b.reject, Trace: b.trace,
 	}
-	beta, err := p.beta(m, l, b.cfg.Ridge)
-	if err != nil {
+	if err := p.finish(s, b.cfg.Ridge, b.cfg.Scales, b.cfg.Ratios, &b.prof, t0); err != nil {
 		return nil, err
 	}
-	m.Beta = beta
-	b.prof.Solve = time.Since(t0)
-	m.Summary.Profile = b.prof
-	m.Config.Scales = append([]float64(nil), b.cfg.Scales...)
-	m.Config.Ratios = append([]float64(nil), b.cfg.Ratios...)
 	return p, nil
 }

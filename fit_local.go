@@ -6,12 +6,12 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
-	"sort"
 	"time"
 
+	"github.com/scn2d/scn/internal/local"
 	"github.com/scn2d/scn/internal/lsq"
+	"github.com/scn2d/scn/internal/node"
 	"gonum.org/v1/gonum/floats"
-	"gonum.org/v1/gonum/mat"
 )
 
 // Fitting local nodes (Config.Local).
@@ -172,26 +172,11 @@ func (c Config) fitLocalState(ctx context.Context, p Problem, progress func(Step
 }
 
 // planeMoments returns the mean and standard deviation of each plane's
-// pixels over the images (a deviation of 0 is taken as 1).
+// pixels over the images (a deviation of 0 is taken as 1; local.Moments).
 func planeMoments(x Images) (mean, sd []float64) {
-	ch, plane, n := x.Chans(), x.Rows*x.Cols, x.Len()
-	mean, sd = make([]float64, ch), make([]float64, ch)
-	for c := 0; c < ch; c++ {
-		var s, s2 float64
-		for i := 0; i < n; i++ {
-			for _, v := range x.Pix[i*ch*plane+c*plane : i*ch*plane+(c+1)*plane] {
-				s += float64(v)
-				s2 += float64(v) * float64(v)
-			}
-		}
-		cnt := float64(n * plane)
-		mean[c] = s / cnt
-		sd[c] = math.Sqrt(max(s2/cnt-mean[c]*mean[c], 0))
-		if !(sd[c] > 1e-12) {
-			sd[c] = 1
-		}
-	}
-	return mean, sd
+	mo := local.NewMoments(x.Chans(), x.Rows*x.Cols)
+	mo.Add(x.Pix, x.Len())
+	return mo.Result()
 }
 
 // rmse returns the training RMSE of the residual so far.
@@ -437,7 +422,7 @@ func (lf *localFit) supervisedBank(ctx context.Context, k int, progress func(Ste
 			tried += kc
 			t1 := time.Now()
 			xi := lf.blockXi(cols, kc, per)
-			order, ratio := chooseLocal(xi, kc, m, c.Ratios, lf.ee, b)
+			order, ratio := node.AdmissibleGroups(xi, kc, m, c.Ratios, lf.ee, b)
 			lf.prof.Selection += time.Since(t1)
 			if len(order) == 0 {
 				continue
@@ -500,102 +485,15 @@ func (lf *localFit) updateResidual() {
 }
 
 // blockXi returns, for each of the kc candidates whose pooled outputs
-// cols holds (per columns of N each), the projections e_q^T H_c (H_c^T
-// H_c)^-1 H_c^T e_q of every output q (xi[j*m+q]), summed in float64 image
-// by image in order, the candidates in parallel.
+// cols holds (per columns of N each), the projections of the residual on
+// their columns (xi[j*m+q], node.GroupXi), the candidates in parallel.
 func (lf *localFit) blockXi(cols []float32, kc, per int) []float64 {
 	n, m := lf.n, lf.m
 	xi := make([]float64, kc*m)
 	forChunks(kc, 1, func(j, _, _ int) {
-		h := cols[j*per*n : (j+1)*per*n]
-		g := make([]float64, per*per)
-		pe := make([]float64, per*m)
-		hs := make([][]float64, per)
-		for a := 0; a < per; a++ {
-			hs[a] = make([]float64, n)
-			for i, v := range h[a*n : (a+1)*n] {
-				hs[a][i] = float64(v)
-			}
-		}
-		for a := 0; a < per; a++ {
-			for b := 0; b <= a; b++ {
-				v := floats.Dot(hs[a], hs[b])
-				g[a*per+b], g[b*per+a] = v, v
-			}
-			for q := 0; q < m; q++ {
-				pe[a*m+q] = floats.Dot(hs[a], lf.e[q*n:(q+1)*n])
-			}
-		}
-		copy(xi[j*m:(j+1)*m], projections(g, pe, per, m))
+		copy(xi[j*m:(j+1)*m], node.GroupXi(cols[j*per*n:(j+1)*per*n], lf.e, n, per, m))
 	})
 	return xi
-}
-
-// projections returns p_q^T G^+ p_q for each column q of P (per x m), with
-// G (per x per, symmetric positive semi-definite) inverted on its
-// eigenvalues above per * eps * the largest (a column of zeros, as the
-// standardised outputs of a filter that never fires there, adds nothing).
-func projections(g, p []float64, per, m int) []float64 {
-	var eig mat.EigenSym
-	if !eig.Factorize(mat.NewSymDense(per, g), true) {
-		return make([]float64, m)
-	}
-	vals := eig.Values(nil)
-	var vec mat.Dense
-	eig.VectorsTo(&vec)
-	top := 0.0
-	for _, v := range vals {
-		top = max(top, v)
-	}
-	tol := float64(per) * 0x1p-52 * top
-	out := make([]float64, m)
-	for q := 0; q < m; q++ {
-		var s float64
-		for a := 0; a < per; a++ {
-			if vals[a] <= tol {
-				continue
-			}
-			var d float64
-			for i := 0; i < per; i++ {
-				d += vec.At(i, a) * p[i*m+q]
-			}
-			s += d * d / vals[a]
-		}
-		out[q] = s
-	}
-	return out
-}
-
-// chooseLocal returns up to b candidates that meet min_q xi_q >= 0, xi_q =
-// proj[j*m+q] - (1-r) ee_q, at the first r of ratios that admits b of them
-// (or the last r), best (largest sum of xi_q) first, and that r.
-func chooseLocal(proj []float64, kc, m int, ratios, ee []float64, b int) (order []int, ratio float64) {
-	type cand struct {
-		j   int
-		sum float64
-	}
-	for ri, r := range ratios {
-		var ok []cand
-		for j := 0; j < kc; j++ {
-			sum, low := 0.0, math.Inf(1)
-			for q := 0; q < m; q++ {
-				x := proj[j*m+q] - (1-r)*ee[q]
-				sum += x
-				low = min(low, x)
-			}
-			if low >= 0 {
-				ok = append(ok, cand{j, sum})
-			}
-		}
-		if len(ok) >= b || ri == len(ratios)-1 {
-			sort.SliceStable(ok, func(a, c int) bool { return ok[a].sum > ok[c].sum })
-			for _, c := range ok[:min(b, len(ok))] {
-				order = append(order, c.j)
-			}
-			return order, r
-		}
-	}
-	return nil, 0
 }
 
 // localMemory estimates a local fit's memory (see Memory): per step, the

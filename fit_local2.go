@@ -2,7 +2,6 @@ package scn
 
 import (
 	"context"
-	"math"
 	"runtime"
 	"time"
 
@@ -120,7 +119,7 @@ func planeMomentsOf(st *local.Stack, x Images) (mean, sd []float64, err error) {
 	s := min(n, secondMomentImages)
 	p := st.Planes()
 	plane := p.Rows * p.Cols
-	sum, sum2 := make([]float64, p.Chans), make([]float64, p.Chans)
+	mo := local.NewMoments(p.Chans, plane)
 	const batch = 64
 	img := make([]float32, batch*d)
 	maps := make([]float32, batch*p.Chans*plane)
@@ -133,24 +132,9 @@ func planeMomentsOf(st *local.Stack, x Images) (mean, sd []float64, err error) {
 		if err := st.Maps(img, r, maps); err != nil {
 			return nil, nil, err
 		}
-		for i := 0; i < r; i++ {
-			for c := 0; c < p.Chans; c++ {
-				for _, v := range maps[(i*p.Chans+c)*plane : (i*p.Chans+c+1)*plane] {
-					sum[c] += float64(v)
-					sum2[c] += float64(v) * float64(v)
-				}
-			}
-		}
+		mo.Add(maps, r)
 	}
-	mean, sd = make([]float64, p.Chans), make([]float64, p.Chans)
-	cnt := float64(s * plane)
-	for c := range mean {
-		mean[c] = sum[c] / cnt
-		sd[c] = math.Sqrt(max(sum2[c]/cnt-mean[c]*mean[c], 0))
-		if !(sd[c] > 1e-12) {
-			sd[c] = 1
-		}
-	}
+	mean, sd = mo.Result()
 	return mean, sd, nil
 }
 

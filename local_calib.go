@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/scn2d/scn/internal/linalg"
 	"github.com/scn2d/scn/internal/lsq"
 )
 
@@ -18,66 +17,11 @@ import (
 // size of a 10% hold-out; docs/calibration.md).
 const localCalibFolds = 5
 
-// localHeldOutputs returns the outputs (len(idx) x m) on the images idx of
-// the ridge solution at r of the engine's l columns over every image but
-// idx: G and H^T T of all the images (g0, ht0) minus the images' own sums
-// (the lower triangle of H_idx^T H_idx, half the multiply-adds of the
-// whole product). work (l x l) is overwritten.
-//
-// copies, unless nil, calls its function with the pooled outputs (rows x L,
-// row-major) and targets of the augmented copies of the images idx, a chunk
-// at a time (localFit.heldCopies): they leave the sums with their images.
-func localHeldOutputs(eng *lsq.Gram, t []float64, m int, g0, ht0, work []float64, idx []int, r float64, copies func(idx []int, f func(rows int, h, th []float64)) error) ([]float64, error) {
-	l := eng.L
-	nh := len(idx)
-	ht, th := heldRows(eng, t, m, idx, true) // H_idx^T: row j holds column j's outputs on idx
-	clear(work)
-	lsq.GramLower(l, nh, ht, nh, work)
-	for i := 0; i < l; i++ {
-		for j := 0; j <= i; j++ {
-			work[i*l+j] = g0[i*l+j] - work[i*l+j]
-		}
-		work[i*l+i] += r
-	}
-	lsq.Symmetrize(work, l)
-	beta := append([]float64(nil), ht0...)
-	linalg.Dgemm(false, false, l, m, nh, -1, ht, nh, th, m, 1, beta, m)
-	if copies != nil {
-		if err := copies(idx, func(rows int, h, tc []float64) {
-			linalg.Dgemm(true, false, l, l, rows, -1, h, l, h, l, 1, work, l)
-			linalg.Dgemm(true, false, l, m, rows, -1, h, l, tc, m, 1, beta, m)
-		}); err != nil {
-			return nil, err
-		}
-	}
-	if err := lsq.SolveFlat(work, l, beta, m, r); err != nil {
-		return nil, fmt.Errorf("scn: ridge %g: %w", r, err)
-	}
-	y := make([]float64, nh*m)
-	linalg.Dgemm(true, false, nh, m, l, 1, ht, nh, beta, m, 0, y, m)
-	return y, nil
-}
-
-// heldRows returns the engine's pooled outputs on the images idx, as
-// rows (len(idx) x L, row-major) or, transposed, as columns (L x
-// len(idx)), and the images' targets (len(idx) x m) from t.
+// heldRows returns the engine's pooled outputs on the images idx and
+// their targets (lsq.Gram.HeldRows); kept for the budgets' ridge
+// choice (budget_local_ridge.go).
 func heldRows(eng *lsq.Gram, t []float64, m int, idx []int, transposed bool) (h, th []float64) {
-	l, nh := eng.L, len(idx)
-	rs, cs := l, 1 // where image k's column j goes: k*rs + j*cs
-	if transposed {
-		rs, cs = 1, nh
-	}
-	h = make([]float64, l*nh)
-	th = make([]float64, nh*m)
-	for k, i := range idx {
-		sh := eng.Shards[i/lsq.ShardRows]
-		rows := sh.Hi - sh.Lo
-		for j := 0; j < l; j++ {
-			h[k*rs+j*cs] = float64(sh.H[j*rows+i-sh.Lo])
-		}
-		copy(th[k*m:(k+1)*m], t[i*m:(i+1)*m])
-	}
-	return h, th
+	return eng.HeldRows(t, m, idx, transposed)
 }
 
 // localExtras adds the selection's extras (a classifier's calibration map
@@ -124,7 +68,7 @@ func (s Selection) localExtras(ctx context.Context, m *Model, lf *localFit, p Pr
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		yf, err := localHeldOutputs(eng, p.T, mo, g0, ht0, work, idx, r, copies)
+		yf, err := eng.HeldOutputs(p.T, mo, g0, ht0, work, idx, r, copies)
 		if err != nil {
 			return nil, err
 		}

@@ -85,7 +85,7 @@ func TestLocalCalibrationOutOfFold(t *testing.T) {
 		if err := beta.Solve(&a, &b); err != nil {
 			t.Fatal(err)
 		}
-		got, err := localHeldOutputs(lf.eng, p.T, mo, g0, ht0, work, idx, c.Ridge, nil)
+		got, err := lf.eng.HeldOutputs(p.T, mo, g0, ht0, work, idx, c.Ridge, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

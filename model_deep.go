@@ -3,7 +3,6 @@ package scn
 import (
 	"errors"
 	"fmt"
-	"math"
 
 	"github.com/scn2d/scn/internal/linalg"
 )
@@ -65,15 +64,11 @@ func (m *Model) checkDeep() error {
 		if len(l.Params) != l.Nodes()*prev {
 			return fmt.Errorf("scn: layer %d holds %d weights for %d nodes of %d inputs", k+2, len(l.Params), l.Nodes(), prev)
 		}
-		for _, v := range l.Params {
-			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-				return fmt.Errorf("scn: layer %d has a non-finite weight", k+2)
-			}
+		if !finite32(l.Params) {
+			return fmt.Errorf("scn: layer %d has a non-finite weight", k+2)
 		}
-		for _, v := range l.Bias {
-			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-				return fmt.Errorf("scn: layer %d has a non-finite bias", k+2)
-			}
+		if !finite32(l.Bias) {
+			return fmt.Errorf("scn: layer %d has a non-finite bias", k+2)
 		}
 		prev = l.Nodes()
 	}

@@ -215,10 +215,8 @@ func (m *Model) checkLocal() error {
 		if kk := m.Chans() * b.Size * b.Size; (b.Whiten != nil) != g.Whiten || (b.Whiten != nil && len(b.Whiten) != kk*kk) {
 			return fmt.Errorf("scn: bank %d holds a whitening matrix of %d values, want %d (whitening %v)", i, len(b.Whiten), kk*kk, g.Whiten)
 		}
-		for _, v := range append(append(b.Params[:len(b.Params):len(b.Params)], b.Bias...), b.Whiten...) {
-			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-				return fmt.Errorf("scn: local filter bank %d has a non-finite parameter", i)
-			}
+		if !finite32(b.Params) || !finite32(b.Bias) || !finite32(b.Whiten) {
+			return fmt.Errorf("scn: local filter bank %d has a non-finite parameter", i)
 		}
 		total += b.Filters()
 	}

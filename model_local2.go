@@ -2,7 +2,6 @@ package scn
 
 import (
 	"fmt"
-	"math"
 	"runtime"
 
 	"github.com/scn2d/scn/internal/local"
@@ -45,33 +44,9 @@ func secondLayer(in InputMap, act Activation, g *Local, b LocalBank, rows, cols 
 func stackOf(in InputMap, act Activation, g *Local, first *local.Layer, b LocalBank, rows, cols int) *local.Stack {
 	st := &local.Stack{First: first, Mid: g.Second.mid(), Second: secondLayer(in, act, g, b, rows, cols)}
 	if in == Matrix {
-		st.Sep = sepFilters(b, st.Second.In.Chans)
+		st.Sep = local.SepOf(b.Params, b.Size, b.Filters(), st.Second.In.Chans)
 	}
 	return st
-}
-
-// sepFilters returns the separable form of a matrix learner's bank b over
-// p planes: u, v and the plane weights w (nil for one plane) of each
-// filter, from its parameters (u, v, w).
-func sepFilters(b LocalBank, p int) *local.SepFilters {
-	k, f := b.Size, b.Filters()
-	np := 2*k + p
-	if p == 1 {
-		np = 2 * k
-	}
-	sp := &local.SepFilters{U: make([]float32, 0, f*k), V: make([]float32, 0, f*k)}
-	if p > 1 {
-		sp.W = make([]float32, 0, f*p)
-	}
-	for j := 0; j < f && len(b.Params) >= (j+1)*np; j++ {
-		q := b.Params[j*np : (j+1)*np]
-		sp.U = append(sp.U, q[:k]...)
-		sp.V = append(sp.V, q[k:2*k]...)
-		if p > 1 {
-			sp.W = append(sp.W, q[2*k:]...)
-		}
-	}
-	return sp
 }
 
 // secondFeatures writes the pooled outputs of a two-layer model (not yet
@@ -119,15 +94,11 @@ func (m *Model) checkSecond() error {
 	case ll.Banks[0].Filters() != ll.Geometry.Filters:
 		return fmt.Errorf("scn: first layer of %d filters under a second layer, the geometry says %d", ll.Banks[0].Filters(), ll.Geometry.Filters)
 	}
-	for _, v := range b.Params {
-		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-			return fmt.Errorf("scn: the second layer of local filters has a non-finite parameter")
-		}
+	if !finite32(b.Params) {
+		return fmt.Errorf("scn: the second layer of local filters has a non-finite parameter")
 	}
-	for _, v := range b.Bias {
-		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-			return fmt.Errorf("scn: the second layer of local filters has a non-finite bias")
-		}
+	if !finite32(b.Bias) {
+		return fmt.Errorf("scn: the second layer of local filters has a non-finite bias")
 	}
 	return nil
 }

@@ -8,7 +8,6 @@ import (
 	"github.com/scn2d/scn/internal/lsq"
 
 	"github.com/scn2d/scn/internal/bigmem"
-	"github.com/scn2d/scn/internal/linalg"
 )
 
 // Online is a model's output layer learning from labelled images that
@@ -259,20 +258,11 @@ func (o *Online) accumulate(p Problem) {
 	if len(o.hbuf) < l*cw { // kept between passes: L x 2048 values at most
 		o.hbuf = bigmem.Float64s(l * cw)
 	}
-	hn, tc := o.hbuf[:l*cw], make([]float64, mm*cw)
-	filled := 0
-	flush := func() {
-		if filled == 0 {
-			return
-		}
-		lsq.GramLower(l, filled, hn, cw, st.G)
-		linalg.GemmNT64(l, mm, filled, 1, hn, cw, tc, cw, 1, st.HT, mm)
-		linalg.GemmNT64(mm, mm, filled, 1, tc, cw, tc, cw, 1, st.TT, mm)
-		filled = 0
-	}
+	cs := lsq.NewChunkSums(l, mm, cw, st.G, st.HT, st.TT, o.hbuf, false)
+	hn, tc := cs.H, cs.T
 	herr := st.Recipe.forStatsRows(st.Recipe.Nodes(), p.X, func(lo, rows int, hb []float32) {
 		for r0 := 0; r0 < rows; {
-			take := min(rows-r0, cw-filled)
+			take, filled := min(rows-r0, cs.Room()), cs.Filled
 			for r := 0; r < take; r++ {
 				w := 1.0
 				if o.forget < 1 {
@@ -285,17 +275,14 @@ func (o *Online) accumulate(p Problem) {
 					hn[j*cw+filled+r] = w * float64(hb[j*rows+r0+r])
 				}
 			}
-			filled += take
 			r0 += take
-			if filled == cw {
-				flush()
-			}
+			cs.Added(take)
 		}
 	})
 	if herr != nil {
 		panic(herr) // Add checked the images (checkStatsRows)
 	}
-	flush()
+	cs.Flush()
 	st.N += n * st.Recipe.augmentRows()
 }
 

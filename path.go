@@ -3,6 +3,7 @@ package scn
 import (
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/scn2d/scn/internal/lsq"
 )
@@ -108,4 +109,38 @@ func (p *Path) beta(m *Model, l int, ridge float64) ([]float64, error) {
 		return nil, err
 	}
 	return lsq.MinNorm(hiddenDense(pm, p.x), p.t, m.M, ridge)
+}
+
+// finish completes the path's model as a driver leaves it: the summary s,
+// the output weights of its first s.Nodes nodes at ridge, the profile
+// (its Solve the time since t0, recorded in prof too) and a copy of the
+// scales and ratios of the fit.
+func (p *Path) finish(s Summary, ridge float64, scales, ratios []float64, prof *Profile, t0 time.Time) error {
+	m := p.model
+	m.Summary = s
+	beta, err := p.beta(m, s.Nodes, ridge)
+	if err != nil {
+		return err
+	}
+	m.Beta = beta
+	prof.Solve = time.Since(t0)
+	m.Summary.Profile = *prof
+	m.Config.Scales = append([]float64(nil), scales...)
+	m.Config.Ratios = append([]float64(nil), ratios...)
+	return nil
+}
+
+// bothRMSE returns the RMSE of m's predictions over the path's training
+// part and the held-out part together: the training RMSE of a model
+// refitted on both.
+func (p *Path) bothRMSE(m *Model, held Problem) (float64, error) {
+	yt, err := m.Predict(p.x)
+	if err != nil {
+		return 0, err
+	}
+	yv, err := m.Predict(held.X)
+	if err != nil {
+		return 0, err
+	}
+	return RMSE(append(yt, yv...), append(append([]float64(nil), p.t...), held.T...)), nil
 }

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/scn2d/scn/internal/linalg"
+	"github.com/scn2d/scn/internal/node"
 )
 
 // Predictor answers many small prediction requests with one model, as a
@@ -19,7 +20,7 @@ import (
 // (float64) before the next chunk is scored. Each image's outputs are the
 // same bits whatever other images share its pass (TestPredictorMatchesPredict).
 // A 2D model of C > 1 channels scores each plane as a grey one
-// (linalg.Score2DStride, reading the plane in place) and sums
+// (node.Matrix.Score: linalg.Score2DStride, reading the plane in place) and sums
 // w_c u^T X_c v over the planes in float32, channel by channel: C times
 // the grey work, with one more chunk of node inputs as scratch.
 // It is safe for concurrent use.
@@ -86,7 +87,7 @@ func (p *Predictor) Predict(x Images) ([]float64, error) {
 				linalg.ScoreNT(c, rows, d, m.Params[j0*d:], xb, hb, rows)
 			case m.Chans() > 1:
 				sc.hc = grow(sc.hc, c*rows)
-				m.score3D(c, rows, m.Params[j0*np:], xb, hb, sc.hc)
+				node.Matrix{Rows: m.Rows, Cols: m.Cols, Ch: m.Chans()}.Score(c, rows, m.Params[j0*np:], xb, hb, sc.hc)
 			default:
 				linalg.Score2D(c, rows, m.Rows, m.Cols, m.Params[j0*np:], np, xb, hb, rows)
 			}
@@ -119,30 +120,6 @@ func (p *Predictor) Predict(x Images) ([]float64, error) {
 		}
 	}
 	return out, nil
-}
-
-// score3D sets h[j*rows+r] = sum_c w_jc u_j^T X_rc v_j for c nodes of a
-// model of several channels (params: u, v, w per node) on rows images xb,
-// plane by plane with Score2DStride into hc.
-func (m *Model) score3D(c, rows int, params, xb, h, hc []float32) {
-	np, plane, ch := m.ParamsPerNode(), m.Rows*m.Cols, m.Chans()
-	off := m.Rows + m.Cols // the channel weights' offset in a node
-	for k := 0; k < ch; k++ {
-		linalg.Score2DStride(c, rows, m.Rows, m.Cols, params, np, xb[k*plane:], ch*plane, hc, rows)
-		for j := 0; j < c; j++ {
-			wk := params[j*np+off+k]
-			hj, cj := h[j*rows:(j+1)*rows], hc[j*rows:(j+1)*rows]
-			if k == 0 {
-				for i, v := range cj {
-					hj[i] = v * wk
-				}
-				continue
-			}
-			for i, v := range cj {
-				hj[i] += v * wk
-			}
-		}
-	}
 }
 
 // TopK returns the indices of the k largest values of y, largest first

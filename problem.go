@@ -139,3 +139,15 @@ func checkFinite(v []float64, what string) error {
 	}
 	return nil
 }
+
+// finite32 reports whether every value of v is finite (no NaN or
+// infinity): the check a model's float32 parameters get when it is read
+// or validated.
+func finite32(v []float32) bool {
+	for _, x := range v {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return false
+		}
+	}
+	return true
+}

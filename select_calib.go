@@ -62,36 +62,54 @@ func (s Selection) checkExtrasProblem(p Problem) error {
 // intervals are fitted on. With class weights both are re-solved
 // weighted first.
 func (s Selection) holdoutExtras(m *Model, train func() (*Model, error), tp, hp, all Problem) (*Model, error) {
-	cal := s.calibrates(all)
-	if !cal && s.Coverage == 0 && s.ClassWeights == nil {
-		return m, nil
-	}
-	if err := s.checkExtrasProblem(all); err != nil {
+	m, cal, more, err := s.prepareExtras(m, all)
+	if err != nil {
 		return nil, err
 	}
-	var err error
-	if s.ClassWeights != nil {
-		if m, err = m.Reweighted(all, s.ClassWeights); err != nil {
-			return nil, err
-		}
-	}
-	if !cal && s.Coverage == 0 {
+	if !more {
 		return m, nil
 	}
 	tm, err := train()
 	if err != nil {
 		return nil, err
 	}
-	if s.ClassWeights != nil {
-		if tm, err = tm.Reweighted(tp, s.ClassWeights); err != nil {
-			return nil, err
-		}
-	}
-	y, err := tm.Predict(hp.X)
+	y, err := s.heldOutputs(tm, tp, hp)
 	if err != nil {
 		return nil, err
 	}
 	return s.attachExtras(m, cal, y, hp.T)
+}
+
+// heldOutputs returns the outputs on the held-out part hp of tm, a model
+// solved on the training part tp alone, re-solved there with the class
+// weights first, if any.
+func (s Selection) heldOutputs(tm *Model, tp, hp Problem) ([]float64, error) {
+	if s.ClassWeights != nil {
+		var err error
+		if tm, err = tm.Reweighted(tp, s.ClassWeights); err != nil {
+			return nil, err
+		}
+	}
+	return tm.Predict(hp.X)
+}
+
+// prepareExtras checks p for the selection's extras and re-solves m with
+// the class weights, if any; more reports whether a calibration map (cal)
+// or intervals are still to be fitted.
+func (s Selection) prepareExtras(m *Model, p Problem) (out *Model, cal, more bool, err error) {
+	cal = s.calibrates(p)
+	if !cal && s.Coverage == 0 && s.ClassWeights == nil {
+		return m, cal, false, nil
+	}
+	if err := s.checkExtrasProblem(p); err != nil {
+		return nil, cal, false, err
+	}
+	if s.ClassWeights != nil {
+		if m, err = m.Reweighted(p, s.ClassWeights); err != nil {
+			return nil, cal, false, err
+		}
+	}
+	return m, cal, cal || s.Coverage != 0, nil
 }
 
 // attachExtras returns m with the calibration map (if cal) or intervals
@@ -121,20 +139,11 @@ func (s Selection) attachExtras(m *Model, cal bool, y, t []float64) (*Model, err
 // training part with the chosen L and ridge term (k more fits, of at
 // most the chosen L nodes).
 func (c Config) foldExtras(ctx context.Context, m *Model, p Problem, folds [][]int, best Score, s Selection) (*Model, error) {
-	cal := s.calibrates(p)
-	if !cal && s.Coverage == 0 && s.ClassWeights == nil {
-		return m, nil
-	}
-	if err := s.checkExtrasProblem(p); err != nil {
+	m, cal, more, err := s.prepareExtras(m, p)
+	if err != nil {
 		return nil, err
 	}
-	var err error
-	if s.ClassWeights != nil {
-		if m, err = m.Reweighted(p, s.ClassWeights); err != nil {
-			return nil, err
-		}
-	}
-	if !cal && s.Coverage == 0 {
+	if !more {
 		return m, nil
 	}
 	fc := c
@@ -157,12 +166,7 @@ func (c Config) foldExtras(ctx context.Context, m *Model, p Problem, folds [][]i
 		if err != nil {
 			return nil, err
 		}
-		if s.ClassWeights != nil {
-			if tm, err = tm.Reweighted(tp, s.ClassWeights); err != nil {
-				return nil, err
-			}
-		}
-		yf, err := tm.Predict(hp.X)
+		yf, err := s.heldOutputs(tm, tp, hp)
 		if err != nil {
 			return nil, err
 		}

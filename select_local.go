@@ -60,7 +60,7 @@ func (c Config) selectLocal(ctx context.Context, p Problem, s Selection, progres
 	eng, l, mo := lf.eng, lf.eng.L, p.M
 	nh := len(held)
 	// The held-out images' pooled outputs as the engine holds them (nh x l).
-	hh, th := heldRows(eng, p.T, mo, held, false)
+	hh, th := eng.HeldRows(p.T, mo, held, false)
 	g, ht := lf.solver().NormalDense(l)
 	linalg.Dgemm(true, false, l, l, nh, -1, hh, l, hh, l, 1, g, l)
 	linalg.Dgemm(true, false, l, mo, nh, -1, hh, l, th, mo, 1, ht, mo)

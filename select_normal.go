@@ -64,15 +64,7 @@ func refit(path *Path, l int, alpha float64, held Problem) (*Model, error) {
 		beta, err = path.stackedLS(l, hv, tv)
 	} else {
 		g, ht := path.normalAll(l)
-		gv := mat.NewSymDense(l, lsq.GramOf(hv))
-		g.AddSym(g, gv)
-		var htv mat.Dense
-		htv.Mul(hv.T(), tv)
-		ht.Add(ht, &htv)
-		beta, err = lsq.CholeskySolve(g, ht, alpha)
-		if err == nil {
-			rss = lsq.NormalRSS(g, alpha, ht, beta, path.t, held.T) // g now holds G + alpha I
-		}
+		beta, rss, err = lsq.StackedRidge(g, ht, hv, tv, alpha, path.t, held.T)
 	}
 	if err != nil {
 		return nil, err
@@ -87,15 +79,9 @@ func refit(path *Path, l int, alpha float64, held Problem) (*Model, error) {
 		pm.Summary.TrainRMSE = math.Sqrt(rss / float64(len(path.t)+len(held.T)))
 		return pm, nil
 	}
-	yt, err := pm.Predict(path.x)
-	if err != nil {
+	if pm.Summary.TrainRMSE, err = path.bothRMSE(pm, held); err != nil {
 		return nil, err
 	}
-	yv, err := pm.Predict(held.X)
-	if err != nil {
-		return nil, err
-	}
-	pm.Summary.TrainRMSE = RMSE(append(yt, yv...), append(append([]float64(nil), path.t...), held.T...))
 	return pm, nil
 }
 

@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/scn2d/scn/internal/bigmem"
-	"github.com/scn2d/scn/internal/linalg"
 	"github.com/scn2d/scn/internal/lsq"
 	"github.com/scn2d/scn/internal/statsfile"
 	"gonum.org/v1/gonum/mat"
@@ -90,37 +89,16 @@ func (m *Model) sums(p Problem, withG, keep bool) (*Stats, []lsq.Chunk, error) {
 	}
 	// The hidden outputs of statsChunk images at a time (node-major,
 	// float64) and their targets (output-major), then the float64 products
-	// G += H_c^T H_c (its lower triangle, gramLower), H^T T += H_c^T T_c
-	// and T^T T += T_c^T T_c by the dense kernels (OpenBLAS's dgemm, or the
-	// project's float64 kernel): a chunk of 2048 images keeps G's traffic
-	// small beside the products, and the kernels' fixed chunks keep the
-	// sums independent of the number of goroutines.
-	cw := min(n, statsChunk)
+	// G += H_c^T H_c (its lower triangle), H^T T += H_c^T T_c and
+	// T^T T += T_c^T T_c (lsq.ChunkSums): a chunk of 2048 images keeps G's
+	// traffic small beside the products.
 	sw := m.imageWeights(p) // nil: every image weighs 1
-	var kept []lsq.Chunk
-	hn, tc := bigmem.Float64s(l*cw), make([]float64, mm*cw)
-	filled := 0
-	flush := func() {
-		if filled == 0 {
-			return
-		}
-		if withG {
-			lsq.GramLower(l, filled, hn, cw, s.G)
-		}
-		linalg.GemmNT64(l, mm, filled, 1, hn, cw, tc, cw, 1, s.HT, mm)
-		linalg.GemmNT64(mm, mm, filled, 1, tc, cw, tc, cw, 1, s.TT, mm)
-		if keep {
-			kept = append(kept, lsq.Chunk{H: hn, LD: cw, Rows: filled})
-			hn = nil // the next chunk's buffer when it comes: no unused one after the last
-		}
-		filled = 0
-	}
+	cs := lsq.NewChunkSums(l, mm, min(n, statsChunk), s.G, s.HT, s.TT, nil, keep)
+	cw, tc := cs.CW, cs.T
 	herr := m.forStatsRows(lh, p.X, func(lo, rows int, hb []float32) {
 		for r0 := 0; r0 < rows; {
-			take := min(rows-r0, cw-filled)
-			if hn == nil {
-				hn = bigmem.Float64s(l * cw)
-			}
+			take := min(rows-r0, cs.Room())
+			hn, filled := cs.H, cs.Filled
 			for j := 0; j < lh; j++ {
 				src, dst := hb[j*rows+r0:j*rows+r0+take], hn[j*cw+filled:]
 				if sw != nil {
@@ -151,17 +129,15 @@ func (m *Model) sums(p Problem, withG, keep bool) (*Stats, []lsq.Chunk, error) {
 					tc[q*cw+filled+r] = p.T[(lo+r0+r)*mm+q] * w
 				}
 			}
-			filled += take
 			r0 += take
-			if filled == cw {
-				flush()
-			}
+			cs.Added(take)
 		}
 	})
 	if herr != nil {
 		return nil, nil, herr
 	}
-	flush()
+	cs.Flush()
+	kept := cs.Kept()
 	if withG {
 		lsq.Symmetrize(s.G, l)
 	}
@@ -356,25 +332,8 @@ func (s *Stats) model(beta []float64, ridge, rmse float64) *Model {
 	return &r
 }
 
-// rmse is the training RMSE of output weights beta from the sums alone:
-// ||T - H beta||^2 = tr(T^T T) - 2 tr(beta^T H^T T) + tr(beta^T G beta).
+// rmse is the training RMSE of output weights beta from the sums alone
+// (lsq.SumsRSS).
 func (s *Stats) rmse(beta []float64, ridge float64) float64 {
-	l, m := s.Nodes(), s.M
-	var rss float64
-	for q := 0; q < m; q++ {
-		rss += s.TT[q*m+q]
-	}
-	gb := make([]float64, l*m)
-	for i := 0; i < l; i++ {
-		for k := 0; k < l; k++ {
-			g := s.G[i*l+k]
-			for q := 0; q < m; q++ {
-				gb[i*m+q] += g * beta[k*m+q]
-			}
-		}
-	}
-	for i := range beta {
-		rss += beta[i]*gb[i] - 2*beta[i]*s.HT[i]
-	}
-	return math.Sqrt(max(rss, 0) / float64(s.N*m))
+	return math.Sqrt(lsq.SumsRSS(s.G, s.HT, s.TT, beta, s.Nodes(), s.M) / float64(s.N*s.M))
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/scn2d/scn/internal/lsq"
+	"github.com/scn2d/scn/internal/node"
 )
 
 // Out-of-core fits.
@@ -176,26 +177,24 @@ func (sc *streamScan) checkShard(sh Shard) error {
 // scanStream is the first pass of a streamed fit (see above).
 func (c Config) scanStream(ctx context.Context, src Source) (*streamScan, error) {
 	var sc *streamScan
-	var mu []float64
+	var mu *node.MeanImage
 	err := src.Shards(ctx, func(sh Shard) error {
 		if sc == nil {
 			x := sh.X
 			sc = &streamScan{m: sh.M, classes: slices.Clone(sh.Classes), rows: x.Rows, cols: x.Cols, chans: x.Chans(), tt: make([]float64, sh.M)}
 			sc.head = Problem{X: Images{Rows: x.Rows, Cols: x.Cols, Channels: x.Channels}, M: sh.M, Classes: sc.classes}
 			if c.Standardize {
-				mu = make([]float64, x.Dim())
+				mu = node.NewMeanImage(x.Dim())
 			}
 		}
 		if err := sc.checkShard(sh); err != nil {
 			return err
 		}
 		n, d, m := sh.X.Len(), sh.X.Dim(), sh.M
+		if mu != nil {
+			mu.Add(sh.X.Pix, n)
+		}
 		for i := 0; i < n; i++ {
-			for j, v := range sh.X.Image(i) {
-				if mu != nil {
-					mu[j] += float64(v)
-				}
-			}
 			for q := 0; q < m; q++ {
 				t := sh.T[i*m+q]
 				sc.tt[q] += t * t
@@ -215,10 +214,7 @@ func (c Config) scanStream(ctx context.Context, src Source) (*streamScan, error)
 		return nil, fmt.Errorf("%w: the stream holds no image", ErrData)
 	}
 	if mu != nil {
-		sc.mean = make([]float32, len(mu))
-		for j := range mu {
-			sc.mean[j] = float32(mu[j] / float64(sc.n))
-		}
+		sc.mean = mu.Mean()
 	}
 	return sc, nil
 }

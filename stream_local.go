@@ -245,26 +245,20 @@ func (c Config) fitLocalStream(ctx context.Context, src Source, progress func(St
 // deviations as planeMoments forms them; channels is the images'
 // Channels field.
 func (c Config) scanLocalStream(ctx context.Context, src Source) (sc *streamScan, mean, sd []float64, channels int, err error) {
-	var s, s2 []float64
+	var mo *local.Moments
 	err = src.Shards(ctx, func(sh Shard) error {
 		x := sh.X
 		if sc == nil {
 			sc = &streamScan{m: sh.M, classes: slices.Clone(sh.Classes), rows: x.Rows, cols: x.Cols, chans: x.Chans(), tt: make([]float64, sh.M)}
 			channels = x.Channels
-			s, s2 = make([]float64, sc.chans), make([]float64, sc.chans)
+			mo = local.NewMoments(sc.chans, x.Rows*x.Cols)
 		}
 		if err := sc.checkShard(sh); err != nil {
 			return err
 		}
-		n, m, plane, ch := x.Len(), sh.M, x.Rows*x.Cols, sc.chans
+		n, m := x.Len(), sh.M
+		mo.Add(x.Pix, n)
 		for i := 0; i < n; i++ {
-			img := x.Image(i)
-			for c := 0; c < ch; c++ {
-				for _, v := range img[c*plane : (c+1)*plane] {
-					s[c] += float64(v)
-					s2[c] += float64(v) * float64(v)
-				}
-			}
 			for q := 0; q < m; q++ {
 				t := sh.T[i*m+q]
 				sc.tt[q] += t * t
@@ -279,15 +273,7 @@ func (c Config) scanLocalStream(ctx context.Context, src Source) (sc *streamScan
 	if sc == nil || sc.n == 0 {
 		return nil, nil, nil, 0, fmt.Errorf("%w: the stream holds no image", ErrData)
 	}
-	mean, sd = make([]float64, sc.chans), make([]float64, sc.chans)
-	cnt := float64(sc.n * sc.rows * sc.cols)
-	for c := range mean {
-		mean[c] = s[c] / cnt
-		sd[c] = math.Sqrt(max(s2[c]/cnt-mean[c]*mean[c], 0))
-		if !(sd[c] > 1e-12) {
-			sd[c] = 1
-		}
-	}
+	mean, sd = mo.Result()
 	return sc, mean, sd, channels, nil
 }
 

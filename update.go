@@ -149,13 +149,5 @@ func (s *Stats) solveNear(old *Stats, kept []lsq.Chunk, ridge float64) (*Model, 
 // + tr(beta^T G beta) = tr(T^T T) - tr(beta^T H^T T) - a ||beta||^2 (to
 // the accuracy of the solve, without G).
 func (s *Stats) nearRMSE(beta []float64, ridge float64) float64 {
-	m := s.M
-	var rss float64
-	for q := 0; q < m; q++ {
-		rss += s.TT[q*m+q]
-	}
-	for i, b := range beta {
-		rss -= b*s.HT[i] + ridge*b*b
-	}
-	return math.Sqrt(max(rss, 0) / float64(s.N*m))
+	return math.Sqrt(lsq.SolvedRSS(s.HT, s.TT, beta, s.M, ridge) / float64(s.N*s.M))
 }

@@ -6,9 +6,11 @@
 // blocks of each plane: Features, Rows, Into), the plan of their pooling
 // and of the prefixes model selection scores with them (Plan, Cap, Dim and
 // their thresholds), the primal ridge solves of every prefix from one
-// Cholesky factor (PrimalBetas), the dual system's coefficients
-// (DualCoef) and the pixel kernels F F^T and F^T C formed strip by strip
-// over the float32 pixels (PixelKernel, PixelT). The root package keeps
+// Cholesky factor (PrimalBetas) and the normal equations of [F H] summed
+// batch by batch (Normal, solve.go), the dual system's coefficients
+// (DualCoef) and solves (Dual on A = [F H] formed, PixelDual on the pixels
+// beside H, solve.go), and the pixel kernels F F^T and F^T C formed strip
+// by strip over the float32 pixels (PixelKernel, PixelT). The root package keeps
 // the model's side: its hidden outputs, the systems of a model's prefix,
 // the file and the indicator term.
 //

@@ -19,7 +19,8 @@
 // whiten.go estimates the ZCA whitening of a filter size's patches from a
 // sample of them (Whiten: the covariance summed in order, its
 // eigendecomposition by gonum, the matrix and bias terms a bank folds into
-// its filters). The package imports internal/linalg, internal/par and
+// its filters). moments.go sums each plane's mean and deviation over
+// images or maps (Moments), the planes' standardisation. The package imports internal/linalg, internal/par and
 // gonum only.
 package local
 

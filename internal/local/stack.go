@@ -66,6 +66,30 @@ type SepFilters struct {
 	U, V, W []float32 // F x k, F x k, F x P (or nil)
 }
 
+// SepOf returns the separable form of f filters of side k over p
+// planes whose parameters params lay out each filter's u (k), v (k) and,
+// for p > 1, w (p) one after another, as a matrix learner's bank does;
+// the filters params does not hold in full are left out.
+func SepOf(params []float32, k, f, p int) *SepFilters {
+	np := 2*k + p
+	if p == 1 {
+		np = 2 * k
+	}
+	sp := &SepFilters{U: make([]float32, 0, f*k), V: make([]float32, 0, f*k)}
+	if p > 1 {
+		sp.W = make([]float32, 0, f*p)
+	}
+	for j := 0; j < f && len(params) >= (j+1)*np; j++ {
+		q := params[j*np : (j+1)*np]
+		sp.U = append(sp.U, q[:k]...)
+		sp.V = append(sp.V, q[k:2*k]...)
+		if p > 1 {
+			sp.W = append(sp.W, q[2*k:]...)
+		}
+	}
+	return sp
+}
+
 // Planes returns the second layer's input shape the first layer and Mid
 // give.
 func (s *Stack) Planes() Shape {

@@ -231,3 +231,26 @@ func TestStackSeparable(t *testing.T) {
 		}
 	}
 }
+
+// TestSepOf: a bank's parameters (u, v, w filter by filter; no w for one
+// plane) split into U, V and W in filter order; a filter not held in full
+// is left out.
+func TestSepOf(t *testing.T) {
+	const k = 2
+	// Three planes: each filter u0 u1 v0 v1 w0 w1 w2.
+	params := []float32{1, 2, 3, 4, 5, 6, 7, 11, 12, 13, 14, 15, 16, 17}
+	s := SepOf(params, k, 2, 3)
+	if !slices.Equal(s.U, []float32{1, 2, 11, 12}) || !slices.Equal(s.V, []float32{3, 4, 13, 14}) || !slices.Equal(s.W, []float32{5, 6, 7, 15, 16, 17}) {
+		t.Errorf("three planes: U %v, V %v, W %v", s.U, s.V, s.W)
+	}
+	// One plane: no plane weights.
+	s = SepOf(params[:8], k, 2, 1)
+	if !slices.Equal(s.U, []float32{1, 2, 5, 6}) || !slices.Equal(s.V, []float32{3, 4, 7, 11}) || s.W != nil {
+		t.Errorf("one plane: U %v, V %v, W %v", s.U, s.V, s.W)
+	}
+	// A second filter cut short is left out.
+	s = SepOf(params[:10], k, 2, 3)
+	if !slices.Equal(s.U, []float32{1, 2}) || !slices.Equal(s.W, []float32{5, 6, 7}) {
+		t.Errorf("cut: U %v, W %v", s.U, s.W)
+	}
+}

@@ -10,16 +10,20 @@
 //     ShardRows images (gram.go), with its one-pass accumulation for fits
 //     that know their nodes before the data (onepass.go) and every
 //     prefix's weights at another ridge term from one factor
-//     (RidgePrefixes, gram_ridge.go);
+//     (RidgePrefixes, gram_ridge.go) and a fold's out-of-fold outputs
+//     from the sums of every image (HeldRows, HeldOutputs, gram_held.go);
 //   - the dense solves: Cholesky (blocked, the engine's own factor) and
 //     SolveFlat (a flat system solved in place on it),
 //     RidgeSolve (gonum's Cholesky) and CholeskySolve (the blocked factor,
-//     falling back to RidgeSolve), and the engines' triangular solves;
+//     falling back to RidgeSolve), StackedRidge (two parts' normal
+//     equations added, stacked.go), and the engines' triangular solves;
 //   - the iterative solves of statistics: an update's two-sided
 //     preconditioned conjugate gradients (Near, near.go) and an online
 //     learner's, warm started and preconditioned with a stale factor
 //     (RidgeCG, ridge_pcg.go), with the sums' panel helpers
-//     (ScaleLowerPanels, SymmetrizeTiled);
+//     (ScaleLowerPanels, SymmetrizeTiled), and the residual sum of squares
+//     from sums alone (SumsRSS, SolvedRSS, sums_rss.go); the sums
+//     themselves, formed chunk by chunk (ChunkSums, chunk_sums.go);
 //   - the small vector helpers the layers above share: Grow, Transpose and
 //     Transposed, Dot, RowDots, ColDots, AddVec, SumChunks, Reduce and
 //     Reduce32 (engine.go, vec.go).

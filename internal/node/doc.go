@@ -11,10 +11,13 @@
 //     weights for images of several planes; Field, the vector map with the
 //     image's shape that receptive fields need. Every map is used through
 //     its weight over the flattened image (Map.Weight), so that scoring and
-//     prediction are one matrix product for both;
+//     prediction are one matrix product for both; a colour 2D node's inputs
+//     are also scored plane by plane, unexpanded (Matrix.Score, score3d.go);
 //   - the draws (Draw): uniform, standardised, on receptive fields, or
 //     difference nodes from two training images (DiffSource), set by a
 //     small Spec rather than the root package's Config;
+//   - standardised draws' sums (standardize.go): the images' mean image
+//     (MeanImage) and a node's scale to a spread (Spread);
 //   - the draws' pieces: Uniform, FieldInterval (a receptive field's side),
 //     RankOne and RankOne3 (the rank-one approximation of a difference of
 //     images, power iteration), Normalise, Norm32;
@@ -23,7 +26,10 @@
 //     in two products;
 //   - the supervised choice (choose.go): a candidate's correlations with
 //     the residual (CorrelateRows) and the supervisory inequality
-//     (Admissible), which the drivers' one-node and block steps share.
+//     (Admissible), which the drivers' one-node and block steps share; for
+//     a local filter, whose pooled outputs are several columns, the same
+//     inequality on their span (GroupXi, Projections, AdmissibleGroups,
+//     choose_local.go).
 //
 // The model files the root package pins (testdata/golden.json) depend on
 // the order of every draw from the random stream and on every expression
