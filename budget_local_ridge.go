@@ -160,14 +160,32 @@ func ridgeCurve(ctx context.Context, ridges []float64, more moreRidges, done, st
 // a factor of G + a I per term); the output weights of every image are the
 // engine's solve at the chosen term.
 func primalRidge(ctx context.Context, eng *lsq.Gram, t []float64, m int, held []int, ridges []float64, classify bool, more moreRidges) (beta []float64, trainRMSE float64, curve []Score, best int, err error) {
+	return primalRidgeOf(ctx, eng, t, m, held, ridges, classify, more, false)
+}
+
+// primalRidgeOf is primalRidge with the held-out images' pooled outputs
+// held held x L (byColumns false: their products by linalg.Dgemm on them
+// transposed, the photo budget's and earlier grey plans' bits) or L x held
+// (true: H_h^T H_h by linalg.GemmNT64, several times faster at large L,
+// greyRidgeChoice).
+func primalRidgeOf(ctx context.Context, eng *lsq.Gram, t []float64, m int, held []int, ridges []float64, classify bool, more moreRidges, byColumns bool) (beta []float64, trainRMSE float64, curve []Score, best int, err error) {
 	l, nh := eng.L, len(held)
 	if nh < 1 || nh >= eng.N || len(ridges) == 0 {
 		return nil, 0, nil, 0, fmt.Errorf("scn: ridge choice: %d held-out images of %d, %d ridge terms", nh, eng.N, len(ridges))
 	}
-	hh, th := heldRows(eng, t, m, held, false)
+	hh, th := heldRows(eng, t, m, held, byColumns)
 	g, ht := eng.NormalDense(l)
-	linalg.Dgemm(true, false, l, l, nh, -1, hh, l, hh, l, 1, g, l)
-	linalg.Dgemm(true, false, l, m, nh, -1, hh, l, th, m, 1, ht, m)
+	// predict sets y (nh x m) to the held-out outputs of weights b.
+	var predict func(b, y []float64)
+	if byColumns {
+		linalg.GemmNT64(l, l, nh, -1, hh, nh, hh, nh, 1, g, l)
+		linalg.Dgemm(false, false, l, m, nh, -1, hh, nh, th, m, 1, ht, m)
+		predict = func(b, y []float64) { linalg.Dgemm(true, false, nh, m, l, 1, hh, nh, b, m, 0, y, m) }
+	} else {
+		linalg.Dgemm(true, false, l, l, nh, -1, hh, l, hh, l, 1, g, l)
+		linalg.Dgemm(true, false, l, m, nh, -1, hh, l, th, m, 1, ht, m)
+		predict = func(b, y []float64) { linalg.Dgemm(false, false, nh, m, l, 1, hh, l, b, m, 0, y, m) }
+	}
 	a := make([]float64, l*l)
 	y := make([]float64, nh*m)
 	done, step, final := photoChoiceSteps(eng.N, nh, l, m, false)
@@ -180,13 +198,13 @@ func primalRidge(ctx context.Context, eng *lsq.Gram, t []float64, m int, held []
 		if err := lsq.SolveFlat(a, l, b, m, r); err != nil {
 			return nil, err
 		}
-		linalg.Dgemm(false, false, nh, m, l, 1, hh, l, b, m, 0, y, m)
+		predict(b, y)
 		return y, nil
 	})
 	if err != nil {
 		return nil, 0, nil, 0, err
 	}
-	a, g = nil, nil
+	a, g, hh = nil, nil, nil
 	if beta, err = eng.Solve(l, curve[best].Ridge); err != nil {
 		return nil, 0, nil, 0, err
 	}
