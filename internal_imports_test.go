@@ -29,6 +29,10 @@ var internalImports = map[string][]string{
 	"lsq":     {"internal/linalg", "internal/par", "internal/bigmem", "gonum.org/v1/gonum"},
 	"local":   {"internal/linalg", "internal/par", "gonum.org/v1/gonum"},
 
+	// Large buffers (the pool only asked whether it runs in the background).
+	"bigmem": {"internal/par"},
+	"par":    nil,
+
 	// The file formats' bytes (the standard library only).
 	"modelfile": nil,
 	"statsfile": {"internal/bigmem"},

@@ -10,9 +10,19 @@
 // later): the same 200 MB then took 40 ms. Both are hints: a kernel that
 // refuses them (older, or huge pages disabled) leaves the buffer as Go
 // made it, and its contents (zeros) are the same either way.
+//
+// Within par.Background (a served model's online learning) the hints are
+// not given: mapping a buffer in one call holds the process's memory-map
+// lock for all of it, and a thread of low priority holding it stalls the
+// page faults of every other thread (the predictions) until the system
+// gives it the CPU again. The buffer is then mapped page by page.
 package bigmem
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/scn2d/scn/internal/par"
+)
 
 // Threshold is the size in bytes from which Float64s advises the kernel.
 const Threshold = 1 << 24
@@ -21,7 +31,7 @@ const Threshold = 1 << 24
 // when it is large (see the package comment).
 func Float64s(n int) []float64 {
 	s := make([]float64, n)
-	if n >= Threshold/8 {
+	if n >= Threshold/8 && !par.InBackground() {
 		advise(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), 8*n))
 	}
 	return s

@@ -37,3 +37,14 @@ func Background(workers int, f func()) {
 		panic(p)
 	}
 }
+
+// InBackground reports whether the calling goroutine runs within
+// Background (in f, or in a chunk of a loop f runs). Code that would hold
+// a lock other threads need for a long time (bigmem's mapping of a large
+// buffer in one call holds the process's memory-map lock) asks it: a
+// thread of low priority holding such a lock stalls every thread that
+// waits for it, the very threads Background yields to.
+func InBackground() bool {
+	l, ok := currentLimit()
+	return ok && l.background
+}

@@ -68,3 +68,34 @@ func TestBackground(t *testing.T) {
 		t.Error("a limit outlives Background")
 	}
 }
+
+// TestInBackground: true in f and in the chunks of its loops, false
+// outside, in Limited and after.
+func TestInBackground(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	if InBackground() {
+		t.Error("InBackground outside Background")
+	}
+	Limited(2, func() {
+		if InBackground() {
+			t.Error("InBackground within Limited")
+		}
+	})
+	var outside atomic.Int32
+	Background(2, func() {
+		if !InBackground() {
+			outside.Add(1)
+		}
+		Chunks(16, 1, func(c, _, _ int) {
+			if !InBackground() {
+				outside.Add(1)
+			}
+		})
+	})
+	if n := outside.Load(); n != 0 {
+		t.Errorf("%d calls within Background not in the background", n)
+	}
+	if InBackground() {
+		t.Error("InBackground after Background")
+	}
+}
