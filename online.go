@@ -50,6 +50,7 @@ type Online struct {
 	unsolved int       // images added since the last solve (Add)
 	hbuf     []float64 // the hidden outputs of a pass's chunk (accumulate)
 	spare    []float64 // a released frozen copy of G, for the next Freeze (online_frozen.go)
+	work     []float64 // refactor's L x L scratch, kept from one refactor to the next
 }
 
 // NewOnline starts online learning for m from st, the statistics of m's
@@ -354,10 +355,17 @@ const (
 )
 
 // refactor sets the preconditioner to the Cholesky factor of the current
-// G + ridge I.
+// G + ridge I. Its L x L scratch is kept for the next refactor (and
+// passed from a frozen solve back to its Online): allocating 200 MB anew
+// at each refactor (L = 5000) cost a served model's learning its page
+// faults, mapped page by page in the background (bigmem), and the
+// predictions the memory-map lock those faults take.
 func (o *Online) refactor() error {
 	l := o.st.Nodes()
-	f := bigmem.Float64s(l * l)
+	if len(o.work) != l*l {
+		o.work = bigmem.Float64s(l * l)
+	}
+	f := o.work
 	for i := 0; i < l; i++ {
 		copy(f[i*l:i*l+i+1], o.st.G[i*l:i*l+i+1])
 		f[i*l+i] += o.ridge

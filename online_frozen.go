@@ -48,7 +48,8 @@ func (o *Online) Freeze() *FrozenSolve {
 	lsq.SymmetrizeTiled(st.G, l)
 	st.Factor, st.loadG = o.fac, nil
 	fo := &Online{st: &st, base: o.base, model: o.model, ridge: o.ridge, forget: o.forget, fac: o.fac,
-		steps: o.steps, learnt: o.learnt, unsolved: o.unsolved}
+		steps: o.steps, learnt: o.learnt, unsolved: o.unsolved, work: o.work}
+	o.work = nil // the frozen solve's until Release
 	return &FrozenSolve{o: o, fo: fo, images: o.unsolved, learnt: o.learnt, statN: st.N}
 }
 
@@ -121,7 +122,7 @@ func (o *Online) Commit(f *FrozenSolve) (*Model, error) {
 	return m, nil
 }
 
-// Release gives the frozen copy of G back to the Online, for the next
+// Release gives the frozen copy of G (and refactor's scratch) back to the Online, for the next
 // Freeze to copy into instead of allocating L x L values again (so that
 // a stream of solves holds one copy, not one a solve until the collector
 // runs): f, its statistics and nothing read from them (Stats) are used
@@ -133,6 +134,9 @@ func (o *Online) Release(f *FrozenSolve) {
 	}
 	if g := f.fo.st.G; len(g) == len(o.st.G) {
 		o.spare = g
+	}
+	if w := f.fo.work; len(w) == len(o.st.G) && o.work == nil {
+		o.work = w // refactor's scratch, for the next solve's
 	}
 	f.fo = nil
 }
