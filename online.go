@@ -51,6 +51,10 @@ type Online struct {
 	hbuf     []float64 // the hidden outputs of a pass's chunk (accumulate)
 	spare    []float64 // a released frozen copy of G, for the next Freeze (online_frozen.go)
 	work     []float64 // refactor's L x L scratch, kept from one refactor to the next
+	panels   []float64 // a replaced factor's panels, for the next refactor's factor
+	retired  *Factor   // the factor a Commit replaced: its panels are reused once no frozen solve is out
+	frozen   int       // frozen solves not released (Freeze, Release)
+	isFrozen bool      // the Online of a frozen solve: its factor is its parent's until it forms one
 }
 
 // NewOnline starts online learning for m from st, the statistics of m's
@@ -231,6 +235,9 @@ func (o *Online) Snapshot() (*Model, *Stats) {
 	copy(s.G, o.st.G)
 	lsq.SymmetrizeTiled(s.G, l)
 	s.Factor, s.loadG = o.fac, nil
+	if o.fac != nil {
+		o.fac.reusable = false // the caller's for good
+	}
 	return o.model, &s
 }
 
@@ -373,7 +380,26 @@ func (o *Online) refactor() error {
 	if err := lsq.Cholesky(f, l, l, o.ridge); err != nil {
 		return err
 	}
-	o.fac = factorOf(f, l, o.st.N, o.ridge)
+	o.fac = factorInto(o.takePanels(l), f, l, o.st.N, o.ridge)
+	o.fac.reusable = true
+	return nil
+}
+
+// takePanels returns the panels for the factor refactor forms: a replaced
+// factor's (Commit, Release), or the current factor's when nothing else
+// can read it (formed by refactor, not handed out by Snapshot, no frozen
+// solve out), or nil for new ones. Forming a factor then writes no new
+// memory: 100 MB at L = 5000, mapped page by page in the background.
+func (o *Online) takePanels(l int) []float64 {
+	n := lsq.PackedLen(l)
+	if p := o.panels; len(p) == n {
+		o.panels = nil
+		return p
+	}
+	if f := o.fac; f != nil && f.reusable && !o.isFrozen && o.frozen == 0 && len(f.p) == n {
+		f.reusable = false
+		return f.p
+	}
 	return nil
 }
 

@@ -48,8 +48,9 @@ func (o *Online) Freeze() *FrozenSolve {
 	lsq.SymmetrizeTiled(st.G, l)
 	st.Factor, st.loadG = o.fac, nil
 	fo := &Online{st: &st, base: o.base, model: o.model, ridge: o.ridge, forget: o.forget, fac: o.fac,
-		steps: o.steps, learnt: o.learnt, unsolved: o.unsolved, work: o.work}
-	o.work = nil // the frozen solve's until Release
+		steps: o.steps, learnt: o.learnt, unsolved: o.unsolved, work: o.work, panels: o.panels, isFrozen: true}
+	o.work, o.panels = nil, nil // the frozen solve's until Release
+	o.frozen++
 	return &FrozenSolve{o: o, fo: fo, images: o.unsolved, learnt: o.learnt, statN: st.N}
 }
 
@@ -117,6 +118,9 @@ func (o *Online) Commit(f *FrozenSolve) (*Model, error) {
 		m = o.modelOf(beta, m.Summary.TrainRMSE)
 		m.Summary.Samples = f.fo.st.N
 	}
+	if old := o.fac; old != f.fo.fac && old != nil && old.reusable {
+		o.retired = old // its panels, once no frozen solve can read it (Release)
+	}
 	o.model, o.fac, o.steps = m, f.fo.fac, f.fo.steps
 	o.unsolved -= f.images
 	return m, nil
@@ -137,6 +141,16 @@ func (o *Online) Release(f *FrozenSolve) {
 	}
 	if w := f.fo.work; len(w) == len(o.st.G) && o.work == nil {
 		o.work = w // refactor's scratch, for the next solve's
+	}
+	o.frozen--
+	if p := f.fo.panels; p != nil && o.panels == nil {
+		o.panels = p // not used by the frozen solve
+	}
+	if o.frozen == 0 && o.retired != nil {
+		if o.panels == nil {
+			o.panels = o.retired.p
+		}
+		o.retired = nil
 	}
 	f.fo = nil
 }

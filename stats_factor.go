@@ -22,6 +22,10 @@ type Factor struct {
 	Ridge float64
 	l     int
 	p     []float64 // F by row panels: lowerTri's packed layout
+	// reusable: formed by an Online's refactor and never handed out for
+	// good (Online.Snapshot), so that its panels may hold the next factor
+	// once it is replaced (Online.takePanels).
+	reusable bool
 }
 
 // Nodes returns the order L of the factor.
@@ -45,7 +49,16 @@ func (f *Factor) tri() lsq.LowerTri { return lsq.PackedTri(f.p, f.l) }
 // factorOf returns the Factor of the lower triangle of the l x l
 // row-major matrix g (what lies above the diagonal is not copied).
 func factorOf(g []float64, l, n int, ridge float64) *Factor {
-	f := &Factor{N: n, Ridge: ridge, l: l, p: bigmem.Float64s(lsq.PackedLen(l))}
+	return factorInto(nil, g, l, n, ridge)
+}
+
+// factorInto is factorOf with the panels in p (lsq.PackedLen(l) values,
+// all overwritten), or in new ones when p is nil.
+func factorInto(p, g []float64, l, n int, ridge float64) *Factor {
+	if p == nil {
+		p = bigmem.Float64s(lsq.PackedLen(l))
+	}
+	f := &Factor{N: n, Ridge: ridge, l: l, p: p}
 	t := f.tri()
 	for i := 0; i < l; i++ {
 		copy(t.Row(i), g[i*l:i*l+i+1])
