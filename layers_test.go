@@ -119,6 +119,7 @@ var layerOf = map[string]int{
 	"augment.go":        layerDriver,
 	"shape.go":          layerBase,
 	"estimate.go":       layerWorkflow,
+	"estimate_stats.go": layerWorkflow,
 	"grow_update.go":    layerWorkflow,
 }
 

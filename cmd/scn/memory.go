@@ -171,6 +171,33 @@ func (b memCap) checkFit(cfg scn.Config, sel *scn.Selection, train dataset.Shape
 	return b.check(need, what, hint)
 }
 
+// checkStats refuses --stats-out's pass over the training set of shape
+// train for a model of cfg (scn.Config.EstimateStats; with factor, the
+// stored factor's too) when it exceeds the limit: it runs after the fit,
+// which has freed its own buffers, beside the set, so that it is checked
+// apart from the fit, before the fit starts.
+func (b memCap) checkStats(cfg scn.Config, train dataset.Shape, factor bool) error {
+	if b.bytes <= 0 {
+		return nil
+	}
+	need := statsTotal(cfg, train, factor)
+	hint := "lower --nodes"
+	if cfg.Local != nil {
+		hint = "lower --filters or --pool"
+	}
+	if factor {
+		hint = fmt.Sprintf("--stats-factor=false (about %s: scn update then forms the factor) or %s", formatBytes(statsTotal(cfg, train, false)), hint)
+	}
+	return b.check(need, "--stats-out's statistics after the fit", hint)
+}
+
+// statsTotal is the memory --stats-out's pass takes with the training set
+// and the process's overhead (scn.Config.EstimateStats).
+func statsTotal(cfg scn.Config, train dataset.Shape, factor bool) int64 {
+	need := train.Bytes() + cfg.EstimateStats(train, factor)
+	return need + processOverhead(need)
+}
+
 // fitTotal is the memory a fit of cfg on a training set of shape train
 // takes with its data (the library's estimate, scn.Config.Estimate), a
 // test set of testBytes and the process's overhead.

@@ -116,10 +116,20 @@ clock, giving the same model file.`,
 				c.Augment = aug
 				return c, sl, note
 			}
+			// --stats-out's pass comes after the fit, beside the set.
+			statsFits := func(c scn.Config, sl *scn.Selection, sh dataset.Shape) error {
+				if statsOut == "" {
+					return nil
+				}
+				return currentMemCap().checkStats(c, sh, statsFactor && (c.Ridge > 0 || sl != nil))
+			}
 			s, p, err := d.loadTraining(out, stderr, func(sh dataset.Shape) error {
 				c, sl, _ := photos(sh)
-				_, _, err := h.fitPlan(c, sl, sh)
-				return err
+				c, _, err := h.fitPlan(c, sl, sh)
+				if err != nil {
+					return err
+				}
+				return statsFits(c, sl, sh)
 			})
 			if err != nil {
 				return err
@@ -133,6 +143,9 @@ clock, giving the same model file.`,
 			if err != nil {
 				return err
 			}
+			if err := statsFits(cfg, sel, s.Shape()); err != nil {
+				return err
+			}
 			fmt.Fprint(stderr, nodesNote(cfg, s.Len()))
 			polarityNote(stderr, s, &d)
 			prob, err := s.Problem()
@@ -140,7 +153,11 @@ clock, giving the same model file.`,
 				return err
 			}
 			if dryRun {
-				return printPlan(cmd.OutOrStdout(), cfg, sel, s)
+				var stats int64 // --stats-out's pass after the fit
+				if statsOut != "" {
+					stats = statsTotal(cfg, s.Shape(), statsFactor && (cfg.Ridge > 0 || sel != nil))
+				}
+				return printPlan(cmd.OutOrStdout(), cfg, sel, s, stats)
 			}
 			// Reading the data leaves the decompressed files and decoding
 			// buffers as garbage: returned to the system before the fit
@@ -179,6 +196,10 @@ clock, giving the same model file.`,
 				return err
 			}
 			if statsOut != "" && !cancelled {
+				// The fit's buffers are garbage: returned to the system
+				// first, they do not add to the statistics' peak, which
+				// checkStats bounds apart from the fit's.
+				debug.FreeOSMemory()
 				st, err := m.Stats(prob)
 				if err != nil {
 					return err
@@ -284,8 +305,9 @@ func (d *dataFlags) loadTraining(out string, stderr io.Writer, pre func(dataset.
 }
 
 // printPlan writes what a fit of cfg on s would do and the memory it is
-// estimated to take, by part, without fitting (scn train --dry-run).
-func printPlan(w io.Writer, cfg scn.Config, sel *scn.Selection, s *dataset.Set) error {
+// estimated to take, by part, without fitting (scn train --dry-run); stats
+// > 0 is --stats-out's pass after it (statsTotal).
+func printPlan(w io.Writer, cfg scn.Config, sel *scn.Selection, s *dataset.Set, stats int64) error {
 	fmt.Fprintf(w, "learner     %s, %d nodes at most\n", cfg.Kind.Title(), cfg.MaxNodes)
 	fmt.Fprintf(w, "data        %d images of %d x %d x %d, %d outputs\n", s.Len(), s.Rows, s.Cols, s.Chans(), outputs(s))
 	if cfg.Local != nil {
@@ -319,6 +341,9 @@ func printPlan(w io.Writer, cfg scn.Config, sel *scn.Selection, s *dataset.Set) 
 		big.MaxNodes = sel.GrowLimit
 		fmt.Fprintf(w, "growth      while the held-out score improves, doubling to %d nodes at most: %s, %d bytes at that size (a fit that would pass the limit is not made)\n",
 			sel.GrowLimit, formatBytes(fitTotal(big, sel, s.Shape(), 0)), fitTotal(big, sel, s.Shape(), 0))
+	}
+	if stats > 0 {
+		fmt.Fprintf(w, "statistics  %s in all, %d bytes, after the fit (--stats-out: G, and the factor unless --stats-factor=false, beside the images)\n", formatBytes(stats), stats)
 	}
 	fmt.Fprintf(w, "limit       %s (%s)\n", formatBytes(memory.bytes), memory.from)
 	return nil
