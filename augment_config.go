@@ -179,5 +179,11 @@ type augMove = augment.Move
 // image by image: the mirror image first (Flip), then the shifted copies
 // (internal/augment's Moves).
 func (a *Augment) moves(n int, seed uint64) []augMove {
-	return augment.Moves(a.Flip, a.Shift, a.Copies, n, seed)
+	return a.movesFrom(0, n, seed)
+}
+
+// movesFrom is moves of images first ... first+n-1 of a set: their
+// places' copies (augment.MovesFrom).
+func (a *Augment) movesFrom(first, n int, seed uint64) []augMove {
+	return augment.MovesFrom(a.Flip, a.Shift, a.Copies, first, n, seed)
 }

@@ -268,7 +268,7 @@ func (o *Online) accumulate(p Problem) {
 	}
 	cs := lsq.NewChunkSums(l, mm, cw, st.G, st.HT, st.TT, o.hbuf, false)
 	hn, tc := cs.H, cs.T
-	herr := st.Recipe.forStatsRows(st.Recipe.Nodes(), p.X, func(lo, rows int, hb []float32) {
+	herr := st.Recipe.forStatsRows(st.Recipe.Nodes(), p.X, 0, func(lo, rows int, hb []float32) {
 		for r0 := 0; r0 < rows; {
 			take, filled := min(rows-r0, cs.Room()), cs.Filled
 			for r := 0; r < take; r++ {

@@ -55,7 +55,21 @@ var ErrStats = statsfile.ErrStats
 // Stats returns the statistics of p for m's hidden nodes, summed over
 // chunks of 2048 images: memory grows with L^2 and L x 2048, not with N.
 func (m *Model) Stats(p Problem) (*Stats, error) {
-	s, _, err := m.sums(p, true, false)
+	return m.StatsFrom(p, 0)
+}
+
+// StatsFrom is Stats of p as the images first, first+1, ... of a larger
+// set: an augmented local model's copies of them are those of their
+// places in that set (Augment's draws for the whole set), so that the
+// statistics of consecutive parts of a set, each summed from its first
+// image's place and merged, hold the rows of the set's own (scn-beam
+// stats, which sums a set shard by shard). Without augmentation the place
+// changes nothing. first must be >= 0.
+func (m *Model) StatsFrom(p Problem, first int) (*Stats, error) {
+	if first < 0 {
+		return nil, fmt.Errorf("%w: the first image's place %d, want >= 0", ErrData, first)
+	}
+	s, _, err := m.sums(p, first, true, false)
 	return s, err
 }
 
@@ -63,7 +77,7 @@ func (m *Model) Stats(p Problem) (*Stats, error) {
 // (nil otherwise); if keep, also the float64 hidden outputs of the
 // images, one chunk of statsChunk images (node-major, L x statsChunk, the
 // last one partly filled) after another.
-func (m *Model) sums(p Problem, withG, keep bool) (*Stats, []lsq.Chunk, error) {
+func (m *Model) sums(p Problem, first int, withG, keep bool) (*Stats, []lsq.Chunk, error) {
 	if m.IsDeep() {
 		return nil, nil, fmt.Errorf("%w: sufficient statistics (the recipe holds one layer)", ErrDeep)
 	}
@@ -95,7 +109,7 @@ func (m *Model) sums(p Problem, withG, keep bool) (*Stats, []lsq.Chunk, error) {
 	sw := m.imageWeights(p) // nil: every image weighs 1
 	cs := lsq.NewChunkSums(l, mm, min(n, statsChunk), s.G, s.HT, s.TT, nil, keep)
 	cw, tc := cs.CW, cs.T
-	herr := m.forStatsRows(lh, p.X, func(lo, rows int, hb []float32) {
+	herr := m.forStatsRows(lh, p.X, first, func(lo, rows int, hb []float32) {
 		for r0 := 0; r0 < rows; {
 			take := min(rows-r0, cs.Room())
 			hn, filled := cs.H, cs.Filled

@@ -45,8 +45,10 @@ func (m *Model) augmentRows() int {
 // forHidden does) of every row of m's statistics over x: the images, then
 // for an augmented local model each copy c of every image (all images'
 // copy c, then copy c+1), a batch of consecutive images lo ... lo+rows-1
-// at a time, so that row i of a batch belongs to image lo+i.
-func (m *Model) forStatsRows(lh int, x Images, f func(lo, rows int, hb []float32)) error {
+// at a time, so that row i of a batch belongs to image lo+i. The copies
+// are those of images first ... first+N-1 of a set (StatsFrom; 0: x is
+// the set).
+func (m *Model) forStatsRows(lh int, x Images, first int, f func(lo, rows int, hb []float32)) error {
 	if err := m.checkStatsRows(x); err != nil {
 		return err
 	}
@@ -56,7 +58,7 @@ func (m *Model) forStatsRows(lh int, x Images, f func(lo, rows int, hb []float32
 		return nil
 	}
 	n, d, l := x.Len(), x.Dim(), m.localOutputs()
-	moves := m.Config.Augment.moves(n, m.Config.Seed)
+	moves := m.Config.Augment.movesFrom(first, n, m.Config.Seed)
 	layers := m.localLayers()
 	b := min(n, localBatch)
 	img := make([]float32, b*d)

@@ -277,6 +277,32 @@ func TestLocalStatsAugmented(t *testing.T) {
 		if d := relDiff(fs.Beta, wantFirst); !(d <= 1e-9) {
 			t.Errorf("%v: statistics of the first 20 images differ from their explicit augmented least squares by %.3g", tc.k, d)
 		}
+		// The rest from its place in the set (StatsFrom), merged with the
+		// first part: the whole set's statistics; summed from place 0
+		// instead, shifted copies differ.
+		rest, err := m.StatsFrom(subsetProblem(tc.p, 20, 45), 20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		merged, err := first.Merge(rest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := relDiff(merged.G, s.G); !(d <= 1e-12) || merged.N != s.N {
+			t.Errorf("%v: the parts' merged statistics differ from the whole set's by %.3g (N %d, want %d)", tc.k, d, merged.N, s.N)
+		}
+		if d := relDiff(merged.HT, s.HT); !(d <= 1e-12) {
+			t.Errorf("%v: the parts' merged H^T T differs from the whole set's by %.3g", tc.k, d)
+		}
+		if tc.aug.Shift > 0 {
+			atZero := statsT(t, m, subsetProblem(tc.p, 20, 45))
+			if d := relDiff(atZero.G, rest.G); !(d > 1e-6) {
+				t.Errorf("%v: the copies of images 20-44 summed from place 0 are those of their places (%.3g): the test cannot tell", tc.k, d)
+			}
+		}
+		if _, err := m.StatsFrom(tc.p, -1); err == nil {
+			t.Errorf("%v: a negative place was accepted", tc.k)
+		}
 	}
 }
 

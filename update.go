@@ -43,7 +43,7 @@ func (m *Model) Update(old *Stats, p Problem, withStats bool) (*Model, *Stats, e
 	ridge := m.Config.Ridge
 	l, n := m.Nodes()+m.DirectDim(), p.X.Len()*m.augmentRows() // rows: an augmented local model sums copies too
 	iterative := ridge > 0 && float64(n)*float64(l) <= max(2*float64(l)*float64(l), updateKeep)
-	fresh, kept, err := m.sums(p, withStats || !iterative, iterative)
+	fresh, kept, err := m.sums(p, 0, withStats || !iterative, iterative)
 	if err != nil {
 		return nil, nil, err
 	}

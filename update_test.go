@@ -45,7 +45,7 @@ func TestUpdateIsTheFitOnBoth(t *testing.T) {
 		old := statsT(t, m, a)
 		before := statsBytes(t, old)
 		// The iterative solve converges on its own (no fallback).
-		fresh, kept, err := m.sums(b, false, true)
+		fresh, kept, err := m.sums(b, 0, false, true)
 		if err != nil {
 			t.Fatal(err)
 		}

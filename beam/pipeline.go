@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -48,7 +49,7 @@ const DefaultTile = 512
 
 // Build adds the statistics pipeline over shards to s: Create (the shard
 // list) -> Reshuffle (a fusion break, so that a runner can spread the
-// shards over its workers) -> ParDo (each shard's sums by scn.Model.Stats,
+// shards over its workers) -> ParDo (each shard's sums by scn.Model.StatsFrom,
 // cut into tile parts) -> CombinePerKey (the left fold in shard order) ->
 // one group -> the final write (and solve).
 func Build(s beam.Scope, shards []Shard, o Options) error {
@@ -64,6 +65,19 @@ func Build(s beam.Scope, shards []Shard, o Options) error {
 	for i, sh := range shards {
 		if sh.Index != i {
 			return fmt.Errorf("scnbeam: shard %d (%s) has index %d: shards are numbered 0, 1, ... in order", i, sh.Name(), sh.Index)
+		}
+	}
+	recipe, err := LoadRecipe(o.Recipe)
+	if err != nil {
+		return err
+	}
+	if recipe.Local != nil && recipe.Config.Augment != nil {
+		// An augmented recipe sums copies of each image drawn for its
+		// place in the whole input (scn.Model.StatsFrom): the shards'
+		// places, so that the result does not depend on where they break.
+		shards = slices.Clone(shards)
+		if err := Places(shards); err != nil {
+			return err
 		}
 	}
 	s = s.Scope("scn-stats")
@@ -133,7 +147,7 @@ func (f *statsFn) ProcessElement(ctx context.Context, sh Shard, emit func(string
 	if err != nil {
 		return fmt.Errorf("scnbeam: %s: %w", sh.Name(), err)
 	}
-	st, err := f.recipe.Stats(prob)
+	st, err := f.recipe.StatsFrom(prob, sh.First)
 	if err != nil {
 		return fmt.Errorf("scnbeam: %s: %w", sh.Name(), err)
 	}

@@ -27,6 +27,11 @@ type Shard struct {
 	Rows, Cols int
 	// Lo and Hi select the images [Lo, Hi) of the file; Hi = 0 takes all.
 	Lo, Hi int
+	// First is the place of the shard's first image in the whole input
+	// (the shards before it, in order): an augmented recipe's copies of
+	// its images are those of their places (scn.Model.StatsFrom). Places
+	// sets it; 0 otherwise.
+	First int
 }
 
 // Name says which images the shard is, for errors.
@@ -143,6 +148,56 @@ func shardOf(path string, o MatchOptions) (Shard, bool, error) {
 func exists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
+}
+
+// Places sets each shard's First: the images of the shards before it, in
+// order, counted from the files' headers (NumPy, IDX, derived folders)
+// or, for CSV files, by reading them. Only an augmented recipe's
+// statistics depend on it (scn.Model.StatsFrom): without it each shard's
+// copies would be drawn as if it were the whole set, and the result would
+// depend on where the shards break.
+func Places(shards []Shard) error {
+	first := 0
+	for i := range shards {
+		n, err := shardLen(shards[i])
+		if err != nil {
+			return err
+		}
+		shards[i].First = first
+		first += n
+	}
+	return nil
+}
+
+// shardLen returns the images of a shard.
+func shardLen(sh Shard) (int, error) {
+	if sh.Hi > 0 {
+		return sh.Hi - sh.Lo, nil
+	}
+	var (
+		shape dataset.Shape
+		err   error
+	)
+	switch sh.Format {
+	case "idx":
+		shape, err = dataset.PeekIDX([]string{sh.Images}, []string{sh.Labels}, sh.Targets)
+	case "npy":
+		shape, err = dataset.PeekNPY(sh.Images, sh.Labels, sh.Targets, sh.Rows, sh.Cols, false)
+	case "npz":
+		shape, err = dataset.PeekNPZ(sh.Images, "x", "y", false, sh.Rows, sh.Cols, false)
+	case "derived":
+		shape, err = dataset.PeekDerived(sh.Images, sh.Part)
+	default:
+		s, rerr := readRaw(sh)
+		if rerr != nil {
+			return 0, rerr
+		}
+		return s.Len(), nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("scnbeam: shard %d: %s: %w", sh.Index, sh.Images, err)
+	}
+	return shape.N, nil
 }
 
 // cut splits each shard into ranges of size images, numbering them.

@@ -26,14 +26,23 @@ const seedStream = 0xa06e
 // uniformly from [-shift, shift]^2 without (0, 0) and, with flip, mirrored
 // or not at random; deterministic in seed.
 func Moves(flip bool, shift, copies, n int, seed uint64) []Move {
+	return MovesFrom(flip, shift, copies, 0, n, seed)
+}
+
+// MovesFrom returns the copies of images first ... first+n-1 of the
+// sequence Moves draws (Moves(..., first+n, seed)[first*e:] for e copies
+// an image), drawing and dropping those of the images before first: the
+// copies of a part of a set are those of its place in the set.
+func MovesFrom(flip bool, shift, copies, first, n int, seed uint64) []Move {
 	rng := rand.New(rand.NewPCG(seed, seedStream))
 	e := copies
 	if flip {
 		e++
 	}
 	out := make([]Move, 0, n*e)
-	for i := 0; i < n; i++ {
-		if flip {
+	for i := 0; i < first+n; i++ {
+		keep := i >= first // the copies of the images before first are drawn, not kept
+		if flip && keep {
 			out = append(out, Move{Flip: true})
 		}
 		for c := 0; c < copies; c++ {
@@ -45,7 +54,9 @@ func Moves(flip bool, shift, copies, n int, seed uint64) []Move {
 			if flip {
 				mv.Flip = rng.IntN(2) == 1
 			}
-			out = append(out, mv)
+			if keep {
+				out = append(out, mv)
+			}
 		}
 	}
 	return out

@@ -95,3 +95,31 @@ func TestAugmentMoves(t *testing.T) {
 		t.Error("the moves of the first images depend on N")
 	}
 }
+
+// TestMovesFrom: the copies of images first ... first+n-1 are those Moves
+// draws for them in the whole sequence, with and without flips, so that
+// the parts of a set, each drawn from its place, make the set's copies.
+func TestMovesFrom(t *testing.T) {
+	for _, flip := range []bool{false, true} {
+		const shift, copies, total = 3, 2, 50
+		whole := Moves(flip, shift, copies, total, 7)
+		e := copies
+		if flip {
+			e++
+		}
+		var joined []Move
+		for _, part := range [][2]int{{0, 13}, {13, 14}, {14, 40}, {40, 50}} {
+			got := MovesFrom(flip, shift, copies, part[0], part[1]-part[0], 7)
+			if len(got) != (part[1]-part[0])*e {
+				t.Fatalf("flip %v: %d copies for images %v, want %d", flip, len(got), part, (part[1]-part[0])*e)
+			}
+			joined = append(joined, got...)
+		}
+		if !slices.Equal(joined, whole) {
+			t.Errorf("flip %v: the parts' copies differ from the whole set's", flip)
+		}
+		if first := MovesFrom(flip, shift, copies, 0, 13, 7); !slices.Equal(first, whole[:13*e]) {
+			t.Errorf("flip %v: MovesFrom at 0 differs from Moves", flip)
+		}
+	}
+}
