@@ -36,7 +36,7 @@ func TestLocal2Everywhere(t *testing.T) {
 	}
 	// Streamed.
 	out := ok(t, append(append(slices.Clone(two), "--stream", "-o", at("str.scn")), data...)...)
-	if !strings.Contains(out, "streaming 300 images") || !strings.Contains(out, "4 passes over the data") {
+	if !strings.Contains(out, "streaming 300 images") || !strings.Contains(out, "4 passes over the data (the planes' moments, the second layer's planes' moments,") {
 		t.Errorf("train --local2 --stream said:\n%s", out)
 	}
 	x, y := loadBoth(t, at("mem.scn"), at("str.scn"))
