@@ -28,7 +28,7 @@ import (
 
 // secondMomentImages bounds the images the planes' moments are taken
 // over.
-const secondMomentImages = 2048
+var secondMomentImages = 2048 // a variable for the tests
 
 // twoLayers is the state of the second layer's fit.
 type twoLayers struct {

@@ -13,8 +13,9 @@ import (
 // TestLocal2Stream: a streamed fit of two layers of local random filters
 // (2DRVFL and RVFL, grey and colour, both layers' outputs or the second's
 // only, max and average between the layers, standardised or not,
-// whitened first layer, float32 Gram products, several blocks of each
-// layer's filters) gives the fit in memory's filters of both layers,
+// whitened first layer, float32 and bfloat16 Gram products, several
+// blocks of each layer's filters, the planes' moments over a sample of
+// the images) gives the fit in memory's filters of both layers,
 // means and trace exactly, its scales to their last bit, its output
 // weights the same bits when the scales are (else to 1e-9 relative, 1e-4
 // with rounded products), as TestLocalStreamIsTheFit asserts for one
@@ -40,7 +41,10 @@ func TestLocal2Stream(t *testing.T) {
 		{RVFL2D, colour, func(l *Local) { l.Whiten, l.WhitenEps = true, 0.1 }, "float64", []int{7, 13, 1}},
 		{RVFL2D, colour, func(*Local) {}, "float32", []int{20}},
 		{RVFL2D, grey, func(*Local) {}, "bfloat16", []int{9}},
+		// The planes' moments over a sample of 17 of the 45 images.
+		{RVFL2D, colour, func(*Local) { secondMomentImages = 17 }, "float64", []int{7, 13, 1}},
 	} {
+		defer func(old int) { secondMomentImages = old }(secondMomentImages)
 		c := secondConfig(tc.k)
 		c.Local.Filters = 40        // two blocks of the first layer's
 		c.Local.Second.Filters = 40 // two blocks of the second layer's (33 + 7)
