@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/scn2d/scn/internal/augment"
-	"github.com/scn2d/scn/internal/local"
 	"github.com/scn2d/scn/internal/lsq"
 )
 
@@ -40,7 +39,7 @@ const augBatch = 64
 // fit on the augmented copies moves[k] of images src[k] (k < len(src)),
 // node-major into h (L rows of len(src)), with scratch for the images and
 // outputs of augBatch copies.
-func (lf *localFit) augHidden(layers []*local.Layer, src []int, moves []augMove, h []float32) error {
+func (lf *localFit) augHidden(layers []localApplier, src []int, moves []augMove, h []float32) error {
 	x, d, l := lf.x, lf.x.Dim(), lf.eng.L
 	r := len(src)
 	img := make([]float32, min(r, augBatch)*d)
@@ -49,7 +48,7 @@ func (lf *localFit) augHidden(layers []*local.Layer, src []int, moves []augMove,
 		b := min(augBatch, r-b0)
 		for k := 0; k < b; k++ {
 			i := src[b0+k]
-			augment.Image(img[k*d:(k+1)*d], x.Pix[i*d:(i+1)*d], x.Rows, x.Cols, lf.ch, moves[b0+k])
+			augment.Image(img[k*d:(k+1)*d], x.Pix[i*d:(i+1)*d], x.Rows, x.Cols, x.Chans(), moves[b0+k])
 		}
 		off := 0
 		for _, ly := range layers {
@@ -77,12 +76,16 @@ func (lf *localFit) meanOrNil() []float32 {
 	return lf.mean
 }
 
-// augLayers returns the fit's banks as local.Layers.
-func (lf *localFit) augLayers() []*local.Layer {
-	var ls []*local.Layer
+// augLayers returns the fit's banks as local.Layers (a two-layer fit's
+// as augLayers2 gives them).
+func (lf *localFit) augLayers() []localApplier {
+	if lf.two != nil {
+		return lf.augLayers2() // augment_local2.go
+	}
+	var ls []localApplier
 	for _, b := range lf.banks {
 		if b.Filters() > 0 {
-			ls = append(ls, bankLayer(lf.cfg.Kind.Input, lf.cfg.Activation, lf.g, b, lf.x.Rows, lf.x.Cols, lf.ch))
+			ls = append(ls, bankLayer(lf.cfg.Kind.Input, lf.cfg.Activation, lf.g, b, lf.x.Rows, lf.x.Cols, lf.x.Chans()))
 		}
 	}
 	return ls

@@ -255,8 +255,6 @@ func (c Config) validateLocal() error {
 		return bad("Robust")
 	case c.DirectLink:
 		return bad("direct links (DirectLink): not built for local nodes yet")
-	case c.Local.Second != nil && c.Augment != nil:
-		return bad("a second layer (Local.Second) and augmentation (Augment): not built for two layers yet")
 	case c.BF16Gram && c.Kind.Choice == Supervised:
 		return bad("bfloat16 Gram products (supervised filters are judged on the residual of the outputs unrounded)")
 	}

@@ -134,9 +134,6 @@ func (s *LocalSecond) String() string {
 	return out + ", second layer's outputs"
 }
 
-// errLocalSecondStream refuses to stream two layers of local nodes.
-var errLocalSecondStream = fmt.Errorf("%w: two layers of local nodes (Local.Second, --local2) are not fitted streamed (not built): fit them in memory", ErrConfig)
-
 // sameSecond reports whether two local layers have the same second layer
 // (filters and biases), or none.
 func sameSecond(a, b *LocalLayer) bool {

@@ -28,7 +28,7 @@ import (
 
 // secondMomentImages bounds the images the planes' moments are taken
 // over.
-const secondMomentImages = 2048
+var secondMomentImages = 2048 // a variable for the tests
 
 // twoLayers is the state of the second layer's fit.
 type twoLayers struct {
@@ -140,7 +140,7 @@ func planeMomentsOf(st *local.Stack, x Images) (mean, sd []float64, err error) {
 
 // secondBlockBytes bounds the pooled outputs (float32) of one block of a
 // random second layer's filters on every image.
-const secondBlockBytes = 64 << 20
+var secondBlockBytes = 64 << 20 // a variable for the tests
 
 // secondBlock returns the filters per block of a random second layer of
 // f filters with per pooled outputs each on n images: as many as

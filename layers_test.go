@@ -72,6 +72,7 @@ var layerOf = map[string]int{
 	"score_pairs.go":             layerDriver,
 	"stream.go":                  layerDriver,
 	"stream_local.go":            layerDriver,
+	"stream_local2.go":           layerDriver,
 	"stream_whiten.go":           layerDriver,
 	"local_whiten.go":            layerDriver,
 
@@ -117,6 +118,7 @@ var layerOf = map[string]int{
 	"augment_config.go": layerBase,
 	"format_augment.go": layerResult,
 	"augment.go":        layerDriver,
+	"augment_local2.go": layerDriver,
 	"shape.go":          layerBase,
 	"estimate.go":       layerWorkflow,
 	"estimate_stats.go": layerWorkflow,

@@ -288,7 +288,7 @@ func TestLocalSecondStats(t *testing.T) {
 }
 
 // TestLocalSecondBadInput: clear errors for second layers that cannot be
-// fitted, and refusals of what two layers do not have yet.
+// fitted.
 func TestLocalSecondBadInput(t *testing.T) {
 	p, _ := hueProblem(t, 30, 35) // 12 x 10 images: pooled maps of 6 x 5
 	cases := []struct {
@@ -312,14 +312,18 @@ func TestLocalSecondBadInput(t *testing.T) {
 			t.Errorf("error %v, want one saying %q", err, c.want)
 		}
 	}
+	// Augmented and streamed two-layer fits are built (TestLocal2Augment,
+	// TestLocal2Stream); a supervised second layer is not streamed.
 	cfg := secondConfig(RVFL2D)
 	cfg.Augment = &Augment{Flip: true}
-	if _, err := cfg.Fit(context.Background(), p, nil); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "augmentation") {
+	if err := cfg.Validate(); err != nil {
 		t.Errorf("augmented two-layer fit: %v", err)
 	}
-	cfg = secondConfig(RVFL2D)
-	if err := cfg.StreamFits(); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "two layers") {
+	if err := secondConfig(RVFL2D).StreamFits(); err != nil {
 		t.Errorf("streamed two-layer fit: %v", err)
+	}
+	if err := secondConfig(SCN2D).StreamFits(); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "residual") {
+		t.Errorf("streamed supervised two-layer fit: %v", err)
 	}
 }
 

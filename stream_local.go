@@ -56,8 +56,6 @@ func (c Config) localStreamFits() error {
 		return fmt.Errorf("%w: local nodes of %s are not streamed (each block of filters is chosen on the residual of every image; not built): fit them in memory (--resize, fewer --filters) or stream a random learner (rvfl, 2drvfl)", ErrConfig, c.Kind)
 	case c.Augment != nil:
 		return fmt.Errorf("%w: augmented local fits are not streamed (their copies are formed from the images in memory)", ErrConfig)
-	case c.Local.Second != nil:
-		return errLocalSecondStream
 	case !(c.Ridge > 0):
 		return fmt.Errorf("%w: a streamed fit needs a ridge > 0", ErrConfig)
 	}
@@ -78,6 +76,9 @@ func (c Config) localStreamPasses() int {
 	if c.Local.Whiten {
 		n++
 	}
+	if c.Local.Second != nil {
+		n++ // the moments of the planes the second layer reads
+	}
 	return n
 }
 
@@ -85,16 +86,21 @@ func (c Config) localStreamPasses() int {
 // filters a pass of the fit in memory applies at once, and the first
 // column of its pooled outputs.
 type localStreamBlock struct {
-	layer *local.Layer
+	layer localApplier
 	off   int
+}
+
+// localApplier is a block of filters ready to apply: a local.Layer, or a
+// local.Stack (a block of a second layer's filters after the first
+// layer).
+type localApplier interface {
+	Outputs() int
+	Apply(x []float32, n int, out []float32, ldo, off int) error
 }
 
 // fitLocalStream is FitStream for a local random learner (c checked).
 func (c Config) fitLocalStream(ctx context.Context, src Source, progress func(Step)) (*Model, error) {
 	start := time.Now()
-	if c.Local.Second != nil {
-		return nil, errLocalSecondStream
-	}
 	sc, mean, sd, channels, err := c.scanLocalStream(ctx, src)
 	if err != nil {
 		return nil, err
@@ -111,6 +117,9 @@ func (c Config) fitLocalStream(ctx context.Context, src Source, progress func(St
 			return nil, err
 		}
 		lf.prof.Draw += time.Since(t0)
+	}
+	if g.Second != nil {
+		return c.fitLocal2Stream(ctx, src, sc, lf, whitening, channels, start, progress) // stream_local2.go
 	}
 	// Every filter, bank by bank and block by block, as randomBank draws
 	// them.
@@ -147,6 +156,23 @@ func (c Config) fitLocalStream(ctx context.Context, src Source, progress func(St
 		lf.banks = append(lf.banks, bank)
 	}
 	lf.prof.Draw = time.Since(t0)
+	lf.tried = g.Filters * len(g.Sizes)
+	return c.localStreamSolve(ctx, src, sc, lf, blocks, sizes, trace, channels, start, progress)
+}
+
+// localStreamSolve ends a streamed local fit whose filters are drawn
+// (lf.banks, lf.tried; lf.g the geometry): blocks are their blocks of
+// pooled outputs, sizes their columns, trace their steps. It forms the
+// pooled outputs' standardisation (pass 2), the Gram sums (pass 3) and
+// the output weights, and returns the model.
+func (c Config) localStreamSolve(ctx context.Context, src Source, sc *streamScan, lf *localFit, blocks []localStreamBlock, sizes []int, trace []Step,
+	channels int, start time.Time, progress func(Step)) (*Model, error) {
+	g := lf.g
+	L := 0
+	for _, s := range sizes {
+		L += s
+	}
+	var err error
 	x := Images{Rows: sc.rows, Cols: sc.cols, Channels: channels}
 	rmax := min(sc.n, lsq.ShardRows)
 	rowsBuf := make([]float32, rmax*L) // one row shard's pooled outputs, image-major
@@ -215,6 +241,9 @@ func (c Config) fitLocalStream(ctx context.Context, src Source, progress func(St
 	cfg.Scales = slices.Clone(c.Scales)
 	cfg.Ratios = slices.Clone(c.Ratios)
 	ll := &LocalLayer{Geometry: *g, Banks: lf.banks}
+	if g.Second != nil {
+		ll.Banks, ll.Second = lf.secondBanks()
+	}
 	if g.Standardize {
 		ll.Mean, ll.Scale = cmean, csc
 	}
@@ -223,7 +252,7 @@ func (c Config) fitLocalStream(ctx context.Context, src Source, progress func(St
 		Params: []float32{}, Bias: []float32{}, Beta: beta, Config: cfg, Local: ll,
 		Summary: Summary{
 			Nodes: L, Samples: sc.n, Stop: ReachedMaxNodes, TrainRMSE: math.Sqrt(eng.RSS(L, beta) / float64(sc.n*sc.m)),
-			Tried: g.Filters * len(g.Sizes), Trace: trace, Duration: time.Since(start), Profile: lf.prof,
+			Tried: lf.tried, Trace: trace, Duration: time.Since(start), Profile: lf.prof,
 		},
 	}
 	if sc.classes != nil {
@@ -354,5 +383,5 @@ func (c Config) localStreamBytes(rows, cols, chans, m int) int64 {
 			model += float64(whitenSamples)*(8*kk+16+8) + 8*6*kk*kk + 4*kk*kk
 		}
 	}
-	return bytesOf(engine + shard + moments + images + conv + model)
+	return bytesOf(engine+shard+moments+images+conv+model) + c.secondStreamBytes(rows, cols, chans)
 }

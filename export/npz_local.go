@@ -16,8 +16,9 @@ import (
 // bank applies to an image's patches are this matrix times the filter's
 // full weights, (u_a v_b) w_c for a 2D learner); local_mean and local_scale (L,
 // when standardised); beta (L x M); local, the geometry as JSON (sizes,
-// filters, stride, pad per size, pool, pooling, two_sided, standardize);
-// and the shape, kind, activation, classes and preprocessing of every
+// filters, stride, pad per size, pool, pooling, two_sided, standardize,
+// and for a two-layer model second: its geometry, with the arrays
+// second_* of npzSecond); and the shape, kind, activation, classes and preprocessing of every
 // export.
 func npzLocal(m *scn.Model) ([]npy.Named, error) {
 	var out []npy.Named
@@ -54,16 +55,21 @@ func npzLocal(m *scn.Model) ([]npy.Named, error) {
 			add(name+"whiten", append([]float32(nil), b.Whiten...), kk, kk)
 		}
 	}
+	second := npzSecond(m, add) // npz_local2.go
 	if m.Local.Mean != nil {
 		add("local_mean", append([]float32(nil), m.Local.Mean...), m.Nodes())
 		add("local_scale", append([]float32(nil), m.Local.Scale...), m.Nodes())
 	}
 	add("beta", append([]float64(nil), m.Beta...), m.Nodes(), m.M)
-	geoJSON, err := json.Marshal(map[string]any{
+	fields := map[string]any{
 		"sizes": geo.Sizes, "filters": geo.Filters, "stride": geo.Stride, "pad": pads, "pool": geo.Pool,
 		"pooling": geo.Pooling.String(), "two_sided": geo.TwoSided, "standardize": geo.Standardize,
 		"whiten": geo.Whiten, "whiten_eps": geo.WhitenEps,
-	})
+	}
+	if second != nil {
+		fields["second"] = second
+	}
+	geoJSON, err := json.Marshal(fields)
 	if err != nil {
 		return nil, fmt.Errorf("export: %w", err)
 	}

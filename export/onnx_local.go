@@ -14,11 +14,10 @@ import (
 // of side k: Conv (the full weights F x C x k x k, the biases, the padding
 // and stride), the activation (and, two-sided, the activation of the
 // negated map), then per side the pooling over the p x p regions of the
-// map (h x w): the averages as one MatMul of the flattened map by the
-// h*w x p^2 matrix of 1/size on each region, the maxima as a ReduceMax of
-// each region's Slice; the pooled values are laid out as Model.Predict
-// lays them out (filter, then side and kind, then region) and the banks
-// side by side; then (H - mean) / scale.
+// map (gridPool), laid out as Model.Predict lays them out and the banks
+// side by side. A two-layer model's first layer's activated maps feed its
+// second layer (secondNodes), whose pooled outputs follow the first
+// layer's (or stand alone without Concat). Then (H - mean) / scale.
 func localNodes(g *graph, m *scn.Model) string {
 	geo := m.Local.Geometry
 	d1, d2, ch := m.Rows, m.Cols, m.Chans()
@@ -34,6 +33,8 @@ func localNodes(g *graph, m *scn.Model) string {
 	g.int64s("axis2", []int64{2}, 1)
 	g.int64s("axes23", []int64{2, 3}, 2)
 	var banks []string
+	var firstMaps []string // a two-layer model's activated first-layer maps
+	var fh, fw int         // and their size
 	for i, b := range m.Local.Banks {
 		if b.Filters() == 0 {
 			continue
@@ -41,7 +42,6 @@ func localNodes(g *graph, m *scn.Model) string {
 		k, pad, f := b.Size, geo.PadFor(b.Size), b.Filters()
 		spec := local.Spec{Size: k, Stride: geo.Stride, Pad: pad, Pool: geo.Pool, Pooling: geo.Pooling, TwoSided: geo.TwoSided}
 		h, w := spec.MapSize(local.Shape{Rows: d1, Cols: d2, Chans: ch})
-		p := geo.Pool
 		n := func(s string) string { return fmt.Sprintf("%s_%d", s, i) }
 		g.float32s(n("W"), m.LocalWeights(i), f, ch, k, k)
 		g.float32s(n("B"), b.Bias, f)
@@ -55,61 +55,17 @@ func localNodes(g *graph, m *scn.Model) string {
 			g.node(act, []string{n("NZ")}, n("Q"), nil)
 			sides = append(sides, n("Q"))
 		}
-		var pooled []string // N x F x p^2 each, in Predict's order
-		if geo.Pooling != scn.PoolMax {
-			// The regions' sums (a 0/1 matrix), then division by their
-			// sizes, as Predict divides.
-			sum := make([]float32, h*w*p*p)
-			size := make([]float32, p*p)
-			for gi := 0; gi < p; gi++ {
-				r0, r1 := local.Region(gi, p, h)
-				for gj := 0; gj < p; gj++ {
-					c0, c1 := local.Region(gj, p, w)
-					size[gi*p+gj] = float32((r1 - r0) * (c1 - c0))
-					for r := r0; r < r1; r++ {
-						for c := c0; c < c1; c++ {
-							sum[(r*w+c)*p*p+gi*p+gj] = 1
-						}
-					}
-				}
-			}
-			g.float32s(n("pool_sum"), sum, h*w, p*p)
-			g.float32s(n("pool_size"), size, p*p)
-		}
-		for _, s := range sides {
-			if geo.Pooling != scn.PoolMax {
-				flat := fmt.Sprintf("%s_flat", s)
-				g.node("Reshape", []string{s, "flat_map_shape"}, flat, nil)
-				g.node("MatMul", []string{flat, n("pool_sum")}, fmt.Sprintf("%s_sum", s), nil)
-				g.node("Div", []string{fmt.Sprintf("%s_sum", s), n("pool_size")}, fmt.Sprintf("%s_avg", s), nil)
-				pooled = append(pooled, fmt.Sprintf("%s_avg", s))
-			}
-			if geo.Pooling != scn.PoolAvg {
-				var regions []string
-				for gi := 0; gi < p; gi++ {
-					r0, r1 := local.Region(gi, p, h)
-					for gj := 0; gj < p; gj++ {
-						c0, c1 := local.Region(gj, p, w)
-						rn := fmt.Sprintf("%s_r%d_%d", s, gi, gj)
-						g.int64s(rn+"_starts", []int64{int64(r0), int64(c0)}, 2)
-						g.int64s(rn+"_ends", []int64{int64(r1), int64(c1)}, 2)
-						g.node("Slice", []string{s, rn + "_starts", rn + "_ends", "axes23"}, rn+"_s", nil)
-						g.node("ReduceMax", []string{rn + "_s"}, rn+"_m", []*pb.AttributeProto{intsAttr("axes", 2, 3), intAttr("keepdims", 0)})
-						g.node("Unsqueeze", []string{rn + "_m", "axis2"}, rn, nil)
-						regions = append(regions, rn)
-					}
-				}
-				g.node("Concat", regions, fmt.Sprintf("%s_max", s), []*pb.AttributeProto{intAttr("axis", 2)})
-				pooled = append(pooled, fmt.Sprintf("%s_max", s))
+		if geo.Second != nil {
+			// The maps the second layer reads (secondNodes).
+			firstMaps, fh, fw = sides, h, w
+			if !geo.Second.Concat {
+				continue
 			}
 		}
-		all := pooled[0]
-		if len(pooled) > 1 {
-			all = n("pooled")
-			g.node("Concat", pooled, all, []*pb.AttributeProto{intAttr("axis", 2)})
-		}
-		g.node("Reshape", []string{all, "flat_rows_shape"}, n("H"), nil)
-		banks = append(banks, n("H"))
+		banks = append(banks, gridPool(g, n, sides, h, w, geo.Pool, geo.Pooling))
+	}
+	if s := m.Local.Second; s != nil && s.Filters() > 0 {
+		banks = append(banks, secondNodes(g, m, act, firstMaps, fh, fw))
 	}
 	hraw := banks[0]
 	if len(banks) > 1 {
@@ -125,6 +81,71 @@ func localNodes(g *graph, m *scn.Model) string {
 	g.node("Sub", []string{hraw, "local_mean"}, "Hc", nil)
 	g.node("Div", []string{"Hc", "local_scale"}, "H", nil)
 	return "H"
+}
+
+// gridPool adds the pooling of the activated maps sides (N x F x h x w
+// each: g(z), then g(-z) two-sided) over the p x p regions of the map and
+// returns the name of the pooled outputs, N x F*per, laid out as
+// Model.Predict lays them out (filter, then side and kind, then region):
+// the averages as one MatMul of the flattened map by the h*w x p^2 matrix
+// of 1/size on each region, the maxima as a ReduceMax of each region's
+// Slice. n names the constants and outputs of this bank.
+func gridPool(g *graph, n func(string) string, sides []string, h, w, p int, pooling scn.Pooling) string {
+	if pooling != scn.PoolMax {
+		// The regions' sums (a 0/1 matrix), then division by their
+		// sizes, as Predict divides.
+		sum := make([]float32, h*w*p*p)
+		size := make([]float32, p*p)
+		for gi := 0; gi < p; gi++ {
+			r0, r1 := local.Region(gi, p, h)
+			for gj := 0; gj < p; gj++ {
+				c0, c1 := local.Region(gj, p, w)
+				size[gi*p+gj] = float32((r1 - r0) * (c1 - c0))
+				for r := r0; r < r1; r++ {
+					for c := c0; c < c1; c++ {
+						sum[(r*w+c)*p*p+gi*p+gj] = 1
+					}
+				}
+			}
+		}
+		g.float32s(n("pool_sum"), sum, h*w, p*p)
+		g.float32s(n("pool_size"), size, p*p)
+	}
+	var pooled []string // N x F x p^2 each, in Predict's order
+	for _, s := range sides {
+		if pooling != scn.PoolMax {
+			flat := fmt.Sprintf("%s_flat", s)
+			g.node("Reshape", []string{s, "flat_map_shape"}, flat, nil)
+			g.node("MatMul", []string{flat, n("pool_sum")}, fmt.Sprintf("%s_sum", s), nil)
+			g.node("Div", []string{fmt.Sprintf("%s_sum", s), n("pool_size")}, fmt.Sprintf("%s_avg", s), nil)
+			pooled = append(pooled, fmt.Sprintf("%s_avg", s))
+		}
+		if pooling != scn.PoolAvg {
+			var regions []string
+			for gi := 0; gi < p; gi++ {
+				r0, r1 := local.Region(gi, p, h)
+				for gj := 0; gj < p; gj++ {
+					c0, c1 := local.Region(gj, p, w)
+					rn := fmt.Sprintf("%s_r%d_%d", s, gi, gj)
+					g.int64s(rn+"_starts", []int64{int64(r0), int64(c0)}, 2)
+					g.int64s(rn+"_ends", []int64{int64(r1), int64(c1)}, 2)
+					g.node("Slice", []string{s, rn + "_starts", rn + "_ends", "axes23"}, rn+"_s", nil)
+					g.node("ReduceMax", []string{rn + "_s"}, rn+"_m", []*pb.AttributeProto{intsAttr("axes", 2, 3), intAttr("keepdims", 0)})
+					g.node("Unsqueeze", []string{rn + "_m", "axis2"}, rn, nil)
+					regions = append(regions, rn)
+				}
+			}
+			g.node("Concat", regions, fmt.Sprintf("%s_max", s), []*pb.AttributeProto{intAttr("axis", 2)})
+			pooled = append(pooled, fmt.Sprintf("%s_max", s))
+		}
+	}
+	all := pooled[0]
+	if len(pooled) > 1 {
+		all = n("pooled")
+		g.node("Concat", pooled, all, []*pb.AttributeProto{intAttr("axis", 2)})
+	}
+	g.node("Reshape", []string{all, "flat_rows_shape"}, n("H"), nil)
+	return n("H")
 }
 
 // intsAttr returns an attribute of integers.
@@ -179,8 +200,8 @@ func onnxLocalModel(m *scn.Model) *pb.ModelProto {
 
 // checkLocal reports whether m is a complete model of local nodes.
 func checkLocal(m *scn.Model) error {
-	if m.Local.Geometry.Second != nil || m.Local.Second != nil {
-		return fmt.Errorf("export: a second layer of local nodes (scn train --local2) is not exported yet (ONNX, npz): predict with scn predict or scn serve")
+	if err := checkSecond(m); err != nil {
+		return err
 	}
 	if m.Rows < 1 || m.Cols < 1 || m.M < 1 || m.Nodes() < 1 {
 		return fmt.Errorf("export: model of %d x %d inputs, %d outputs and %d pooled outputs", m.Rows, m.Cols, m.M, m.Nodes())

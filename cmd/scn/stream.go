@@ -256,6 +256,12 @@ func streamPassesText(cfg scn.Config, sel *scn.Selection) string {
 	var s string
 	if cfg.Local != nil {
 		s = fmt.Sprintf("%d passes over the data (the planes' moments, ", cfg.StreamPasses())
+		if cfg.Local.Whiten {
+			s += "the patches' whitening, "
+		}
+		if cfg.Local.Second != nil {
+			s += "the second layer's planes' moments, "
+		}
 		if cfg.Local.Standardize {
 			s += "the pooled outputs' means and deviations, "
 		}
