@@ -120,6 +120,7 @@ var layerOf = map[string]int{
 	"shape.go":          layerBase,
 	"estimate.go":       layerWorkflow,
 	"grow_update.go":    layerWorkflow,
+	"grow_serve.go":     layerWorkflow,
 }
 
 // upwardCalls are the calls up the layers the code makes today, as
