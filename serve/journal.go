@@ -264,6 +264,8 @@ type journal struct {
 	counts []int // images of each record
 	images int
 	size   int64
+	// lastStart is where the last record appended starts (undo).
+	lastStart int64
 }
 
 // openJournal opens the journal at path, created (header only) if
@@ -324,10 +326,28 @@ func (j *journal) append(r *journalRecord) error {
 		j.f.Seek(j.size, io.SeekStart)
 		return fmt.Errorf("journal %s: %w", j.path, err)
 	}
+	j.lastStart = j.size
 	j.size += int64(len(b))
 	j.counts = append(j.counts, r.n)
 	j.images += r.n
 	return nil
+}
+
+// undo removes the last record appended.
+func (j *journal) undo() error {
+	k := len(j.counts) - 1
+	if k < 0 || j.lastStart == 0 {
+		return nil
+	}
+	j.size = j.lastStart
+	j.images -= j.counts[k]
+	j.counts = j.counts[:k]
+	j.lastStart = 0 // one undo a record
+	if err := j.f.Truncate(j.size); err != nil {
+		return err
+	}
+	_, err := j.f.Seek(j.size, io.SeekStart)
+	return err
 }
 
 // records returns the whole records appended.
