@@ -19,7 +19,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
-		"time"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/scn2d/scn"

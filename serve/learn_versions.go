@@ -88,13 +88,13 @@ func (l *learner) prune() {
 func (l *learner) rollback(v int) (*versionInfo, int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.waitIdle() // let the solve and snapshot under way finish first
+	l.waitIdle()      // let the solve and snapshot under way finish first
 	for l.growing() { // and a growth
 		l.idle.Wait()
 		l.waitIdle()
 	}
 	var (
-		loaded *versionInfo
+		loaded    *versionInfo
 		md        *model
 		st        *scn.Stats
 		learnt    int

@@ -54,7 +54,7 @@ type versionInfo struct {
 	Journal        string `json:"journal,omitempty"`
 	JournalRecords int    `json:"journal_records,omitempty"`
 	GrowMark       int    `json:"grow_mark,omitempty"`
-	Path        string    `json:"path,omitempty"` // where it is (answers only)
+	Path           string `json:"path,omitempty"` // where it is (answers only)
 }
 
 var versionRE = regexp.MustCompile(`^v([0-9]{6,9})$`)
@@ -103,8 +103,8 @@ func readVersionInfo(dir string, v int) (*versionInfo, error) {
 type snapshotFiles struct {
 	model     []byte
 	stats     *scn.Stats
-	statsFrom string // a statistics file to link (or copy) instead
-	modelFrom string // a model file to link (or copy) instead of model
+	statsFrom string       // a statistics file to link (or copy) instead
+	modelFrom string       // a model file to link (or copy) instead of model
 	sync      func() error // called first: the journal's records the snapshot covers made durable
 }
 
