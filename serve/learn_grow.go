@@ -406,6 +406,11 @@ func (l *learner) grow(m *scn.Model, classes []string, mark, j0, before int) (*s
 // joined is one problem of journal records' images.
 func joined(recs []*journalRecord, m *scn.Model, classes []string) (scn.Problem, error) {
 	all := &journalRecord{}
+	n := 0
+	for _, r := range recs {
+		n += r.n
+	}
+	all.pix = make([]float32, 0, n*m.Dim())
 	for _, r := range recs {
 		all.n += r.n
 		all.pix = append(all.pix, r.pix...)

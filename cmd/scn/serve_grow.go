@@ -12,8 +12,9 @@ import (
 
 // scn serve --learn --grow K: the training images of the model that grows
 // (the --old-* flags, as scn update --grow takes them), read from their
-// files again at each growth and dropped after it, not held between
-// growths.
+// files again at each growth, not held between growths: IDX files with
+// labels a shard at a time (dataset.IDXSource), other sources whole for
+// the growth's time.
 
 // trainImages are a model's training images read by the --old-* flags
 // with the preprocessing the model recorded (serve.Images).
@@ -23,6 +24,26 @@ type trainImages struct {
 	once sync.Once
 	n    int
 	err  error
+}
+
+// stream returns the images as shards read from IDX files, if they are
+// IDX files with labels (nil otherwise).
+func (ti *trainImages) stream() (*dataset.IDXSource, error) {
+	if ti.d.idxImages == "" || ti.d.idxLabels == "" {
+		return nil, nil
+	}
+	p, err := dataset.RecordedPreprocess(ti.m)
+	if err != nil {
+		return nil, err
+	}
+	src, err := ti.d.idxSource(p)
+	if err != nil {
+		return nil, fmt.Errorf("the --old-* training images: %w", err)
+	}
+	if sh := src.Shape(); sh.Rows != ti.m.Rows || sh.Cols != ti.m.Cols {
+		return nil, fmt.Errorf("the --old-* training images are %d x %d, the model's nodes take %d x %d", sh.Rows, sh.Cols, ti.m.Rows, ti.m.Cols)
+	}
+	return src, nil
 }
 
 func (ti *trainImages) read() (scn.Problem, error) {
@@ -43,6 +64,14 @@ func (ti *trainImages) read() (scn.Problem, error) {
 // Len is the images' count (read once at the start).
 func (ti *trainImages) Len() int {
 	ti.once.Do(func() {
+		src, err := ti.stream()
+		if err != nil || src != nil {
+			if err == nil {
+				ti.n = src.Len()
+			}
+			ti.err = err
+			return
+		}
 		p, err := ti.read()
 		ti.n, ti.err = p.X.Len(), err
 	})
@@ -53,6 +82,21 @@ func (ti *trainImages) Len() int {
 func (ti *trainImages) Batches(ctx context.Context, f func(scn.Problem) error) error {
 	if ti.Len(); ti.err != nil {
 		return ti.err
+	}
+	src, err := ti.stream()
+	if err != nil {
+		return err
+	}
+	if src != nil {
+		seen := 0
+		err := src.Shards(ctx, func(sh scn.Shard) error {
+			seen += sh.X.Len()
+			return f(sh.Problem)
+		})
+		if err == nil && seen != ti.n {
+			err = fmt.Errorf("the --old-* training images are %d now, %d at the start", seen, ti.n)
+		}
+		return err
 	}
 	p, err := ti.read()
 	if err != nil {
