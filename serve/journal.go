@@ -34,6 +34,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"sync"
 
 	"github.com/scn2d/scn/internal/atomicfile"
 )
@@ -263,6 +264,10 @@ type journal struct {
 	h      journalShape
 	counts []int // images of each record
 	images int
+	// starts holds where each record starts, for read (under idx: read
+	// runs without the learner's lock, append under it).
+	starts []int64
+	idx    sync.Mutex
 	size   int64
 	// lastStart is where the last record appended starts (undo).
 	lastStart int64
@@ -299,6 +304,13 @@ func openJournal(path string, h journalShape, keep int) (*journal, error) {
 		if keep > 0 {
 			j.size = ends[keep-1]
 		}
+		j.starts = make([]int64, keep)
+		for i := range keep {
+			j.starts[i] = journalHeadLen
+			if i > 0 {
+				j.starts[i] = ends[i-1]
+			}
+		}
 		for _, c := range j.counts {
 			j.images += c
 		}
@@ -327,6 +339,9 @@ func (j *journal) append(r *journalRecord) error {
 		return fmt.Errorf("journal %s: %w", j.path, err)
 	}
 	j.lastStart = j.size
+	j.idx.Lock()
+	j.starts = append(j.starts, j.size)
+	j.idx.Unlock()
 	j.size += int64(len(b))
 	j.counts = append(j.counts, r.n)
 	j.images += r.n
@@ -342,6 +357,9 @@ func (j *journal) undo() error {
 	j.size = j.lastStart
 	j.images -= j.counts[k]
 	j.counts = j.counts[:k]
+	j.idx.Lock()
+	j.starts = j.starts[:k]
+	j.idx.Unlock()
 	j.lastStart = 0 // one undo a record
 	if err := j.f.Truncate(j.size); err != nil {
 		return err
@@ -368,25 +386,33 @@ func (j *journal) read(from, to int, f func(r *journalRecord) error) error {
 	if from >= to {
 		return nil
 	}
+	j.idx.Lock()
+	n := len(j.starts)
+	var at int64
+	if from >= 0 && from < n {
+		at = j.starts[from]
+	}
+	j.idx.Unlock()
+	if from < 0 || to > n {
+		return fmt.Errorf("journal %s: records %d to %d of %d", j.path, from, to, n)
+	}
 	rd, err := os.Open(j.path)
 	if err != nil {
 		return fmt.Errorf("journal: %w", err)
 	}
 	defer rd.Close()
-	done := errors.New("done")
-	got := from
-	_, _, _, err = scanJournal(rd, from, func(i int, r *journalRecord) error {
-		if i >= to {
-			return done
-		}
-		got = i + 1
-		return f(r)
-	})
-	if err != nil && err != done {
-		return err
+	if _, err := rd.Seek(at, io.SeekStart); err != nil {
+		return fmt.Errorf("journal %s: %w", j.path, err)
 	}
-	if got < to {
-		return fmt.Errorf("journal %s: record %d does not read", j.path, got)
+	br := bufio.NewReaderSize(rd, 1<<16)
+	for i := from; i < to; i++ {
+		r, _, err := j.h.readRecord(br, true)
+		if err != nil {
+			return fmt.Errorf("journal %s: record %d does not read: %w", j.path, i, err)
+		}
+		if err := f(r); err != nil {
+			return err
+		}
 	}
 	return nil
 }
