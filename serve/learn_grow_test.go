@@ -203,6 +203,9 @@ func TestGrowKeepsImagesLearntMeanwhile(t *testing.T) {
 		t.Fatalf("learn: %d %v", code, a)
 	}
 	<-entered // the growth runs (held), the images go on being learnt
+	if code, a, _ := do(s, "POST", "/v1/models/digits:grow", testToken, nil); code != 409 || !strings.Contains(a["error"].(string), "under way") {
+		t.Fatalf("a growth while one runs: %d %v", code, a)
+	}
 	for _, r := range [][2]int{{360, 370}, {370, 371}, {371, 390}} {
 		if code, a, _ := do(s, "POST", "/v1/models/digits:learn", testToken, learnBody(train, r[0], r[1])); code != 200 {
 			t.Fatalf("learn: %d %v", code, a)
@@ -340,4 +343,58 @@ func TestGrowRefusals(t *testing.T) {
 	if err := s6.LoadLearningImages("digits", model, stats, dir, ProblemImages(problemOf(t, train, 0, 300), 64)); err == nil || !strings.Contains(err.Error(), "journal") {
 		t.Fatalf("a damaged journal: %v", err)
 	}
+}
+
+// TestGrowRollbackToGrown: a rollback to the snapshot of a growth starts
+// a journal of that version's records (a copy), the statistics are the
+// version's, and a growth after more images sums exactly the training
+// images, the version's images and the new ones.
+func TestGrowRollbackToGrown(t *testing.T) {
+	model, stats, train := learnFixture(t)
+	dir := t.TempDir()
+	s, l := newGrowServer(t, LearnOptions{Grow: 4, SolveEvery: -1, SnapshotImages: 1 << 20, SnapshotEvery: time.Hour}, model, stats, dir, train)
+	do(s, "POST", "/v1/models/digits:learn", testToken, learnBody(train, 300, 340))
+	if code, a, _ := do(s, "POST", "/v1/models/digits:grow?wait=true", testToken, nil); code != 200 {
+		t.Fatalf("grow: %d %v", code, a)
+	}
+	l.mu.Lock()
+	l.waitIdle()
+	grown := l.on.Model()
+	v := l.version
+	l.mu.Unlock()
+	vi, err := readVersionInfo(dir, v)
+	if err != nil || vi.Nodes != grown.Nodes() || vi.JournalRecords != 1 || vi.Learnt != 40 {
+		t.Fatalf("the growth's snapshot %d: %+v %v", v, vi, err)
+	}
+	do(s, "POST", "/v1/models/digits:learn", testToken, learnBody(train, 340, 360))
+	code, a, _ := do(s, "POST", "/v1/models/digits:rollback?version="+strconv.Itoa(v), testToken, nil)
+	if code != 200 {
+		t.Fatalf("rollback: %d %v", code, a)
+	}
+	if l.gr.j.records() != 1 || l.gr.j.images != 40 || l.gr.jname == vi.Journal || l.on.Model().Nodes() != grown.Nodes() {
+		t.Fatalf("after the rollback: journal %s of %d records, %d nodes", l.gr.jname, l.gr.j.records(), l.on.Model().Nodes())
+	}
+	do(s, "POST", "/v1/models/digits:learn", testToken, learnBody(train, 400, 430))
+	if code, a, _ := do(s, "POST", "/v1/models/digits:grow?wait=true", testToken, nil); code != 200 || a["recent_images"] != 30.0 {
+		t.Fatalf("grow after the rollback: %d %v", code, a)
+	}
+	_, fin := currentStats(l)
+	g := l.on.Model()
+	all := concat(t, problemOf(t, train, 0, 340), problemOf(t, train, 400, 430))
+	scratch, err := g.Stats(inOrder(t, all, g.Classes))
+	if err != nil {
+		t.Fatal(err)
+	}
+	closeStats(t, fin, scratch)
+	// The old journal is still named by the snapshots kept; a restart
+	// loads the newest, with its journal.
+	if err := s.CloseLearning(); err != nil {
+		t.Fatal(err)
+	}
+	_, l2 := newGrowServer(t, LearnOptions{Grow: 4, SolveEvery: -1}, model, stats, dir, train)
+	if l2.gr.jname != l.gr.jname || l2.gr.j.images != 70 {
+		t.Fatalf("restart: journal %s of %d images", l2.gr.jname, l2.gr.j.images)
+	}
+	_, st2 := currentStats(l2)
+	closeStats(t, st2, scratch)
 }
