@@ -111,7 +111,7 @@ func newGrowMetrics(reg *prometheus.Registry) *growMetrics {
 	return g
 }
 
-// checkGrow refuses what a growth cannot do exactly (EnableLearning).
+// checkGrowOptions refuses what a growth cannot do exactly (EnableLearning).
 func checkGrowOptions(o LearnOptions) error {
 	if o.Grow < 0 || o.GrowEvery < 0 {
 		return fmt.Errorf("serve: grow by %d nodes every %d images: want values >= 0", o.Grow, o.GrowEvery)
