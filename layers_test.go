@@ -123,6 +123,7 @@ var layerOf = map[string]int{
 	"estimate.go":       layerWorkflow,
 	"estimate_stats.go": layerWorkflow,
 	"grow_update.go":    layerWorkflow,
+	"grow_serve.go":     layerWorkflow,
 }
 
 // upwardCalls are the calls up the layers the code makes today, as

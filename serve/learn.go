@@ -8,6 +8,7 @@ package serve
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"errors"
 	"fmt"
@@ -70,6 +71,13 @@ type LearnOptions struct {
 	// server needs Ps beyond the ones learning holds (a pass and a solve
 	// can each hold Workers): scn serve --learn raises GOMAXPROCS so.
 	Workers int
+	// Grow, if > 0, lets the models loaded with LoadLearningImages grow
+	// by up to Grow supervised nodes (POST NAME:grow, or every GrowEvery
+	// images learnt if > 0): chosen on the residual of the images learnt
+	// since the last growth, with the statistics of every image summed
+	// again (learn_grow.go). Every image learnt is then kept in a journal
+	// in the model's versions folder. Not with Forget < 1.
+	Grow, GrowEvery int
 }
 
 // ReadTokenFile reads a bearer token from a file that only its owner can
@@ -119,6 +127,7 @@ type learning struct {
 	version   *prometheus.GaugeVec
 	pass      prometheus.Histogram
 	solve     prometheus.Histogram
+	grow      *growMetrics
 }
 
 // EnableLearning turns online learning on: models loaded with
@@ -157,6 +166,9 @@ func (s *Server) EnableLearning(o LearnOptions) error {
 	} else if o.Workers < 0 {
 		o.Workers = 0 // par: no limit
 	}
+	if err := checkGrowOptions(o); err != nil {
+		return err
+	}
 	if !(o.Rate >= 0) || math.IsInf(o.Rate, 0) {
 		return fmt.Errorf("serve: learning rate limit %v: want a finite value >= 0", o.Rate)
 	}
@@ -189,6 +201,7 @@ func (s *Server) EnableLearning(o LearnOptions) error {
 		return err
 	}
 	s.metrics.reg.MustRegister(lg.snapshots, lg.rejected, lg.rollbacks, lg.version, lg.pass, lg.solve)
+	lg.grow = newGrowMetrics(s.metrics.reg)
 	s.learn = lg
 	return nil
 }
@@ -227,6 +240,11 @@ type learner struct {
 	snapPending bool
 	idle        *sync.Cond // on mu: broadcast when a solve (and its snapshot) ends
 	solveHook   func()     // tests: called by a solve's goroutine (in the background) before it solves
+
+	gr        *grower // growth (LearnOptions.Grow; nil: none)
+	mustSnap  bool    // a growth's model awaits its snapshot
+	growHook  func()  // tests: called by a growth's goroutine before it grows
+	baseNodes int     // the base model's hidden nodes
 
 	pmu     sync.Mutex
 	pending []*learnJob
@@ -272,6 +290,15 @@ type learnResult struct {
 // (one that does not read is logged and passed over); snapshots of
 // another model file are refused.
 func (s *Server) LoadLearning(name, path, stats, versions string) error {
+	return s.LoadLearningImages(name, path, stats, versions, nil)
+}
+
+// LoadLearningImages is LoadLearning with the model's training images,
+// those its statistics file was summed over (checked: their count and
+// class counts), for growths (LearnOptions.Grow > 0: train is then
+// required, and the model must be a supervised one of global nodes).
+// The images learnt are kept in a journal in the versions folder.
+func (s *Server) LoadLearningImages(name, path, stats, versions string, train Images) error {
 	lg := s.learn
 	if lg == nil {
 		return errors.New("serve: learning is off (EnableLearning first)")
@@ -295,7 +322,19 @@ func (s *Server) LoadLearning(name, path, stats, versions string) error {
 	if err != nil {
 		return fmt.Errorf("serve: versions folder: %w", err)
 	}
+	if lg.o.Grow > 0 {
+		if train == nil {
+			return fmt.Errorf("serve: %s: --grow needs the model's training images (the --old-* flags), those its statistics were summed over", name)
+		}
+		if err := checkGrowModel(base.m); err != nil {
+			return fmt.Errorf("serve: %s: %w", name, err)
+		}
+		if err := checkTraining(context.Background(), train, stats); err != nil {
+			return fmt.Errorf("serve: %s: %w", name, err)
+		}
+	}
 	md, st := base, (*scn.Stats)(nil)
+	var loaded *versionInfo
 	if len(vs) > 0 {
 		l.next = vs[0] + 1
 	} else {
@@ -313,7 +352,7 @@ func (s *Server) LoadLearning(name, path, stats, versions string) error {
 		if vi.Forget != lg.o.Forget {
 			s.log.Warn("snapshot learnt with another forgetting factor", "model", name, "version", v, "forget", vi.Forget, "now", lg.o.Forget)
 		}
-		md, st, l.version, l.learnt0 = vmd, vst, v, vi.Learnt
+		md, st, l.version, l.learnt0, loaded = vmd, vst, v, vi.Learnt, vi
 		break
 	}
 	if st == nil {
@@ -322,6 +361,13 @@ func (s *Server) LoadLearning(name, path, stats, versions string) error {
 		}
 	}
 	l.from = l.version
+	l.baseNodes = base.m.Nodes()
+	if lg.o.Grow > 0 {
+		if err := l.openGrower(train, loaded, md.m); err != nil {
+			return fmt.Errorf("serve: %s: %w", name, err)
+		}
+		lg.grow.nodes.WithLabelValues(name).Set(float64(md.m.Nodes()))
+	}
 	if l.on, err = scn.NewOnline(md.m, st, lg.o.Forget); err != nil {
 		return fmt.Errorf("serve: %s: %w", name, err)
 	}
@@ -372,13 +418,13 @@ func (s *Server) CloseLearning() error {
 		<-l.stopped
 		l.wg.Wait()
 		l.mu.Lock()
-		if l.since > 0 {
+		if l.since > 0 || l.mustSnap {
 			l.startSolve(true)
 		}
 		l.mu.Unlock()
 		l.wg.Wait()
 		l.mu.Lock()
-		if l.since > 0 {
+		if l.since > 0 || l.mustSnap {
 			errs = append(errs, fmt.Errorf("serve: %s: %d images learnt since the last snapshot could not be saved", l.name, l.since))
 		}
 		l.mu.Unlock()

@@ -51,7 +51,7 @@ func (s *Server) learnRoute(w http.ResponseWriter, r *http.Request, rest string)
 	switch {
 	case isVersions && !strings.Contains(vname, "/"):
 		name = vname
-	case hasVerb && (verb == "learn" || verb == "rollback"):
+	case hasVerb && (verb == "learn" || verb == "rollback" || verb == "grow"):
 	default:
 		return false
 	}
@@ -89,6 +89,8 @@ func (s *Server) learnRoute(w http.ResponseWriter, r *http.Request, rest string)
 				res.TookMS = float64(time.Since(start).Microseconds()) / 1000
 				resp = res
 			}
+		} else if verb == "grow" {
+			resp, err = s.growRequest(r, l)
 		} else {
 			resp, err = s.rollbackRequest(r, l)
 		}

@@ -193,7 +193,18 @@ func (l *learner) learnPass(jobs []*learnJob) {
 	if m.IsClassifier() {
 		p.Classes = classes
 	}
+	if l.gr != nil {
+		// The journal first: an image the statistics hold is in it.
+		if err := l.gr.j.append(journalRecordOf(p, p.Classes)); err != nil {
+			l.s.log.Error("the journal of the images learnt cannot be written: not learnt", "model", l.name, "err", err)
+			fail(errorf(http.StatusInternalServerError, "writing the journal of the images learnt (--grow): %v: not learnt", err))
+			return
+		}
+	}
 	if err := l.on.Add(p); err != nil {
+		if l.gr != nil {
+			l.gr.j.undo()
+		}
 		fail(errorf(http.StatusUnprocessableEntity, "%v", err))
 		return
 	}
@@ -210,6 +221,7 @@ func (l *learner) learnPass(jobs []*learnJob) {
 		}
 	}
 	l.kick()
+	l.maybeGrow()
 	// The solve that takes these images: the one just started (its
 	// frozen sums hold them), or the next after the one under way.
 	in := l.solving && l.frozen >= l.on.Learnt()

@@ -47,6 +47,9 @@ func (l *learner) startSolve(snap bool) bool {
 	waiting := l.waiting // every one's images are in the frozen sums
 	l.waiting = nil
 	l.solving, l.frozen, l.snapPending = true, fz.Learnt(), snap
+	if l.gr != nil {
+		l.gr.frozen = l.gr.j.records() // the passes append to the journal under l.mu too
+	}
 	l.unsolved = time.Time{} // the images added after the freeze set it again
 	l.wg.Add(1)
 	go func() {
@@ -110,7 +113,7 @@ func (l *learner) endSolve(fz *scn.FrozenSolve, nm *scn.Model, err error, waitin
 	// The images learnt since the freeze are not in the frozen sums.
 	after := l.on.Learnt() - fz.Learnt()
 	in := l.since - after // images of the frozen sums since the last snapshot
-	write := in > 0 && (snap || l.snapshotDue())
+	write := (in > 0 || l.mustSnap) && (snap || l.snapshotDue())
 	for _, j := range waiting {
 		j.res.Applied, j.res.Version, j.res.Solve, j.res.SolveDueMS = true, l.served, l.solves, 0
 		j.res.Snapshot, j.res.SinceSnapshot, j.res.Images = l.next, in, fz.StatImages()
@@ -126,7 +129,11 @@ func (l *learner) endSolve(fz *scn.FrozenSolve, nm *scn.Model, err error, waitin
 	// no image to solve, the last solve's, of the same images).
 	_, st := fz.Stats()
 	vi := &versionInfo{Version: l.next, Created: time.Now().UTC(), Images: st.N, Learnt: l.learnt0 + fz.Learnt(),
-		Forget: l.on.Forget(), Classes: st.Classes, ModelSHA256: hex.EncodeToString(sha(l.cur)), BaseSHA256: l.baseSHA, Parent: l.from}
+		Forget: l.on.Forget(), Classes: st.Classes, ModelSHA256: hex.EncodeToString(sha(l.cur)), BaseSHA256: l.baseSHA, Parent: l.from,
+		Nodes: l.on.Model().Nodes()}
+	if l.gr != nil {
+		l.growInfo(vi, l.gr.frozen)
+	}
 	l.writeSnapshotLocked(vi, snapshotFiles{model: l.cur, stats: st}, in)
 }
 

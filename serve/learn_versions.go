@@ -33,6 +33,11 @@ func (l *learner) writeSnapshotLocked(vi *versionInfo, files snapshotFiles, imag
 	l.since -= images
 	l.lastSnap = time.Now()
 	l.writing = true
+	mustSnap := l.mustSnap
+	l.mustSnap = false
+	if l.gr != nil {
+		files.sync = l.gr.j.sync
+	}
 	l.mu.Unlock()
 	var err error // written within the learner's workers too
 	par.Background(l.lg.o.Workers, func() { err = writeSnapshot(l.dir, vi, files) })
@@ -42,6 +47,7 @@ func (l *learner) writeSnapshotLocked(vi *versionInfo, files snapshotFiles, imag
 		l.s.log.Error("snapshot failed: its images stay learnt, to be saved in the next one", "model", l.name, "version", vi.Version, "err", err)
 		l.lg.snapshots.WithLabelValues(l.name, "failed").Inc()
 		l.since += images
+		l.mustSnap = l.mustSnap || mustSnap
 		if l.next == vi.Version+1 {
 			l.next = vi.Version // the number is free again
 		}
@@ -71,6 +77,7 @@ func (l *learner) prune() {
 			os.RemoveAll(tmp)
 		}
 	}
+	l.pruneJournals()
 }
 
 // rollback restores version v: its model and statistics become the
@@ -81,8 +88,13 @@ func (l *learner) prune() {
 func (l *learner) rollback(v int) (*versionInfo, int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.waitIdle() // let the solve and snapshot under way finish first
+	l.waitIdle()      // let the solve and snapshot under way finish first
+	for l.growing() { // and a growth
+		l.idle.Wait()
+		l.waitIdle()
+	}
 	var (
+		loaded    *versionInfo
 		md        *model
 		st        *scn.Stats
 		learnt    int
@@ -100,7 +112,7 @@ func (l *learner) rollback(v int) (*versionInfo, int, error) {
 	} else {
 		var vi *versionInfo
 		if vi, md, st, err = loadVersion(l.name, l.dir, v); err == nil {
-			learnt = vi.Learnt
+			learnt, loaded = vi.Learnt, vi
 		}
 		statsPath = filepath.Join(versionDir(l.dir, v), snapStats)
 	}
@@ -119,10 +131,31 @@ func (l *learner) rollback(v int) (*versionInfo, int, error) {
 		return nil, 0, errorf(http.StatusInternalServerError, "%v", err)
 	}
 	vi := &versionInfo{Version: l.next, Created: time.Now().UTC(), Images: st.N, Learnt: learnt, Forget: l.lg.o.Forget,
-		Classes: md.m.Classes, ModelSHA256: md.sha256, BaseSHA256: l.baseSHA, Parent: v, Restores: &v}
+		Classes: md.m.Classes, ModelSHA256: md.sha256, BaseSHA256: l.baseSHA, Parent: v, Restores: &v, Nodes: md.m.Nodes()}
+	var (
+		j     *journal
+		jname string
+		mark  int
+	)
+	if l.gr != nil {
+		// A journal of the images the version holds, for the growths
+		// after: a copy of its records.
+		if j, jname, mark, err = l.growRollback(loaded, vi.Version); err != nil {
+			return nil, 0, errorf(http.StatusConflict, "model %s cannot go back to version %d: %v", l.name, v, err)
+		}
+		vi.Journal, vi.JournalRecords, vi.GrowMark = jname, j.records(), mark
+	}
 	if err := writeSnapshot(l.dir, vi, snapshotFiles{modelFrom: md.path, statsFrom: statsPath}); err != nil {
 		l.lg.snapshots.WithLabelValues(l.name, "failed").Inc()
+		if j != nil {
+			j.close()
+			os.Remove(j.path)
+		}
 		return nil, 0, errorf(http.StatusInternalServerError, "writing the snapshot of the rollback: %v (nothing changed)", err)
+	}
+	if j != nil {
+		l.useJournal(j, jname, mark)
+		l.lg.grow.nodes.WithLabelValues(l.name).Set(float64(md.m.Nodes()))
 	}
 	l.lg.snapshots.WithLabelValues(l.name, "written").Inc()
 	dropped := l.since
@@ -130,7 +163,7 @@ func (l *learner) rollback(v int) (*versionInfo, int, error) {
 		j.err = errorf(http.StatusConflict, "model %s was rolled back to version %d before these images took effect: not learnt", l.name, v)
 		close(j.done)
 	}
-	l.waiting, l.unsolved, l.served = nil, time.Time{}, md.sha256[:12]
+	l.waiting, l.unsolved, l.served, l.mustSnap = nil, time.Time{}, md.sha256[:12], false
 	l.on, l.cur, l.learnt0, l.from = on, cur, learnt, vi.Version
 	l.version, l.next, l.since, l.lastSnap = vi.Version, vi.Version+1, 0, time.Now()
 	l.lg.version.WithLabelValues(l.name).Set(float64(l.version))
@@ -145,6 +178,13 @@ func (l *learner) versions() map[string]any {
 	l.mu.Lock()
 	cur, next, since, writing := l.version, l.next, l.since, l.writing
 	solves, unsolved, served, solving := l.solves, l.on.Unsolved(), l.served, l.solving
+	nodes := l.on.Model().Nodes()
+	var grow map[string]any
+	if gr := l.gr; gr != nil {
+		grow = map[string]any{"grow": l.lg.o.Grow, "grow_every": l.lg.o.GrowEvery, "growths": gr.growths, "growing": gr.running,
+			"journal": gr.jname, "journal_records": gr.j.records(), "journal_images": gr.j.images,
+			"images_since_growth": gr.j.images - gr.j.imagesTo(gr.mark), "last": gr.last}
+	}
 	l.mu.Unlock()
 	vs, _ := listVersions(l.dir, false)
 	list := make([]*versionInfo, 0, len(vs)+1)
@@ -156,8 +196,8 @@ func (l *learner) versions() map[string]any {
 		vi.Path = versionDir(l.dir, v)
 		list = append(list, vi)
 	}
-	list = append(list, &versionInfo{Version: 0, ModelSHA256: l.baseSHA, BaseSHA256: l.baseSHA, Path: l.basePath})
-	return map[string]any{"model": l.name, "current": cur, "next": next, "images_since_snapshot": since,
+	list = append(list, &versionInfo{Version: 0, ModelSHA256: l.baseSHA, BaseSHA256: l.baseSHA, Path: l.basePath, Nodes: l.baseNodes})
+	return map[string]any{"model": l.name, "current": cur, "next": next, "images_since_snapshot": since, "nodes": nodes, "growth": grow,
 		"writing": writing, "forget": l.lg.o.Forget, "versions": list,
 		"served": served, "solves": solves, "unsolved_images": unsolved, "solve_every_s": l.lg.o.SolveEvery.Seconds(), "solving": solving}
 }

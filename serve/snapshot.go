@@ -46,7 +46,15 @@ type versionInfo struct {
 	BaseSHA256  string    `json:"base_sha256"`  // of the model file learning started from
 	Parent      int       `json:"parent"`       // the version learning went on from
 	Restores    *int      `json:"restores,omitempty"`
-	Path        string    `json:"path,omitempty"` // where it is (answers only)
+	Nodes       int       `json:"nodes,omitempty"` // the model's hidden nodes
+	// Journal (--grow) is the journal file of the images learnt, in the
+	// versions folder, of which the statistics hold the first
+	// JournalRecords records; GrowMark is the records before the last
+	// growth (the next one chooses its nodes on the images after).
+	Journal        string `json:"journal,omitempty"`
+	JournalRecords int    `json:"journal_records,omitempty"`
+	GrowMark       int    `json:"grow_mark,omitempty"`
+	Path           string `json:"path,omitempty"` // where it is (answers only)
 }
 
 var versionRE = regexp.MustCompile(`^v([0-9]{6,9})$`)
@@ -95,8 +103,9 @@ func readVersionInfo(dir string, v int) (*versionInfo, error) {
 type snapshotFiles struct {
 	model     []byte
 	stats     *scn.Stats
-	statsFrom string // a statistics file to link (or copy) instead
-	modelFrom string // a model file to link (or copy) instead of model
+	statsFrom string       // a statistics file to link (or copy) instead
+	modelFrom string       // a model file to link (or copy) instead of model
+	sync      func() error // called first: the journal's records the snapshot covers made durable
 }
 
 // writeSnapshot writes version vi.Version into dir atomically (see
@@ -111,6 +120,11 @@ func writeSnapshot(dir string, vi *versionInfo, f snapshotFiles) (err error) {
 			os.RemoveAll(tmp)
 		}
 	}()
+	if f.sync != nil {
+		if err = f.sync(); err != nil {
+			return fmt.Errorf("journal: %w", err)
+		}
+	}
 	if f.modelFrom != "" {
 		err = linkOrCopy(f.modelFrom, filepath.Join(tmp, snapModel))
 	} else {

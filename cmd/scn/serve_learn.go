@@ -20,8 +20,9 @@ type learnFlags struct {
 	o         serve.LearnOptions
 	statsOf   map[string]string
 	cmd       *cobra.Command
-	procs     int // GOMAXPROCS before learning raised it
-	learners  int // models loaded to learn
+	procs     int       // GOMAXPROCS before learning raised it
+	learners  int       // models loaded to learn
+	old       dataFlags // --old-*: the training images of a model that grows (serve_grow.go)
 }
 
 func (lf *learnFlags) add(cmd *cobra.Command) {
@@ -39,18 +40,36 @@ func (lf *learnFlags) add(cmd *cobra.Command) {
 	floatVar(f, &lf.o.Rate, "learn-rate", 0, 0, 1e12, true, "most images per second a model learns (0: no limit); beyond it 429")
 	intVar(f, &lf.o.Batch, "learn-batch", 1024, 1, 1<<20, "most images one learning pass takes from the requests waiting")
 	durationVar(f, &lf.o.SolveEvery, "solve-every", 2*time.Second, 0, 24*time.Hour, "solve the output weights again this long after the first images the served model lacks (0: after every pass); a pass only adds its images' sums, and :learn?wait=true waits for the solve")
+	intVar(f, &lf.o.Grow, "grow", 0, 0, 1<<20, "let the model grow by up to this many supervised nodes (scn, 2dscn), chosen on the residual of the images learnt since the last growth, on POST /v1/models/NAME:grow or every --grow-every images: needs its training images (--old-idx-images ..., as scn update --grow), and keeps every image learnt in a journal in the versions folder")
+	intVar(f, &lf.o.GrowEvery, "grow-every", 0, 0, 1<<30, "with --grow: grow every this many images learnt (0: only on POST NAME:grow)")
+	lf.old.prefix = "old-"
+	lf.old.add(cmd, false)
 	intVar(f, &lf.o.Workers, "learn-workers", 0, 0, 1<<16, "goroutines a model's learning runs its products on (0: GOMAXPROCS - 1, at least 1), on threads of a lower priority, so that predictions keep the other cores and take any core at once")
 }
 
 // enable turns learning on in s if --learn, after checking the flags.
 func (lf *learnFlags) enable(s *serve.Server) error {
 	if !lf.on {
-		for _, name := range []string{"token-file", "stats", "versions", "forget", "snapshot-images", "snapshot-every", "keep-versions", "allow-new-classes", "learn-rate", "learn-batch", "solve-every", "learn-workers"} {
+		for _, name := range []string{"token-file", "stats", "versions", "forget", "snapshot-images", "snapshot-every", "keep-versions", "allow-new-classes", "learn-rate", "learn-batch", "solve-every", "learn-workers", "grow", "grow-every"} {
 			if lf.changed(name) {
 				return usageError{fmt.Errorf("--%s is an option of --learn", name)}
 			}
 		}
+		if lf.old.given() || lf.old.mat.file != "" {
+			return usageError{fmt.Errorf("the --old-* flags are the training images of --learn --grow")}
+		}
 		return nil
+	}
+	oldGiven := lf.old.given() || lf.old.mat.file != ""
+	switch {
+	case lf.o.Grow == 0 && oldGiven:
+		return usageError{fmt.Errorf("the --old-* flags are the training images of --grow: learning without growing needs only the statistics")}
+	case lf.o.Grow == 0 && lf.o.GrowEvery > 0:
+		return usageError{fmt.Errorf("--grow-every needs --grow K, the nodes a growth adds")}
+	case lf.o.Grow > 0 && !oldGiven:
+		return usageError{fmt.Errorf("--grow needs the model's training images (--old-idx-images and --old-idx-labels, or another --old-* source), those its statistics were summed over: the new nodes' outputs on them enter the least squares (docs/serving.md)")}
+	case lf.o.Grow > 0 && lf.o.Forget != 1:
+		return usageError{fmt.Errorf("--grow with --forget %v: a growth sums the statistics of every image again, each with weight 1, which would undo the forgetting: grow without --forget, or forget without --grow", lf.o.Forget)}
 	}
 	if lf.tokenFile == "" {
 		return usageError{fmt.Errorf("--learn needs --token-file: the bearer token that learning and rollback requests must present")}
@@ -95,7 +114,16 @@ func (lf *learnFlags) load(s *serve.Server, name, path string) error {
 	if lf.versions != "" {
 		versions = filepath.Join(lf.versions, name)
 	}
-	if err := s.LoadLearning(name, path, stats, versions); err != nil {
+	train, err := lf.trainingImages(path)
+	if err != nil {
+		return err
+	}
+	if train == nil {
+		err = s.LoadLearning(name, path, stats, versions)
+	} else {
+		err = s.LoadLearningImages(name, path, stats, versions, train)
+	}
+	if err != nil {
 		return err
 	}
 	lf.learners++

@@ -1,0 +1,164 @@
+package scn
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/scn2d/scn/internal/bigmem"
+	"github.com/scn2d/scn/internal/lsq"
+)
+
+// Growing a served model (scn serve --learn --grow): the statistics of
+// all the images a model learnt, summed a batch at a time (StatsSum), and
+// the nodes GrowUpdate would add (GrowNodes).
+
+// StatsSum sums a model's statistics over images given a batch at a time,
+// in order (Model.NewStatsSum): the sums are those Model.Stats gives over
+// all the batches' images at once, bit for bit, whatever the batches'
+// sizes (the images are regrouped into Model.Stats's batches of hidden
+// outputs and chunks of products), with memory of a batch, not of the
+// images. It supports the models Online learns without their extensions:
+// no direct links, class weights or local nodes.
+type StatsSum struct {
+	m       *Model
+	s       *Stats
+	cs      *lsq.ChunkSums
+	n, seen int
+	pix     []float32 // images waiting for a full batch of hidden outputs
+	t       []float64 // their targets
+}
+
+// NewStatsSum starts the statistics of m's nodes over n images (the count
+// is needed up front: Model.Stats's chunk width depends on it) of outputs
+// targets each, of the given classes (nil for a regression; the targets'
+// columns in their order).
+func (m *Model) NewStatsSum(n, outputs int, classes []string) (*StatsSum, error) {
+	switch {
+	case m.IsDeep():
+		return nil, fmt.Errorf("%w: sufficient statistics (the recipe holds one layer)", ErrDeep)
+	case m.Local != nil:
+		return nil, fmt.Errorf("%w: summed statistics a batch at a time", ErrLocal)
+	case m.Direct != nil || m.ClassWeights != nil:
+		return nil, fmt.Errorf("%w: statistics summed a batch at a time have no direct links or class weights", ErrConfig)
+	case n < 1 || outputs < 1:
+		return nil, fmt.Errorf("%w: statistics of %d images of %d outputs", ErrData, n, outputs)
+	case classes != nil && len(classes) != outputs:
+		return nil, fmt.Errorf("%w: %d classes for %d outputs", ErrData, len(classes), outputs)
+	}
+	l := m.Nodes()
+	s := &Stats{Recipe: m.recipe(), M: outputs, HT: make([]float64, l*outputs), TT: make([]float64, outputs*outputs), G: bigmem.Float64s(l * l)}
+	if classes != nil {
+		s.Classes = slices.Clone(classes)
+		s.ClassCounts = make([]int, len(classes))
+	}
+	return &StatsSum{m: m, s: s, n: n, cs: lsq.NewChunkSums(l, outputs, min(n, statsChunk), s.G, s.HT, s.TT, nil, false)}, nil
+}
+
+// Add adds the images of p (its targets in the sum's outputs; p.Classes,
+// if given, the sum's classes).
+func (a *StatsSum) Add(p Problem) error {
+	if a.cs == nil {
+		return fmt.Errorf("%w: statistics added to after Stats", ErrStats)
+	}
+	if err := p.check(); err != nil {
+		return err
+	}
+	if err := a.m.checkInput(p.X); err != nil {
+		return err
+	}
+	if p.M != a.s.M || (p.Classes != nil && !slices.Equal(p.Classes, a.s.Classes)) {
+		return fmt.Errorf("%w: images of %d targets (classes %q) for statistics of %d (%q)", ErrData, p.M, p.Classes, a.s.M, a.s.Classes)
+	}
+	k := p.X.Len()
+	if a.seen+k > a.n {
+		return fmt.Errorf("%w: %d images beyond the %d the statistics were started for", ErrData, a.seen+k-a.n, a.n)
+	}
+	d, mm := p.X.Dim(), p.M
+	for i := 0; i < k; {
+		take := min(k-i, predictBatch-len(a.t)/mm)
+		a.pix = append(a.pix, p.X.Pix[i*d:(i+take)*d]...)
+		a.t = append(a.t, p.T[i*mm:(i+take)*mm]...)
+		i += take
+		if len(a.t)/mm == predictBatch {
+			a.flush()
+		}
+	}
+	a.seen += k
+	return nil
+}
+
+// flush adds the images waiting: one batch of hidden outputs, as
+// Model.hidden forms them over all the images.
+func (a *StatsSum) flush() {
+	mm, rows := a.s.M, len(a.t)/a.s.M
+	if rows == 0 {
+		return
+	}
+	m, cs := a.m, a.cs
+	x := Images{Rows: m.Rows, Cols: m.Cols, Channels: m.Channels, Pix: a.pix}
+	lh := m.Nodes()
+	if a.s.Classes != nil {
+		for _, c := range ArgMax(a.t, mm) {
+			a.s.ClassCounts[c]++
+		}
+	}
+	forHidden(m, lh, x, func(lo, rows int, hb []float32) {
+		for r0 := 0; r0 < rows; {
+			take := min(rows-r0, cs.Room())
+			hn, cw, filled := cs.H, cs.CW, cs.Filled
+			for j := 0; j < lh; j++ {
+				src, dst := hb[j*rows+r0:j*rows+r0+take], hn[j*cw+filled:]
+				for i, v := range src {
+					dst[i] = float64(v)
+				}
+			}
+			for r := 0; r < take; r++ {
+				for q := 0; q < mm; q++ {
+					cs.T[q*cw+filled+r] = a.t[(lo+r0+r)*mm+q]
+				}
+			}
+			r0 += take
+			cs.Added(take)
+		}
+	})
+	a.s.N += rows
+	a.pix, a.t = a.pix[:0], a.t[:0]
+}
+
+// Stats returns the statistics of the images added, which must be the n
+// the sum was started for; the sum takes no more images after.
+func (a *StatsSum) Stats() (*Stats, error) {
+	if a.cs == nil {
+		return nil, fmt.Errorf("%w: Stats called twice", ErrStats)
+	}
+	if a.seen != a.n {
+		return nil, fmt.Errorf("%w: statistics of %d images, started for %d", ErrData, a.seen, a.n)
+	}
+	a.flush()
+	a.cs.Flush()
+	a.cs, a.pix, a.t = nil, nil, nil
+	lsq.Symmetrize(a.s.G, a.s.Nodes())
+	return a.s, nil
+}
+
+// GrowNodes returns m with up to k supervised nodes added, chosen as
+// GrowUpdate chooses them: on the residual m leaves on the images p (with
+// a column for each class p brings that m does not have), by m's
+// configuration with the seed m.Config.Seed+1. Its output weights are
+// zero: solve them from statistics of all the images for its nodes
+// (StatsSum, Stats.Merge, Stats.Solve); GrowUpdate does both at once on
+// images held in memory.
+func (m *Model) GrowNodes(ctx context.Context, p Problem, k int) (*Model, error) {
+	if err := m.refuseLocal("growing on a residual"); err != nil {
+		return nil, err
+	}
+	if m.Kind.Choice != Supervised {
+		return nil, fmt.Errorf("%w: %s draws its nodes at random: grow it by a fit of more nodes, not on a residual", ErrConfig, m.Kind)
+	}
+	r, err := m.growResidual(p)
+	if err != nil {
+		return nil, err
+	}
+	return m.Grow(ctx, p.X, r, k, m.Config.Seed+1)
+}
