@@ -51,6 +51,10 @@ type Budget struct {
 	LocalRates *Rates
 	// Seed fixes every random draw of the fit (nodes, hold-out split).
 	Seed uint64
+	// Photo is the choice of a photo budget's probe (ChoosePhotos) that
+	// the caller ran on its inputs, the problem Fit gets being the input
+	// chosen; nil means Fit probes the filter sizes on that problem itself.
+	Photo *PhotoChoice
 }
 
 // Rates are a machine's measured costs of a block fit's work, in seconds
