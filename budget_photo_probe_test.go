@@ -52,7 +52,7 @@ func TestPhotoProbeRecordedAndReplayed(t *testing.T) {
 	}
 	sameReplay(t, p, m)
 
-	for _, size := range []int{3, 7} {
+	for _, size := range []int{3} {
 		b, _ := photoProbeBudget(20)
 		b.Photo = &PhotoChoice{Size: size, Record: "test: chose " + strings.Repeat("x", size)}
 		var pl BudgetPlan

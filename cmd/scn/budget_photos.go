@@ -35,7 +35,7 @@ var photoSmallerSides = []int{64, 32}
 
 // photoMixedScales are the scales of the working size tried on photos of
 // mixed sizes.
-var photoMixedScales = []float64{2.0 / 3, 1.5, 2}
+var photoMixedScales = []float64{1.5, 2.0 / 3, 2}
 
 // photoReadShare bounds the time spent reading a folder again at other
 // sizes, as a share of the budget.
