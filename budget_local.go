@@ -84,6 +84,9 @@ func (b Budget) fitPhotos(ctx context.Context, p Problem, progress func(Step), p
 	}
 	what := fmt.Sprintf("photos (%d x %d x %d): the presets' local nodes", rows, cols, chans)
 	choice := b.Photo
+	if choice == nil && !b.PhotoProbe {
+		choice = &PhotoChoice{Size: photoDefaultSize}
+	}
 	if choice == nil {
 		c, err := b.ChoosePhotos(ctx, []PhotoInput{{Problem: p, Label: fmt.Sprintf("%d x %d", rows, cols)}})
 		if err != nil {

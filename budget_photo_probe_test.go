@@ -34,6 +34,7 @@ func photoProbeBudget(d float64) (Budget, *fakeClock) {
 func TestPhotoProbeRecordedAndReplayed(t *testing.T) {
 	p := photoProbeProblem(t)
 	b, _ := photoProbeBudget(20)
+	b.PhotoProbe = true
 	m, err := b.Fit(context.Background(), p, nil, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -67,6 +68,13 @@ func TestPhotoProbeRecordedAndReplayed(t *testing.T) {
 		if back.Budget.Plan.Probe != b.Photo.Record || back.Config.Local.Sizes[0] != size {
 			t.Fatalf("read back: probe %q, sizes %v", back.Budget.Plan.Probe, back.Config.Local.Sizes)
 		}
+	}
+
+	// Without PhotoProbe (the default), today's plan: nothing probed or
+	// recorded.
+	b.PhotoProbe = false
+	if m, err := b.Fit(context.Background(), p, nil, nil); err != nil || m.Budget.Plan.Probe != "" || m.Config.Local.Sizes[0] != photoDefaultSize {
+		t.Fatalf("no probe asked: %v, %+v", err, m.Budget.Plan)
 	}
 
 	small := goldenColour(t, 60)

@@ -170,7 +170,7 @@ func trainBudget(cmd *cobra.Command, h *hyperFlags, d *dataFlags, out string, qu
 				return err
 			}
 		}
-		if budgetPhotoSet(s) {
+		if budgetPhotoSet(s) && budgetProbeAsked(cmd) {
 			// The photo probe: the image size (budget_photos.go) and the
 			// filter size.
 			others := d.photoSizes(s, p, cmd.Flags().Changed("resize"), readTime, total, stderr)

@@ -9,10 +9,11 @@ import (
 
 	"github.com/scn2d/scn"
 	"github.com/scn2d/scn/dataset"
+	"github.com/spf13/cobra"
 )
 
-// The image size of a budget on photos (issue 31, item 5): when --resize
-// is not given, scn train --budget lets the photo probe (the library's
+// The image size of a budget on photos (issue 31, item 5): with
+// --budget-probe and without --resize, scn train --budget lets the photo probe (the library's
 // scn.Budget.ChoosePhotos) compare the training images at the size it
 // read them (their own, or the working size chosen for photos of mixed
 // sizes) with a few other sizes of the same aspect, and fits the size
@@ -182,4 +183,15 @@ func (d *dataFlags) replayPhotoSize(src *scn.Model, s *dataset.Set, p dataset.Pr
 // (classification, scn.PhotoImages).
 func budgetPhotoSet(s *dataset.Set) bool {
 	return !s.IsRegression() && scn.PhotoImages(s.Rows, s.Cols, s.Chans())
+}
+
+// addBudgetProbe registers scn train's --budget-probe.
+func addBudgetProbe(cmd *cobra.Command) {
+	cmd.Flags().Bool("budget-probe", false, "with --budget on photos: first compare, on a sample with a quarter held out, the filter size (3x3, 5x5, 7x7) and without --resize the image size (two thirds of a set's own size and below; larger and smaller sizes of a folder of mixed sizes, read again), each at the filters the plan affords it, and fit the winner when it wins by a standard error (recorded in the model; docs/budget.md); off: 5x5 filters at the size read (the probe cost 5-10 s of a minute and did not win on the sets measured)")
+}
+
+// budgetProbeAsked reports whether scn train was given --budget-probe.
+func budgetProbeAsked(cmd *cobra.Command) bool {
+	v, err := cmd.Flags().GetBool("budget-probe")
+	return err == nil && v
 }

@@ -105,7 +105,7 @@ func TestPhotoBudgetReplaySameBytes(t *testing.T) {
 	dir, _ := hueFolder(t, 240)
 	tmp := t.TempDir()
 	m := filepath.Join(tmp, "m.scn")
-	ok(t, "train", "--budget", "3s", "-q", "--folder", dir, "-o", m)
+	ok(t, "train", "--budget", "3s", "--budget-probe", "-q", "--folder", dir, "-o", m)
 	again := filepath.Join(tmp, "again.scn")
 	ok(t, "train", "--replay", m, "-q", "--folder", dir, "-o", again)
 	x, _ := os.ReadFile(m)

@@ -226,6 +226,7 @@ clock, giving the same model file.`,
 	durationVar(cmd.Flags(), &timeBudget, "budget", 0, time.Second, 7*24*time.Hour, "wall-clock budget for the whole process (e.g. 60s, 2m): the learner, L and the settings are chosen for the best held-out accuracy that finishes in time")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "read the data, print the plan (learner, nodes, block, candidates, fields, memory estimate by part) and exit without fitting")
 	cmd.Flags().StringVar(&replay, "replay", "", "refit the plan a --budget model records (same data flags) without a clock: the same model file")
+	addBudgetProbe(cmd) // budget_photos.go
 	return cmd
 }
 
