@@ -116,4 +116,12 @@ func TestPhotoBudgetReplaySameBytes(t *testing.T) {
 	if text := ok(t, "inspect", m); !strings.Contains(text, "filters of") {
 		t.Errorf("inspect lacks the plan:\n%s", text)
 	}
+	for _, args := range [][]string{
+		{"train", "--budget-probe", "--folder", dir, "-o", again},
+		{"train", "--budget-probe", "--replay", m, "--folder", dir, "-o", again},
+	} {
+		if _, code := failsCode(t, args...); code != exitUsage {
+			t.Errorf("%v: exit %d, want %d", args, code, exitUsage)
+		}
+	}
 }

@@ -71,6 +71,9 @@ clock, giving the same model file.`,
 			if (timeBudget != 0 || replay != "") && stream {
 				return usageError{fmt.Errorf("--stream and --budget/--replay: a budgeted fit measures and selects in memory; drop one")}
 			}
+			if budgetProbeAsked(cmd) && timeBudget == 0 {
+				return usageError{fmt.Errorf("--budget-probe is for --budget (a replay refits the recorded choice)")}
+			}
 			if timeBudget != 0 || replay != "" {
 				return trainBudget(cmd, &h, &d, out, quiet, timeBudget, replay)
 			}
