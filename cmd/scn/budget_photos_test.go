@@ -88,6 +88,13 @@ func TestPhotoBudgetSizes(t *testing.T) {
 	if len(got) != 2 || got[0].set.Rows != 45 || got[0].set.Cols != 60 || got[1].set.Rows != 20 || got[1].set.Cols != 27 {
 		t.Fatalf("mixed sizes: %d sizes: %s", len(got), strings.Join(shapes, " | "))
 	}
+	// A model that chose 45 x 60 on the mixed folder: its replay reads
+	// the folder again at that size, the images the budget fitted.
+	mm := &scn.Model{Local: &scn.LocalLayer{}}
+	mm.Preprocessing.ResizeRows, mm.Preprocessing.ResizeCols, mm.Preprocessing.Fit = 45, 60, "pad"
+	if again, q, err := dm.replayPhotoSize(mm, mc, mpc); err != nil || q.ResizeRows != 45 || q.Channels != mpc.Channels || !slices.Equal(again.Pix, got[0].set.Pix) {
+		t.Fatalf("replay on the mixed folder: %v, %+v", err, q)
+	}
 	// No time to read the folder again: none.
 	var w bytes.Buffer
 	if got := dm.photoSizes(mc, mpc, false, 10e9, 60e9, &w); got != nil || !strings.Contains(w.String(), "reading the folder again") {
