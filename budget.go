@@ -51,6 +51,14 @@ type Budget struct {
 	LocalRates *Rates
 	// Seed fixes every random draw of the fit (nodes, hold-out split).
 	Seed uint64
+	// Photo is the choice of a photo budget's probe (ChoosePhotos) that
+	// the caller ran on its inputs, the problem Fit gets being the input
+	// chosen; nil means today's plan (5 x 5 filters), or with PhotoProbe
+	// Fit probes the filter sizes on that problem itself.
+	Photo *PhotoChoice
+	// PhotoProbe makes a budget on photos without Photo run the probe of
+	// budget_photo_probe.go (off: measured not to win, docs/local.md).
+	PhotoProbe bool
 }
 
 // Rates are a machine's measured costs of a block fit's work, in seconds

@@ -83,7 +83,27 @@ func (b Budget) fitPhotos(ctx context.Context, p Problem, progress func(Step), p
 		return nil, fmt.Errorf("%w: local nodes cannot be applied to images of %d x %d x %d", ErrBudget, rows, cols, chans)
 	}
 	what := fmt.Sprintf("photos (%d x %d x %d): the presets' local nodes", rows, cols, chans)
-	return b.fitLocalPlan(ctx, p, cfg, photoRidges, what, "", 0, progress, plan)
+	choice := b.Photo
+	if choice == nil && !b.PhotoProbe {
+		choice = &PhotoChoice{Size: photoDefaultSize}
+	}
+	if choice == nil {
+		c, err := b.ChoosePhotos(ctx, []PhotoInput{{Problem: p, Label: fmt.Sprintf("%d x %d", rows, cols)}})
+		if err != nil {
+			return nil, err
+		}
+		choice = &c
+	}
+	if choice.Size != photoDefaultSize {
+		if !(choice.Size >= 1) {
+			return nil, fmt.Errorf("%w: the photo probe's filter size %d", ErrBudget, choice.Size)
+		}
+		cfg.Local.Sizes = []int{choice.Size}
+		if err := cfg.Local.ForImages(rows, cols, chans); err != nil {
+			return nil, fmt.Errorf("%w: the photo probe's choice: %v", ErrBudget, err)
+		}
+	}
+	return b.fitLocalPlan(ctx, p, cfg, photoRidges, what, choice.Record, 0, progress, plan)
 }
 
 // fitLocalPlan is fitPhotos with the local configuration cfg (its filters
@@ -177,8 +197,8 @@ func (b Budget) fitLocalPlan(ctx context.Context, p Problem, cfg Config, choices
 		Kind: cfg.Kind, Preset: cfg.Preset, Nodes: l, MaxNodes: most * cfg.Local.perFilter(), BlockSize: max(1, cfg.BlockSize), Validation: share,
 		Ridges: append([]float64(nil), ridges...), FitRidge: cfg.Ridge, Predicted: time.Duration(predicted * float64(time.Second)),
 		Rates: Rates{Score: rate, Chol: chol, Block: fixed}, Filters: f,
-		Why: fmt.Sprintf("%s, %d filters of 5 x 5 and %s fit the time left (%.3g s per 1e9 multiply-adds measured)",
-			what, f, how, rate*1e9),
+		Why: fmt.Sprintf("%s, %d filters of %d x %d and %s fit the time left (%.3g s per 1e9 multiply-adds measured)",
+			what, f, cfg.Local.Sizes[0], cfg.Local.Sizes[0], how, rate*1e9),
 		Probe: probed,
 	}
 	if most > f {

@@ -109,9 +109,16 @@ func trainBudget(cmd *cobra.Command, h *hyperFlags, d *dataFlags, out string, qu
 		src = m
 	}
 	stderr := cmd.ErrOrStderr()
+	readStart := time.Now()
 	s, p, err := d.loadTraining(out, stderr, func(sh dataset.Shape) error { return imagesFit(sh.Bytes()) })
 	if err != nil {
 		return err
+	}
+	readTime := time.Since(readStart)
+	if src != nil {
+		if s, p, err = d.replayPhotoSize(src, s, p); err != nil { // budget_photos.go
+			return err
+		}
 	}
 	prob, err := s.Problem()
 	if err != nil {
@@ -161,6 +168,22 @@ func trainBudget(cmd *cobra.Command, h *hyperFlags, d *dataFlags, out string, qu
 			}
 			if prob, err = s.Problem(); err != nil {
 				return err
+			}
+		}
+		if budgetPhotoSet(s) && budgetProbeAsked(cmd) {
+			// The photo probe: the image size (budget_photos.go) and the
+			// filter size.
+			others := d.photoSizes(s, p, cmd.Flags().Changed("resize"), readTime, total, stderr)
+			if s, p, b.Photo, err = choosePhotoSize(cmd.Context(), b, s, p, others, stderr); err != nil {
+				return err
+			}
+			others = nil
+			if prob, err = s.Problem(); err != nil {
+				return err
+			}
+			debug.FreeOSMemory()
+			if b.MaxBytes > 0 {
+				b.MaxBytes = max(1, currentMemCap().bytes-setBytes(s))
 			}
 		}
 		m, err = b.Fit(cmd.Context(), prob, step, func(pl scn.BudgetPlan) {

@@ -71,6 +71,9 @@ clock, giving the same model file.`,
 			if (timeBudget != 0 || replay != "") && stream {
 				return usageError{fmt.Errorf("--stream and --budget/--replay: a budgeted fit measures and selects in memory; drop one")}
 			}
+			if budgetProbeAsked(cmd) && timeBudget == 0 {
+				return usageError{fmt.Errorf("--budget-probe is for --budget (a replay refits the recorded choice)")}
+			}
 			if timeBudget != 0 || replay != "" {
 				return trainBudget(cmd, &h, &d, out, quiet, timeBudget, replay)
 			}
@@ -247,6 +250,7 @@ clock, giving the same model file.`,
 	durationVar(cmd.Flags(), &timeBudget, "budget", 0, time.Second, 7*24*time.Hour, "wall-clock budget for the whole process (e.g. 60s, 2m): the learner, L and the settings are chosen for the best held-out accuracy that finishes in time")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "read the data, print the plan (learner, nodes, block, candidates, fields, memory estimate by part) and exit without fitting")
 	cmd.Flags().StringVar(&replay, "replay", "", "refit the plan a --budget model records (same data flags) without a clock: the same model file")
+	addBudgetProbe(cmd) // budget_photos.go
 	return cmd
 }
 

@@ -1,0 +1,319 @@
+package scn
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"strings"
+
+	"github.com/scn2d/scn/internal/timing"
+)
+
+// The probe of a time budget on photos (issue 31, item 5: "the planner
+// chooses local nodes, filter sizes and image size when they win on its
+// probe"). Today's photo plan (budget_local.go) fits the presets' 5 x 5
+// filters at the size the images come in; ChoosePhotos compares it, on a
+// sample of the training images with a stratified quarter held out, with
+// the same local nodes on the images at other sizes (PhotoInput: the
+// caller prepares them, scn train by resizing) and then with filters of
+// photoProbeSizes at the size chosen. Each candidate is fitted with the
+// filters that its share of the plan could afford: photoProbeBase filters
+// for today's plan, and for another candidate photoProbeBase times the
+// filters the plan affords it over those it affords today's (budgetFilters
+// at a timed Cholesky factor's rate), so that a larger image or filter
+// pays for its cost in filters, as it would in the budget's fit. A
+// candidate replaces the choice so far only when it classifies more of the
+// same held-out images correctly by more than one standard error of the
+// paired difference (wins - losses > sqrt(wins + losses)): today's plan is
+// kept where it wins or ties. A candidate whose smallest plan
+// (photoFilterStep filters) does not fit the memory bound (Budget.MaxBytes)
+// is skipped, and so are the candidates whose modelled probe fit would take
+// the probe past photoProbeShare of the time left (the clock is checked
+// after every probe fit too). The probe is skipped, today's plan kept and
+// nothing recorded, on fewer than photoProbeMinImages images or when the
+// classes are too small to hold a quarter out: a budget's model is then
+// byte for byte what it was before the probe. The choice and the probe's
+// figures are recorded in the plan (BudgetPlan.Probe, shown by scn inspect
+// and the plan line) and the filter size in the model's configuration, so
+// Replay refits it without probing.
+
+// The photo probe's settings.
+const (
+	photoProbeMinImages = 200
+	photoProbeSample    = 1000
+	photoProbeHeld      = 0.25
+	photoProbeBase      = 64
+	photoProbeMost      = 256
+	// photoProbeShare bounds the probe's modelled time, and its clock,
+	// as a share of the time left when it starts.
+	photoProbeShare = 0.2
+	// photoProbeWorkPace is how much slower the probe's multiply-adds are
+	// taken to run than a timed Cholesky factor's (the probe's fits are
+	// small; the filters' products run below the factor's rate).
+	photoProbeWorkPace = 2
+)
+
+// photoProbeSizes are the filter sides the probe tries besides the
+// presets' 5 (photoDefaultSize), in order.
+var photoProbeSizes = []int{3, 7}
+
+// photoDefaultSize is the filter side of today's photo plan.
+const photoDefaultSize = 5
+
+// PhotoInput is one preparation of a photo budget's training images that
+// ChoosePhotos compares: the problem (the same images, in the same order,
+// as every other input's; only their size differs) and how to name it in
+// the record (e.g. "48 x 64").
+type PhotoInput struct {
+	Problem Problem
+	Label   string
+}
+
+// PhotoChoice is what the probe of a photo budget chose (ChoosePhotos);
+// Budget.Photo passes it to Budget.Fit.
+type PhotoChoice struct {
+	// Input is the index of the input chosen (0: the first, today's).
+	Input int
+	// Size is the filter side chosen.
+	Size int
+	// Record says what the probe compared and chose, or why it skipped
+	// candidates; "" when it did not run (today's plan, nothing recorded).
+	Record string
+}
+
+// photoCandidate is one fit the probe compares.
+type photoCandidate struct {
+	input, size int
+	label       string
+	cfg         Config // its local configuration at photoProbeBase filters' share
+	filters     int    // the filters of its probe fit
+	train, held Problem
+	work        float64 // modelled multiply-adds of its probe fit
+}
+
+// ChoosePhotos runs the probe of a photo budget (see above) on ins, the
+// training images prepared in different ways (the first is the way today's
+// plan fits them), and returns what it chose. ins must hold the same
+// number of images with the same targets; every input must be photos
+// (PhotoImages) of a classification problem.
+func (b Budget) ChoosePhotos(ctx context.Context, ins []PhotoInput) (PhotoChoice, error) {
+	none := PhotoChoice{Size: photoDefaultSize}
+	if len(ins) == 0 {
+		return none, fmt.Errorf("%w: no photo inputs to probe", ErrBudget)
+	}
+	if !(b.Duration > 0) {
+		return none, fmt.Errorf("%w: duration %v, want > 0", ErrBudget, b.Duration)
+	}
+	p0 := ins[0].Problem
+	for i, in := range ins {
+		p := in.Problem
+		if err := p.check(); err != nil {
+			return none, fmt.Errorf("photo input %d (%s): %w", i, in.Label, err)
+		}
+		if !budgetPhotos(p) {
+			return none, fmt.Errorf("%w: photo input %d (%s) is not a classification problem of photos", ErrBudget, i, in.Label)
+		}
+		if p.X.Len() != p0.X.Len() || p.M != p0.M || p.X.Chans() != p0.X.Chans() || !slicesEqual(p.T, p0.T) {
+			return none, fmt.Errorf("%w: photo input %d (%s) differs from the first in images, planes or targets", ErrBudget, i, in.Label)
+		}
+	}
+	if b.Start.IsZero() {
+		b.Start = b.now()
+	}
+	n := p0.X.Len()
+	if n < photoProbeMinImages {
+		return none, nil
+	}
+	m := min(n, photoProbeSample)
+	idx := rand.New(rand.NewPCG(b.Seed, 0xf070)).Perm(n)[:m]
+	sort.Ints(idx)
+	train, held, err := splitHoldout(p0.subset(idx), photoProbeHeld, b.Seed)
+	if err != nil {
+		return none, nil
+	}
+	rate := 0.0
+	if b.Rates != nil {
+		rate = b.Rates.Chol
+	} else {
+		rate = timing.CholSeconds(1024)
+	}
+	if !(rate > 0) || math.IsInf(rate, 0) {
+		return none, fmt.Errorf("%w: the photo probe's rate %v s per multiply-add is not usable", ErrBudget, rate)
+	}
+	start := b.now()
+	left := (b.Duration - start.Sub(b.Start)).Seconds()
+	allow := photoProbeShare * left
+	planLeft := left * photoBudgetShare
+	// cand returns the candidate of input i and filter side k, or why it
+	// is skipped.
+	var baseFilters int
+	cand := func(i, k int) (*photoCandidate, string) {
+		p := ins[i].Problem
+		rows, cols, chans := p.X.Rows, p.X.Cols, max(p.X.Chans(), 1)
+		base := Default(SCN2D)
+		base.Seed = b.Seed
+		cfg, ok := base.ForPhotos(n, rows, cols, chans)
+		if !ok {
+			return nil, "local nodes do not apply"
+		}
+		cfg.Local.Sizes = []int{k}
+		if err := cfg.Local.ForImages(rows, cols, chans); err != nil {
+			return nil, "filters too large"
+		}
+		if b.MaxBytes > 0 {
+			c := cfg
+			c.Local = cfg.Local.clone()
+			c.Local.Filters = photoFilterStep
+			c.MaxNodes = c.Local.Outputs()
+			// MaxBytes is what is left beside the first input's images: an
+			// input of larger images holds the difference too.
+			extra := max(0, 4*int64(n)*int64(p.X.Dim()-p0.X.Dim()))
+			if c.EstimateBytesC(n, rows, cols, chans, p.M)+extra > b.MaxBytes {
+				return nil, "does not fit the memory bound"
+			}
+		}
+		f := budgetFilters(cfg, rate*photoProbeWorkPace, rate, planLeft, n, rows, cols, chans, p.M, 0, 0, false, b.MaxBytes)
+		pc := &photoCandidate{input: i, size: k, label: fmt.Sprintf("%s %dx%d", ins[i].Label, k, k), cfg: cfg}
+		if baseFilters == 0 {
+			baseFilters = f
+		}
+		pc.filters = min(photoProbeMost, max(photoFilterStep, int(math.Round(float64(photoProbeBase)*float64(f)/float64(baseFilters)))))
+		pc.cfg.Local.Filters = pc.filters
+		pc.cfg.MaxNodes = pc.cfg.Local.Outputs()
+		return pc, ""
+	}
+	// perWork is the seconds per modelled multiply-add of a probe fit: the
+	// rate times photoProbeWorkPace until the first fit is timed, then that
+	// fit's (its fixed costs, the whitening and set-up, included).
+	perWork := rate * photoProbeWorkPace
+	spent := 0.0 // the modelled seconds of the fits so far
+	var notes []string
+	var results []string
+	// fit fits the candidate on the sample's training part and returns the
+	// held-out images it classifies correctly (nil: skipped, noted).
+	fit := func(pc *photoCandidate) ([]bool, error) {
+		sub := ins[pc.input].Problem.subset(idx)
+		pc.train, pc.held = sub.subset(train), sub.subset(held)
+		rows, cols, chans := sub.X.Rows, sub.X.Cols, max(sub.X.Chans(), 1)
+		pc.work = photoCost(pc.cfg.Local, pc.filters, len(train), rows, cols, chans)
+		need := pc.work * perWork
+		if max(spent, b.now().Sub(start).Seconds())+need > allow {
+			notes = append(notes, fmt.Sprintf("%s skipped (its probe, %.1f s modelled, would pass %.0f%% of the %.1f s left)", pc.label, need, 100*photoProbeShare, left))
+			return nil, nil
+		}
+		spent += need
+		t0 := b.now()
+		mod, err := pc.cfg.Fit(ctx, pc.train, nil)
+		if err != nil {
+			return nil, fmt.Errorf("%w: photo probe of %s: %v", ErrBudget, pc.label, err)
+		}
+		pred, err := mod.Classify(pc.held.X)
+		if err != nil {
+			return nil, fmt.Errorf("%w: photo probe of %s: %v", ErrBudget, pc.label, err)
+		}
+		if pc.input == 0 && pc.size == photoDefaultSize && pc.work > 0 {
+			if t := b.now().Sub(t0).Seconds(); t > 0 {
+				perWork = t / pc.work
+				spent = b.now().Sub(start).Seconds()
+			}
+		}
+		want := ArgMax(pc.held.T, pc.held.M)
+		ok := make([]bool, len(want))
+		right := 0
+		for i := range want {
+			ok[i] = pred[i] == want[i]
+			if ok[i] {
+				right++
+			}
+		}
+		results = append(results, fmt.Sprintf("%s, %d filters: %.2f%%", pc.label, pc.filters, 100*float64(right)/float64(len(want))))
+		return ok, nil
+	}
+	best, _ := cand(0, photoDefaultSize)
+	if best == nil {
+		return none, nil // today's plan refuses these images itself
+	}
+	{
+		// Nothing to compare unless today's candidate and another fit in
+		// the probe's share (at the modelled pace): skipped, nothing
+		// recorded.
+		sub := ins[0].Problem
+		w := photoCost(best.cfg.Local, best.filters, len(train), sub.X.Rows, sub.X.Cols, max(sub.X.Chans(), 1))
+		if 2*w*perWork > allow {
+			return none, nil
+		}
+	}
+	bestOK, err := fit(best)
+	if err != nil || bestOK == nil {
+		if err == nil {
+			return none, nil // no time for even today's candidate: nothing to compare
+		}
+		return none, err
+	}
+	try := func(i, k int) error {
+		pc, why := cand(i, k)
+		if pc == nil {
+			notes = append(notes, fmt.Sprintf("%s %dx%d skipped (%s)", ins[i].Label, k, k, why))
+			return nil
+		}
+		ok, err := fit(pc)
+		if err != nil || ok == nil {
+			return err
+		}
+		if pairedWin(ok, bestOK) {
+			best, bestOK = pc, ok
+		}
+		return nil
+	}
+	for i := 1; i < len(ins); i++ {
+		if err := try(i, photoDefaultSize); err != nil {
+			return none, err
+		}
+	}
+	in := best.input
+	for _, k := range photoProbeSizes {
+		if err := try(in, k); err != nil {
+			return none, err
+		}
+	}
+	rec := fmt.Sprintf("on %d of %d sampled images held out (%d fitted), at the filters each plan affords: %s", len(held), m, len(train), strings.Join(results, ", "))
+	if len(notes) > 0 {
+		rec += "; " + strings.Join(notes, "; ")
+	}
+	chose := "kept today's (the images as given, 5x5 filters)"
+	if best.input != 0 || best.size != photoDefaultSize {
+		chose = "chose " + best.label + " (more held-out images right by more than one standard error)"
+	}
+	return PhotoChoice{Input: best.input, Size: best.size, Record: rec + ": " + chose}, nil
+}
+
+// pairedWin reports whether a classifies more of the same held-out images
+// correctly than b by more than one standard error of the paired
+// difference: wins - losses > sqrt(wins + losses).
+func pairedWin(a, b []bool) bool {
+	wins, losses := 0, 0
+	for i := range a {
+		switch {
+		case a[i] && !b[i]:
+			wins++
+		case b[i] && !a[i]:
+			losses++
+		}
+	}
+	return wins > losses && float64(wins-losses) > math.Sqrt(float64(wins+losses))
+}
+
+// slicesEqual reports whether a and b hold the same values.
+func slicesEqual(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
