@@ -50,9 +50,8 @@ type Online struct {
 	unsolved int       // images added since the last solve (Add)
 	hbuf     []float64 // the hidden outputs of a pass's chunk (accumulate)
 	spare    []float64 // a released frozen copy of G, for the next Freeze (online_frozen.go)
-	work     []float64 // refactor's L x L scratch, kept from one refactor to the next
-	panels   []float64 // a replaced factor's panels, for the next refactor's factor
-	retired  *Factor   // the factor a Commit replaced: its panels are reused once no frozen solve is out
+	spareFac []float64 // a replaced factor's L x L values, for the next refactor's factor
+	retired  *Factor   // the factor a Commit replaced: its values are reused once no frozen solve is out
 	frozen   int       // frozen solves not released (Freeze, Release)
 	isFrozen bool      // the Online of a frozen solve: its factor is its parent's until it forms one
 }
@@ -101,7 +100,8 @@ func NewOnline(m *Model, st *Stats, forget float64) (*Online, error) {
 	o := &Online{st: st, base: m, model: m, ridge: m.Config.Ridge, forget: forget, steps: -1}
 	if o.ridge > 0 {
 		if f := st.Factor; f != nil && f.l == st.Nodes() {
-			o.fac = f
+			o.fac = wholeFactor(f)
+			st.Factor = nil // held whole by o.fac
 		} else if err := o.refactor(); err != nil {
 			return nil, err
 		}
@@ -362,49 +362,59 @@ const (
 )
 
 // refactor sets the preconditioner to the Cholesky factor of the current
-// G + ridge I. Its L x L scratch is kept for the next refactor (and
-// passed from a frozen solve back to its Online): allocating 200 MB anew
-// at each refactor (L = 5000) cost a served model's learning its page
-// faults, mapped page by page in the background (bigmem), and the
-// predictions the memory-map lock those faults take.
+// G + ridge I, held whole: F below the diagonal and F^T mirrored above it
+// (Factor.full), so that both of the preconditioner's triangular sweeps
+// contract contiguous rows (lsq.RidgeCG.U). It is formed in the values of
+// a factor it replaced when nothing can read them any more (spareFac):
+// allocating 200 MB anew at each refactor (L = 5000) cost a served
+// model's learning its page faults, mapped page by page in the background
+// (bigmem), and the predictions the memory-map lock those faults take.
 func (o *Online) refactor() error {
 	l := o.st.Nodes()
-	if len(o.work) != l*l {
-		o.work = bigmem.Float64s(l * l)
+	f := o.spareFac
+	o.spareFac = nil
+	if len(f) != l*l {
+		f = bigmem.Float64s(l * l)
 	}
-	f := o.work
 	for i := 0; i < l; i++ {
 		copy(f[i*l:i*l+i+1], o.st.G[i*l:i*l+i+1])
 		f[i*l+i] += o.ridge
 	}
 	if err := lsq.Cholesky(f, l, l, o.ridge); err != nil {
+		o.spareFac = f
 		return err
 	}
-	o.fac = factorInto(o.takePanels(l), f, l, o.st.N, o.ridge)
-	o.fac.reusable = true
+	lsq.MirrorLower(f, l)
+	old := o.fac
+	o.fac = &Factor{N: o.st.N, Ridge: o.ridge, l: l, p: f, full: true, reusable: true}
+	if old != nil && old.reusable && !o.isFrozen && o.frozen == 0 {
+		// Nothing else reads it: not handed out (Snapshot), no frozen
+		// solve out, and not the parent's (a frozen solve's Online).
+		old.reusable = false
+		o.spareFac = old.p
+	}
 	return nil
 }
 
-// takePanels returns the panels for the factor refactor forms: a replaced
-// factor's (Commit, Release), or the current factor's when nothing else
-// can read it (formed by refactor, not handed out by Snapshot, no frozen
-// solve out), or nil for new ones. Forming a factor then writes no new
-// memory: 100 MB at L = 5000, mapped page by page in the background.
-func (o *Online) takePanels(l int) []float64 {
-	n := lsq.PackedLen(l)
-	if p := o.panels; len(p) == n {
-		o.panels = nil
-		return p
+// wholeFactor returns f held whole, as refactor holds its factors (F^T
+// mirrored above the diagonal: both triangular sweeps by the NT kernel),
+// from the panels a statistics file gives (L^2 values for L (L + 256) / 2).
+func wholeFactor(f *Factor) *Factor {
+	if f.full {
+		return f
 	}
-	if f := o.fac; f != nil && f.reusable && !o.isFrozen && o.frozen == 0 && len(f.p) == n {
-		f.reusable = false
-		return f.p
+	l := f.l
+	p := bigmem.Float64s(l * l)
+	t := f.tri()
+	for i := 0; i < l; i++ {
+		copy(p[i*l:i*l+i+1], t.Row(i))
 	}
-	return nil
+	lsq.MirrorLower(p, l)
+	return &Factor{N: f.N, Ridge: f.Ridge, l: l, p: p, full: true, reusable: true}
 }
 
 // cg returns the system of the current sums, preconditioned with the
 // current factor (the conjugate gradients: lsq.RidgeCG).
 func (o *Online) cg() lsq.RidgeCG {
-	return lsq.RidgeCG{G: o.st.G, L: o.st.Nodes(), M: o.st.M, Ridge: o.ridge, F: o.fac.tri()}
+	return lsq.RidgeCG{G: o.st.G, L: o.st.Nodes(), M: o.st.M, Ridge: o.ridge, F: o.fac.tri(), U: o.fac.upper()}
 }

@@ -48,8 +48,8 @@ func (o *Online) Freeze() *FrozenSolve {
 	lsq.SymmetrizeTiled(st.G, l)
 	st.Factor, st.loadG = o.fac, nil
 	fo := &Online{st: &st, base: o.base, model: o.model, ridge: o.ridge, forget: o.forget, fac: o.fac,
-		steps: o.steps, learnt: o.learnt, unsolved: o.unsolved, work: o.work, panels: o.panels, isFrozen: true}
-	o.work, o.panels = nil, nil // the frozen solve's until Release
+		steps: o.steps, learnt: o.learnt, unsolved: o.unsolved, spareFac: o.spareFac, isFrozen: true}
+	o.spareFac = nil // the frozen solve's until Release
 	o.frozen++
 	return &FrozenSolve{o: o, fo: fo, images: o.unsolved, learnt: o.learnt, statN: st.N}
 }
@@ -119,14 +119,14 @@ func (o *Online) Commit(f *FrozenSolve) (*Model, error) {
 		m.Summary.Samples = f.fo.st.N
 	}
 	if old := o.fac; old != f.fo.fac && old != nil && old.reusable {
-		o.retired = old // its panels, once no frozen solve can read it (Release)
+		o.retired = old // its values, once no frozen solve can read them (Release)
 	}
 	o.model, o.fac, o.steps = m, f.fo.fac, f.fo.steps
 	o.unsolved -= f.images
 	return m, nil
 }
 
-// Release gives the frozen copy of G (and refactor's scratch) back to the Online, for the next
+// Release gives the frozen copy of G (and a replaced factor's values) back to the Online, for the next
 // Freeze to copy into instead of allocating L x L values again (so that
 // a stream of solves holds one copy, not one a solve until the collector
 // runs): f, its statistics and nothing read from them (Stats) are used
@@ -139,17 +139,15 @@ func (o *Online) Release(f *FrozenSolve) {
 	if g := f.fo.st.G; len(g) == len(o.st.G) {
 		o.spare = g
 	}
-	if w := f.fo.work; len(w) == len(o.st.G) && o.work == nil {
-		o.work = w // refactor's scratch, for the next solve's
-	}
 	o.frozen--
-	if p := f.fo.panels; p != nil && o.panels == nil {
-		o.panels = p // not used by the frozen solve
+	if p := f.fo.spareFac; p != nil && o.spareFac == nil {
+		o.spareFac = p // not used by the frozen solve
 	}
 	if o.frozen == 0 && o.retired != nil {
-		if o.panels == nil {
-			o.panels = o.retired.p
+		if o.spareFac == nil && o.retired.full {
+			o.spareFac = o.retired.p
 		}
+		o.retired.reusable = false
 		o.retired = nil
 	}
 	f.fo = nil

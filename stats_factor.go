@@ -22,9 +22,13 @@ type Factor struct {
 	Ridge float64
 	l     int
 	p     []float64 // F by row panels: lowerTri's packed layout
+	// full: p is L x L row-major, F on and below the diagonal and F^T
+	// mirrored above it (an Online's own factor: lsq.RidgeCG.U); else p
+	// is F by row panels (lsq.PackedTri), as statistics files hold it.
+	full bool
 	// reusable: formed by an Online's refactor and never handed out for
-	// good (Online.Snapshot), so that its panels may hold the next factor
-	// once it is replaced (Online.takePanels).
+	// good (Online.Snapshot), so that its values may hold the next factor
+	// once it is replaced (Online.refactor, Release).
 	reusable bool
 }
 
@@ -44,21 +48,26 @@ func (f *Factor) Lower() []float64 {
 }
 
 // tri returns the panels of F.
-func (f *Factor) tri() lsq.LowerTri { return lsq.PackedTri(f.p, f.l) }
+func (f *Factor) tri() lsq.LowerTri {
+	if f.full {
+		return lsq.FullTri(f.p, f.l)
+	}
+	return lsq.PackedTri(f.p, f.l)
+}
+
+// upper returns F^T mirrored above the diagonal of an L x L array (a full
+// factor's values), or nil.
+func (f *Factor) upper() []float64 {
+	if f.full {
+		return f.p
+	}
+	return nil
+}
 
 // factorOf returns the Factor of the lower triangle of the l x l
 // row-major matrix g (what lies above the diagonal is not copied).
 func factorOf(g []float64, l, n int, ridge float64) *Factor {
-	return factorInto(nil, g, l, n, ridge)
-}
-
-// factorInto is factorOf with the panels in p (lsq.PackedLen(l) values,
-// all overwritten), or in new ones when p is nil.
-func factorInto(p, g []float64, l, n int, ridge float64) *Factor {
-	if p == nil {
-		p = bigmem.Float64s(lsq.PackedLen(l))
-	}
-	f := &Factor{N: n, Ridge: ridge, l: l, p: p}
+	f := &Factor{N: n, Ridge: ridge, l: l, p: bigmem.Float64s(lsq.PackedLen(l))}
 	t := f.tri()
 	for i := 0; i < l; i++ {
 		copy(t.Row(i), g[i*l:i*l+i+1])
@@ -117,7 +126,7 @@ func checkFactor(f *Factor, l, n int) error {
 		return fmt.Errorf("%w: a factor of the G of %d images in statistics of %d", ErrStats, f.N, n)
 	case !(f.Ridge >= 0) || math.IsInf(f.Ridge, 0):
 		return fmt.Errorf("%w: a factor with ridge %v", ErrStats, f.Ridge)
-	case f.l != l || len(f.p) != lsq.PackedLen(l):
+	case f.l != l || (!f.full && len(f.p) != lsq.PackedLen(l)) || (f.full && len(f.p) != l*l):
 		return fmt.Errorf("%w: a factor of order %d (%d values) for L = %d", ErrStats, f.l, len(f.p), l)
 	}
 	t := f.tri()
