@@ -124,6 +124,11 @@ func newMetrics(s *Server) *metrics {
 		Name: "scn_models_loaded", Help: "Models being served.",
 	}, func() float64 { return float64(len(s.Models())) })
 	m.reg.MustRegister(m.requests, m.latency, m.errors, m.images, m.batch, m.reloads, loaded,
-		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+		// The scheduler's metrics (go_sched_latencies_seconds: how long
+		// goroutines wait runnable; go_sched_pauses_*: stop-the-world
+		// pauses) say whether slow predictions waited for the Go
+		// scheduler, e.g. beside a model learning in the background.
+		collectors.NewGoCollector(collectors.WithGoCollectorRuntimeMetrics(collectors.MetricsScheduler)),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

@@ -456,6 +456,8 @@ func TestModelsHealthMetricsPage(t *testing.T) {
 		`scn_models_loaded 3`,
 		`scn_scoring_pass_images_count 2`,
 		`go_goroutines`,
+		`go_sched_latencies_seconds_bucket`,
+		`go_sched_pauses_total_gc_seconds_count`,
 	} {
 		if !bytes.Contains(b, []byte(want)) {
 			t.Errorf("/metrics lacks %q", want)
