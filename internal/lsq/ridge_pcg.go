@@ -82,15 +82,24 @@ func (a RidgeCG) Precondition(rT, zT, w []float64) {
 				}
 			}
 		}
-		for q := 0; q < m; q++ {
-			z := zT[q*l : (q+1)*l]
-			for i := i0; i < i1; i++ {
-				row := p[(i-i0)*ld : (i-i0)*ld+i+1]
-				s := z[i]
-				for j := i0; j < i; j++ {
-					s -= row[j] * z[j]
+		// The diagonal block by sub-blocks: each one's part left of its
+		// own diagonal by the NT kernel, its diagonal by substitution
+		// (scalar loops over precondSub columns, not TrsmBlock).
+		for s0 := i0; s0 < i1; s0 += precondSub {
+			s1 := min(i1, s0+precondSub)
+			if s0 > i0 {
+				linalg.GemmNT64(m, s1-s0, s0-i0, -1, zT[i0:], l, p[(s0-i0)*ld+i0:], ld, 1, zT[s0:], l)
+			}
+			for q := 0; q < m; q++ {
+				z := zT[q*l : (q+1)*l]
+				for i := s0; i < s1; i++ {
+					row := p[(i-i0)*ld : (i-i0)*ld+i+1]
+					s := z[i]
+					for j := s0; j < i; j++ {
+						s -= row[j] * z[j]
+					}
+					z[i] = s / row[i]
 				}
-				z[i] = s / row[i]
 			}
 		}
 	}
@@ -99,16 +108,29 @@ func (a RidgeCG) Precondition(rT, zT, w []float64) {
 	for k := t.Panels() - 1; k >= 0; k-- {
 		i0, i1 := k*TrsmBlock, min(l, (k+1)*TrsmBlock)
 		p, ld := t.Panel(k)
-		for q := 0; q < m; q++ {
-			z := zT[q*l : (q+1)*l]
-			for i := i1 - 1; i >= i0; i-- {
-				row := p[(i-i0)*ld : (i-i0)*ld+i+1]
-				z[i] /= row[i]
-				zi := z[i]
-				for j := i0; j < i; j++ {
-					z[j] -= row[j] * zi
+		sub := TrsmBlock // without U, the whole diagonal block by substitution
+		if a.U != nil {
+			sub = precondSub
+		}
+		for s1 := i1; s1 > i0; {
+			s0 := max(i0, ((s1-1-i0)/sub)*sub+i0)
+			for q := 0; q < m; q++ {
+				z := zT[q*l : (q+1)*l]
+				for i := s1 - 1; i >= s0; i-- {
+					row := p[(i-i0)*ld : (i-i0)*ld+i+1]
+					z[i] /= row[i]
+					zi := z[i]
+					for j := s0; j < i; j++ {
+						z[j] -= row[j] * zi
+					}
 				}
 			}
+			if s0 > i0 {
+				// z[:, i0:s0] -= z[:, s0:s1] P[s0:s1, i0:s0], P's columns
+				// being U's rows i0 .. s0-1 from column s0 on.
+				linalg.GemmNT64(m, s0-i0, s1-s0, -1, zT[s0:], l, a.U[i0*l+s0:], l, 1, zT[i0:], l)
+			}
+			s1 = s0
 		}
 		if i0 > 0 && a.U != nil {
 			// z[:, 0:i0] -= z[:, i0:i1] P[:, 0:i0], P's columns being U's
@@ -128,6 +150,10 @@ func (a RidgeCG) Precondition(rT, zT, w []float64) {
 		}
 	}
 }
+
+// precondSub is the columns of the diagonal blocks' sub-blocks solved by
+// substitution (the rest of a diagonal block by the NT kernel).
+const precondSub = 32
 
 // precondCols is the columns of a chunk of the preconditioner's backward
 // products: under gonum's threshold of parallel work (4 blocks of 64) for

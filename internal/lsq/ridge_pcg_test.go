@@ -218,3 +218,47 @@ func TestPreconditionMirrored(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkPrecondition: the preconditioner's two sweeps at L = 2048, m =
+// 10 (an online learner's), with the factor packed (the untransposed
+// backward products) and held whole (U: the NT kernel).
+func BenchmarkPrecondition(b *testing.B) {
+	const l, m = 2048, 10
+	rng := rand.New(rand.NewPCG(1, 2))
+	g := make([]float64, l*l)
+	for i := 0; i < l; i++ {
+		for j := 0; j <= i; j++ {
+			v := rng.NormFloat64() / l
+			g[i*l+j], g[j*l+i] = v, v
+		}
+		g[i*l+i] += 4
+	}
+	f := slices.Clone(g)
+	if err := Cholesky(f, l, l, 0); err != nil {
+		b.Fatal(err)
+	}
+	packed := make([]float64, PackedLen(l))
+	pt := PackedTri(packed, l)
+	for i := 0; i < l; i++ {
+		copy(pt.Row(i), f[i*l:i*l+i+1])
+	}
+	MirrorLower(f, l)
+	rT := make([]float64, m*l)
+	for i := range rT {
+		rT[i] = rng.NormFloat64()
+	}
+	zT, w := make([]float64, m*l), make([]float64, TrsmBlock*m)
+	for _, c := range []struct {
+		name string
+		a    RidgeCG
+	}{
+		{"packed", RidgeCG{G: g, L: l, M: m, Ridge: 1, F: pt}},
+		{"whole", RidgeCG{G: g, L: l, M: m, Ridge: 1, F: FullTri(f, l), U: f}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				c.a.Precondition(rT, zT, w)
+			}
+		})
+	}
+}
