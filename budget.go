@@ -37,7 +37,7 @@ type Budget struct {
 	Start time.Time
 	// Now is the clock; nil means time.Now. Tests pass a fake clock.
 	Now func() time.Time
-	// MaxBytes bounds the fit's estimated memory (Config.EstimateBytes); 0
+	// MaxBytes bounds the fit's estimated memory (Config.Estimate); 0
 	// means no bound.
 	MaxBytes int64
 	// Rates are the machine's costs; nil means measure them with a probe
@@ -436,7 +436,7 @@ func (b Budget) memoryCap(cfg Config, p Problem, train, block int, extra int64) 
 	c := cfg
 	fits := func(l int) bool {
 		c.MaxNodes = l
-		return c.EstimateBytesC(train, p.X.Rows, p.X.Cols, p.X.Chans(), p.M)+extra*int64(l)*int64(l) <= b.MaxBytes
+		return c.Estimate(outputsShape(train, p.X.Rows, p.X.Cols, p.X.Chans(), p.M), nil).FitBytes()+extra*int64(l)*int64(l) <= b.MaxBytes
 	}
 	if !fits(block) {
 		return block // the smallest plan; the caller's memory check refuses it if need be
