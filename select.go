@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/scn2d/scn/internal/direct"
+	"github.com/scn2d/scn/internal/memest"
 )
 
 // Selection says how Config.Select chooses the number of hidden nodes L and
@@ -504,15 +505,8 @@ func (s Selection) EstimateBytesC(c Config, n, rows, cols, chans, m int) int64 {
 
 // selectionBytes is Estimate's Selection: EstimateBytesC.
 func (s Selection) selectionBytes(c Config, n, rows, cols, chans, m int) int64 {
-	held := int64(n) // k-fold holds out a fold, a hold-out a share: at most all
-	if s.Folds <= 1 {
-		held = int64(math.Ceil(s.Validation*float64(n))) + int64(m) // rounding up per class
-	}
-	l := int64(c.MaxNodes)
-	d := int64(max(chans, 1)) * int64(rows) * int64(cols)
-	// Scoring the held-out images expands the nodes' weights over the
-	// image (Model.hidden: L x d float32) and keeps a batch of outputs.
-	total := int64(n)*(d*4+int64(m)*8) + 3*held*l*8 + 3*l*l*8 + 4*l*(d+predictBatch)
+	total := memest.Selection{N: n, Rows: rows, Cols: cols, Chans: chans, M: m, Nodes: c.MaxNodes,
+		Folds: s.Folds, Validation: s.Validation, PredictBatch: predictBatch}.Bytes()
 	if s.TryDirect || c.DirectLink {
 		total += direct.Bytes(n, rows, cols, chans, c.MaxNodes)
 	}
