@@ -272,8 +272,12 @@ func (b Budget) Fit(ctx context.Context, p Problem, progress func(Step), plan fu
 	sel.fitWeights = pl.FitWeights
 	rec := &BudgetRecord{Budget: b.Duration, Plan: pl}
 	fitStart := b.now()
-	prevNodes, prevTime := 0, fitStart
 	stoppedByClock := false
+	watch := &timing.Watch{
+		Fit:    func(l int) float64 { return rates.fitSeconds(train, l, pl.BlockSize) },
+		Finish: func(l int) float64 { return pl.finishSeconds(held, l, p.M, p.X.Rows*p.X.Cols*p.X.Chans()) },
+		Block:  pl.BlockSize, MaxNodes: pl.MaxNodes, Safety: budgetSafety, Start: fitStart,
+	}
 	sel.watch = func(path *Path, ev *evaluator) bool {
 		l := path.Nodes()
 		now := b.now()
@@ -285,28 +289,8 @@ func (b Budget) Fit(ctx context.Context, p Problem, progress func(Step), plan fu
 		if staged {
 			return false // the stages decide (below)
 		}
-		// Rescale the rates by how the fit has gone so far: the next block
-		// and the finish are predicted at the pace measured.
-		spent := now.Sub(fitStart).Seconds()
-		model := rates.fitSeconds(train, l, pl.BlockSize)
-		pace := 1.0
-		if model > 0 && spent > 0 {
-			pace = spent / model
-		}
-		// The last block's pace too, if slower: a supervised fit's blocks
-		// grow dearer near N, as admissible candidates get rare.
-		if last := model - rates.fitSeconds(train, prevNodes, pl.BlockSize); last > 0 && prevNodes > 0 {
-			pace = max(pace, now.Sub(prevTime).Seconds()/last)
-		}
-		prevNodes, prevTime = l, now
-		next := min(l+pl.BlockSize, pl.MaxNodes)
-		// A fit faster than the probe is mostly the probe's smaller
-		// products running less efficiently: the finish, timed apart in
-		// the probe, is not scaled down with it. A slower one means a busy
-		// machine, which slows the finish as much.
-		need := pace*(rates.fitSeconds(train, next, pl.BlockSize)-model) + max(pace, 1)*pl.finishSeconds(held, next, p.M, p.X.Rows*p.X.Cols*p.X.Chans())
-		left := (b.Duration - now.Sub(b.Start)).Seconds()
-		if l < pl.MaxNodes && need > left*budgetSafety {
+		// The next block and the finish at the pace measured so far.
+		if watch.Stop(l, now, (b.Duration - now.Sub(b.Start)).Seconds()) {
 			stoppedByClock = true
 			return true
 		}
@@ -334,50 +318,23 @@ func (b Budget) Fit(ctx context.Context, p Problem, progress func(Step), plan fu
 	return m, nil
 }
 
-// stageShare is the share of the time left that a later stage of a staged
-// fit may fill, and stageFirst the share of the planned L that the first
-// stage fits: a stage cannot be stopped once its pass has begun, so each
-// is sized on the pace measured so far and leaves room for that pace to
-// be wrong (the probe's rates to begin with).
-const (
-	stageShare = 0.9
-	stageFirst = 4
-)
-
-// stages returns a staged fit's stage sizes (runOpts.stages) for the plan:
-// the first stage a quarter of the planned L; each later one the most
-// nodes (whole blocks) whose pass, at the pace measured on the stages so
-// far, fills stageShare of the time left after the finish (all of it for
-// a last block), and 0, which stops the fit and sets *clock, when not one
-// block fits.
+// stages returns a staged fit's stage sizes (runOpts.stages) for the plan
+// (internal/timing's Stages: the first stage a quarter of the planned L,
+// each later one what the pace measured so far lets fill the time left),
+// and 0, which stops the fit and sets *clock, when not one block fits.
 func (b Budget) stages(pl BudgetPlan, r Rates, p Problem, train, held int, fitStart time.Time, clock *bool) func(int) int {
 	d := p.X.Rows * p.X.Cols * p.X.Chans()
-	block := pl.BlockSize
-	// A stage after l nodes that adds n: its Gram products and scoring,
-	// and the earlier nodes' outputs computed again.
-	cost := func(l, n int) float64 {
-		return r.fitSeconds(train, l+n, block) - r.fitSeconds(train, l, block) + float64(train)*float64(l)*r.Score
+	st := &timing.Stages{
+		Fit:    func(l int) float64 { return r.fitSeconds(train, l, pl.BlockSize) },
+		Finish: func(l int) float64 { return pl.finishSeconds(held, l, p.M, d) },
+		Score:  r.Score, Train: train, Block: pl.BlockSize, Nodes: pl.Nodes, MaxNodes: pl.MaxNodes,
+		Safety: budgetSafety, Start: fitStart,
 	}
-	prevL, prevT := 0, fitStart
-	pace := 1.0
 	return func(done int) int {
 		now := b.now()
-		if done == 0 {
-			prevT = now
-			return max(block, pl.Nodes/stageFirst/block*block)
-		}
-		if c := cost(prevL, done-prevL); c > 0 {
-			pace = now.Sub(prevT).Seconds() / c
-		}
-		prevL, prevT = done, now
-		left := (b.Duration-now.Sub(b.Start)).Seconds()*budgetSafety - max(pace, 1)*pl.finishSeconds(held, done+block, p.M, d)
-		if pace*cost(done, block) > left {
+		n, spent := st.Next(done, now, (b.Duration - now.Sub(b.Start)).Seconds())
+		if spent {
 			*clock = true // runStaged asks only below pl.MaxNodes
-			return 0
-		}
-		n := block
-		for n+block <= pl.MaxNodes-done && pace*cost(done, n+block) <= stageShare*left {
-			n += block
 		}
 		return n
 	}
