@@ -33,6 +33,9 @@ var internalImports = map[string][]string{
 	"bigmem": {"internal/par"},
 	"par":    nil,
 
+	// Class weights' arithmetic (the standard library only).
+	"classweight": nil,
+
 	// The file formats' bytes (the standard library only).
 	"modelfile": nil,
 	"statsfile": {"internal/bigmem"},
