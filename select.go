@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/scn2d/scn/internal/direct"
+	"github.com/scn2d/scn/internal/holdout"
 	"github.com/scn2d/scn/internal/memest"
 )
 
@@ -361,19 +362,11 @@ func (c Config) selectFolds(ctx context.Context, p Problem, s Selection, progres
 	if err != nil {
 		return nil, err
 	}
-	// The folds' scores are summed by (L, ridge): a fold may score fewer
-	// points than another (a prefix it did not reach, or a singular solve
-	// without a ridge), and only the points every fold scored count.
-	type key struct {
-		nodes  int
-		ridge  float64
-		direct bool
-	}
+	// The folds' scores are summed by (L, ridge), each fold weighted by
+	// its images (holdout.Pool): only the points every fold scored count.
 	pool := direct.Plan(p.X.Len(), p.X.Chans(), p.X.Rows, p.X.Cols)
-	sum := map[key]*Score{}
-	seen := map[key]int{}
-	var order []key // the order points were first scored in
-	held, minNodes := 0, c.MaxNodes
+	var folded holdout.Pool
+	minNodes := c.MaxNodes
 	var ev *evaluator
 	for f := range folds {
 		train := foldTraining(folds, f)
@@ -405,31 +398,18 @@ func (c Config) selectFolds(ctx context.Context, p Problem, s Selection, progres
 			}
 			scores = append(scores, dsc...)
 		}
-		// Weight each fold by its images, so that the mean is over images.
-		w := float64(hp.X.Len())
-		held += hp.X.Len()
-		for _, sc := range scores {
-			k := key{sc.Nodes, sc.Ridge, sc.Direct}
-			if sum[k] == nil {
-				sum[k] = &Score{Nodes: sc.Nodes, Ridge: sc.Ridge, Direct: sc.Direct}
-				order = append(order, k)
-			}
-			sum[k].Accuracy += w * sc.Accuracy
-			sum[k].RMSE += w * sc.RMSE * sc.RMSE
-			seen[k]++
+		points := make([]holdout.Point, len(scores))
+		for i, sc := range scores {
+			points[i] = holdout.Point(sc)
 		}
+		folded.Add(points, hp.X.Len())
 	}
 	// In the order the points were scored (ridge by ridge, L within), so
 	// that ties break as for a hold-out.
+	held := folded.Held()
 	var scores []Score
-	for _, k := range order {
-		if seen[k] < len(folds) || k.nodes > minNodes { // not every fold scored it
-			continue
-		}
-		s := *sum[k]
-		s.Accuracy /= float64(held)
-		s.RMSE = math.Sqrt(s.RMSE / float64(held))
-		scores = append(scores, s)
+	for _, pt := range folded.Means(minNodes) {
+		scores = append(scores, Score(pt))
 	}
 	if len(scores) == 0 {
 		return nil, fmt.Errorf("scn: selection: no prefix length reached by every fold")

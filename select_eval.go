@@ -19,18 +19,10 @@ type Score struct {
 }
 
 // better reports whether s beats t: higher accuracy (classification), then
-// lower RMSE, then fewer nodes, then the larger ridge term.
+// lower RMSE, then fewer nodes, then the larger ridge term
+// (holdout.Point.Better).
 func (s Score) better(t Score, classify bool) bool {
-	if classify && s.Accuracy != t.Accuracy {
-		return s.Accuracy > t.Accuracy
-	}
-	if s.RMSE != t.RMSE {
-		return s.RMSE < t.RMSE
-	}
-	if s.Nodes != t.Nodes {
-		return s.Nodes < t.Nodes
-	}
-	return s.Ridge > t.Ridge
+	return holdout.Point(s).Better(holdout.Point(t), classify)
 }
 
 // pick returns the best score.
