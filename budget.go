@@ -273,11 +273,7 @@ func (b Budget) Fit(ctx context.Context, p Problem, progress func(Step), plan fu
 	rec := &BudgetRecord{Budget: b.Duration, Plan: pl}
 	fitStart := b.now()
 	stoppedByClock := false
-	watch := &timing.Watch{
-		Fit:    func(l int) float64 { return rates.fitSeconds(train, l, pl.BlockSize) },
-		Finish: func(l int) float64 { return pl.finishSeconds(held, l, p.M, p.X.Rows*p.X.Cols*p.X.Chans()) },
-		Block:  pl.BlockSize, MaxNodes: pl.MaxNodes, Safety: budgetSafety, Start: fitStart,
-	}
+	watch := &timing.Watch{Run: b.run(pl, *rates, p, train, held, fitStart)}
 	sel.watch = func(path *Path, ev *evaluator) bool {
 		l := path.Nodes()
 		now := b.now()
@@ -323,13 +319,7 @@ func (b Budget) Fit(ctx context.Context, p Problem, progress func(Step), plan fu
 // each later one what the pace measured so far lets fill the time left),
 // and 0, which stops the fit and sets *clock, when not one block fits.
 func (b Budget) stages(pl BudgetPlan, r Rates, p Problem, train, held int, fitStart time.Time, clock *bool) func(int) int {
-	d := p.X.Rows * p.X.Cols * p.X.Chans()
-	st := &timing.Stages{
-		Fit:    func(l int) float64 { return r.fitSeconds(train, l, pl.BlockSize) },
-		Finish: func(l int) float64 { return pl.finishSeconds(held, l, p.M, d) },
-		Score:  r.Score, Train: train, Block: pl.BlockSize, Nodes: pl.Nodes, MaxNodes: pl.MaxNodes,
-		Safety: budgetSafety, Start: fitStart,
-	}
+	st := &timing.Stages{Run: b.run(pl, r, p, train, held, fitStart), Score: r.Score, Train: train, Nodes: pl.Nodes}
 	return func(done int) int {
 		now := b.now()
 		n, spent := st.Next(done, now, (b.Duration - now.Sub(b.Start)).Seconds())
@@ -337,6 +327,17 @@ func (b Budget) stages(pl BudgetPlan, r Rates, p Problem, train, held int, fitSt
 			*clock = true // runStaged asks only below pl.MaxNodes
 		}
 		return n
+	}
+}
+
+// run is the fit under way for its clock: the plan's time model at rates
+// r on train images with held held out, from fitStart.
+func (b Budget) run(pl BudgetPlan, r Rates, p Problem, train, held int, fitStart time.Time) timing.Run {
+	d := p.X.Rows * p.X.Cols * p.X.Chans()
+	return timing.Run{
+		Fit:    func(l int) float64 { return r.fitSeconds(train, l, pl.BlockSize) },
+		Finish: func(l int) float64 { return pl.finishSeconds(held, l, p.M, d) },
+		Block:  pl.BlockSize, MaxNodes: pl.MaxNodes, Safety: budgetSafety, Start: fitStart,
 	}
 }
 

@@ -2,17 +2,23 @@ package timing
 
 import "time"
 
-// Watch is a budgeted fit's clock when it is fitted block by block: at
-// each checkpoint it measures the pace (the seconds spent against the
-// time model's) and stops the fit when the next block and the finish at
-// that pace would not fit in the time left.
-type Watch struct {
+// Run is a budgeted fit under way as its clock sees it: the time model
+// of the plan and the clock's start.
+type Run struct {
 	Fit      func(l int) float64 // the modelled seconds of a fit of l nodes
 	Finish   func(l int) float64 // the modelled seconds of the finish after l nodes
 	Block    int                 // nodes per block
 	MaxNodes int                 // the plan's cap
 	Safety   float64             // the share of the time left that may be planned
 	Start    time.Time           // when the fit began
+}
+
+// Watch is a budgeted fit's clock when it is fitted block by block: at
+// each checkpoint it measures the pace (the seconds spent against the
+// time model's) and stops the fit when the next block and the finish at
+// that pace would not fit in the time left.
+type Watch struct {
+	Run
 
 	started   bool
 	prevNodes int
@@ -60,15 +66,10 @@ const (
 // Stages sizes the stages of a staged (one-pass) fit of random nodes on
 // Train images within a budget.
 type Stages struct {
-	Fit      func(l int) float64 // the modelled seconds of a fit of l nodes
-	Finish   func(l int) float64 // the modelled seconds of the finish after l nodes
-	Score    float64             // seconds per image and node
-	Train    int                 // training images
-	Block    int                 // nodes per block
-	Nodes    int                 // the planned L
-	MaxNodes int                 // the plan's cap
-	Safety   float64             // the share of the time left that may be planned
-	Start    time.Time           // when the fit began
+	Run
+	Score float64 // seconds per image and node
+	Train int     // training images
+	Nodes int     // the planned L
 
 	started bool
 	prevL   int

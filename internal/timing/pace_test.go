@@ -13,8 +13,8 @@ func at(t0 time.Time, s float64) time.Time { return t0.Add(time.Duration(s * flo
 // 10 nodes, a cap of 100, safety 0.5. Each decision is worked out by hand.
 func TestWatch(t *testing.T) {
 	t0 := time.Unix(1000, 0)
-	w := &Watch{Fit: func(l int) float64 { return float64(l) * 1e-3 }, Finish: func(int) float64 { return 0.1 },
-		Block: 10, MaxNodes: 100, Safety: 0.5, Start: t0}
+	w := &Watch{Run: Run{Fit: func(l int) float64 { return float64(l) * 1e-3 }, Finish: func(int) float64 { return 0.1 },
+		Block: 10, MaxNodes: 100, Safety: 0.5, Start: t0}}
 	// 10 nodes in 0.02 s: pace 2; the next block 2 * 0.01 and the finish
 	// 2 * 0.1: 0.22 s, against half of 0.5 s left: go on.
 	if w.Stop(10, at(t0, 0.02), 0.5) {
@@ -44,7 +44,7 @@ func TestWatch(t *testing.T) {
 	}
 	// A pace below 1 does not shrink the finish: 40 nodes at 0.01 s (pace
 	// 0.25) need 0.0025 + 0.1 against 0.2 * 0.5.
-	w3 := &Watch{Fit: w.Fit, Finish: w.Finish, Block: 10, MaxNodes: 100, Safety: 0.5, Start: t0}
+	w3 := &Watch{Run: w.Run}
 	if !w3.Stop(40, at(t0, 0.01), 0.2) {
 		t.Error("a fast pace scaled the finish down")
 	}
@@ -57,8 +57,8 @@ func TestStages(t *testing.T) {
 	t0 := time.Unix(2000, 0)
 	// A model of 1 ms per node, no rescoring cost (Score 0), a finish of
 	// 0.1 s, blocks of 10, a plan of 100 and a cap of 200, safety 1.
-	s := &Stages{Fit: func(l int) float64 { return float64(l) * 1e-3 }, Finish: func(int) float64 { return 0.1 },
-		Train: 1000, Block: 10, Nodes: 100, MaxNodes: 200, Safety: 1, Start: t0}
+	s := &Stages{Run: Run{Fit: func(l int) float64 { return float64(l) * 1e-3 }, Finish: func(int) float64 { return 0.1 },
+		Block: 10, MaxNodes: 200, Safety: 1, Start: t0}, Train: 1000, Nodes: 100}
 	if n, clock := s.Next(0, at(t0, 0.5), 9); n != 20 || clock {
 		t.Errorf("first stage %d %v, want 20 (a quarter of 100 in whole blocks)", n, clock)
 	}
@@ -78,12 +78,12 @@ func TestStages(t *testing.T) {
 		t.Errorf("fourth stage %d %v, want 0 and the clock", n, clock)
 	}
 	// The rescoring cost: Score per image and earlier node.
-	r := &Stages{Fit: s.Fit, Score: 1e-6, Train: 1000}
+	r := &Stages{Run: Run{Fit: s.Fit}, Score: 1e-6, Train: 1000}
 	if c := r.cost(100, 10); math.Abs(c-(0.01+1000*100*1e-6)) > 1e-15 {
 		t.Errorf("cost %v", c)
 	}
 	// Small plans still fit a block.
-	q := &Stages{Fit: s.Fit, Finish: s.Finish, Block: 64, Nodes: 100, MaxNodes: 640, Safety: 1, Start: t0}
+	q := &Stages{Run: Run{Fit: s.Fit, Finish: s.Finish, Block: 64, MaxNodes: 640, Safety: 1, Start: t0}, Nodes: 100}
 	if n, _ := q.Next(0, t0, 100); n != 64 {
 		t.Errorf("first stage of a small plan %d, want 64", n)
 	}
