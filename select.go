@@ -398,11 +398,7 @@ func (c Config) selectFolds(ctx context.Context, p Problem, s Selection, progres
 			}
 			scores = append(scores, dsc...)
 		}
-		points := make([]holdout.Point, len(scores))
-		for i, sc := range scores {
-			points[i] = holdout.Point(sc)
-		}
-		folded.Add(points, hp.X.Len())
+		folded.Add(points(scores), hp.X.Len())
 	}
 	// In the order the points were scored (ridge by ridge, L within), so
 	// that ties break as for a hold-out.

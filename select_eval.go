@@ -27,13 +27,16 @@ func (s Score) better(t Score, classify bool) bool {
 
 // pick returns the best score.
 func pick(scores []Score, classify bool) Score {
-	best := scores[0]
-	for _, s := range scores[1:] {
-		if s.better(best, classify) {
-			best = s
-		}
+	return Score(holdout.Pick(points(scores), classify))
+}
+
+// points returns scores as internal/holdout's Points.
+func points(scores []Score) []holdout.Point {
+	out := make([]holdout.Point, len(scores))
+	for i, s := range scores {
+		out[i] = holdout.Point(s)
 	}
-	return best
+	return out
 }
 
 // evaluator scores the prefixes of a path on held-out data.

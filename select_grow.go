@@ -142,26 +142,8 @@ func choiceScore(c *Choice) Score {
 
 // pickDirect returns the best score of a selection that tried direct
 // links: the best plain model unless the best direct-link one beats it by
-// more than a standard error of its held-out score on held images (gains:
-// direct links add D x M weights, and must earn them).
+// more than a standard error of its held-out score on held images
+// (holdout.PickDirect).
 func pickDirect(scores []Score, classify bool, held int) Score {
-	var plain, direct []Score
-	for _, s := range scores {
-		if s.Direct {
-			direct = append(direct, s)
-		} else {
-			plain = append(plain, s)
-		}
-	}
-	switch {
-	case len(direct) == 0:
-		return pick(plain, classify)
-	case len(plain) == 0:
-		return pick(direct, classify)
-	}
-	bp, bd := pick(plain, classify), pick(direct, classify)
-	if gains(bd, bp, classify, held) {
-		return bd
-	}
-	return bp
+	return Score(holdout.PickDirect(points(scores), classify, held))
 }

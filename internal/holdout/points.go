@@ -55,6 +55,44 @@ func (s Point) PrimaryBetter(t Point, classify bool) bool {
 	return s.RMSE < t.RMSE
 }
 
+// Pick returns the best of scores (Better); scores must not be empty.
+func Pick(scores []Point, classify bool) Point {
+	best := scores[0]
+	for _, s := range scores[1:] {
+		if s.Better(best, classify) {
+			best = s
+		}
+	}
+	return best
+}
+
+// PickDirect returns the best score of a selection that tried direct
+// links: the best plain model unless the best direct-link one beats it by
+// more than a standard error of its held-out score on held images (Gains:
+// direct links add D x M weights, and must earn them). scores must not be
+// empty.
+func PickDirect(scores []Point, classify bool, held int) Point {
+	var plain, direct []Point
+	for _, s := range scores {
+		if s.Direct {
+			direct = append(direct, s)
+		} else {
+			plain = append(plain, s)
+		}
+	}
+	switch {
+	case len(direct) == 0:
+		return Pick(plain, classify)
+	case len(plain) == 0:
+		return Pick(direct, classify)
+	}
+	bp, bd := Pick(plain, classify), Pick(direct, classify)
+	if bd.Gains(bp, classify, held) {
+		return bd
+	}
+	return bp
+}
+
 // Pool sums the folds' scores of k-fold cross-validation by point (L,
 // ridge, direct links or not), each fold weighted by its held-out images,
 // so that the means are over images.

@@ -87,3 +87,27 @@ func TestPool(t *testing.T) {
 		t.Error("an empty pool has means")
 	}
 }
+
+// TestPickDirect: the best plain point unless the best direct-link one
+// gains more than a standard error (0.04 at accuracy 0.8 on 100 images).
+func TestPickDirect(t *testing.T) {
+	plain := []Point{{Nodes: 10, Accuracy: 0.7}, {Nodes: 20, Accuracy: 0.8}, {Nodes: 30, Accuracy: 0.8}}
+	if got := Pick(plain, true); got.Nodes != 20 {
+		t.Errorf("Pick %+v, want 20 nodes (fewer at equal accuracy)", got)
+	}
+	small := append(plain[:3:3], Point{Nodes: 5, Direct: true, Accuracy: 0.83})
+	if got := PickDirect(small, true, 100); got.Direct || got.Nodes != 20 {
+		t.Errorf("a gain of 0.03 chose %+v", got)
+	}
+	large := append(plain[:3:3], Point{Nodes: 5, Direct: true, Accuracy: 0.85})
+	if got := PickDirect(large, true, 100); !got.Direct {
+		t.Errorf("a gain of 0.05 chose %+v", got)
+	}
+	if got := PickDirect(plain, true, 100); got.Nodes != 20 {
+		t.Errorf("no direct point: %+v", got)
+	}
+	only := []Point{{Nodes: 5, Direct: true, RMSE: 2}, {Nodes: 6, Direct: true, RMSE: 1}}
+	if got := PickDirect(only, false, 100); got.Nodes != 6 {
+		t.Errorf("direct points only: %+v", got)
+	}
+}
