@@ -33,8 +33,10 @@ var internalImports = map[string][]string{
 	"bigmem": {"internal/par"},
 	"par":    nil,
 
-	// Class weights' arithmetic (the standard library only).
+	// Class weights' and predictions' scores' arithmetic (the standard
+	// library only).
 	"classweight": nil,
+	"score":       nil,
 
 	// The file formats' bytes (the standard library only).
 	"modelfile": nil,
