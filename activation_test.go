@@ -3,61 +3,28 @@ package scn
 import (
 	"math"
 	"testing"
+
+	"github.com/scn2d/scn/internal/node"
 )
 
-func TestSigmoidRowMatchesMathExp(t *testing.T) {
-	var z []float32
-	for x := -120.0; x <= 120; x += 0.0137 {
-		z = append(z, float32(x))
-	}
-	z = append(z, float32(math.Inf(1)), float32(math.Inf(-1)), 0, 1e-30)
-	got := append([]float32(nil), z...)
-	sigmoidRow(got, 0.25)
-	for i, v := range z {
-		want := 1 / (1 + math.Exp(-float64(v+0.25)))
-		if d := math.Abs(float64(got[i]) - want); d > 4e-7*want+1e-38 {
-			t.Fatalf("sigmoid(%v + 0.25) = %v, want %v", v, got[i], want)
-		}
-		// Every position gets the same function (tails included).
-		one := []float32{v}
-		sigmoidRow(one, 0.25)
-		if one[0] != got[i] {
-			t.Fatalf("sigmoid(%v) alone = %v, in a row %v", v, one[0], got[i])
-		}
-	}
-}
-
+// TestActivations: the root's activations are internal/node's, numbered
+// alike (the values and slopes are tested there).
 func TestActivations(t *testing.T) {
 	for _, c := range []struct {
 		a    Activation
+		n    node.Activation
 		x, y float32
-	}{{Sigmoid, 0, 0.5}, {Sigmoid, 800, 1}, {Tanh, 0, 0}, {Tanh, 1, float32(math.Tanh(1))}, {ReLU, -2, 0}, {ReLU, 3, 3}} {
-		if got := c.a.eval(c.x); got != c.y {
+	}{{Sigmoid, node.Sigmoid, 0, 0.5}, {Sigmoid, node.Sigmoid, 800, 1}, {Tanh, node.Tanh, 1, float32(math.Tanh(1))}, {ReLU, node.ReLU, -2, 0}, {ReLU, node.ReLU, 3, 3}} {
+		if got := c.a.eval(c.x); got != c.y || node.Activation(c.a) != c.n {
 			t.Errorf("%v(%v) = %v, want %v", c.a, c.x, got, c.y)
 		}
 	}
 	z := []float32{-1, 0, 1}
 	Sigmoid.applyRow(z, 1)
-	if z[1] != sigmoid(1) || z[0] != 0.5 {
+	if z[1] != float32(1/(1+math.Exp(-1))) || z[0] != 0.5 {
 		t.Errorf("applyRow with bias 1 gave %v", z)
 	}
-}
-
-func BenchmarkSigmoid(b *testing.B) {
-	z := make([]float32, 1<<16)
-	for i := range z {
-		z[i] = float32(i%200) - 100
+	if Tanh.slope(0.5) != 0.75 || ReLU.slope(0) != 0 || Sigmoid.slope(0.5) != 0.25 {
+		t.Error("slopes")
 	}
-	b.Run("applyRow", func(b *testing.B) {
-		for i := 0; i < b.N; i++ {
-			Sigmoid.applyRow(z, 0.5)
-		}
-	})
-	b.Run("math.Exp", func(b *testing.B) {
-		for i := 0; i < b.N; i++ {
-			for _, v := range z {
-				_ = float32(1 / (1 + math.Exp(-float64(v))))
-			}
-		}
-	})
 }

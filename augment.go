@@ -6,6 +6,7 @@ import (
 
 	"github.com/scn2d/scn/internal/augment"
 	"github.com/scn2d/scn/internal/lsq"
+	"github.com/scn2d/scn/internal/memest"
 )
 
 // Data augmentation of local fits (Config.Augment, issue 31 item 4).
@@ -234,26 +235,14 @@ func (lf *localFit) heldCopies(held []int, t []float64, f func(rows int, h, th [
 	return flush()
 }
 
-// augmentMemory returns the bytes an augmented local fit adds (see
-// Memory's Factor): one row shard's outputs of every column (float32, and
-// float64 with float64 products), its products' scratch and the copies'
-// moves. The second engine's G and factor (L x L float64) take the place
-// of the first's, released before them; the collector may not have
-// returned it yet, so it is counted too.
+// augmentMemory returns the bytes an augmented local fit adds to Memory's
+// Factor (internal/memest's Augment): its second engine, one row shard's
+// outputs and the copies' moves.
 func (c Config) augmentMemory(n int) int64 {
 	if c.Augment == nil || c.Local == nil {
 		return 0
 	}
-	L := float64(c.Local.Outputs())
-	r := float64(min(max(n, 1), lsq.ShardRows))
-	shard := 4 * L * r
-	if !(c.Float32Gram || c.BF16Gram) {
-		shard += 8 * L * r
-	}
-	if c.BF16Gram {
-		shard += 2 * L * r // the packed shard beside the kept outputs
-	}
-	return bytesOf(8*L*L + shard + 8*L*float64(localRandomBlock*c.Local.perFilter()) + 24*float64(n*c.Augment.Extra()))
+	return memest.Augment(n, c.Local.Outputs(), localRandomBlock*c.Local.perFilter(), n*c.Augment.Extra(), c.Float32Gram, c.BF16Gram)
 }
 
 // copiesNote says, for selection's record, which copies the output

@@ -2,8 +2,6 @@ package scn
 
 import (
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/scn2d/scn/internal/augment"
 )
@@ -26,83 +24,26 @@ type Augment struct {
 
 // DefaultAugmentCopies is the shifted copies per image ParseAugment gives
 // a shift without copies.
-const DefaultAugmentCopies = 1
-
-// maxAugmentShift bounds Augment.Shift (a shift must be less than the
-// images' side besides).
-const maxAugmentShift = 1 << 16
-
-// maxAugmentCopies bounds Augment.Copies.
-const maxAugmentCopies = 64
+const DefaultAugmentCopies = augment.DefaultCopies
 
 // ParseAugment reads an augmentation as scn train's --augment takes it:
 // comma-separated words flip, shift=S and copies=K (K defaults to
 // DefaultAugmentCopies with a shift), e.g. "flip,shift=4" or
-// "shift=2,copies=3". The result is validated.
+// "shift=2,copies=3". The result is validated (internal/augment's Parse).
 func ParseAugment(s string) (*Augment, error) {
-	a := &Augment{}
-	seen := map[string]bool{}
-	copiesSet := false
-	for _, w := range strings.Split(s, ",") {
-		w = strings.TrimSpace(strings.ToLower(w))
-		key, val, hasVal := strings.Cut(w, "=")
-		if seen[key] {
-			return nil, fmt.Errorf("%w: augmentation %q: %s given twice", ErrConfig, s, key)
-		}
-		seen[key] = true
-		num := func() (int, error) {
-			v, err := strconv.Atoi(val)
-			if !hasVal || err != nil {
-				return 0, fmt.Errorf("%w: augmentation %q: want %s=N with a whole number N", ErrConfig, s, key)
-			}
-			return v, nil
-		}
-		var err error
-		switch key {
-		case "flip":
-			if hasVal {
-				return nil, fmt.Errorf("%w: augmentation %q: flip takes no value", ErrConfig, s)
-			}
-			a.Flip = true
-		case "shift":
-			a.Shift, err = num()
-		case "copies":
-			a.Copies, err = num()
-			copiesSet = true
-		case "":
-			return nil, fmt.Errorf("%w: augmentation %q: empty word (want flip, shift=S, copies=K)", ErrConfig, s)
-		default:
-			return nil, fmt.Errorf("%w: augmentation %q: unknown word %q (want flip, shift=S, copies=K)", ErrConfig, s, key)
-		}
-		if err != nil {
-			return nil, err
-		}
+	sp, err := augment.Parse(s)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrConfig, err)
 	}
-	if a.Shift > 0 && !copiesSet {
-		a.Copies = DefaultAugmentCopies
-	}
-	if err := a.validate(); err != nil {
-		return nil, err
-	}
-	return a, nil
+	a := Augment(sp)
+	return &a, nil
 }
 
-// validate reports the first impossible setting, if any.
+// validate reports the first impossible setting, if any (internal/augment's
+// Spec.Validate).
 func (a *Augment) validate() error {
-	bad := func(format string, v ...any) error {
-		return fmt.Errorf("%w: augmentation: %s", ErrConfig, fmt.Sprintf(format, v...))
-	}
-	switch {
-	case a.Shift < 0 || a.Shift > maxAugmentShift:
-		return bad("shift %d, want 0 ... %d (less than the images' side)", a.Shift, maxAugmentShift)
-	case a.Copies < 0 || a.Copies > maxAugmentCopies:
-		return bad("copies %d, want 1 ... %d", a.Copies, maxAugmentCopies)
-	case a.Shift > 0 && a.Copies == 0:
-		return bad("shift %d with 0 copies: want copies >= 1", a.Shift)
-	case a.Shift == 0 && a.Copies > 0:
-		return bad("%d copies without a shift: copies are shifted copies (add shift=S)", a.Copies)
-	case !a.Flip && a.Shift == 0:
-		return bad("nothing to add (want flip and/or shift=S)")
+	if err := augment.Spec(*a).Validate(); err != nil {
+		return fmt.Errorf("%w: %v", ErrConfig, err)
 	}
 	return nil
 }
@@ -125,11 +66,7 @@ func (a *Augment) Extra() int {
 	if a == nil {
 		return 0
 	}
-	e := a.Copies
-	if a.Flip {
-		e++
-	}
-	return e
+	return augment.Spec(*a).Extra()
 }
 
 // String describes the augmentation as scn train's --augment takes it:
@@ -138,14 +75,7 @@ func (a *Augment) String() string {
 	if a == nil {
 		return "none"
 	}
-	var w []string
-	if a.Flip {
-		w = append(w, "flip")
-	}
-	if a.Shift > 0 {
-		w = append(w, fmt.Sprintf("shift=%d", a.Shift), fmt.Sprintf("copies=%d", a.Copies))
-	}
-	return strings.Join(w, ",")
+	return augment.Spec(*a).String()
 }
 
 // clone returns a copy.

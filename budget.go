@@ -37,7 +37,7 @@ type Budget struct {
 	Start time.Time
 	// Now is the clock; nil means time.Now. Tests pass a fake clock.
 	Now func() time.Time
-	// MaxBytes bounds the fit's estimated memory (Config.EstimateBytes); 0
+	// MaxBytes bounds the fit's estimated memory (Config.Estimate); 0
 	// means no bound.
 	MaxBytes int64
 	// Rates are the machine's costs; nil means measure them with a probe
@@ -280,8 +280,8 @@ func (b Budget) Fit(ctx context.Context, p Problem, progress func(Step), plan fu
 	sel.fitWeights = pl.FitWeights
 	rec := &BudgetRecord{Budget: b.Duration, Plan: pl}
 	fitStart := b.now()
-	prevNodes, prevTime := 0, fitStart
 	stoppedByClock := false
+	watch := &timing.Watch{Run: b.run(pl, *rates, p, train, held, fitStart)}
 	sel.watch = func(path *Path, ev *evaluator) bool {
 		l := path.Nodes()
 		now := b.now()
@@ -293,28 +293,8 @@ func (b Budget) Fit(ctx context.Context, p Problem, progress func(Step), plan fu
 		if staged {
 			return false // the stages decide (below)
 		}
-		// Rescale the rates by how the fit has gone so far: the next block
-		// and the finish are predicted at the pace measured.
-		spent := now.Sub(fitStart).Seconds()
-		model := rates.fitSeconds(train, l, pl.BlockSize)
-		pace := 1.0
-		if model > 0 && spent > 0 {
-			pace = spent / model
-		}
-		// The last block's pace too, if slower: a supervised fit's blocks
-		// grow dearer near N, as admissible candidates get rare.
-		if last := model - rates.fitSeconds(train, prevNodes, pl.BlockSize); last > 0 && prevNodes > 0 {
-			pace = max(pace, now.Sub(prevTime).Seconds()/last)
-		}
-		prevNodes, prevTime = l, now
-		next := min(l+pl.BlockSize, pl.MaxNodes)
-		// A fit faster than the probe is mostly the probe's smaller
-		// products running less efficiently: the finish, timed apart in
-		// the probe, is not scaled down with it. A slower one means a busy
-		// machine, which slows the finish as much.
-		need := pace*(rates.fitSeconds(train, next, pl.BlockSize)-model) + max(pace, 1)*pl.finishSeconds(held, next, p.M, p.X.Rows*p.X.Cols*p.X.Chans())
-		left := (b.Duration - now.Sub(b.Start)).Seconds()
-		if l < pl.MaxNodes && need > left*budgetSafety {
+		// The next block and the finish at the pace measured so far.
+		if watch.Stop(l, now, (b.Duration - now.Sub(b.Start)).Seconds()) {
 			stoppedByClock = true
 			return true
 		}
@@ -342,52 +322,30 @@ func (b Budget) Fit(ctx context.Context, p Problem, progress func(Step), plan fu
 	return m, nil
 }
 
-// stageShare is the share of the time left that a later stage of a staged
-// fit may fill, and stageFirst the share of the planned L that the first
-// stage fits: a stage cannot be stopped once its pass has begun, so each
-// is sized on the pace measured so far and leaves room for that pace to
-// be wrong (the probe's rates to begin with).
-const (
-	stageShare = 0.9
-	stageFirst = 4
-)
-
-// stages returns a staged fit's stage sizes (runOpts.stages) for the plan:
-// the first stage a quarter of the planned L; each later one the most
-// nodes (whole blocks) whose pass, at the pace measured on the stages so
-// far, fills stageShare of the time left after the finish (all of it for
-// a last block), and 0, which stops the fit and sets *clock, when not one
-// block fits.
+// stages returns a staged fit's stage sizes (runOpts.stages) for the plan
+// (internal/timing's Stages: the first stage a quarter of the planned L,
+// each later one what the pace measured so far lets fill the time left),
+// and 0, which stops the fit and sets *clock, when not one block fits.
 func (b Budget) stages(pl BudgetPlan, r Rates, p Problem, train, held int, fitStart time.Time, clock *bool) func(int) int {
-	d := p.X.Rows * p.X.Cols * p.X.Chans()
-	block := pl.BlockSize
-	// A stage after l nodes that adds n: its Gram products and scoring,
-	// and the earlier nodes' outputs computed again.
-	cost := func(l, n int) float64 {
-		return r.fitSeconds(train, l+n, block) - r.fitSeconds(train, l, block) + float64(train)*float64(l)*r.Score
-	}
-	prevL, prevT := 0, fitStart
-	pace := 1.0
+	st := &timing.Stages{Run: b.run(pl, r, p, train, held, fitStart), Score: r.Score, Train: train, Nodes: pl.Nodes}
 	return func(done int) int {
 		now := b.now()
-		if done == 0 {
-			prevT = now
-			return max(block, pl.Nodes/stageFirst/block*block)
-		}
-		if c := cost(prevL, done-prevL); c > 0 {
-			pace = now.Sub(prevT).Seconds() / c
-		}
-		prevL, prevT = done, now
-		left := (b.Duration-now.Sub(b.Start)).Seconds()*budgetSafety - max(pace, 1)*pl.finishSeconds(held, done+block, p.M, d)
-		if pace*cost(done, block) > left {
+		n, spent := st.Next(done, now, (b.Duration - now.Sub(b.Start)).Seconds())
+		if spent {
 			*clock = true // runStaged asks only below pl.MaxNodes
-			return 0
-		}
-		n := block
-		for n+block <= pl.MaxNodes-done && pace*cost(done, n+block) <= stageShare*left {
-			n += block
 		}
 		return n
+	}
+}
+
+// run is the fit under way for its clock: the plan's time model at rates
+// r on train images with held held out, from fitStart.
+func (b Budget) run(pl BudgetPlan, r Rates, p Problem, train, held int, fitStart time.Time) timing.Run {
+	d := p.X.Rows * p.X.Cols * p.X.Chans()
+	return timing.Run{
+		Fit:    func(l int) float64 { return r.fitSeconds(train, l, pl.BlockSize) },
+		Finish: func(l int) float64 { return pl.finishSeconds(held, l, p.M, d) },
+		Block:  pl.BlockSize, MaxNodes: pl.MaxNodes, Safety: budgetSafety, Start: fitStart,
 	}
 }
 
@@ -444,7 +402,7 @@ func (b Budget) memoryCap(cfg Config, p Problem, train, block int, extra int64) 
 	c := cfg
 	fits := func(l int) bool {
 		c.MaxNodes = l
-		return c.EstimateBytesC(train, p.X.Rows, p.X.Cols, p.X.Chans(), p.M)+extra*int64(l)*int64(l) <= b.MaxBytes
+		return c.Estimate(outputsShape(train, p.X.Rows, p.X.Cols, p.X.Chans(), p.M), nil).FitBytes()+extra*int64(l)*int64(l) <= b.MaxBytes
 	}
 	if !fits(block) {
 		return block // the smallest plan; the caller's memory check refuses it if need be

@@ -368,7 +368,7 @@ func budgetFilters(cfg Config, rate, chol, sec float64, n, rows, cols, chans, m,
 		c.Local.Filters = f
 		c.MaxNodes = c.Local.Outputs()
 		t := photoSeconds(c.Local, f, n, rows, cols, chans, rate, chol)
-		bytes := c.EstimateBytesC(n, rows, cols, chans, m)
+		bytes := c.Estimate(outputsShape(n, rows, cols, chans, m), nil).FitBytes()
 		if choose {
 			// The dual solves come once the fit's L x L sums are freed.
 			l := c.MaxNodes

@@ -2,8 +2,8 @@ package scn
 
 import (
 	"fmt"
-	"math"
-	"slices"
+
+	"github.com/scn2d/scn/internal/classweight"
 )
 
 // BalancedWeights returns the class weights N / (M N_c) of a
@@ -14,19 +14,7 @@ func BalancedWeights(p Problem) ([]float64, error) {
 	if p.Classes == nil {
 		return nil, fmt.Errorf("%w: class weights need a classification problem", ErrData)
 	}
-	counts := make([]int, p.M)
-	for _, c := range ArgMax(p.T, p.M) {
-		counts[c]++
-	}
-	n := p.X.Len()
-	w := make([]float64, p.M)
-	for c, k := range counts {
-		w[c] = 1
-		if k > 0 {
-			w[c] = float64(n) / (float64(p.M) * float64(k))
-		}
-	}
-	return w, nil
+	return classweight.Balanced(ArgMax(p.T, p.M), p.X.Len(), p.M), nil
 }
 
 // imageWeights returns the square roots of the weights of p's images
@@ -37,20 +25,7 @@ func (m *Model) imageWeights(p Problem) []float64 {
 	if m.ClassWeights == nil || p.Classes == nil {
 		return nil
 	}
-	per := make([]float64, p.M)
-	for c, name := range p.Classes {
-		per[c] = 1
-		if i := slices.Index(m.Classes, name); i >= 0 {
-			per[c] = m.ClassWeights[i]
-		}
-		per[c] = math.Sqrt(per[c])
-	}
-	labels := ArgMax(p.T, p.M)
-	out := make([]float64, len(labels))
-	for i, c := range labels {
-		out[i] = per[c]
-	}
-	return out
+	return classweight.Roots(m.weightsFor(p.Classes), ArgMax(p.T, p.M))
 }
 
 // Reweighted returns m with its output weights solved again on p by
@@ -69,13 +44,7 @@ func (m *Model) Reweighted(p Problem, weights []float64) (*Model, error) {
 		return nil, fmt.Errorf("%w: %v", ErrConfig, err)
 	}
 	r := *m
-	r.ClassWeights = make([]float64, len(m.Classes))
-	for i, name := range m.Classes {
-		r.ClassWeights[i] = 1
-		if c := slices.Index(p.Classes, name); c >= 0 {
-			r.ClassWeights[i] = weights[c]
-		}
-	}
+	r.ClassWeights = classweight.For(weights, p.Classes, m.Classes)
 	st, err := r.Stats(p)
 	if err != nil {
 		return nil, err
@@ -95,39 +64,11 @@ func (m *Model) Reweighted(p Problem, weights []float64) (*Model, error) {
 // weightsFor returns m's class weights for the classes named (1 for a
 // class m's weights do not name), nil when m has none.
 func (m *Model) weightsFor(classes []string) []float64 {
-	if m.ClassWeights == nil {
-		return nil
-	}
-	out := make([]float64, len(classes))
-	for c, name := range classes {
-		out[c] = 1
-		if i := slices.Index(m.Classes, name); i >= 0 {
-			out[c] = m.ClassWeights[i]
-		}
-	}
-	return out
+	return classweight.For(m.ClassWeights, m.Classes, classes)
 }
 
 // sameClassWeights reports whether two recipes weigh every class they
 // both name alike (a class only one names weighs 1 on the other side).
 func sameClassWeights(a, b *Model) bool {
-	if (a.ClassWeights == nil) != (b.ClassWeights == nil) {
-		return false
-	}
-	if a.ClassWeights == nil {
-		return true
-	}
-	wb := b.weightsFor(a.Classes)
-	for i, w := range a.ClassWeights {
-		if w != wb[i] {
-			return false
-		}
-	}
-	wa := a.weightsFor(b.Classes)
-	for i, w := range b.ClassWeights {
-		if w != wa[i] {
-			return false
-		}
-	}
-	return true
+	return classweight.Same(a.ClassWeights, a.Classes, b.ClassWeights, b.Classes)
 }

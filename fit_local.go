@@ -10,6 +10,7 @@ import (
 
 	"github.com/scn2d/scn/internal/local"
 	"github.com/scn2d/scn/internal/lsq"
+	"github.com/scn2d/scn/internal/memest"
 	"github.com/scn2d/scn/internal/node"
 	"gonum.org/v1/gonum/floats"
 )
@@ -496,40 +497,32 @@ func (lf *localFit) blockXi(cols []float32, kc, per int) []float64 {
 	return xi
 }
 
-// localMemory estimates a local fit's memory (see Memory): per step, the
-// candidates' pooled outputs on every image (float32, by image and by
-// column) and, per goroutine, one image's patches and maps; the block
-// engine's H (N x L float32), G with its factor (L x L float64) and the
-// targets and residual; the model's filters and output weights.
+// localMemory estimates a local fit's memory (see Memory; the arithmetic
+// is internal/memest's Local.Fit): a step scores localRandomBlock random
+// filters, or a supervised block's candidates; the second layer
+// (secondMemory) and augmentation (augmentMemory) add their buffers.
 func (c Config) localMemory(n, rows, cols, chans, m int) Memory {
-	g := c.Local
-	N, M := float64(max(n, 1)), float64(max(m, 1))
-	ch := float64(max(chans, 1))
-	L := float64(g.Outputs())
-	per := float64(g.perFilter())
-	kmax := 1
-	for _, k := range g.Sizes {
-		kmax = max(kmax, k)
-	}
-	step := float64(localRandomBlock)
+	step := localRandomBlock
 	if c.Kind.Choice == Supervised {
-		step = float64(localSupervisedBlock)
+		step = localSupervisedBlock
 		if c.BlockSize >= 1 && c.BlockSize <= 64 {
-			step = float64(c.BlockSize)
+			step = c.BlockSize
 		}
-		step *= float64(max(c.Candidates, 1))
+		step *= max(c.Candidates, 1)
 	}
-	pos := float64(rows+kmax) * float64(cols+kmax)
-	procs := float64(runtime.GOMAXPROCS(0))
-	var e Memory
-	e.Candidates = bytesOf(2*4*step*per*N + procs*4*pos*(ch*float64(kmax*kmax)+step) + 8*per*N*procs)
-	if g.Whiten {
-		// The patches' sample and the covariance's factors (local_whiten.go).
-		kk := ch * float64(kmax*kmax)
-		e.Candidates = max(e.Candidates, bytesOf(8*min(float64(whitenSamples), N*pos)*kk+5*8*kk*kk))
+	g := c.localShape(n, rows, cols, chans, m)
+	g.Step = step
+	g.ExtraCandidates, g.ExtraFactor = c.secondMemory(n, rows, cols), c.augmentMemory(n)
+	return g.Fit()
+}
+
+// localShape describes the local fit of c to internal/memest.
+func (c Config) localShape(n, rows, cols, chans, m int) memest.Local {
+	g := c.Local
+	return memest.Local{
+		N: n, Rows: rows, Cols: cols, Chans: chans, M: m,
+		Outputs: g.Outputs(), PerFilter: g.perFilter(), Sizes: g.Sizes, Filters: g.Filters,
+		RandomBlock: localRandomBlock, Whiten: g.Whiten, WhitenSamples: whitenSamples,
+		Float32Gram: c.Float32Gram, BF16Gram: c.BF16Gram, Workers: runtime.GOMAXPROCS(0),
 	}
-	e.Candidates += c.secondMemory(n, rows, cols)
-	e.Factor = bytesOf(4*N*L+8*L*L+8*L*M+3*8*N*M) + c.augmentMemory(n)
-	e.Model = bytesOf(4*L*3 + 8*L*M + 4*float64(g.Filters*len(g.Sizes))*(ch*float64(kmax*kmax)+1) + 64*float64(g.Filters*len(g.Sizes)))
-	return e
 }

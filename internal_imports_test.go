@@ -33,6 +33,11 @@ var internalImports = map[string][]string{
 	"bigmem": {"internal/par"},
 	"par":    nil,
 
+	// Class weights' and predictions' scores' arithmetic (the standard
+	// library only).
+	"classweight": nil,
+	"score":       nil,
+
 	// The file formats' bytes (the standard library only).
 	"modelfile": nil,
 	"statsfile": {"internal/bigmem"},

@@ -1,9 +1,8 @@
 package scn
 
 import (
-	"math"
-
 	"github.com/scn2d/scn/internal/lsq"
+	"github.com/scn2d/scn/internal/memest"
 )
 
 // EstimateStreamMemory returns the bytes a FitStream of c on images of
@@ -44,51 +43,18 @@ func (c Config) streamBytes(rows, cols, chans, m int) int64 {
 }
 
 // streamSupervisedBytes is what a streamed supervised fit allocates beside
-// the images it keeps (drive_stream_supervised.go): G with its factor
-// (L x L) and H^T T; a block step's K candidates (parameters, weights over
-// the image, their inputs on the first momentSample images when
-// standardised); one row shard's outputs of every node and candidate
-// ((L+K) x lsq.ShardRows float32, and float64 with float64 Gram products, as
-// the residual's product takes them too); the candidates' sums K x (L+K)
-// float64 and one shard's part of them; the shard's residual; pair
-// candidates' products and scratch on one shard; the block's sums; the
-// model.
+// the images it keeps (drive_stream_supervised.go: G with its factor, a
+// block step's candidates, one row shard's outputs, the candidates' sums,
+// the model; internal/memest's Fit.StreamSupervised).
 func (c Config) streamSupervisedBytes(rows, cols, chans, m int) int64 {
 	chans = max(chans, 1)
-	d1 := float64(max(rows, 1))
-	d := float64(chans) * d1 * float64(max(cols, 1))
-	M := float64(max(m, 1))
-	L := float64(max(c.MaxNodes, 1))
-	np := d
+	np := chans * max(rows, 1) * max(cols, 1)
 	if c.Kind.Input == Matrix {
-		np = float64(newNodeMap(Matrix, max(rows, 1), max(cols, 1), chans).Size())
+		np = newNodeMap(Matrix, max(rows, 1), max(cols, 1), chans).Size()
 	}
-	b := math.Min(float64(max(c.BlockSize, 1)), L)
-	k := float64(max(c.Candidates, 1)) * b
-	side := 0.0
-	if c.Pairs {
-		side = math.Ceil(math.Sqrt(k))
-		k = side * side
-	}
-	r := float64(lsq.ShardRows)
-	lk := L + k
-	engine := 8*L*L + 8*L + 2*8*L*M + 2*8*b*L
-	cand := 4*k*np + 4*k*d + 4*k + 4*weightChunk*d
-	if c.Standardize && !c.Pairs {
-		cand += 4*d + 4*k*momentSample
-	}
-	shard := 4*lk*r + 8*M*r*2
-	part := 4 * k * lk
-	if !c.Float32Gram && !c.BF16Gram {
-		shard += 8*lk*r + 8*L*r
-		part = 8 * k * lk
-	}
-	sums := 8*k*lk + part + 8*k*M*2 + 8*k*(M+1)*2
-	if c.Pairs {
-		// The pair products of one shard (and of the standardising pass),
-		// the shard's images transposed and its row products.
-		shard += 2*4*k*r + 4*d*r + 4*d1*side*r
-	}
-	model := 2*(4*L*np+4*L+8*L*M) + 64*L
-	return bytesOf(engine + cand + shard + sums + model)
+	return memest.Fit{
+		Rows: rows, Cols: cols, Chans: chans, M: m, Nodes: c.MaxNodes, Params: np, Candidates: c.Candidates,
+		BlockSize: c.BlockSize, Pairs: c.Pairs, Standardize: c.Standardize, Float32Gram: c.Float32Gram, BF16Gram: c.BF16Gram,
+		Sizes: driverSizes(),
+	}.StreamSupervised()
 }

@@ -1,6 +1,6 @@
 package scn
 
-import "math"
+import "github.com/scn2d/scn/internal/score"
 
 // PPA returns the percentage of prediction accuracy of the paper's
 // regression experiment (E1) as a share in [0, 1]: the fraction of the
@@ -12,15 +12,4 @@ import "math"
 //
 // Accuracy and RMSE, the other two scores, are defined next to
 // Model.Accuracy and Model.RMSE.
-func PPA(y, t []float64, theta float64) float64 {
-	if len(y) == 0 {
-		return 0
-	}
-	hit := 0
-	for i, v := range y {
-		if math.Abs(v-t[i]) < theta {
-			hit++
-		}
-	}
-	return float64(hit) / float64(len(y))
-}
+func PPA(y, t []float64, theta float64) float64 { return score.PPA(y, t, theta) }

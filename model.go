@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/scn2d/scn/internal/linalg"
+	"github.com/scn2d/scn/internal/score"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -180,20 +181,7 @@ func (m *Model) Classify(x Images) ([]int, error) {
 }
 
 // ArgMax returns the index of the largest value of each row of y (N x m).
-func ArgMax(y []float64, m int) []int {
-	out := make([]int, len(y)/m)
-	for i := range out {
-		row := y[i*m : (i+1)*m]
-		best := 0
-		for j, v := range row {
-			if v > row[best] {
-				best = j
-			}
-		}
-		out[i] = best
-	}
-	return out
-}
+func ArgMax(y []float64, m int) []int { return score.ArgMax(y, m) }
 
 // Accuracy returns the share of images whose predicted class is the label.
 func (m *Model) Accuracy(x Images, labels []int) (float64, error) {
@@ -208,18 +196,7 @@ func (m *Model) Accuracy(x Images, labels []int) (float64, error) {
 }
 
 // Accuracy returns the share of pred equal to labels (0 for empty input).
-func Accuracy(pred, labels []int) float64 {
-	if len(pred) == 0 {
-		return 0
-	}
-	hit := 0
-	for i, p := range pred {
-		if p == labels[i] {
-			hit++
-		}
-	}
-	return float64(hit) / float64(len(pred))
-}
+func Accuracy(pred, labels []int) float64 { return score.Accuracy(pred, labels) }
 
 // RMSE returns the root mean squared error of the model's outputs on x
 // against targets (N x M), over all N*M values.
@@ -235,17 +212,7 @@ func (m *Model) RMSE(x Images, targets []float64) (float64, error) {
 }
 
 // RMSE returns sqrt(mean((y-t)^2)) (0 for empty input).
-func RMSE(y, t []float64) float64 {
-	if len(y) == 0 {
-		return 0
-	}
-	var s float64
-	for i, v := range y {
-		d := v - t[i]
-		s += d * d
-	}
-	return math.Sqrt(s / float64(len(y)))
-}
+func RMSE(y, t []float64) float64 { return score.RMSE(y, t) }
 
 // truncate returns a shallow copy of m with its first l nodes and the given
 // output weights.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/scn2d/scn/internal/linalg"
 	"github.com/scn2d/scn/internal/local"
+	"github.com/scn2d/scn/internal/memest"
 )
 
 // LocalLayer is the hidden layer of a model of local nodes (Config.Local):
@@ -295,16 +296,15 @@ func (m *Model) refuseLocal(what string) error {
 	return fmt.Errorf("%w: %s", ErrLocal, what)
 }
 
-// localPredictBytes is PredictBytes for a local model: the outputs, a
-// pass's pooled outputs (float32 and float64) and, per goroutine, one
-// image's patches and maps.
+// localPredictBytes is PredictBytes for a local model (internal/memest's
+// LocalPredict), with the second layer's.
 func (m *Model) localPredictBytes(n int) int64 {
-	l := float64(m.Nodes())
-	kk, f, pos := 0.0, 0.0, float64(m.Rows+1)*float64(m.Cols+1)
-	for _, b := range m.Local.Banks {
-		kk = max(kk, float64(m.Chans()*b.Size*b.Size))
-		f = max(f, float64(b.Filters()))
+	banks := make([][]int, len(m.Local.Banks))
+	for i, b := range m.Local.Banks {
+		banks[i] = []int{b.Size, b.Filters()}
 	}
-	procs := float64(runtime.GOMAXPROCS(0))
-	return bytesOf(8*float64(n)*float64(m.M)+12*l*localBatch+procs*4*pos*(kk+f+1)+4*kk*f) + m.secondPredictBytes()
+	return memest.LocalPredict{
+		N: n, M: m.M, Nodes: m.Nodes(), Rows: m.Rows, Cols: m.Cols, Chans: m.Chans(),
+		Banks: banks, Batch: localBatch, Workers: runtime.GOMAXPROCS(0),
+	}.Bytes() + m.secondPredictBytes()
 }

@@ -1,11 +1,11 @@
 package scn
 
 import (
-	"sort"
 	"sync"
 
 	"github.com/scn2d/scn/internal/linalg"
 	"github.com/scn2d/scn/internal/node"
+	"github.com/scn2d/scn/internal/score"
 )
 
 // Predictor answers many small prediction requests with one model, as a
@@ -124,11 +124,4 @@ func (p *Predictor) Predict(x Images) ([]float64, error) {
 
 // TopK returns the indices of the k largest values of y, largest first
 // (ties in index order); all of them if k >= len(y), none if k <= 0.
-func TopK(y []float64, k int) []int {
-	idx := make([]int, len(y))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.SliceStable(idx, func(a, b int) bool { return y[idx[a]] > y[idx[b]] })
-	return idx[:max(0, min(k, len(idx)))]
-}
+func TopK(y []float64, k int) []int { return score.TopK(y, k) }

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/scn2d/scn/internal/direct"
+	"github.com/scn2d/scn/internal/holdout"
+	"github.com/scn2d/scn/internal/memest"
 )
 
 // Selection says how Config.Select chooses the number of hidden nodes L and
@@ -360,19 +362,11 @@ func (c Config) selectFolds(ctx context.Context, p Problem, s Selection, progres
 	if err != nil {
 		return nil, err
 	}
-	// The folds' scores are summed by (L, ridge): a fold may score fewer
-	// points than another (a prefix it did not reach, or a singular solve
-	// without a ridge), and only the points every fold scored count.
-	type key struct {
-		nodes  int
-		ridge  float64
-		direct bool
-	}
+	// The folds' scores are summed by (L, ridge), each fold weighted by
+	// its images (holdout.Pool): only the points every fold scored count.
 	pool := direct.Plan(p.X.Len(), p.X.Chans(), p.X.Rows, p.X.Cols)
-	sum := map[key]*Score{}
-	seen := map[key]int{}
-	var order []key // the order points were first scored in
-	held, minNodes := 0, c.MaxNodes
+	var folded holdout.Pool
+	minNodes := c.MaxNodes
 	var ev *evaluator
 	for f := range folds {
 		train := foldTraining(folds, f)
@@ -404,31 +398,14 @@ func (c Config) selectFolds(ctx context.Context, p Problem, s Selection, progres
 			}
 			scores = append(scores, dsc...)
 		}
-		// Weight each fold by its images, so that the mean is over images.
-		w := float64(hp.X.Len())
-		held += hp.X.Len()
-		for _, sc := range scores {
-			k := key{sc.Nodes, sc.Ridge, sc.Direct}
-			if sum[k] == nil {
-				sum[k] = &Score{Nodes: sc.Nodes, Ridge: sc.Ridge, Direct: sc.Direct}
-				order = append(order, k)
-			}
-			sum[k].Accuracy += w * sc.Accuracy
-			sum[k].RMSE += w * sc.RMSE * sc.RMSE
-			seen[k]++
-		}
+		folded.Add(points(scores), hp.X.Len())
 	}
 	// In the order the points were scored (ridge by ridge, L within), so
 	// that ties break as for a hold-out.
+	held := folded.Held()
 	var scores []Score
-	for _, k := range order {
-		if seen[k] < len(folds) || k.nodes > minNodes { // not every fold scored it
-			continue
-		}
-		s := *sum[k]
-		s.Accuracy /= float64(held)
-		s.RMSE = math.Sqrt(s.RMSE / float64(held))
-		scores = append(scores, s)
+	for _, pt := range folded.Means(minNodes) {
+		scores = append(scores, Score(pt))
 	}
 	if len(scores) == 0 {
 		return nil, fmt.Errorf("scn: selection: no prefix length reached by every fold")
@@ -504,15 +481,8 @@ func (s Selection) EstimateBytesC(c Config, n, rows, cols, chans, m int) int64 {
 
 // selectionBytes is Estimate's Selection: EstimateBytesC.
 func (s Selection) selectionBytes(c Config, n, rows, cols, chans, m int) int64 {
-	held := int64(n) // k-fold holds out a fold, a hold-out a share: at most all
-	if s.Folds <= 1 {
-		held = int64(math.Ceil(s.Validation*float64(n))) + int64(m) // rounding up per class
-	}
-	l := int64(c.MaxNodes)
-	d := int64(max(chans, 1)) * int64(rows) * int64(cols)
-	// Scoring the held-out images expands the nodes' weights over the
-	// image (Model.hidden: L x d float32) and keeps a batch of outputs.
-	total := int64(n)*(d*4+int64(m)*8) + 3*held*l*8 + 3*l*l*8 + 4*l*(d+predictBatch)
+	total := memest.Selection{N: n, Rows: rows, Cols: cols, Chans: chans, M: m, Nodes: c.MaxNodes,
+		Folds: s.Folds, Validation: s.Validation, PredictBatch: predictBatch}.Bytes()
 	if s.TryDirect || c.DirectLink {
 		total += direct.Bytes(n, rows, cols, chans, c.MaxNodes)
 	}

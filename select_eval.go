@@ -19,29 +19,24 @@ type Score struct {
 }
 
 // better reports whether s beats t: higher accuracy (classification), then
-// lower RMSE, then fewer nodes, then the larger ridge term.
+// lower RMSE, then fewer nodes, then the larger ridge term
+// (holdout.Point.Better).
 func (s Score) better(t Score, classify bool) bool {
-	if classify && s.Accuracy != t.Accuracy {
-		return s.Accuracy > t.Accuracy
-	}
-	if s.RMSE != t.RMSE {
-		return s.RMSE < t.RMSE
-	}
-	if s.Nodes != t.Nodes {
-		return s.Nodes < t.Nodes
-	}
-	return s.Ridge > t.Ridge
+	return holdout.Point(s).Better(holdout.Point(t), classify)
 }
 
 // pick returns the best score.
 func pick(scores []Score, classify bool) Score {
-	best := scores[0]
-	for _, s := range scores[1:] {
-		if s.better(best, classify) {
-			best = s
-		}
+	return Score(holdout.Pick(points(scores), classify))
+}
+
+// points returns scores as internal/holdout's Points.
+func points(scores []Score) []holdout.Point {
+	out := make([]holdout.Point, len(scores))
+	for i, s := range scores {
+		out[i] = holdout.Point(s)
 	}
-	return best
+	return out
 }
 
 // evaluator scores the prefixes of a path on held-out data.

@@ -3,9 +3,10 @@ package scn
 import (
 	"context"
 	"fmt"
-	"math"
 	"strings"
 	"time"
+
+	"github.com/scn2d/scn/internal/holdout"
 )
 
 // Growth past L_max (Selection.Grow).
@@ -104,21 +105,9 @@ func (c Config) growLoop(ctx context.Context, s Selection, fit func(cur Config) 
 
 // gains reports whether s beats t by more than one standard error of t's
 // held-out score on held images (the one-standard-error rule: a larger
-// model must earn its place): for classification sqrt(a (1-a) / held) of
-// accuracy a, counted in accuracy alone (a lower RMSE at equal accuracy,
-// which more nodes nearly always give, does not pay for twice the nodes);
-// for regression RMSE / sqrt(2 held), the standard error of an RMSE of
-// normal errors. Without it, a held-out set of a few hundred images lets
-// noise choose: on natural-images, direct links at L = 75 won the
-// hold-out by 4 of 553 images and lost 1.7 points on the test set; on an
-// ORL split, growth to 1000 nodes won by one image of 200 and lost one.
+// model must earn its place; holdout.Point.Gains).
 func gains(s, t Score, classify bool, held int) bool {
-	n := float64(max(held, 1))
-	if classify {
-		a := t.Accuracy
-		return s.Accuracy-a > math.Sqrt(a*(1-a)/n)
-	}
-	return t.RMSE-s.RMSE > t.RMSE/math.Sqrt(2*n)
+	return holdout.Point(s).Gains(holdout.Point(t), classify, held)
 }
 
 // lateGain reports whether the best score over the second half of the
@@ -140,12 +129,10 @@ func lateGain(c *Choice, classify bool) bool {
 	return haveL && (!haveE || gains(late, early, classify, held))
 }
 
-// primaryBetter compares by the primary metric alone.
+// primaryBetter compares by the primary metric alone
+// (holdout.Point.PrimaryBetter).
 func primaryBetter(s, t Score, classify bool) bool {
-	if classify {
-		return s.Accuracy > t.Accuracy
-	}
-	return s.RMSE < t.RMSE
+	return holdout.Point(s).PrimaryBetter(holdout.Point(t), classify)
 }
 
 // choiceScore is the score a choice was made with.
@@ -155,26 +142,8 @@ func choiceScore(c *Choice) Score {
 
 // pickDirect returns the best score of a selection that tried direct
 // links: the best plain model unless the best direct-link one beats it by
-// more than a standard error of its held-out score on held images (gains:
-// direct links add D x M weights, and must earn them).
+// more than a standard error of its held-out score on held images
+// (holdout.PickDirect).
 func pickDirect(scores []Score, classify bool, held int) Score {
-	var plain, direct []Score
-	for _, s := range scores {
-		if s.Direct {
-			direct = append(direct, s)
-		} else {
-			plain = append(plain, s)
-		}
-	}
-	switch {
-	case len(direct) == 0:
-		return pick(plain, classify)
-	case len(plain) == 0:
-		return pick(direct, classify)
-	}
-	bp, bd := pick(plain, classify), pick(direct, classify)
-	if gains(bd, bp, classify, held) {
-		return bd
-	}
-	return bp
+	return Score(holdout.PickDirect(points(scores), classify, held))
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"runtime"
 	"slices"
 	"time"
 
@@ -349,39 +348,8 @@ func (c Config) localStreamMoments(ctx context.Context, src Source, sc *streamSc
 	return mean, scale, nil
 }
 
-// localStreamBytes is EstimateStreamMemoryC for local nodes: the engine's
-// G with its factor and H^T T, a pass's buffers and one row shard's pooled
-// outputs (float32, and float64 with float64 Gram products), the moments'
-// sums, one row shard of images and targets, per goroutine one image's
-// patches and maps, and the model.
+// localStreamBytes is EstimateStreamMemoryC for local nodes (internal/memest's
+// Local.Stream).
 func (c Config) localStreamBytes(rows, cols, chans, m int) int64 {
-	g := c.Local
-	L, M := float64(g.Outputs()), float64(max(m, 1))
-	r := float64(lsq.ShardRows)
-	d := float64(max(rows, 1)) * float64(max(cols, 1)) * float64(max(chans, 1))
-	kmax := 1
-	for _, k := range g.Sizes {
-		kmax = max(kmax, k)
-	}
-	kk := float64(max(chans, 1) * kmax * kmax)
-	pos := float64(rows+kmax) * float64(cols+kmax)
-	procs := float64(runtime.GOMAXPROCS(0))
-	engine := 8*L*L + 8*L + 3*8*L*M
-	shard := 2 * 4 * L * r
-	if !c.Float32Gram && !c.BF16Gram {
-		shard += 8 * L * r
-	}
-	moments := 4 * 8 * L
-	images := 4*d*r + 2*8*M*r
-	conv := procs*4*pos*(kk+localRandomBlock+1) + 4*kk*localRandomBlock
-	model := 4*L*3 + 8*L*M + 4*float64(g.Filters*len(g.Sizes))*(kk+1) + 64*float64(g.Filters*len(g.Sizes))
-	if g.Whiten {
-		// The patches' samples (all sizes at once, with their plan) and one
-		// size's covariance, eigenvectors and matrices; the banks' M.
-		for _, k := range g.Sizes {
-			kk := float64(max(chans, 1) * k * k)
-			model += float64(whitenSamples)*(8*kk+16+8) + 8*6*kk*kk + 4*kk*kk
-		}
-	}
-	return bytesOf(engine+shard+moments+images+conv+model) + c.secondStreamBytes(rows, cols, chans)
+	return c.localShape(0, rows, cols, chans, m).Stream() + c.secondStreamBytes(rows, cols, chans)
 }

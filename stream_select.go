@@ -9,6 +9,7 @@ import (
 
 	"github.com/scn2d/scn/internal/holdout"
 	"github.com/scn2d/scn/internal/lsq"
+	"github.com/scn2d/scn/internal/memest"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -316,9 +317,6 @@ func (s Selection) EstimateStreamBytesC(c Config, n, rows, cols, chans, m int) i
 // streamSelectionBytes is EstimateStream's Selection: EstimateStreamBytesC.
 func (s Selection) streamSelectionBytes(c Config, n, rows, cols, chans, m int) int64 {
 	s = s.withDefaults()
-	L := float64(max(c.MaxNodes, 1))
-	M := float64(max(m, 1))
-	d := float64(max(chans, 1)) * float64(max(rows, 1)) * float64(max(cols, 1))
-	pairs := float64(s.Points+maxCheckpointsInGrid+2) * float64(len(s.Ridges))
-	return bytesOf(17*float64(n) + 3*8*L*L + 8*L*M + 8*pairs*L*M + 4*L*d + (4+8+8)*L*predictBatch)
+	return memest.Selection{N: n, Rows: rows, Cols: cols, Chans: chans, M: m, Nodes: c.MaxNodes,
+		GridPairs: (s.Points + maxCheckpointsInGrid + 2) * len(s.Ridges), PredictBatch: predictBatch}.Stream()
 }

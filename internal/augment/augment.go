@@ -1,9 +1,10 @@
 // Package augment makes the augmented copies of images for scn's data
 // augmentation (Config.Augment): which copies each image gets (Moves: the
 // mirror image, shifted copies drawn from a seed) and the copy itself
-// (Image: mirrored, then shifted, zeros where the shift leaves no pixel).
-// The setting (scn.Augment, its parsing and checks) and the fit's use of
-// the copies stay in the root package.
+// (Image: mirrored, then shifted, zeros where the shift leaves no pixel),
+// and the setting itself (Spec, the fields of scn.Augment: its parsing
+// from scn train's --augment words, its checks, its rows per image;
+// spec.go). The fit's use of the copies stays in the root package.
 //
 // It may import the standard library only; never the root package scn or
 // any package above it.

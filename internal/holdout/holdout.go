@@ -4,7 +4,10 @@
 // image for regression, deterministic in a seed: holdout.go), and scoring
 // a fit's prefixes on held-out images read batch by batch while summing
 // their normal equations for the refit (Scorer, scorer.go: a streamed
-// selection's held-out pass). It works on image indices, hidden outputs
+// selection's held-out pass); the held-out scores of the grid's points
+// (Point, the fields of scn.Score), their order, the one-standard-error
+// rule and k-fold's pooling of the folds' scores (Pool, points.go). It
+// works on image indices, scores, hidden outputs
 // and targets only; the root package scn builds the problems of the parts
 // (Problem.subset), forms the hidden outputs and the prefixes' output
 // weights, and wraps the errors here, which say what is wrong with the

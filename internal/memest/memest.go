@@ -2,10 +2,15 @@
 // bytes a fit of global nodes allocates beyond its images and targets,
 // part by part (Memory), from a description of the fit (Fit) that the root
 // package fills from its Config and run options, with the buffer sizes
-// its drivers use (Sizes). The deep and local fits' estimates, which
-// combine estimates of their layers, and prediction's stay in the root
-// package beside the code whose buffers they count. FormatBytes renders
-// byte counts for the messages that quote estimates and limits.
+// its drivers use (Sizes); a streamed supervised fit's
+// (Fit.StreamSupervised, stream.go); model selection's in memory and
+// streamed (Selection); a fit of local nodes in memory and streamed, its
+// augmentation and a local model's prediction (Local, Augment,
+// LocalPredict, local.go). The deep fits' estimate, which combines
+// estimates of its layers, a second layer of local nodes' and a global
+// model's prediction stay in the root package beside the code whose
+// buffers they count. FormatBytes renders byte counts for the messages
+// that quote estimates and limits.
 //
 // It may import the standard library and internal/lsq (the engines'
 // block and shard sizes) only; never the root package scn or any package

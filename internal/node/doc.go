@@ -24,6 +24,9 @@
 //   - pair scoring of 2D candidates (ScorePairs, PairShard, ExpandChannels,
 //     PairSide): all T_u x T_v pairs of drawn row and column vectors scored
 //     in two products;
+//   - the activations (Activation, activation.go): g applied row by row
+//     to hidden outputs (the AVX2 sigmoid kernel where there is one), and
+//     the slopes the generalization indicator needs;
 //   - the supervised choice (choose.go): a candidate's correlations with
 //     the residual (CorrelateRows) and the supervisory inequality
 //     (Admissible), which the drivers' one-node and block steps share; for

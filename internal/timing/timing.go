@@ -2,9 +2,12 @@
 // the modelled seconds of a block fit and of the work after it (model
 // selection, the re-solve, the further ridge terms) at a machine's rates
 // (the values of scn.Rates), the timed Cholesky factor the rates of
-// float64 work come from, and the plan's search for the most nodes the
-// time left pays for. The budget itself (the rates' record, the learner's
-// choice, the clock, the probe fit, the record) stays in the root package.
+// float64 work come from, the plan's search for the most nodes the time
+// left pays for, and the clock of a fit under way (pace.go: Watch, a fit
+// block by block stopped when the next block and the finish at the pace
+// measured no longer fit; Stages, a staged fit's stage sizes). The budget
+// itself (the rates' record, the learner's choice, the probe fit, the
+// record) stays in the root package.
 //
 // It may import the standard library and internal/lsq (the factor it
 // times) only; never the root package scn or any package above it.
