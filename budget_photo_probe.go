@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strings"
 
@@ -115,7 +116,7 @@ func (b Budget) ChoosePhotos(ctx context.Context, ins []PhotoInput) (PhotoChoice
 		if !budgetPhotos(p) {
 			return none, fmt.Errorf("%w: photo input %d (%s) is not a classification problem of photos", ErrBudget, i, in.Label)
 		}
-		if p.X.Len() != p0.X.Len() || p.M != p0.M || p.X.Chans() != p0.X.Chans() || !slicesEqual(p.T, p0.T) {
+		if p.X.Len() != p0.X.Len() || p.M != p0.M || p.X.Chans() != p0.X.Chans() || !slices.Equal(p.T, p0.T) {
 			return none, fmt.Errorf("%w: photo input %d (%s) differs from the first in images, planes or targets", ErrBudget, i, in.Label)
 		}
 	}
@@ -303,17 +304,4 @@ func pairedWin(a, b []bool) bool {
 		}
 	}
 	return wins > losses && float64(wins-losses) > math.Sqrt(float64(wins+losses))
-}
-
-// slicesEqual reports whether a and b hold the same values.
-func slicesEqual(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
