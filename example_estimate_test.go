@@ -18,3 +18,16 @@ func ExampleConfig_Estimate() {
 		e.Data>>20, e.FitBytes()>>20, e.Fit.Factor>>20, e.Selection>>20, e.Total()>>20)
 	// Output: images 179 MiB, fit 253 MiB (least squares 249 MiB), selection 260 MiB, in all 693 MiB
 }
+
+// The statistics a fit's model writes with scn train --stats-out (for
+// scn update and scn serve --learn), estimated before the fit: G of L =
+// 5000 nodes is 191 MiB (269 with a chunk of 2048 images' hidden
+// outputs), and forming the stored Cholesky factor adds its L x L copy
+// and its panels (291 MiB).
+func ExampleConfig_EstimateStats() {
+	cfg := scn.Paper(scn.RVFL2D)
+	cfg.MaxNodes = 5000
+	sh := scn.Shape{N: 60000, Rows: 28, Cols: 28, Channels: 1, Labels: true, Classes: 10}
+	fmt.Printf("statistics %d MiB, with the factor %d MiB\n", cfg.EstimateStats(sh, false)>>20, cfg.EstimateStats(sh, true)>>20)
+	// Output: statistics 269 MiB, with the factor 560 MiB
+}
