@@ -33,7 +33,7 @@ func (lf *learnFlags) add(cmd *cobra.Command) {
 	f.StringArrayVar(&lf.stats, "stats", nil, "statistics of a model's training images, NAME=FILE or FILE for a single model (default: the model file with extension .scnstats)")
 	f.StringVar(&lf.versions, "versions", "", "folder of the snapshots, one folder per model in it (default: beside each model file, MODEL.versions)")
 	floatVar(f, &lf.o.Forget, "forget", 1, 0, 1, false, "forgetting factor per image learnt (1: none; 0.999: an image weighs 1/e after 1000 more)")
-	intVar(f, &lf.o.SnapshotImages, "snapshot-images", 10000, 1, 1<<30, "write a snapshot once this many images were learnt since the last one")
+	intVar(f, &lf.o.SnapshotImages, "snapshot-images", 100000, 1, 1<<30, "write a snapshot once this many images were learnt since the last one (or --snapshot-every passed)")
 	durationVar(f, &lf.o.SnapshotEvery, "snapshot-every", time.Minute, time.Millisecond, 365*24*time.Hour, "or this long after the last one, if any image was learnt")
 	intVar(f, &lf.o.Keep, "keep-versions", 10, 0, 1<<30, "snapshots kept, the newest (0: all); version 0, the files given, is never removed")
 	f.BoolVar(&lf.o.AllowNewClasses, "allow-new-classes", false, "let a label that is no class of the model add a class (default: refused, 422)")
