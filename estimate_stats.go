@@ -2,8 +2,7 @@ package scn
 
 import (
 	"github.com/scn2d/scn/internal/direct"
-	"github.com/scn2d/scn/internal/lsq"
-	"github.com/scn2d/scn/internal/memest"
+	"github.com/scn2d/scn/internal/suffstats"
 )
 
 // EstimateStats returns the memory the statistics of a model of c over a
@@ -11,7 +10,7 @@ import (
 // --stats-out: Model.Stats, then with factor Stats.Factorize, then
 // Stats.Save), at their peak: G (L x L float64, L the hidden outputs the
 // output layer reads, direct links' features included), H^T T and T^T T,
-// a chunk of float64 hidden outputs (up to statsChunk images), and with factor
+// a chunk of float64 hidden outputs (up to suffstats.Chunk images), and with factor
 // the factorization's L x L copy and the packed factor it is copied into
 // (lsq.PackedLen), held together at its end. The fit that comes before
 // has freed its own buffers by then, so the peak of a fit with statistics
@@ -30,11 +29,5 @@ func (c Config) EstimateStats(sh Shape, factor bool) int64 {
 		ch := max(sh.Channels, 1)
 		l += direct.Dim(ch, sh.Rows, sh.Cols, direct.Plan(sh.N, ch, sh.Rows, sh.Cols))
 	}
-	m := int64(sh.Outputs())
-	ll := int64(l)
-	b := 8 * (ll*ll + ll*m + m*m + ll*int64(min(max(sh.N, 1), statsChunk)))
-	if factor {
-		b = memest.SatAdd(b, 8*ll*ll, 8*int64(lsq.PackedLen(l)))
-	}
-	return b
+	return suffstats.Bytes(l, sh.Outputs(), sh.N, factor)
 }

@@ -1,6 +1,7 @@
 package scn
 
 import (
+	"github.com/scn2d/scn/internal/suffstats"
 	"testing"
 
 	"github.com/scn2d/scn/internal/lsq"
@@ -42,7 +43,7 @@ func TestEstimateStatsCounts(t *testing.T) {
 			t.Errorf("%s: %d bytes estimated without the factor, want %d (L = %d)", name, got, sums, l)
 		}
 		factor := sums + 8*l*l + 8*int64(lsq.PackedLen(int(l)))
-		if got := c.EstimateStats(sh, true); got != factor || int64(len(st.Factor.p)) != int64(lsq.PackedLen(int(l))) {
+		if got := c.EstimateStats(sh, true); got != factor || int64(len(suffstats.Values(st.Factor))) != int64(lsq.PackedLen(int(l))) {
 			t.Errorf("%s: %d bytes estimated with the factor, want %d (L = %d)", name, got, factor, l)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/scn2d/scn/internal/bigmem"
 	"github.com/scn2d/scn/internal/lsq"
+	"github.com/scn2d/scn/internal/suffstats"
 )
 
 // Growing a served model (scn serve --learn --grow): the statistics of
@@ -52,7 +53,7 @@ func (m *Model) NewStatsSum(n, outputs int, classes []string) (*StatsSum, error)
 		s.Classes = slices.Clone(classes)
 		s.ClassCounts = make([]int, len(classes))
 	}
-	return &StatsSum{m: m, s: s, n: n, cs: lsq.NewChunkSums(l, outputs, min(n, statsChunk), s.G, s.HT, s.TT, nil, false)}, nil
+	return &StatsSum{m: m, s: s, n: n, cs: lsq.NewChunkSums(l, outputs, min(n, suffstats.Chunk), s.G, s.HT, s.TT, nil, false)}, nil
 }
 
 // Add adds the images of p (its targets in the sum's outputs; p.Classes,
@@ -104,23 +105,7 @@ func (a *StatsSum) flush() {
 		}
 	}
 	forHidden(m, lh, x, func(lo, rows int, hb []float32) {
-		for r0 := 0; r0 < rows; {
-			take := min(rows-r0, cs.Room())
-			hn, cw, filled := cs.H, cs.CW, cs.Filled
-			for j := 0; j < lh; j++ {
-				src, dst := hb[j*rows+r0:j*rows+r0+take], hn[j*cw+filled:]
-				for i, v := range src {
-					dst[i] = float64(v)
-				}
-			}
-			for r := 0; r < take; r++ {
-				for q := 0; q < mm; q++ {
-					cs.T[q*cw+filled+r] = a.t[(lo+r0+r)*mm+q]
-				}
-			}
-			r0 += take
-			cs.Added(take)
-		}
+		suffstats.AddRows(cs, lh, lo, rows, hb, a.t, nil, nil)
 	})
 	a.s.N += rows
 	a.pix, a.t = a.pix[:0], a.t[:0]

@@ -19,7 +19,7 @@ func split(p Problem, lo, hi int) Problem {
 // objective is the ridge objective ||T - H beta||^2 + a ||beta||^2 of a
 // solve of s, from the sums alone.
 func objective(s *Stats, m *Model, ridge float64) float64 {
-	r := s.rmse(m.Beta, ridge)
+	r := s.view().RMSE(m.Beta, ridge)
 	o := r * r * float64(s.N*s.M)
 	for _, b := range m.Beta {
 		o += ridge * b * b

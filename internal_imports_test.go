@@ -42,6 +42,9 @@ var internalImports = map[string][]string{
 	"modelfile": nil,
 	"statsfile": {"internal/bigmem"},
 
+	// Sufficient statistics' arithmetic and the online learner's state.
+	"suffstats": {"internal/lsq", "internal/bigmem", "internal/memest", "internal/score", "internal/statsfile", "gonum.org/v1/gonum"},
+
 	// The data sets the tests share (the standard library only).
 	"fixtures": nil,
 }

@@ -3,10 +3,8 @@ package scn
 import (
 	"errors"
 	"fmt"
-	"slices"
 
-	"github.com/scn2d/scn/internal/bigmem"
-	"github.com/scn2d/scn/internal/lsq"
+	"github.com/scn2d/scn/internal/suffstats"
 )
 
 // FrozenSolve is a solve of an Online's statistics as they were when
@@ -35,23 +33,9 @@ type FrozenSolve struct {
 // goroutine at a time). Freeze with no unsolved image gives a frozen
 // state whose Solve is the current model (a consistent snapshot).
 func (o *Online) Freeze() *FrozenSolve {
-	st := *o.st
-	st.Classes, st.ClassCounts = slices.Clone(st.Classes), slices.Clone(st.ClassCounts)
-	st.HT, st.TT = slices.Clone(st.HT), slices.Clone(st.TT)
-	l := st.Nodes()
-	if len(o.spare) == l*l { // the copy of the last frozen solve, released
-		st.G, o.spare = o.spare, nil
-	} else {
-		st.G = bigmem.Float64s(l * l)
-	}
-	copy(st.G, o.st.G)
-	lsq.SymmetrizeTiled(st.G, l)
-	st.Factor, st.loadG = o.fac, nil
-	fo := &Online{st: &st, base: o.base, model: o.model, ridge: o.ridge, forget: o.forget, fac: o.fac,
-		steps: o.steps, learnt: o.learnt, unsolved: o.unsolved, spareFac: o.spareFac, isFrozen: true}
-	o.spareFac = nil // the frozen solve's until Release
-	o.frozen++
-	return &FrozenSolve{o: o, fo: fo, images: o.unsolved, learnt: o.learnt, statN: st.N}
+	fl := o.lr.Freeze()
+	fo := &Online{lr: fl, recipe: o.recipe, base: o.base, model: o.model}
+	return &FrozenSolve{o: o, fo: fo, images: o.lr.Unsolved, learnt: o.lr.Learnt, statN: fl.S.N}
 }
 
 // Images returns the unsolved images the frozen sums hold: those the
@@ -88,9 +72,8 @@ func (f *FrozenSolve) Stats() (*Model, *Stats) {
 	if f.fo == nil {
 		return nil, nil
 	}
-	st := f.fo.st
-	st.Factor = f.fo.fac
-	return f.model, st
+	f.fo.lr.S.Factor = f.fo.lr.Fac
+	return f.model, f.fo.stats()
 }
 
 // Commit makes the model of f (solved) the Online's current one: the
@@ -104,25 +87,18 @@ func (o *Online) Commit(f *FrozenSolve) (*Model, error) {
 	if !f.solved || f.fo == nil {
 		return nil, fmt.Errorf("%w: the frozen solve was not solved, or was released", ErrData)
 	}
-	if f.images > o.unsolved {
+	if f.images > o.lr.Unsolved {
 		return nil, fmt.Errorf("%w: the frozen solve was committed already", ErrData)
 	}
 	m := f.model
-	if mn, mf := o.st.M, f.fo.st.M; mn != mf {
+	if fs := f.fo.lr.S; o.lr.S.M != fs.M {
 		// Classes added since the freeze (after the frozen ones).
-		l := f.fo.st.Nodes()
-		beta := make([]float64, l*mn)
-		for j := 0; j < l; j++ {
-			copy(beta[j*mn:j*mn+mf], m.Beta[j*mf:(j+1)*mf])
-		}
-		m = o.modelOf(beta, m.Summary.TrainRMSE)
-		m.Summary.Samples = f.fo.st.N
+		m = o.modelOf(suffstats.Widen(m.Beta, fs.L, fs.M, o.lr.S.M), m.Summary.TrainRMSE)
+		m.Summary.Samples = fs.N
 	}
-	if old := o.fac; old != f.fo.fac && old != nil && old.reusable {
-		o.retired = old // its values, once no frozen solve can read them (Release)
-	}
-	o.model, o.fac, o.steps = m, f.fo.fac, f.fo.steps
-	o.unsolved -= f.images
+	o.lr.Adopt(f.fo.lr)
+	o.model = m
+	o.lr.Unsolved -= f.images
 	return m, nil
 }
 
@@ -136,19 +112,6 @@ func (o *Online) Release(f *FrozenSolve) {
 	if f.o != o || f.fo == nil {
 		return
 	}
-	if g := f.fo.st.G; len(g) == len(o.st.G) {
-		o.spare = g
-	}
-	o.frozen--
-	if p := f.fo.spareFac; p != nil && o.spareFac == nil {
-		o.spareFac = p // not used by the frozen solve
-	}
-	if o.frozen == 0 && o.retired != nil {
-		if o.spareFac == nil && o.retired.full {
-			o.spareFac = o.retired.p
-		}
-		o.retired.reusable = false
-		o.retired = nil
-	}
+	o.lr.Release(f.fo.lr)
 	f.fo = nil
 }

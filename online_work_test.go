@@ -2,6 +2,7 @@ package scn
 
 import (
 	"bytes"
+	"github.com/scn2d/scn/internal/suffstats"
 	"math"
 	"slices"
 	"testing"
@@ -32,68 +33,68 @@ func TestOnlineFactorReuse(t *testing.T) {
 	if err := o.refactor(); err != nil {
 		t.Fatal(err)
 	}
-	l := o.st.Nodes()
+	l := o.lr.S.L
 	_, ref := o.Snapshot() // symmetric G of the same sums
 	if err := ref.Factorize(c.Ridge); err != nil {
 		t.Fatal(err)
 	}
-	first := o.fac
-	if !first.full || len(first.p) != l*l {
-		t.Fatalf("a factor of %d values (full %v), want the %d of an L x L array", len(first.p), first.full, l*l)
+	first := o.lr.Fac
+	if !suffstats.IsWhole(first) || len(suffstats.Values(first)) != l*l {
+		t.Fatalf("a factor of %d values (full %v), want the %d of an L x L array", len(suffstats.Values(first)), suffstats.IsWhole(first), l*l)
 	}
 	for i := 0; i < l; i++ {
-		if !slices.Equal(first.tri().Row(i), ref.Factor.tri().Row(i)) {
+		if !slices.Equal(suffstats.Tri(first).Row(i), suffstats.Tri(ref.Factor).Row(i)) {
 			t.Fatalf("row %d of the factor differs from Factorize's", i)
 		}
 		for j := 0; j < i; j++ {
-			if first.p[j*l+i] != first.p[i*l+j] {
+			if suffstats.Values(first)[j*l+i] != suffstats.Values(first)[i*l+j] {
 				t.Fatalf("(%d, %d) above the diagonal is not F's (%d, %d)", j, i, i, j)
 			}
 		}
 	}
-	want := slices.Clone(first.p)
+	want := slices.Clone(suffstats.Values(first))
 
 	// Snapshot above handed the first factor out: never written again.
 	if err := o.refactor(); err != nil {
 		t.Fatal(err)
 	}
-	second := o.fac
-	if &second.p[0] == &first.p[0] || !slices.Equal(first.p, want) || o.spareFac != nil {
+	second := o.lr.Fac
+	if &suffstats.Values(second)[0] == &suffstats.Values(first)[0] || !slices.Equal(suffstats.Values(first), want) || o.lr.SpareFactor() != nil {
 		t.Fatal("a refactor reused a factor Snapshot handed out")
 	}
-	if !slices.Equal(second.p, want) {
+	if !slices.Equal(suffstats.Values(second), want) {
 		t.Fatal("the same sums gave another factor")
 	}
 	// A factor no one else holds is reused at once, whatever it held.
-	for i := range o.fac.p {
-		o.fac.p[i] = math.NaN()
+	for i := range suffstats.Values(o.lr.Fac) {
+		suffstats.Values(o.lr.Fac)[i] = math.NaN()
 	}
 	if err := o.refactor(); err != nil {
 		t.Fatal(err)
 	}
-	if o.spareFac == nil || &o.spareFac[0] != &second.p[0] {
+	if o.lr.SpareFactor() == nil || &o.lr.SpareFactor()[0] != &suffstats.Values(second)[0] {
 		t.Fatal("the replaced factor's values were not kept for the next refactor")
 	}
-	third := o.fac
+	third := o.lr.Fac
 	if err := o.refactor(); err != nil {
 		t.Fatal(err)
 	}
-	if &o.fac.p[0] != &second.p[0] || !slices.Equal(o.fac.p, want) {
+	if &suffstats.Values(o.lr.Fac)[0] != &suffstats.Values(second)[0] || !slices.Equal(suffstats.Values(o.lr.Fac), want) {
 		t.Fatal("refactor did not form its factor, the same bits, in the values of the one it replaced")
 	}
 
 	// A frozen solve: its factor is formed in the Online's spare values
 	// (third's), never in the Online's current one; the factor its Commit
 	// replaces is reused after its release only.
-	cur := o.fac
+	cur := o.lr.Fac
 	fz := o.Freeze()
-	if o.spareFac != nil || fz.fo.spareFac == nil || &fz.fo.spareFac[0] != &third.p[0] {
+	if o.lr.SpareFactor() != nil || fz.fo.lr.SpareFactor() == nil || &fz.fo.lr.SpareFactor()[0] != &suffstats.Values(third)[0] {
 		t.Fatal("the frozen solve did not take the Online's spare values")
 	}
 	if err := fz.fo.refactor(); err != nil {
 		t.Fatal(err)
 	}
-	if &fz.fo.fac.p[0] != &third.p[0] || fz.fo.spareFac != nil {
+	if &suffstats.Values(fz.fo.lr.Fac)[0] != &suffstats.Values(third)[0] || fz.fo.lr.SpareFactor() != nil {
 		t.Fatal("the frozen solve's factor was not formed in the spare values, or it kept its parent's")
 	}
 	if _, err := fz.Solve(); err != nil {
@@ -102,14 +103,14 @@ func TestOnlineFactorReuse(t *testing.T) {
 	if _, err := o.Commit(fz); err != nil {
 		t.Fatal(err)
 	}
-	if o.spareFac != nil {
+	if o.lr.SpareFactor() != nil {
 		t.Fatal("the replaced factor's values were taken back before the frozen solve's release")
 	}
 	o.Release(fz)
-	if o.spareFac == nil || &o.spareFac[0] != &cur.p[0] || !slices.Equal(cur.p, want) {
+	if o.lr.SpareFactor() == nil || &o.lr.SpareFactor()[0] != &suffstats.Values(cur)[0] || !slices.Equal(suffstats.Values(cur), want) {
 		t.Fatal("Release did not keep the replaced factor's values, unchanged until then")
 	}
-	if !slices.Equal(o.fac.p, want) {
+	if !slices.Equal(suffstats.Values(o.lr.Fac), want) {
 		t.Fatal("the frozen solve's factor differs from the Online's own of the same sums")
 	}
 
@@ -123,15 +124,15 @@ func TestOnlineFactorReuse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !o2.fac.full || o2.fac.N != packed.N || o2.fac.Ridge != packed.Ridge {
-		t.Fatalf("a stored factor held as %+v", o2.fac)
+	if !suffstats.IsWhole(o2.lr.Fac) || o2.lr.Fac.N != packed.N || o2.lr.Fac.Ridge != packed.Ridge {
+		t.Fatalf("a stored factor held as %+v", o2.lr.Fac)
 	}
 	for i := 0; i < l; i++ {
-		if !slices.Equal(o2.fac.tri().Row(i), packed.tri().Row(i)) {
+		if !slices.Equal(suffstats.Tri(o2.lr.Fac).Row(i), suffstats.Tri(packed).Row(i)) {
 			t.Fatalf("row %d of the stored factor changed", i)
 		}
 		for j := 0; j < i; j++ {
-			if o2.fac.p[j*l+i] != o2.fac.p[i*l+j] {
+			if suffstats.Values(o2.lr.Fac)[j*l+i] != suffstats.Values(o2.lr.Fac)[i*l+j] {
 				t.Fatalf("(%d, %d) of the stored factor not mirrored", j, i)
 			}
 		}
@@ -140,7 +141,7 @@ func TestOnlineFactorReuse(t *testing.T) {
 	// Saved, a whole factor is the packed one's bytes.
 	_, s1 := o.Snapshot()
 	s2 := *s1
-	s2.Factor = factorOf(o.fac.p, l, o.fac.N, o.fac.Ridge)
+	s2.Factor = suffstats.FactorOf(suffstats.Values(o.lr.Fac), l, o.lr.Fac.N, o.lr.Fac.Ridge)
 	var b1, b2 []byte
 	for i, s := range []*Stats{s1, &s2} {
 		path := t.TempDir() + "/s.scnstats"
@@ -151,7 +152,7 @@ func TestOnlineFactorReuse(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if st.Factor == nil || st.Factor.full {
+		if st.Factor == nil || suffstats.IsWhole(st.Factor) {
 			t.Fatal("read back without a packed factor")
 		}
 		var buf bytes.Buffer

@@ -8,7 +8,7 @@ import (
 	"github.com/scn2d/scn/internal/bigmem"
 	"github.com/scn2d/scn/internal/lsq"
 	"github.com/scn2d/scn/internal/statsfile"
-	"gonum.org/v1/gonum/mat"
+	"github.com/scn2d/scn/internal/suffstats"
 )
 
 // Stats are the sufficient statistics of a least-squares output layer: for
@@ -75,7 +75,7 @@ func (m *Model) StatsFrom(p Problem, first int) (*Stats, error) {
 
 // sums returns the statistics of p for m's hidden nodes, G only if withG
 // (nil otherwise); if keep, also the float64 hidden outputs of the
-// images, one chunk of statsChunk images (node-major, L x statsChunk, the
+// images, one chunk of suffstats.Chunk images (node-major, L x Chunk, the
 // last one partly filled) after another.
 func (m *Model) sums(p Problem, first int, withG, keep bool) (*Stats, []lsq.Chunk, error) {
 	if m.IsDeep() {
@@ -101,51 +101,20 @@ func (m *Model) sums(p Problem, first int, withG, keep bool) (*Stats, []lsq.Chun
 			s.ClassCounts[c] += m.augmentRows()
 		}
 	}
-	// The hidden outputs of statsChunk images at a time (node-major,
+	// The hidden outputs of suffstats.Chunk images at a time (node-major,
 	// float64) and their targets (output-major), then the float64 products
 	// G += H_c^T H_c (its lower triangle), H^T T += H_c^T T_c and
 	// T^T T += T_c^T T_c (lsq.ChunkSums): a chunk of 2048 images keeps G's
 	// traffic small beside the products.
 	sw := m.imageWeights(p) // nil: every image weighs 1
-	cs := lsq.NewChunkSums(l, mm, min(n, statsChunk), s.G, s.HT, s.TT, nil, keep)
-	cw, tc := cs.CW, cs.T
+	cs := lsq.NewChunkSums(l, mm, min(n, suffstats.Chunk), s.G, s.HT, s.TT, nil, keep)
+	direct := func(at, take int) []float64 {
+		fd = grow(fd, (l-lh)*take)
+		directFeatures(p.X, m.Direct.Pool, at, take, fd)
+		return fd
+	}
 	herr := m.forStatsRows(lh, p.X, first, func(lo, rows int, hb []float32) {
-		for r0 := 0; r0 < rows; {
-			take := min(rows-r0, cs.Room())
-			hn, filled := cs.H, cs.Filled
-			for j := 0; j < lh; j++ {
-				src, dst := hb[j*rows+r0:j*rows+r0+take], hn[j*cw+filled:]
-				if sw != nil {
-					// Weighted sums: each image's row scaled by sqrt(w_i).
-					for i, v := range src {
-						dst[i] = float64(v) * sw[lo+r0+i]
-					}
-					continue
-				}
-				for i, v := range src {
-					dst[i] = float64(v)
-				}
-			}
-			if l > lh {
-				// The direct features after the hidden outputs.
-				fd = grow(fd, (l-lh)*take)
-				directFeatures(p.X, m.Direct.Pool, lo+r0, take, fd)
-				for j := lh; j < l; j++ {
-					copy(hn[j*cw+filled:j*cw+filled+take], fd[(j-lh)*take:(j-lh+1)*take])
-				}
-			}
-			for r := 0; r < take; r++ {
-				w := 1.0
-				if sw != nil {
-					w = sw[lo+r0+r]
-				}
-				for q := 0; q < mm; q++ {
-					tc[q*cw+filled+r] = p.T[(lo+r0+r)*mm+q] * w
-				}
-			}
-			r0 += take
-			cs.Added(take)
-		}
+		suffstats.AddRows(cs, lh, lo, rows, hb, p.T, sw, direct)
 	})
 	if herr != nil {
 		return nil, nil, herr
@@ -165,9 +134,6 @@ func (m *Model) recipe() *Model {
 	r.Selection, r.Budget = nil, nil
 	return &r
 }
-
-// statsChunk is the images whose hidden outputs one product takes.
-const statsChunk = 2048
 
 // Nodes returns the number of hidden nodes L of the statistics.
 //
@@ -205,33 +171,31 @@ func sameRecipe(a, b *Model) error {
 	return sameLocal(a, b)
 }
 
+// view returns the sums of s (sharing its values).
+func (s *Stats) view() *suffstats.Sums {
+	return &suffstats.Sums{L: s.Nodes(), M: s.M, N: s.N, Classes: s.Classes, ClassCounts: s.ClassCounts,
+		G: s.G, HT: s.HT, TT: s.TT, Factor: s.Factor, LoadG: s.loadG}
+}
+
+// statsOf returns the statistics of recipe's nodes of the sums v (sharing
+// its values).
+func statsOf(recipe *Model, v *suffstats.Sums) *Stats {
+	return &Stats{Recipe: recipe, Classes: v.Classes, ClassCounts: v.ClassCounts, N: v.N, M: v.M,
+		G: v.G, HT: v.HT, TT: v.TT, Factor: v.Factor, loadG: v.LoadG}
+}
+
+// absorb takes G as v read it (from a view of s).
+func (s *Stats) absorb(v *suffstats.Sums) { s.G, s.loadG = v.G, v.LoadG }
+
 // WithClasses returns s with its outputs in the order of classes, which
 // must hold every class of s: a class s has no image of gets zero target
 // columns (the old images are no example of it).
 func (s *Stats) WithClasses(classes []string) (*Stats, error) {
-	if s.Classes == nil {
-		return nil, fmt.Errorf("%w: regression statistics have no classes", ErrStats)
+	v, err := s.view().WithClasses(classes)
+	if err != nil {
+		return nil, err
 	}
-	at := make([]int, len(s.Classes)) // new column of each old one
-	for i, c := range s.Classes {
-		at[i] = slices.Index(classes, c)
-		if at[i] < 0 {
-			return nil, fmt.Errorf("%w: class %q missing from the new class list", ErrStats, c)
-		}
-	}
-	l, m, mn := s.Nodes(), s.M, len(classes)
-	out := &Stats{Recipe: s.Recipe, N: s.N, M: mn, Classes: slices.Clone(classes), ClassCounts: make([]int, mn),
-		G: s.G, HT: make([]float64, l*mn), TT: make([]float64, mn*mn), Factor: s.Factor, loadG: s.loadG}
-	for i, c := range at {
-		out.ClassCounts[c] = s.ClassCounts[i]
-		for j := 0; j < l; j++ {
-			out.HT[j*mn+c] = s.HT[j*m+i]
-		}
-		for k, d := range at {
-			out.TT[c*mn+d] = s.TT[i*m+k]
-		}
-	}
-	return out, nil
+	return statsOf(s.Recipe, v), nil
 }
 
 // Merge returns the statistics of the union of the two data sets: the same
@@ -245,52 +209,14 @@ func (s *Stats) merge(o *Stats, withG bool) (*Stats, error) {
 	if err := sameRecipe(s.Recipe, o.Recipe); err != nil {
 		return nil, err
 	}
-	if withG {
-		for _, x := range []*Stats{s, o} {
-			if _, err := x.gram(); err != nil {
-				return nil, err
-			}
-		}
+	sv, ov := s.view(), o.view()
+	v, err := sv.Merge(ov, withG)
+	s.absorb(sv)
+	o.absorb(ov)
+	if err != nil {
+		return nil, err
 	}
-	a, b := s, o
-	if (s.Classes == nil) != (o.Classes == nil) {
-		return nil, fmt.Errorf("%w: classification and regression statistics", ErrStats)
-	}
-	if s.Classes != nil {
-		union := slices.Clone(s.Classes)
-		for _, c := range o.Classes {
-			if !slices.Contains(union, c) {
-				union = append(union, c)
-			}
-		}
-		var err error
-		if a, err = s.WithClasses(union); err != nil {
-			return nil, err
-		}
-		if b, err = o.WithClasses(union); err != nil {
-			return nil, err
-		}
-	} else if s.M != o.M {
-		return nil, fmt.Errorf("%w: %d and %d regression targets", ErrStats, s.M, o.M)
-	}
-	out := &Stats{Recipe: a.Recipe, N: a.N + b.N, M: a.M, Classes: a.Classes,
-		HT: lsq.AddVec(a.HT, b.HT), TT: lsq.AddVec(a.TT, b.TT)}
-	if withG {
-		out.G = lsq.AddVec(a.G, b.G)
-	}
-	// A factor of either side's G preconditions an update of the union
-	// (a stale one: of fewer images); the larger side's is kept.
-	out.Factor = a.Factor
-	if b.Factor != nil && (a.Factor == nil || b.Factor.N > a.Factor.N) {
-		out.Factor = b.Factor
-	}
-	if a.Classes != nil {
-		out.ClassCounts = make([]int, len(a.Classes))
-		for i := range out.ClassCounts {
-			out.ClassCounts[i] = a.ClassCounts[i] + b.ClassCounts[i]
-		}
-	}
-	return out, nil
+	return statsOf(s.Recipe, v), nil
 }
 
 // Solve returns the model of the recipe's nodes with the output weights the
@@ -305,24 +231,13 @@ func (s *Stats) Solve(ridge float64) (*Model, error) {
 	if s.N == 0 {
 		return nil, fmt.Errorf("%w: no image summed", ErrStats)
 	}
-	if _, err := s.gram(); err != nil {
+	v := s.view()
+	beta, err := v.Solve(ridge)
+	s.absorb(v)
+	if err != nil {
 		return nil, err
 	}
-	l, m := s.Nodes(), s.M
-	var beta []float64
-	if ridge > 0 {
-		g := mat.NewSymDense(l, slices.Clone(s.G))
-		var err error
-		if beta, err = lsq.CholeskySolve(g, mat.NewDense(l, m, slices.Clone(s.HT)), ridge); err != nil {
-			return nil, err
-		}
-	} else {
-		var ok bool
-		if beta, ok = lsq.EigenPinv(slices.Clone(s.G), s.HT, l, m); !ok {
-			return nil, fmt.Errorf("%w: eigendecomposition of G failed", ErrStats)
-		}
-	}
-	return s.model(beta, ridge, s.rmse(beta, ridge)), nil
+	return s.model(beta, ridge, v.RMSE(beta, ridge)), nil
 }
 
 // model returns the model of the recipe's nodes with output weights beta
@@ -344,10 +259,4 @@ func (s *Stats) model(beta []float64, ridge, rmse float64) *Model {
 	r.Selection, r.Budget = nil, nil
 	r.Summary = Summary{Nodes: s.Recipe.Nodes(), Samples: s.N / s.Recipe.augmentRows(), Stop: s.Recipe.Summary.Stop, TrainRMSE: rmse}
 	return &r
-}
-
-// rmse is the training RMSE of output weights beta from the sums alone
-// (lsq.SumsRSS).
-func (s *Stats) rmse(beta []float64, ridge float64) float64 {
-	return math.Sqrt(lsq.SumsRSS(s.G, s.HT, s.TT, beta, s.Nodes(), s.M) / float64(s.N*s.M))
 }

@@ -7,9 +7,8 @@ import (
 	"os"
 
 	"github.com/scn2d/scn/internal/atomicfile"
-	"github.com/scn2d/scn/internal/bigmem"
-	"github.com/scn2d/scn/internal/lsq"
 	"github.com/scn2d/scn/internal/statsfile"
+	"github.com/scn2d/scn/internal/suffstats"
 )
 
 // The statistics file's mapping: Stats to the sections of a .scnstats file
@@ -40,7 +39,7 @@ func (s *Stats) WriteTo(w io.Writer) (int64, error) {
 			return 0, err
 		}
 		h.Factor = &statsfile.FactorHeader{Samples: f.N, Ridge: f.Ridge}
-		tri = f.tri()
+		tri = suffstats.Tri(f)
 	}
 	return statsfile.Write(w, h, rec.Bytes(), g, s.HT, s.TT, tri)
 }
@@ -119,8 +118,8 @@ func ReadStats(r io.Reader) (*Stats, error) { return readStats(r, -1, nil) }
 func readStats(r io.Reader, size int64, skip *statsfile.GramAt) (*Stats, error) {
 	var fa *Factor
 	c, err := statsfile.Read(r, size, skip, func(l int) statsfile.Triangle {
-		fa = &Factor{l: l, p: bigmem.Float64s(lsq.PackedLen(l))}
-		return fa.tri()
+		fa = suffstats.NewPacked(l)
+		return suffstats.Tri(fa)
 	})
 	if err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package scn
 import (
 	"bytes"
 	"errors"
+	"github.com/scn2d/scn/internal/suffstats"
 	"io"
 	"math"
 	"os"
@@ -349,10 +350,10 @@ func TestStatsFactorFile(t *testing.T) {
 	}
 	// A factor the statistics cannot hold is refused when written.
 	for name, fa := range map[string]*Factor{
-		"more images": {p: s.Factor.p, l: l, N: 201, Ridge: 0.1},
-		"diagonal":    {p: make([]float64, lsq.PackedLen(l)), l: l, N: 200, Ridge: 0.1},
-		"size":        {p: s.Factor.p[:l], l: l, N: 200, Ridge: 0.1},
-		"order":       {p: s.Factor.p, l: l - 1, N: 200, Ridge: 0.1},
+		"more images": suffstats.Packed(suffstats.Values(s.Factor), l, 201, 0.1),
+		"diagonal":    suffstats.Packed(make([]float64, lsq.PackedLen(l)), l, 200, 0.1),
+		"size":        suffstats.Packed(suffstats.Values(s.Factor)[:l], l, 200, 0.1),
+		"order":       suffstats.Packed(suffstats.Values(s.Factor), l-1, 200, 0.1),
 	} {
 		bad := *s
 		bad.Factor = fa

@@ -1,10 +1,8 @@
 package scn
 
 import (
-	"math"
-
-	"github.com/scn2d/scn/internal/bigmem"
 	"github.com/scn2d/scn/internal/lsq"
+	"github.com/scn2d/scn/internal/suffstats"
 )
 
 // Update returns m with its output weights solved again on the images of
@@ -30,9 +28,9 @@ import (
 // N_new L^2 / 2 and the factor of the merged G another L^3 / 6: the new
 // images being like the old ones, G_old + a I is close to the whole
 // matrix and about 15 steps reach the accuracy of a direct solve (they
-// stop when each output's residual is below updateTol of its right-hand
+// stop when each output's residual is below suffstats.UpdateTol of its right-hand
 // side, and the true residual is checked at the end). Otherwise (no
-// ridge, more new images, no convergence within updateMaxSteps steps) it
+// ridge, more new images, no convergence within suffstats.UpdateMaxSteps steps) it
 // forms H^T H from the kept outputs and solves the merged statistics
 // directly (Stats.Solve). Either way the result is the least squares of
 // all the images with m's nodes, to the accuracy of the normal equations:
@@ -42,7 +40,7 @@ import (
 func (m *Model) Update(old *Stats, p Problem, withStats bool) (*Model, *Stats, error) {
 	ridge := m.Config.Ridge
 	l, n := m.Nodes()+m.DirectDim(), p.X.Len()*m.augmentRows() // rows: an augmented local model sums copies too
-	iterative := ridge > 0 && float64(n)*float64(l) <= max(2*float64(l)*float64(l), updateKeep)
+	iterative := ridge > 0 && float64(n)*float64(l) <= max(2*float64(l)*float64(l), suffstats.UpdateKeep)
 	fresh, kept, err := m.sums(p, 0, withStats || !iterative, iterative)
 	if err != nil {
 		return nil, nil, err
@@ -63,12 +61,7 @@ func (m *Model) Update(old *Stats, p Problem, withStats bool) (*Model, *Stats, e
 			if err != nil {
 				return nil, nil, err
 			}
-			g := bigmem.Float64s(l * l)
-			for _, c := range kept {
-				lsq.GramLower(l, c.Rows, c.H, c.LD, g)
-			}
-			lsq.Symmetrize(g, l)
-			merged.G = lsq.AddVec(g0, g)
+			merged.G = suffstats.AddKept(g0, kept, l)
 		}
 		if nm, err = merged.Solve(ridge); err != nil {
 			return nil, nil, err
@@ -81,73 +74,24 @@ func (m *Model) Update(old *Stats, p Problem, withStats bool) (*Model, *Stats, e
 	return nm, merged, nil
 }
 
-const (
-	// updateKeep is the hidden outputs (values) an update keeps for its
-	// iterative solve whatever L: 256 MiB of float64.
-	updateKeep = 1 << 25
-	// updateTol is the residual, relative to the right-hand side, at
-	// which the iterative solve of an update stops.
-	updateTol = 1e-11
-	// updateMaxSteps bounds the iterative solve's steps.
-	updateMaxSteps = 100
-	// updateCheckTol is the true relative residual the iterative solve
-	// must reach, or the update solves directly.
-	updateCheckTol = 1e-10
-)
-
 // solveNear returns the model s's sums give with the ridge term ridge,
 // solved by conjugate gradients on A = G_old + ridge I + H^T H (G_old the
 // G of old, H the kept hidden outputs; s.G need not be formed), or nil if
-// the factor or the iteration failed (the caller then solves directly).
-// The preconditioner is, in order of preference: old's stored factor of
-// its own G + ridge I (old.G is then not needed, nor read by OpenStats),
-// old's stored factor of an earlier G or of another ridge (a stale one:
-// each step also multiplies by G_old, L^2 m multiply-adds, instead of
-// factoring it, L^3 / 6), or a factor of G_old + ridge I formed in place
-// in old.G (its lower triangle, restored before solveNear returns: the
-// strictly upper part is not written, the diagonal blocks are saved; old
-// must not be used by another goroutine meanwhile).
+// the factor or the iteration failed (the caller then solves directly):
+// suffstats.Sums.SolveNear, whose doc says which preconditioner it takes
+// (old must not be used by another goroutine meanwhile).
 func (s *Stats) solveNear(old *Stats, kept []lsq.Chunk, ridge float64) (*Model, error) {
-	l, m := s.Nodes(), s.M
-	var f lsq.LowerTri
-	var g []float64
-	switch fa := old.Factor; {
-	case old.freshFactor(ridge):
-		f = fa.tri()
-	case fa != nil && fa.l == l:
-		// A stale factor: a preconditioner of the true A, applied with G.
-		g0, err := old.gram()
-		if err != nil {
-			return nil, err
-		}
-		f, g = fa.tri(), g0
-	default:
-		g0, err := old.gram()
-		if err != nil {
-			return nil, err
-		}
-		saved := lsq.SaveDiagBlocks(g0, l)
-		defer lsq.RestoreSym(g0, l, saved)
-		for i := 0; i < l; i++ {
-			g0[i*l+i] += ridge
-		}
-		if lsq.Cholesky(g0, l, l, ridge) != nil {
-			return nil, nil
-		}
-		f = lsq.FullTri(g0, l)
-	}
-	beta, ok := lsq.NewNear(f, g, ridge, kept, l, m).PCG(s.HT, updateTol, updateCheckTol, updateMaxSteps)
-	if !ok {
-		return nil, nil
+	ov := old.view()
+	beta, err := s.view().SolveNear(ov, kept, ridge)
+	old.absorb(ov)
+	if err != nil || beta == nil {
+		return nil, err
 	}
 	return s.model(beta, ridge, s.nearRMSE(beta, ridge)), nil
 }
 
 // nearRMSE is the training RMSE of beta on the images of s from the sums
-// and the normal equations beta solves, (G + a I) beta = H^T T for G the
-// G of all the images: ||T - H beta||^2 = tr(T^T T) - 2 tr(beta^T H^T T)
-// + tr(beta^T G beta) = tr(T^T T) - tr(beta^T H^T T) - a ||beta||^2 (to
-// the accuracy of the solve, without G).
+// and the normal equations beta solves (suffstats.Sums.NearRMSE).
 func (s *Stats) nearRMSE(beta []float64, ridge float64) float64 {
-	return math.Sqrt(lsq.SolvedRSS(s.HT, s.TT, beta, s.M, ridge) / float64(s.N*s.M))
+	return s.view().NearRMSE(beta, ridge)
 }

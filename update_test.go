@@ -2,6 +2,7 @@ package scn
 
 import (
 	"bytes"
+	"github.com/scn2d/scn/internal/suffstats"
 	"math"
 	"os"
 	"path/filepath"
@@ -49,7 +50,7 @@ func TestUpdateIsTheFitOnBoth(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(kept) != (tc.new+statsChunk-1)/statsChunk {
+		if len(kept) != (tc.new+suffstats.Chunk-1)/suffstats.Chunk {
 			t.Fatalf("%d chunks kept for %d images", len(kept), tc.new)
 		}
 		mg, err := old.merge(fresh, false)
@@ -275,7 +276,7 @@ func TestUpdateStoredFactor(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if opened.G != nil || !opened.freshFactor(c.Ridge) {
+			if opened.G != nil || !opened.view().FreshFactor(c.Ridge) {
 				t.Fatalf("%v: OpenStats read G (%v) or lost the factor", kind, opened.G != nil)
 			}
 			got, _, err := m.Update(opened, b, false)
@@ -310,7 +311,7 @@ func TestUpdateStoredFactor(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if merged.Factor == nil || merged.Factor.N != 300 || merged.N != 600 || merged.freshFactor(c.Ridge) {
+		if merged.Factor == nil || merged.Factor.N != 300 || merged.N != 600 || merged.view().FreshFactor(c.Ridge) {
 			t.Fatalf("%v: merged statistics' factor %+v", kind, merged.Factor)
 		}
 		back, err := ReadStats(bytes.NewReader(statsBytes(t, merged)))
@@ -381,8 +382,8 @@ func TestTrsmLowerPanels(t *testing.T) {
 			f[i*l+j] = math.NaN()
 		}
 	}
-	fa := factorOf(f, l, 1, 0)
-	full, packed := lsq.FullTri(f, l), fa.tri()
+	fa := suffstats.FactorOf(f, l, 1, 0)
+	full, packed := lsq.FullTri(f, l), suffstats.Tri(fa)
 	for i := 0; i < l; i++ {
 		if !slices.Equal(packed.Row(i), f[i*l:i*l+i+1]) {
 			t.Fatalf("packed row %d differs", i)

@@ -1,0 +1,21 @@
+// Package suffstats owns the arithmetic of the sufficient statistics of a
+// least-squares output layer and of the online learner built on them,
+// over plain slices: the sums G = H^T H, H^T T and T^T T of L hidden
+// columns and m outputs (Sums), their classes' reordering and merge, the
+// direct and pseudo-inverse solves, the training RMSE from the sums, the
+// Cholesky factor kept with them (Factor: by row panels as statistics
+// files hold it, or whole with F^T mirrored above the diagonal), the
+// preconditioned conjugate gradient solve of an update (SolveNear), the
+// rows' chunked products (AddRows), and the online learner's state
+// (Learner: forgetting, accumulate, refactor, the conjugate gradient solve,
+// frozen copies, commit and release, the reuse of large buffers).
+//
+// It knows nothing of a model: package scn produces the hidden rows (its
+// Model), compares recipes, builds models from solved weights, and keeps
+// the public types (Stats, Online, FrozenSolve; Factor is an alias of this
+// package's). It imports the standard library, internal/lsq (the solves
+// and products), internal/bigmem (large buffers), internal/memest (a
+// saturating sum), internal/score (class labels), internal/statsfile
+// (ErrStats) and gonum, never package scn (the
+// compiler refuses the cycle).
+package suffstats
