@@ -24,24 +24,10 @@ func (s *Stats) WriteTo(w io.Writer) (int64, error) {
 	if _, err := s.Recipe.WriteTo(&rec); err != nil {
 		return 0, err
 	}
-	g, err := s.gram()
-	if err != nil {
-		return 0, err
-	}
-	l, m := s.Nodes(), s.M
-	if len(g) != l*l || len(s.HT) != l*m || len(s.TT) != m*m {
-		return 0, fmt.Errorf("%w: sums of %d, %d and %d values for L = %d, m = %d", ErrStats, len(g), len(s.HT), len(s.TT), l, m)
-	}
-	h := statsfile.Header{Samples: s.N, Outputs: m, Nodes: l, Classes: s.Classes, ClassCounts: s.ClassCounts}
-	var tri statsfile.Triangle
-	if f := s.Factor; f != nil {
-		if err := checkFactor(f, l, s.N); err != nil {
-			return 0, err
-		}
-		h.Factor = &statsfile.FactorHeader{Samples: f.N, Ridge: f.Ridge}
-		tri = suffstats.Tri(f)
-	}
-	return statsfile.Write(w, h, rec.Bytes(), g, s.HT, s.TT, tri)
+	v := s.view()
+	n, err := v.Write(w, rec.Bytes(), checkFinite)
+	s.absorb(v)
+	return n, err
 }
 
 // Save writes the statistics to path atomically (as Model.Save).
@@ -90,69 +76,30 @@ func loadStats(path string, lazy bool) (*Stats, error) {
 	return s, nil
 }
 
-// loadGram reads the G a statistics file left unread and checks its
-// values.
-func loadGram(a *statsfile.GramAt) func() ([]float64, error) {
-	return func() ([]float64, error) {
-		g, err := a.Load()
-		if err != nil {
-			return nil, err
-		}
-		if err := checkFinite(g, "statistics"); err != nil {
-			return nil, fmt.Errorf("%w: %s: %v", ErrStats, a.Path, err)
-		}
-		return g, nil
-	}
-}
-
 // ReadStats reads statistics from r, checking the magic, version, header,
 // every size against the header before reading it, the embedded recipe and
 // the checksums.
 func ReadStats(r io.Reader) (*Stats, error) { return readStats(r, -1, nil) }
 
 // readStats is ReadStats of a reader holding size bytes (-1: unknown),
-// statsfile.Read's sections mapped to Stats: with skip (r an io.Seeker of
+// suffstats.Read's sums with their recipe: with skip (r an io.Seeker of
 // known size), the G of a version 2 file holding the factor of its own G
 // is left unread (Stats.loadG set). The recipe, the sums' values and the
 // factor are checked once every byte is read.
 func readStats(r io.Reader, size int64, skip *statsfile.GramAt) (*Stats, error) {
-	var fa *Factor
-	c, err := statsfile.Read(r, size, skip, func(l int) statsfile.Triangle {
-		fa = suffstats.NewPacked(l)
-		return suffstats.Tri(fa)
-	})
+	v, recipe, err := suffstats.Read(r, size, skip, checkFinite)
 	if err != nil {
 		return nil, err
 	}
-	h := c.Header
-	s := &Stats{N: h.Samples, M: h.Outputs, Classes: h.Classes, ClassCounts: h.ClassCounts, G: c.G, HT: c.HT, TT: c.TT}
-	if c.Gram != nil {
-		s.loadG = loadGram(c.Gram)
-	}
-	if fa != nil {
-		fa.N, fa.Ridge = h.Factor.Samples, h.Factor.Ridge
-		s.Factor = fa
-	}
-	bad := func(format string, a ...any) error {
-		return fmt.Errorf("%w: %s", ErrStats, fmt.Sprintf(format, a...))
-	}
-	rec, err := Read(bytes.NewReader(c.Recipe))
+	rec, err := Read(bytes.NewReader(recipe))
 	if err != nil {
-		return nil, bad("recipe: %v", err)
+		return nil, fmt.Errorf("%w: recipe: %v", ErrStats, err)
 	}
-	if rec.Nodes()+rec.DirectDim() != h.Nodes {
-		return nil, bad("recipe of %d nodes and %d direct features, header says %d columns", rec.Nodes(), rec.DirectDim(), h.Nodes)
+	if rec.Nodes()+rec.DirectDim() != v.L {
+		return nil, fmt.Errorf("%w: recipe of %d nodes and %d direct features, header says %d columns", ErrStats, rec.Nodes(), rec.DirectDim(), v.L)
 	}
-	s.Recipe = rec
-	for _, part := range [][]float64{s.G, s.HT, s.TT} {
-		if err := checkFinite(part, "statistics"); err != nil {
-			return nil, bad("%v", err)
-		}
+	if err := v.Check(checkFinite); err != nil {
+		return nil, err
 	}
-	if s.Factor != nil {
-		if err := checkFactor(s.Factor, h.Nodes, s.N); err != nil {
-			return nil, bad("%v", err)
-		}
-	}
-	return s, nil
+	return statsOf(rec, v), nil
 }
