@@ -39,7 +39,6 @@ func (s *Sums) Write(w io.Writer, recipe []byte, finite Finite) (int64, error) {
 	return statsfile.Write(w, h, recipe, g, s.HT, s.TT, tri)
 }
 
-
 // Read reads statistics from r holding size bytes (-1: unknown):
 // statsfile.Read's sections mapped to Sums, with the embedded recipe's
 // bytes. With skip (r an io.Seeker of known size), the G of a version 2
