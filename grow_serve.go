@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/scn2d/scn/internal/bigmem"
-	"github.com/scn2d/scn/internal/lsq"
 	"github.com/scn2d/scn/internal/suffstats"
 )
 
@@ -22,12 +20,9 @@ import (
 // images. It supports the models Online learns without their extensions:
 // no direct links, class weights or local nodes.
 type StatsSum struct {
-	m       *Model
-	s       *Stats
-	cs      *lsq.ChunkSums
-	n, seen int
-	pix     []float32 // images waiting for a full batch of hidden outputs
-	t       []float64 // their targets
+	m *Model
+	r *Model // the statistics' recipe
+	b *suffstats.BatchSum
 }
 
 // NewStatsSum starts the statistics of m's nodes over n images (the count
@@ -47,19 +42,20 @@ func (m *Model) NewStatsSum(n, outputs int, classes []string) (*StatsSum, error)
 	case classes != nil && len(classes) != outputs:
 		return nil, fmt.Errorf("%w: %d classes for %d outputs", ErrData, len(classes), outputs)
 	}
-	l := m.Nodes()
-	s := &Stats{Recipe: m.recipe(), M: outputs, HT: make([]float64, l*outputs), TT: make([]float64, outputs*outputs), G: bigmem.Float64s(l * l)}
-	if classes != nil {
-		s.Classes = slices.Clone(classes)
-		s.ClassCounts = make([]int, len(classes))
+	lh := m.Nodes()
+	// Each batch's hidden outputs as Model.hidden forms them over all the
+	// images.
+	hidden := func(pix []float32, f func(lo, rows int, hb []float32)) {
+		forHidden(m, lh, Images{Rows: m.Rows, Cols: m.Cols, Channels: m.Channels, Pix: pix}, f)
 	}
-	return &StatsSum{m: m, s: s, n: n, cs: lsq.NewChunkSums(l, outputs, min(n, suffstats.Chunk), s.G, s.HT, s.TT, nil, false)}, nil
+	d := m.Rows * m.Cols * m.Chans()
+	return &StatsSum{m: m, r: m.recipe(), b: suffstats.NewBatchSum(lh, outputs, n, d, predictBatch, classes, hidden)}, nil
 }
 
 // Add adds the images of p (its targets in the sum's outputs; p.Classes,
 // if given, the sum's classes).
 func (a *StatsSum) Add(p Problem) error {
-	if a.cs == nil {
+	if a.b.Done() {
 		return fmt.Errorf("%w: statistics added to after Stats", ErrStats)
 	}
 	if err := p.check(); err != nil {
@@ -68,63 +64,28 @@ func (a *StatsSum) Add(p Problem) error {
 	if err := a.m.checkInput(p.X); err != nil {
 		return err
 	}
-	if p.M != a.s.M || (p.Classes != nil && !slices.Equal(p.Classes, a.s.Classes)) {
-		return fmt.Errorf("%w: images of %d targets (classes %q) for statistics of %d (%q)", ErrData, p.M, p.Classes, a.s.M, a.s.Classes)
+	s := a.b.S
+	if p.M != s.M || (p.Classes != nil && !slices.Equal(p.Classes, s.Classes)) {
+		return fmt.Errorf("%w: images of %d targets (classes %q) for statistics of %d (%q)", ErrData, p.M, p.Classes, s.M, s.Classes)
 	}
 	k := p.X.Len()
-	if a.seen+k > a.n {
-		return fmt.Errorf("%w: %d images beyond the %d the statistics were started for", ErrData, a.seen+k-a.n, a.n)
+	if a.b.Seen+k > a.b.N {
+		return fmt.Errorf("%w: %d images beyond the %d the statistics were started for", ErrData, a.b.Seen+k-a.b.N, a.b.N)
 	}
-	d, mm := p.X.Dim(), p.M
-	for i := 0; i < k; {
-		take := min(k-i, predictBatch-len(a.t)/mm)
-		a.pix = append(a.pix, p.X.Pix[i*d:(i+take)*d]...)
-		a.t = append(a.t, p.T[i*mm:(i+take)*mm]...)
-		i += take
-		if len(a.t)/mm == predictBatch {
-			a.flush()
-		}
-	}
-	a.seen += k
+	a.b.Add(p.X.Pix, p.T, k)
 	return nil
-}
-
-// flush adds the images waiting: one batch of hidden outputs, as
-// Model.hidden forms them over all the images.
-func (a *StatsSum) flush() {
-	mm, rows := a.s.M, len(a.t)/a.s.M
-	if rows == 0 {
-		return
-	}
-	m, cs := a.m, a.cs
-	x := Images{Rows: m.Rows, Cols: m.Cols, Channels: m.Channels, Pix: a.pix}
-	lh := m.Nodes()
-	if a.s.Classes != nil {
-		for _, c := range ArgMax(a.t, mm) {
-			a.s.ClassCounts[c]++
-		}
-	}
-	forHidden(m, lh, x, func(lo, rows int, hb []float32) {
-		suffstats.AddRows(cs, lh, lo, rows, hb, a.t, nil, nil)
-	})
-	a.s.N += rows
-	a.pix, a.t = a.pix[:0], a.t[:0]
 }
 
 // Stats returns the statistics of the images added, which must be the n
 // the sum was started for; the sum takes no more images after.
 func (a *StatsSum) Stats() (*Stats, error) {
-	if a.cs == nil {
+	if a.b.Done() {
 		return nil, fmt.Errorf("%w: Stats called twice", ErrStats)
 	}
-	if a.seen != a.n {
-		return nil, fmt.Errorf("%w: statistics of %d images, started for %d", ErrData, a.seen, a.n)
+	if a.b.Seen != a.b.N {
+		return nil, fmt.Errorf("%w: statistics of %d images, started for %d", ErrData, a.b.Seen, a.b.N)
 	}
-	a.flush()
-	a.cs.Flush()
-	a.cs, a.pix, a.t = nil, nil, nil
-	lsq.Symmetrize(a.s.G, a.s.Nodes())
-	return a.s, nil
+	return statsOf(a.r, a.b.Sums()), nil
 }
 
 // GrowNodes returns m with up to k supervised nodes added, chosen as
