@@ -3,7 +3,8 @@ package scn
 import (
 	"context"
 	"fmt"
-	"slices"
+
+	"github.com/scn2d/scn/internal/suffstats"
 )
 
 // GrowUpdate returns m grown by up to k supervised nodes and solved again
@@ -62,85 +63,28 @@ func (m *Model) GrowUpdate(ctx context.Context, oldStats *Stats, old, p Problem,
 
 // ImagesMismatchError says that images are not those statistics were
 // summed over (Stats.CheckImages). It wraps ErrStats.
-type ImagesMismatchError struct {
-	// Images is the count of the images given, Summed that of the
-	// statistics.
-	Images, Summed int
-	// Class is, when the counts agree, the first class of the statistics
-	// whose count of images differs (or that the images do not have).
-	Class string
-}
-
-// Error says what differs.
-func (e *ImagesMismatchError) Error() string {
-	if e.Class == "" {
-		return fmt.Sprintf("%v: the images are %d, the statistics were summed over %d", ErrStats, e.Images, e.Summed)
-	}
-	return fmt.Sprintf("%v: the images have another count of class %q than the statistics", ErrStats, e.Class)
-}
-
-// Unwrap returns ErrStats.
-func (e *ImagesMismatchError) Unwrap() error { return ErrStats }
+type ImagesMismatchError = suffstats.ImagesMismatchError
 
 // CheckImages reports (an *ImagesMismatchError) when p's images cannot be
 // those s was summed over: another count of images, or, for a
 // classification, another count of images of some class of s. It cannot
 // tell two sets of the same counts apart.
 func (s *Stats) CheckImages(p Problem) error {
-	n := p.X.Len()
-	if n != s.Images() {
-		return &ImagesMismatchError{Images: n, Summed: s.Images()}
-	}
-	if s.Classes == nil {
-		return nil
-	}
-	counts := make([]int, len(p.Classes))
-	if p.Classes != nil {
-		for _, c := range ArgMax(p.T, p.M) {
-			counts[c] += s.Recipe.augmentRows()
-		}
-	}
-	for i, c := range s.Classes {
-		j := slices.Index(p.Classes, c)
-		if j < 0 || counts[j] != s.ClassCounts[i] {
-			return &ImagesMismatchError{Images: n, Summed: s.Images(), Class: c}
-		}
-	}
-	return nil
+	return s.view().CheckImages(p.X.Len(), p.T, p.M, p.Classes, s.Recipe.augmentRows())
 }
 
 // growResidual returns the targets of p minus m's predictions, with m's
 // outputs first and a column for each class of p that m does not have (m
-// predicts 0 there), as the merged statistics order them.
+// predicts 0 there), as the merged statistics order them
+// (suffstats.Residual).
 func (m *Model) growResidual(p Problem) ([]float64, error) {
 	y, err := m.Predict(p.X)
 	if err != nil {
 		return nil, err
 	}
-	n := p.X.Len()
-	if m.Classes == nil || p.Classes == nil {
-		if p.M != m.M || (m.Classes == nil) != (p.Classes == nil) {
-			return nil, fmt.Errorf("%w: the new images have %d targets, the model %d outputs", ErrData, p.M, m.M)
-		}
-		r := make([]float64, n*m.M)
-		for i := range r {
-			r[i] = p.T[i] - y[i]
-		}
-		return r, nil
-	}
-	union := slices.Clone(m.Classes)
-	for _, c := range p.Classes {
-		if !slices.Contains(union, c) {
-			union = append(union, c)
-		}
-	}
-	q := len(union)
-	r := make([]float64, n*q)
-	for i, label := range ArgMax(p.T, p.M) {
-		for j := 0; j < m.M; j++ {
-			r[i*q+j] = -y[i*m.M+j]
-		}
-		r[i*q+slices.Index(union, p.Classes[label])]++
+	r, ok := suffstats.Residual(y, p.T, p.X.Len(), m.M, p.M, m.Classes, p.Classes)
+	if !ok {
+		return nil, fmt.Errorf("%w: the new images have %d targets, the model %d outputs", ErrData, p.M, m.M)
 	}
 	return r, nil
 }
