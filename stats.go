@@ -5,7 +5,6 @@ import (
 	"math"
 	"slices"
 
-	"github.com/scn2d/scn/internal/bigmem"
 	"github.com/scn2d/scn/internal/lsq"
 	"github.com/scn2d/scn/internal/statsfile"
 	"github.com/scn2d/scn/internal/suffstats"
@@ -90,17 +89,7 @@ func (m *Model) sums(p Problem, first int, withG, keep bool) (*Stats, []lsq.Chun
 	lh := m.Nodes()
 	l, mm, n := lh+m.DirectDim(), p.M, p.X.Len()
 	var fd []float64 // direct features, D x take
-	s := &Stats{Recipe: m.recipe(), N: n * m.augmentRows(), M: mm, HT: make([]float64, l*mm), TT: make([]float64, mm*mm)}
-	if withG {
-		s.G = bigmem.Float64s(l * l)
-	}
-	if p.Classes != nil {
-		s.Classes = slices.Clone(p.Classes)
-		s.ClassCounts = make([]int, len(p.Classes))
-		for _, c := range ArgMax(p.T, mm) {
-			s.ClassCounts[c] += m.augmentRows()
-		}
-	}
+	s := suffstats.NewSums(l, mm, n, m.augmentRows(), p.T, p.Classes, withG)
 	// The hidden outputs of suffstats.Chunk images at a time (node-major,
 	// float64) and their targets (output-major), then the float64 products
 	// G += H_c^T H_c (its lower triangle), H^T T += H_c^T T_c and
@@ -124,7 +113,7 @@ func (m *Model) sums(p Problem, first int, withG, keep bool) (*Stats, []lsq.Chun
 	if withG {
 		lsq.Symmetrize(s.G, l)
 	}
-	return s, kept, nil
+	return statsOf(m.recipe(), s), kept, nil
 }
 
 // recipe returns a copy of m without its output weights' meaning: the

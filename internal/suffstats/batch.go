@@ -1,9 +1,6 @@
 package suffstats
 
 import (
-	"slices"
-
-	"github.com/scn2d/scn/internal/bigmem"
 	"github.com/scn2d/scn/internal/lsq"
 	"github.com/scn2d/scn/internal/score"
 )
@@ -29,11 +26,7 @@ type BatchSum struct {
 // for a regression). hidden calls its function with the hidden outputs
 // (node-major) of the images pix, a batch of consecutive images at a time.
 func NewBatchSum(l, outputs, n, d, batch int, classes []string, hidden func(pix []float32, f func(lo, rows int, hb []float32))) *BatchSum {
-	s := &Sums{L: l, M: outputs, HT: make([]float64, l*outputs), TT: make([]float64, outputs*outputs), G: bigmem.Float64s(l * l)}
-	if classes != nil {
-		s.Classes = slices.Clone(classes)
-		s.ClassCounts = make([]int, len(classes))
-	}
+	s := NewSums(l, outputs, 0, 1, nil, classes, true)
 	return &BatchSum{S: s, N: n, d: d, batch: batch, hidden: hidden,
 		cs: lsq.NewChunkSums(l, outputs, min(n, Chunk), s.G, s.HT, s.TT, nil, false)}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/scn2d/scn/internal/bigmem"
 	"github.com/scn2d/scn/internal/lsq"
 	"github.com/scn2d/scn/internal/memest"
+	"github.com/scn2d/scn/internal/score"
 	"github.com/scn2d/scn/internal/statsfile"
 	"gonum.org/v1/gonum/mat"
 )
@@ -306,4 +307,23 @@ func Bytes(l, m, n int, factor bool) int64 {
 		b = memest.SatAdd(b, 8*ll*ll, 8*int64(lsq.PackedLen(l)))
 	}
 	return b
+}
+
+// NewSums returns zero sums of l columns and m outputs over rows rows
+// (n images of targets t, m a row, each counting rowsPer rows), G
+// allocated only if withG; with classes (nil: a regression), the images
+// of each are counted (rowsPer rows each).
+func NewSums(l, m, n, rowsPer int, t []float64, classes []string, withG bool) *Sums {
+	s := &Sums{L: l, N: n * rowsPer, M: m, HT: make([]float64, l*m), TT: make([]float64, m*m)}
+	if withG {
+		s.G = bigmem.Float64s(l * l)
+	}
+	if classes != nil {
+		s.Classes = slices.Clone(classes)
+		s.ClassCounts = make([]int, len(classes))
+		for _, c := range score.ArgMax(t, m) {
+			s.ClassCounts[c] += rowsPer
+		}
+	}
+	return s
 }
