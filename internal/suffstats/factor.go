@@ -21,7 +21,7 @@ type Factor struct {
 	N     int
 	Ridge float64
 	l     int
-	p     []float64 // F by row panels: lowerTri's packed layout
+	p     []float64 // F by row panels: lsq.PackedTri's layout
 	// full: p is L x L row-major, F on and below the diagonal and F^T
 	// mirrored above it (an Online's own factor: lsq.RidgeCG.U); else p
 	// is F by row panels (lsq.PackedTri), as statistics files hold it.
