@@ -6,9 +6,14 @@
 // Cholesky factor kept with them (Factor: by row panels as statistics
 // files hold it, or whole with F^T mirrored above the diagonal), the
 // preconditioned conjugate gradient solve of an update (SolveNear), the
-// rows' chunked products (AddRows), and the online learner's state
-// (Learner: forgetting, accumulate, refactor, the conjugate gradient solve,
-// frozen copies, commit and release, the reuse of large buffers).
+// rows' chunked products (AddRows, NewSums) and their sum over batches
+// (BatchSum), the statistics file's mapping of the sums to
+// internal/statsfile's sections (Write, Read, Check), the checks of
+// images against the counts summed (CheckImages, ImagesMismatchError),
+// the residual a grown model's new nodes are chosen on (Residual), the
+// statistics' memory (Bytes), and the online learner's state (Learner:
+// forgetting, accumulate, refactor, the conjugate gradient solve, frozen
+// copies, commit and release, the reuse of large buffers).
 //
 // It knows nothing of a model: package scn produces the hidden rows (its
 // Model), compares recipes, builds models from solved weights, and keeps
