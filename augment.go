@@ -106,7 +106,7 @@ func (lf *localFit) augmentSums(ctx context.Context, t []float64) error {
 	eng := lsq.NewGramH(t, n, lf.m, lf.cfg.Ridge, lf.eng.F32, l, false)
 	eng.BF16 = lf.eng.BF16
 	var blocks []int
-	step := localRandomBlock * lf.g.perFilter()
+	step := localRandomBlock * lf.g.PerFilter()
 	for j := 0; j < l; j += step {
 		blocks = append(blocks, min(step, l-j))
 	}
@@ -242,7 +242,7 @@ func (c Config) augmentMemory(n int) int64 {
 	if c.Augment == nil || c.Local == nil {
 		return 0
 	}
-	return memest.Augment(n, c.Local.Outputs(), localRandomBlock*c.Local.perFilter(), n*c.Augment.Extra(), c.Float32Gram, c.BF16Gram)
+	return memest.Augment(n, c.Local.Outputs(), localRandomBlock*c.Local.PerFilter(), n*c.Augment.Extra(), c.Float32Gram, c.BF16Gram)
 }
 
 // copiesNote says, for selection's record, which copies the output

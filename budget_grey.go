@@ -193,7 +193,7 @@ func greyGrowStop(b Budget, p Problem, cfg Config, done int, spent, next, fixed,
 	}
 	after := 0.0
 	if choose {
-		l := min(done+localRandomBlock, cfg.Local.Filters) * cfg.Local.perFilter()
+		l := min(done+localRandomBlock, cfg.Local.Filters) * cfg.Local.PerFilter()
 		after = pace * greyChoiceSeconds(n, held, l, p.M, ridges, min(ridges, greyReserveTerms), chol)
 	}
 	return b.now().Sub(b.Start).Seconds()+next+after > b.Duration.Seconds()*photoFitStop

@@ -64,7 +64,7 @@ func budgetPhotos(p Problem) bool {
 // and predicted 7.1 s for a fit of 17.7 s; grown alone it took 6.3 s where
 // timing.CholSeconds(1024) predicted 7.0 s.
 func photoSeconds(l *Local, f, n, rows, cols, chans int, rate, chol float64) float64 {
-	outs := float64(f * l.perFilter())
+	outs := float64(f * l.PerFilter())
 	fac := outs * outs * outs / 3
 	return (photoCost(l, f, n, rows, cols, chans)-fac)*rate + fac*chol
 }
@@ -144,7 +144,7 @@ func (b Budget) fitLocalPlan(ctx context.Context, p Problem, cfg Config, choices
 		var ts, cs [2]float64
 		for i, f := range []int{photoProbeFilters, 3 * photoProbeFilters} {
 			pc := cfg
-			pc.Local = cfg.Local.clone()
+			pc.Local = cfg.Local.Clone()
 			pc.Local.Filters = f
 			pc.MaxNodes = pc.Local.Outputs()
 			t0 := b.now()
@@ -194,7 +194,7 @@ func (b Budget) fitLocalPlan(ctx context.Context, p Problem, cfg Config, choices
 		predicted += ch
 	}
 	pl := BudgetPlan{
-		Kind: cfg.Kind, Preset: cfg.Preset, Nodes: l, MaxNodes: most * cfg.Local.perFilter(), BlockSize: max(1, cfg.BlockSize), Validation: share,
+		Kind: cfg.Kind, Preset: cfg.Preset, Nodes: l, MaxNodes: most * cfg.Local.PerFilter(), BlockSize: max(1, cfg.BlockSize), Validation: share,
 		Ridges: append([]float64(nil), ridges...), FitRidge: cfg.Ridge, Predicted: time.Duration(predicted * float64(time.Second)),
 		Rates: Rates{Score: rate, Chol: chol, Block: fixed}, Filters: f,
 		Why: fmt.Sprintf("%s, %d filters of %d x %d and %s fit the time left (%.3g s per 1e9 multiply-adds measured)",
@@ -223,7 +223,7 @@ func (b Budget) fitLocalPlan(ctx context.Context, p Problem, cfg Config, choices
 		if fp := fixed + photoSeconds(cfg.Local, fitted, n, rows, cols, chans, rate, chol); fp > 0 {
 			pace = max(pace, b.now().Sub(fitStart).Seconds()/fp)
 		}
-		l := fitted * cfg.Local.perFilter()
+		l := fitted * cfg.Local.PerFilter()
 		pre, step, final := photoChoiceSteps(n, len(held), l, p.M, photoDual(n, len(held), l, p.M, len(ridges)))
 		need := pace * (pre + step + final) * chol
 		if most > f {
@@ -302,7 +302,7 @@ func photoFit(ctx context.Context, cfg Config, p Problem, pl BudgetPlan, progres
 	defer cancel()
 	prog := progress
 	if stopFit != nil {
-		per := cfg.Local.perFilter()
+		per := cfg.Local.PerFilter()
 		prog = func(s Step) {
 			if progress != nil {
 				progress(s)
@@ -314,7 +314,7 @@ func photoFit(ctx context.Context, cfg Config, p Problem, pl BudgetPlan, progres
 	}
 	m, lf, err := cfg.fitLocalState(fctx, p, prog)
 	if err != nil && m != nil && ctx.Err() == nil && fctx.Err() != nil {
-		f := m.Nodes() / cfg.Local.perFilter()
+		f := m.Nodes() / cfg.Local.PerFilter()
 		m.Config.Local.Filters, m.Local.Geometry.Filters, m.Config.MaxNodes = f, f, m.Nodes()
 		m.Summary.Stop = ReachedMaxNodes // as a fit of f filters says
 		err = nil
@@ -364,7 +364,7 @@ func budgetFilters(cfg Config, rate, chol, sec float64, n, rows, cols, chans, m,
 	best := photoFilterStep
 	for f := photoFilterStep; f <= photoMaxFilters; f += photoFilterStep {
 		c := cfg
-		c.Local = cfg.Local.clone()
+		c.Local = cfg.Local.Clone()
 		c.Local.Filters = f
 		c.MaxNodes = c.Local.Outputs()
 		t := photoSeconds(c.Local, f, n, rows, cols, chans, rate, chol)

@@ -1,11 +1,11 @@
 package scn
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"strings"
 
+	"github.com/scn2d/scn/internal/cfgerr"
 	"github.com/scn2d/scn/internal/linalg"
 )
 
@@ -222,7 +222,7 @@ func Paper(k Kind) Config {
 }
 
 // ErrConfig is wrapped by every error about impossible hyper-parameters.
-var ErrConfig = errors.New("scn: invalid configuration")
+var ErrConfig = cfgerr.ErrConfig
 
 // Validate reports the first impossible hyper-parameter, if any.
 func (c Config) Validate() error {

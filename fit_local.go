@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/scn2d/scn/internal/local"
+	"github.com/scn2d/scn/internal/localnet"
 	"github.com/scn2d/scn/internal/lsq"
 	"github.com/scn2d/scn/internal/memest"
 	"github.com/scn2d/scn/internal/node"
@@ -95,7 +96,7 @@ func (c Config) fitLocalState(ctx context.Context, p Problem, progress func(Step
 		return nil, nil, err
 	}
 	x := p.X
-	g := c.Local.clone()
+	g := c.Local.Clone()
 	if err := g.ForImages(x.Rows, x.Cols, x.Chans()); err != nil {
 		return nil, nil, err
 	}
@@ -369,7 +370,7 @@ func (lf *localFit) record(steps []Step, progress func(Step)) {
 // randomBank draws the bank of filters of side k in blocks.
 func (lf *localFit) randomBank(ctx context.Context, k int, progress func(Step)) (StopReason, error) {
 	nm := filterMap(lf.cfg.Kind.Input, k, lf.ch)
-	per := lf.g.perFilter()
+	per := lf.g.PerFilter()
 	lambda := lf.cfg.Scales[0]
 	bank := &lf.banks[len(lf.banks)-1]
 	for done := 0; done < lf.g.Filters; {
@@ -401,7 +402,7 @@ func (lf *localFit) randomBank(ctx context.Context, k int, progress func(Step)) 
 func (lf *localFit) supervisedBank(ctx context.Context, k int, progress func(Step)) (StopReason, error) {
 	c := lf.cfg
 	nm := filterMap(c.Kind.Input, k, lf.ch)
-	np, per, n, m := nm.Size(), lf.g.perFilter(), lf.n, lf.m
+	np, per, n, m := nm.Size(), lf.g.PerFilter(), lf.n, lf.m
 	step := localSupervisedBlock
 	if c.BlockSize >= 1 && c.BlockSize <= 64 {
 		step = c.BlockSize
@@ -521,8 +522,8 @@ func (c Config) localShape(n, rows, cols, chans, m int) memest.Local {
 	g := c.Local
 	return memest.Local{
 		N: n, Rows: rows, Cols: cols, Chans: chans, M: m,
-		Outputs: g.Outputs(), PerFilter: g.perFilter(), Sizes: g.Sizes, Filters: g.Filters,
-		RandomBlock: localRandomBlock, Whiten: g.Whiten, WhitenSamples: whitenSamples,
+		Outputs: g.Outputs(), PerFilter: g.PerFilter(), Sizes: g.Sizes, Filters: g.Filters,
+		RandomBlock: localRandomBlock, Whiten: g.Whiten, WhitenSamples: localnet.WhitenSamples,
 		Float32Gram: c.Float32Gram, BF16Gram: c.BF16Gram, Workers: runtime.GOMAXPROCS(0),
 	}
 }

@@ -66,7 +66,7 @@ func (lf *localFit) growTwo(ctx context.Context, progress func(Step)) (StopReaso
 	}
 	first := bankLayer(lf.cfg.Kind.Input, lf.cfg.Activation, top, lf.banks[0], lf.x.Rows, lf.x.Cols, lf.ch)
 	t0 := time.Now()
-	mean, sd, err := planeMomentsOf(&local.Stack{First: first, Mid: top.Second.mid(),
+	mean, sd, err := planeMomentsOf(&local.Stack{First: first, Mid: top.Second.Mid(),
 		Second: secondLayer(lf.cfg.Kind.Input, lf.cfg.Activation, top, LocalBank{Size: top.Second.Size, Params: []float32{}, Bias: []float32{}}, lf.x.Rows, lf.x.Cols)},
 		lf.x)
 	lf.prof.Scoring += time.Since(t0)
@@ -74,9 +74,9 @@ func (lf *localFit) growTwo(ctx context.Context, progress func(Step)) (StopReaso
 		return ReachedMaxNodes, err
 	}
 	// The second layer: its planes stand for the images' planes.
-	p := top.planes(lf.x.Rows, lf.x.Cols)
+	p := top.Planes(lf.x.Rows, lf.x.Cols)
 	lf.two = &twoLayers{top: top, first: first}
-	lf.g, lf.ch, lf.cmean, lf.csd, lf.pw, lf.wm = top.secondGeometry(), p.Chans, mean, sd, nil, nil
+	lf.g, lf.ch, lf.cmean, lf.csd, lf.pw, lf.wm = top.SecondGeometry(), p.Chans, mean, sd, nil, nil
 	defer func() { lf.g = top }()
 	k2 := top.Second.Size
 	lf.banks = append(lf.banks, LocalBank{Size: k2, Params: []float32{}, Bias: []float32{}})
@@ -156,7 +156,7 @@ func (lf *localFit) randomBlock() int {
 	if lf.two == nil {
 		return localRandomBlock
 	}
-	return secondBlock(lf.n, lf.g.perFilter(), lf.g.Filters)
+	return secondBlock(lf.n, lf.g.PerFilter(), lf.g.Filters)
 }
 
 // secondMemory returns the bytes a second layer adds to a fit's working
@@ -167,9 +167,9 @@ func (c Config) secondMemory(n, rows, cols int) int64 {
 	if g.Second == nil || len(g.Sizes) != 1 {
 		return 0
 	}
-	blocks := 2 * 4 * float64(secondBlock(n, g.perFilter(), g.Second.Filters)) * float64(g.perFilter()) * float64(max(n, 1))
+	blocks := 2 * 4 * float64(secondBlock(n, g.PerFilter(), g.Second.Filters)) * float64(g.PerFilter()) * float64(max(n, 1))
 	pos := float64(rows+g.Sizes[0]) * float64(cols+g.Sizes[0])
-	p := g.planes(max(rows, 1), max(cols, 1))
+	p := g.Planes(max(rows, 1), max(cols, 1))
 	pl := float64(max(p.Rows, 0)+g.Second.Size) * float64(max(p.Cols, 0)+g.Second.Size)
 	per := float64(g.Filters)*pos + float64(p.Chans)*pl*(1+float64(g.Second.Size*g.Second.Size)) + float64(localRandomBlock)*pl
 	return bytesOf(4*per*float64(runtime.GOMAXPROCS(0)) + blocks)

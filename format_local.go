@@ -152,14 +152,6 @@ func (m *Model) decodeLocal(b []byte) {
 	m.decodeSecond(r)
 }
 
-// geometry returns a copy of the layer's geometry (nil for nil).
-func (ll *LocalLayer) geometry() *Local {
-	if ll == nil {
-		return nil
-	}
-	return ll.Geometry.clone()
-}
-
 // localFilters returns the filters of each bank (nil for global nodes).
 func (m *Model) localFilters() []int {
 	if m.Local == nil {

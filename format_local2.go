@@ -49,7 +49,7 @@ func secondBank(f *modelfile.Second, ll *LocalLayer) error {
 }
 
 // secondPlanes returns the planes the second layer reads.
-func (m *Model) secondPlanes() int { return m.Local.Geometry.planes(m.Rows, m.Cols).Chans }
+func (m *Model) secondPlanes() int { return m.Local.Geometry.Planes(m.Rows, m.Cols).Chans }
 
 // secondPayload returns the bytes of the second layer's section.
 func (m *Model) secondPayload() int {

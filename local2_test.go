@@ -249,7 +249,7 @@ func TestLocalSecondFits(t *testing.T) {
 	// The first layer is the bank a one-layer random fit draws.
 	c := secondConfig(RVFL2D)
 	one := c
-	one.Local = c.Local.clone()
+	one.Local = c.Local.Clone()
 	one.Local.Second = nil
 	m1, m2 := fitT(t, one, p), fitT(t, c, p)
 	if !slices.Equal(m1.Local.Banks[0].Params, m2.Local.Banks[0].Params) || !slices.Equal(m1.Local.Banks[0].Bias, m2.Local.Banks[0].Bias) {

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/scn2d/scn/internal/localnet"
 	"github.com/scn2d/scn/internal/modelfile"
 	"gonum.org/v1/gonum/mat"
 )
@@ -427,4 +428,12 @@ func fuzzModelFile(f *testing.F) {
 			t.Fatalf("a model that was read cannot predict: %v", err)
 		}
 	})
+}
+
+// TestLocalOutputsBound: internal/localnet bounds a geometry's hidden
+// outputs by the root's maxNodes.
+func TestLocalOutputsBound(t *testing.T) {
+	if localnet.MaxOutputs != maxNodes || maxLocalFilters != localnet.MaxFilters {
+		t.Fatalf("localnet.MaxOutputs = %d, maxNodes = %d", localnet.MaxOutputs, maxNodes)
+	}
 }

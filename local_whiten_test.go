@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/scn2d/scn/internal/local"
+	"github.com/scn2d/scn/internal/localnet"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -102,7 +103,7 @@ func TestLocalWhitenFolded(t *testing.T) {
 					t.Fatal(err)
 				}
 				// The reference: every patch whitened explicitly.
-				spec := geo.spec(k)
+				spec := geo.Spec(k)
 				h, w := spec.MapSize(local.Shape{Rows: x.Rows, Cols: x.Cols, Chans: ch})
 				patches := patchesOf(x, spec)
 				per := spec.PerFilter()
@@ -187,7 +188,7 @@ func TestLocalWhitenCovariance(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			patches := patchesOf(x, geo.spec(3))
+			patches := patchesOf(x, geo.Spec(3))
 			if pw.Samples != len(patches) {
 				t.Fatalf("whitening of %d patches, want every one of %d", pw.Samples, len(patches))
 			}
@@ -388,7 +389,7 @@ func TestLocalWhitenBadInput(t *testing.T) {
 	}, "non-finite")
 }
 
-// TestLocalWhitenSampled: with more patches than whitenSamples, the
+// TestLocalWhitenSampled: with more patches than localnet.WhitenSamples, the
 // whitening is estimated from a sample drawn with the seed: the same bits
 // at GOMAXPROCS 1 and 2, another sample for another seed, and applied to
 // every patch it gives them the whitened variance 1 / (1 + eps).
@@ -404,8 +405,8 @@ func TestLocalWhitenSampled(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if pw.Samples != whitenSamples {
-			t.Fatalf("%d patches sampled, want %d", pw.Samples, whitenSamples)
+		if pw.Samples != localnet.WhitenSamples {
+			t.Fatalf("%d patches sampled, want %d", pw.Samples, localnet.WhitenSamples)
 		}
 		ms = append(ms, pw.M)
 	}
@@ -417,7 +418,7 @@ func TestLocalWhitenSampled(t *testing.T) {
 		t.Fatal("seeds 9 and 10 sampled the same patches")
 	}
 	// Applied to every patch, the sampled whitening whitens them.
-	all := patchesOf(x, geo.spec(3))
+	all := patchesOf(x, geo.Spec(3))
 	kk := 27
 	var worst float64
 	for _, pwM := range [][]float64{ms[0], other.M} {

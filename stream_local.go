@@ -104,7 +104,7 @@ func (c Config) fitLocalStream(ctx context.Context, src Source, progress func(St
 	if err != nil {
 		return nil, err
 	}
-	g := c.Local.clone()
+	g := c.Local.Clone()
 	if err := g.ForImages(sc.rows, sc.cols, sc.chans); err != nil {
 		return nil, err
 	}
@@ -122,7 +122,7 @@ func (c Config) fitLocalStream(ctx context.Context, src Source, progress func(St
 	}
 	// Every filter, bank by bank and block by block, as randomBank draws
 	// them.
-	per, lambda := g.perFilter(), c.Scales[0]
+	per, lambda := g.PerFilter(), c.Scales[0]
 	var blocks []localStreamBlock
 	var sizes []int // the blocks' columns
 	var trace []Step

@@ -46,7 +46,7 @@ func (c Config) fitLocal2Stream(ctx context.Context, src Source, sc *streamScan,
 	start time.Time, progress func(Step)) (*Model, error) {
 	top := lf.g
 	s := top.Second
-	k, per, lambda := top.Sizes[0], top.perFilter(), c.Scales[0]
+	k, per, lambda := top.Sizes[0], top.PerFilter(), c.Scales[0]
 	if whitening != nil {
 		lf.pw, lf.wm = whitening[0], whitening[0].Matrix32()
 	}
@@ -92,7 +92,7 @@ func (c Config) fitLocal2Stream(ctx context.Context, src Source, sc *streamScan,
 	firstLayer := bankLayer(c.Kind.Input, c.Activation, top, first, sc.rows, sc.cols, sc.chans)
 	t1 := time.Now()
 	empty := LocalBank{Size: s.Size, Params: []float32{}, Bias: []float32{}}
-	mean, sd, err := c.streamPlaneMoments(ctx, src, sc, channels, &local.Stack{First: firstLayer, Mid: s.mid(),
+	mean, sd, err := c.streamPlaneMoments(ctx, src, sc, channels, &local.Stack{First: firstLayer, Mid: s.Mid(),
 		Second: secondLayer(c.Kind.Input, c.Activation, top, empty, sc.rows, sc.cols)})
 	if err != nil {
 		return nil, err
@@ -100,7 +100,7 @@ func (c Config) fitLocal2Stream(ctx context.Context, src Source, sc *streamScan,
 	lf.prof.Scoring += time.Since(t1)
 	// The second layer: its planes stand for the images' planes.
 	t2 := time.Now()
-	p := top.planes(sc.rows, sc.cols)
+	p := top.Planes(sc.rows, sc.cols)
 	lf.ch, lf.cmean, lf.csd, lf.pw, lf.wm = p.Chans, mean, sd, nil, nil
 	second := LocalBank{Size: s.Size, Params: []float32{}, Bias: []float32{}}
 	blk := secondBlock(sc.n, per, s.Filters)
@@ -183,7 +183,7 @@ func (c Config) secondStreamBytes(rows, cols, chans int) int64 {
 		return 0
 	}
 	pos := float64(rows+g.Sizes[0]) * float64(cols+g.Sizes[0])
-	p := g.planes(max(rows, 1), max(cols, 1))
+	p := g.Planes(max(rows, 1), max(cols, 1))
 	pl := float64(max(p.Rows, 0)+g.Second.Size) * float64(max(p.Cols, 0)+g.Second.Size)
 	per := float64(g.Filters)*pos + float64(p.Chans)*pl*(1+float64(g.Second.Size*g.Second.Size)) + float64(g.Second.Filters)*pl
 	d := float64(max(rows, 1)) * float64(max(cols, 1)) * float64(max(chans, 1))

@@ -154,7 +154,7 @@ func TestLocal2StreamRefusals(t *testing.T) {
 	c.Local = big
 	s := c.EstimateStreamMemoryC(64, 64, 3, 10)
 	one := c
-	one.Local = big.clone()
+	one.Local = big.Clone()
 	one.Local.Second = nil
 	l := float64(big.Outputs())
 	if float64(s) < 8*l*l || s >= c.EstimateBytesC(200000, 64, 64, 3, 10) || s <= one.EstimateStreamMemoryC(64, 64, 3, 10) {

@@ -1,0 +1,16 @@
+// Package localnet owns the fitted layers of local (convolutional) nodes
+// above internal/local's kernels: their geometry (Geometry, Second: the
+// root's scn.Local and scn.LocalSecond, their validation, shapes and
+// hidden outputs), the fitted layer (Layer, Bank: scn.LocalLayer and
+// scn.LocalBank), how a learner's filters read images (Maps), a layer
+// applied to images of one shape (Net: the standardised pooled outputs,
+// prediction, checks, memory) and the ZCA whitening of the patches
+// (Sample, Gather).
+//
+// It takes plain data (float32 image rows, their shape, the learner's
+// input map and activation) and never the root package's Config, Problem
+// or Model. It may import the standard library, gonum, internal/cfgerr
+// (the configuration error its validation wraps), internal/linalg,
+// internal/local, internal/lsq, internal/memest, internal/modelfile,
+// internal/node and internal/par only.
+package localnet
