@@ -45,7 +45,6 @@ var layerOf = map[string]int{
 
 	"format.go":        layerResult,
 	"format_local.go":  layerResult,
-	"format_local2.go": layerResult,
 	"format_calib.go":  layerResult,
 	"format_direct.go": layerResult,
 	"calibrate.go":     layerResult,
