@@ -164,7 +164,7 @@ type Config struct {
 	Local *Local
 	// Augment adds mirrored and shifted copies of the training images as
 	// extra rows of the output weights' least squares (local nodes only;
-	// see augment.go). nil: none.
+	// see internal/localnet's augment.go). nil: none.
 	Augment *Augment
 	// DirectLink gives the output layer direct links from the input: it
 	// reads the hidden outputs and the preprocessed pixels (pooled on

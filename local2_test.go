@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/scn2d/scn/internal/localnet"
 )
 
 // secondConfig returns a small two-layer local configuration of learner k.
@@ -383,13 +385,13 @@ func TestLocalSecondResidual(t *testing.T) {
 	p, _ := hueProblem(t, 60, 38)
 	var first []float64
 	calls := 0
-	localAcceptHook = func(_ []float32, _, _ int, e []float64, _ int, _ float64) {
+	localnet.AcceptHook = func(_ []float32, _, _ int, e []float64, _ int, _ float64) {
 		if calls == 0 {
 			first = append([]float64(nil), e...)
 		}
 		calls++
 	}
-	defer func() { localAcceptHook = nil }()
+	defer func() { localnet.AcceptHook = nil }()
 	fitT(t, secondConfig(SCN2D), p)
 	if calls == 0 {
 		t.Fatal("no second-layer filter accepted")
