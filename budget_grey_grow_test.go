@@ -7,6 +7,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/scn2d/scn/internal/localnet"
 )
 
 // greyGrowBudget fits p within sec seconds on a fake clock that advances
@@ -179,7 +181,7 @@ func TestGreyPrimalRidge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if photoDual(n, len(held), l, mo, len(greyRidges)) {
+	if localnet.Dual(n, len(held), l, mo, len(greyRidges)) {
 		t.Fatalf("L = %d on %d images: the dual way, want the primal", l, n)
 	}
 	all := make([]int, n)

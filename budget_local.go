@@ -6,6 +6,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/scn2d/scn/internal/localnet"
 	"github.com/scn2d/scn/internal/timing"
 )
 
@@ -21,7 +22,7 @@ import (
 // two probe fits (photoProbeFilters and three times as many filters, on
 // at most photoProbeImages of the images), and the Cholesky factor at the
 // rate of a timed factor (timing.CholSeconds); the ridge choice's solves
-// (photoChoiceWork) at that rate too. Every image is fitted. The clock is
+// (localnet.ChoiceWork) at that rate too. Every image is fitted. The clock is
 // checked after every block of filters (the fit stops when the next block
 // would end past photoFitStop of the budget, and the model is the fit of
 // the filters drawn so far), before the ridge choice and between its
@@ -185,9 +186,9 @@ func (b Budget) fitLocalPlan(ctx context.Context, p Problem, cfg Config, choices
 	predicted := fixed + photoSeconds(cfg.Local, f, n, rows, cols, chans, rate, chol)
 	how := fmt.Sprintf("ridge %g (too few images per class to hold any out)", cfg.Ridge)
 	if share > 0 {
-		ch := photoChoiceWork(n, len(held), l, p.M, len(ridges)) * chol
+		ch := localnet.ChoiceWork(n, len(held), l, p.M, len(ridges)) * chol
 		way := "primal"
-		if photoDual(n, len(held), l, p.M, len(ridges)) {
+		if localnet.Dual(n, len(held), l, p.M, len(ridges)) {
 			way = "dual"
 		}
 		how = fmt.Sprintf("the ridge term chosen on %d held-out images (%s solves, %.1f s of the prediction)", len(held), way, ch)
@@ -224,7 +225,7 @@ func (b Budget) fitLocalPlan(ctx context.Context, p Problem, cfg Config, choices
 			pace = max(pace, b.now().Sub(fitStart).Seconds()/fp)
 		}
 		l := fitted * cfg.Local.PerFilter()
-		pre, step, final := photoChoiceSteps(n, len(held), l, p.M, photoDual(n, len(held), l, p.M, len(ridges)))
+		pre, step, final := localnet.ChoiceSteps(n, len(held), l, p.M, localnet.Dual(n, len(held), l, p.M, len(ridges)))
 		need := pace * (pre + step + final) * chol
 		if most > f {
 			need = pace * greyChoiceSeconds(n, len(held), l, p.M, len(ridges), 1, chol)
@@ -328,7 +329,7 @@ func photoFit(ctx context.Context, cfg Config, p Problem, pl BudgetPlan, progres
 	classify := p.Classes != nil
 	choose := photoRidge
 	if pl.Probe != "" && pl.MaxNodes > pl.Nodes {
-		// A grey budget's growing local fit (budget_grey_ridge.go); the
+		// A grey budget's growing local fit (localnet.ChooseRidgeGrey); the
 		// plans of earlier files, which did not grow, replay as they were.
 		choose = greyRidgeChoice
 	}
@@ -358,7 +359,7 @@ func photoFit(ctx context.Context, cfg Config, p Problem, pl BudgetPlan, progres
 // budgetFilters returns the most filters (a multiple of photoFilterStep,
 // at least photoFilterStep, at most photoMaxFilters and 64 pooled outputs
 // per image) whose modelled time (photoSeconds, and with choose the ridge
-// choice's photoRidgeWork over held images and ridges terms) fits in sec
+// choice's localnet.RidgeWork over held images and ridges terms) fits in sec
 // seconds and whose estimated memory fits in maxBytes (0: no bound).
 func budgetFilters(cfg Config, rate, chol, sec float64, n, rows, cols, chans, m, held, ridges int, choose bool, maxBytes int64) int {
 	best := photoFilterStep
@@ -372,8 +373,8 @@ func budgetFilters(cfg Config, rate, chol, sec float64, n, rows, cols, chans, m,
 		if choose {
 			// The dual solves come once the fit's L x L sums are freed.
 			l := c.MaxNodes
-			t += photoChoiceWork(n, held, l, m, ridges) * chol
-			bytes += photoChoiceBytes(n, held, l, m, ridges)
+			t += localnet.ChoiceWork(n, held, l, m, ridges) * chol
+			bytes += localnet.ChoiceBytes(n, held, l, m, ridges)
 		}
 		if c.MaxNodes > 64*n || t > sec || (maxBytes > 0 && bytes > maxBytes) {
 			break

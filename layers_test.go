@@ -90,7 +90,6 @@ var layerOf = map[string]int{
 
 	"budget_local_ridge.go": layerWorkflow,
 	"budget_grey.go":        layerWorkflow,
-	"budget_grey_ridge.go":  layerWorkflow,
 	"budget_photo_probe.go": layerWorkflow,
 
 	"preset_photos.go": layerBase,
