@@ -97,7 +97,7 @@ func TestLocalWhitenFolded(t *testing.T) {
 					nm.Weight(bank.Params[j*np:(j+1)*np], f)
 					bank.Bias = append(bank.Bias, float32(pw.FoldBias(f, raw[j])))
 				}
-				ly := bankLayer(in, ReLU, &geo, bank, x.Rows, x.Cols, ch)
+				ly := mapsOf(in, ReLU).Bank(&geo, bank, x.Rows, x.Cols, ch)
 				got := make([]float32, x.Len()*ly.Outputs())
 				if err := ly.Apply(x.Pix, x.Len(), got, ly.Outputs(), 0); err != nil {
 					t.Fatal(err)

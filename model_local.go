@@ -60,29 +60,6 @@ func (m *Model) localParamCount() int {
 	return m.Local.ParamCount(m.M)
 }
 
-// bankLayer returns the filters of bank b as a local.Layer.
-func bankLayer(in InputMap, act Activation, g *Local, b LocalBank, rows, cols, chans int) *local.Layer {
-	return mapsOf(in, act).Bank(g, b, rows, cols, chans)
-}
-
-// secondLayer returns the second layer's bank b as a local.Layer reading
-// the planes of the first layer of geometry g on images of rows x cols.
-func secondLayer(in InputMap, act Activation, g *Local, b LocalBank, rows, cols int) *local.Layer {
-	return mapsOf(in, act).SecondBank(g, b, rows, cols)
-}
-
-// stackOf returns the two layers as a local.Stack: first, the pooling
-// between them, and the second layer's bank b.
-func stackOf(in InputMap, act Activation, g *Local, first *local.Layer, b LocalBank, rows, cols int) *local.Stack {
-	return mapsOf(in, act).Stack(g, first, b, rows, cols)
-}
-
-// standardizeRows sets v = (v - mean) / scale along each row of l values
-// (nothing when mean is nil).
-func standardizeRows(h []float32, l int, mean, scale []float32) {
-	localnet.StandardizeRows(h, l, mean, scale)
-}
-
 // localBatch is the images per pass of a local model's prediction.
 const localBatch = localnet.Batch
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"runtime"
 	"slices"
 	"time"
 
@@ -185,50 +184,5 @@ func (c Config) scanLocalStream(ctx context.Context, src Source) (sc *streamScan
 // localStreamBytes is EstimateStreamMemoryC for local nodes (internal/memest's
 // Local.Stream).
 func (c Config) localStreamBytes(rows, cols, chans, m int) int64 {
-	return c.localShape(0, rows, cols, chans, m).Stream() + c.secondStreamBytes(rows, cols, chans)
-}
-
-// Streamed fits of two layers of local random filters (Local.Second with
-// RVFL or 2DRVFL): FitStream as for one layer (stream_local.go), with one
-// more pass.
-//
-//   - Pass 1 (and the whitening's pass) as for one layer: the first
-//     layer's filters are then drawn as the fit in memory draws them (the
-//     same random numbers in the same order; with Concat in blocks of
-//     localRandomBlock whose pooled outputs are kept, as randomBank adds
-//     them).
-//   - A pass takes the moments of the planes the second layer reads (the
-//     first layer's activated maps pooled between the layers) over the
-//     images the fit in memory takes them over (image i N/S for i < S, S =
-//     min(N, secondMomentImages)), summed image by image in order: the
-//     same bits (planeMomentsOf).
-//   - The second layer's filters are drawn on those planes as in memory,
-//     in the blocks the fit in memory takes (secondBlock of the images
-//     counted), each block a local.Stack that applies both layers image
-//     by image.
-//   - The standardisation and Gram passes and the solve are one layer's
-//     (localStreamSolve), every block applied to each row shard.
-//
-// The model is the fit in memory's as for one layer (TestLocal2Stream):
-// the same filters of both layers, means and trace, scales to their last
-// bit, output weights the same bits when the scales are. Memory is one
-// layer's: one row shard's pooled outputs, never N x positions x filters;
-// the moments' pass holds secondMomentBatch images and their pooled maps.
-
-// secondStreamBytes is what a second layer adds to localStreamBytes: per
-// goroutine one image's maps of both layers (as secondMemory counts them,
-// without the blocks of pooled outputs on every image a fit in memory
-// holds), and the moments' pass's images and pooled maps.
-func (c Config) secondStreamBytes(rows, cols, chans int) int64 {
-	g := c.Local
-	if g.Second == nil || len(g.Sizes) != 1 {
-		return 0
-	}
-	pos := float64(rows+g.Sizes[0]) * float64(cols+g.Sizes[0])
-	p := g.Planes(max(rows, 1), max(cols, 1))
-	pl := float64(max(p.Rows, 0)+g.Second.Size) * float64(max(p.Cols, 0)+g.Second.Size)
-	per := float64(g.Filters)*pos + float64(p.Chans)*pl*(1+float64(g.Second.Size*g.Second.Size)) + float64(g.Second.Filters)*pl
-	d := float64(max(rows, 1)) * float64(max(cols, 1)) * float64(max(chans, 1))
-	batch := float64(localnet.SecondMomentBatch) * (d + float64(p.Chans)*float64(max(p.Rows, 0)*max(p.Cols, 0)))
-	return bytesOf(4*per*float64(runtime.GOMAXPROCS(0)) + 4*batch)
+	return c.localShape(0, rows, cols, chans, m).Stream() + localnet.SecondStreamBytes(c.Local, rows, cols, chans)
 }

@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"time"
 
 	"github.com/scn2d/scn/internal/local"
 	"github.com/scn2d/scn/internal/lsq"
+	"github.com/scn2d/scn/internal/memest"
 	"github.com/scn2d/scn/internal/par"
 )
 
@@ -17,6 +19,33 @@ import (
 // file draws the filters as the fit in memory draws them (the same random
 // numbers in the same order), takes the second layer's planes' moments,
 // the pooled outputs' standardisation and the Gram sums, and solves.
+
+// Streamed fits of two layers of local random filters (Geometry.Second with
+// RVFL or 2DRVFL): a streamed fit as for one layer (the root's
+// stream_local.go), with one more pass.
+//
+//   - Pass 1 (and the whitening's pass) as for one layer: the first
+//     layer's filters are then drawn as the fit in memory draws them (the
+//     same random numbers in the same order; with Concat in blocks of
+//     RandomBlock whose pooled outputs are kept, as randomBank adds
+//     them).
+//   - A pass takes the moments of the planes the second layer reads (the
+//     first layer's activated maps pooled between the layers) over the
+//     images the fit in memory takes them over (image i N/S for i < S, S =
+//     min(N, SecondMomentImages)), summed image by image in order: the
+//     same bits (planeMomentsOf).
+//   - The second layer's filters are drawn on those planes as in memory,
+//     in the blocks the fit in memory takes (SecondBlock of the images
+//     counted), each block a local.Stack that applies both layers image
+//     by image.
+//   - The standardisation and Gram passes and the solve are one layer's
+//     (streamSolve), every block applied to each row shard.
+//
+// The model is the fit in memory's as for one layer (TestLocal2Stream):
+// the same filters of both layers, means and trace, scales to their last
+// bit, output weights the same bits when the scales are. Memory is one
+// layer's: one row shard's pooled outputs, never N x positions x filters;
+// the moments' pass holds SecondMomentBatch images and their pooled maps.
 
 // Pass reads the training images once, in order, calling fn with each row
 // shard: its r images x (r rows of rows x cols x ch values) and their
@@ -377,4 +406,22 @@ func streamOutputMoments(pass Pass, n, L int, rows []float32, features func(x []
 		mean[j], scale[j] = float32(mu), float32(math.Sqrt(v)+1e-6)
 	}
 	return mean, scale, nil
+}
+
+// SecondStreamBytes is what a second layer of geometry g adds to a
+// streamed fit's memory on images of rows x cols x chans: per goroutine
+// one image's maps of both layers (as SecondMemory counts them,
+// without the blocks of pooled outputs on every image a fit in memory
+// holds), and the moments' pass's images and pooled maps.
+func SecondStreamBytes(g *Geometry, rows, cols, chans int) int64 {
+	if g.Second == nil || len(g.Sizes) != 1 {
+		return 0
+	}
+	pos := float64(rows+g.Sizes[0]) * float64(cols+g.Sizes[0])
+	p := g.Planes(max(rows, 1), max(cols, 1))
+	pl := float64(max(p.Rows, 0)+g.Second.Size) * float64(max(p.Cols, 0)+g.Second.Size)
+	per := float64(g.Filters)*pos + float64(p.Chans)*pl*(1+float64(g.Second.Size*g.Second.Size)) + float64(g.Second.Filters)*pl
+	d := float64(max(rows, 1)) * float64(max(cols, 1)) * float64(max(chans, 1))
+	batch := float64(SecondMomentBatch) * (d + float64(p.Chans)*float64(max(p.Rows, 0)*max(p.Cols, 0)))
+	return memest.BytesOf(4*per*float64(runtime.GOMAXPROCS(0)) + 4*batch)
 }
