@@ -19,7 +19,7 @@ func (m *Model) fileLocalOf() *modelfile.Local {
 	if m.Local == nil {
 		return nil
 	}
-	f := m.Local.FileField()
+	f := localnet.FileField(m.Local)
 	f.Augment = toFileAugment(m.Config.Augment)
 	return f
 }
@@ -61,7 +61,7 @@ func (m *Model) appendLocal(b []byte) []byte {
 	if m.Local == nil {
 		return b
 	}
-	return m.Local.AppendPayload(b, m.Beta)
+	return localnet.AppendPayload(m.Local, b, m.Beta)
 }
 
 // decodeLocal fills the local layer's weights and the output weights from

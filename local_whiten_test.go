@@ -103,7 +103,7 @@ func TestLocalWhitenFolded(t *testing.T) {
 					t.Fatal(err)
 				}
 				// The reference: every patch whitened explicitly.
-				spec := geo.Spec(k)
+				spec := localnet.SpecOf(&geo, k)
 				h, w := spec.MapSize(local.Shape{Rows: x.Rows, Cols: x.Cols, Chans: ch})
 				patches := patchesOf(x, spec)
 				per := spec.PerFilter()
@@ -188,7 +188,7 @@ func TestLocalWhitenCovariance(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			patches := patchesOf(x, geo.Spec(3))
+			patches := patchesOf(x, localnet.SpecOf(&geo, 3))
 			if pw.Samples != len(patches) {
 				t.Fatalf("whitening of %d patches, want every one of %d", pw.Samples, len(patches))
 			}
@@ -418,7 +418,7 @@ func TestLocalWhitenSampled(t *testing.T) {
 		t.Fatal("seeds 9 and 10 sampled the same patches")
 	}
 	// Applied to every patch, the sampled whitening whitens them.
-	all := patchesOf(x, geo.Spec(3))
+	all := patchesOf(x, localnet.SpecOf(&geo, 3))
 	kk := 27
 	var worst float64
 	for _, pwM := range [][]float64{ms[0], other.M} {

@@ -122,7 +122,7 @@ func (in Info) SecondParamsPerFilter() int {
 	if in.Local == nil || in.Local.Second == nil {
 		return 0
 	}
-	p := in.Local.Planes(in.Rows, in.Cols)
+	p := localnet.PlanesOf(in.Local, in.Rows, in.Cols)
 	return filterMap(in.Kind.Input, in.Local.Second.Size, p.Chans).Size()
 }
 

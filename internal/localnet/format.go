@@ -15,9 +15,9 @@ import (
 // output weights, each bank's whitening matrix, the second layer's
 // parameters and biases.
 
-// FileField returns the header field of the layer (its Augment left for
-// the caller).
-func (ll *Layer) FileField() *modelfile.Local {
+// FileField returns the header field of the layer ll (its Augment left
+// for the caller).
+func FileField(ll *Layer) *modelfile.Local {
 	g := ll.Geometry
 	f := &modelfile.Local{Sizes: g.Sizes, Filters: g.Filters, Stride: g.Stride, Pad: g.Pad, Pool: g.Pool,
 		Pooling: g.Pooling.String(), TwoSided: g.TwoSided, Standardize: g.Standardize, Whiten: g.Whiten, WhitenEps: g.WhitenEps}
@@ -142,7 +142,7 @@ func (nt Net) whitenPayload() int {
 }
 
 // secondPlanes returns the planes the second layer reads.
-func (nt Net) secondPlanes() int { return nt.Layer.Geometry.Planes(nt.Rows, nt.Cols).Chans }
+func (nt Net) secondPlanes() int { return PlanesOf(&nt.Layer.Geometry, nt.Rows, nt.Cols).Chans }
 
 // secondPayload returns the bytes of the second layer's section.
 func (nt Net) secondPayload() int {
@@ -153,9 +153,9 @@ func (nt Net) secondPayload() int {
 	return (b.Filters()*nt.FilterMap(b.Size, nt.secondPlanes()).Size() + b.Filters()) * 4
 }
 
-// AppendPayload appends the local sections to b, beta being the output
-// weights.
-func (ll *Layer) AppendPayload(b []byte, beta []float64) []byte {
+// AppendPayload appends the local sections of the layer ll to b, beta
+// being the output weights.
+func AppendPayload(ll *Layer, b []byte, beta []float64) []byte {
 	for _, bk := range ll.Banks {
 		b = modelfile.AppendFloat32s(b, bk.Params)
 		b = modelfile.AppendFloat32s(b, bk.Bias)

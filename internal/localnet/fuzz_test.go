@@ -12,12 +12,12 @@ import (
 // an error or gives a layer whose payload decodes and checks without a
 // panic.
 func FuzzLayerOf(f *testing.F) {
-	seed := (&Layer{Geometry: *Default(), Banks: []Bank{{Size: 5, Bias: make([]float32, 2)}}}).FileField()
+	seed := FileField(&Layer{Geometry: *Default(), Banks: []Bank{{Size: 5, Bias: make([]float32, 2)}}})
 	js, _ := json.Marshal(seed)
 	f.Add(js, 12, 12, 1, 36, true)
 	two := Default()
 	two.Second = DefaultSecond(2)
-	js2, _ := json.Marshal((&Layer{Geometry: *two, Banks: []Bank{{Size: 5, Bias: make([]float32, 256)}}, Second: &Bank{Size: 3, Bias: make([]float32, 2)}}).FileField())
+	js2, _ := json.Marshal(FileField(&Layer{Geometry: *two, Banks: []Bank{{Size: 5, Bias: make([]float32, 256)}}, Second: &Bank{Size: 3, Bias: make([]float32, 2)}}))
 	f.Add(js2, 20, 20, 3, 256*18+36, false)
 	f.Fuzz(func(t *testing.T, js []byte, rows, cols, chans, nodes int, matrix bool) {
 		if rows < 1 || cols < 1 || rows > 64 || cols > 64 || chans < 0 || chans > 4 {

@@ -91,13 +91,13 @@ func (l *Geometry) PadFor(k int) int {
 	return l.Pad
 }
 
-// Spec returns the geometry of the filters of side k.
-func (l *Geometry) Spec(k int) local.Spec {
+// SpecOf returns the geometry of the filters of side k of l.
+func SpecOf(l *Geometry, k int) local.Spec {
 	return local.Spec{Size: k, Stride: l.Stride, Pad: l.PadFor(k), Pool: l.Pool, Pooling: l.Pooling, TwoSided: l.TwoSided}
 }
 
 // PerFilter returns the pooled outputs of one filter.
-func (l *Geometry) PerFilter() int { return l.Spec(1).PerFilter() }
+func (l *Geometry) PerFilter() int { return SpecOf(l, 1).PerFilter() }
 
 // Validate reports the first impossible setting, if any.
 func (l *Geometry) Validate() error {
@@ -154,7 +154,7 @@ func (l *Geometry) ForImages(rows, cols, chans int) error {
 		return err
 	}
 	for _, k := range l.Sizes {
-		if err := l.Spec(k).Validate(local.Shape{Rows: rows, Cols: cols, Chans: max(chans, 1)}); err != nil {
+		if err := SpecOf(l, k).Validate(local.Shape{Rows: rows, Cols: cols, Chans: max(chans, 1)}); err != nil {
 			return fmt.Errorf("%w: %v", cfgerr.ErrConfig, err)
 		}
 		if l.Whiten && (k > rows || k > cols) {

@@ -101,14 +101,14 @@ func (mp Maps) FilterMap(k, chans int) node.Map {
 // images of rows x cols x chans.
 func (mp Maps) Bank(g *Geometry, b Bank, rows, cols, chans int) *local.Layer {
 	w := mp.Weights(b, chans)
-	return &local.Layer{Spec: g.Spec(b.Size), In: local.Shape{Rows: rows, Cols: cols, Chans: chans}, W: w, Bias: b.Bias,
+	return &local.Layer{Spec: SpecOf(g, b.Size), In: local.Shape{Rows: rows, Cols: cols, Chans: chans}, W: w, Bias: b.Bias,
 		Act: mp.Act.Apply, ReLU: mp.Act == node.ReLU}
 }
 
 // SecondBank returns the second layer's bank b as a local.Layer reading
 // the planes of the first layer of geometry g on images of rows x cols.
 func (mp Maps) SecondBank(g *Geometry, b Bank, rows, cols int) *local.Layer {
-	p := g.Planes(rows, cols)
+	p := PlanesOf(g, rows, cols)
 	return mp.Bank(g.SecondGeometry(), b, p.Rows, p.Cols, p.Chans)
 }
 
@@ -119,7 +119,7 @@ func (mp Maps) SecondBank(g *Geometry, b Bank, rows, cols int) *local.Layer {
 // once and filtering by v and u costs 2F + 2 k2 multiply-adds per
 // position, against 2F k2^2 for the full weights.
 func (mp Maps) Stack(g *Geometry, first *local.Layer, b Bank, rows, cols int) *local.Stack {
-	st := &local.Stack{First: first, Mid: g.Second.Mid(), Second: mp.SecondBank(g, b, rows, cols)}
+	st := &local.Stack{First: first, Mid: MidOf(g.Second), Second: mp.SecondBank(g, b, rows, cols)}
 	if mp.Matrix {
 		st.Sep = local.SepOf(b.Params, b.Size, b.Filters(), st.Second.In.Chans)
 	}
@@ -333,7 +333,7 @@ func (nt Net) checkSecond() error {
 		return fmt.Errorf("scn: a second layer of local filters without its geometry, or the reverse")
 	}
 	b := ll.Second
-	p := ll.Geometry.Planes(nt.Rows, nt.Cols)
+	p := PlanesOf(&ll.Geometry, nt.Rows, nt.Cols)
 	np := nt.FilterMap(s.Size, p.Chans).Size()
 	switch {
 	case len(ll.Banks) != 1:
@@ -390,7 +390,7 @@ func (nt Net) SecondWeights() []float32 {
 	if nt.Layer.Second == nil {
 		return nil
 	}
-	p := nt.Layer.Geometry.Planes(nt.Rows, nt.Cols)
+	p := PlanesOf(&nt.Layer.Geometry, nt.Rows, nt.Cols)
 	return nt.Weights(*nt.Layer.Second, p.Chans)
 }
 
@@ -416,7 +416,7 @@ func (nt Net) secondPredictBytes() int64 {
 		return 0
 	}
 	g := &nt.Layer.Geometry
-	p := g.Planes(nt.Rows, nt.Cols)
+	p := PlanesOf(g, nt.Rows, nt.Cols)
 	k2 := g.Second.Size
 	pos1 := float64(nt.Rows+1) * float64(nt.Cols+1)
 	pos2 := float64(p.Rows+k2) * float64(p.Cols+k2)

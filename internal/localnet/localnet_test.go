@@ -71,7 +71,7 @@ func TestGeometryValidate(t *testing.T) {
 	if err := two.ForImages(28, 28, 1); err != nil {
 		t.Fatal(err)
 	}
-	if p := two.Planes(28, 28); p.Chans != 512 || p.Rows != 14 || p.Cols != 14 {
+	if p := PlanesOf(two, 28, 28); p.Chans != 512 || p.Rows != 14 || p.Cols != 14 {
 		t.Fatalf("planes %+v", p)
 	}
 	cases := []struct {
@@ -264,7 +264,7 @@ func TestFormatRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		field := ll.FileField()
+		field := FileField(ll)
 		js, err := json.Marshal(field)
 		if err != nil {
 			t.Fatal(err)
@@ -282,7 +282,7 @@ func TestFormatRoundTrip(t *testing.T) {
 			t.Fatal(err)
 		}
 		nt := Net{Maps: f.opt.Maps, Layer: ll, Rows: rows, Cols: cols, Chans: ch}
-		payload := ll.AppendPayload([]byte("head"), beta)
+		payload := AppendPayload(ll, []byte("head"), beta)
 		if len(payload) != 4+nt.Payload(m) {
 			t.Fatalf("payload of %d bytes, Payload says %d", len(payload)-4, nt.Payload(m))
 		}
@@ -307,13 +307,13 @@ func TestFormatRoundTrip(t *testing.T) {
 		},
 	}
 	for i, edit := range bad {
-		f := (&Layer{Geometry: *Default(), Banks: []Bank{{Size: 5, Bias: make([]float32, 2)}}}).FileField()
+		f := FileField(&Layer{Geometry: *Default(), Banks: []Bank{{Size: 5, Bias: make([]float32, 2)}}})
 		edit(f)
 		if _, err := GeometryOf(f, 12, 12, 1); !errors.Is(err, modelfile.ErrFormat) {
 			t.Errorf("case %d: %v", i, err)
 		}
 	}
-	f := (&Layer{Geometry: *Default(), Banks: []Bank{{Size: 5, Bias: make([]float32, 2)}}}).FileField()
+	f := FileField(&Layer{Geometry: *Default(), Banks: []Bank{{Size: 5, Bias: make([]float32, 2)}}})
 	f.Banks[0] = 300
 	if geo, err := GeometryOf(f, 12, 12, 1); err != nil {
 		t.Fatal(err)

@@ -50,8 +50,8 @@ func DefaultSecond(filters int) *Second {
 	return &Second{Filters: filters, Size: 3, Window: 2, Stride: 2, MidPooling: local.Max, Concat: true}
 }
 
-// Mid returns the pooling between the layers.
-func (s *Second) Mid() local.Mid {
+// MidOf returns the pooling between the layers of s.
+func MidOf(s *Second) local.Mid {
 	return local.Mid{Window: s.Window, Stride: s.Stride, Pooling: s.MidPooling}
 }
 
@@ -84,14 +84,14 @@ func (s *Second) validate(l *Geometry) error {
 }
 
 // Sides returns 2 for two-sided local nodes, else 1.
-func (l *Geometry) Sides() int { return l.Spec(1).Sides() }
+func (l *Geometry) Sides() int { return SpecOf(l, 1).Sides() }
 
-// Planes returns the shape the second layer reads on images of rows x
-// cols: the first layer's maps pooled between the layers.
-func (l *Geometry) Planes(rows, cols int) local.Shape {
-	sp := l.Spec(l.Sizes[0])
+// PlanesOf returns the shape the second layer of l reads on images of
+// rows x cols: the first layer's maps pooled between the layers.
+func PlanesOf(l *Geometry, rows, cols int) local.Shape {
+	sp := SpecOf(l, l.Sizes[0])
 	h, w := sp.MapSize(local.Shape{Rows: rows, Cols: cols, Chans: 1})
-	r, c := l.Second.Mid().Size(h, w)
+	r, c := MidOf(l.Second).Size(h, w)
 	return local.Shape{Rows: r, Cols: c, Chans: l.Filters * l.Sides()}
 }
 
@@ -107,17 +107,17 @@ func (l *Geometry) SecondGeometry() *Geometry {
 // secondForImages reports whether the second layer can be applied after
 // the first on images of rows x cols.
 func (l *Geometry) secondForImages(rows, cols int) error {
-	sp := l.Spec(l.Sizes[0])
+	sp := SpecOf(l, l.Sizes[0])
 	h, w := sp.MapSize(local.Shape{Rows: rows, Cols: cols, Chans: 1})
-	if err := l.Second.Mid().Validate(h, w); err != nil {
+	if err := MidOf(l.Second).Validate(h, w); err != nil {
 		return fmt.Errorf("%w: second layer of local nodes: %v", cfgerr.ErrConfig, err)
 	}
-	p := l.Planes(rows, cols)
+	p := PlanesOf(l, rows, cols)
 	if s := l.Second.Size; s > p.Rows || s > p.Cols {
 		return fmt.Errorf("%w: second layer of local nodes: filters of %d x %d are larger than the first layer's pooled maps (%d x %d: images %d x %d, maps %d x %d, pooled by %d every %d)",
 			cfgerr.ErrConfig, s, s, p.Rows, p.Cols, rows, cols, h, w, l.Second.Window, l.Second.Stride)
 	}
-	if err := l.SecondGeometry().Spec(l.Second.Size).Validate(p); err != nil {
+	if err := SpecOf(l.SecondGeometry(), l.Second.Size).Validate(p); err != nil {
 		return fmt.Errorf("%w: second layer of local nodes: %v", cfgerr.ErrConfig, err)
 	}
 	return nil

@@ -67,7 +67,7 @@ func (f *Fit) growTwo(ctx context.Context, progress func(Step)) (Stop, error) {
 	}
 	first := f.opt.Bank(top, f.Banks[0], f.rows, f.cols, f.ch)
 	t0 := time.Now()
-	mean, sd, err := planeMomentsOf(&local.Stack{First: first, Mid: top.Second.Mid(),
+	mean, sd, err := planeMomentsOf(&local.Stack{First: first, Mid: MidOf(top.Second),
 		Second: f.opt.SecondBank(top, Bank{Size: top.Second.Size, Params: []float32{}, Bias: []float32{}}, f.rows, f.cols)},
 		f.x, f.n, f.rows*f.cols*f.ch)
 	f.Prof.Scoring += time.Since(t0)
@@ -75,7 +75,7 @@ func (f *Fit) growTwo(ctx context.Context, progress func(Step)) (Stop, error) {
 		return ReachedMaxNodes, err
 	}
 	// The second layer: its planes stand for the images' planes.
-	p := top.Planes(f.rows, f.cols)
+	p := PlanesOf(top, f.rows, f.cols)
 	f.two = &twoLayers{top: top, first: first}
 	f.g, f.ch, f.cmean, f.csd, f.pw, f.wm = top.SecondGeometry(), p.Chans, mean, sd, nil, nil
 	defer func() { f.g = top }()
@@ -169,7 +169,7 @@ func SecondMemory(g *Geometry, n, rows, cols int) int64 {
 	}
 	blocks := 2 * 4 * float64(SecondBlock(n, g.PerFilter(), g.Second.Filters)) * float64(g.PerFilter()) * float64(max(n, 1))
 	pos := float64(rows+g.Sizes[0]) * float64(cols+g.Sizes[0])
-	p := g.Planes(max(rows, 1), max(cols, 1))
+	p := PlanesOf(g, max(rows, 1), max(cols, 1))
 	pl := float64(max(p.Rows, 0)+g.Second.Size) * float64(max(p.Cols, 0)+g.Second.Size)
 	per := float64(g.Filters)*pos + float64(p.Chans)*pl*(1+float64(g.Second.Size*g.Second.Size)) + float64(RandomBlock)*pl
 	return memest.BytesOf(4*per*float64(runtime.GOMAXPROCS(0)) + blocks)

@@ -203,7 +203,7 @@ func (f *Fit) streamTwo(pass Pass, tt []float64, whitening []*local.Whitening, f
 	firstLayer := f.opt.Bank(top, first, f.rows, f.cols, f.ch)
 	t1 := time.Now()
 	empty := Bank{Size: s.Size, Params: []float32{}, Bias: []float32{}}
-	mean, dev, err := streamPlaneMoments(pass, f.n, f.rows*f.cols*f.ch, &local.Stack{First: firstLayer, Mid: s.Mid(),
+	mean, dev, err := streamPlaneMoments(pass, f.n, f.rows*f.cols*f.ch, &local.Stack{First: firstLayer, Mid: MidOf(s),
 		Second: f.opt.SecondBank(top, empty, f.rows, f.cols)})
 	if err != nil {
 		return nil, err
@@ -211,7 +211,7 @@ func (f *Fit) streamTwo(pass Pass, tt []float64, whitening []*local.Whitening, f
 	f.Prof.Scoring += time.Since(t1)
 	// The second layer: its planes stand for the images' planes.
 	t2 := time.Now()
-	p := top.Planes(f.rows, f.cols)
+	p := PlanesOf(top, f.rows, f.cols)
 	ch := f.ch
 	f.ch, f.cmean, f.csd = p.Chans, mean, dev
 	f.SetWhitening(nil)
@@ -418,7 +418,7 @@ func SecondStreamBytes(g *Geometry, rows, cols, chans int) int64 {
 		return 0
 	}
 	pos := float64(rows+g.Sizes[0]) * float64(cols+g.Sizes[0])
-	p := g.Planes(max(rows, 1), max(cols, 1))
+	p := PlanesOf(g, max(rows, 1), max(cols, 1))
 	pl := float64(max(p.Rows, 0)+g.Second.Size) * float64(max(p.Cols, 0)+g.Second.Size)
 	per := float64(g.Filters)*pos + float64(p.Chans)*pl*(1+float64(g.Second.Size*g.Second.Size)) + float64(g.Second.Filters)*pl
 	d := float64(max(rows, 1)) * float64(max(cols, 1)) * float64(max(chans, 1))

@@ -71,7 +71,7 @@ type Sample struct {
 // images of rows x cols x ch under geometry g, the planes' moments (cmean,
 // csd) given, and draws its patches.
 func NewSample(n, rows, cols, ch int, g *Geometry, k int, cmean, csd []float64, seed uint64) (*Sample, error) {
-	spec := g.Spec(k)
+	spec := SpecOf(g, k)
 	in := local.Shape{Rows: rows, Cols: cols, Chans: ch}
 	if err := spec.Validate(in); err != nil {
 		return nil, fmt.Errorf("%w: %v", cfgerr.ErrConfig, err)
