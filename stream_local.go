@@ -23,16 +23,17 @@ import (
 //     patches (internal/localnet's StreamWhitening, the fit in memory's
 //     sample planned from the count of images alone, each patch read when
 //     its image comes by): the whitening is the fit in memory's.
-//   - Every filter is then drawn as randomBank draws them (the same random
-//     numbers in the same order, the planes' standardisation folded in).
-//   - Pass 2 (Local.Standardize only) applies the filters, localRandomBlock
-//     at a time as in memory, to each row shard of lsq.ShardRows images and
-//     sums each pooled output over the images in order: its mean is the
-//     fit in memory's, bit for bit; its deviation comes from sums shifted
-//     by the output on the first image (Sum (h - h_1) and Sum (h - h_1)^2,
-//     where the fit in memory sums (h - mean)^2 over the column it holds):
-//     the same to rounding, so that a scale may differ from the fit in
-//     memory's in its last bit.
+//   - Every filter is then drawn as the fit in memory draws them (the
+//     same random numbers in the same order, the planes' standardisation
+//     folded in).
+//   - Pass 2 (Local.Standardize only) applies the filters,
+//     localnet.RandomBlock at a time as in memory, to each row shard of
+//     lsq.ShardRows images and sums each pooled output over the images in
+//     order: its mean is the fit in memory's, bit for bit; its deviation
+//     comes from sums shifted by the output on the first image (Sum (h -
+//     h_1) and Sum (h - h_1)^2, where the fit in memory sums (h - mean)^2
+//     over the column it holds): the same to rounding, so that a scale
+//     may differ from the fit in memory's in its last bit.
 //   - Pass 3 forms the Gram sums of the standardised outputs over the same
 //     row shards with the engine's one-pass accumulation (the products the
 //     fit in memory forms block by block, reduced in the same shard order),
