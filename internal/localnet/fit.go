@@ -182,17 +182,6 @@ func (f *Fit) RMSE() float64 {
 	return math.Sqrt(floats.Sum(f.ee) / float64(f.n*f.m))
 }
 
-// scaleFilter multiplies the parameters p of a filter by s: u only for a
-// matrix learner (rows values), every parameter for a vector one.
-func scaleFilter(matrix bool, p []float32, rows int, s float64) {
-	if matrix {
-		p = p[:rows]
-	}
-	for i, v := range p {
-		p[i] = float32(float64(v) * s)
-	}
-}
-
 // DrawFilter draws one filter of side k at scale lambda into p and
 // returns its bias, the planes' standardisation folded in (see the top of
 // the file).
@@ -201,7 +190,7 @@ func (f *Fit) DrawFilter(nm node.Map, k int, lambda float64, p []float32) float3
 		p[i] = float32(f.rng.NormFloat64())
 	}
 	if nrm := nm.WeightNorm(p); nrm > 0 {
-		scaleFilter(f.opt.Matrix, p, k, lambda/nrm)
+		node.Scale(f.opt.Matrix, p, k, lambda/nrm)
 	}
 	b := lambda * (f.rng.Float64() - 0.5)
 	kk := k * k
@@ -225,7 +214,7 @@ func (f *Fit) DrawFilter(nm node.Map, k int, lambda float64, p []float32) float3
 				p[2*k+c] = float32(float64(p[2*k+c]) / f.csd[c])
 			}
 		} else {
-			scaleFilter(true, p, k, 1/f.csd[0])
+			node.Scale(true, p, k, 1/f.csd[0])
 		}
 	} else {
 		for c := 0; c < f.ch; c++ {

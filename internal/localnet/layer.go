@@ -8,6 +8,7 @@ import (
 
 	"github.com/scn2d/scn/internal/linalg"
 	"github.com/scn2d/scn/internal/local"
+	"github.com/scn2d/scn/internal/lsq"
 	"github.com/scn2d/scn/internal/memest"
 	"github.com/scn2d/scn/internal/node"
 )
@@ -295,7 +296,7 @@ func (nt Net) Check() error {
 		if kk := nt.Chans * b.Size * b.Size; (b.Whiten != nil) != g.Whiten || (b.Whiten != nil && len(b.Whiten) != kk*kk) {
 			return fmt.Errorf("scn: bank %d holds a whitening matrix of %d values, want %d (whitening %v)", i, len(b.Whiten), kk*kk, g.Whiten)
 		}
-		if !finite32(b.Params) || !finite32(b.Bias) || !finite32(b.Whiten) {
+		if !lsq.Finite32(b.Params) || !lsq.Finite32(b.Bias) || !lsq.Finite32(b.Whiten) {
 			return fmt.Errorf("scn: local filter bank %d has a non-finite parameter", i)
 		}
 		total += b.Filters()
@@ -349,23 +350,13 @@ func (nt Net) checkSecond() error {
 	case ll.Banks[0].Filters() != ll.Geometry.Filters:
 		return fmt.Errorf("scn: first layer of %d filters under a second layer, the geometry says %d", ll.Banks[0].Filters(), ll.Geometry.Filters)
 	}
-	if !finite32(b.Params) {
+	if !lsq.Finite32(b.Params) {
 		return fmt.Errorf("scn: the second layer of local filters has a non-finite parameter")
 	}
-	if !finite32(b.Bias) {
+	if !lsq.Finite32(b.Bias) {
 		return fmt.Errorf("scn: the second layer of local filters has a non-finite bias")
 	}
 	return nil
-}
-
-// finite32 reports whether every value of v is finite.
-func finite32(v []float32) bool {
-	for _, x := range v {
-		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-			return false
-		}
-	}
-	return true
 }
 
 // ParamCount returns the trained numbers of the filters and the
