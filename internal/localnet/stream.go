@@ -64,6 +64,7 @@ type StreamBlock struct {
 // fewer images than the first pass counted.
 type ShortStreamError struct{ Got, Want int }
 
+// Error says how many of the images the pass met.
 func (e *ShortStreamError) Error() string {
 	return fmt.Sprintf("the stream gave %d of the %d images the second layer's moments are taken over", e.Got, e.Want)
 }
