@@ -8,7 +8,7 @@ import (
 
 // The setting of data augmentation (Config.Augment) and the copies it
 // makes of an image (drawn and made by internal/augment); the fit's use
-// of them is in augment.go.
+// of them is in internal/localnet's augment.go.
 
 // Augment sets the data augmentation of a local fit (Config.Augment).
 type Augment struct {

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"sort"
 
+	"github.com/scn2d/scn/internal/localnet"
 	"github.com/scn2d/scn/internal/timing"
 )
 
@@ -193,7 +194,7 @@ func greyGrowStop(b Budget, p Problem, cfg Config, done int, spent, next, fixed,
 	}
 	after := 0.0
 	if choose {
-		l := min(done+localRandomBlock, cfg.Local.Filters) * cfg.Local.perFilter()
+		l := min(done+localRandomBlock, cfg.Local.Filters) * cfg.Local.PerFilter()
 		after = pace * greyChoiceSeconds(n, held, l, p.M, ridges, min(ridges, greyReserveTerms), chol)
 	}
 	return b.now().Sub(b.Start).Seconds()+next+after > b.Duration.Seconds()*photoFitStop
@@ -201,12 +202,12 @@ func greyGrowStop(b Budget, p Problem, cfg Config, done int, spent, next, fixed,
 
 // greyChoiceSeconds is the modelled time of a ridge choice's first terms
 // terms of ridges and the refit on n images of l pooled outputs, held of
-// them held out, m outputs: photoChoiceSteps the cheaper way at chol
+// them held out, m outputs: localnet.ChoiceSteps the cheaper way at chol
 // seconds per multiply-add. (The primal way's held-out product runs at
 // least at the factor's rate with greyPrimalRidge's kernel: on
 // Fashion-MNIST at L = 3456 the whole choice of five terms took about 3 s
 // where this model says 6.)
 func greyChoiceSeconds(n, held, l, m, ridges, terms int, chol float64) float64 {
-	pre, step, final := photoChoiceSteps(n, held, l, m, photoDual(n, held, l, m, ridges))
+	pre, step, final := localnet.ChoiceSteps(n, held, l, m, localnet.Dual(n, held, l, m, ridges))
 	return (pre + float64(terms)*step + final) * chol
 }

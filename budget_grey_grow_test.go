@@ -7,6 +7,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/scn2d/scn/internal/localnet"
 )
 
 // greyGrowBudget fits p within sec seconds on a fake clock that advances
@@ -46,7 +48,7 @@ func TestBudgetGreyGrows(t *testing.T) {
 	if pl.MaxNodes <= pl.Nodes || m.Nodes() != pl.MaxNodes || m.Budget.Stopped != "plan" || m.Budget.FitNodes != m.Nodes() {
 		t.Fatalf("plan of %d nodes (at most %d): fitted %d, stopped %q", pl.Nodes, pl.MaxNodes, m.Nodes(), m.Budget.Stopped)
 	}
-	if f := m.Local.Geometry.Filters; f*m.Local.Geometry.perFilter() != m.Nodes() || m.Config.Local.Filters != f {
+	if f := m.Local.Geometry.Filters; f*m.Local.Geometry.PerFilter() != m.Nodes() || m.Config.Local.Filters != f {
 		t.Errorf("recorded filters %d / %d for %d nodes", f, m.Config.Local.Filters, m.Nodes())
 	}
 	if m.Selection == nil || len(m.Selection.Curve) != len(greyRidges) || !slices.Contains(greyRidges, m.Selection.Ridge) {
@@ -69,7 +71,7 @@ func TestBudgetGreyGrowStops(t *testing.T) {
 	if m.Local == nil || pl.MaxNodes <= pl.Nodes {
 		t.Fatalf("local %v, plan %+v", m.Local != nil, pl)
 	}
-	per := m.Local.Geometry.perFilter()
+	per := m.Local.Geometry.PerFilter()
 	f := m.Nodes() / per
 	if m.Nodes() >= pl.MaxNodes || f%localRandomBlock != 0 || m.Config.Local.Filters != f || m.Budget.Stopped != "budget" || m.Summary.Stop != BudgetSpent {
 		t.Fatalf("fitted %d filters (%d nodes of at most %d), config %d, stopped %q (%v)", f, m.Nodes(), pl.MaxNodes, m.Config.Local.Filters, m.Budget.Stopped, m.Summary.Stop)
@@ -179,7 +181,7 @@ func TestGreyPrimalRidge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if photoDual(n, len(held), l, mo, len(greyRidges)) {
+	if localnet.Dual(n, len(held), l, mo, len(greyRidges)) {
 		t.Fatalf("L = %d on %d images: the dual way, want the primal", l, n)
 	}
 	all := make([]int, n)

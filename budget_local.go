@@ -6,6 +6,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/scn2d/scn/internal/localnet"
 	"github.com/scn2d/scn/internal/timing"
 )
 
@@ -21,7 +22,7 @@ import (
 // two probe fits (photoProbeFilters and three times as many filters, on
 // at most photoProbeImages of the images), and the Cholesky factor at the
 // rate of a timed factor (timing.CholSeconds); the ridge choice's solves
-// (photoChoiceWork) at that rate too. Every image is fitted. The clock is
+// (localnet.ChoiceWork) at that rate too. Every image is fitted. The clock is
 // checked after every block of filters (the fit stops when the next block
 // would end past photoFitStop of the budget, and the model is the fit of
 // the filters drawn so far), before the ridge choice and between its
@@ -64,7 +65,7 @@ func budgetPhotos(p Problem) bool {
 // and predicted 7.1 s for a fit of 17.7 s; grown alone it took 6.3 s where
 // timing.CholSeconds(1024) predicted 7.0 s.
 func photoSeconds(l *Local, f, n, rows, cols, chans int, rate, chol float64) float64 {
-	outs := float64(f * l.perFilter())
+	outs := float64(f * l.PerFilter())
 	fac := outs * outs * outs / 3
 	return (photoCost(l, f, n, rows, cols, chans)-fac)*rate + fac*chol
 }
@@ -144,7 +145,7 @@ func (b Budget) fitLocalPlan(ctx context.Context, p Problem, cfg Config, choices
 		var ts, cs [2]float64
 		for i, f := range []int{photoProbeFilters, 3 * photoProbeFilters} {
 			pc := cfg
-			pc.Local = cfg.Local.clone()
+			pc.Local = cfg.Local.Clone()
 			pc.Local.Filters = f
 			pc.MaxNodes = pc.Local.Outputs()
 			t0 := b.now()
@@ -185,16 +186,16 @@ func (b Budget) fitLocalPlan(ctx context.Context, p Problem, cfg Config, choices
 	predicted := fixed + photoSeconds(cfg.Local, f, n, rows, cols, chans, rate, chol)
 	how := fmt.Sprintf("ridge %g (too few images per class to hold any out)", cfg.Ridge)
 	if share > 0 {
-		ch := photoChoiceWork(n, len(held), l, p.M, len(ridges)) * chol
+		ch := localnet.ChoiceWork(n, len(held), l, p.M, len(ridges)) * chol
 		way := "primal"
-		if photoDual(n, len(held), l, p.M, len(ridges)) {
+		if localnet.Dual(n, len(held), l, p.M, len(ridges)) {
 			way = "dual"
 		}
 		how = fmt.Sprintf("the ridge term chosen on %d held-out images (%s solves, %.1f s of the prediction)", len(held), way, ch)
 		predicted += ch
 	}
 	pl := BudgetPlan{
-		Kind: cfg.Kind, Preset: cfg.Preset, Nodes: l, MaxNodes: most * cfg.Local.perFilter(), BlockSize: max(1, cfg.BlockSize), Validation: share,
+		Kind: cfg.Kind, Preset: cfg.Preset, Nodes: l, MaxNodes: most * cfg.Local.PerFilter(), BlockSize: max(1, cfg.BlockSize), Validation: share,
 		Ridges: append([]float64(nil), ridges...), FitRidge: cfg.Ridge, Predicted: time.Duration(predicted * float64(time.Second)),
 		Rates: Rates{Score: rate, Chol: chol, Block: fixed}, Filters: f,
 		Why: fmt.Sprintf("%s, %d filters of %d x %d and %s fit the time left (%.3g s per 1e9 multiply-adds measured)",
@@ -223,8 +224,8 @@ func (b Budget) fitLocalPlan(ctx context.Context, p Problem, cfg Config, choices
 		if fp := fixed + photoSeconds(cfg.Local, fitted, n, rows, cols, chans, rate, chol); fp > 0 {
 			pace = max(pace, b.now().Sub(fitStart).Seconds()/fp)
 		}
-		l := fitted * cfg.Local.perFilter()
-		pre, step, final := photoChoiceSteps(n, len(held), l, p.M, photoDual(n, len(held), l, p.M, len(ridges)))
+		l := fitted * cfg.Local.PerFilter()
+		pre, step, final := localnet.ChoiceSteps(n, len(held), l, p.M, localnet.Dual(n, len(held), l, p.M, len(ridges)))
 		need := pace * (pre + step + final) * chol
 		if most > f {
 			need = pace * greyChoiceSeconds(n, len(held), l, p.M, len(ridges), 1, chol)
@@ -302,7 +303,7 @@ func photoFit(ctx context.Context, cfg Config, p Problem, pl BudgetPlan, progres
 	defer cancel()
 	prog := progress
 	if stopFit != nil {
-		per := cfg.Local.perFilter()
+		per := cfg.Local.PerFilter()
 		prog = func(s Step) {
 			if progress != nil {
 				progress(s)
@@ -314,7 +315,7 @@ func photoFit(ctx context.Context, cfg Config, p Problem, pl BudgetPlan, progres
 	}
 	m, lf, err := cfg.fitLocalState(fctx, p, prog)
 	if err != nil && m != nil && ctx.Err() == nil && fctx.Err() != nil {
-		f := m.Nodes() / cfg.Local.perFilter()
+		f := m.Nodes() / cfg.Local.PerFilter()
 		m.Config.Local.Filters, m.Local.Geometry.Filters, m.Config.MaxNodes = f, f, m.Nodes()
 		m.Summary.Stop = ReachedMaxNodes // as a fit of f filters says
 		err = nil
@@ -328,7 +329,7 @@ func photoFit(ctx context.Context, cfg Config, p Problem, pl BudgetPlan, progres
 	classify := p.Classes != nil
 	choose := photoRidge
 	if pl.Probe != "" && pl.MaxNodes > pl.Nodes {
-		// A grey budget's growing local fit (budget_grey_ridge.go); the
+		// A grey budget's growing local fit (localnet.ChooseRidgeGrey); the
 		// plans of earlier files, which did not grow, replay as they were.
 		choose = greyRidgeChoice
 	}
@@ -358,13 +359,13 @@ func photoFit(ctx context.Context, cfg Config, p Problem, pl BudgetPlan, progres
 // budgetFilters returns the most filters (a multiple of photoFilterStep,
 // at least photoFilterStep, at most photoMaxFilters and 64 pooled outputs
 // per image) whose modelled time (photoSeconds, and with choose the ridge
-// choice's photoRidgeWork over held images and ridges terms) fits in sec
+// choice's localnet.RidgeWork over held images and ridges terms) fits in sec
 // seconds and whose estimated memory fits in maxBytes (0: no bound).
 func budgetFilters(cfg Config, rate, chol, sec float64, n, rows, cols, chans, m, held, ridges int, choose bool, maxBytes int64) int {
 	best := photoFilterStep
 	for f := photoFilterStep; f <= photoMaxFilters; f += photoFilterStep {
 		c := cfg
-		c.Local = cfg.Local.clone()
+		c.Local = cfg.Local.Clone()
 		c.Local.Filters = f
 		c.MaxNodes = c.Local.Outputs()
 		t := photoSeconds(c.Local, f, n, rows, cols, chans, rate, chol)
@@ -372,8 +373,8 @@ func budgetFilters(cfg Config, rate, chol, sec float64, n, rows, cols, chans, m,
 		if choose {
 			// The dual solves come once the fit's L x L sums are freed.
 			l := c.MaxNodes
-			t += photoChoiceWork(n, held, l, m, ridges) * chol
-			bytes += photoChoiceBytes(n, held, l, m, ridges)
+			t += localnet.ChoiceWork(n, held, l, m, ridges) * chol
+			bytes += localnet.ChoiceBytes(n, held, l, m, ridges)
 		}
 		if c.MaxNodes > 64*n || t > sec || (maxBytes > 0 && bytes > maxBytes) {
 			break

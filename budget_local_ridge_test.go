@@ -262,7 +262,7 @@ func TestBudgetPhotosRidge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	per := short.Config.Local.perFilter()
+	per := short.Config.Local.PerFilter()
 	if f := short.Nodes() / per; short.Nodes() >= pl1.Nodes || f%localRandomBlock != 0 || short.Config.Local.Filters != f ||
 		short.Local.Geometry.Filters != f || short.Budget.Stopped != "budget" || short.Selection != nil || short.Budget.FitNodes != short.Nodes() {
 		t.Errorf("fit stopped by the clock: %d of %d nodes, filters %d, stopped %q, selection %+v", short.Nodes(), pl1.Nodes, short.Config.Local.Filters, short.Budget.Stopped, short.Selection)

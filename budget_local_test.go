@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/scn2d/scn/internal/localnet"
 )
 
 // TestBudgetPhotos: on colour images a budget plans the presets' local
@@ -21,7 +23,7 @@ func TestBudgetPhotos(t *testing.T) {
 	// A budget whose share fits 32 filters but not 48: the fit and the
 	// ridge choice on the 4 images held out.
 	work := func(f int) float64 {
-		return photoCost(l, f, n, rows, cols, chans) + photoChoiceWork(n, 4, f*l.perFilter(), p.M, len(photoRidges))
+		return photoCost(l, f, n, rows, cols, chans) + localnet.ChoiceWork(n, 4, f*l.PerFilter(), p.M, len(photoRidges))
 	}
 	sec := (work(32) + work(48)) / 2 * rate / photoBudgetShare
 	fit := func(sec float64, maxBytes int64) (*Model, BudgetPlan) {
@@ -36,7 +38,7 @@ func TestBudgetPhotos(t *testing.T) {
 		return m, pl
 	}
 	m, pl := fit(sec, 0)
-	if pl.Filters != 32 || pl.Kind != RVFL2D || pl.Validation != photoValidation || pl.FitRidge != PhotoRidge || pl.Nodes != 32*l.perFilter() {
+	if pl.Filters != 32 || pl.Kind != RVFL2D || pl.Validation != photoValidation || pl.FitRidge != PhotoRidge || pl.Nodes != 32*l.PerFilter() {
 		t.Fatalf("plan %+v, want 32 filters of the presets' local nodes", pl)
 	}
 	if m.Config.Local == nil || m.Config.Local.Filters != 32 || m.Config.Seed != 3 || m.Nodes() != pl.Nodes || m.Budget == nil || m.Budget.FitNodes != pl.Nodes {

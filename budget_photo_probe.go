@@ -165,7 +165,7 @@ func (b Budget) ChoosePhotos(ctx context.Context, ins []PhotoInput) (PhotoChoice
 		}
 		if b.MaxBytes > 0 {
 			c := cfg
-			c.Local = cfg.Local.clone()
+			c.Local = cfg.Local.Clone()
 			c.Local.Filters = photoFilterStep
 			c.MaxNodes = c.Local.Outputs()
 			// MaxBytes is what is left beside the first input's images: an

@@ -1,11 +1,11 @@
 package scn
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"strings"
 
+	"github.com/scn2d/scn/internal/cfgerr"
 	"github.com/scn2d/scn/internal/linalg"
 )
 
@@ -164,7 +164,7 @@ type Config struct {
 	Local *Local
 	// Augment adds mirrored and shifted copies of the training images as
 	// extra rows of the output weights' least squares (local nodes only;
-	// see augment.go). nil: none.
+	// see internal/localnet's augment.go). nil: none.
 	Augment *Augment
 	// DirectLink gives the output layer direct links from the input: it
 	// reads the hidden outputs and the preprocessed pixels (pooled on
@@ -222,7 +222,7 @@ func Paper(k Kind) Config {
 }
 
 // ErrConfig is wrapped by every error about impossible hyper-parameters.
-var ErrConfig = errors.New("scn: invalid configuration")
+var ErrConfig = cfgerr.ErrConfig
 
 // Validate reports the first impossible hyper-parameter, if any.
 func (c Config) Validate() error {

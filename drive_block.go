@@ -244,14 +244,7 @@ func (bb *blockBuilder) standardize(k int, lambda float64) {
 
 // scaleNode multiplies a node's weight over the image by s: w for a vector
 // node, u (not v) for a matrix node.
-func scaleNode(in InputMap, p []float32, rows int, s float64) {
-	if in == Matrix {
-		p = p[:rows]
-	}
-	for i, v := range p {
-		p[i] = float32(float64(v) * s)
-	}
-}
+func scaleNode(in InputMap, p []float32, rows int, s float64) { node.Scale(in == Matrix, p, rows, s) }
 
 // meanImage returns the mean of the images of x, pixel by pixel
 // (node.MeanImage).

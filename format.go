@@ -308,7 +308,7 @@ func headerModel(h *modelfile.Header) (*Model, error) {
 			Scales: c.Scales, Ratios: c.Ratios, Activation: act, Seed: c.Seed, Ridge: c.Ridge, Preset: c.Preset, StopAtRank: c.StopAtRank,
 			BlockSize: c.BlockSize, FieldMin: c.FieldMin, FieldMax: c.FieldMax,
 			Standardize: c.Standardize, Differences: c.Differences, Float32Gram: c.Float32Gram, BF16Gram: c.BF16Gram, Pairs: c.Pairs,
-			Robust: c.Robust, Layers: c.Layers, Local: loc.geometry(), Redraw: c.Redraw, DirectLink: c.DirectLink,
+			Robust: c.Robust, Layers: c.Layers, Local: loc.CloneGeometry(), Redraw: c.Redraw, DirectLink: c.DirectLink,
 			Augment: augmentOrNil(h.Local),
 		},
 		fileDeep: h.Deep, Local: loc,

@@ -101,7 +101,7 @@ func ReadInfo(r io.Reader) (Info, error) {
 		Nodes: m.Summary.Nodes, Classes: m.Classes, Layers: infoLayers(m),
 		Config: m.Config, Summary: m.Summary, Preprocessing: m.Preprocessing, Meta: m.Meta,
 		Selection: m.Selection, Budget: m.Budget, HeaderBytes: hlen,
-		Local: m.Local.geometry(), LocalFilters: m.localFilters(), SecondFilters: m.secondFilters(),
+		Local: m.Local.CloneGeometry(), LocalFilters: m.localFilters(), SecondFilters: m.secondFilters(),
 		Calibration: m.Calibration, Interval: m.Interval, ClassWeights: m.ClassWeights,
 		DirectPool: directPool(m), DirectFeatures: m.DirectDim(),
 		FileBytes: int64(modelfile.PreambleSize+hlen) + int64(m.payloadSize()) + 4,

@@ -29,6 +29,11 @@ var internalImports = map[string][]string{
 	"lsq":     {"internal/linalg", "internal/par", "internal/bigmem", "gonum.org/v1/gonum"},
 	"local":   {"internal/linalg", "internal/par", "gonum.org/v1/gonum"},
 
+	// The fitted layers of local nodes over the kernels of internal/local
+	// (and the one configuration error, internal/cfgerr's).
+	"localnet": {"internal/augment", "internal/cfgerr", "internal/holdout", "internal/score", "internal/linalg", "internal/local", "internal/lsq", "internal/memest", "internal/node", "internal/par", "internal/modelfile", "gonum.org/v1/gonum"},
+	"cfgerr":   nil,
+
 	// Large buffers (the pool only asked whether it runs in the background).
 	"bigmem": {"internal/par"},
 	"par":    nil,

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/scn2d/scn/internal/localnet"
 )
 
 // secondConfig returns a small two-layer local configuration of learner k.
@@ -249,7 +251,7 @@ func TestLocalSecondFits(t *testing.T) {
 	// The first layer is the bank a one-layer random fit draws.
 	c := secondConfig(RVFL2D)
 	one := c
-	one.Local = c.Local.clone()
+	one.Local = c.Local.Clone()
 	one.Local.Second = nil
 	m1, m2 := fitT(t, one, p), fitT(t, c, p)
 	if !slices.Equal(m1.Local.Banks[0].Params, m2.Local.Banks[0].Params) || !slices.Equal(m1.Local.Banks[0].Bias, m2.Local.Banks[0].Bias) {
@@ -383,13 +385,13 @@ func TestLocalSecondResidual(t *testing.T) {
 	p, _ := hueProblem(t, 60, 38)
 	var first []float64
 	calls := 0
-	localAcceptHook = func(_ []float32, _, _ int, e []float64, _ int, _ float64) {
+	localnet.AcceptHook = func(_ []float32, _, _ int, e []float64, _ int, _ float64) {
 		if calls == 0 {
 			first = append([]float64(nil), e...)
 		}
 		calls++
 	}
-	defer func() { localAcceptHook = nil }()
+	defer func() { localnet.AcceptHook = nil }()
 	fitT(t, secondConfig(SCN2D), p)
 	if calls == 0 {
 		t.Fatal("no second-layer filter accepted")

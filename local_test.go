@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/scn2d/scn/internal/localnet"
 	"github.com/scn2d/scn/internal/modelfile"
 	"gonum.org/v1/gonum/mat"
 )
@@ -189,7 +190,7 @@ func TestLocalFitsSaveLoad(t *testing.T) {
 func TestLocalInequality(t *testing.T) {
 	p, _ := hueProblem(t, 80, 24)
 	checked := 0
-	localAcceptHook = func(cols []float32, per, n int, e []float64, m int, r float64) {
+	localnet.AcceptHook = func(cols []float32, per, n int, e []float64, m int, r float64) {
 		h := mat.NewDense(n, per, nil)
 		for a := 0; a < per; a++ {
 			for i := 0; i < n; i++ {
@@ -211,7 +212,7 @@ func TestLocalInequality(t *testing.T) {
 		}
 		checked++
 	}
-	defer func() { localAcceptHook = nil }()
+	defer func() { localnet.AcceptHook = nil }()
 	for _, k := range []Kind{SCN2D, SCN} {
 		c := localConfig(k)
 		c.Local.Standardize = false // full-rank blocks for the QR check
@@ -427,4 +428,19 @@ func fuzzModelFile(f *testing.F) {
 			t.Fatalf("a model that was read cannot predict: %v", err)
 		}
 	})
+}
+
+// TestLocalnetAgrees: internal/localnet bounds a geometry's hidden
+// outputs by the root's maxNodes, and numbers its stops as StopReason.
+func TestLocalnetAgrees(t *testing.T) {
+	if localnet.MaxOutputs != maxNodes || maxLocalFilters != localnet.MaxFilters {
+		t.Fatalf("localnet.MaxOutputs = %d, maxNodes = %d", localnet.MaxOutputs, maxNodes)
+	}
+	stops := map[localnet.Stop]StopReason{localnet.ReachedMaxNodes: ReachedMaxNodes, localnet.ReachedTolerance: ReachedTolerance,
+		localnet.NoAdmissible: NoAdmissible, localnet.Cancelled: Cancelled}
+	for s, want := range stops {
+		if StopReason(s) != want {
+			t.Errorf("localnet's stop %d is %v, want %v", int(s), StopReason(s), want)
+		}
+	}
 }

@@ -37,7 +37,7 @@ const photoWork = 1e11
 // factor (L^3 / 3).
 func photoCost(l *Local, f, n, rows, cols, chans int) float64 {
 	k := float64(l.Sizes[0])
-	outs := float64(f * l.perFilter())
+	outs := float64(f * l.PerFilter())
 	return float64(n)*float64(rows*cols)*float64(chans)*k*k*float64(f) + float64(n)*outs*outs + outs*outs*outs/3
 }
 
@@ -60,7 +60,7 @@ func PhotoFilters(n, rows, cols, chans int) int {
 			break
 		}
 	}
-	if most := 64 * n / l.perFilter(); f > most {
+	if most := 64 * n / l.PerFilter(); f > most {
 		f = max(1, most)
 	}
 	return f

@@ -79,7 +79,7 @@ func TestForPhotosColour(t *testing.T) {
 	if !changed {
 		t.Fatal("colour images: no local nodes")
 	}
-	if c.Local.Filters != 64*p.X.Len()/c.Local.perFilter() {
+	if c.Local.Filters != 64*p.X.Len()/c.Local.PerFilter() {
 		t.Errorf("%d images: %d filters, want at most 64 pooled outputs per image", p.X.Len(), c.Local.Filters)
 	}
 	m, err := c.Fit(context.Background(), p, nil)

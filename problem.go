@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/scn2d/scn/internal/lsq"
 )
 
 // Images is a set of N equally sized images, each Rows x Cols with
@@ -143,11 +145,4 @@ func checkFinite(v []float64, what string) error {
 // finite32 reports whether every value of v is finite (no NaN or
 // infinity): the check a model's float32 parameters get when it is read
 // or validated.
-func finite32(v []float32) bool {
-	for _, x := range v {
-		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-			return false
-		}
-	}
-	return true
-}
+func finite32(v []float32) bool { return lsq.Finite32(v) }

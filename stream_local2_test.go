@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/scn2d/scn/internal/localnet"
 )
 
 // TestLocal2Stream: a streamed fit of two layers of local random filters
@@ -24,8 +26,8 @@ func TestLocal2Stream(t *testing.T) {
 	withShardRows(t, 16)
 	colour, grey := hueProblem(t, 45, 61)
 	// Blocks of 33 second-layer filters on 45 images of 8 pooled outputs.
-	defer func(old int) { secondBlockBytes = old }(secondBlockBytes)
-	secondBlockBytes = 4 * 45 * 8 * 33
+	defer func(old int) { localnet.SecondBlockBytes = old }(localnet.SecondBlockBytes)
+	localnet.SecondBlockBytes = 4 * 45 * 8 * 33
 	for _, tc := range []struct {
 		k      Kind
 		p      Problem
@@ -42,9 +44,9 @@ func TestLocal2Stream(t *testing.T) {
 		{RVFL2D, colour, func(*Local) {}, "float32", []int{20}},
 		{RVFL2D, grey, func(*Local) {}, "bfloat16", []int{9}},
 		// The planes' moments over a sample of 17 of the 45 images.
-		{RVFL2D, colour, func(*Local) { secondMomentImages = 17 }, "float64", []int{7, 13, 1}},
+		{RVFL2D, colour, func(*Local) { localnet.SecondMomentImages = 17 }, "float64", []int{7, 13, 1}},
 	} {
-		defer func(old int) { secondMomentImages = old }(secondMomentImages)
+		defer func(old int) { localnet.SecondMomentImages = old }(localnet.SecondMomentImages)
 		c := secondConfig(tc.k)
 		c.Local.Filters = 40        // two blocks of the first layer's
 		c.Local.Second.Filters = 40 // two blocks of the second layer's (33 + 7)
@@ -154,7 +156,7 @@ func TestLocal2StreamRefusals(t *testing.T) {
 	c.Local = big
 	s := c.EstimateStreamMemoryC(64, 64, 3, 10)
 	one := c
-	one.Local = big.clone()
+	one.Local = big.Clone()
 	one.Local.Second = nil
 	l := float64(big.Outputs())
 	if float64(s) < 8*l*l || s >= c.EstimateBytesC(200000, 64, 64, 3, 10) || s <= one.EstimateStreamMemoryC(64, 64, 3, 10) {

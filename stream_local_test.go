@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/scn2d/scn/internal/localnet"
 )
 
 // TestLocalStreamIsTheFit: a streamed fit of local random filters (2DRVFL
@@ -35,8 +37,8 @@ func TestLocalStreamIsTheFit(t *testing.T) {
 		{RVFL, colour, true, "float64", []int{10}, 0},
 		{RVFL2D, colour, true, "float32", []int{20}, 0},
 		{RVFL2D, grey, true, "bfloat16", []int{9}, 0},
-		{RVFL2D, colour, true, "float64", []int{7, 13, 1}, whitenSamples},
-		{RVFL, grey, true, "float64", []int{10}, whitenSamples},
+		{RVFL2D, colour, true, "float64", []int{7, 13, 1}, localnet.WhitenSamples},
+		{RVFL, grey, true, "float64", []int{10}, localnet.WhitenSamples},
 		{RVFL2D, colour, true, "float64", []int{16, 4}, 1000}, // a drawn sample, not every patch
 	} {
 		c := localConfig(tc.k)
@@ -45,8 +47,8 @@ func TestLocalStreamIsTheFit(t *testing.T) {
 		setGramPrecision(&c, tc.prec)
 		if tc.whiten > 0 {
 			c.Local.Whiten, c.Local.WhitenEps = true, 0.1
-			defer func(old int) { whitenSamples = old }(whitenSamples)
-			whitenSamples = tc.whiten
+			defer func(old int) { localnet.WhitenSamples = old }(localnet.WhitenSamples)
+			localnet.WhitenSamples = tc.whiten
 		}
 		name := fmt.Sprintf("%v ch %d std %v %s shards %v whiten %d", tc.k, tc.p.X.Chans(), tc.std, tc.prec, tc.shards, tc.whiten)
 		want := fitT(t, c, tc.p)

@@ -10,8 +10,8 @@ import (
 )
 
 // Whitening is the ZCA whitening of the patches of one filter size,
-// estimated from a sample of standardised patches (the root package's
-// local_whiten.go draws the sample and folds the whitening into a bank's
+// estimated from a sample of standardised patches (internal/localnet's
+// whiten.go draws the sample and folds the whitening into a bank's
 // filters and biases).
 type Whitening struct {
 	KK      int       // C k^2

@@ -1,6 +1,8 @@
 package lsq
 
 import (
+	"math"
+
 	"github.com/scn2d/scn/internal/bigmem"
 	"github.com/scn2d/scn/internal/linalg/kernel"
 	"gonum.org/v1/gonum/floats"
@@ -100,4 +102,16 @@ func Ratios(dst, num, den []float64) {
 			dst[k] = num[k] / den[k]
 		}
 	}
+}
+
+// Finite32 reports whether every value of v is finite (no NaN or
+// infinity): the check a model's float32 parameters get when it is read
+// or validated.
+func Finite32(v []float32) bool {
+	for _, x := range v {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return false
+		}
+	}
+	return true
 }

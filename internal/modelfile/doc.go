@@ -72,7 +72,7 @@
 // then, with whitening (the header's "whiten": true and "whiten_eps", both
 // absent without), per bank its whitening matrix, C k^2 x C k^2 float32
 // row-major (LocalBank.Whiten: the raw-patch weights of a filter are the
-// matrix times its whitened-space weights; local_whiten.go at the root).
+// matrix times its whitened-space weights; internal/localnet's whiten.go).
 //
 // The second layer of local nodes (inside the header's "local" field): the
 // field "second" (Second) records LocalSecond (filters asked, size, the

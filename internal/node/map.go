@@ -118,3 +118,14 @@ func Norm32(x []float32) float64 {
 	}
 	return math.Sqrt(s)
 }
+
+// Scale multiplies a node's weight over the image by s: every parameter of
+// a vector node, u (its first rows values, not v) of a matrix node.
+func Scale(matrix bool, p []float32, rows int, s float64) {
+	if matrix {
+		p = p[:rows]
+	}
+	for i, v := range p {
+		p[i] = float32(float64(v) * s)
+	}
+}

@@ -1,4 +1,4 @@
-package scn
+package localnet
 
 import (
 	"context"
@@ -6,10 +6,10 @@ import (
 
 	"github.com/scn2d/scn/internal/augment"
 	"github.com/scn2d/scn/internal/lsq"
-	"github.com/scn2d/scn/internal/memest"
 )
 
-// Data augmentation of local fits (Config.Augment, issue 31 item 4).
+// Data augmentation of local fits (the root's Config.Augment, issue 31
+// item 4; the copies' draws are internal/augment's).
 //
 // Each training image gives, besides itself, its mirror image (Flip) and
 // Copies copies shifted by (dy, dx) pixels, each drawn uniformly from
@@ -30,8 +30,11 @@ import (
 // solution. The copies' pooled outputs are never held: the cost is one
 // more pass of the filters over the images per copy and the Gram products
 // of their rows, the memory G (L x L float64) and one shard's outputs.
-// Model selection (selectLocal) scores held-out images as they are, with
-// their copies taken out of the sums it solves.
+// The root's model selection (selectLocal) scores held-out images as they
+// are, with their copies taken out of the sums it solves (HeldCopies).
+
+// augMove is one augmented copy of an image.
+type augMove = augment.Move
 
 // augBatch is the augmented images a pass computes at a time.
 const augBatch = 64
@@ -40,8 +43,8 @@ const augBatch = 64
 // fit on the augmented copies moves[k] of images src[k] (k < len(src)),
 // node-major into h (L rows of len(src)), with scratch for the images and
 // outputs of augBatch copies.
-func (lf *localFit) augHidden(layers []localApplier, src []int, moves []augMove, h []float32) error {
-	x, d, l := lf.x, lf.x.Dim(), lf.eng.L
+func (f *Fit) augHidden(layers []Applier, src []int, moves []augMove, h []float32) error {
+	x, d, l := f.x, f.rows*f.cols*f.imgCh, f.Eng.L
 	r := len(src)
 	img := make([]float32, min(r, augBatch)*d)
 	out := make([]float32, min(r, augBatch)*l)
@@ -49,7 +52,7 @@ func (lf *localFit) augHidden(layers []localApplier, src []int, moves []augMove,
 		b := min(augBatch, r-b0)
 		for k := 0; k < b; k++ {
 			i := src[b0+k]
-			augment.Image(img[k*d:(k+1)*d], x.Pix[i*d:(i+1)*d], x.Rows, x.Cols, x.Chans(), moves[b0+k])
+			augment.Image(img[k*d:(k+1)*d], x[i*d:(i+1)*d], f.rows, f.cols, f.imgCh, moves[b0+k])
 		}
 		off := 0
 		for _, ly := range layers {
@@ -58,7 +61,7 @@ func (lf *localFit) augHidden(layers []localApplier, src []int, moves []augMove,
 			}
 			off += ly.Outputs()
 		}
-		standardizeRows(out[:b*l], l, lf.meanOrNil(), lf.sc)
+		StandardizeRows(out[:b*l], l, f.meanOrNil(), f.sc)
 		for k := 0; k < b; k++ {
 			for j, v := range out[k*l : (k+1)*l] {
 				h[j*r+b0+k] = v
@@ -70,43 +73,50 @@ func (lf *localFit) augHidden(layers []localApplier, src []int, moves []augMove,
 
 // meanOrNil returns the columns' means when the geometry standardises
 // them, nil otherwise.
-func (lf *localFit) meanOrNil() []float32 {
-	if !lf.g.Standardize {
+func (f *Fit) meanOrNil() []float32 {
+	if !f.g.Standardize {
 		return nil
 	}
-	return lf.mean
+	return f.mean
 }
 
-// augLayers returns the fit's banks as local.Layers (a two-layer fit's
-// as augLayers2 gives them).
-func (lf *localFit) augLayers() []localApplier {
-	if lf.two != nil {
-		return lf.augLayers2() // augment_local2.go
+// augLayers returns the fit's banks as local.Layers (a two-layer fit's:
+// the first layer with Concat, then both layers as a local.Stack).
+func (f *Fit) augLayers() []Applier {
+	var ls []Applier
+	if f.two != nil {
+		top := f.two.top
+		if top.Second.Concat {
+			ls = append(ls, f.two.first)
+		}
+		if len(f.Banks) > 1 && f.Banks[1].Filters() > 0 {
+			ls = append(ls, f.opt.Stack(top, f.two.first, f.Banks[1], f.rows, f.cols))
+		}
+		return ls
 	}
-	var ls []localApplier
-	for _, b := range lf.banks {
+	for _, b := range f.Banks {
 		if b.Filters() > 0 {
-			ls = append(ls, bankLayer(lf.cfg.Kind.Input, lf.cfg.Activation, lf.g, b, lf.x.Rows, lf.x.Cols, lf.x.Chans()))
+			ls = append(ls, f.opt.Bank(f.g, b, f.rows, f.cols, f.imgCh))
 		}
 	}
 	return ls
 }
 
-// augmentSums forms the Gram sums of the training images and their
-// augmented copies in an engine of their own (lf.aug, see the top of the
-// file), in one pass of row shards per copy, and grows its factor.
-func (lf *localFit) augmentSums(ctx context.Context, t []float64) error {
-	a, l, n := lf.cfg.Augment, lf.eng.L, lf.n
-	lf.moves = a.moves(n, lf.cfg.Seed)
-	extra := a.Extra()
+// AugmentSums forms the Gram sums of the training images (targets t) and
+// their augmented copies, extra per image, moves[i*extra+c] the copy c of
+// image i, in an engine of their own (Aug), in one pass of row shards per
+// copy, and grows its factor.
+func (f *Fit) AugmentSums(ctx context.Context, t []float64, moves []augment.Move, extra int) error {
+	l, n := f.Eng.L, f.n
+	f.moves, f.extra = moves, extra
 	// The images' own G and factor are not needed any more (the output
 	// weights solve the augmented sums, the training residual reads H
 	// only): released before the augmented engine takes as much.
-	lf.eng.G, lf.eng.GD = nil, nil
-	eng := lsq.NewGramH(t, n, lf.m, lf.cfg.Ridge, lf.eng.F32, l, false)
-	eng.BF16 = lf.eng.BF16
+	f.Eng.G, f.Eng.GD = nil, nil
+	eng := lsq.NewGramH(t, n, f.m, f.opt.Ridge, f.Eng.F32, l, false)
+	eng.BF16 = f.Eng.BF16
 	var blocks []int
-	step := localRandomBlock * lf.g.perFilter()
+	step := RandomBlock * f.g.PerFilter()
 	for j := 0; j < l; j += step {
 		blocks = append(blocks, min(step, l-j))
 	}
@@ -114,7 +124,7 @@ func (lf *localFit) augmentSums(ctx context.Context, t []float64) error {
 	for _, sh := range eng.Shards {
 		rmax = max(rmax, sh.Hi-sh.Lo)
 	}
-	layers := lf.augLayers()
+	layers := f.augLayers()
 	ps := eng.NewPass(blocks, rmax)
 	// With bfloat16 products the pass asks for a shard's outputs a chunk of
 	// columns at a time: the copy's outputs of every column are computed
@@ -133,22 +143,22 @@ func (lf *localFit) augmentSums(ctx context.Context, t []float64) error {
 			r := sh.Hi - sh.Lo
 			var hidden func(lo, hi, j0, j1 int, h []float32)
 			if c == 0 {
-				orig := lf.eng.Shards[s].H
+				orig := f.Eng.Shards[s].H
 				hidden = func(_, _, j0, j1 int, h []float32) { copy(h, orig[j0*r:j1*r]) }
 			} else {
 				src, mv = src[:0], mv[:0]
 				for i := sh.Lo; i < sh.Hi; i++ {
 					src = append(src, i)
-					mv = append(mv, lf.moves[i*extra+c-1])
+					mv = append(mv, f.moves[i*extra+c-1])
 				}
 				hidden = func(lo, _, j0, j1 int, h []float32) {
 					if j0 == 0 && j1 == l {
-						herr = errorsJoin(herr, lf.augHidden(layers, src, mv, h))
+						herr = firstError(herr, f.augHidden(layers, src, mv, h))
 						return
 					}
 					if cacheLo != lo {
 						cache = lsq.Grow(cache, l*r)
-						herr = errorsJoin(herr, lf.augHidden(layers, src, mv, cache[:l*r]))
+						herr = firstError(herr, f.augHidden(layers, src, mv, cache[:l*r]))
 						cacheLo = lo
 					}
 					copy(h, cache[j0*r:j1*r])
@@ -163,40 +173,40 @@ func (lf *localFit) augmentSums(ctx context.Context, t []float64) error {
 	eng.EndPass(ps)
 	for range blocks {
 		if !eng.AddAccumulated() {
-			return fmt.Errorf("scn: pooled outputs of local filters on the augmented images are linearly dependent (ridge %g)", lf.cfg.Ridge)
+			return fmt.Errorf("scn: pooled outputs of local filters on the augmented images are linearly dependent (ridge %g)", f.opt.Ridge)
 		}
 	}
-	lf.aug = eng
+	f.Aug = eng
 	return nil
 }
 
-// errorsJoin returns the first non-nil error.
-func errorsJoin(a, b error) error {
+// firstError returns the first non-nil error.
+func firstError(a, b error) error {
 	if a != nil {
 		return a
 	}
 	return b
 }
 
-// solver returns the engine whose sums the output weights solve: the
+// Solver returns the engine whose sums the output weights solve: the
 // augmented one when there is one.
-func (lf *localFit) solver() *lsq.Gram {
-	if lf.aug != nil {
-		return lf.aug
+func (f *Fit) Solver() *lsq.Gram {
+	if f.Aug != nil {
+		return f.Aug
 	}
-	return lf.eng
+	return f.Eng
 }
 
-// heldCopies calls f with the pooled outputs (float64, rows x L row-major)
-// and targets (rows x m) of the augmented copies of the images held, a
-// chunk of rows at a time (nothing without augmentation): selection takes
-// them out of the sums with the held-out images.
-func (lf *localFit) heldCopies(held []int, t []float64, f func(rows int, h, th []float64)) error {
-	if lf.aug == nil {
+// HeldCopies calls fn with the pooled outputs (float64, rows x L
+// row-major) and targets (rows x m, from t) of the augmented copies of the
+// images held, a chunk of rows at a time (nothing without augmentation):
+// selection takes them out of the sums with the held-out images.
+func (f *Fit) HeldCopies(held []int, t []float64, fn func(rows int, h, th []float64)) error {
+	if f.Aug == nil {
 		return nil
 	}
-	extra, l, m := lf.cfg.Augment.Extra(), lf.eng.L, lf.m
-	layers := lf.augLayers()
+	extra, l, m := f.extra, f.Eng.L, f.m
+	layers := f.augLayers()
 	const chunk = 256
 	var src []int
 	var mv []augMove
@@ -206,7 +216,7 @@ func (lf *localFit) heldCopies(held []int, t []float64, f func(rows int, h, th [
 			return nil
 		}
 		h := make([]float32, l*r)
-		if err := lf.augHidden(layers, src, mv, h); err != nil {
+		if err := f.augHidden(layers, src, mv, h); err != nil {
 			return err
 		}
 		h64 := make([]float64, r*l)
@@ -217,14 +227,14 @@ func (lf *localFit) heldCopies(held []int, t []float64, f func(rows int, h, th [
 			}
 			copy(th[k*m:(k+1)*m], t[src[k]*m:(src[k]+1)*m])
 		}
-		f(r, h64, th)
+		fn(r, h64, th)
 		src, mv = src[:0], mv[:0]
 		return nil
 	}
 	for _, i := range held {
 		for c := 0; c < extra; c++ {
 			src = append(src, i)
-			mv = append(mv, lf.moves[i*extra+c])
+			mv = append(mv, f.moves[i*extra+c])
 			if len(src) == chunk {
 				if err := flush(); err != nil {
 					return err
@@ -233,23 +243,4 @@ func (lf *localFit) heldCopies(held []int, t []float64, f func(rows int, h, th [
 		}
 	}
 	return flush()
-}
-
-// augmentMemory returns the bytes an augmented local fit adds to Memory's
-// Factor (internal/memest's Augment): its second engine, one row shard's
-// outputs and the copies' moves.
-func (c Config) augmentMemory(n int) int64 {
-	if c.Augment == nil || c.Local == nil {
-		return 0
-	}
-	return memest.Augment(n, c.Local.Outputs(), localRandomBlock*c.Local.perFilter(), n*c.Augment.Extra(), c.Float32Gram, c.BF16Gram)
-}
-
-// copiesNote says, for selection's record, which copies the output
-// weights saw ("" without augmentation).
-func (lf *localFit) copiesNote() string {
-	if lf.aug == nil {
-		return ""
-	}
-	return fmt.Sprintf(" and their %d augmented copies (%s)", lf.n*lf.cfg.Augment.Extra(), lf.cfg.Augment)
 }
