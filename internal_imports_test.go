@@ -42,6 +42,9 @@ var internalImports = map[string][]string{
 	"modelfile": nil,
 	"statsfile": {"internal/bigmem"},
 
+	// The learners' vocabulary (the standard library only).
+	"kind": nil,
+
 	// The data sets the tests share (the standard library only).
 	"fixtures": nil,
 }
