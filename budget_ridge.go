@@ -17,15 +17,14 @@ import (
 // pair wins. With the fit's own ridge the model keeps the fit's weights; with
 // another, the prefix's weights at that ridge, solved on the same training
 // part. Each further ridge term costs a factor of L^3/3 and one L x L
-// buffer (the plan counts both: finishSeconds with
+// buffer (the plan counts both: BudgetPlan.FinishSeconds with
 // timing.ExtraRidgeSeconds, memoryCap), and is what
 // keeps a budget that fitted many nodes from having to choose a short
 // prefix because the fixed ridge overfits past it (natural-images, issue
 // 31: held-out accuracy fell past 2000 of 12500 nodes at ridge 1).
 
-// budgetRidgeSteps are the further ridge terms of a large set's budget, as
-// multiples of the fit's.
-var budgetRidgeSteps = []float64{10}
+// The further ridge terms of a large set's budget, as multiples of the
+// fit's, are internal/budget's RidgeSteps.
 
 // ridgeCheckpoints scores every checkpoint of the fit at each ridge term of
 // the selection other than fit, and returns the scores and the output

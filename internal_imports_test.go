@@ -23,6 +23,7 @@ var internalImports = map[string][]string{
 	"holdout": {"internal/linalg", "internal/lsq"},
 	"memest":  {"internal/lsq"},
 	"timing":  {"internal/lsq"},
+	"budget":  {"internal/kind", "internal/timing", "internal/holdout", "internal/modelfile"},
 	"robust":  {"internal/lsq", "gonum.org/v1/gonum"},
 	"direct":  {"internal/linalg", "internal/lsq", "gonum.org/v1/gonum"},
 	"node":    {"internal/linalg", "internal/lsq", "internal/par", "gonum.org/v1/gonum"},

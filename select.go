@@ -90,7 +90,7 @@ type Selection struct {
 }
 
 // maxCheckpointsInGrid bounds the checkpoints a Budget adds to the grid.
-const maxCheckpointsInGrid = 16
+const maxCheckpointsInGrid = holdout.MaxCheckpoints
 
 // DefaultRidges returns the default ridge grid: 0 (the minimum-norm
 // least-squares solution) and the decades 1e-4 ... 1e4. The ridge term is

@@ -116,6 +116,10 @@ func Training(folds [][]int, f int) []int {
 	return train
 }
 
+// MaxCheckpoints bounds the checkpoints (a budget's blocks) Grid adds to
+// the grid of scn's selection.
+const MaxCheckpoints = 16
+
 // Grid returns the prefix lengths model selection scores for a fit of l
 // nodes: about points values (at least 2), half spread geometrically
 // (small L matters on small data) and half linearly, always including l;
