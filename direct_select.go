@@ -139,12 +139,9 @@ func (e *evaluator) directScores(path *Path, grid []int, pool int) ([]Score, *di
 }
 
 // directScore is the held-out score of predictions pred (N_held x M).
+// (holdout.Held.DirectScore).
 func (e *evaluator) directScore(l int, alpha float64, pred []float64) Score {
-	s := Score{Nodes: l, Ridge: alpha, Direct: true, RMSE: RMSE(pred, e.held.T)}
-	if e.classify {
-		s.Accuracy = Accuracy(ArgMax(pred, e.held.M), e.labels)
-	}
-	return s
+	return Score(e.h.DirectScore(l, alpha, pred))
 }
 
 // refitDirect returns the model of the first l nodes of path with direct

@@ -20,7 +20,7 @@ import (
 var internalImports = map[string][]string{
 	"augment": nil,
 	"calib":   nil,
-	"holdout": {"internal/linalg", "internal/lsq"},
+	"holdout": {"internal/linalg", "internal/lsq", "internal/score"},
 	"memest":  {"internal/lsq"},
 	"timing":  {"internal/lsq"},
 	"budget":  {"internal/kind", "internal/timing", "internal/holdout", "internal/modelfile"},

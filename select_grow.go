@@ -32,10 +32,6 @@ import (
 // curve of each fit is complete. Choice.Growth records the fits' sizes and
 // the reason growth stopped; Choice.FitNodes is the last fit's.
 
-// growShare is where the second half of a fit's prefixes begins, as a
-// share of its nodes.
-const growShare = 0.5
-
 // selectGrow is Select with growth past L_max.
 func (c Config) selectGrow(ctx context.Context, p Problem, s Selection, progress func(Step), o runOpts) (*Model, error) {
 	return c.growLoop(ctx, s, func(cur Config) (*Model, error) { return cur.selectOnce(ctx, p, s, progress, o) })
@@ -112,27 +108,10 @@ func gains(s, t Score, classify bool, held int) bool {
 
 // lateGain reports whether the best score over the second half of the
 // fit's prefixes (any ridge term, either kind) gains over the best before.
+// (holdout.LateGain; the second half begins at holdout.GrowShare of the
+// fit's nodes).
 func lateGain(c *Choice, classify bool) bool {
-	held := c.Held
-	var early, late Score
-	var haveE, haveL bool
-	for _, s := range c.Curve {
-		lateOne := float64(s.Nodes) > growShare*float64(c.FitNodes)
-		best, have := &early, &haveE
-		if lateOne {
-			best, have = &late, &haveL
-		}
-		if !*have || primaryBetter(s, *best, classify) {
-			*best, *have = s, true
-		}
-	}
-	return haveL && (!haveE || gains(late, early, classify, held))
-}
-
-// primaryBetter compares by the primary metric alone
-// (holdout.Point.PrimaryBetter).
-func primaryBetter(s, t Score, classify bool) bool {
-	return holdout.Point(s).PrimaryBetter(holdout.Point(t), classify)
+	return holdout.LateGain(points(c.Curve), c.FitNodes, c.Held, classify)
 }
 
 // choiceScore is the score a choice was made with.

@@ -19,7 +19,7 @@ func testRecord() *Record {
 			Kind: kind.RVFL, Preset: "fast", Nodes: 2500, MaxNodes: 25000, BlockSize: 250, Validation: 0.05,
 			Ridges: []float64{1, 10}, FitRidge: 1, Predicted: 50 * time.Second,
 			Rates: Rates{Score: 1e-8, Gram: 2e-10, Chol: 3e-11, Block: 1e-3, Finish: 4e-11},
-			Why: "large", FitWeights: true, Probe: "probed",
+			Why:   "large", FitWeights: true, Probe: "probed",
 		},
 		FitNodes: 9000, Stopped: "budget", Elapsed: 59 * time.Second,
 		Checkpoints: []Checkpoint{{Nodes: 250, Elapsed: time.Second, Accuracy: 0.9, RMSE: 0.3}, {Nodes: 500, Elapsed: 2 * time.Second, Accuracy: 0.92, RMSE: 0.28}},

@@ -13,9 +13,16 @@
 // weights, and wraps the errors here, which say what is wrong with the
 // data, in scn.ErrData.
 //
-// It may import the standard library, internal/linalg (the products) and
-// internal/lsq (Grow) only; never the root package scn or any package
-// above it.
+// The selection's held-out arithmetic is here too (eval.go): a prefix's
+// score from its output weights and the held-out hidden outputs (Held),
+// direct links' scores, Patience's stop, local nodes' ridge terms scored
+// on held-out rows (RidgeScores), growth's test of the fit's second half
+// (LateGain), the default ridge grid, the settings' checks and the rule
+// that moves small sets to folds (FoldsForSize).
+//
+// It may import the standard library, internal/linalg (the products),
+// internal/lsq (Grow, the solves) and internal/score (the scores) only;
+// never the root package scn or any package above it.
 package holdout
 
 import (
