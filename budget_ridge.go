@@ -1,8 +1,6 @@
 package scn
 
 import (
-	"slices"
-
 	"github.com/scn2d/scn/internal/lsq"
 	"github.com/scn2d/scn/internal/timing"
 )
@@ -28,7 +26,7 @@ import (
 
 // ridgeCheckpoints scores every checkpoint of the fit at each ridge term of
 // the selection other than fit, and returns the scores and the output
-// weights of the best of them (nil if none). It needs the block engine
+// weights of the best of them (nil if none; holdout.Held.CheckpointRidges). It needs the block engine
 // holding every node; otherwise it scores nothing.
 func (e *evaluator) ridgeCheckpoints(path *Path, fit float64) ([]Score, []float64) {
 	alphas := timing.ExtraRidges(e.sel.Ridges, fit)
@@ -37,28 +35,10 @@ func (e *evaluator) ridgeCheckpoints(path *Path, fit float64) ([]Score, []float6
 	if len(alphas) == 0 || !ok || l > path.independent || l > ge.L || len(e.checkpoints) == 0 {
 		return nil, nil
 	}
-	var grid []int
-	for _, s := range e.checkpoints {
-		if s.Nodes <= l && !slices.Contains(grid, s.Nodes) {
-			grid = append(grid, s.Nodes)
-		}
-	}
 	buf := make([]float64, l*l)
-	var out []Score
-	var best Score
-	var bestBeta []float64
-	for _, alpha := range alphas {
-		betas, ok := ge.RidgePrefixes(l, alpha, grid, buf)
-		if !ok {
-			continue
-		}
-		for i, k := range grid {
-			s := e.score(k, alpha, betas[i])
-			out = append(out, s)
-			if bestBeta == nil || s.better(best, e.classify) {
-				best, bestBeta = s, betas[i]
-			}
-		}
-	}
-	return out, bestBeta
+	hv := e.hv.RawMatrix()
+	out, beta := e.h.CheckpointRidges(points(e.checkpoints), l, alphas, hv.Data, hv.Stride, func(alpha float64, grid []int) ([][]float64, bool) {
+		return ge.RidgePrefixes(l, alpha, grid, buf)
+	})
+	return scores(out), beta
 }

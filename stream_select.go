@@ -246,15 +246,7 @@ func scoreHeldStream(ctx context.Context, path *Path, src Source, sc *streamScan
 	if err != nil {
 		return nil, err
 	}
-	hs := &heldSums{L: L, g: hsc.G, ht: hsc.HT, tt: hsc.TT}
-	for k, l := range hsc.Lengths() {
-		s := Score{Nodes: l, Ridge: alphas[k], RMSE: math.Sqrt(hsc.SSE[k] / float64(nh*m))}
-		if hsc.Classify {
-			s.Accuracy = float64(hsc.Hits[k]) / float64(nh)
-		}
-		hs.scores = append(hs.scores, s)
-	}
-	return hs, nil
+	return &heldSums{L: L, g: hsc.G, ht: hsc.HT, tt: hsc.TT, scores: scores(hsc.Points(alphas, nh))}, nil
 }
 
 // refit is refit (select.go) with the held-out normal equations of the

@@ -3,6 +3,7 @@ package holdout
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/scn2d/scn/internal/linalg"
 	"github.com/scn2d/scn/internal/lsq"
@@ -53,6 +54,38 @@ func (h *Held) DirectScore(l int, alpha float64, pred []float64) Point {
 		s.Accuracy = score.Accuracy(score.ArgMax(pred, h.M), h.Labels)
 	}
 	return s
+}
+
+// CheckpointRidges scores the checkpoints' prefix lengths (those of
+// checkpoints of at most l nodes, once each) at each ridge term of
+// alphas, solve giving the output weights of those prefixes at a ridge
+// term (ok false: none at that term), over the held-out hidden outputs hv
+// (stride apart). It returns the scores and the output weights of the
+// best of them (nil if none).
+func (h *Held) CheckpointRidges(checkpoints []Point, l int, alphas []float64, hv []float64, stride int, solve func(alpha float64, grid []int) ([][]float64, bool)) ([]Point, []float64) {
+	var grid []int
+	for _, s := range checkpoints {
+		if s.Nodes <= l && !slices.Contains(grid, s.Nodes) {
+			grid = append(grid, s.Nodes)
+		}
+	}
+	var out []Point
+	var best Point
+	var bestBeta []float64
+	for _, alpha := range alphas {
+		betas, ok := solve(alpha, grid)
+		if !ok {
+			continue
+		}
+		for i, k := range grid {
+			s := h.Score(k, alpha, betas[i], hv, stride)
+			out = append(out, s)
+			if bestBeta == nil || s.Better(best, h.Classify) {
+				best, bestBeta = s, betas[i]
+			}
+		}
+	}
+	return out, bestBeta
 }
 
 // Patience stops a fit once the best held-out score has not improved at

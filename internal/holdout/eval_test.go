@@ -250,3 +250,64 @@ func TestSettings(t *testing.T) {
 		t.Error("FoldsForSize")
 	}
 }
+
+func TestCheckpointRidges(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	n, m, L := 20, 2, 6
+	hv := make([]float64, n*L)
+	for i := range hv {
+		hv[i] = rng.NormFloat64()
+	}
+	tt := make([]float64, n*m)
+	for i := 0; i < n; i++ {
+		tt[i*m+rng.IntN(m)] = 1
+	}
+	h := NewHeld(n, m, tt, true)
+	cps := []Point{{Nodes: 2}, {Nodes: 4}, {Nodes: 4}, {Nodes: 6}}
+	var grids [][]int
+	betas := map[float64][][]float64{}
+	solve := func(alpha float64, grid []int) ([][]float64, bool) {
+		grids = append(grids, grid)
+		if alpha == 3 {
+			return nil, false
+		}
+		var out [][]float64
+		for _, l := range grid {
+			b := make([]float64, l*m)
+			for i := range b {
+				b[i] = rng.NormFloat64()
+			}
+			out = append(out, b)
+		}
+		betas[alpha] = out
+		return out, true
+	}
+	pts, best := h.CheckpointRidges(cps, 5, []float64{1, 3, 10}, hv, L, solve)
+	if len(grids) != 3 || len(grids[0]) != 2 || grids[0][0] != 2 || grids[0][1] != 4 {
+		t.Fatalf("grids %v, want [2 4] for each term", grids)
+	}
+	if len(pts) != 4 {
+		t.Fatalf("%d scores, want 4 (the term that cannot be solved left out)", len(pts))
+	}
+	var want Point
+	var wantBeta []float64
+	k := 0
+	for _, alpha := range []float64{1, 10} {
+		for i, l := range []int{2, 4} {
+			s := h.Score(l, alpha, betas[alpha][i], hv, L)
+			if pts[k] != s {
+				t.Errorf("score %d = %+v, want %+v", k, pts[k], s)
+			}
+			if wantBeta == nil || s.Better(want, true) {
+				want, wantBeta = s, betas[alpha][i]
+			}
+			k++
+		}
+	}
+	if &best[0] != &wantBeta[0] {
+		t.Error("the best weights are not the best score's")
+	}
+	if pts, best := h.CheckpointRidges(cps, 5, []float64{3}, hv, L, solve); pts != nil || best != nil {
+		t.Errorf("no term solved: %v, %v", pts, best)
+	}
+}
