@@ -18,7 +18,9 @@
 // direct links' scores, Patience's stop, local nodes' ridge terms scored
 // on held-out rows (RidgeScores), growth's test of the fit's second half
 // (LateGain), the default ridge grid, the settings' checks and the rule
-// that moves small sets to folds (FoldsForSize).
+// that moves small sets to folds (FoldsForSize); and growth past L_max's
+// decisions (Growth, grow.go: which fit is kept, when growth stops and
+// why).
 //
 // It may import the standard library, internal/linalg (the products),
 // internal/lsq (Grow, the solves) and internal/score (the scores) only;
