@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/scn2d/scn/internal/budget"
-	"github.com/scn2d/scn/internal/timing"
 )
 
 // Budget fits the best model a wall-clock budget can buy (scn train
@@ -176,71 +175,27 @@ func (b Budget) Fit(ctx context.Context, p Problem, progress func(Step), plan fu
 	sel.Ridges = pl.Ridges
 	sel.checkpoints = pl.BlockSize
 	sel.fitWeights = pl.FitWeights
-	rec := &BudgetRecord{Budget: b.Duration, Plan: pl}
-	fitStart := b.now()
-	stoppedByClock := false
-	watch := &timing.Watch{Run: b.run(pl, *rates, p, train, held, fitStart)}
+	// The record, the checkpoints and the clock of the fit
+	// (internal/budget's Fit).
+	fit := budget.NewFit(budget.Clock{Duration: b.Duration, Start: b.Start, Now: b.now}, pl, train, held, p.M, p.X.Rows*p.X.Cols*p.X.Chans(), b.now(), staged)
 	sel.watch = func(path *Path, ev *evaluator) bool {
 		l := path.Nodes()
 		now := b.now()
-		cp := Checkpoint{Nodes: l, Elapsed: now.Sub(b.Start)}
-		if s, err := ev.checkpoint(path, l, cfg.Ridge); err == nil {
-			cp.Accuracy, cp.RMSE = s.Accuracy, s.RMSE
-		}
-		rec.Checkpoints = append(rec.Checkpoints, cp)
-		if staged {
-			return false // the stages decide (below)
-		}
-		// The next block and the finish at the pace measured so far.
-		if watch.Stop(l, now, (b.Duration - now.Sub(b.Start)).Seconds()) {
-			stoppedByClock = true
-			return true
-		}
-		return false
+		s, err := ev.checkpoint(path, l, cfg.Ridge)
+		return fit.Checkpoint(l, now, s.Accuracy, s.RMSE, err == nil)
 	}
 	if staged {
-		o.stages = b.stages(pl, *rates, p, train, held, fitStart, &stoppedByClock)
+		o.stages = fit.Stage
 	}
 	m, err := cfg.selectWith(ctx, p, sel, progress, o)
 	if err != nil {
 		return m, err
 	}
-	rec.FitNodes = m.Selection.FitNodes
-	switch {
-	case stoppedByClock:
-		rec.Stopped = "budget"
+	m.Budget = fit.End(m.Selection.FitNodes, m.Summary.Stop.String(), b.now())
+	if fit.ByClock {
 		m.Summary.Stop = BudgetSpent
-	case m.Selection.FitNodes >= pl.MaxNodes:
-		rec.Stopped = "plan"
-	default:
-		rec.Stopped = m.Summary.Stop.String()
 	}
-	rec.Elapsed = b.now().Sub(b.Start)
-	m.Budget = rec
 	return m, nil
-}
-
-// stages returns a staged fit's stage sizes (runOpts.stages) for the plan
-// (internal/timing's Stages: the first stage a quarter of the planned L,
-// each later one what the pace measured so far lets fill the time left),
-// and 0, which stops the fit and sets *clock, when not one block fits.
-func (b Budget) stages(pl BudgetPlan, r Rates, p Problem, train, held int, fitStart time.Time, clock *bool) func(int) int {
-	st := &timing.Stages{Run: b.run(pl, r, p, train, held, fitStart), Score: r.Score, Train: train, Nodes: pl.Nodes}
-	return func(done int) int {
-		now := b.now()
-		n, spent := st.Next(done, now, (b.Duration - now.Sub(b.Start)).Seconds())
-		if spent {
-			*clock = true // runStaged asks only below pl.MaxNodes
-		}
-		return n
-	}
-}
-
-// run is the fit under way for its clock: the plan's time model at rates
-// r on train images with held held out, from fitStart.
-func (b Budget) run(pl BudgetPlan, r Rates, p Problem, train, held int, fitStart time.Time) timing.Run {
-	pl.Rates = r
-	return pl.Run(train, held, p.M, p.X.Rows*p.X.Cols*p.X.Chans(), fitStart)
 }
 
 // plan chooses L, the block size and the cap for cfg on a training part of
