@@ -411,17 +411,12 @@ func (c Config) selectFolds(ctx context.Context, p Problem, s Selection, progres
 		// beyond a small ridge term, where the folds' were not (on
 		// redundant images, e.g. 200 synthetic 112 x 92 images of five
 		// bands, at ridge 1e-4). Take the best pair with a larger ridge
-		// term and no more nodes.
-		var alt []Score
-		for _, s := range scores {
-			if !s.Direct && s.Ridge > best.Ridge && s.Nodes <= best.Nodes {
-				alt = append(alt, s)
-			}
-		}
-		if len(alt) == 0 {
+		// term and no more nodes (holdout.Fallback).
+		alt, ok := holdout.Fallback(points(scores), holdout.Point(best), p.Classes != nil)
+		if !ok {
 			return nil, err
 		}
-		best = pick(alt, p.Classes != nil)
+		best = Score(alt)
 		m, err = path.Solve(min(best.Nodes, path.Nodes()), best.Ridge)
 	}
 	m.Config.MaxNodes = c.MaxNodes

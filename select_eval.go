@@ -121,22 +121,12 @@ func (e *evaluator) scoreAt(path *Path, grid []int, l int) ([]Score, error) {
 			gridL = append(gridL, g)
 		}
 	}
-	var g *mat.SymDense
-	var ht *mat.Dense
-	for _, alpha := range e.sel.Ridges {
-		if alpha > 0 && g == nil {
-			g, ht = path.normalAll(l)
-		}
-		betas, err := path.prefixBetas(g, ht, l, gridL, alpha)
-		if err != nil {
-			return nil, err
-		}
-		for i, g := range gridL {
-			if betas[i] == nil {
-				continue // alpha too small for these nodes' normal equations
-			}
-			out = append(out, e.score(g, alpha, betas[i]))
-		}
+	// A prefix left out: alpha too small for its nodes' normal equations.
+	err := path.prefixSolves(l, gridL, e.sel.Ridges, func(k int, alpha float64, beta []float64) {
+		out = append(out, e.score(k, alpha, beta))
+	})
+	if err != nil {
+		return nil, err
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("scn: selection: no (L, ridge) pair could be solved")

@@ -10,7 +10,6 @@ import (
 	"github.com/scn2d/scn/internal/holdout"
 	"github.com/scn2d/scn/internal/lsq"
 	"github.com/scn2d/scn/internal/memest"
-	"gonum.org/v1/gonum/mat"
 )
 
 // Streamed model selection (Config.SelectStream): Select with a hold-out
@@ -217,28 +216,18 @@ func scoreHeldStream(ctx context.Context, path *Path, src Source, sc *streamScan
 	L, m := path.Nodes(), model.M
 	hsc := holdout.NewScorer(L, m, sc.classes != nil)
 	var alphas []float64
-	var g *mat.SymDense
-	var ht *mat.Dense
-	for _, alpha := range ridges {
-		if alpha > 0 && g == nil {
-			g, ht = path.normalAll(L)
-		}
-		betas, err := path.prefixBetas(g, ht, L, grid, alpha)
-		if err != nil {
-			return nil, err
-		}
-		for i, l := range grid {
-			if betas[i] != nil {
-				hsc.AddPrefix(l, lsq.Transposed(betas[i], l, m))
-				alphas = append(alphas, alpha)
-			}
-		}
+	err := path.prefixSolves(L, grid, ridges, func(l int, alpha float64, beta []float64) {
+		hsc.AddPrefix(l, lsq.Transposed(beta, l, m))
+		alphas = append(alphas, alpha)
+	})
+	if err != nil {
+		return nil, err
 	}
 	if hsc.Prefixes() == 0 {
 		return nil, fmt.Errorf("scn: selection: no (L, ridge) pair could be solved")
 	}
 	x := Images{Rows: model.Rows, Cols: model.Cols, Channels: model.Channels}
-	err := streamRowsOf(ctx, src, sc, nh, &x, func(r int, tc []float64) error {
+	err = streamRowsOf(ctx, src, sc, nh, &x, func(r int, tc []float64) error {
 		hsc.Shard(tc, r)
 		model.hidden(x, func(lo, rows int, hb []float32) { hsc.Batch(lo, rows, hb, tc, r) })
 		return nil
