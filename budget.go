@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"slices"
-	"sort"
 	"time"
 
 	"github.com/scn2d/scn/internal/budget"
@@ -287,16 +285,14 @@ func Calibrate(ctx context.Context, cfg Config, sel Selection, p Problem) (Rates
 // number of images it held out too (a quarter of the sample, so that
 // learners and preparations can be compared on it).
 func probe(ctx context.Context, cfg Config, sel Selection, p Problem) (Rates, float64, int, error) {
-	n := min(p.X.Len(), 4000)
-	idx := rand.New(rand.NewPCG(cfg.Seed, 0xca1b)).Perm(p.X.Len())[:n]
-	sort.Ints(idx)
+	// The probe's sample, nodes and hold-out (internal/budget's probe.go).
+	idx := budget.ProbeSample(p.X.Len(), cfg.Seed)
+	n := len(idx)
 	sub := p.subset(idx)
 	c := cfg
-	block := max(c.BlockSize, 1)
-	c.MaxNodes = min(2*block, 1000)
-	c.BlockSize = min(block, c.MaxNodes)
+	c.MaxNodes, c.BlockSize = budget.ProbeNodes(c.BlockSize)
 	sel.watch, sel.checkpoints = nil, 0
-	sel.Validation = 0.25
+	sel.Validation = budget.ProbeValidation
 	sel.Uncalibrated = true // timed: the fit, not a map
 	t0 := time.Now()
 	var fitEnd time.Time

@@ -5,7 +5,9 @@
 // arithmetic over shapes and rates (Plan.Size: the nodes the time left pays
 // for, the cap a fit running ahead may grow to, the memory bound's search
 // MemoryCap; Plan.FinishSeconds and Plan.Run, the time model a fit under
-// way is watched by; Measured, the rates of a timed probe fit), and the
+// way is watched by; Measured, the rates of a timed probe fit; the
+// probe's sample and sizes, probe.go), a fit under way (Clock, Fit: its
+// checkpoints, the watch or the stages, how it stopped; run.go), and the
 // record's encoding in the model file's header (Encode, Decode).
 //
 // The root package keeps the budget's workflow: choosing the learner,

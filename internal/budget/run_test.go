@@ -61,3 +61,28 @@ func TestFitClock(t *testing.T) {
 		t.Fatalf("past the budget: stage %d (by clock %v)", n, s.ByClock)
 	}
 }
+
+func TestProbeDesign(t *testing.T) {
+	a, b := ProbeSample(10000, 7), ProbeSample(10000, 7)
+	if len(a) != ProbeImages {
+		t.Fatalf("%d images sampled of 10000", len(a))
+	}
+	seen := map[int]bool{}
+	for i, v := range a {
+		if v != b[i] || v < 0 || v >= 10000 || seen[v] || (i > 0 && v <= a[i-1]) {
+			t.Fatalf("sample %d = %d: not a sorted, repeatable draw of distinct images", i, v)
+		}
+		seen[v] = true
+	}
+	if c := ProbeSample(10000, 8); c[0] == a[0] && c[1] == a[1] && c[2] == a[2] {
+		t.Error("the seed does not change the sample")
+	}
+	if s := ProbeSample(30, 1); len(s) != 30 || s[0] != 0 || s[29] != 29 {
+		t.Errorf("a small set is probed whole: %v", s)
+	}
+	for _, tc := range []struct{ in, nodes, block int }{{0, 2, 1}, {100, 200, 100}, {500, 1000, 500}, {800, 1000, 800}, {2000, 1000, 1000}} {
+		if n, b := ProbeNodes(tc.in); n != tc.nodes || b != tc.block {
+			t.Errorf("ProbeNodes(%d) = %d, %d; want %d, %d", tc.in, n, b, tc.nodes, tc.block)
+		}
+	}
+}
