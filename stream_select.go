@@ -86,20 +86,12 @@ func (c Config) SelectStream(ctx context.Context, src Source, s Selection, progr
 		return nil, err
 	}
 	n := sc.n
-	groups, err := labelGroups(labels, n, sc.m, sc.classes, 2)
+	// The split as Select makes it (holdout.HeldMask).
+	isHeld, nTrain, nHeld, err := holdout.HeldMask(labels, n, sc.m, sc.classes, s.Validation, c.Seed)
 	if err != nil {
-		return nil, err
+		return nil, dataErr(err)
 	}
-	train, held, err := splitGroups(groups, sc.classes != nil, s.Validation, c.Seed)
-	if err != nil {
-		return nil, err
-	}
-	isHeld := make([]bool, n)
-	for _, i := range held {
-		isHeld[i] = true
-	}
-	nTrain, nHeld := len(train), len(held)
-	labels, groups, train, held = nil, nil, nil, nil
+	labels = nil
 	path, tsc, err := c.fitStreamPath(ctx, subsetSource{src, isHeld, false}, progress)
 	if err != nil {
 		return nil, err

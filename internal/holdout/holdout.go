@@ -125,6 +125,26 @@ func Training(folds [][]int, f int) []int {
 	return train
 }
 
+// HeldMask deals n images into a training part and a held-out share as
+// HoldOut does (labels: their classes, nil for regression; m classes
+// named classes; every class needs two images), and returns which images
+// are held out and the two parts' sizes.
+func HeldMask(labels []int, n, m int, classes []string, share float64, seed uint64) (held []bool, nTrain, nHeld int, err error) {
+	groups, err := Groups(labels, n, m, classes, 2)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	train, h, err := HoldOut(groups, classes != nil, share, seed)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	held = make([]bool, n)
+	for _, i := range h {
+		held[i] = true
+	}
+	return held, len(train), len(h), nil
+}
+
 // MaxCheckpoints bounds the checkpoints (a budget's blocks) Grid adds to
 // the grid of scn's selection.
 const MaxCheckpoints = 16
