@@ -5,12 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"slices"
-	"sort"
 	"time"
 
-	"github.com/scn2d/scn/internal/timing"
+	"github.com/scn2d/scn/internal/budget"
 )
 
 // Budget fits the best model a wall-clock budget can buy (scn train
@@ -62,114 +60,21 @@ type Budget struct {
 }
 
 // Rates are a machine's measured costs of a block fit's work, in seconds
-// per unit; the time of a fit of L nodes on N images in blocks of b is
-// modelled as
-//
-//	N L Score + N L^2/2 Gram + L^3/3 Chol + (L/b) Block
-//
-// (scoring every node on every image, the Gram products of the block
-// engine, its Cholesky factor, and a fixed cost per block), and the finish
-// after it, with H images held out and R ridge terms to choose from, as
-//
-//	H L Score + ((R+2) L^3/3 + H L^2/2) Finish
-//
-// (the held-out images' outputs; a factor per ridge term, the refit's
-// factor and its held-out Gram products, all in float64).
-type Rates struct {
-	Score  float64 // seconds per image and node (drawing and scoring, all candidates)
-	Gram   float64 // seconds per image and pair of nodes
-	Chol   float64 // seconds per unit of L^3/3 (the fit's float64 factor)
-	Block  float64 // seconds of fixed cost per block
-	Finish float64 // seconds per unit of the finish's float64 work
-}
+// per unit, and the time model of a fit and its finish at those costs
+// (internal/budget's Rates).
+type Rates = budget.Rates
 
-// valid reports whether r is usable: no rate negative, infinite or NaN,
-// and scoring or Gram products costing something.
-func (r Rates) valid() bool {
-	for _, v := range []float64{r.Score, r.Gram, r.Chol, r.Block, r.Finish} {
-		if !(v >= 0) || math.IsInf(v, 0) {
-			return false
-		}
-	}
-	return r.Score > 0 || r.Gram > 0
-}
-
-// fitSeconds is the modelled time of a block fit of l nodes on n images.
-func (r Rates) fitSeconds(n, l, block int) float64 {
-	return timing.FitSeconds(n, l, block, r.Score, r.Gram, r.Chol, r.Block)
-}
-
-// finishSeconds is the modelled time of what follows a fit of l nodes with
-// model selection over ridges ridge terms on held images (see Rates).
-func (r Rates) finishSeconds(held, l, m, ridges, points int) float64 {
-	return timing.FinishSeconds(held, l, m, ridges, points, r.Score, r.Finish)
-}
-
-// BudgetPlan is what a budget chose before fitting.
-type BudgetPlan struct {
-	Kind       Kind
-	Preset     string        // the preset the settings came from
-	Nodes      int           // the planned L
-	MaxNodes   int           // the most the fit may grow to (running ahead)
-	BlockSize  int           // nodes per block (and between checkpoints)
-	Validation float64       // share of the training images held out
-	Ridges     []float64     // ridge terms model selection chooses from
-	Points     int           // prefix lengths model selection scores (besides the checkpoints)
-	FitRidge   float64       // the ridge term of the fit's own solves
-	Predicted  time.Duration // the planned fit and finish, from the rates
-	Rates      Rates
-	Why        string // why this learner
-	// FitWeights: model selection chooses L among the checkpoints only
-	// (scored at FitRidge while fitting), and the output weights are the
-	// fit's own on the training part, not re-solved with the held-out
-	// images (Points is then 0 and Ridges is FitRidge alone).
-	FitWeights bool
-	// Filters is the filters per size of a plan of local nodes on photos
-	// (budget_local.go; 0: global nodes). Such a plan fits Nodes pooled
-	// outputs of every image at FitRidge, then chooses the ridge term among
-	// Ridges on a Validation share of them held out (budget_local_ridge.go;
-	// Validation 0, as in files of earlier plans: no choice), and its
-	// Rates.Score is the seconds per multiply-add of its work model
-	// (Rates.Chol the factor's and the ridge choice's, Rates.Block the
-	// fit's fixed seconds).
-	Filters int
-	// Probe says what the probe of a budget on grey images compared on
-	// held-out images and what it chose, or why it was skipped
-	// (budget_grey.go); "" when there was none (photos, regression,
-	// small images).
-	Probe string
-}
-
-// finishSeconds is the modelled time of the work after a fit of l nodes
-// under the plan: model selection and the re-solve, or with FitWeights
-// only the output weights of the chosen prefix and writing the model.
-func (pl BudgetPlan) finishSeconds(held, l, m, d int) float64 {
-	if pl.FitWeights {
-		// The fit's factor's solves, the model file and the further
-		// ridge terms (budget_ridge.go).
-		return timing.FitWeightsSeconds(l, m, d, len(timing.ExtraRidges(pl.Ridges, pl.FitRidge)), pl.BlockSize, pl.Rates.Finish)
-	}
-	return pl.Rates.finishSeconds(held, l, m, len(pl.Ridges), pl.Points+maxCheckpointsInGrid)
-}
+// BudgetPlan is what a budget chose before fitting (internal/budget's
+// Plan: the learner, L and its cap, the block, the selection's settings,
+// the rates, the predicted time, why).
+type BudgetPlan = budget.Plan
 
 // Checkpoint is the state of a budgeted fit after one block.
-type Checkpoint struct {
-	Nodes    int
-	Elapsed  time.Duration // since the budget's start
-	Accuracy float64       // held-out accuracy at FitRidge (classification)
-	RMSE     float64       // held-out RMSE at FitRidge
-}
+type Checkpoint = budget.Checkpoint
 
 // BudgetRecord is a budgeted fit's plan and what happened, saved in the
-// model file (Model.Budget).
-type BudgetRecord struct {
-	Budget      time.Duration
-	Plan        BudgetPlan
-	FitNodes    int           // nodes fitted (the prefix chosen is Model.Selection.Nodes)
-	Stopped     string        // "budget" (stopped by the clock), "plan" (grew to MaxNodes) or the fit's own stop
-	Elapsed     time.Duration // from the budget's start to the model's return
-	Checkpoints []Checkpoint
-}
+// model file (Model.Budget; internal/budget's Record).
+type BudgetRecord = budget.Record
 
 // ErrBudget is wrapped by the errors of a budget that cannot be met at all.
 var ErrBudget = errors.New("scn: budget")
@@ -196,7 +101,7 @@ func budgetChoice(n int, p Problem, seed uint64) (Config, Selection, string) {
 	// the preset's, measured on MNIST and Fashion-MNIST (docs/presets.md).
 	// A few further ridge terms are scored at the end (budget_ridge.go).
 	ridges := []float64{c.Ridge}
-	for _, k := range budgetRidgeSteps {
+	for _, k := range budget.RidgeSteps {
 		ridges = append(ridges, k*c.Ridge)
 	}
 	return c, Selection{Validation: 0.05, Ridges: ridges, fitWeights: true, Uncalibrated: true}, why
@@ -205,16 +110,6 @@ func budgetChoice(n int, p Problem, seed uint64) (Config, Selection, string) {
 // budgetLargeSet is the training set size from which a budget takes the
 // fast RVFL rather than the default 2DSCN.
 const budgetLargeSet = 5000
-
-// budgetGrowth bounds how far past its plan a fit running ahead may grow:
-// the probe of a second or so on a few thousand images overstates the
-// products of a large fit (MNIST: 2500 nodes planned, 9000 fitted in time),
-// and the clock, checked after every block, is what stops the fit.
-const budgetGrowth = 10
-
-// budgetSafety is the share of the remaining budget a plan may fill; the
-// rest absorbs the rates' error and writing the model.
-const budgetSafety = 0.85
 
 func (b Budget) now() time.Time {
 	if b.Now != nil {
@@ -263,7 +158,7 @@ func (b Budget) Fit(ctx context.Context, p Problem, progress func(Step), plan fu
 		}
 		rates = &r
 	}
-	if !rates.valid() {
+	if !rates.Valid() {
 		return nil, fmt.Errorf("%w: rates %+v are not usable", ErrBudget, *rates)
 	}
 	pl := b.plan(cfg, sel, *rates, p, train, held)
@@ -278,81 +173,34 @@ func (b Budget) Fit(ctx context.Context, p Problem, progress func(Step), plan fu
 	sel.Ridges = pl.Ridges
 	sel.checkpoints = pl.BlockSize
 	sel.fitWeights = pl.FitWeights
-	rec := &BudgetRecord{Budget: b.Duration, Plan: pl}
-	fitStart := b.now()
-	stoppedByClock := false
-	watch := &timing.Watch{Run: b.run(pl, *rates, p, train, held, fitStart)}
+	// The record, the checkpoints and the clock of the fit
+	// (internal/budget's Fit).
+	fit := budget.NewFit(budget.Clock{Duration: b.Duration, Start: b.Start, Now: b.now}, pl, train, held, p.M, p.X.Rows*p.X.Cols*p.X.Chans(), b.now(), staged)
 	sel.watch = func(path *Path, ev *evaluator) bool {
 		l := path.Nodes()
 		now := b.now()
-		cp := Checkpoint{Nodes: l, Elapsed: now.Sub(b.Start)}
-		if s, err := ev.checkpoint(path, l, cfg.Ridge); err == nil {
-			cp.Accuracy, cp.RMSE = s.Accuracy, s.RMSE
-		}
-		rec.Checkpoints = append(rec.Checkpoints, cp)
-		if staged {
-			return false // the stages decide (below)
-		}
-		// The next block and the finish at the pace measured so far.
-		if watch.Stop(l, now, (b.Duration - now.Sub(b.Start)).Seconds()) {
-			stoppedByClock = true
-			return true
-		}
-		return false
+		s, err := ev.checkpoint(path, l, cfg.Ridge)
+		return fit.Checkpoint(l, now, s.Accuracy, s.RMSE, err == nil)
 	}
 	if staged {
-		o.stages = b.stages(pl, *rates, p, train, held, fitStart, &stoppedByClock)
+		o.stages = fit.Stage
 	}
 	m, err := cfg.selectWith(ctx, p, sel, progress, o)
 	if err != nil {
 		return m, err
 	}
-	rec.FitNodes = m.Selection.FitNodes
-	switch {
-	case stoppedByClock:
-		rec.Stopped = "budget"
+	m.Budget = fit.End(m.Selection.FitNodes, m.Summary.Stop.String(), b.now())
+	if fit.ByClock {
 		m.Summary.Stop = BudgetSpent
-	case m.Selection.FitNodes >= pl.MaxNodes:
-		rec.Stopped = "plan"
-	default:
-		rec.Stopped = m.Summary.Stop.String()
 	}
-	rec.Elapsed = b.now().Sub(b.Start)
-	m.Budget = rec
 	return m, nil
 }
 
-// stages returns a staged fit's stage sizes (runOpts.stages) for the plan
-// (internal/timing's Stages: the first stage a quarter of the planned L,
-// each later one what the pace measured so far lets fill the time left),
-// and 0, which stops the fit and sets *clock, when not one block fits.
-func (b Budget) stages(pl BudgetPlan, r Rates, p Problem, train, held int, fitStart time.Time, clock *bool) func(int) int {
-	st := &timing.Stages{Run: b.run(pl, r, p, train, held, fitStart), Score: r.Score, Train: train, Nodes: pl.Nodes}
-	return func(done int) int {
-		now := b.now()
-		n, spent := st.Next(done, now, (b.Duration - now.Sub(b.Start)).Seconds())
-		if spent {
-			*clock = true // runStaged asks only below pl.MaxNodes
-		}
-		return n
-	}
-}
-
-// run is the fit under way for its clock: the plan's time model at rates
-// r on train images with held held out, from fitStart.
-func (b Budget) run(pl BudgetPlan, r Rates, p Problem, train, held int, fitStart time.Time) timing.Run {
-	d := p.X.Rows * p.X.Cols * p.X.Chans()
-	return timing.Run{
-		Fit:    func(l int) float64 { return r.fitSeconds(train, l, pl.BlockSize) },
-		Finish: func(l int) float64 { return pl.finishSeconds(held, l, p.M, d) },
-		Block:  pl.BlockSize, MaxNodes: pl.MaxNodes, Safety: budgetSafety, Start: fitStart,
-	}
-}
-
 // plan chooses L, the block size and the cap for cfg on a training part of
-// train images (held held out) from the rates and the time left.
+// train images (held held out) from the rates and the time left
+// (BudgetPlan.Size).
 func (b Budget) plan(cfg Config, sel Selection, r Rates, p Problem, train, held int) BudgetPlan {
-	left := (b.Duration - b.now().Sub(b.Start)).Seconds() * budgetSafety
+	left := (b.Duration - b.now().Sub(b.Start)).Seconds() * budget.Safety
 	block := max(cfg.BlockSize, 1)
 	ridges := sel.Ridges
 	if ridges == nil {
@@ -367,28 +215,11 @@ func (b Budget) plan(cfg Config, sel Selection, r Rates, p Problem, train, held 
 		Kind: cfg.Kind, Preset: cfg.Preset, BlockSize: block, Validation: sel.Validation, Points: sel.Points,
 		Ridges: append([]float64(nil), ridges...), FitRidge: cfg.Ridge, Rates: r, FitWeights: sel.fitWeights,
 	}
-	d := p.X.Rows * p.X.Cols * p.X.Chans()
-	cost := func(l int) float64 {
-		return r.fitSeconds(train, l, block) + pl.finishSeconds(held, l, p.M, d)
-	}
-	// The largest multiple of the block that fits (at least one block).
-	lmax := maxNodes / 2
-	if cfg.Kind.Choice == Supervised {
-		// Past N the supervised learners find no admissible candidate.
-		lmax = min(lmax, max(block, train))
-	}
+	var memoryCap func(extra int64) int
 	if b.MaxBytes > 0 {
-		extra := int64(0)
-		if pl.FitWeights && len(timing.ExtraRidges(pl.Ridges, pl.FitRidge)) > 0 {
-			extra = 8
-		}
-		lmax = min(lmax, b.memoryCap(cfg, p, train, block, extra))
+		memoryCap = func(extra int64) int { return b.memoryCap(cfg, p, train, block, extra) }
 	}
-	l := timing.MostNodes(block, lmax, left, cost)
-	capL := min(lmax, budgetGrowth*l)
-	capL = max(block, capL/block*block)
-	pl.Nodes, pl.MaxNodes = l, capL
-	pl.Predicted = time.Duration(cost(l) * float64(time.Second))
+	pl.Size(left, train, held, p.M, p.X.Rows*p.X.Cols*p.X.Chans(), maxNodes, memoryCap)
 	return pl
 }
 
@@ -400,23 +231,16 @@ func (b Budget) plan(cfg Config, sel Selection, r Rates, p Problem, train, held 
 func (b Budget) memoryCap(cfg Config, p Problem, train, block int, extra int64) int {
 	// The staged one-pass fit keeps no H (see Fit): the estimate of c.
 	c := cfg
-	fits := func(l int) bool {
+	return budget.MemoryCap(block, maxNodes, func(l int) bool {
 		c.MaxNodes = l
 		return c.Estimate(outputsShape(train, p.X.Rows, p.X.Cols, p.X.Chans(), p.M), nil).FitBytes()+extra*int64(l)*int64(l) <= b.MaxBytes
-	}
-	if !fits(block) {
-		return block // the smallest plan; the caller's memory check refuses it if need be
-	}
-	k := sort.Search(maxNodes/block, func(k int) bool { return !fits((k + 1) * block) })
-	return max(1, k) * block
+	})
 }
 
-// Probe is what the probe of a budget measured on one problem.
-type Probe struct {
-	Accuracy float64 // held-out accuracy of the probe's fit
-	Held     int     // held-out images it was measured on
-	Rates    Rates   // the machine's rates it measured
-}
+// Probe is what the probe of a budget measured on one problem: the
+// held-out accuracy of its fit, the images it held out and the rates it
+// measured.
+type Probe = budget.Probe
 
 // ProbeInputs runs the probe a budget plans from (Calibrate, with the
 // learner and selection the budget chooses for a training set of n
@@ -461,16 +285,14 @@ func Calibrate(ctx context.Context, cfg Config, sel Selection, p Problem) (Rates
 // number of images it held out too (a quarter of the sample, so that
 // learners and preparations can be compared on it).
 func probe(ctx context.Context, cfg Config, sel Selection, p Problem) (Rates, float64, int, error) {
-	n := min(p.X.Len(), 4000)
-	idx := rand.New(rand.NewPCG(cfg.Seed, 0xca1b)).Perm(p.X.Len())[:n]
-	sort.Ints(idx)
+	// The probe's sample, nodes and hold-out (internal/budget's probe.go).
+	idx := budget.ProbeSample(p.X.Len(), cfg.Seed)
+	n := len(idx)
 	sub := p.subset(idx)
 	c := cfg
-	block := max(c.BlockSize, 1)
-	c.MaxNodes = min(2*block, 1000)
-	c.BlockSize = min(block, c.MaxNodes)
+	c.MaxNodes, c.BlockSize = budget.ProbeNodes(c.BlockSize)
 	sel.watch, sel.checkpoints = nil, 0
-	sel.Validation = 0.25
+	sel.Validation = budget.ProbeValidation
 	sel.Uncalibrated = true // timed: the fit, not a map
 	t0 := time.Now()
 	var fitEnd time.Time
@@ -483,22 +305,7 @@ func probe(ctx context.Context, cfg Config, sel Selection, p Problem) (Rates, fl
 	train := n - held
 	l := m.Selection.FitNodes
 	prof := m.Summary.Profile
-	var r Rates
-	score := (prof.Draw + prof.Scoring + prof.Selection).Seconds()
-	if score <= 0 || score > fit {
-		score = fit / 2 // a path that does not split its time
-	}
-	r.Score = score / (float64(train) * float64(l))
-	r.Gram = math.Max(fit-score, 0) / (float64(train) * float64(l) * float64(l) / 2)
-	// The float64 factors: the fit's are grown by blocks, the finish's
-	// are of thousands of nodes, where the blocked factor runs several
-	// times faster than on the probe's few hundred (on two cores of a
-	// Xeon, 12 GFLOP/s at 512, 48 at 2048, 75 at 4096): each is timed on
-	// a Cholesky factor of its size. (The probe's own finish, timed at
-	// L = 1000, overstated a finish at L = 6000 by a factor of two or more.)
-	r.Chol = timing.CholSeconds(1024)
-	r.Finish = timing.CholSeconds(2048)
-	r.Block = 1e-3
+	r := budget.Measured(fit, (prof.Draw + prof.Scoring + prof.Selection).Seconds(), train, l)
 	return r, m.Selection.Accuracy, held, nil
 }
 

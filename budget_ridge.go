@@ -1,8 +1,6 @@
 package scn
 
 import (
-	"slices"
-
 	"github.com/scn2d/scn/internal/lsq"
 	"github.com/scn2d/scn/internal/timing"
 )
@@ -17,19 +15,18 @@ import (
 // pair wins. With the fit's own ridge the model keeps the fit's weights; with
 // another, the prefix's weights at that ridge, solved on the same training
 // part. Each further ridge term costs a factor of L^3/3 and one L x L
-// buffer (the plan counts both: finishSeconds with
+// buffer (the plan counts both: BudgetPlan.FinishSeconds with
 // timing.ExtraRidgeSeconds, memoryCap), and is what
 // keeps a budget that fitted many nodes from having to choose a short
 // prefix because the fixed ridge overfits past it (natural-images, issue
 // 31: held-out accuracy fell past 2000 of 12500 nodes at ridge 1).
 
-// budgetRidgeSteps are the further ridge terms of a large set's budget, as
-// multiples of the fit's.
-var budgetRidgeSteps = []float64{10}
+// The further ridge terms of a large set's budget, as multiples of the
+// fit's, are internal/budget's RidgeSteps.
 
 // ridgeCheckpoints scores every checkpoint of the fit at each ridge term of
 // the selection other than fit, and returns the scores and the output
-// weights of the best of them (nil if none). It needs the block engine
+// weights of the best of them (nil if none; holdout.Held.CheckpointRidges). It needs the block engine
 // holding every node; otherwise it scores nothing.
 func (e *evaluator) ridgeCheckpoints(path *Path, fit float64) ([]Score, []float64) {
 	alphas := timing.ExtraRidges(e.sel.Ridges, fit)
@@ -38,28 +35,10 @@ func (e *evaluator) ridgeCheckpoints(path *Path, fit float64) ([]Score, []float6
 	if len(alphas) == 0 || !ok || l > path.independent || l > ge.L || len(e.checkpoints) == 0 {
 		return nil, nil
 	}
-	var grid []int
-	for _, s := range e.checkpoints {
-		if s.Nodes <= l && !slices.Contains(grid, s.Nodes) {
-			grid = append(grid, s.Nodes)
-		}
-	}
 	buf := make([]float64, l*l)
-	var out []Score
-	var best Score
-	var bestBeta []float64
-	for _, alpha := range alphas {
-		betas, ok := ge.RidgePrefixes(l, alpha, grid, buf)
-		if !ok {
-			continue
-		}
-		for i, k := range grid {
-			s := e.score(k, alpha, betas[i])
-			out = append(out, s)
-			if bestBeta == nil || s.better(best, e.classify) {
-				best, bestBeta = s, betas[i]
-			}
-		}
-	}
-	return out, bestBeta
+	hv := e.hv.RawMatrix()
+	out, beta := e.h.CheckpointRidges(points(e.checkpoints), l, alphas, hv.Data, hv.Stride, func(alpha float64, grid []int) ([][]float64, bool) {
+		return ge.RidgePrefixes(l, alpha, grid, buf)
+	})
+	return scores(out), beta
 }

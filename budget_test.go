@@ -8,6 +8,8 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
+
+	"github.com/scn2d/scn/internal/budget"
 )
 
 // noisyProblem is a classification problem of n images of 10 x 8 pixels in
@@ -55,7 +57,7 @@ func budgetRun(t *testing.T, p Problem, seconds, slow float64) (*Model, float64)
 	train := 0
 	progress := func(s Step) {
 		// The fit of the training part: its cost of node s.L.
-		c := r.fitSeconds(train, s.L, plan.BlockSize) - r.fitSeconds(train, s.L-1, plan.BlockSize)
+		c := r.FitSeconds(train, s.L, plan.BlockSize) - r.FitSeconds(train, s.L-1, plan.BlockSize)
 		clk.add(slow * c)
 	}
 	m, err := b.Fit(context.Background(), p, progress, func(pl BudgetPlan) {
@@ -82,13 +84,13 @@ func budgetSeconds(p Problem, l int) float64 {
 		ridges = DefaultRidges()
 	}
 	pl := BudgetPlan{Rates: r, Ridges: ridges, Points: sel.Points, FitWeights: sel.fitWeights}
-	return (r.fitSeconds(p.X.Len()-held, l, cfg.BlockSize) + pl.finishSeconds(held, l, p.M, p.X.Rows*p.X.Cols)) / budgetSafety * 1.01
+	return (r.FitSeconds(p.X.Len()-held, l, cfg.BlockSize) + pl.FinishSeconds(held, l, p.M, p.X.Rows*p.X.Cols)) / budget.Safety * 1.01
 }
 
 // finish is the modelled finishing cost of the record's fit at pace slow.
 func finish(rec *BudgetRecord, n int, slow float64) float64 {
 	held := max(1, int(math.Round(rec.Plan.Validation*float64(n))))
-	return slow * rec.Plan.finishSeconds(held, rec.FitNodes, 10, 80)
+	return slow * rec.Plan.FinishSeconds(held, rec.FitNodes, 10, 80)
 }
 
 func TestBudgetMeetsPlanAtCalibratedRates(t *testing.T) {
@@ -270,7 +272,7 @@ func TestCalibrateRates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !r.valid() || !(r.Score > 0) || !(r.Chol > 0) || !(r.Finish > 0) {
+	if !r.Valid() || !(r.Score > 0) || !(r.Chol > 0) || !(r.Finish > 0) {
 		t.Errorf("rates %+v", r)
 	}
 }

@@ -230,7 +230,7 @@ func (c Config) Validate() error {
 		return fmt.Errorf("%w: %s", ErrConfig, fmt.Sprintf(format, a...))
 	}
 	switch {
-	case !c.Kind.valid():
+	case !c.Kind.Valid():
 		return bad("unknown kind %+v", c.Kind)
 	case c.MaxNodes < 1:
 		return bad("MaxNodes (L_max) = %d, want >= 1", c.MaxNodes)

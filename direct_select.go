@@ -4,8 +4,7 @@ import (
 	"fmt"
 
 	"github.com/scn2d/scn/internal/direct"
-	"github.com/scn2d/scn/internal/linalg"
-	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/blas/blas64"
 )
 
 // Model selection with direct links: every prefix length of the grid (and
@@ -14,10 +13,7 @@ import (
 // pair of either kind wins. Primal systems (features first, then nodes)
 // share one Cholesky factor per ridge term over every prefix; dual systems
 // (few images, many pixels) are N x N per prefix and ridge term, on at most
-// directDualPoints prefix lengths.
-
-// directDualPoints bounds the prefix lengths a dual selection scores.
-const directDualPoints = 16
+// direct.DualPoints prefix lengths (internal/direct's select.go).
 
 // directFinal is the end of Fit with direct links: the output weights of
 // all of m's nodes and the features of p with the configuration's ridge.
@@ -44,24 +40,26 @@ func (c Config) tryDirect(s Selection) bool { return c.DirectLink || s.TryDirect
 
 // directScores scores the direct-link models of the prefixes in grid (and
 // L = 0) of path on the evaluator's held-out images, whose hidden outputs
-// e.hv holds (scorePath ran before).
+// e.hv holds (scorePath ran before): internal/direct's PrimalScores or
+// DualScores give the held-out outputs.
 func (e *evaluator) directScores(path *Path, grid []int, pool int) ([]Score, *directSys, error) {
 	x, t, m := path.x, path.t, path.Model()
 	n, mm, lmax := x.Len(), m.M, path.Nodes()
 	d := direct.Dim(x.Channels, x.Rows, x.Cols, pool)
 	ds := &directSys{pool: pool, d: d, dual: n <= direct.DualN && d+lmax > n}
 	nv := e.held.X.Len()
-	var fv *mat.Dense // the held-out features, but for the dual on pixels
-	if !ds.dual || pool != 1 {
-		fv = direct.Rows(direct.Images(e.held.X), pool)
-	}
 	grid0 := []int{0}
 	for _, l := range grid {
 		if l > 0 && l <= lmax {
 			grid0 = append(grid0, l)
 		}
 	}
+	var hv blas64.General
+	if e.hv != nil {
+		hv = e.hv.RawMatrix()
+	}
 	var out []Score
+	score := func(l int, alpha float64, pred []float64) { out = append(out, e.directScore(l, alpha, pred)) }
 	if !ds.dual {
 		ds.lcap = min(lmax, direct.Cap(n, d))
 		var gl []int
@@ -70,81 +68,23 @@ func (e *evaluator) directScores(path *Path, grid []int, pool int) ([]Score, *di
 				gl = append(gl, l)
 			}
 		}
-		k := d + ds.lcap
 		ds.g, ds.at = directNormal(m, ds.lcap, x, t, pool)
-		pred := make([]float64, nv*mm)
-		fr := fv.RawMatrix()
-		for _, alpha := range e.sel.Ridges {
-			if alpha <= 0 {
-				continue
-			}
-			for i, w := range direct.PrimalBetas(ds.g, ds.at, k, mm, d, gl, alpha) {
-				if w == nil {
-					continue
-				}
-				l := gl[i]
-				linalg.Dgemm(false, false, nv, mm, d, 1, fr.Data, fr.Stride, w, mm, 0, pred, mm)
-				if l > 0 {
-					hv := e.hv.RawMatrix()
-					linalg.Dgemm(false, false, nv, mm, l, 1, hv.Data, hv.Stride, w[d*mm:], mm, 1, pred, mm)
-				}
-				out = append(out, e.directScore(l, alpha, pred))
-			}
-		}
+		fv := direct.Rows(direct.Images(e.held.X), pool).RawMatrix()
+		direct.PrimalScores(ds.g, ds.at, d+ds.lcap, mm, d, nv, gl, e.sel.Ridges, fv, hv, score)
 		return out, ds, nil
 	}
 	// Dual: K = F F^T + H_l H_l^T over the training part, and the held-out
 	// rows' kernel against it, grown prefix by prefix.
-	if len(grid0) > directDualPoints {
-		sub := make([]int, 0, directDualPoints)
-		for i := 0; i < directDualPoints; i++ {
-			sub = append(sub, grid0[i*(len(grid0)-1)/(directDualPoints-1)])
-		}
-		grid0 = sub
-	}
-	kk := make([]float64, n*n)
-	kv := make([]float64, nv*n)
-	if pool == 1 {
-		direct.PixelKernel(direct.Images(x), direct.Images(x), kk)
-		direct.PixelKernel(direct.Images(e.held.X), direct.Images(x), kv)
-	} else {
-		f := direct.Rows(direct.Images(x), pool).RawMatrix()
-		fvr := fv.RawMatrix()
-		linalg.GemmNT64(n, n, d, 1, f.Data, f.Stride, f.Data, f.Stride, 0, kk, n)
-		linalg.GemmNT64(nv, n, d, 1, fvr.Data, fvr.Stride, f.Data, f.Stride, 0, kv, n)
-	}
+	kk, kv := direct.DualKernels(direct.Images(x), direct.Images(e.held.X), pool)
 	h := hiddenDense(m, x).RawMatrix()
-	hv := e.hv.RawMatrix()
-	pred := make([]float64, nv*mm)
-	prev := 0
-	for _, l := range grid0 {
-		if l > prev {
-			linalg.GemmNT64(n, n, l-prev, 1, h.Data[prev:], h.Stride, h.Data[prev:], h.Stride, 1, kk, n)
-			linalg.GemmNT64(nv, n, l-prev, 1, hv.Data[prev:], hv.Stride, h.Data[prev:], h.Stride, 1, kv, n)
-			prev = l
-		}
-		for _, alpha := range e.sel.Ridges {
-			if alpha <= 0 {
-				continue
-			}
-			coef, err := direct.DualCoef(kk, n, t, mm, alpha)
-			if err != nil {
-				continue
-			}
-			linalg.Dgemm(false, false, nv, mm, n, 1, kv, n, coef, mm, 0, pred, mm)
-			out = append(out, e.directScore(l, alpha, pred))
-		}
-	}
+	direct.DualScores(kk, kv, n, nv, mm, t, h, hv, direct.DualGrid(grid0), e.sel.Ridges, score)
 	return out, ds, nil
 }
 
 // directScore is the held-out score of predictions pred (N_held x M).
+// (holdout.Held.DirectScore).
 func (e *evaluator) directScore(l int, alpha float64, pred []float64) Score {
-	s := Score{Nodes: l, Ridge: alpha, Direct: true, RMSE: RMSE(pred, e.held.T)}
-	if e.classify {
-		s.Accuracy = Accuracy(ArgMax(pred, e.held.M), e.labels)
-	}
-	return s
+	return Score(e.h.DirectScore(l, alpha, pred))
 }
 
 // refitDirect returns the model of the first l nodes of path with direct

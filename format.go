@@ -398,7 +398,7 @@ func (m *Model) check() error {
 		return err
 	}
 	switch {
-	case !m.Kind.valid():
+	case !m.Kind.Valid():
 		return fmt.Errorf("scn: model of unknown kind %+v", m.Kind)
 	case m.Rows < 1 || m.Cols < 1 || m.M < 1:
 		return fmt.Errorf("scn: model shapes %d x %d -> %d", m.Rows, m.Cols, m.M)

@@ -2,67 +2,23 @@ package scn
 
 import (
 	"fmt"
-	"math"
-	"time"
 
+	"github.com/scn2d/scn/internal/budget"
 	"github.com/scn2d/scn/internal/modelfile"
 )
 
-// The budget record's mapping (the format: internal/modelfile).
+// The budget record's mapping to the header (internal/budget; the format:
+// internal/modelfile).
 
 // toFileBudget returns the header field of a budget record (nil for nil).
-
-func toFileBudget(r *BudgetRecord) *modelfile.Budget {
-	if r == nil {
-		return nil
-	}
-	p := r.Plan
-	f := &modelfile.Budget{
-		Budget: r.Budget.Seconds(), Kind: p.Kind.String(), Preset: p.Preset, Nodes: p.Nodes, MaxNodes: p.MaxNodes,
-		BlockSize: p.BlockSize, Validation: p.Validation, Points: p.Points, Ridges: p.Ridges, FitRidge: p.FitRidge,
-		Predicted: p.Predicted.Seconds(), Rates: [5]float64{p.Rates.Score, p.Rates.Gram, p.Rates.Chol, p.Rates.Block, p.Rates.Finish},
-		Why: p.Why, FitNodes: r.FitNodes, Stopped: r.Stopped, Elapsed: r.Elapsed.Seconds(),
-		Checkpoints: make([][]float64, len(r.Checkpoints)), FitWeights: p.FitWeights, Filters: p.Filters, Probe: p.Probe,
-	}
-	for i, c := range r.Checkpoints {
-		f.Checkpoints[i] = []float64{float64(c.Nodes), c.Elapsed.Seconds(), c.Accuracy, c.RMSE}
-	}
-	return f
-}
+func toFileBudget(r *BudgetRecord) *modelfile.Budget { return budget.Encode(r) }
 
 // budgetOf checks a header's budget field and returns its record (nil for
 // nil).
 func budgetOf(f *modelfile.Budget) (*BudgetRecord, error) {
-	if f == nil {
-		return nil, nil
-	}
-	kind, err := ParseKind(f.Kind)
+	r, err := budget.Decode(f, maxNodes, maxLocalFilters)
 	if err != nil {
-		return nil, fmt.Errorf("%w: budget: %v", ErrFormat, err)
-	}
-	secs := func(s float64) time.Duration { return time.Duration(math.Round(s * float64(time.Second))) }
-	switch {
-	case f.BlockSize < 1 || f.MaxNodes < 1 || f.FitNodes < 0 || f.FitNodes > maxNodes || f.MaxNodes > maxNodes:
-		return nil, fmt.Errorf("%w: budget: block %d, max nodes %d, fitted %d", ErrFormat, f.BlockSize, f.MaxNodes, f.FitNodes)
-	case !(f.Validation > 0 && f.Validation < 1) && !(f.Validation == 0 && f.Filters > 0):
-		return nil, fmt.Errorf("%w: budget: validation share %v", ErrFormat, f.Validation)
-	case f.Filters < 0 || f.Filters > maxLocalFilters:
-		return nil, fmt.Errorf("%w: budget: %d filters", ErrFormat, f.Filters)
-	case len(f.Ridges) == 0:
-		return nil, fmt.Errorf("%w: budget: no ridge terms", ErrFormat)
-	}
-	p := BudgetPlan{
-		Kind: kind, Preset: f.Preset, Nodes: f.Nodes, MaxNodes: f.MaxNodes, BlockSize: f.BlockSize,
-		Validation: f.Validation, Points: f.Points, Ridges: f.Ridges, FitRidge: f.FitRidge, Predicted: secs(f.Predicted),
-		Rates: Rates{Score: f.Rates[0], Gram: f.Rates[1], Chol: f.Rates[2], Block: f.Rates[3], Finish: f.Rates[4]}, Why: f.Why,
-		FitWeights: f.FitWeights, Filters: f.Filters, Probe: f.Probe,
-	}
-	r := &BudgetRecord{Budget: secs(f.Budget), Plan: p, FitNodes: f.FitNodes, Stopped: f.Stopped, Elapsed: secs(f.Elapsed)}
-	for _, row := range f.Checkpoints {
-		if len(row) != 4 {
-			return nil, fmt.Errorf("%w: budget checkpoint of %d values, want 4", ErrFormat, len(row))
-		}
-		r.Checkpoints = append(r.Checkpoints, Checkpoint{Nodes: int(row[0]), Elapsed: secs(row[1]), Accuracy: row[2], RMSE: row[3]})
+		return nil, fmt.Errorf("%w: %v", ErrFormat, err)
 	}
 	return r, nil
 }

@@ -20,9 +20,10 @@ import (
 var internalImports = map[string][]string{
 	"augment": nil,
 	"calib":   nil,
-	"holdout": {"internal/linalg", "internal/lsq"},
+	"holdout": {"internal/linalg", "internal/lsq", "internal/score"},
 	"memest":  {"internal/lsq"},
 	"timing":  {"internal/lsq"},
+	"budget":  {"internal/kind", "internal/timing", "internal/holdout", "internal/modelfile"},
 	"robust":  {"internal/lsq", "gonum.org/v1/gonum"},
 	"direct":  {"internal/linalg", "internal/lsq", "gonum.org/v1/gonum"},
 	"node":    {"internal/linalg", "internal/lsq", "internal/par", "gonum.org/v1/gonum"},
@@ -49,6 +50,8 @@ var internalImports = map[string][]string{
 
 	// Sufficient statistics' arithmetic and the online learner's state.
 	"suffstats": {"internal/lsq", "internal/bigmem", "internal/memest", "internal/score", "internal/statsfile", "gonum.org/v1/gonum"},
+	// The learners' vocabulary (the standard library only).
+	"kind": nil,
 
 	// The data sets the tests share (the standard library only).
 	"fixtures": nil,

@@ -94,7 +94,7 @@ func TestLocalWholeImageIsGlobal(t *testing.T) {
 			for i := range x.Pix {
 				x.Pix[i] = rng.Float32()
 			}
-			kind := Kind{in, Random}
+			kind := Kind{Input: in, Choice: Random}
 			nm := filterMap(in, side, ch)
 			params := make([]float32, f*nm.Size())
 			bias := make([]float32, f)

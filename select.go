@@ -3,7 +3,6 @@ package scn
 import (
 	"context"
 	"fmt"
-	"math"
 	"runtime/debug"
 	"time"
 
@@ -90,19 +89,13 @@ type Selection struct {
 }
 
 // maxCheckpointsInGrid bounds the checkpoints a Budget adds to the grid.
-const maxCheckpointsInGrid = 16
+const maxCheckpointsInGrid = holdout.MaxCheckpoints
 
 // DefaultRidges returns the default ridge grid: 0 (the minimum-norm
 // least-squares solution) and the decades 1e-4 ... 1e4. The ridge term is
 // absolute: it adds alpha ||beta||^2 to ||H beta - T||^2 summed over the
 // training images.
-func DefaultRidges() []float64 {
-	r := []float64{0}
-	for e := -4; e <= 4; e++ {
-		r = append(r, math.Pow(10, float64(e)))
-	}
-	return r
-}
+func DefaultRidges() []float64 { return holdout.DefaultRidges() }
 
 // Choice records what a selection chose and the scores it chose from. It is
 // saved in the model file.
@@ -139,25 +132,8 @@ func (s Selection) withDefaults() Selection {
 
 // Validate reports the first impossible selection setting, if any.
 func (s Selection) Validate() error {
-	bad := func(format string, a ...any) error {
-		return fmt.Errorf("%w: %s", ErrConfig, fmt.Sprintf(format, a...))
-	}
-	switch {
-	case s.Folds < 0 || s.Folds > 100:
-		return bad("Folds = %d, want 0 (hold-out) or 2..100", s.Folds)
-	case s.Folds <= 1 && !(s.Validation > 0 && s.Validation < 1):
-		return bad("Validation = %v, want a share in (0, 1)", s.Validation)
-	case s.Points < 0 || s.Points > 10000:
-		return bad("Points = %d, want 0..10000", s.Points)
-	case s.Patience < 0:
-		return bad("Patience = %d, want >= 0", s.Patience)
-	case s.Ridges != nil && len(s.Ridges) == 0:
-		return bad("empty ridge grid")
-	}
-	for i, r := range s.Ridges {
-		if !(r >= 0) || math.IsInf(r, 0) {
-			return bad("ridge %d = %v, want a finite value >= 0", i, r)
-		}
+	if err := holdout.CheckSettings(s.Folds, s.Validation, s.Points, s.Patience, s.Ridges); err != nil {
+		return fmt.Errorf("%w: %v", ErrConfig, err)
 	}
 	return nil
 }
@@ -435,17 +411,12 @@ func (c Config) selectFolds(ctx context.Context, p Problem, s Selection, progres
 		// beyond a small ridge term, where the folds' were not (on
 		// redundant images, e.g. 200 synthetic 112 x 92 images of five
 		// bands, at ridge 1e-4). Take the best pair with a larger ridge
-		// term and no more nodes.
-		var alt []Score
-		for _, s := range scores {
-			if !s.Direct && s.Ridge > best.Ridge && s.Nodes <= best.Nodes {
-				alt = append(alt, s)
-			}
-		}
-		if len(alt) == 0 {
+		// term and no more nodes (holdout.Fallback).
+		alt, ok := holdout.Fallback(points(scores), holdout.Point(best), p.Classes != nil)
+		if !ok {
 			return nil, err
 		}
-		best = pick(alt, p.Classes != nil)
+		best = Score(alt)
 		m, err = path.Solve(min(best.Nodes, path.Nodes()), best.Ridge)
 	}
 	m.Config.MaxNodes = c.MaxNodes

@@ -4,8 +4,6 @@ import (
 	"fmt"
 
 	"github.com/scn2d/scn/internal/holdout"
-	"github.com/scn2d/scn/internal/linalg"
-	"github.com/scn2d/scn/internal/lsq"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -39,28 +37,34 @@ func points(scores []Score) []holdout.Point {
 	return out
 }
 
-// evaluator scores the prefixes of a path on held-out data.
+// scores returns internal/holdout's Points as Scores.
+func scores(pts []holdout.Point) []Score {
+	out := make([]Score, len(pts))
+	for i, p := range pts {
+		out[i] = Score(p)
+	}
+	return out
+}
+
+// evaluator scores the prefixes of a path on held-out data (the scores'
+// arithmetic is internal/holdout's Held).
 type evaluator struct {
 	held     Problem
+	h        *holdout.Held
 	sel      Selection
 	classify bool
-	labels   []int
 	// Monitoring during a fit (Patience): the held-out hidden outputs of
-	// the nodes so far, the checkpoints passed and the best score.
-	hv       *mat.Dense
-	next     int
-	best     Score
-	sinceGot int
-	stopped  int
+	// the nodes so far, the checkpoints passed and the patience's state.
+	hv   *mat.Dense
+	next int
+	pat  holdout.Patience
 	// checkpoints are the scores of a Budget's checkpoints, in order.
 	checkpoints []Score
 }
 
 func newEvaluator(held Problem, s Selection) *evaluator {
-	e := &evaluator{held: held, sel: s, classify: held.Classes != nil}
-	if e.classify {
-		e.labels = ArgMax(held.T, held.M)
-	}
+	e := &evaluator{held: held, sel: s, classify: held.Classes != nil, pat: holdout.Patience{N: s.Patience}}
+	e.h = holdout.NewHeld(held.X.Len(), held.M, held.T, e.classify)
 	return e
 }
 
@@ -117,22 +121,12 @@ func (e *evaluator) scoreAt(path *Path, grid []int, l int) ([]Score, error) {
 			gridL = append(gridL, g)
 		}
 	}
-	var g *mat.SymDense
-	var ht *mat.Dense
-	for _, alpha := range e.sel.Ridges {
-		if alpha > 0 && g == nil {
-			g, ht = path.normalAll(l)
-		}
-		betas, err := path.prefixBetas(g, ht, l, gridL, alpha)
-		if err != nil {
-			return nil, err
-		}
-		for i, g := range gridL {
-			if betas[i] == nil {
-				continue // alpha too small for these nodes' normal equations
-			}
-			out = append(out, e.score(g, alpha, betas[i]))
-		}
+	// A prefix left out: alpha too small for its nodes' normal equations.
+	err := path.prefixSolves(l, gridL, e.sel.Ridges, func(k int, alpha float64, beta []float64) {
+		out = append(out, e.score(k, alpha, beta))
+	})
+	if err != nil {
+		return nil, err
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("scn: selection: no (L, ridge) pair could be solved")
@@ -140,21 +134,11 @@ func (e *evaluator) scoreAt(path *Path, grid []int, l int) ([]Score, error) {
 	return out, nil
 }
 
-// score returns the held-out score of the first l nodes with weights beta.
-// The product H_held beta runs on linalg.GemmNT64 (OpenBLAS's dgemm, or
-// the project's AVX-512 kernel in the pure-Go build): it is repeated for
-// every (L, ridge) pair, and with gonum's Dgemm it was most of model
-// selection's time at N = 60000.
+// score returns the held-out score of the first l nodes with weights beta
+// (holdout.Held.Score).
 func (e *evaluator) score(l int, alpha float64, beta []float64) Score {
-	n, m := e.held.X.Len(), e.held.M
 	hv := e.hv.RawMatrix()
-	out := make([]float64, n*m)
-	linalg.GemmNT64(n, m, l, 1, hv.Data, hv.Stride, lsq.Transposed(beta, l, m), l, 0, out, m)
-	s := Score{Nodes: l, Ridge: alpha, RMSE: RMSE(out, e.held.T)}
-	if e.classify {
-		s.Accuracy = Accuracy(ArgMax(out, m), e.labels)
-	}
-	return s
+	return Score(e.h.Score(l, alpha, beta, hv.Data, hv.Stride))
 }
 
 // monitor returns the check Patience runs during a fit (nil without
@@ -179,17 +163,7 @@ func (e *evaluator) monitor(maxNodes int) func(*Path) bool {
 		if err != nil {
 			return false
 		}
-		b := pick(scores, e.classify)
-		if e.best.Nodes == 0 || b.better(e.best, e.classify) {
-			e.best, e.sinceGot = b, 0
-			return false
-		}
-		e.sinceGot++
-		if e.sinceGot >= e.sel.Patience {
-			e.stopped = l
-			return true
-		}
-		return false
+		return e.pat.Observe(holdout.Point(pick(scores, e.classify)), l, e.classify)
 	}
 }
 
@@ -202,6 +176,6 @@ func (e *evaluator) choice(method string, folds, held int, best Score, scores []
 	return &Choice{
 		Method: method, Held: held, Folds: folds, Metric: metric, Direct: best.Direct,
 		Nodes: best.Nodes, Ridge: best.Ridge, Accuracy: best.Accuracy, RMSE: best.RMSE,
-		StoppedAt: e.stopped, Curve: scores, FitNodes: fitNodes, Candidates: len(scores),
+		StoppedAt: e.pat.Stopped, Curve: scores, FitNodes: fitNodes, Candidates: len(scores),
 	}
 }

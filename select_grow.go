@@ -3,7 +3,6 @@ package scn
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/scn2d/scn/internal/holdout"
@@ -32,66 +31,45 @@ import (
 // curve of each fit is complete. Choice.Growth records the fits' sizes and
 // the reason growth stopped; Choice.FitNodes is the last fit's.
 
-// growShare is where the second half of a fit's prefixes begins, as a
-// share of its nodes.
-const growShare = 0.5
-
 // selectGrow is Select with growth past L_max.
 func (c Config) selectGrow(ctx context.Context, p Problem, s Selection, progress func(Step), o runOpts) (*Model, error) {
 	return c.growLoop(ctx, s, func(cur Config) (*Model, error) { return cur.selectOnce(ctx, p, s, progress, o) })
 }
 
 // growLoop runs the fits of growth past L_max, fit making and selecting
-// one of cur.MaxNodes nodes without growth (in memory or streamed).
+// one of cur.MaxNodes nodes without growth (in memory or streamed);
+// holdout.Growth decides what is kept and when growth stops.
 func (c Config) growLoop(ctx context.Context, s Selection, fit func(cur Config) (*Model, error)) (*Model, error) {
-	limit := s.GrowLimit
-	if limit <= 0 {
-		limit = min(64*c.MaxNodes, maxNodes)
-	}
-	limit = min(limit, maxNodes)
+	g := holdout.Growth{Limit: holdout.GrowLimit(s.GrowLimit, c.MaxNodes, maxNodes), Deadline: s.Deadline}
 	cur := c
 	var kept *Model // the best model so far
-	var sizes []string
-	var reason string
 	for {
 		start := time.Now()
 		m, err := fit(cur)
 		if err != nil {
 			if kept != nil && ctx.Err() == nil {
 				// A grown fit failed (singular, say): keep what we had.
-				reason = fmt.Sprintf("the fit of %d nodes failed (%v)", cur.MaxNodes, err)
+				g.Failed(cur.MaxNodes, err)
 				break
 			}
 			return m, err
 		}
 		took := time.Since(start)
-		sizes = append(sizes, fmt.Sprint(m.Selection.FitNodes))
 		ch := m.Selection
-		classify := m.Classes != nil
-		if kept != nil && !gains(choiceScore(ch), choiceScore(kept.Selection), classify, ch.Held) {
-			reason = fmt.Sprintf("held-out score stopped improving: %d nodes gave no gain over %d", ch.FitNodes, kept.Selection.FitNodes)
-			break
+		f := holdout.Fitted{Best: holdout.Point(choiceScore(ch)), Curve: points(ch.Curve), FitNodes: ch.FitNodes, Held: ch.Held, Stop: m.Summary.Stop.String()}
+		keep, next := g.Next(f, cur.MaxNodes, m.Classes != nil, took, time.Now())
+		if keep {
+			kept = m
 		}
-		kept = m
-		next := 2 * cur.MaxNodes
-		switch {
-		case ch.FitNodes < cur.MaxNodes:
-			reason = fmt.Sprintf("the fit stopped at %d of %d nodes (%v)", ch.FitNodes, cur.MaxNodes, m.Summary.Stop)
-		case !lateGain(ch, classify):
-			reason = fmt.Sprintf("held-out score stopped improving: best at L = %d of %d, no gain in the second half", ch.Nodes, ch.FitNodes)
-		case next > limit:
-			reason = fmt.Sprintf("growth limit: %d nodes would pass %d", next, limit)
-		case !s.Deadline.IsZero() && time.Now().Add(2*took).After(s.Deadline):
-			reason = fmt.Sprintf("time budget: a fit of %d nodes would end past the deadline", next)
-		}
-		if reason == "" && s.Afford != nil {
+		if next > 0 && s.Afford != nil {
 			nc := cur
 			nc.MaxNodes = next
 			if err := s.Afford(nc); err != nil {
-				reason = fmt.Sprintf("memory limit: %v", err)
+				g.Stop(fmt.Sprintf("memory limit: %v", err))
+				next = 0
 			}
 		}
-		if reason != "" {
+		if next == 0 {
 			break
 		}
 		if s.Growing != nil {
@@ -99,40 +77,8 @@ func (c Config) growLoop(ctx context.Context, s Selection, fit func(cur Config) 
 		}
 		cur.MaxNodes = next
 	}
-	kept.Selection.Growth = fmt.Sprintf("fits of %s nodes; growth stopped: %s", strings.Join(sizes, ", "), reason)
+	kept.Selection.Growth = g.Record()
 	return kept, nil
-}
-
-// gains reports whether s beats t by more than one standard error of t's
-// held-out score on held images (the one-standard-error rule: a larger
-// model must earn its place; holdout.Point.Gains).
-func gains(s, t Score, classify bool, held int) bool {
-	return holdout.Point(s).Gains(holdout.Point(t), classify, held)
-}
-
-// lateGain reports whether the best score over the second half of the
-// fit's prefixes (any ridge term, either kind) gains over the best before.
-func lateGain(c *Choice, classify bool) bool {
-	held := c.Held
-	var early, late Score
-	var haveE, haveL bool
-	for _, s := range c.Curve {
-		lateOne := float64(s.Nodes) > growShare*float64(c.FitNodes)
-		best, have := &early, &haveE
-		if lateOne {
-			best, have = &late, &haveL
-		}
-		if !*have || primaryBetter(s, *best, classify) {
-			*best, *have = s, true
-		}
-	}
-	return haveL && (!haveE || gains(late, early, classify, held))
-}
-
-// primaryBetter compares by the primary metric alone
-// (holdout.Point.PrimaryBetter).
-func primaryBetter(s, t Score, classify bool) bool {
-	return holdout.Point(s).PrimaryBetter(holdout.Point(t), classify)
 }
 
 // choiceScore is the score a choice was made with.

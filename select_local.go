@@ -3,9 +3,9 @@ package scn
 import (
 	"context"
 	"fmt"
-	"github.com/scn2d/scn/internal/lsq"
 	"math"
 
+	"github.com/scn2d/scn/internal/holdout"
 	"github.com/scn2d/scn/internal/linalg"
 )
 
@@ -72,32 +72,15 @@ func (c Config) selectLocal(ctx context.Context, p Problem, s Selection, progres
 		return nil, err
 	}
 	classify := p.Classes != nil
-	var curve []Score
-	best := -1
-	a := make([]float64, l*l)
-	for _, r := range ridges {
-		if err := ctx.Err(); err != nil {
+	// Each ridge term scored on the held-out rows (holdout.RidgeScores).
+	pts, best, err := holdout.RidgeScores(g, ht, hh, th, l, mo, nh, ridges, classify, ctx.Err)
+	if err != nil {
+		if cerr := ctx.Err(); cerr != nil && err == cerr {
 			return m, err
 		}
-		copy(a, g)
-		for i := 0; i < l; i++ {
-			a[i*l+i] += r
-		}
-		beta := append([]float64(nil), ht...)
-		if err := lsq.SolveFlat(a, l, beta, mo, r); err != nil {
-			return nil, fmt.Errorf("scn: ridge %g: %w", r, err)
-		}
-		y := make([]float64, nh*mo)
-		linalg.Dgemm(false, false, nh, mo, l, 1, hh, l, beta, mo, 0, y, mo)
-		sc := Score{Nodes: l, Ridge: r, RMSE: RMSE(y, th)}
-		if classify {
-			sc.Accuracy = Accuracy(ArgMax(y, mo), ArgMax(th, mo))
-		}
-		curve = append(curve, sc)
-		if best < 0 || sc.better(curve[best], classify) {
-			best = len(curve) - 1
-		}
+		return nil, err
 	}
+	curve := scores(pts)
 	choice := curve[best]
 	beta, err := lf.solver().Solve(l, choice.Ridge)
 	if err != nil {

@@ -30,6 +30,30 @@ func (p *Path) prefixBetas(g *mat.SymDense, ht *mat.Dense, maxL int, grid []int,
 	return out, nil
 }
 
+// prefixSolves passes each the output weights of every prefix length in
+// grid (each at most maxL) for each ridge term of ridges in turn, where
+// they can be solved (prefixBetas; the normal equations of the first maxL
+// nodes formed once, at the first ridge term > 0).
+func (p *Path) prefixSolves(maxL int, grid []int, ridges []float64, each func(l int, alpha float64, beta []float64)) error {
+	var g *mat.SymDense
+	var ht *mat.Dense
+	for _, alpha := range ridges {
+		if alpha > 0 && g == nil {
+			g, ht = p.normalAll(maxL)
+		}
+		betas, err := p.prefixBetas(g, ht, maxL, grid, alpha)
+		if err != nil {
+			return err
+		}
+		for i, l := range grid {
+			if betas[i] != nil {
+				each(l, alpha, betas[i])
+			}
+		}
+	}
+	return nil
+}
+
 // normalAll returns H^T H and H^T T of the first l nodes: from the engine
 // when they are all in it, else from their hidden outputs.
 func (p *Path) normalAll(l int) (*mat.SymDense, *mat.Dense) {

@@ -1,15 +1,14 @@
 package scn
 
+import "github.com/scn2d/scn/internal/holdout"
+
 // Small training sets are selected by k-fold cross-validation rather than
-// one hold-out: a 10% hold-out of a few hundred images is a few dozen,
-// where many (L, ridge) pairs tie (ORL with 7 images per subject: 40
-// held-out faces, L = 100 chosen on a tie, 92.5% on the test images
-// against 96.7% with 5 folds and 99.2% by hindsight). The extra fits cost
-// little on such sets. SmallSetImages is the largest set Selection.ForSize
-// moves to folds, SmallSetFolds the most folds it takes.
+// one hold-out (internal/holdout's FoldsForSize says why). SmallSetImages
+// is the largest set Selection.ForSize moves to folds, SmallSetFolds the
+// most folds it takes.
 const (
-	SmallSetImages = 2000
-	SmallSetFolds  = 5
+	SmallSetImages = holdout.SmallSetImages
+	SmallSetFolds  = holdout.SmallSetFolds
 )
 
 // ForSize returns s adjusted to a training set of n images, classCounts
@@ -21,16 +20,8 @@ const (
 // scn train and scn compare apply when neither a hold-out share nor a
 // number of folds was asked for; a caller that was told either keeps s.
 func (s Selection) ForSize(n int, classCounts []int) Selection {
-	if n > SmallSetImages {
-		return s
+	if folds := holdout.FoldsForSize(n, classCounts); folds > 0 {
+		s.Folds = folds
 	}
-	folds := min(SmallSetFolds, n)
-	for _, c := range classCounts {
-		folds = min(folds, c)
-	}
-	if folds < 2 {
-		return s
-	}
-	s.Folds = folds
 	return s
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/scn2d/scn/internal/holdout"
 	"github.com/scn2d/scn/internal/lsq"
 	"github.com/scn2d/scn/internal/memest"
-	"gonum.org/v1/gonum/mat"
 )
 
 // Streamed model selection (Config.SelectStream): Select with a hold-out
@@ -87,20 +86,12 @@ func (c Config) SelectStream(ctx context.Context, src Source, s Selection, progr
 		return nil, err
 	}
 	n := sc.n
-	groups, err := labelGroups(labels, n, sc.m, sc.classes, 2)
+	// The split as Select makes it (holdout.HeldMask).
+	isHeld, nTrain, nHeld, err := holdout.HeldMask(labels, n, sc.m, sc.classes, s.Validation, c.Seed)
 	if err != nil {
-		return nil, err
+		return nil, dataErr(err)
 	}
-	train, held, err := splitGroups(groups, sc.classes != nil, s.Validation, c.Seed)
-	if err != nil {
-		return nil, err
-	}
-	isHeld := make([]bool, n)
-	for _, i := range held {
-		isHeld[i] = true
-	}
-	nTrain, nHeld := len(train), len(held)
-	labels, groups, train, held = nil, nil, nil, nil
+	labels = nil
 	path, tsc, err := c.fitStreamPath(ctx, subsetSource{src, isHeld, false}, progress)
 	if err != nil {
 		return nil, err
@@ -217,28 +208,18 @@ func scoreHeldStream(ctx context.Context, path *Path, src Source, sc *streamScan
 	L, m := path.Nodes(), model.M
 	hsc := holdout.NewScorer(L, m, sc.classes != nil)
 	var alphas []float64
-	var g *mat.SymDense
-	var ht *mat.Dense
-	for _, alpha := range ridges {
-		if alpha > 0 && g == nil {
-			g, ht = path.normalAll(L)
-		}
-		betas, err := path.prefixBetas(g, ht, L, grid, alpha)
-		if err != nil {
-			return nil, err
-		}
-		for i, l := range grid {
-			if betas[i] != nil {
-				hsc.AddPrefix(l, lsq.Transposed(betas[i], l, m))
-				alphas = append(alphas, alpha)
-			}
-		}
+	err := path.prefixSolves(L, grid, ridges, func(l int, alpha float64, beta []float64) {
+		hsc.AddPrefix(l, lsq.Transposed(beta, l, m))
+		alphas = append(alphas, alpha)
+	})
+	if err != nil {
+		return nil, err
 	}
 	if hsc.Prefixes() == 0 {
 		return nil, fmt.Errorf("scn: selection: no (L, ridge) pair could be solved")
 	}
 	x := Images{Rows: model.Rows, Cols: model.Cols, Channels: model.Channels}
-	err := streamRowsOf(ctx, src, sc, nh, &x, func(r int, tc []float64) error {
+	err = streamRowsOf(ctx, src, sc, nh, &x, func(r int, tc []float64) error {
 		hsc.Shard(tc, r)
 		model.hidden(x, func(lo, rows int, hb []float32) { hsc.Batch(lo, rows, hb, tc, r) })
 		return nil
@@ -246,15 +227,7 @@ func scoreHeldStream(ctx context.Context, path *Path, src Source, sc *streamScan
 	if err != nil {
 		return nil, err
 	}
-	hs := &heldSums{L: L, g: hsc.G, ht: hsc.HT, tt: hsc.TT}
-	for k, l := range hsc.Lengths() {
-		s := Score{Nodes: l, Ridge: alphas[k], RMSE: math.Sqrt(hsc.SSE[k] / float64(nh*m))}
-		if hsc.Classify {
-			s.Accuracy = float64(hsc.Hits[k]) / float64(nh)
-		}
-		hs.scores = append(hs.scores, s)
-	}
-	return hs, nil
+	return &heldSums{L: L, g: hsc.G, ht: hsc.HT, tt: hsc.TT, scores: scores(hsc.Points(alphas, nh))}, nil
 }
 
 // refit is refit (select.go) with the held-out normal equations of the

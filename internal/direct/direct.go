@@ -10,7 +10,10 @@
 // batch by batch (Normal, solve.go), the dual system's coefficients
 // (DualCoef) and solves (Dual on A = [F H] formed, PixelDual on the pixels
 // beside H, solve.go), and the pixel kernels F F^T and F^T C formed strip
-// by strip over the float32 pixels (PixelKernel, PixelT). The root package keeps
+// by strip over the float32 pixels (PixelKernel, PixelT); model
+// selection's held-out outputs of every prefix with direct links, primal
+// or dual (PrimalScores, DualKernels, DualScores, DualGrid: select.go).
+// The root package keeps
 // the model's side: its hidden outputs, the systems of a model's prefix,
 // the file and the indicator term.
 //

@@ -13,9 +13,18 @@
 // weights, and wraps the errors here, which say what is wrong with the
 // data, in scn.ErrData.
 //
-// It may import the standard library, internal/linalg (the products) and
-// internal/lsq (Grow) only; never the root package scn or any package
-// above it.
+// The selection's held-out arithmetic is here too (eval.go): a prefix's
+// score from its output weights and the held-out hidden outputs (Held),
+// direct links' scores, Patience's stop, local nodes' ridge terms scored
+// on held-out rows (RidgeScores), growth's test of the fit's second half
+// (LateGain), the default ridge grid, the settings' checks and the rule
+// that moves small sets to folds (FoldsForSize); and growth past L_max's
+// decisions (Growth, grow.go: which fit is kept, when growth stops and
+// why).
+//
+// It may import the standard library, internal/linalg (the products),
+// internal/lsq (Grow, the solves) and internal/score (the scores) only;
+// never the root package scn or any package above it.
 package holdout
 
 import (
@@ -115,6 +124,30 @@ func Training(folds [][]int, f int) []int {
 	sort.Ints(train)
 	return train
 }
+
+// HeldMask deals n images into a training part and a held-out share as
+// HoldOut does (labels: their classes, nil for regression; m classes
+// named classes; every class needs two images), and returns which images
+// are held out and the two parts' sizes.
+func HeldMask(labels []int, n, m int, classes []string, share float64, seed uint64) (held []bool, nTrain, nHeld int, err error) {
+	groups, err := Groups(labels, n, m, classes, 2)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	train, h, err := HoldOut(groups, classes != nil, share, seed)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	held = make([]bool, n)
+	for _, i := range h {
+		held[i] = true
+	}
+	return held, len(train), len(h), nil
+}
+
+// MaxCheckpoints bounds the checkpoints (a budget's blocks) Grid adds to
+// the grid of scn's selection.
+const MaxCheckpoints = 16
 
 // Grid returns the prefix lengths model selection scores for a fit of l
 // nodes: about points values (at least 2), half spread geometrically

@@ -121,3 +121,43 @@ func TestGrid(t *testing.T) {
 		t.Errorf("checkpoints every 64 of 6400: grid %v", g)
 	}
 }
+
+func TestHeldMask(t *testing.T) {
+	labels := make([]int, 60)
+	for i := range labels {
+		labels[i] = i % 3
+	}
+	classes := []string{"a", "b", "c"}
+	mask, nTrain, nHeld, err := HeldMask(labels, 60, 3, classes, 0.25, 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	groups, err := Groups(labels, 60, 3, classes, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	train, held, err := HoldOut(groups, true, 0.25, 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if nTrain != len(train) || nHeld != len(held) || len(mask) != 60 {
+		t.Fatalf("sizes %d, %d (mask %d), want %d, %d", nTrain, nHeld, len(mask), len(train), len(held))
+	}
+	for _, i := range held {
+		if !mask[i] {
+			t.Fatalf("held-out image %d not marked", i)
+		}
+	}
+	for _, i := range train {
+		if mask[i] {
+			t.Fatalf("training image %d marked", i)
+		}
+	}
+	// Regression: one group; a class of one image is refused.
+	if _, nt, nh, err := HeldMask(nil, 10, 1, nil, 0.3, 1); err != nil || nt+nh != 10 || nh < 1 {
+		t.Errorf("regression: %d + %d, %v", nt, nh, err)
+	}
+	if _, _, _, err := HeldMask([]int{0, 0, 1}, 3, 2, []string{"a", "b"}, 0.5, 1); err == nil {
+		t.Error("a class of one image split")
+	}
+}

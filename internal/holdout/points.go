@@ -93,6 +93,22 @@ func PickDirect(scores []Point, classify bool, held int) Point {
 	return bp
 }
 
+// Fallback returns the best plain score (no direct links) of a larger
+// ridge term than failed's and no more nodes, for a final solve that
+// failed at failed's; ok is false when there is none.
+func Fallback(scores []Point, failed Point, classify bool) (best Point, ok bool) {
+	var alt []Point
+	for _, s := range scores {
+		if !s.Direct && s.Ridge > failed.Ridge && s.Nodes <= failed.Nodes {
+			alt = append(alt, s)
+		}
+	}
+	if len(alt) == 0 {
+		return Point{}, false
+	}
+	return Pick(alt, classify), true
+}
+
 // Pool sums the folds' scores of k-fold cross-validation by point (L,
 // ridge, direct links or not), each fold weighted by its held-out images,
 // so that the means are over images.

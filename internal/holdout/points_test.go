@@ -111,3 +111,22 @@ func TestPickDirect(t *testing.T) {
 		t.Errorf("direct points only: %+v", got)
 	}
 }
+
+func TestFallback(t *testing.T) {
+	failed := Point{Nodes: 50, Ridge: 1e-4, Accuracy: 0.9}
+	scores := []Point{
+		failed,
+		{Nodes: 50, Ridge: 1e-2, Accuracy: 0.85},
+		{Nodes: 40, Ridge: 1e-3, Accuracy: 0.88},
+		{Nodes: 60, Ridge: 1, Accuracy: 0.95},               // more nodes
+		{Nodes: 30, Ridge: 1, Accuracy: 0.99, Direct: true}, // direct links
+		{Nodes: 30, Ridge: 1e-5, Accuracy: 0.99},            // a smaller ridge term
+	}
+	got, ok := Fallback(scores, failed, true)
+	if !ok || got != scores[2] {
+		t.Fatalf("Fallback = %+v, %v; want %+v", got, ok, scores[2])
+	}
+	if _, ok := Fallback(scores[3:], failed, true); ok {
+		t.Fatal("a fallback among no admissible scores")
+	}
+}

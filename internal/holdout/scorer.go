@@ -1,6 +1,8 @@
 package holdout
 
 import (
+	"math"
+
 	"github.com/scn2d/scn/internal/linalg"
 	"github.com/scn2d/scn/internal/lsq"
 )
@@ -123,6 +125,20 @@ func (s *Scorer) Lengths() []int {
 	out := make([]int, len(s.bts))
 	for k, p := range s.bts {
 		out[k] = p.l
+	}
+	return out
+}
+
+// Points returns each prefix's score over the nh held-out images, in the
+// order the prefixes were added, the k-th at ridge term alphas[k].
+func (s *Scorer) Points(alphas []float64, nh int) []Point {
+	out := make([]Point, 0, len(s.bts))
+	for k, l := range s.Lengths() {
+		p := Point{Nodes: l, Ridge: alphas[k], RMSE: math.Sqrt(s.SSE[k] / float64(nh*s.M))}
+		if s.Classify {
+			p.Accuracy = float64(s.Hits[k]) / float64(nh)
+		}
+		out = append(out, p)
 	}
 	return out
 }

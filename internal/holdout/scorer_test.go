@@ -106,4 +106,13 @@ func TestScorer(t *testing.T) {
 	if got := s.Lengths(); len(got) != 2 || got[0] != 2 || got[1] != 5 {
 		t.Errorf("Lengths %v", got)
 	}
+	pts := s.Points([]float64{0.5, 2}, n)
+	for k, p := range pts {
+		if p.Nodes != pres[k].l || p.Ridge != []float64{0.5, 2}[k] || p.RMSE != math.Sqrt(s.SSE[k]/float64(n*m)) || p.Accuracy != float64(s.Hits[k])/float64(n) || p.Direct {
+			t.Errorf("Points[%d] = %+v", k, p)
+		}
+	}
+	if len(pts) != 2 {
+		t.Errorf("%d points", len(pts))
+	}
 }
