@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/scn2d/scn/internal/atomicfile"
+	"github.com/scn2d/scn/internal/deep"
 	"github.com/scn2d/scn/internal/modelfile"
 )
 
@@ -353,11 +354,7 @@ func (m *Model) fileLayers() []int {
 	if len(m.Bias) == 0 {
 		return m.fileDeep
 	}
-	var s []int
-	for _, l := range m.Deep {
-		s = append(s, l.Nodes())
-	}
-	return s
+	return deep.Counts(m.Deep)
 }
 
 // decodeWeights fills Params, Bias and Beta from the payload b.

@@ -27,7 +27,7 @@ import (
 type Predictor struct {
 	m       *Model
 	scratch sync.Pool // *predictScratch
-	deep    sync.Pool // *deepScratch, for deep models
+	deep    sync.Pool // *deep.Scratch, for deep models
 }
 
 // predictNodeChunk is the nodes scored at a time in a prediction pass.
