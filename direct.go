@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/scn2d/scn/internal/direct"
-	"github.com/scn2d/scn/internal/linalg"
 	"github.com/scn2d/scn/internal/lsq"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
@@ -69,15 +68,6 @@ func directPool(m *Model) int {
 // feature-major: dst[k*rows+i] is feature k of image lo+i.
 func directFeatures(x Images, pool, lo, rows int, dst []float64) {
 	direct.Features(direct.Images(x), pool, lo, rows, dst)
-}
-
-// addDirect adds the direct links' outputs on images xb (rows of them) to
-// yt (M x rows), with fd as scratch.
-func (m *Model) addDirect(x Images, lo, rows int, yt []float64, fd *[]float64) {
-	d := m.DirectDim()
-	*fd = grow(*fd, d*rows)
-	directFeatures(x, m.Direct.Pool, lo, rows, *fd)
-	linalg.Dgemm(true, false, m.M, rows, d, 1, m.Direct.Beta, m.M, *fd, rows, 1, yt, rows)
 }
 
 // directNormal returns the normal equations of the unknowns [W; beta] of
