@@ -10,9 +10,12 @@
 // batch by batch (Normal, solve.go), the dual system's coefficients
 // (DualCoef) and solves (Dual on A = [F H] formed, PixelDual on the pixels
 // beside H, solve.go), and the pixel kernels F F^T and F^T C formed strip
-// by strip over the float32 pixels (PixelKernel, PixelT). The root package keeps
-// the model's side: its hidden outputs, the systems of a model's prefix,
-// the file and the indicator term.
+// by strip over the float32 pixels (PixelKernel, PixelT), and the solve of
+// a model's prefix with direct links: its normal equations (NormalOf), [F H]
+// formed (Dense) and the choice of minimum-norm, primal or dual solve
+// (Solve, model.go), reading the hidden outputs through Hidden. The root
+// package keeps the model's side: its hidden outputs, the model with
+// direct links, the file and the indicator term.
 //
 // It may import the standard library, gonum, internal/linalg and
 // internal/lsq only; never the root package scn or any package above it.
