@@ -19,7 +19,7 @@ import (
 // not name). A new package under internal/ of this kind must be added.
 var internalImports = map[string][]string{
 	"augment": nil,
-	"calib":   nil,
+	"calib":   {"internal/modelfile"},
 	"holdout": {"internal/linalg", "internal/lsq"},
 	"memest":  {"internal/lsq"},
 	"timing":  {"internal/lsq"},
