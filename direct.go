@@ -37,15 +37,11 @@ import (
 // so the direct part adds N * D / p^2 to ||g'(H) o W||_F^2, and the output
 // weights' norm is that of [beta; W].
 
-// DirectLink holds a model's direct links from the input to the outputs.
-type DirectLink struct {
-	// Pool is the side p of the blocks averaged into one feature: 1 reads
-	// the pixels themselves.
-	Pool int
-	// Beta holds the features' output weights, D x M row-major (D =
-	// Model.DirectDim()).
-	Beta []float64
-}
+// DirectLink holds a model's direct links from the input to the outputs:
+// Pool, the side p of the blocks averaged into one feature (1 reads the
+// pixels themselves), and Beta, the features' output weights, D x M
+// row-major (D = Model.DirectDim()). It is internal/direct's Link.
+type DirectLink = direct.Link
 
 // DirectDim returns the number of direct features D (0 without direct links).
 func (m *Model) DirectDim() int {
@@ -173,9 +169,5 @@ func (m *Model) directIndicatorTerm(n int) (slope2, w2 float64) {
 	if m.Direct == nil {
 		return 0, 0
 	}
-	for _, v := range m.Direct.Beta {
-		w2 += v * v
-	}
-	p := float64(m.Direct.Pool)
-	return float64(n) * float64(m.DirectDim()) / (p * p), w2
+	return m.Direct.IndicatorTerm(n, m.DirectDim())
 }

@@ -24,7 +24,7 @@ var internalImports = map[string][]string{
 	"memest":  {"internal/lsq"},
 	"timing":  {"internal/lsq"},
 	"robust":  {"internal/lsq", "gonum.org/v1/gonum"},
-	"direct":  {"internal/linalg", "internal/lsq", "gonum.org/v1/gonum"},
+	"direct":  {"internal/modelfile", "internal/linalg", "internal/lsq", "gonum.org/v1/gonum"},
 	"node":    {"internal/linalg", "internal/lsq", "internal/par", "gonum.org/v1/gonum"},
 	"lsq":     {"internal/linalg", "internal/par", "internal/bigmem", "gonum.org/v1/gonum"},
 	"local":   {"internal/linalg", "internal/par", "gonum.org/v1/gonum"},

@@ -50,7 +50,10 @@ func TestCheckFitAndFitInterval(t *testing.T) {
 		"nan":       func() error { return CheckFit([]float64{1, 0, 0, math.NaN(), 1, 0, 0, 1}, []int{0, 1, 0, 1}, 2) },
 		"interval":  func() error { _, err := FitInterval([]float64{1}, []float64{1, 2}, 1, 0.5); return err },
 		"too few":   func() error { _, err := FitInterval([]float64{1, 2}, []float64{1, 2}, 1, 0.9); return err },
-		"inf":       func() error { _, err := FitInterval([]float64{1, math.Inf(1), 3}, []float64{1, 2, 3}, 1, 0.5); return err },
+		"inf": func() error {
+			_, err := FitInterval([]float64{1, math.Inf(1), 3}, []float64{1, 2, 3}, 1, 0.5)
+			return err
+		},
 	} {
 		if f() == nil {
 			t.Errorf("%s: no error", name)
