@@ -78,12 +78,7 @@ func (m *Model) WriteTo(w io.Writer) (int64, error) {
 		b = modelfile.AppendFloat32s(b, m.Bias)
 		l1 := len(m.Bias)
 		b = modelfile.AppendFloat64s(b, m.Beta[:l1*m.M])
-		for _, ly := range m.Deep {
-			b = modelfile.AppendFloat32s(b, ly.Params)
-			b = modelfile.AppendFloat32s(b, ly.Bias)
-			b = modelfile.AppendFloat64s(b, m.Beta[l1*m.M:(l1+ly.Nodes())*m.M])
-			l1 += ly.Nodes()
-		}
+		b = deep.Append(b, m.Deep, m.Beta, l1, m.M)
 		b = m.appendLocal(b)
 		return m.appendDirect(b)
 	})
@@ -324,11 +319,7 @@ func headerModel(h *modelfile.Header) (*Model, error) {
 func (m *Model) payloadSize() int {
 	l := m.expectedNodes()
 	size := l*m.ParamsPerNode()*4 + l*4 + l*m.M*8
-	prev := l
-	for _, c := range m.fileLayers() {
-		size += c*prev*4 + c*4 + c*m.M*8
-		prev = c
-	}
+	size += deep.FileBytes(m.fileLayers(), l, m.M)
 	return size + m.localPayload() + m.DirectDim()*m.M*8
 }
 
@@ -369,13 +360,7 @@ func (m *Model) decodeWeights(b []byte) {
 	}
 	m.Beta = make([]float64, total*m.M)
 	r.F64(m.Beta[:l*m.M])
-	prev, off := l, l
-	for _, c := range m.fileDeep {
-		ly := Layer{Params: r.F32(c * prev), Bias: r.F32(c)}
-		r.F64(m.Beta[off*m.M : (off+c)*m.M])
-		m.Deep = append(m.Deep, ly)
-		prev, off = c, off+c
-	}
+	m.Deep = deep.Read(r, m.fileDeep, m.Beta, l, m.M)
 	m.decodeLocal(r.Rest())
 	m.fileDeep = nil
 	if m.Direct != nil {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/scn2d/scn/internal/deep"
 	"github.com/scn2d/scn/internal/modelfile"
 )
 
@@ -75,12 +76,7 @@ func (in Info) ParamCount() int {
 	if len(in.Layers) == 0 {
 		return in.Nodes*(in.ParamsPerNode()+1+in.M) + in.DirectFeatures*in.M
 	}
-	n, prev := in.Layers[0]*(in.ParamsPerNode()+1+in.M), in.Layers[0]
-	for _, c := range in.Layers[1:] {
-		n += c * (prev + 1 + in.M)
-		prev = c
-	}
-	return n
+	return deep.ParamCountOf(in.Layers, in.ParamsPerNode(), in.M)
 }
 
 // IsClassifier reports whether the model predicts classes.

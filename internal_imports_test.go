@@ -29,7 +29,7 @@ var internalImports = map[string][]string{
 	"lsq":     {"internal/linalg", "internal/par", "internal/bigmem", "gonum.org/v1/gonum"},
 	"local":   {"internal/linalg", "internal/par", "gonum.org/v1/gonum"},
 	"predict": {"internal/direct", "internal/linalg", "internal/lsq", "internal/node", "internal/par"},
-	"deep":    {"internal/linalg", "internal/lsq", "internal/node", "internal/par"},
+	"deep":    {"internal/linalg", "internal/lsq", "internal/modelfile", "internal/node", "internal/par"},
 
 	// Large buffers (the pool only asked whether it runs in the background).
 	"bigmem": {"internal/par"},

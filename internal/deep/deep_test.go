@@ -2,8 +2,10 @@ package deep
 
 import (
 	"math"
+	"reflect"
 	"testing"
 
+	"github.com/scn2d/scn/internal/modelfile"
 	"github.com/scn2d/scn/internal/node"
 )
 
@@ -87,5 +89,37 @@ func TestForwardMatchesNaive(t *testing.T) {
 		}
 		off += prev
 		prev = l.Nodes()
+	}
+}
+
+func TestFileRoundTrip(t *testing.T) {
+	const first, m = 3, 2
+	layers := []Layer{
+		{Params: []float32{1, 2, 3, 4, 5, 6}, Bias: []float32{7, 8}},
+		{Params: []float32{9, 10}, Bias: []float32{11}},
+	}
+	beta := make([]float64, (first+3)*m)
+	for i := range beta {
+		beta[i] = float64(i) + 0.5
+	}
+	b := Append(nil, layers, beta, first, m)
+	counts := Counts(layers)
+	if len(b) != FileBytes(counts, first, m) {
+		t.Fatalf("%d bytes, FileBytes says %d", len(b), FileBytes(counts, first, m))
+	}
+	back := make([]float64, len(beta))
+	got := Read(modelfile.NewPayloadReader(b), counts, back, first, m)
+	if !reflect.DeepEqual(got, layers) || !reflect.DeepEqual(back[first*m:], beta[first*m:]) {
+		t.Fatalf("read back %+v, %v", got, back)
+	}
+	if Read(modelfile.NewPayloadReader(nil), nil, back, first, m) != nil {
+		t.Fatal("no layers read as some")
+	}
+	// 3 nodes of 10 parameters, m = 2: 3 * 13, then 2 * (3 + 1 + 2), 1 * (2 + 1 + 2).
+	if got := ParamCountOf([]int{3, 2, 1}, 10, m); got != 39+12+5 {
+		t.Fatalf("ParamCountOf = %d", got)
+	}
+	if got := ParamCountOf([]int{3}, 10, m) + ParamCount(3, m, layers); got != 39+12+5 {
+		t.Fatalf("ParamCount = %d", got)
 	}
 }
