@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
-	"os"
 	"strings"
 
 	"github.com/scn2d/scn/internal/atomicfile"
@@ -135,14 +133,11 @@ func wrapErr(what string, err error) error {
 
 // Load reads a model file written by Save.
 func Load(path string) (*Model, error) {
-	f, err := os.Open(path)
+	f, err := modelfile.Open(path, "load")
 	if err != nil {
-		return nil, fmt.Errorf("scn: load: %w", err)
+		return nil, err
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err == nil && st.IsDir() {
-		return nil, fmt.Errorf("scn: load %s: is a directory, not a model file", path)
-	}
 	m, err := Read(f)
 	if err != nil {
 		return nil, wrapErr("load "+path, err)
@@ -394,15 +389,11 @@ func (m *Model) check() error {
 	if err := m.checkLocal(); err != nil {
 		return err
 	}
-	for _, v := range m.Params {
-		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-			return fmt.Errorf("scn: model has a non-finite hidden parameter")
-		}
+	if !finite32(m.Params) {
+		return fmt.Errorf("scn: model has a non-finite hidden parameter")
 	}
-	for _, v := range m.Bias {
-		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-			return fmt.Errorf("scn: model has a non-finite bias")
-		}
+	if !finite32(m.Bias) {
+		return fmt.Errorf("scn: model has a non-finite bias")
 	}
 	if err := m.checkCalib(); err != nil {
 		return err

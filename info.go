@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/scn2d/scn/internal/deep"
 	"github.com/scn2d/scn/internal/modelfile"
@@ -109,14 +108,11 @@ func ReadInfo(r io.Reader) (Info, error) {
 // truncated file or one with trailing bytes is refused without reading its
 // weights.
 func LoadInfo(path string) (Info, error) {
-	f, err := os.Open(path)
+	f, err := modelfile.Open(path, "load info")
 	if err != nil {
-		return Info{}, fmt.Errorf("scn: load info: %w", err)
+		return Info{}, err
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err == nil && st.IsDir() {
-		return Info{}, fmt.Errorf("scn: load info %s: is a directory, not a model file", path)
-	}
 	in, err := ReadInfo(f)
 	if err != nil {
 		return Info{}, fmt.Errorf("scn: load info %s: %w", path, err)
