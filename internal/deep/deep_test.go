@@ -123,3 +123,14 @@ func TestFileRoundTrip(t *testing.T) {
 		t.Fatalf("ParamCount = %d", got)
 	}
 }
+
+func TestCheckSizes(t *testing.T) {
+	if err := CheckSizes(10, []int{5, 5}, 20); err != nil {
+		t.Fatal(err)
+	}
+	for _, sizes := range [][]int{{0}, {21}, {5, 6}, {-1, 3}} {
+		if CheckSizes(10, sizes, 20) == nil {
+			t.Errorf("CheckSizes(10, %v, 20) = nil", sizes)
+		}
+	}
+}

@@ -7,7 +7,8 @@
 //
 //   - Layer, one further layer's weights and biases, and what follows from
 //     a model's layers: their sizes, node and parameter counts, the checks
-//     a model file's layers get, and the layers of a prefix (layer.go);
+//     a model file's layers get, the checks of a configuration's layer
+//     sizes (CheckSizes) and the layers of a prefix (layer.go);
 //   - Forward, the further layers' outputs from the first layer's, and
 //     Predict, a deep model's outputs on a batch of images (predict.go);
 //   - Input, the previous layer's outputs on the training images as the

@@ -107,3 +107,20 @@ func Truncate(first int, layers []Layer, l int) []Layer {
 	}
 	return out
 }
+
+// CheckSizes reports what is wrong with the sizes of further layers after
+// a first layer of first nodes, each and all of them at most limit nodes
+// (the root package wraps it in scn.ErrConfig).
+func CheckSizes(first int, sizes []int, limit int) error {
+	total := first
+	for i, n := range sizes {
+		if n < 1 || n > limit {
+			return fmt.Errorf("layer %d of %d nodes, want 1 ... %d", i+2, n, limit)
+		}
+		total += n
+	}
+	if total > limit {
+		return fmt.Errorf("%d nodes over all layers, want <= %d", total, limit)
+	}
+	return nil
+}
