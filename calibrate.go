@@ -3,7 +3,6 @@ package scn
 import (
 	"errors"
 	"fmt"
-	"math"
 
 	"github.com/scn2d/scn/internal/calib"
 )
@@ -81,22 +80,8 @@ func LogLoss(p []float64, m int, labels []int) float64 { return calib.LogLoss(p,
 // (both halves, stratified by class), the better kept and refitted on all
 // of them.
 func FitCalibration(scores []float64, labels []int, m int) (*Calibration, error) {
-	n := len(labels)
-	switch {
-	case m < 2:
-		return nil, fmt.Errorf("%w: calibration of %d classes, want at least 2", ErrData, m)
-	case len(scores) != n*m:
-		return nil, fmt.Errorf("%w: %d scores for %d labels of %d classes", ErrData, len(scores), n, m)
-	case n < 4:
-		return nil, fmt.Errorf("%w: calibration on %d held-out images, want at least 4", ErrData, n)
-	}
-	for i, y := range labels {
-		if y < 0 || y >= m {
-			return nil, fmt.Errorf("%w: label %d of held-out image %d is outside [0, %d)", ErrData, y, i, m)
-		}
-	}
-	if err := checkFinite(scores, "score"); err != nil {
-		return nil, err
+	if err := calib.CheckFit(scores, labels, m); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrData, err)
 	}
 	return calib.Fit(scores, labels, m), nil
 }
@@ -115,22 +100,9 @@ func FitInterval(y, t []float64, m int, coverage float64) (*Interval, error) {
 	if err := checkCoverage(coverage); err != nil {
 		return nil, err
 	}
-	if m < 1 || len(y) != len(t) || len(y)%m != 0 || len(y) == 0 {
-		return nil, fmt.Errorf("%w: %d predictions and %d targets of %d outputs", ErrData, len(y), len(t), m)
-	}
-	n := len(y) / m
-	k := calib.ConformalRank(n, coverage)
-	if k > n {
-		return nil, fmt.Errorf("%w: a %g conformal interval needs at least %d held-out images, there are %d", ErrData, coverage, int(math.Ceil(coverage/(1-coverage))), n)
-	}
-	iv := &Interval{Coverage: coverage, Radius: make([]float64, m), Held: n}
-	r := make([]float64, n)
-	for q := 0; q < m; q++ {
-		calib.Residuals(y, t, m, q, r)
-		if err := checkFinite(r, "held-out residual"); err != nil {
-			return nil, err
-		}
-		iv.Radius[q] = calib.Radius(r, k)
+	iv, err := calib.FitInterval(y, t, m, coverage)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrData, err)
 	}
 	return iv, nil
 }

@@ -2,6 +2,8 @@ package scn
 
 import (
 	"fmt"
+
+	"github.com/scn2d/scn/internal/deep"
 )
 
 // layerConfig returns the configuration of the further layers' node
@@ -24,16 +26,10 @@ func (c Config) validateLayers() error {
 	if len(c.Layers) == 0 {
 		return nil
 	}
-	total := c.MaxNodes
-	for i, n := range c.Layers {
-		if n < 1 || n > maxNodes {
-			return fmt.Errorf("%w: layer %d of %d nodes, want 1 ... %d", ErrConfig, i+2, n, maxNodes)
-		}
-		total += n
+	if err := deep.CheckSizes(c.MaxNodes, c.Layers, maxNodes); err != nil {
+		return fmt.Errorf("%w: %v", ErrConfig, err)
 	}
 	switch {
-	case total > maxNodes:
-		return fmt.Errorf("%w: %d nodes over all layers, want <= %d", ErrConfig, total, maxNodes)
 	case !c.blockMode():
 		return fmt.Errorf("%w: Layers needs the block path (BlockSize > 1, as the fast and default presets)", ErrConfig)
 	case c.BF16Gram:

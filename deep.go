@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/scn2d/scn/internal/deep"
 	"github.com/scn2d/scn/internal/lsq"
 )
 
@@ -143,20 +144,7 @@ func (db *deepBuilder) nextLayer(p Problem, prev, size int) {
 // layerInput returns the last prev columns of the engine as N images of
 // 1 x prev: image i holds the previous layer's outputs on training image i.
 func (db *deepBuilder) layerInput(prev int) Images {
-	n := db.n
-	pix := make([]float32, n*prev)
-	l0 := db.eng.L - prev
-	forChunks(len(db.eng.Shards), 1, func(s, _, _ int) {
-		sh := db.eng.Shards[s]
-		r := sh.Hi - sh.Lo
-		for j := 0; j < prev; j++ {
-			col := sh.H[(l0+j)*r : (l0+j+1)*r]
-			for i, v := range col {
-				pix[(sh.Lo+i)*prev+j] = v
-			}
-		}
-	})
-	return Images{Rows: 1, Cols: prev, Pix: pix}
+	return Images{Rows: 1, Cols: prev, Pix: deep.Input(db.eng.Shards, db.eng.L, db.n, prev)}
 }
 
 // path assembles the deep model.

@@ -1,12 +1,10 @@
 package scn
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/scn2d/scn/internal/direct"
-	"github.com/scn2d/scn/internal/linalg"
-	"github.com/scn2d/scn/internal/lsq"
-	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -39,15 +37,11 @@ import (
 // so the direct part adds N * D / p^2 to ||g'(H) o W||_F^2, and the output
 // weights' norm is that of [beta; W].
 
-// DirectLink holds a model's direct links from the input to the outputs.
-type DirectLink struct {
-	// Pool is the side p of the blocks averaged into one feature: 1 reads
-	// the pixels themselves.
-	Pool int
-	// Beta holds the features' output weights, D x M row-major (D =
-	// Model.DirectDim()).
-	Beta []float64
-}
+// DirectLink holds a model's direct links from the input to the outputs:
+// Pool, the side p of the blocks averaged into one feature (1 reads the
+// pixels themselves), and Beta, the features' output weights, D x M
+// row-major (D = Model.DirectDim()). It is internal/direct's Link.
+type DirectLink = direct.Link
 
 // DirectDim returns the number of direct features D (0 without direct links).
 func (m *Model) DirectDim() int {
@@ -71,23 +65,25 @@ func directFeatures(x Images, pool, lo, rows int, dst []float64) {
 	direct.Features(direct.Images(x), pool, lo, rows, dst)
 }
 
-// addDirect adds the direct links' outputs on images xb (rows of them) to
-// yt (M x rows), with fd as scratch.
-func (m *Model) addDirect(x Images, lo, rows int, yt []float64, fd *[]float64) {
-	d := m.DirectDim()
-	*fd = grow(*fd, d*rows)
-	directFeatures(x, m.Direct.Pool, lo, rows, *fd)
-	linalg.Dgemm(true, false, m.M, rows, d, 1, m.Direct.Beta, m.M, *fd, rows, 1, yt, rows)
-}
-
 // directNormal returns the normal equations of the unknowns [W; beta] of
 // the first l nodes of m with the direct features (pool) on x and targets
-// t: G = A^T A (k x k, k = D + l, full) and A^T T (k x M), A = [F H],
-// summed over fixed batches of images in order.
+// t (direct.NormalOf).
 func directNormal(m *Model, l int, x Images, t []float64, pool int) (g, at []float64) {
-	s := direct.NewNormal(direct.Dim(x.Channels, x.Rows, x.Cols, pool), l, m.M, pool)
-	forHidden(m, l, x, func(lo, rows int, hb []float32) { s.Add(direct.Images(x), lo, rows, hb, t) })
-	return s.G, s.AT
+	return direct.NormalOf(modelHidden{m, x}, l, direct.Images(x), t, m.M, pool)
+}
+
+// modelHidden gives the hidden outputs of m's prefixes on x to
+// internal/direct's solves.
+type modelHidden struct {
+	m *Model
+	x Images
+}
+
+func (h modelHidden) Each(l int, f func(lo, rows int, hb []float32)) { forHidden(h.m, l, h.x, f) }
+
+func (h modelHidden) Dense(l int) *mat.Dense {
+	pm, _ := h.m.truncate(l, nil)
+	return hiddenDense(pm, h.x)
 }
 
 // forHidden calls f with the outputs of the first l nodes of m on
@@ -106,64 +102,14 @@ func forHidden(m *Model, l int, x Images, f func(lo, rows int, hb []float32)) {
 
 // solveDirect returns the output weights of the first l nodes of m (beta,
 // l x M) and of the direct features (w, D x M) over x and t with ridge
-// alpha: the primal system when L + D <= N, else its dual; with alpha = 0,
-// the minimum-norm least squares (MATLAB's pinv tolerance) over [F H].
+// alpha (direct.Solve).
 func solveDirect(m *Model, l int, x Images, t []float64, pool int, alpha float64) (beta, w []float64, err error) {
-	n, mm := x.Len(), m.M
-	d := direct.Dim(x.Channels, x.Rows, x.Cols, pool)
-	if d < 1 {
-		return nil, nil, fmt.Errorf("%w: no direct features for %d x %d images pooled by %d", ErrConfig, x.Rows, x.Cols, pool)
+	beta, w, err = direct.Solve(modelHidden{m, x}, l, direct.Images(x), t, m.M, pool, alpha)
+	var ce *direct.ConfigError
+	if errors.As(err, &ce) {
+		return nil, nil, fmt.Errorf("%w: %s", ErrConfig, ce.Msg)
 	}
-	k := d + l
-	var sol []float64 // [W; beta], k x M
-	switch {
-	case alpha == 0:
-		if float64(n)*float64(k) > 1<<26 {
-			return nil, nil, fmt.Errorf("%w: direct links without a ridge term on %d images x %d unknowns (the minimum-norm solve is an SVD): give a ridge term", ErrConfig, n, k)
-		}
-		a := directDense(m, l, x, pool)
-		sol, err = lsq.MinNorm(a, t, mm, 0)
-	case k <= n:
-		g, at := directNormal(m, l, x, t, pool)
-		sol = direct.PrimalBetas(g, at, k, mm, d, []int{l}, alpha)[0]
-		if sol == nil {
-			err = fmt.Errorf("scn: direct links: the normal equations of %d unknowns are singular at ridge %g", k, alpha)
-		}
-	default:
-		sol, err = dualSolve(m, l, x, t, pool, alpha)
-	}
-	if err != nil {
-		return nil, nil, err
-	}
-	return sol[d*mm:], sol[:d*mm], nil
-}
-
-// directDense returns [F H] over x, N x (D + l), the features written in
-// place (no second copy of them).
-func directDense(m *Model, l int, x Images, pool int) *mat.Dense {
-	n, d := x.Len(), direct.Dim(x.Channels, x.Rows, x.Cols, pool)
-	a := mat.NewDense(n, d+l, nil)
-	direct.Into(direct.Images(x), pool, a.RawMatrix())
-	if l > 0 {
-		pm, _ := m.truncate(l, nil)
-		a.Slice(0, n, d, d+l).(*mat.Dense).Copy(hiddenDense(pm, x))
-	}
-	return a
-}
-
-// dualSolve returns [W; beta] = A^T (A A^T + alpha I)^-1 T, A = [F H]
-// (direct.Dual). On the pixels themselves (pool 1, the dual's case) A is
-// never formed (direct.PixelDual).
-func dualSolve(m *Model, l int, x Images, t []float64, pool int, alpha float64) ([]float64, error) {
-	if pool == 1 {
-		var h blas64.General
-		if l > 0 {
-			pm, _ := m.truncate(l, nil)
-			h = hiddenDense(pm, x).RawMatrix()
-		}
-		return direct.PixelDual(direct.Images(x), h, t, m.M, alpha)
-	}
-	return direct.Dual(directDense(m, l, x, pool).RawMatrix(), t, m.M, alpha)
+	return beta, w, err
 }
 
 // withDirect returns the model of the first l nodes of m with direct links
@@ -223,9 +169,5 @@ func (m *Model) directIndicatorTerm(n int) (slope2, w2 float64) {
 	if m.Direct == nil {
 		return 0, 0
 	}
-	for _, v := range m.Direct.Beta {
-		w2 += v * v
-	}
-	p := float64(m.Direct.Pool)
-	return float64(n) * float64(m.DirectDim()) / (p * p), w2
+	return m.Direct.IndicatorTerm(n, m.DirectDim())
 }

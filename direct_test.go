@@ -425,3 +425,8 @@ func FuzzReadDirect(f *testing.F) {
 		}
 	})
 }
+
+// directDense returns [F H] of the first l nodes of m over x (direct.Dense).
+func directDense(m *Model, l int, x Images, pool int) *mat.Dense {
+	return direct.Dense(modelHidden{m, x}, l, direct.Images(x), pool)
+}

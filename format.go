@@ -5,11 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
-	"os"
 	"strings"
 
 	"github.com/scn2d/scn/internal/atomicfile"
+	"github.com/scn2d/scn/internal/deep"
 	"github.com/scn2d/scn/internal/modelfile"
 )
 
@@ -77,12 +76,7 @@ func (m *Model) WriteTo(w io.Writer) (int64, error) {
 		b = modelfile.AppendFloat32s(b, m.Bias)
 		l1 := len(m.Bias)
 		b = modelfile.AppendFloat64s(b, m.Beta[:l1*m.M])
-		for _, ly := range m.Deep {
-			b = modelfile.AppendFloat32s(b, ly.Params)
-			b = modelfile.AppendFloat32s(b, ly.Bias)
-			b = modelfile.AppendFloat64s(b, m.Beta[l1*m.M:(l1+ly.Nodes())*m.M])
-			l1 += ly.Nodes()
-		}
+		b = deep.Append(b, m.Deep, m.Beta, l1, m.M)
 		b = m.appendLocal(b)
 		return m.appendDirect(b)
 	})
@@ -139,14 +133,11 @@ func wrapErr(what string, err error) error {
 
 // Load reads a model file written by Save.
 func Load(path string) (*Model, error) {
-	f, err := os.Open(path)
+	f, err := modelfile.Open(path, "load")
 	if err != nil {
-		return nil, fmt.Errorf("scn: load: %w", err)
+		return nil, err
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err == nil && st.IsDir() {
-		return nil, fmt.Errorf("scn: load %s: is a directory, not a model file", path)
-	}
 	m, err := Read(f)
 	if err != nil {
 		return nil, wrapErr("load "+path, err)
@@ -323,11 +314,7 @@ func headerModel(h *modelfile.Header) (*Model, error) {
 func (m *Model) payloadSize() int {
 	l := m.expectedNodes()
 	size := l*m.ParamsPerNode()*4 + l*4 + l*m.M*8
-	prev := l
-	for _, c := range m.fileLayers() {
-		size += c*prev*4 + c*4 + c*m.M*8
-		prev = c
-	}
+	size += deep.FileBytes(m.fileLayers(), l, m.M)
 	return size + m.localPayload() + m.DirectDim()*m.M*8
 }
 
@@ -353,11 +340,7 @@ func (m *Model) fileLayers() []int {
 	if len(m.Bias) == 0 {
 		return m.fileDeep
 	}
-	var s []int
-	for _, l := range m.Deep {
-		s = append(s, l.Nodes())
-	}
-	return s
+	return deep.Counts(m.Deep)
 }
 
 // decodeWeights fills Params, Bias and Beta from the payload b.
@@ -372,13 +355,7 @@ func (m *Model) decodeWeights(b []byte) {
 	}
 	m.Beta = make([]float64, total*m.M)
 	r.F64(m.Beta[:l*m.M])
-	prev, off := l, l
-	for _, c := range m.fileDeep {
-		ly := Layer{Params: r.F32(c * prev), Bias: r.F32(c)}
-		r.F64(m.Beta[off*m.M : (off+c)*m.M])
-		m.Deep = append(m.Deep, ly)
-		prev, off = c, off+c
-	}
+	m.Deep = deep.Read(r, m.fileDeep, m.Beta, l, m.M)
 	m.decodeLocal(r.Rest())
 	m.fileDeep = nil
 	if m.Direct != nil {
@@ -412,15 +389,11 @@ func (m *Model) check() error {
 	if err := m.checkLocal(); err != nil {
 		return err
 	}
-	for _, v := range m.Params {
-		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-			return fmt.Errorf("scn: model has a non-finite hidden parameter")
-		}
+	if !finite32(m.Params) {
+		return fmt.Errorf("scn: model has a non-finite hidden parameter")
 	}
-	for _, v := range m.Bias {
-		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-			return fmt.Errorf("scn: model has a non-finite bias")
-		}
+	if !finite32(m.Bias) {
+		return fmt.Errorf("scn: model has a non-finite bias")
 	}
 	if err := m.checkCalib(); err != nil {
 		return err

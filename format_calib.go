@@ -2,9 +2,9 @@ package scn
 
 import (
 	"fmt"
-	"math"
-	"slices"
 
+	"github.com/scn2d/scn/internal/calib"
+	"github.com/scn2d/scn/internal/classweight"
 	"github.com/scn2d/scn/internal/modelfile"
 )
 
@@ -16,44 +16,23 @@ func (m *Model) calibExtended() bool {
 	return m.Calibration != nil || m.Interval != nil || m.ClassWeights != nil
 }
 
-// calibHeader fills the header's calibration fields.
+// calibHeader fills the header's calibration fields (calib.ToFile).
 func (m *Model) calibHeader(h *modelfile.Header) {
-	if c := m.Calibration; c != nil {
-		f := &modelfile.Calibration{Method: c.Method, Temperature: c.Temperature, Held: c.Held,
-			TempLoss: c.TemperatureLogLoss, LogiLoss: c.LogisticLogLoss, RawLoss: c.RawLogLoss}
-		f.A, f.B = c.A, c.B // nil for a temperature map
-		h.Calibration = f
-	}
-	if iv := m.Interval; iv != nil {
-		h.Interval = &modelfile.Interval{Coverage: iv.Coverage, Radius: iv.Radius, Held: iv.Held}
-	}
+	h.Calibration, h.Interval = calib.ToFile(m.Calibration, m.Interval)
 	h.ClassWeights = m.ClassWeights
 }
 
 // calibModel sets the model's calibration fields from a header of format
-// version v.
+// version v (calib.FromFile) and checks them against it.
 func calibModel(h *modelfile.Header, m *Model, v uint32) error {
 	if h.Calibration == nil && h.Interval == nil && h.ClassWeights == nil {
 		return nil
 	}
-	if v < 3 {
-		return fmt.Errorf("%w: version %d file with calibration fields (they need version 3)", ErrFormat, v)
+	c, iv, w, err := calib.FromFile(h, v)
+	if err != nil {
+		return err
 	}
-	if f := h.Calibration; f != nil {
-		c := &Calibration{Method: f.Method, Temperature: f.Temperature, Held: f.Held,
-			TemperatureLogLoss: f.TempLoss, LogisticLogLoss: f.LogiLoss, RawLogLoss: f.RawLoss}
-		c.M = h.Outputs
-		if f.Method != "temperature" {
-			c.A, c.B = slices.Clone(f.A), slices.Clone(f.B)
-		} else if f.A != nil || f.B != nil {
-			return fmt.Errorf("%w: temperature calibration with a matrix", ErrFormat)
-		}
-		m.Calibration = c
-	}
-	if f := h.Interval; f != nil {
-		m.Interval = &Interval{Coverage: f.Coverage, Radius: slices.Clone(f.Radius), Held: f.Held}
-	}
-	m.ClassWeights = slices.Clone(h.ClassWeights)
+	m.Calibration, m.Interval, m.ClassWeights = c, iv, w
 	if err := m.checkCalib(); err != nil {
 		return fmt.Errorf("%w: %v", ErrFormat, err)
 	}
@@ -89,15 +68,6 @@ func (m *Model) checkCalib() error {
 	return nil
 }
 
-// checkWeights reports whether w holds m finite class weights > 0.
-func checkWeights(w []float64, m int) error {
-	if len(w) != m {
-		return fmt.Errorf("%d class weights for %d classes", len(w), m)
-	}
-	for c, v := range w {
-		if !(v > 0) || math.IsInf(v, 0) {
-			return fmt.Errorf("class weight %d is %v, want a finite value > 0", c, v)
-		}
-	}
-	return nil
-}
+// checkWeights reports whether w holds m finite class weights > 0
+// (classweight.Check).
+func checkWeights(w []float64, m int) error { return classweight.Check(w, m) }

@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 
+	"github.com/scn2d/scn/internal/deep"
 	"github.com/scn2d/scn/internal/modelfile"
 )
 
@@ -75,12 +75,7 @@ func (in Info) ParamCount() int {
 	if len(in.Layers) == 0 {
 		return in.Nodes*(in.ParamsPerNode()+1+in.M) + in.DirectFeatures*in.M
 	}
-	n, prev := in.Layers[0]*(in.ParamsPerNode()+1+in.M), in.Layers[0]
-	for _, c := range in.Layers[1:] {
-		n += c * (prev + 1 + in.M)
-		prev = c
-	}
-	return n
+	return deep.ParamCountOf(in.Layers, in.ParamsPerNode(), in.M)
 }
 
 // IsClassifier reports whether the model predicts classes.
@@ -113,14 +108,11 @@ func ReadInfo(r io.Reader) (Info, error) {
 // truncated file or one with trailing bytes is refused without reading its
 // weights.
 func LoadInfo(path string) (Info, error) {
-	f, err := os.Open(path)
+	f, err := modelfile.Open(path, "load info")
 	if err != nil {
-		return Info{}, fmt.Errorf("scn: load info: %w", err)
+		return Info{}, err
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err == nil && st.IsDir() {
-		return Info{}, fmt.Errorf("scn: load info %s: is a directory, not a model file", path)
-	}
 	in, err := ReadInfo(f)
 	if err != nil {
 		return Info{}, fmt.Errorf("scn: load info %s: %w", path, err)

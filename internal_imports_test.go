@@ -19,16 +19,18 @@ import (
 // not name). A new package under internal/ of this kind must be added.
 var internalImports = map[string][]string{
 	"augment": nil,
-	"calib":   nil,
+	"calib":   {"internal/modelfile"},
 	"holdout": {"internal/linalg", "internal/lsq", "internal/score"},
 	"memest":  {"internal/lsq"},
 	"timing":  {"internal/lsq"},
 	"budget":  {"internal/kind", "internal/timing", "internal/holdout", "internal/modelfile"},
 	"robust":  {"internal/lsq", "gonum.org/v1/gonum"},
-	"direct":  {"internal/linalg", "internal/lsq", "gonum.org/v1/gonum"},
+	"direct":  {"internal/modelfile", "internal/linalg", "internal/lsq", "gonum.org/v1/gonum"},
 	"node":    {"internal/linalg", "internal/lsq", "internal/par", "gonum.org/v1/gonum"},
 	"lsq":     {"internal/linalg", "internal/par", "internal/bigmem", "gonum.org/v1/gonum"},
 	"local":   {"internal/linalg", "internal/par", "gonum.org/v1/gonum"},
+	"predict": {"internal/direct", "internal/linalg", "internal/lsq", "internal/node", "internal/par"},
+	"deep":    {"internal/linalg", "internal/lsq", "internal/modelfile", "internal/node", "internal/par"},
 
 	// The fitted layers of local nodes over the kernels of internal/local
 	// (and the one configuration error, internal/cfgerr's).

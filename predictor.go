@@ -3,8 +3,9 @@ package scn
 import (
 	"sync"
 
-	"github.com/scn2d/scn/internal/linalg"
+	"github.com/scn2d/scn/internal/direct"
 	"github.com/scn2d/scn/internal/node"
+	"github.com/scn2d/scn/internal/predict"
 	"github.com/scn2d/scn/internal/score"
 )
 
@@ -26,24 +27,12 @@ import (
 // It is safe for concurrent use.
 type Predictor struct {
 	m       *Model
-	scratch sync.Pool // *predictScratch
-	deep    sync.Pool // *deepScratch, for deep models
+	scratch sync.Pool // *predict.Scratch
+	deep    sync.Pool // *deep.Scratch, for deep models
 }
 
 // predictNodeChunk is the nodes scored at a time in a prediction pass.
 const predictNodeChunk = 256
-
-// predictScratch is the working memory of one Predict call, kept for the
-// next: a server's many small calls would otherwise allocate and clear it
-// every time. Every value used is written before it is read: the scoring
-// kernels write h, the loop h64, Dgemm (with beta 0 on the first chunk) yt.
-type predictScratch struct {
-	h   []float32 // a chunk's node inputs, then outputs, node-major
-	hc  []float32 // one channel's u^T X_c v (models of several channels)
-	h64 []float64
-	yt  []float64 // the outputs, M x rows
-	fd  []float64 // direct features, D x rows (models with direct links)
-}
 
 // NewPredictor prepares m for repeated prediction. m must not change
 // afterwards.
@@ -65,61 +54,16 @@ func (p *Predictor) Predict(x Images) ([]float64, error) {
 	if m.Local != nil {
 		return m.predictLocal(x)
 	}
-	n, d, l := x.Len(), x.Dim(), m.Nodes()
-	batch, chunk := min(n, predictBatch), min(l, predictNodeChunk)
-	out := make([]float64, n*m.M)
-	sc, _ := p.scratch.Get().(*predictScratch)
-	if sc == nil || len(sc.h) < chunk*batch || len(sc.yt) < m.M*batch {
-		sc = &predictScratch{h: make([]float32, chunk*batch), h64: make([]float64, chunk*batch), yt: make([]float64, m.M*batch)}
+	net := predict.Net{Vector: m.Kind.Input == Vector, Rows: m.Rows, Cols: m.Cols, Ch: m.Chans(), NP: m.ParamsPerNode(), M: m.M,
+		Act: node.Activation(m.Activation), Params: m.Params, Bias: m.Bias, Beta: m.Beta,
+		Batch: predictBatch, Chunk: predictNodeChunk}
+	if m.Direct != nil {
+		net.DirectPool, net.DirectDim, net.DirectBeta = m.Direct.Pool, m.DirectDim(), m.Direct.Beta
 	}
+	sc, _ := p.scratch.Get().(*predict.Scratch)
+	sc = net.Scratch(sc, x.Len())
 	defer p.scratch.Put(sc)
-	np := m.ParamsPerNode()
-	act := m.Activation
-	for lo := 0; lo < n; lo += predictBatch {
-		rows := min(predictBatch, n-lo)
-		xb := x.Pix[lo*d : (lo+rows)*d]
-		yt := sc.yt[:m.M*rows]
-		for j0 := 0; j0 < l; j0 += predictNodeChunk {
-			c := min(predictNodeChunk, l-j0)
-			hb := sc.h[:c*rows]
-			switch {
-			case m.Kind.Input == Vector:
-				linalg.ScoreNT(c, rows, d, m.Params[j0*d:], xb, hb, rows)
-			case m.Chans() > 1:
-				sc.hc = grow(sc.hc, c*rows)
-				node.Matrix{Rows: m.Rows, Cols: m.Cols, Ch: m.Chans()}.Score(c, rows, m.Params[j0*np:], xb, hb, sc.hc)
-			default:
-				linalg.Score2D(c, rows, m.Rows, m.Cols, m.Params[j0*np:], np, xb, hb, rows)
-			}
-			forChunks(c, 16, func(_, a, b int) {
-				for j := a; j < b; j++ {
-					act.applyRow(hb[j*rows:(j+1)*rows], m.Bias[j0+j])
-				}
-			})
-			hd := sc.h64[:c*rows]
-			for i, v := range hb {
-				hd[i] = float64(v)
-			}
-			// Y^T += beta_chunk^T H_chunk^T in float64.
-			beta0 := 1.0
-			if j0 == 0 {
-				beta0 = 0
-			}
-			linalg.Dgemm(true, false, m.M, rows, c, 1, m.Beta[j0*m.M:], m.M, hd, rows, beta0, yt, rows)
-		}
-		if l == 0 {
-			clear(yt)
-		}
-		if m.Direct != nil {
-			m.addDirect(x, lo, rows, yt, &sc.fd)
-		}
-		for q := 0; q < m.M; q++ {
-			for i, v := range yt[q*rows : (q+1)*rows] {
-				out[(lo+i)*m.M+q] = v
-			}
-		}
-	}
-	return out, nil
+	return net.Predict(direct.Images(x), x.Len(), x.Dim(), sc), nil
 }
 
 // TopK returns the indices of the k largest values of y, largest first

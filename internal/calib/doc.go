@@ -14,7 +14,12 @@
 //     and width of intervals (metrics.go); the ECE a calibrated model
 //     would show on the same images, the estimator's noise (noise.go);
 //   - Interval, split-conformal radii: the rank of the conformal quantile
-//     and the radius it picks (interval.go).
+//     and the radius it picks (interval.go);
+//   - the checks of a calibration fit's data (CheckFit) and the fit of
+//     intervals with the checks of theirs (FitInterval, check.go), their
+//     messages the root package's (it wraps them in scn.ErrData);
+//   - the model file header's calibration fields: a map and intervals to
+//     and from them (ToFile, FromFile, file.go).
 //
 // Its functions take validated inputs: the root package scn checks the
 // data (and wraps its errors in scn.ErrData) before it calls them, and
@@ -22,6 +27,6 @@
 // expression is kept as the root package had it: calibration maps are
 // written to model files, whose bytes are pinned.
 //
-// It may import the standard library only; never the root package scn or
-// any package above it.
+// It may import the standard library and internal/modelfile only; never
+// the root package scn or any package above it.
 package calib

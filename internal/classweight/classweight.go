@@ -2,15 +2,16 @@
 // balanced weights of a set's labels, a set of weights carried from one
 // list of class names to another (a class the weights do not name weighs
 // 1), the comparison of two recipes' weights, and the square roots by
-// which each image's row is scaled in weighted least squares. The root
-// package checks the weights (format_calib.go) and keeps them in the
-// model (Model.ClassWeights); this package takes checked inputs.
+// which each image's row is scaled in weighted least squares, and the
+// check of a set of weights (Check). The root package keeps them in the
+// model (Model.ClassWeights); the other functions take checked inputs.
 //
 // It may import the standard library only; never the root package scn or
 // any package above it.
 package classweight
 
 import (
+	"fmt"
 	"math"
 	"slices"
 )
@@ -78,4 +79,17 @@ func Roots(per []float64, labels []int) []float64 {
 		out[i] = root[c]
 	}
 	return out
+}
+
+// Check reports whether w holds m finite class weights > 0.
+func Check(w []float64, m int) error {
+	if len(w) != m {
+		return fmt.Errorf("%d class weights for %d classes", len(w), m)
+	}
+	for c, v := range w {
+		if !(v > 0) || math.IsInf(v, 0) {
+			return fmt.Errorf("class weight %d is %v, want a finite value > 0", c, v)
+		}
+	}
+	return nil
 }

@@ -68,3 +68,14 @@ func TestRoots(t *testing.T) {
 		t.Errorf("Roots %v", got)
 	}
 }
+
+func TestCheck(t *testing.T) {
+	if err := Check([]float64{1, 0.5}, 2); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range [][]float64{{1}, {1, 0}, {1, -1}, {1, math.Inf(1)}, {math.NaN(), 1}} {
+		if Check(w, 2) == nil {
+			t.Errorf("Check(%v, 2) = nil", w)
+		}
+	}
+}

@@ -12,10 +12,12 @@
 // beside H, solve.go), and the pixel kernels F F^T and F^T C formed strip
 // by strip over the float32 pixels (PixelKernel, PixelT); model
 // selection's held-out outputs of every prefix with direct links, primal
-// or dual (PrimalScores, DualKernels, DualScores, DualGrid: select.go).
-// The root package keeps
-// the model's side: its hidden outputs, the systems of a model's prefix,
-// the file and the indicator term.
+// or dual (PrimalScores, DualKernels, DualScores, DualGrid: select.go); and the solve of
+// a model's prefix with direct links: its normal equations (NormalOf), [F H]
+// formed (Dense) and the choice of minimum-norm, primal or dual solve
+// (Solve, model.go), reading the hidden outputs through Hidden. The root
+// package keeps the model's side: its hidden outputs, the model with
+// direct links, the file and the indicator term.
 //
 // It may import the standard library, gonum, internal/linalg and
 // internal/lsq only; never the root package scn or any package above it.

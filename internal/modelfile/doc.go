@@ -2,7 +2,8 @@
 // container (magic, format version, header length, the JSON header, the
 // payload sections, the checksum), the header's record types of every
 // extension, as plain structs, and the checks that need nothing but the
-// bytes (sizes before allocation, the fields' agreement with the version).
+// bytes (sizes before allocation, the fields' agreement with the version),
+// and Open, which opens a model file for reading (a folder refused).
 // It knows nothing of a fitted model: package scn maps its Model to a
 // Header and a payload and back (format.go and format_*.go at the root),
 // and checks what the header's fields claim about a model. It imports the
