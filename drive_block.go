@@ -6,7 +6,7 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/scn2d/scn/internal/linalg"
+	"github.com/scn2d/scn/internal/drive"
 	"github.com/scn2d/scn/internal/lsq"
 	"github.com/scn2d/scn/internal/node"
 	"gonum.org/v1/gonum/floats"
@@ -197,49 +197,18 @@ func (bb *blockBuilder) drawParams(k int, lambda float64) {
 }
 
 // score computes the hidden outputs of the k candidates in bb.cw, bb.cb on
-// the training images: row j of bb.z is candidate j's.
+// the training images: row j of bb.z is candidate j's (drive.Score).
 func (bb *blockBuilder) score(k int) {
-	c := bb.cfg
 	bb.z = grow(bb.z, bb.n*k)
-	t1 := time.Now()
-	linalg.ScoreNT(k, bb.n, bb.d, bb.cw, bb.x.Pix, bb.z, bb.n)
-	act, bias, n := c.Activation, bb.cb, bb.n
-	forChunks(k, 8, func(_, lo, hi int) {
-		for j := lo; j < hi; j++ {
-			act.applyRow(bb.z[j*n:(j+1)*n], bias[j])
-		}
-	})
-	bb.prof.Scoring += time.Since(t1)
-	bb.prof.Products += int64(k)
-	bb.prof.Batches++
+	drive.Score(node.Activation(bb.cfg.Activation), k, bb.n, bb.d, bb.cw, bb.cb, bb.x.Pix, bb.z, &bb.prof)
 }
 
 // standardize scales each of the k drawn candidates so that its input
-// w^T x has spread lambda over the training images and is centred, before
-// its random bias: w <- s w and b <- b - s w^T xbar with
-// s = lambda / sqrt(v), v the variance of w^T x about w^T xbar over the
-// first momentSample images. v is measured from the candidates' inputs on
-// those images (one product of k x ns x d), not from a d x d pixel
-// covariance as before: w^T Sigma w is the same sum, but Sigma took d^2
-// floats (24 GB for 243 x 320 photos) and k d^2 multiply-adds a block.
+// w^T x has spread lambda over the first bb.ns training images and is
+// centred, before its random bias (drive.Standardize).
 func (bb *blockBuilder) standardize(k int, lambda float64) {
-	d, ns := bb.d, bb.ns
-	bb.scratch = grow(bb.scratch, k*ns)
-	z := bb.scratch
-	linalg.ScoreNT(k, ns, d, bb.cw, bb.x.Pix[:ns*d], z, ns) // row j: w_j^T x_i
-	forChunks(k, 8, func(_, lo, hi int) {
-		for j := lo; j < hi; j++ {
-			w := bb.cw[j*d : (j+1)*d]
-			s, mean, ok := node.Spread(w, bb.xbar, z[j*ns:(j+1)*ns], lambda)
-			if !ok {
-				continue // a node (nearly) blind to the data: left as drawn
-			}
-			p := bb.cp[j*bb.np : (j+1)*bb.np]
-			scaleNode(bb.cfg.Kind.Input, p, bb.x.Rows, s)
-			bb.nm.Weight(p, w)
-			bb.cb[j] = float32(float64(bb.cb[j]) - s*mean)
-		}
-	})
+	bb.scratch = grow(bb.scratch, k*bb.ns)
+	drive.Standardize(bb.nm, bb.cfg.Kind.Input == Matrix, bb.x.Rows, k, bb.ns, bb.d, bb.np, lambda, bb.xbar, bb.x.Pix, bb.cp, bb.cb, bb.cw, bb.scratch)
 }
 
 // scaleNode multiplies a node's weight over the image by s: w for a vector
@@ -255,8 +224,8 @@ func meanImage(x Images) []float32 {
 }
 
 // momentSample is the images the spread of a standardised node is
-// measured on (the first ones).
-const momentSample = 10000
+// measured on (drive.MomentSample).
+const momentSample = drive.MomentSample
 
 // randomBlock draws b random nodes at the first scale and appends them.
 // A node dependent on the earlier ones (only possible without a ridge) is
@@ -360,17 +329,10 @@ func (bb *blockBuilder) supervisedBlock(b int) ([]Step, bool) {
 
 // chooseBlock returns up to b candidates of the k scored (hh, eh) that meet
 // the supervisory inequality at the first r of the list that admits b of
-// them (or at its last r, with fewer), best first, and that r.
+// them (or at its last r, with fewer), best first, and that r
+// (drive.ChooseBlock).
 func (bb *blockBuilder) chooseBlock(hh, eh []float64, k, b int) (order []int, ratio float64) {
-	dead := make([]bool, k)
-	for i, r := range bb.cfg.Ratios {
-		order = node.Admissible(hh, eh, bb.ee, bb.m, r, dead)
-		ratio = r
-		if len(order) >= b || i == len(bb.cfg.Ratios)-1 {
-			break
-		}
-	}
-	return order[:min(b, len(order))], ratio
+	return drive.ChooseBlock(hh, eh, bb.ee, bb.m, bb.cfg.Ratios, k, b)
 }
 
 // acceptAdded keeps the candidates of order whose columns the engine took
@@ -404,33 +366,9 @@ func (bb *blockBuilder) updateResidual() {
 
 // correlations returns, for the k candidates in bb.z, h_j^T h_j (k values)
 // and e_q^T h_j (m x k, eh[q*k+j]) against the current residual, summed
-// over the row shards of the engine (partial sums per shard, reduced in
-// shard order).
+// over the row shards of the engine (drive.BlockCorrelations).
 func (bb *blockBuilder) correlations(k int) (hh, eh []float64) {
-	n, m := bb.n, bb.m
-	shards := bb.eng.Shards
-	size := k * (m + 1)
-	part := make([]float64, len(shards)*size)
-	forChunks(len(shards), 1, func(s, _, _ int) {
-		sh := shards[s]
-		acc := part[s*size : (s+1)*size]
-		col := make([]float64, sh.Hi-sh.Lo)
-		for j := 0; j < k; j++ {
-			bb.correlate(bb.z[j*n+sh.Lo:j*n+sh.Hi], col, sh, acc, k, j)
-		}
-	})
-	sum := make([]float64, size)
-	for s := range shards {
-		lsq.Reduce(sum, part[s*size:(s+1)*size])
-	}
-	return sum[k*m:], sum[:k*m]
-}
-
-// correlate writes candidate j's h^T h and e_q^T h over shard sh into acc
-// (acc[k*m+j] and acc[q*k+j]) from its outputs z on the shard, through the
-// float64 scratch col: the same sums, in the same order, for every scorer.
-func (bb *blockBuilder) correlate(z []float32, col []float64, sh lsq.Shard, acc []float64, k, j int) {
-	node.CorrelateRows(z, col, bb.e[sh.Lo:], bb.n, bb.m, acc, k, j)
+	return drive.BlockCorrelations(bb.eng.Shards, bb.z, bb.e, bb.n, bb.m, k)
 }
 
 // partial returns the path of the nodes so far, without output weights.

@@ -5,7 +5,8 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/scn2d/scn/internal/linalg"
+	"github.com/scn2d/scn/internal/drive"
+	"github.com/scn2d/scn/internal/node"
 )
 
 // One-pass block fits.
@@ -49,8 +50,9 @@ type drawnNodes struct {
 	w            []float32 // scratch: weights of weightChunk nodes
 }
 
-// weightChunk is the nodes whose weights hidden forms and scores at a time.
-const weightChunk = 256
+// weightChunk is the nodes whose weights hidden forms and scores at a time
+// (drive.WeightChunk).
+const weightChunk = drive.WeightChunk
 
 // drawAll draws every node of the fit block by block as run would draw
 // them (drawParams per block: the same random numbers in the same order,
@@ -72,25 +74,9 @@ func (bb *blockBuilder) drawAll(lambda float64) *drawnNodes {
 // hidden writes the hidden outputs of the drawn nodes [j0, j1) on the
 // images [lo, hi) into h (node-major: j1-j0 rows of hi-lo). Each output is
 // the bits score gives it (ScoreNT computes every output alone, whatever
-// the batch of nodes and images, and so does the activation).
+// the batch of nodes and images, and so does the activation): drive.Hidden.
 func (bb *blockBuilder) hidden(nd *drawnNodes, lo, hi, j0, j1 int, h []float32) {
-	t0 := time.Now()
-	r, d, np := hi-lo, bb.d, bb.np
-	for c0 := j0; c0 < j1; c0 += weightChunk {
-		c1 := min(j1, c0+weightChunk)
-		nd.w = grow(nd.w, (c1-c0)*d)
-		for j := c0; j < c1; j++ {
-			bb.nm.Weight(nd.params[j*np:(j+1)*np], nd.w[(j-c0)*d:(j-c0+1)*d])
-		}
-		linalg.ScoreNT(c1-c0, r, d, nd.w, bb.x.Pix[lo*d:hi*d], h[(c0-j0)*r:], r)
-	}
-	act := bb.cfg.Activation
-	forChunks(j1-j0, 8, func(_, a, b int) {
-		for j := a; j < b; j++ {
-			act.applyRow(h[j*r:(j+1)*r], nd.bias[j0+j])
-		}
-	})
-	bb.prof.Scoring += time.Since(t0)
+	drive.Hidden(bb.nm, node.Activation(bb.cfg.Activation), bb.d, bb.np, nd.params, nd.bias, bb.x.Pix, &nd.w, lo, hi, j0, j1, h, &bb.prof)
 }
 
 // runOnePass is run for the fits that take one pass (onePass): draw every

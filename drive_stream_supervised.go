@@ -83,7 +83,7 @@ type streamSums struct {
 // node so far (nd: bb.params and bb.bias).
 //
 // With pair candidates (pd not nil) the candidates' sums against the
-// residual are taken from their pair products (pairShard, as
+// residual are taken from their pair products (pairDraw.Shard, as
 // pairCandidates takes them), their Gram sums from their exact outputs
 // (their weights in bb.cw, as exactColumns computes them).
 func (bb *blockBuilder) streamPass(ctx context.Context, nd *drawnNodes, resL int, beta []float64, k int, pd *pairDraw) (*streamSums, error) {
@@ -160,7 +160,7 @@ func (bb *blockBuilder) streamPass(ctx context.Context, nd *drawnNodes, resL int
 		zc := hs[l*r:]
 		if pd != nil {
 			zc = zp[:k*r]
-			pairShard(bb.x, 0, r, pd.ut, pd.tu, pd.vt, pd.tv, zc, r, &psc)
+			pd.Shard(driveImages(bb.x), 0, r, zc, r, &psc)
 		}
 		forChunks(k, 16, func(_, lo, hi int) {
 			col := make([]float64, r)
@@ -269,7 +269,7 @@ func (bb *blockBuilder) runStreamSupervised(ctx context.Context, progress func(S
 				if pd, err = bb.streamPairs(ctx, side, lambda); err != nil {
 					return streamStop(err), err
 				}
-				k = pd.k
+				k = pd.K
 			} else {
 				bb.drawParams(k, lambda)
 			}
@@ -362,7 +362,7 @@ func (bb *blockBuilder) recordAt(steps []Step, progress func(Step)) bool {
 func (bb *blockBuilder) streamPairs(ctx context.Context, side int, lambda float64) (*pairDraw, error) {
 	t0 := time.Now()
 	pd := bb.drawPairs(side, side, lambda)
-	k, d := pd.k, bb.d
+	k, d := pd.K, bb.d
 	if bb.cfg.Standardize {
 		rows := min(bb.scan.n, lsq.ShardRows)
 		z := make([]float32, k*rows)
@@ -370,8 +370,8 @@ func (bb *blockBuilder) streamPairs(ctx context.Context, side int, lambda float6
 		sum := make([]float64, 2*k)
 		var psc pairScratch
 		err := bb.streamRows(ctx, func(r int, _ []float64) error {
-			pairShard(bb.x, 0, r, pd.ut, pd.tu, pd.vt, pd.tv, z[:k*r], r, &psc)
-			pd.moments(z[:k*r], r, acc)
+			pd.Shard(driveImages(bb.x), 0, r, z[:k*r], r, &psc)
+			pd.Moments(z[:k*r], r, acc)
 			lsq.Reduce(sum, acc)
 			return nil
 		})

@@ -7,25 +7,14 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/scn2d/scn/internal/linalg"
+	"github.com/scn2d/scn/internal/drive"
 	"github.com/scn2d/scn/internal/lsq"
 	"github.com/scn2d/scn/internal/node"
-	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
-// Step reports one added hidden node to a progress callback.
-type Step struct {
-	L     int     // hidden nodes after this step
-	RMSE  float64 // training RMSE after this step: ||e||_F / sqrt(N*m)
-	Scale float64 // lambda of the chosen node
-	Ratio float64 // r at which the node was admissible (0 for random nodes)
-	Tried int     // candidates scored for this node
-	// Rejected counts admissible candidates refused as (nearly) dependent on
-	// the chosen nodes. A random learner keeps such a node (Rejected = 1):
-	// its output weights are then the minimum-norm solution pinv(H) T.
-	Rejected int
-}
+// Step reports one added hidden node to a progress callback (drive.Step).
+type Step = drive.Step
 
 // Summary describes a finished fit.
 type Summary struct {
@@ -43,16 +32,8 @@ type Summary struct {
 	Profile  Profile
 }
 
-// Profile splits a fit's time into its parts.
-type Profile struct {
-	Draw      time.Duration // drawing candidates and forming their weights
-	Scoring   time.Duration // the candidates' hidden outputs: X W^T and g
-	Selection time.Duration // E^T H_c, h^T h and the supervisory inequality
-	Ortho     time.Duration // orthogonalising chosen columns, updating the residual
-	Solve     time.Duration // the final solve for the output weights
-	Products  int64         // candidate columns computed (each N x d multiply-adds)
-	Batches   int64         // matrix products X W^T, each one pass over the images
-}
+// Profile splits a fit's time into its parts (drive.Profile).
+type Profile = drive.Profile
 
 // randomBlockSize is how many random nodes are drawn and evaluated per matrix
 // product by random node choice.
@@ -259,33 +240,14 @@ func (b *builder) run(ctx context.Context, pick func() (Step, bool), progress fu
 }
 
 // drawBatch draws k candidates at scale lambda and computes their hidden
-// outputs on the training set with one matrix product.
+// outputs on the training set with one matrix product (drive.ScoreBatch).
 func (b *builder) drawBatch(k int, lambda float64) {
 	b.k = k
 	b.cp = grow(b.cp, k*b.np)
 	b.cb = grow(b.cb, k)
 	b.cw = grow(b.cw, k*b.d)
 	b.z = grow(b.z, b.n*k)
-	t0 := time.Now()
-	for j := 0; j < k; j++ {
-		p := b.cp[j*b.np : (j+1)*b.np]
-		b.nm.Draw(b.rng, lambda, p)
-		b.cb[j] = float32(lambda * (2*b.rng.Float64() - 1))
-		b.nm.Weight(p, b.cw[j*b.d:(j+1)*b.d])
-	}
-	t1 := time.Now()
-	// Z^T = W X^T (k x N): each candidate's outputs are one contiguous row.
-	linalg.ScoreNT(k, b.n, b.d, b.cw, b.x.Pix, b.z, b.n)
-	act, bias := b.cfg.Activation, b.cb
-	forChunks(b.n, 2048, func(_, lo, hi int) {
-		for j, bj := range bias {
-			act.applyRow(b.z[j*b.n+lo:j*b.n+hi], bj)
-		}
-	})
-	b.prof.Draw += t1.Sub(t0)
-	b.prof.Scoring += time.Since(t1)
-	b.prof.Products += int64(k)
-	b.prof.Batches++
+	drive.ScoreBatch(b.rng, b.nm, node.Activation(b.cfg.Activation), lambda, k, b.n, b.d, b.np, b.x.Pix, b.cp, b.cb, b.cw, b.z, &b.prof)
 }
 
 // addColumn offers candidate j to the factorisation and keeps it if it is
@@ -503,36 +465,18 @@ func (b *builder) pastRank(st Step, c *candidate) (Step, bool) {
 	return st, true
 }
 
-// corrChunk is the row chunk of the candidate statistics; fixed so that the
-// sums do not depend on the number of goroutines.
-const corrChunk = 4096
+// corrChunk is the row chunk of the candidate statistics (drive.CorrChunk).
+const corrChunk = drive.CorrChunk
 
 // correlations returns, for the current batch, h_j^T h_j (k values) and
-// e_q^T h_j (m x k: eh[q*k+j]), summed in float64 over fixed row chunks:
-// each chunk's candidate outputs are widened to float64 once, then every
-// e_q is dotted with four candidates at a time.
+// e_q^T h_j (m x k: eh[q*k+j]), summed in float64 over fixed row chunks
+// (drive.Correlations).
 func (b *builder) correlations() (hh, eh []float64) {
 	k, m, n := b.k, b.ls.M, b.n
 	chunks := (n + corrChunk - 1) / corrChunk
-	stride := k * (m + 1) // per chunk: eh (m x k), then hh (k)
-	b.part = grow(b.part, chunks*stride)
+	b.part = grow(b.part, chunks*k*(m+1))
 	b.z64 = grow(b.z64, k*n)
-	part, z64 := b.part, b.z64
-	forChunks(n, corrChunk, func(c, lo, hi int) {
-		acc := part[c*stride : (c+1)*stride]
-		for j := 0; j < k; j++ {
-			zj, hj := b.z[j*n+lo:j*n+hi], z64[j*n+lo:j*n+hi]
-			for i, v := range zj {
-				hj[i] = float64(v)
-			}
-			acc[k*m+j] = floats.Dot(hj, hj)
-		}
-		for q := 0; q < m; q++ {
-			lsq.RowDots(z64[lo:], n, k, b.ls.Residual(q)[lo:hi], acc[q*k:(q+1)*k])
-		}
-	})
-	sums := lsq.SumChunks(part, chunks, make([]float64, stride))
-	return sums[k*m:], sums[:k*m]
+	return drive.Correlations(b.ls, b.z, k, m, n, b.part, b.z64)
 }
 
 // partial returns the path of the nodes so far, without output weights.

@@ -50,6 +50,10 @@ var internalImports = map[string][]string{
 	// Sufficient statistics' arithmetic and the online learner's state.
 	"suffstats": {"internal/lsq", "internal/bigmem", "internal/memest", "internal/score", "internal/statsfile", "gonum.org/v1/gonum"},
 
+	// The fit drivers' mechanism over plain data (steps, candidate
+	// batches, block steps, one-pass outputs, pair scoring, streamed sums).
+	"drive": {"internal/linalg", "internal/lsq", "internal/node", "internal/par", "gonum.org/v1/gonum"},
+
 	// The data sets the tests share (the standard library only).
 	"fixtures": nil,
 }
