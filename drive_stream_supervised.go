@@ -5,7 +5,7 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/scn2d/scn/internal/linalg"
+	"github.com/scn2d/scn/internal/drive"
 	"github.com/scn2d/scn/internal/lsq"
 	"github.com/scn2d/scn/internal/node"
 	"gonum.org/v1/gonum/floats"
@@ -68,166 +68,30 @@ import (
 // Progress: a block's steps are reported when the pass after it has
 // measured its residual.
 
-// streamSums are the sums of one pass of a streamed supervised fit, each
-// reduced over the row shards in order.
-type streamSums struct {
-	ee     []float64 // e_q^T e_q of the pass's residual (m), if it formed one
-	hh, eh []float64 // the candidates' h^T h (K) and e_q^T h (eh[q*K+j])
-	cross  []float64 // K x (l+K): candidate j's products with the l nodes, then with the K candidates
-	ht     []float64 // K x m: candidate j's h^T T
-}
+// streamSums are the sums of one pass of a streamed supervised fit
+// (drive.StreamSums).
+type streamSums = drive.StreamSums
 
-// streamPass reads the stream once (see above): the residual of the first
-// resL nodes at output weights beta (resL x m; none if resL = 0), and the
-// sums of the k candidates in bb.cw, bb.cb against it and against every
-// node so far (nd: bb.params and bb.bias).
-//
-// With pair candidates (pd not nil) the candidates' sums against the
-// residual are taken from their pair products (pairDraw.Shard, as
-// pairCandidates takes them), their Gram sums from their exact outputs
+// streamPass reads the stream once (see above, and drive.StreamPass): the
+// residual of the first resL nodes at output weights beta (resL x m; none
+// if resL = 0), and the sums of the k candidates in bb.cw, bb.cb against
+// it and against every node so far (nd: bb.params and bb.bias). With pair
+// candidates (pd not nil) the candidates' sums against the residual are
+// taken from their pair products, their Gram sums from their exact outputs
 // (their weights in bb.cw, as exactColumns computes them).
 func (bb *blockBuilder) streamPass(ctx context.Context, nd *drawnNodes, resL int, beta []float64, k int, pd *pairDraw) (*streamSums, error) {
-	e, m, d := bb.eng, bb.m, bb.d
-	l := bb.nodes()
-	L := l + k
-	rows := min(bb.scan.n, lsq.ShardRows)
-	s := &streamSums{
-		ee: make([]float64, m), hh: make([]float64, k), eh: make([]float64, m*k),
-		cross: make([]float64, k*L), ht: make([]float64, k*m),
+	rows := func(f func(pix []float32, r int, tc []float64) error) error {
+		return bb.streamRows(ctx, func(r int, tc []float64) error { return f(bb.x.Pix, r, tc) })
 	}
-	h := make([]float32, L*rows)
-	var h64, g64 []float64
-	var g32 []float32
-	if e.F32 {
-		g32 = make([]float32, k*L)
-	} else {
-		h64 = make([]float64, L*rows)
-		g64 = make([]float64, k*L)
-	}
-	htp := make([]float64, k*m)
-	res := make([]float64, m*rows)
-	corr := make([]float64, k*(m+1))
-	corrSum := make([]float64, k*(m+1))
-	var b32 []float32
-	var bt64 []float64
-	if resL > 0 {
-		b32 = make([]float32, resL*m)
-		for i, v := range beta[:resL*m] {
-			b32[i] = float32(v)
-		}
-		if !e.F32 {
-			bt64 = lsq.Transposed(beta, resL, m)
-		}
-	}
-	var zp []float32
-	var psc pairScratch
-	if pd != nil {
-		zp = make([]float32, k*rows)
-	}
-	act := bb.cfg.Activation
-	n := e.N
-	defer func() { e.TC, e.N = nil, n }()
-	err := bb.streamRows(ctx, func(r int, tc []float64) error {
-		hs := h[:L*r]
-		if l > 0 {
-			bb.hidden(nd, 0, r, 0, l, hs)
-		}
-		if k > 0 {
-			t0 := time.Now()
-			linalg.ScoreNT(k, r, d, bb.cw, bb.x.Pix, hs[l*r:], r)
-			forChunks(k, 8, func(_, lo, hi int) {
-				for j := lo; j < hi; j++ {
-					act.applyRow(hs[(l+j)*r:(l+j+1)*r], bb.cb[j])
-				}
-			})
-			bb.prof.Scoring += time.Since(t0)
-		}
-		// The shard's residual rows and their squared norms (the engine's
-		// residual and updateResidual's sums, shard by shard).
-		ev := tc
-		if resL > 0 {
-			e.ResidualRows(hs, resL, r, b32, bt64, tc, r, res, r)
-			ev = res[:m*r]
-			for q := 0; q < m; q++ {
-				eq := ev[q*r : (q+1)*r]
-				s.ee[q] += floats.Dot(eq, eq)
-			}
-		}
-		if k == 0 {
-			return nil
-		}
-		t1 := time.Now()
-		zc := hs[l*r:]
-		if pd != nil {
-			zc = zp[:k*r]
-			pd.Shard(driveImages(bb.x), 0, r, zc, r, &psc)
-		}
-		forChunks(k, 16, func(_, lo, hi int) {
-			col := make([]float64, r)
-			for j := lo; j < hi; j++ {
-				zj := zc[j*r : (j+1)*r]
-				if pd != nil {
-					bb.pairActivation(pd, j, zj)
-				}
-				node.CorrelateRows(zj, col, ev, r, m, corr, k, j)
-			}
-		})
-		lsq.Reduce(corrSum, corr)
-		bb.prof.Selection += time.Since(t1)
-		// The candidates' products with every column: the K candidates
-		// as one block after the l nodes.
-		t2 := time.Now()
-		var w []float64
-		if h64 != nil {
-			w = h64[:L*r]
-			forChunks(L*r, 1<<16, func(_, lo, hi int) {
-				for i, v := range hs[lo:hi] {
-					w[i+lo] = float64(v)
-				}
-			})
-		}
-		e.TC, e.N = tc, r
-		e.Products(hs, nil, w, 0, r, l, k, g32, g64, htp)
-		if e.F32 {
-			lsq.Reduce32(s.cross, g32)
-		} else {
-			lsq.Reduce(s.cross, g64)
-		}
-		lsq.Reduce(s.ht, htp)
-		bb.prof.Ortho += time.Since(t2)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	s.eh, s.hh = corrSum[:k*m], corrSum[k*m:]
-	return s, nil
+	hidden := func(r, l int, hs []float32) { bb.hidden(nd, 0, r, 0, l, hs) }
+	return drive.StreamPass(rows, bb.eng, node.Activation(bb.cfg.Activation), driveImages(bb.x), bb.scan.n, bb.m, bb.d, bb.nodes(), k,
+		resL, beta, bb.cw, bb.cb, pd, hidden, &bb.prof)
 }
 
 // addSummed adds the candidates order (indices into the pass's K
-// candidates) as one block from the pass's sums, as addBlock adds their
-// columns: a block with a column dependent on those before it is retried
-// without it. ok reports which went in.
+// candidates) as one block from the pass's sums (drive.AddSummed).
 func (bb *blockBuilder) addSummed(s *streamSums, k int, order []int) (ok []bool) {
-	e, m := bb.eng, bb.m
-	l0 := e.L
-	L := l0 + k
-	return lsq.AddDropping(len(order), func(idx []int) []bool {
-		b := len(idx)
-		l1 := l0 + b
-		e.Reserve(l1)
-		cross := make([]float64, b*l1)
-		hbt := make([]float64, b*m)
-		for a, i := range idx {
-			row := s.cross[order[i]*L : (order[i]+1)*L]
-			copy(cross[a*l1:a*l1+l0], row[:l0])
-			for c, i2 := range idx {
-				cross[a*l1+l0+c] = row[l0+order[i2]]
-			}
-			copy(hbt[a*m:(a+1)*m], s.ht[order[i]*m:(order[i]+1)*m])
-		}
-		return e.GrowFactor(cross, hbt, b)
-	})
+	return drive.AddSummed(bb.eng, bb.m, s, k, order)
 }
 
 // runStreamSupervised is run for a streamed supervised fit (see the top of
@@ -288,8 +152,8 @@ func (bb *blockBuilder) runStreamSupervised(ctx context.Context, progress func(S
 		// it.
 		runtime.GC()
 		if stale {
-			bb.ee = sums.ee
-			bb.rss = floats.Sum(sums.ee)
+			bb.ee = sums.EE
+			bb.rss = floats.Sum(sums.EE)
 			stale = false
 			if bb.recordAt(pending, progress) {
 				return NoValidationGain, nil
@@ -302,7 +166,7 @@ func (bb *blockBuilder) runStreamSupervised(ctx context.Context, progress func(S
 		// supervisedBlock's choice, from the pass's sums.
 		t0 := time.Now()
 		tried += k
-		order, ratio := bb.chooseBlock(sums.hh, sums.eh, k, b)
+		order, ratio := bb.chooseBlock(sums.HH, sums.EH, k, b)
 		bb.prof.Selection += time.Since(t0)
 		var steps []Step
 		if len(order) > 0 {

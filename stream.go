@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/scn2d/scn/internal/drive"
 	"github.com/scn2d/scn/internal/lsq"
 	"github.com/scn2d/scn/internal/node"
 )
@@ -335,61 +336,21 @@ func (bb *blockBuilder) streamRows(ctx context.Context, f func(r int, tc []float
 func streamRowsOf(ctx context.Context, src Source, sc *streamScan, n int, x *Images, f func(r int, tc []float64) error) error {
 	head := *x
 	defer func() { *x = head }()
-	d, m := head.Dim(), sc.m
-	rows := min(n, lsq.ShardRows)
-	pix := make([]float32, rows*d)
-	tby := make([]float64, m*rows) // targets by output, rows apart
-	filled, seen := 0, 0
-	flush := func() error {
-		if filled == 0 {
-			return nil
-		}
-		tc := tby
-		if filled < rows {
-			tc = make([]float64, m*filled)
-			for q := 0; q < m; q++ {
-				copy(tc[q*filled:(q+1)*filled], tby[q*rows:q*rows+filled])
+	shards := func(each func(pix []float32, t []float64, k int) error) error {
+		return src.Shards(ctx, func(sh Shard) error {
+			if err := sc.checkShard(sh); err != nil {
+				return err
 			}
-		}
-		x.Pix = pix[:filled*d]
-		r := filled
-		filled = 0
+			return each(sh.X.Pix, sh.T, sh.X.Len())
+		})
+	}
+	mismatch := func(seen int) error {
+		return fmt.Errorf("%w: the stream gave %d images on this pass, %d on its first", ErrData, seen, n)
+	}
+	return drive.CutRows(ctx, n, head.Dim(), sc.m, shards, mismatch, func(pix []float32, r int, tc []float64) error {
+		x.Pix = pix
 		return f(r, tc)
-	}
-	err := src.Shards(ctx, func(sh Shard) error {
-		if err := sc.checkShard(sh); err != nil {
-			return err
-		}
-		k := sh.X.Len()
-		for i := 0; i < k; {
-			take := min(k-i, rows-filled)
-			copy(pix[filled*d:], sh.X.Pix[i*d:(i+take)*d])
-			for r := 0; r < take; r++ {
-				for q := 0; q < m; q++ {
-					tby[q*rows+filled+r] = sh.T[(i+r)*m+q]
-				}
-			}
-			filled += take
-			i += take
-			if filled == rows {
-				if err := flush(); err != nil {
-					return err
-				}
-				if err := ctx.Err(); err != nil {
-					return err
-				}
-			}
-		}
-		seen += k
-		return nil
 	})
-	if err == nil && seen != n {
-		err = fmt.Errorf("%w: the stream gave %d images on this pass, %d on its first", ErrData, seen, n)
-	}
-	if err != nil {
-		return err
-	}
-	return flush()
 }
 
 // streamStop is the stop reason of a streamed pass that failed.
