@@ -14,21 +14,8 @@ import (
 // Step reports one added hidden node to a progress callback (drive.Step).
 type Step = drive.Step
 
-// Summary describes a finished fit.
-type Summary struct {
-	Nodes     int        // hidden nodes L
-	Samples   int        // training images N
-	Stop      StopReason // why building stopped
-	TrainRMSE float64    // final training RMSE of the least-squares residual
-	Tried     int        // candidates scored in all
-	Rejected  int        // candidates refused as dependent in all
-	// Trace has one step per node. It is kept in memory, not in model files.
-	Trace []Step
-	// Duration is the fit's wall time, and Profile splits it. Neither is
-	// saved, so that the same seed gives the same file.
-	Duration time.Duration
-	Profile  Profile
-}
+// Summary describes a finished fit (drive.Summary).
+type Summary = drive.Summary
 
 // Profile splits a fit's time into its parts (drive.Profile).
 type Profile = drive.Profile

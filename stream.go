@@ -9,7 +9,6 @@ import (
 
 	"github.com/scn2d/scn/internal/drive"
 	"github.com/scn2d/scn/internal/lsq"
-	"github.com/scn2d/scn/internal/node"
 )
 
 // Out-of-core fits.
@@ -178,44 +177,30 @@ func (sc *streamScan) checkShard(sh Shard) error {
 // scanStream is the first pass of a streamed fit (see above).
 func (c Config) scanStream(ctx context.Context, src Source) (*streamScan, error) {
 	var sc *streamScan
-	var mu *node.MeanImage
+	var sums *drive.Scan
 	err := src.Shards(ctx, func(sh Shard) error {
 		if sc == nil {
 			x := sh.X
-			sc = &streamScan{m: sh.M, classes: slices.Clone(sh.Classes), rows: x.Rows, cols: x.Cols, chans: x.Chans(), tt: make([]float64, sh.M)}
+			sc = &streamScan{m: sh.M, classes: slices.Clone(sh.Classes), rows: x.Rows, cols: x.Cols, chans: x.Chans()}
 			sc.head = Problem{X: Images{Rows: x.Rows, Cols: x.Cols, Channels: x.Channels}, M: sh.M, Classes: sc.classes}
-			if c.Standardize {
-				mu = node.NewMeanImage(x.Dim())
-			}
+			sums = drive.NewScan(x.Dim(), sh.M, c.Standardize)
 		}
 		if err := sc.checkShard(sh); err != nil {
 			return err
 		}
-		n, d, m := sh.X.Len(), sh.X.Dim(), sh.M
-		if mu != nil {
-			mu.Add(sh.X.Pix, n)
-		}
-		for i := 0; i < n; i++ {
-			for q := 0; q < m; q++ {
-				t := sh.T[i*m+q]
-				sc.tt[q] += t * t
-			}
-		}
-		if take := min(n, momentSample-sc.head.X.Len()); take > 0 {
-			sc.head.X.Pix = append(sc.head.X.Pix, sh.X.Pix[:take*d]...)
-			sc.head.T = append(sc.head.T, sh.T[:take*m]...)
-		}
-		sc.n += n
+		sums.Add(sh.X.Pix, sh.T, sh.X.Len(), sh.X.Dim(), sh.M)
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	if sc == nil || sc.n == 0 {
+	if sc == nil || sums.N == 0 {
 		return nil, fmt.Errorf("%w: the stream holds no image", ErrData)
 	}
-	if mu != nil {
-		sc.mean = mu.Mean()
+	sc.n, sc.tt = sums.N, sums.TT
+	sc.head.X.Pix, sc.head.T = sums.HeadPix, sums.HeadT
+	if sums.Mean != nil {
+		sc.mean = sums.Mean.Mean()
 	}
 	return sc, nil
 }

@@ -25,3 +25,19 @@ type Profile struct {
 	Products  int64         // candidate columns computed (each N x d multiply-adds)
 	Batches   int64         // matrix products X W^T, each one pass over the images
 }
+
+// Summary describes a finished fit.
+type Summary struct {
+	Nodes     int        // hidden nodes L
+	Samples   int        // training images N
+	Stop      StopReason // why building stopped
+	TrainRMSE float64    // final training RMSE of the least-squares residual
+	Tried     int        // candidates scored in all
+	Rejected  int        // candidates refused as dependent in all
+	// Trace has one step per node. It is kept in memory, not in model files.
+	Trace []Step
+	// Duration is the fit's wall time, and Profile splits it. Neither is
+	// saved, so that the same seed gives the same file.
+	Duration time.Duration
+	Profile  Profile
+}

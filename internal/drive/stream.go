@@ -237,3 +237,43 @@ func AddSummed(e *lsq.Gram, m int, s *StreamSums, k int, order []int) (ok []bool
 		return e.GrowFactor(cross, hbt, b)
 	})
 }
+
+// Scan is what the first pass of a streamed fit sums over the source's
+// shards: the images N, T_q^T T_q per output (TT, summed image by image),
+// the mean image (Mean, if asked for) and the first MomentSample images
+// and their targets (HeadPix, HeadT).
+type Scan struct {
+	N       int
+	TT      []float64
+	Mean    *node.MeanImage
+	HeadPix []float32
+	HeadT   []float64
+}
+
+// NewScan returns the scan of a stream of images of d values and m
+// outputs; mean asks for the mean image.
+func NewScan(d, m int, mean bool) *Scan {
+	s := &Scan{TT: make([]float64, m)}
+	if mean {
+		s.Mean = node.NewMeanImage(d)
+	}
+	return s
+}
+
+// Add adds a shard of n images pix (n x d) and targets t (n x m).
+func (s *Scan) Add(pix []float32, t []float64, n, d, m int) {
+	if s.Mean != nil {
+		s.Mean.Add(pix, n)
+	}
+	for i := 0; i < n; i++ {
+		for q := 0; q < m; q++ {
+			v := t[i*m+q]
+			s.TT[q] += v * v
+		}
+	}
+	if take := min(n, MomentSample-len(s.HeadPix)/max(d, 1)); take > 0 {
+		s.HeadPix = append(s.HeadPix, pix[:take*d]...)
+		s.HeadT = append(s.HeadT, t[:take*m]...)
+	}
+	s.N += n
+}
