@@ -3,7 +3,6 @@ package scn
 import (
 	"context"
 	"math"
-	"runtime"
 	"time"
 
 	"github.com/scn2d/scn/internal/drive"
@@ -111,48 +110,56 @@ func (bb *blockBuilder) rmse() float64 {
 	return math.Sqrt(bb.rss / float64(bb.n*bb.m))
 }
 
-// run adds blocks until a stopping rule holds.
+// run adds blocks until a stopping rule holds (drive.RunBlocks).
 func (bb *blockBuilder) run(ctx context.Context, progress func(Step)) (StopReason, error) {
-	c := bb.cfg
-	supervised := c.Kind.Choice == Supervised
-	bs := max(c.BlockSize, 1)
-	for len(bb.bias) < c.MaxNodes {
-		if err := ctx.Err(); err != nil {
-			return Cancelled, err
-		}
-		if supervised && bb.rmse() <= c.Tolerance {
-			return ReachedTolerance, nil
-		}
-		b := min(bs, c.MaxNodes-len(bb.bias))
-		var steps []Step
-		var ok bool
-		if supervised {
-			steps, ok = bb.supervisedBlock(b)
-		} else {
-			steps, ok = bb.randomBlock(b), true
-		}
-		for _, st := range steps {
-			bb.tried += st.Tried
-			bb.reject += st.Rejected
-		}
-		if !ok {
-			return NoAdmissible, nil
-		}
-		if bb.record(steps, progress) {
-			return NoValidationGain, nil
-		}
-		// A block step leaves scratch of the order of the candidates'
-		// outputs behind; collected at once, the heap stays near the live
-		// data (H and the factor) instead of growing to twice it before
-		// the next collection. The large buffers hold no pointers, so the
-		// collection costs little.
-		runtime.GC()
-	}
-	if supervised && bb.rmse() <= c.Tolerance {
-		return ReachedTolerance, nil
-	}
-	return ReachedMaxNodes, nil
+	return drive.RunBlocks(ctx, bb.spec(), blockOps{bb}, progress)
 }
+
+// spec is what the block loops need of the configuration being fitted.
+func (bb *blockBuilder) spec() drive.BlockSpec {
+	c := bb.cfg
+	return drive.BlockSpec{
+		Supervised: c.Kind.Choice == Supervised, MaxNodes: c.MaxNodes, BlockSize: c.BlockSize,
+		Candidates: c.Candidates, Tolerance: c.Tolerance, Ridge: c.Ridge, Scales: c.Scales, Pairs: c.Pairs,
+	}
+}
+
+// blockOps are the block builder's steps as internal/drive's loops call
+// them (drive.BlockOps).
+type blockOps struct{ bb *blockBuilder }
+
+func (o blockOps) Nodes() int                 { return len(o.bb.bias) }
+func (o blockOps) RMSE() float64              { return o.bb.rmse() }
+func (o blockOps) Prof() *Profile             { return &o.bb.prof }
+func (o blockOps) Draw(k int, lambda float64) { o.bb.draw(k, lambda) }
+func (o blockOps) Correlations(k int) (hh, eh []float64) {
+	return o.bb.correlations(k)
+}
+func (o blockOps) PairCandidates(tu, tv int, lambda float64) (hh, eh []float64) {
+	return o.bb.pairCandidates(tu, tv, lambda)
+}
+func (o blockOps) ChooseBlock(hh, eh []float64, k, b int) ([]int, float64) {
+	return o.bb.chooseBlock(hh, eh, k, b)
+}
+func (o blockOps) Columns(order []int) []float32 {
+	if o.bb.cfg.Pairs {
+		return o.bb.exactColumns(order)
+	}
+	return drive.Gather(o.bb.z, o.bb.n, order, &o.bb.hb32)
+}
+func (o blockOps) AddBlock(hb []float32, b int) []bool { return o.bb.eng.AddBlock(hb, b) }
+func (o blockOps) AcceptAdded(order []int, ok []bool, lambda, ratio float64) ([]Step, int) {
+	return o.bb.acceptAdded(order, ok, lambda, ratio)
+}
+func (o blockOps) UpdateResidual()          { o.bb.updateResidual() }
+func (o blockOps) RandomBlock(b int) []Step { return o.bb.randomBlock(b) }
+func (o blockOps) Count(steps []Step) {
+	for _, st := range steps {
+		o.bb.tried += st.Tried
+		o.bb.reject += st.Rejected
+	}
+}
+func (o blockOps) Record(steps []Step, progress func(Step)) bool { return o.bb.record(steps, progress) }
 
 // record appends a step's nodes to the trace, reports them to progress and
 // returns whether the check (Patience) asks to stop.
@@ -271,60 +278,9 @@ func (bb *blockBuilder) randomSteps(b int, lambda float64, ok []bool) []Step {
 	return steps
 }
 
-// supervisedBlock adds one block of supervised nodes (see the comment at
-// the top of this file). It returns the block's steps and false if no
-// candidate at any scale was admissible (or all admissible ones were
-// dependent on the chosen nodes).
+// supervisedBlock adds one block of supervised nodes (drive.SupervisedBlock).
 func (bb *blockBuilder) supervisedBlock(b int) ([]Step, bool) {
-	c := bb.cfg
-	k := c.Candidates * b
-	tried, rejected := 0, 0
-	for _, lambda := range c.Scales {
-		var hh, eh []float64
-		t0 := time.Now()
-		if c.Pairs {
-			side := node.PairSide(k)
-			hh, eh = bb.pairCandidates(side, side, lambda)
-			k = side * side
-			t0 = time.Now()
-		} else {
-			bb.draw(k, lambda)
-			t0 = time.Now()
-			hh, eh = bb.correlations(k)
-		}
-		tried += k
-		order, ratio := bb.chooseBlock(hh, eh, k, b)
-		bb.prof.Selection += time.Since(t0)
-		if len(order) == 0 {
-			continue
-		}
-		t1 := time.Now()
-		var hb []float32
-		if c.Pairs {
-			hb = bb.exactColumns(order)
-		} else {
-			bb.hb32 = grow(bb.hb32, len(order)*bb.n)
-			hb = bb.hb32
-			for i, j := range order {
-				copy(hb[i*bb.n:(i+1)*bb.n], bb.z[j*bb.n:(j+1)*bb.n])
-			}
-		}
-		steps, refused := bb.acceptAdded(order, bb.eng.AddBlock(hb, len(order)), lambda, ratio)
-		rejected += refused
-		if len(steps) == 0 {
-			bb.prof.Ortho += time.Since(t1)
-			continue
-		}
-		bb.updateResidual()
-		bb.prof.Ortho += time.Since(t1)
-		rmse := bb.rmse()
-		for i := range steps {
-			steps[i].RMSE = rmse
-		}
-		steps[0].Tried, steps[0].Rejected = tried, rejected
-		return steps, true
-	}
-	return []Step{{Tried: tried, Rejected: rejected}}, false
+	return drive.SupervisedBlock(bb.spec(), blockOps{bb}, b)
 }
 
 // chooseBlock returns up to b candidates of the k scored (hh, eh) that meet

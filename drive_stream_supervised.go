@@ -2,7 +2,6 @@ package scn
 
 import (
 	"context"
-	"runtime"
 	"time"
 
 	"github.com/scn2d/scn/internal/drive"
@@ -96,114 +95,43 @@ func (bb *blockBuilder) addSummed(s *streamSums, k int, order []int) (ok []bool)
 
 // runStreamSupervised is run for a streamed supervised fit (see the top of
 // this file): the same block steps, candidates, choices and stops, one
-// pass over the stream per step.
+// pass over the stream per step (drive.RunStreamSupervised).
 func (bb *blockBuilder) runStreamSupervised(ctx context.Context, progress func(Step)) (StopReason, error) {
-	c := bb.cfg
-	bs := max(c.BlockSize, 1)
-	nd := &drawnNodes{}
-	var (
-		resL     int       // the nodes the residual is formed from
-		resBeta  []float64 // and their output weights
-		stale    bool      // a block was added since the residual's norms were measured
-		pending  []Step    // the last block's steps, waiting for its residual
-		si       int       // the scale the step tries
-		tried    int       // candidates the step tried so far
-		rejected int
-	)
-	for {
-		if err := ctx.Err(); err != nil {
-			return Cancelled, err
-		}
-		l := bb.nodes()
-		b := min(bs, c.MaxNodes-l)
-		// run's check before a step, when the residual's norms are known
-		// (else after the pass that measures them).
-		if !stale && (b == 0 || bb.rmse() <= c.Tolerance) {
-			break
-		}
-		k := 0
-		var lambda float64
-		var pd *pairDraw
-		if b > 0 {
-			lambda = c.Scales[si]
-			k = c.Candidates * b
-			if c.Pairs {
-				side := node.PairSide(k)
-				var err error
-				if pd, err = bb.streamPairs(ctx, side, lambda); err != nil {
-					return streamStop(err), err
-				}
-				k = pd.K
-			} else {
-				bb.drawParams(k, lambda)
-			}
-		}
-		nd.params, nd.bias = bb.params, bb.bias
-		sums, err := bb.streamPass(ctx, nd, resL, resBeta, k, pd)
-		if err != nil {
-			return streamStop(err), err
-		}
-		bb.prof.Products += int64(k)
-		bb.prof.Batches++
-		// The pass's buffers (a shard's outputs of every node and
-		// candidate, a shard's products) are garbage now: collected at
-		// once, as run collects after each block, the heap stays near the
-		// estimate (G, the candidates' sums) instead of growing to twice
-		// it.
-		runtime.GC()
-		if stale {
-			bb.ee = sums.EE
-			bb.rss = floats.Sum(sums.EE)
-			stale = false
-			if bb.recordAt(pending, progress) {
-				return NoValidationGain, nil
-			}
-			pending = nil
-		}
-		if k == 0 || bb.rmse() <= c.Tolerance {
-			break
-		}
-		// supervisedBlock's choice, from the pass's sums.
-		t0 := time.Now()
-		tried += k
-		order, ratio := bb.chooseBlock(sums.HH, sums.EH, k, b)
-		bb.prof.Selection += time.Since(t0)
-		var steps []Step
-		if len(order) > 0 {
-			t1 := time.Now()
-			var refused int
-			steps, refused = bb.acceptAdded(order, bb.addSummed(sums, k, order), lambda, ratio)
-			rejected += refused
-			bb.prof.Ortho += time.Since(t1)
-		}
-		if len(steps) == 0 {
-			// The next scale, in another pass.
-			si++
-			if si == len(c.Scales) {
-				bb.tried += tried
-				bb.reject += rejected
-				return NoAdmissible, nil
-			}
-			continue
-		}
-		steps[0].Tried, steps[0].Rejected = tried, rejected
-		bb.tried += tried
-		bb.reject += rejected
-		si, tried, rejected = 0, 0, 0
-		// updateResidual: the output weights of every node at the ridge,
-		// the residual's norms measured by the next pass; should the
-		// solve fail, the residual stays as it was and the steps are
-		// recorded at once with its RMSE.
-		if beta, err := bb.eng.Solve(bb.eng.L, c.Ridge); err == nil {
-			resL, resBeta, stale, pending = bb.eng.L, beta, true, steps
-		} else if bb.recordAt(steps, progress) {
-			return NoValidationGain, nil
-		}
-	}
-	if bb.rmse() <= c.Tolerance {
-		return ReachedTolerance, nil
-	}
-	return ReachedMaxNodes, nil
+	return drive.RunStreamSupervised(ctx, bb.spec(), streamOps{blockOps{bb}, &drawnNodes{}}, progress)
+}
+
+// streamOps are a streamed block builder's steps as
+// drive.RunStreamSupervised calls them (drive.StreamOps).
+type streamOps struct {
+	blockOps
+	nd *drawnNodes
+}
+
+func (o streamOps) DrawParams(k int, lambda float64) { o.bb.drawParams(k, lambda) }
+func (o streamOps) StreamPairs(ctx context.Context, side int, lambda float64) (*pairDraw, error) {
+	return o.bb.streamPairs(ctx, side, lambda)
+}
+func (o streamOps) Pass(ctx context.Context, resL int, beta []float64, k int, pd *pairDraw) (*streamSums, error) {
+	o.nd.params, o.nd.bias = o.bb.params, o.bb.bias
+	return o.bb.streamPass(ctx, o.nd, resL, beta, k, pd)
+}
+func (o streamOps) SetNorms(ee []float64) {
+	o.bb.ee = ee
+	o.bb.rss = floats.Sum(ee)
+}
+func (o streamOps) AddSummed(s *streamSums, k int, order []int) []bool {
+	return o.bb.addSummed(s, k, order)
+}
+func (o streamOps) Solve() (int, []float64, error) {
+	beta, err := o.bb.eng.Solve(o.bb.eng.L, o.bb.cfg.Ridge)
+	return o.bb.eng.L, beta, err
+}
+func (o streamOps) RecordAt(steps []Step, progress func(Step)) bool {
+	return o.bb.recordAt(steps, progress)
+}
+func (o streamOps) AddCounts(tried, rejected int) {
+	o.bb.tried += tried
+	o.bb.reject += rejected
 }
 
 // recordAt records steps (a block's) with the current training RMSE, as

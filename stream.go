@@ -2,7 +2,6 @@ package scn
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -338,13 +337,9 @@ func streamRowsOf(ctx context.Context, src Source, sc *streamScan, n int, x *Ima
 	})
 }
 
-// streamStop is the stop reason of a streamed pass that failed.
-func streamStop(err error) StopReason {
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return Cancelled
-	}
-	return ReachedMaxNodes
-}
+// streamStop is the stop reason of a streamed pass that failed
+// (drive.StreamStop).
+func streamStop(err error) StopReason { return drive.StreamStop(err) }
 
 // errStreamDependent is the error of a streamed fit whose block at node l0
 // holds a column dependent on the earlier ones despite the ridge.
