@@ -112,7 +112,7 @@ func (o streamOps) StreamPairs(ctx context.Context, side int, lambda float64) (*
 	return o.bb.streamPairs(ctx, side, lambda)
 }
 func (o streamOps) Pass(ctx context.Context, resL int, beta []float64, k int, pd *pairDraw) (*streamSums, error) {
-	o.nd.params, o.nd.bias = o.bb.params, o.bb.bias
+	o.nd.Params, o.nd.Bias = o.bb.params, o.bb.bias
 	return o.bb.streamPass(ctx, o.nd, resL, beta, k, pd)
 }
 func (o streamOps) SetNorms(ee []float64) {

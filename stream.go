@@ -289,7 +289,7 @@ func (c Config) fitStreamPath(ctx context.Context, src Source, progress func(Ste
 // engine's own (lo = 0), in order.
 func (bb *blockBuilder) accumulateStream(ctx context.Context, nd *drawnNodes, hidden func(lo, hi, j0, j1 int, h []float32)) error {
 	e, sc := bb.eng, bb.scan
-	ps := e.NewPass(nd.blocks, min(sc.n, lsq.ShardRows))
+	ps := e.NewPass(nd.Blocks, min(sc.n, lsq.ShardRows))
 	err := bb.streamRows(ctx, func(r int, tc []float64) error {
 		e.TC, e.N = tc, r
 		e.PassShard(ps, 0, r, hidden)
@@ -342,16 +342,6 @@ func streamRowsOf(ctx context.Context, src Source, sc *streamScan, n int, x *Ima
 func streamStop(err error) StopReason { return drive.StreamStop(err) }
 
 // errStreamDependent is the error of a streamed fit whose block at node l0
-// holds a column dependent on the earlier ones despite the ridge.
-func errStreamDependent(l0 int) error {
-	return fmt.Errorf("scn: a node of the block from node %d is dependent on the earlier ones despite the ridge (through rounding); a streamed fit cannot leave it out without a second pass: raise the ridge", l0+1)
-}
-
-// allTrue returns b true values.
-func allTrue(b int) []bool {
-	ok := make([]bool, b)
-	for j := range ok {
-		ok[j] = true
-	}
-	return ok
-}
+// holds a column dependent on the earlier ones despite the ridge
+// (drive.ErrStreamDependent).
+func errStreamDependent(l0 int) error { return drive.ErrStreamDependent(l0) }
