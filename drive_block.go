@@ -11,35 +11,10 @@ import (
 	"gonum.org/v1/gonum/floats"
 )
 
-// Block increments (Dai, Li, Zhou, Chai, "Stochastic configuration networks
-// with block increments for data modeling", Information Sciences 484 (2019)
-// 367-386): each step adds a block of up to Config.BlockSize nodes, and the
-// least squares is the Gram/Cholesky block engine of internal/lsq (lsq.Gram).
-//
-// Supervised choice. A step draws Candidates x BlockSize candidates at each
-// scale lambda in turn, scores them with one pass over the images and
-// computes every candidate's xi_q = (e_q^T h)^2 / (h^T h) - (1-r) e_q^T e_q
-// against the residual e before the step. For the r list in order, the
-// first r at which at least BlockSize candidates satisfy min_q xi_q >= 0
-// (or the last r) gives the admissible set, and the block is its BlockSize
-// candidates with the largest sum of xi_q; the first scale with any
-// admissible candidate is used. This is the per-node form of the
-// inequality, top-b by xi, not the block form of Dai et al. (which asks
-// e^T H_B (H_B^T H_B)^-1 H_B^T e >= (1-r) e^T e of the block as a whole):
-// the block form would need a b x b solve for every candidate block and
-// offers no way to search the combinations of K candidates for the best
-// block; each node of a per-node block is admissible on its own, and the
-// block form then holds as well for the block's best node, since the
-// projection on the block is at least the projection on any one of its
-// columns. TestBlockInequalityOnTrace checks every accepted node on the
-// trace.
-//
-// The residual used by the inequality is the regularised one,
-// e = T - H beta_alpha with alpha = Config.Ridge: with a ridge, a supervised
-// fit keeps finding nodes that reduce it past L = N.
-//
-// Random choice (RVFL, 2DRVFL) draws each block at the first scale and
-// appends it whole.
+// Block increments (Dai, Li, Zhou, Chai, Information Sciences 484 (2019)
+// 367-386): the choice and the loops are internal/drive's (blockrun.go:
+// RunBlocks, SupervisedBlock; block.go: ChooseBlock); this file holds the
+// block builder's state and steps.
 
 // blockBuilder is the state of a block fit.
 type blockBuilder struct {

@@ -288,19 +288,15 @@ func (c Config) fitStreamPath(ctx context.Context, src Source, progress func(Ste
 // memory makes), each passed to the engine with its targets as the
 // engine's own (lo = 0), in order.
 func (bb *blockBuilder) accumulateStream(ctx context.Context, nd *drawnNodes, hidden func(lo, hi, j0, j1 int, h []float32)) error {
-	e, sc := bb.eng, bb.scan
-	ps := e.NewPass(nd.Blocks, min(sc.n, lsq.ShardRows))
-	err := bb.streamRows(ctx, func(r int, tc []float64) error {
-		e.TC, e.N = tc, r
-		e.PassShard(ps, 0, r, hidden)
-		return nil
-	})
-	e.TC, e.N = nil, sc.n
-	if err != nil {
-		return err
+	return drive.AccumulateRows(bb.rowsFunc(ctx), bb.eng, nd.Blocks, bb.scan.n, hidden)
+}
+
+// rowsFunc is streamRows as internal/drive reads a stream: f is given the
+// row shard's images (bb.x's during the call).
+func (bb *blockBuilder) rowsFunc(ctx context.Context) drive.RowsFunc {
+	return func(f func(pix []float32, r int, tc []float64) error) error {
+		return bb.streamRows(ctx, func(r int, tc []float64) error { return f(bb.x.Pix, r, tc) })
 	}
-	e.EndPass(ps)
-	return nil
 }
 
 // streamRows reads the stream once and calls f with its images cut into

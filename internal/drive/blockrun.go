@@ -10,6 +10,36 @@ import (
 	"github.com/scn2d/scn/internal/node"
 )
 
+// Block increments (Dai, Li, Zhou, Chai, "Stochastic configuration networks
+// with block increments for data modeling", Information Sciences 484 (2019)
+// 367-386): each step adds a block of up to BlockSpec.BlockSize nodes, and the
+// least squares is the Gram/Cholesky block engine of internal/lsq (lsq.Gram).
+//
+// Supervised choice. A step draws Candidates x BlockSize candidates at each
+// scale lambda in turn, scores them with one pass over the images and
+// computes every candidate's xi_q = (e_q^T h)^2 / (h^T h) - (1-r) e_q^T e_q
+// against the residual e before the step. For the r list in order, the
+// first r at which at least BlockSize candidates satisfy min_q xi_q >= 0
+// (or the last r) gives the admissible set, and the block is its BlockSize
+// candidates with the largest sum of xi_q; the first scale with any
+// admissible candidate is used. This is the per-node form of the
+// inequality, top-b by xi, not the block form of Dai et al. (which asks
+// e^T H_B (H_B^T H_B)^-1 H_B^T e >= (1-r) e^T e of the block as a whole):
+// the block form would need a b x b solve for every candidate block and
+// offers no way to search the combinations of K candidates for the best
+// block; each node of a per-node block is admissible on its own, and the
+// block form then holds as well for the block's best node, since the
+// projection on the block is at least the projection on any one of its
+// columns. package scn's TestBlockInequalityOnTrace checks every accepted
+// node on the trace.
+//
+// The residual used by the inequality is the regularised one,
+// e = T - H beta_alpha with alpha = BlockSpec.Ridge: with a ridge, a supervised
+// fit keeps finding nodes that reduce it past L = N.
+//
+// Random choice (RVFL, 2DRVFL) draws each block at the first scale and
+// appends it whole.
+
 // BlockSpec is what a block fit's loops need of a configuration.
 type BlockSpec struct {
 	Supervised bool      // supervised choice (SCN, 2DSCN), else random (RVFL, 2DRVFL)
@@ -210,7 +240,7 @@ func RunStreamSupervised(ctx context.Context, spec BlockSpec, ops StreamOps, pro
 		}
 		l := ops.Nodes()
 		b := min(bs, c.MaxNodes-l)
-		// run's check before a step, when the residual's norms are known
+		// RunBlocks' check before a step, when the residual's norms are known
 		// (else after the pass that measures them).
 		if !stale && (b == 0 || ops.RMSE() <= c.Tolerance) {
 			break
@@ -240,7 +270,7 @@ func RunStreamSupervised(ctx context.Context, spec BlockSpec, ops StreamOps, pro
 		prof.Batches++
 		// The pass's buffers (a shard's outputs of every node and
 		// candidate, a shard's products) are garbage now: collected at
-		// once, as run collects after each block, the heap stays near the
+		// once, as RunBlocks collects after each block, the heap stays near the
 		// estimate (G, the candidates' sums) instead of growing to twice
 		// it.
 		runtime.GC()

@@ -11,6 +11,63 @@ import (
 	"gonum.org/v1/gonum/floats"
 )
 
+// Streamed supervised fits (FitStream for SCN and 2DSCN).
+//
+// The block path (RunBlocks and SupervisedBlock) reads the
+// training images, per block step, to score the step's K candidates
+// against the residual e = T - H beta (E^T H_C and diag(H_C^T H_C)) and,
+// once the block is chosen, to form its Gram sums (H^T H_B and H_B^T T).
+// A streamed fit keeps neither H nor the residual (N x L and N x m): one
+// pass over the stream per step does all of it, row shard by row shard
+// (the row shards of lsq.ShardRows images a fit in memory makes, whatever the
+// source's shard sizes):
+//
+//   - the hidden outputs of the l nodes chosen so far on the shard's
+//     images (Hidden: the bits scoring gave them when they were chosen),
+//     then the shard's residual rows T - H beta (lsq.Gram.ResidualRows, the
+//     engine's own step) and their e_q^T e_q;
+//   - the outputs of the step's K candidates and their h^T h and e_q^T h
+//     (node.CorrelateRows, as BlockCorrelations forms them);
+//   - the products of each candidate with the l nodes and with the K
+//     candidates, and its h^T T (lsq.Gram.Products with the K candidates
+//     as one block after the l nodes: K x (l+K) sums).
+//
+// Every sum is reduced over the row shards in shard order, as the block
+// path reduces it. After the pass the block is chosen as SupervisedBlock
+// chooses it, and its rows of G are picked out of the candidates' sums:
+// each product of two columns is the sum the block path forms for it, as
+// both kernels (linalg.GemmNT64 and GramNT32) compute every element of a
+// product from its two rows and the shard length alone, whatever the
+// product's shape. The factor grows from them (growFactor, with
+// addBlock's retry without dependent columns). So the model file is the
+// same bytes as the block fit's in memory on the same images, with the
+// exceptions of the random streamed fit (difference nodes drawn from the
+// first MomentSample images; regression targets' T_q^T T_q, the residual
+// the first block is scored against, summed per image). That holds for the
+// project's kernels and gonum's (the default build, on every machine);
+// OpenBLAS (-tags openblas) picks its dgemm and sgemm kernels by the
+// call's shape, so with it a candidate's products may round otherwise
+// than the block's: the streamed model then agrees with the fit in memory
+// to rounding (tested: the same nodes, training RMSEs within 1e-6 and
+// output weights within 1e-4 relative, float32 Gram products included),
+// and could choose another node where two candidates tie to rounding.
+//
+// The cost: the first pass (Scan), then one pass per block step (a
+// step that finds no admissible candidate at a scale takes one more per
+// scale it tries), then one pass for the residual of the last block (the
+// trace's RMSE and the model's training RMSE): ceil(L / BlockSize) + 2
+// reads of the data with one scale (the fast and default presets). Each
+// pass computes the outputs of every node so far again (l x d per image)
+// and the products of K candidates instead of the block's b (K x (l+K)
+// where the block path forms b x (l+b): Candidates times the Gram work).
+// Peak memory: G (L x L), one row shard's outputs of every node and
+// candidate ((L+K) x lsq.ShardRows float32), the candidates' sums K x (L+K)
+// float64 (and one shard's part of them), the shard's residual, and the
+// first MomentSample images; none of it grows with N.
+//
+// Progress: a block's steps are reported when the pass after it has
+// measured its residual.
+
 // RowsFunc reads a stream once and calls f with its images cut into the
 // row shards of lsq.ShardRows images a fit in memory makes, in order: pix
 // the row shard's r images, tc its targets by output (m rows of r).
@@ -276,4 +333,48 @@ func (s *Scan) Add(pix []float32, t []float64, n, d, m int) {
 		s.HeadT = append(s.HeadT, t[:take*m]...)
 	}
 	s.N += n
+}
+
+// StreamMoments returns the sums of the pair products of pd over a pass
+// of rows (n images of x's shape): sum[j] of candidate j's inputs,
+// sum[K+j] of their squares, each reduced over the row shards in order
+// (PairDraw.Standardize's input).
+func (pd *PairDraw) StreamMoments(rows RowsFunc, x Images, n int) ([]float64, error) {
+	k := pd.K
+	rs := min(n, lsq.ShardRows)
+	z := make([]float32, k*rs)
+	acc := make([]float64, 2*k)
+	sum := make([]float64, 2*k)
+	var psc node.PairScratch
+	err := rows(func(pix []float32, r int, _ []float64) error {
+		xs := x
+		xs.Pix = pix
+		pd.Shard(xs, 0, r, z[:k*r], r, &psc)
+		pd.Moments(z[:k*r], r, acc)
+		lsq.Reduce(sum, acc)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return sum, nil
+}
+
+// AccumulateRows is lsq.Gram.Accumulate of the blocks over a pass of rows
+// (n images): each row shard passed to the engine e with its targets as
+// the engine's own (lo = 0), in order; e's TC and N are set to each
+// shard's during its sums, and N to n after.
+func AccumulateRows(rows RowsFunc, e *lsq.Gram, blocks []int, n int, hidden func(lo, hi, j0, j1 int, h []float32)) error {
+	ps := e.NewPass(blocks, min(n, lsq.ShardRows))
+	err := rows(func(_ []float32, r int, tc []float64) error {
+		e.TC, e.N = tc, r
+		e.PassShard(ps, 0, r, hidden)
+		return nil
+	})
+	e.TC, e.N = nil, n
+	if err != nil {
+		return err
+	}
+	e.EndPass(ps)
+	return nil
 }
