@@ -158,7 +158,8 @@ func (bb *blockBuilder) draw(k int, lambda float64) {
 }
 
 // drawParams draws k candidates at scale lambda into bb.cp, bb.cb and
-// their weights over the image into bb.cw.
+// their weights over the image into bb.cw (drive.DrawParams), standardised
+// if the configuration asks.
 func (bb *blockBuilder) drawParams(k int, lambda float64) {
 	c := bb.cfg
 	bb.k = k
@@ -166,12 +167,7 @@ func (bb *blockBuilder) drawParams(k int, lambda float64) {
 	bb.cb = grow(bb.cb, k)
 	bb.cw = grow(bb.cw, k*bb.d)
 	t0 := time.Now()
-	for j := 0; j < k; j++ {
-		p := bb.cp[j*bb.np : (j+1)*bb.np]
-		drawNode(bb.rng, bb.nm, c, lambda, p, bb.diffs)
-		bb.cb[j] = float32(lambda * (2*bb.rng.Float64() - 1))
-		bb.nm.Weight(p, bb.cw[j*bb.d:(j+1)*bb.d])
-	}
+	drive.DrawParams(bb.rng, bb.nm, nodeSpec(c), bb.diffs, lambda, k, bb.np, bb.d, bb.cp, bb.cb, bb.cw)
 	if c.Standardize {
 		bb.standardize(k, lambda)
 	}

@@ -1,6 +1,7 @@
 package drive
 
 import (
+	"math/rand/v2"
 	"time"
 
 	"github.com/scn2d/scn/internal/linalg"
@@ -129,4 +130,17 @@ func Hidden(nm node.Map, act node.Activation, d, np int, params, bias, pix []flo
 		}
 	})
 	prof.Scoring += time.Since(t0)
+}
+
+// DrawParams draws k candidates at scale lambda with nm from rng
+// (node.Draw with spec and the difference nodes' source diffs, nil for
+// none): their parameters into cp (k x np), biases into cb and weights
+// over the image into cw (k x d).
+func DrawParams(rng *rand.Rand, nm node.Map, spec node.Spec, diffs *node.DiffSource, lambda float64, k, np, d int, cp, cb, cw []float32) {
+	for j := 0; j < k; j++ {
+		p := cp[j*np : (j+1)*np]
+		node.Draw(rng, nm, spec, lambda, p, diffs)
+		cb[j] = float32(lambda * (2*rng.Float64() - 1))
+		nm.Weight(p, cw[j*d:(j+1)*d])
+	}
 }
