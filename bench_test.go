@@ -33,8 +33,8 @@ func BenchmarkScoreBatch(b *testing.B) {
 				bl := newBuilder(Paper(SCN2D), p)
 				b.ResetTimer()
 				for i := 0; i < b.N; i++ {
-					bl.drawBatch(k, 1)
-					bl.correlations()
+					bl.DrawBatch(k, 1)
+					bl.Correlations()
 				}
 				flops := 2 * float64(n) * float64(k) * float64(p.X.Dim())
 				b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")

@@ -3,44 +3,18 @@ package scn
 import (
 	"context"
 	"math"
-	"runtime"
 	"time"
 
-	"github.com/scn2d/scn/internal/linalg"
+	"github.com/scn2d/scn/internal/drive"
 	"github.com/scn2d/scn/internal/lsq"
 	"github.com/scn2d/scn/internal/node"
 	"gonum.org/v1/gonum/floats"
 )
 
-// Block increments (Dai, Li, Zhou, Chai, "Stochastic configuration networks
-// with block increments for data modeling", Information Sciences 484 (2019)
-// 367-386): each step adds a block of up to Config.BlockSize nodes, and the
-// least squares is the Gram/Cholesky block engine of internal/lsq (lsq.Gram).
-//
-// Supervised choice. A step draws Candidates x BlockSize candidates at each
-// scale lambda in turn, scores them with one pass over the images and
-// computes every candidate's xi_q = (e_q^T h)^2 / (h^T h) - (1-r) e_q^T e_q
-// against the residual e before the step. For the r list in order, the
-// first r at which at least BlockSize candidates satisfy min_q xi_q >= 0
-// (or the last r) gives the admissible set, and the block is its BlockSize
-// candidates with the largest sum of xi_q; the first scale with any
-// admissible candidate is used. This is the per-node form of the
-// inequality, top-b by xi, not the block form of Dai et al. (which asks
-// e^T H_B (H_B^T H_B)^-1 H_B^T e >= (1-r) e^T e of the block as a whole):
-// the block form would need a b x b solve for every candidate block and
-// offers no way to search the combinations of K candidates for the best
-// block; each node of a per-node block is admissible on its own, and the
-// block form then holds as well for the block's best node, since the
-// projection on the block is at least the projection on any one of its
-// columns. TestBlockInequalityOnTrace checks every accepted node on the
-// trace.
-//
-// The residual used by the inequality is the regularised one,
-// e = T - H beta_alpha with alpha = Config.Ridge: with a ridge, a supervised
-// fit keeps finding nodes that reduce it past L = N.
-//
-// Random choice (RVFL, 2DRVFL) draws each block at the first scale and
-// appends it whole.
+// Block increments (Dai, Li, Zhou, Chai, Information Sciences 484 (2019)
+// 367-386): the choice and the loops are internal/drive's (blockrun.go:
+// RunBlocks, SupervisedBlock; block.go: ChooseBlock); this file holds the
+// block builder's state and steps.
 
 // blockBuilder is the state of a block fit.
 type blockBuilder struct {
@@ -111,48 +85,56 @@ func (bb *blockBuilder) rmse() float64 {
 	return math.Sqrt(bb.rss / float64(bb.n*bb.m))
 }
 
-// run adds blocks until a stopping rule holds.
+// run adds blocks until a stopping rule holds (drive.RunBlocks).
 func (bb *blockBuilder) run(ctx context.Context, progress func(Step)) (StopReason, error) {
-	c := bb.cfg
-	supervised := c.Kind.Choice == Supervised
-	bs := max(c.BlockSize, 1)
-	for len(bb.bias) < c.MaxNodes {
-		if err := ctx.Err(); err != nil {
-			return Cancelled, err
-		}
-		if supervised && bb.rmse() <= c.Tolerance {
-			return ReachedTolerance, nil
-		}
-		b := min(bs, c.MaxNodes-len(bb.bias))
-		var steps []Step
-		var ok bool
-		if supervised {
-			steps, ok = bb.supervisedBlock(b)
-		} else {
-			steps, ok = bb.randomBlock(b), true
-		}
-		for _, st := range steps {
-			bb.tried += st.Tried
-			bb.reject += st.Rejected
-		}
-		if !ok {
-			return NoAdmissible, nil
-		}
-		if bb.record(steps, progress) {
-			return NoValidationGain, nil
-		}
-		// A block step leaves scratch of the order of the candidates'
-		// outputs behind; collected at once, the heap stays near the live
-		// data (H and the factor) instead of growing to twice it before
-		// the next collection. The large buffers hold no pointers, so the
-		// collection costs little.
-		runtime.GC()
-	}
-	if supervised && bb.rmse() <= c.Tolerance {
-		return ReachedTolerance, nil
-	}
-	return ReachedMaxNodes, nil
+	return drive.RunBlocks(ctx, bb.spec(), blockOps{bb}, progress)
 }
+
+// spec is what the block loops need of the configuration being fitted.
+func (bb *blockBuilder) spec() drive.BlockSpec {
+	c := bb.cfg
+	return drive.BlockSpec{
+		Supervised: c.Kind.Choice == Supervised, MaxNodes: c.MaxNodes, BlockSize: c.BlockSize,
+		Candidates: c.Candidates, Tolerance: c.Tolerance, Ridge: c.Ridge, Scales: c.Scales, Pairs: c.Pairs,
+	}
+}
+
+// blockOps are the block builder's steps as internal/drive's loops call
+// them (drive.BlockOps).
+type blockOps struct{ bb *blockBuilder }
+
+func (o blockOps) Nodes() int                 { return len(o.bb.bias) }
+func (o blockOps) RMSE() float64              { return o.bb.rmse() }
+func (o blockOps) Prof() *Profile             { return &o.bb.prof }
+func (o blockOps) Draw(k int, lambda float64) { o.bb.draw(k, lambda) }
+func (o blockOps) Correlations(k int) (hh, eh []float64) {
+	return o.bb.correlations(k)
+}
+func (o blockOps) PairCandidates(tu, tv int, lambda float64) (hh, eh []float64) {
+	return o.bb.pairCandidates(tu, tv, lambda)
+}
+func (o blockOps) ChooseBlock(hh, eh []float64, k, b int) ([]int, float64) {
+	return o.bb.chooseBlock(hh, eh, k, b)
+}
+func (o blockOps) Columns(order []int) []float32 {
+	if o.bb.cfg.Pairs {
+		return o.bb.exactColumns(order)
+	}
+	return drive.Gather(o.bb.z, o.bb.n, order, &o.bb.hb32)
+}
+func (o blockOps) AddBlock(hb []float32, b int) []bool { return o.bb.eng.AddBlock(hb, b) }
+func (o blockOps) AcceptAdded(order []int, ok []bool, lambda, ratio float64) ([]Step, int) {
+	return o.bb.acceptAdded(order, ok, lambda, ratio)
+}
+func (o blockOps) UpdateResidual()          { o.bb.updateResidual() }
+func (o blockOps) RandomBlock(b int) []Step { return o.bb.randomBlock(b) }
+func (o blockOps) Count(steps []Step) {
+	for _, st := range steps {
+		o.bb.tried += st.Tried
+		o.bb.reject += st.Rejected
+	}
+}
+func (o blockOps) Record(steps []Step, progress func(Step)) bool { return o.bb.record(steps, progress) }
 
 // record appends a step's nodes to the trace, reports them to progress and
 // returns whether the check (Patience) asks to stop.
@@ -176,7 +158,8 @@ func (bb *blockBuilder) draw(k int, lambda float64) {
 }
 
 // drawParams draws k candidates at scale lambda into bb.cp, bb.cb and
-// their weights over the image into bb.cw.
+// their weights over the image into bb.cw (drive.DrawParams), standardised
+// if the configuration asks.
 func (bb *blockBuilder) drawParams(k int, lambda float64) {
 	c := bb.cfg
 	bb.k = k
@@ -184,12 +167,7 @@ func (bb *blockBuilder) drawParams(k int, lambda float64) {
 	bb.cb = grow(bb.cb, k)
 	bb.cw = grow(bb.cw, k*bb.d)
 	t0 := time.Now()
-	for j := 0; j < k; j++ {
-		p := bb.cp[j*bb.np : (j+1)*bb.np]
-		drawNode(bb.rng, bb.nm, c, lambda, p, bb.diffs)
-		bb.cb[j] = float32(lambda * (2*bb.rng.Float64() - 1))
-		bb.nm.Weight(p, bb.cw[j*bb.d:(j+1)*bb.d])
-	}
+	drive.DrawParams(bb.rng, bb.nm, nodeSpec(c), bb.diffs, lambda, k, bb.np, bb.d, bb.cp, bb.cb, bb.cw)
 	if c.Standardize {
 		bb.standardize(k, lambda)
 	}
@@ -197,49 +175,18 @@ func (bb *blockBuilder) drawParams(k int, lambda float64) {
 }
 
 // score computes the hidden outputs of the k candidates in bb.cw, bb.cb on
-// the training images: row j of bb.z is candidate j's.
+// the training images: row j of bb.z is candidate j's (drive.Score).
 func (bb *blockBuilder) score(k int) {
-	c := bb.cfg
 	bb.z = grow(bb.z, bb.n*k)
-	t1 := time.Now()
-	linalg.ScoreNT(k, bb.n, bb.d, bb.cw, bb.x.Pix, bb.z, bb.n)
-	act, bias, n := c.Activation, bb.cb, bb.n
-	forChunks(k, 8, func(_, lo, hi int) {
-		for j := lo; j < hi; j++ {
-			act.applyRow(bb.z[j*n:(j+1)*n], bias[j])
-		}
-	})
-	bb.prof.Scoring += time.Since(t1)
-	bb.prof.Products += int64(k)
-	bb.prof.Batches++
+	drive.Score(node.Activation(bb.cfg.Activation), k, bb.n, bb.d, bb.cw, bb.cb, bb.x.Pix, bb.z, &bb.prof)
 }
 
 // standardize scales each of the k drawn candidates so that its input
-// w^T x has spread lambda over the training images and is centred, before
-// its random bias: w <- s w and b <- b - s w^T xbar with
-// s = lambda / sqrt(v), v the variance of w^T x about w^T xbar over the
-// first momentSample images. v is measured from the candidates' inputs on
-// those images (one product of k x ns x d), not from a d x d pixel
-// covariance as before: w^T Sigma w is the same sum, but Sigma took d^2
-// floats (24 GB for 243 x 320 photos) and k d^2 multiply-adds a block.
+// w^T x has spread lambda over the first bb.ns training images and is
+// centred, before its random bias (drive.Standardize).
 func (bb *blockBuilder) standardize(k int, lambda float64) {
-	d, ns := bb.d, bb.ns
-	bb.scratch = grow(bb.scratch, k*ns)
-	z := bb.scratch
-	linalg.ScoreNT(k, ns, d, bb.cw, bb.x.Pix[:ns*d], z, ns) // row j: w_j^T x_i
-	forChunks(k, 8, func(_, lo, hi int) {
-		for j := lo; j < hi; j++ {
-			w := bb.cw[j*d : (j+1)*d]
-			s, mean, ok := node.Spread(w, bb.xbar, z[j*ns:(j+1)*ns], lambda)
-			if !ok {
-				continue // a node (nearly) blind to the data: left as drawn
-			}
-			p := bb.cp[j*bb.np : (j+1)*bb.np]
-			scaleNode(bb.cfg.Kind.Input, p, bb.x.Rows, s)
-			bb.nm.Weight(p, w)
-			bb.cb[j] = float32(float64(bb.cb[j]) - s*mean)
-		}
-	})
+	bb.scratch = grow(bb.scratch, k*bb.ns)
+	drive.Standardize(bb.nm, bb.cfg.Kind.Input == Matrix, bb.x.Rows, k, bb.ns, bb.d, bb.np, lambda, bb.xbar, bb.x.Pix, bb.cp, bb.cb, bb.cw, bb.scratch)
 }
 
 // scaleNode multiplies a node's weight over the image by s: w for a vector
@@ -255,8 +202,8 @@ func meanImage(x Images) []float32 {
 }
 
 // momentSample is the images the spread of a standardised node is
-// measured on (the first ones).
-const momentSample = 10000
+// measured on (drive.MomentSample).
+const momentSample = drive.MomentSample
 
 // randomBlock draws b random nodes at the first scale and appends them.
 // A node dependent on the earlier ones (only possible without a ridge) is
@@ -302,75 +249,17 @@ func (bb *blockBuilder) randomSteps(b int, lambda float64, ok []bool) []Step {
 	return steps
 }
 
-// supervisedBlock adds one block of supervised nodes (see the comment at
-// the top of this file). It returns the block's steps and false if no
-// candidate at any scale was admissible (or all admissible ones were
-// dependent on the chosen nodes).
+// supervisedBlock adds one block of supervised nodes (drive.SupervisedBlock).
 func (bb *blockBuilder) supervisedBlock(b int) ([]Step, bool) {
-	c := bb.cfg
-	k := c.Candidates * b
-	tried, rejected := 0, 0
-	for _, lambda := range c.Scales {
-		var hh, eh []float64
-		t0 := time.Now()
-		if c.Pairs {
-			side := node.PairSide(k)
-			hh, eh = bb.pairCandidates(side, side, lambda)
-			k = side * side
-			t0 = time.Now()
-		} else {
-			bb.draw(k, lambda)
-			t0 = time.Now()
-			hh, eh = bb.correlations(k)
-		}
-		tried += k
-		order, ratio := bb.chooseBlock(hh, eh, k, b)
-		bb.prof.Selection += time.Since(t0)
-		if len(order) == 0 {
-			continue
-		}
-		t1 := time.Now()
-		var hb []float32
-		if c.Pairs {
-			hb = bb.exactColumns(order)
-		} else {
-			bb.hb32 = grow(bb.hb32, len(order)*bb.n)
-			hb = bb.hb32
-			for i, j := range order {
-				copy(hb[i*bb.n:(i+1)*bb.n], bb.z[j*bb.n:(j+1)*bb.n])
-			}
-		}
-		steps, refused := bb.acceptAdded(order, bb.eng.AddBlock(hb, len(order)), lambda, ratio)
-		rejected += refused
-		if len(steps) == 0 {
-			bb.prof.Ortho += time.Since(t1)
-			continue
-		}
-		bb.updateResidual()
-		bb.prof.Ortho += time.Since(t1)
-		rmse := bb.rmse()
-		for i := range steps {
-			steps[i].RMSE = rmse
-		}
-		steps[0].Tried, steps[0].Rejected = tried, rejected
-		return steps, true
-	}
-	return []Step{{Tried: tried, Rejected: rejected}}, false
+	return drive.SupervisedBlock(bb.spec(), blockOps{bb}, b)
 }
 
 // chooseBlock returns up to b candidates of the k scored (hh, eh) that meet
 // the supervisory inequality at the first r of the list that admits b of
-// them (or at its last r, with fewer), best first, and that r.
+// them (or at its last r, with fewer), best first, and that r
+// (drive.ChooseBlock).
 func (bb *blockBuilder) chooseBlock(hh, eh []float64, k, b int) (order []int, ratio float64) {
-	dead := make([]bool, k)
-	for i, r := range bb.cfg.Ratios {
-		order = node.Admissible(hh, eh, bb.ee, bb.m, r, dead)
-		ratio = r
-		if len(order) >= b || i == len(bb.cfg.Ratios)-1 {
-			break
-		}
-	}
-	return order[:min(b, len(order))], ratio
+	return drive.ChooseBlock(hh, eh, bb.ee, bb.m, bb.cfg.Ratios, k, b)
 }
 
 // acceptAdded keeps the candidates of order whose columns the engine took
@@ -404,33 +293,9 @@ func (bb *blockBuilder) updateResidual() {
 
 // correlations returns, for the k candidates in bb.z, h_j^T h_j (k values)
 // and e_q^T h_j (m x k, eh[q*k+j]) against the current residual, summed
-// over the row shards of the engine (partial sums per shard, reduced in
-// shard order).
+// over the row shards of the engine (drive.BlockCorrelations).
 func (bb *blockBuilder) correlations(k int) (hh, eh []float64) {
-	n, m := bb.n, bb.m
-	shards := bb.eng.Shards
-	size := k * (m + 1)
-	part := make([]float64, len(shards)*size)
-	forChunks(len(shards), 1, func(s, _, _ int) {
-		sh := shards[s]
-		acc := part[s*size : (s+1)*size]
-		col := make([]float64, sh.Hi-sh.Lo)
-		for j := 0; j < k; j++ {
-			bb.correlate(bb.z[j*n+sh.Lo:j*n+sh.Hi], col, sh, acc, k, j)
-		}
-	})
-	sum := make([]float64, size)
-	for s := range shards {
-		lsq.Reduce(sum, part[s*size:(s+1)*size])
-	}
-	return sum[k*m:], sum[:k*m]
-}
-
-// correlate writes candidate j's h^T h and e_q^T h over shard sh into acc
-// (acc[k*m+j] and acc[q*k+j]) from its outputs z on the shard, through the
-// float64 scratch col: the same sums, in the same order, for every scorer.
-func (bb *blockBuilder) correlate(z []float32, col []float64, sh lsq.Shard, acc []float64, k, j int) {
-	node.CorrelateRows(z, col, bb.e[sh.Lo:], bb.n, bb.m, acc, k, j)
+	return drive.BlockCorrelations(bb.eng.Shards, bb.z, bb.e, bb.n, bb.m, k)
 }
 
 // partial returns the path of the nodes so far, without output weights.

@@ -1,5 +1,7 @@
 package scn
 
+import "github.com/scn2d/scn/internal/drive"
+
 // runOpts are how the drivers run a fit, as opposed to what they fit (the
 // Config): set by the library's own callers (a Budget, a deep network's
 // layers, model selection), passed down to the drivers by value and kept
@@ -24,43 +26,18 @@ type runOpts struct {
 // path (onePass, unless o keeps it block by block).
 func (c Config) onePassWith(o runOpts) bool { return !o.blockByBlock && c.onePass() }
 
-// fitMode is the driver a fit takes: the one dispatch of the package. Fit,
-// FitPath, FitStream, Select, the memory estimates and a Budget ask
-// Config.mode which it is, and nothing else decides it.
-type fitMode int
+// fitMode is the driver a fit takes (drive.Mode): the one dispatch of the
+// package. Fit, FitPath, FitStream, Select, the memory estimates and a
+// Budget ask Config.mode which it is, and nothing else decides it.
+type fitMode = drive.Mode
 
 const (
-	// modeOneNode is the paper's path: one node at a time, the output
-	// weights by an incremental QR factorisation (fit.go's builder).
-	modeOneNode fitMode = iota
-	// modeBlock is the block engine, block by block (drive_block.go).
-	modeBlock
-	// modeOnePass is the block engine in one pass over the data: every
-	// block of random nodes drawn first, their Gram sums formed together
-	// (drive_onepass.go).
-	modeOnePass
-	// modeDeep stacks layers of nodes (deep.go).
-	modeDeep
-	// modeLocal fits local (convolutional) nodes (fit_local.go).
-	modeLocal
+	modeOneNode = drive.ModeOneNode // the paper's path (drive.OneNode)
+	modeBlock   = drive.ModeBlock   // the block engine, block by block (drive_block.go)
+	modeOnePass = drive.ModeOnePass // the block engine in one pass (drive_onepass.go)
+	modeDeep    = drive.ModeDeep    // layers of nodes (deep.go)
+	modeLocal   = drive.ModeLocal   // local (convolutional) nodes (fit_local.go)
 )
-
-// String returns the mode's name.
-func (m fitMode) String() string {
-	switch m {
-	case modeOneNode:
-		return "one node"
-	case modeBlock:
-		return "block"
-	case modeOnePass:
-		return "one pass"
-	case modeDeep:
-		return "deep"
-	case modeLocal:
-		return "local"
-	}
-	return "unknown"
-}
 
 // mode returns the driver a fit of c run with o takes: local nodes, layers,
 // the one-node path unless an option needs the block engine (blockMode),

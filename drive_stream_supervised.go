@@ -2,344 +2,81 @@ package scn
 
 import (
 	"context"
-	"runtime"
 	"time"
 
-	"github.com/scn2d/scn/internal/linalg"
-	"github.com/scn2d/scn/internal/lsq"
+	"github.com/scn2d/scn/internal/drive"
 	"github.com/scn2d/scn/internal/node"
 	"gonum.org/v1/gonum/floats"
 )
 
-// Streamed supervised fits (FitStream for SCN and 2DSCN).
-//
-// The block path (run and supervisedBlock, drive_block.go) reads the
-// training images, per block step, to score the step's K candidates
-// against the residual e = T - H beta (E^T H_C and diag(H_C^T H_C)) and,
-// once the block is chosen, to form its Gram sums (H^T H_B and H_B^T T).
-// A streamed fit keeps neither H nor the residual (N x L and N x m): one
-// pass over the stream per step does all of it, row shard by row shard
-// (the row shards of lsq.ShardRows images a fit in memory makes, whatever the
-// source's shard sizes):
-//
-//   - the hidden outputs of the l nodes chosen so far on the shard's
-//     images (hidden: the bits scoring gave them when they were chosen),
-//     then the shard's residual rows T - H beta (residualRows, the
-//     engine's own step) and their e_q^T e_q;
-//   - the outputs of the step's K candidates and their h^T h and e_q^T h
-//     (correlateRows, as correlations forms them);
-//   - the products of each candidate with the l nodes and with the K
-//     candidates, and its h^T T (lsq.Gram.Products with the K candidates
-//     as one block after the l nodes: K x (l+K) sums).
-//
-// Every sum is reduced over the row shards in shard order, as the block
-// path reduces it. After the pass the block is chosen as supervisedBlock
-// chooses it, and its rows of G are picked out of the candidates' sums:
-// each product of two columns is the sum the block path forms for it, as
-// both kernels (linalg.GemmNT64 and GramNT32) compute every element of a
-// product from its two rows and the shard length alone, whatever the
-// product's shape. The factor grows from them (growFactor, with
-// addBlock's retry without dependent columns). So the model file is the
-// same bytes as the block fit's in memory on the same images, with the
-// exceptions of the random streamed fit (difference nodes drawn from the
-// first momentSample images; regression targets' T_q^T T_q, the residual
-// the first block is scored against, summed per image). That holds for the
-// project's kernels and gonum's (the default build, on every machine);
-// OpenBLAS (-tags openblas) picks its dgemm and sgemm kernels by the
-// call's shape, so with it a candidate's products may round otherwise
-// than the block's: the streamed model then agrees with the fit in memory
-// to rounding (tested: the same nodes, training RMSEs within 1e-6 and
-// output weights within 1e-4 relative, float32 Gram products included),
-// and could choose another node where two candidates tie to rounding.
-//
-// The cost: the first pass (scanStream), then one pass per block step (a
-// step that finds no admissible candidate at a scale takes one more per
-// scale it tries), then one pass for the residual of the last block (the
-// trace's RMSE and the model's training RMSE): ceil(L / BlockSize) + 2
-// reads of the data with one scale (the fast and default presets). Each
-// pass computes the outputs of every node so far again (l x d per image)
-// and the products of K candidates instead of the block's b (K x (l+K)
-// where the block path forms b x (l+b): Candidates times the Gram work).
-// Peak memory: G (L x L), one row shard's outputs of every node and
-// candidate ((L+K) x lsq.ShardRows float32), the candidates' sums K x (L+K)
-// float64 (and one shard's part of them), the shard's residual, and the
-// first momentSample images; none of it grows with N.
-//
-// Progress: a block's steps are reported when the pass after it has
-// measured its residual.
+// Streamed supervised fits (FitStream for SCN and 2DSCN): the essay, the
+// pass's sums and the loop are internal/drive's (stream.go: StreamPass;
+// blockrun.go: RunStreamSupervised); this file holds the block builder's
+// steps those call.
 
-// streamSums are the sums of one pass of a streamed supervised fit, each
-// reduced over the row shards in order.
-type streamSums struct {
-	ee     []float64 // e_q^T e_q of the pass's residual (m), if it formed one
-	hh, eh []float64 // the candidates' h^T h (K) and e_q^T h (eh[q*K+j])
-	cross  []float64 // K x (l+K): candidate j's products with the l nodes, then with the K candidates
-	ht     []float64 // K x m: candidate j's h^T T
-}
+// streamSums are the sums of one pass of a streamed supervised fit
+// (drive.StreamSums).
+type streamSums = drive.StreamSums
 
-// streamPass reads the stream once (see above): the residual of the first
-// resL nodes at output weights beta (resL x m; none if resL = 0), and the
-// sums of the k candidates in bb.cw, bb.cb against it and against every
-// node so far (nd: bb.params and bb.bias).
-//
-// With pair candidates (pd not nil) the candidates' sums against the
-// residual are taken from their pair products (pairShard, as
-// pairCandidates takes them), their Gram sums from their exact outputs
+// streamPass reads the stream once (see above, and drive.StreamPass): the
+// residual of the first resL nodes at output weights beta (resL x m; none
+// if resL = 0), and the sums of the k candidates in bb.cw, bb.cb against
+// it and against every node so far (nd: bb.params and bb.bias). With pair
+// candidates (pd not nil) the candidates' sums against the residual are
+// taken from their pair products, their Gram sums from their exact outputs
 // (their weights in bb.cw, as exactColumns computes them).
 func (bb *blockBuilder) streamPass(ctx context.Context, nd *drawnNodes, resL int, beta []float64, k int, pd *pairDraw) (*streamSums, error) {
-	e, m, d := bb.eng, bb.m, bb.d
-	l := bb.nodes()
-	L := l + k
-	rows := min(bb.scan.n, lsq.ShardRows)
-	s := &streamSums{
-		ee: make([]float64, m), hh: make([]float64, k), eh: make([]float64, m*k),
-		cross: make([]float64, k*L), ht: make([]float64, k*m),
-	}
-	h := make([]float32, L*rows)
-	var h64, g64 []float64
-	var g32 []float32
-	if e.F32 {
-		g32 = make([]float32, k*L)
-	} else {
-		h64 = make([]float64, L*rows)
-		g64 = make([]float64, k*L)
-	}
-	htp := make([]float64, k*m)
-	res := make([]float64, m*rows)
-	corr := make([]float64, k*(m+1))
-	corrSum := make([]float64, k*(m+1))
-	var b32 []float32
-	var bt64 []float64
-	if resL > 0 {
-		b32 = make([]float32, resL*m)
-		for i, v := range beta[:resL*m] {
-			b32[i] = float32(v)
-		}
-		if !e.F32 {
-			bt64 = lsq.Transposed(beta, resL, m)
-		}
-	}
-	var zp []float32
-	var psc pairScratch
-	if pd != nil {
-		zp = make([]float32, k*rows)
-	}
-	act := bb.cfg.Activation
-	n := e.N
-	defer func() { e.TC, e.N = nil, n }()
-	err := bb.streamRows(ctx, func(r int, tc []float64) error {
-		hs := h[:L*r]
-		if l > 0 {
-			bb.hidden(nd, 0, r, 0, l, hs)
-		}
-		if k > 0 {
-			t0 := time.Now()
-			linalg.ScoreNT(k, r, d, bb.cw, bb.x.Pix, hs[l*r:], r)
-			forChunks(k, 8, func(_, lo, hi int) {
-				for j := lo; j < hi; j++ {
-					act.applyRow(hs[(l+j)*r:(l+j+1)*r], bb.cb[j])
-				}
-			})
-			bb.prof.Scoring += time.Since(t0)
-		}
-		// The shard's residual rows and their squared norms (the engine's
-		// residual and updateResidual's sums, shard by shard).
-		ev := tc
-		if resL > 0 {
-			e.ResidualRows(hs, resL, r, b32, bt64, tc, r, res, r)
-			ev = res[:m*r]
-			for q := 0; q < m; q++ {
-				eq := ev[q*r : (q+1)*r]
-				s.ee[q] += floats.Dot(eq, eq)
-			}
-		}
-		if k == 0 {
-			return nil
-		}
-		t1 := time.Now()
-		zc := hs[l*r:]
-		if pd != nil {
-			zc = zp[:k*r]
-			pairShard(bb.x, 0, r, pd.ut, pd.tu, pd.vt, pd.tv, zc, r, &psc)
-		}
-		forChunks(k, 16, func(_, lo, hi int) {
-			col := make([]float64, r)
-			for j := lo; j < hi; j++ {
-				zj := zc[j*r : (j+1)*r]
-				if pd != nil {
-					bb.pairActivation(pd, j, zj)
-				}
-				node.CorrelateRows(zj, col, ev, r, m, corr, k, j)
-			}
-		})
-		lsq.Reduce(corrSum, corr)
-		bb.prof.Selection += time.Since(t1)
-		// The candidates' products with every column: the K candidates
-		// as one block after the l nodes.
-		t2 := time.Now()
-		var w []float64
-		if h64 != nil {
-			w = h64[:L*r]
-			forChunks(L*r, 1<<16, func(_, lo, hi int) {
-				for i, v := range hs[lo:hi] {
-					w[i+lo] = float64(v)
-				}
-			})
-		}
-		e.TC, e.N = tc, r
-		e.Products(hs, nil, w, 0, r, l, k, g32, g64, htp)
-		if e.F32 {
-			lsq.Reduce32(s.cross, g32)
-		} else {
-			lsq.Reduce(s.cross, g64)
-		}
-		lsq.Reduce(s.ht, htp)
-		bb.prof.Ortho += time.Since(t2)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	s.eh, s.hh = corrSum[:k*m], corrSum[k*m:]
-	return s, nil
+	rows := bb.rowsFunc(ctx)
+	hidden := func(r, l int, hs []float32) { bb.hidden(nd, 0, r, 0, l, hs) }
+	return drive.StreamPass(rows, bb.eng, node.Activation(bb.cfg.Activation), driveImages(bb.x), bb.scan.n, bb.m, bb.d, bb.nodes(), k,
+		resL, beta, bb.cw, bb.cb, pd, hidden, &bb.prof)
 }
 
 // addSummed adds the candidates order (indices into the pass's K
-// candidates) as one block from the pass's sums, as addBlock adds their
-// columns: a block with a column dependent on those before it is retried
-// without it. ok reports which went in.
+// candidates) as one block from the pass's sums (drive.AddSummed).
 func (bb *blockBuilder) addSummed(s *streamSums, k int, order []int) (ok []bool) {
-	e, m := bb.eng, bb.m
-	l0 := e.L
-	L := l0 + k
-	return lsq.AddDropping(len(order), func(idx []int) []bool {
-		b := len(idx)
-		l1 := l0 + b
-		e.Reserve(l1)
-		cross := make([]float64, b*l1)
-		hbt := make([]float64, b*m)
-		for a, i := range idx {
-			row := s.cross[order[i]*L : (order[i]+1)*L]
-			copy(cross[a*l1:a*l1+l0], row[:l0])
-			for c, i2 := range idx {
-				cross[a*l1+l0+c] = row[l0+order[i2]]
-			}
-			copy(hbt[a*m:(a+1)*m], s.ht[order[i]*m:(order[i]+1)*m])
-		}
-		return e.GrowFactor(cross, hbt, b)
-	})
+	return drive.AddSummed(bb.eng, bb.m, s, k, order)
 }
 
 // runStreamSupervised is run for a streamed supervised fit (see the top of
 // this file): the same block steps, candidates, choices and stops, one
-// pass over the stream per step.
+// pass over the stream per step (drive.RunStreamSupervised).
 func (bb *blockBuilder) runStreamSupervised(ctx context.Context, progress func(Step)) (StopReason, error) {
-	c := bb.cfg
-	bs := max(c.BlockSize, 1)
-	nd := &drawnNodes{}
-	var (
-		resL     int       // the nodes the residual is formed from
-		resBeta  []float64 // and their output weights
-		stale    bool      // a block was added since the residual's norms were measured
-		pending  []Step    // the last block's steps, waiting for its residual
-		si       int       // the scale the step tries
-		tried    int       // candidates the step tried so far
-		rejected int
-	)
-	for {
-		if err := ctx.Err(); err != nil {
-			return Cancelled, err
-		}
-		l := bb.nodes()
-		b := min(bs, c.MaxNodes-l)
-		// run's check before a step, when the residual's norms are known
-		// (else after the pass that measures them).
-		if !stale && (b == 0 || bb.rmse() <= c.Tolerance) {
-			break
-		}
-		k := 0
-		var lambda float64
-		var pd *pairDraw
-		if b > 0 {
-			lambda = c.Scales[si]
-			k = c.Candidates * b
-			if c.Pairs {
-				side := node.PairSide(k)
-				var err error
-				if pd, err = bb.streamPairs(ctx, side, lambda); err != nil {
-					return streamStop(err), err
-				}
-				k = pd.k
-			} else {
-				bb.drawParams(k, lambda)
-			}
-		}
-		nd.params, nd.bias = bb.params, bb.bias
-		sums, err := bb.streamPass(ctx, nd, resL, resBeta, k, pd)
-		if err != nil {
-			return streamStop(err), err
-		}
-		bb.prof.Products += int64(k)
-		bb.prof.Batches++
-		// The pass's buffers (a shard's outputs of every node and
-		// candidate, a shard's products) are garbage now: collected at
-		// once, as run collects after each block, the heap stays near the
-		// estimate (G, the candidates' sums) instead of growing to twice
-		// it.
-		runtime.GC()
-		if stale {
-			bb.ee = sums.ee
-			bb.rss = floats.Sum(sums.ee)
-			stale = false
-			if bb.recordAt(pending, progress) {
-				return NoValidationGain, nil
-			}
-			pending = nil
-		}
-		if k == 0 || bb.rmse() <= c.Tolerance {
-			break
-		}
-		// supervisedBlock's choice, from the pass's sums.
-		t0 := time.Now()
-		tried += k
-		order, ratio := bb.chooseBlock(sums.hh, sums.eh, k, b)
-		bb.prof.Selection += time.Since(t0)
-		var steps []Step
-		if len(order) > 0 {
-			t1 := time.Now()
-			var refused int
-			steps, refused = bb.acceptAdded(order, bb.addSummed(sums, k, order), lambda, ratio)
-			rejected += refused
-			bb.prof.Ortho += time.Since(t1)
-		}
-		if len(steps) == 0 {
-			// The next scale, in another pass.
-			si++
-			if si == len(c.Scales) {
-				bb.tried += tried
-				bb.reject += rejected
-				return NoAdmissible, nil
-			}
-			continue
-		}
-		steps[0].Tried, steps[0].Rejected = tried, rejected
-		bb.tried += tried
-		bb.reject += rejected
-		si, tried, rejected = 0, 0, 0
-		// updateResidual: the output weights of every node at the ridge,
-		// the residual's norms measured by the next pass; should the
-		// solve fail, the residual stays as it was and the steps are
-		// recorded at once with its RMSE.
-		if beta, err := bb.eng.Solve(bb.eng.L, c.Ridge); err == nil {
-			resL, resBeta, stale, pending = bb.eng.L, beta, true, steps
-		} else if bb.recordAt(steps, progress) {
-			return NoValidationGain, nil
-		}
-	}
-	if bb.rmse() <= c.Tolerance {
-		return ReachedTolerance, nil
-	}
-	return ReachedMaxNodes, nil
+	return drive.RunStreamSupervised(ctx, bb.spec(), streamOps{blockOps{bb}, &drawnNodes{}}, progress)
+}
+
+// streamOps are a streamed block builder's steps as
+// drive.RunStreamSupervised calls them (drive.StreamOps).
+type streamOps struct {
+	blockOps
+	nd *drawnNodes
+}
+
+func (o streamOps) DrawParams(k int, lambda float64) { o.bb.drawParams(k, lambda) }
+func (o streamOps) StreamPairs(ctx context.Context, side int, lambda float64) (*pairDraw, error) {
+	return o.bb.streamPairs(ctx, side, lambda)
+}
+func (o streamOps) Pass(ctx context.Context, resL int, beta []float64, k int, pd *pairDraw) (*streamSums, error) {
+	o.nd.Params, o.nd.Bias = o.bb.params, o.bb.bias
+	return o.bb.streamPass(ctx, o.nd, resL, beta, k, pd)
+}
+func (o streamOps) SetNorms(ee []float64) {
+	o.bb.ee = ee
+	o.bb.rss = floats.Sum(ee)
+}
+func (o streamOps) AddSummed(s *streamSums, k int, order []int) []bool {
+	return o.bb.addSummed(s, k, order)
+}
+func (o streamOps) Solve() (int, []float64, error) {
+	beta, err := o.bb.eng.Solve(o.bb.eng.L, o.bb.cfg.Ridge)
+	return o.bb.eng.L, beta, err
+}
+func (o streamOps) RecordAt(steps []Step, progress func(Step)) bool {
+	return o.bb.recordAt(steps, progress)
+}
+func (o streamOps) AddCounts(tried, rejected int) {
+	o.bb.tried += tried
+	o.bb.reject += rejected
 }
 
 // recordAt records steps (a block's) with the current training RMSE, as
@@ -362,19 +99,9 @@ func (bb *blockBuilder) recordAt(steps []Step, progress func(Step)) bool {
 func (bb *blockBuilder) streamPairs(ctx context.Context, side int, lambda float64) (*pairDraw, error) {
 	t0 := time.Now()
 	pd := bb.drawPairs(side, side, lambda)
-	k, d := pd.k, bb.d
+	k, d := pd.K, bb.d
 	if bb.cfg.Standardize {
-		rows := min(bb.scan.n, lsq.ShardRows)
-		z := make([]float32, k*rows)
-		acc := make([]float64, 2*k)
-		sum := make([]float64, 2*k)
-		var psc pairScratch
-		err := bb.streamRows(ctx, func(r int, _ []float64) error {
-			pairShard(bb.x, 0, r, pd.ut, pd.tu, pd.vt, pd.tv, z[:k*r], r, &psc)
-			pd.moments(z[:k*r], r, acc)
-			lsq.Reduce(sum, acc)
-			return nil
-		})
+		sum, err := pd.StreamMoments(bb.rowsFunc(ctx), driveImages(bb.x), bb.scan.n)
 		if err != nil {
 			return nil, err
 		}

@@ -3,60 +3,26 @@ package scn
 import (
 	"context"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"time"
 
-	"github.com/scn2d/scn/internal/linalg"
-	"github.com/scn2d/scn/internal/lsq"
+	"github.com/scn2d/scn/internal/drive"
 	"github.com/scn2d/scn/internal/node"
-	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
-// Step reports one added hidden node to a progress callback.
-type Step struct {
-	L     int     // hidden nodes after this step
-	RMSE  float64 // training RMSE after this step: ||e||_F / sqrt(N*m)
-	Scale float64 // lambda of the chosen node
-	Ratio float64 // r at which the node was admissible (0 for random nodes)
-	Tried int     // candidates scored for this node
-	// Rejected counts admissible candidates refused as (nearly) dependent on
-	// the chosen nodes. A random learner keeps such a node (Rejected = 1):
-	// its output weights are then the minimum-norm solution pinv(H) T.
-	Rejected int
-}
+// Step reports one added hidden node to a progress callback (drive.Step).
+type Step = drive.Step
 
-// Summary describes a finished fit.
-type Summary struct {
-	Nodes     int        // hidden nodes L
-	Samples   int        // training images N
-	Stop      StopReason // why building stopped
-	TrainRMSE float64    // final training RMSE of the least-squares residual
-	Tried     int        // candidates scored in all
-	Rejected  int        // candidates refused as dependent in all
-	// Trace has one step per node. It is kept in memory, not in model files.
-	Trace []Step
-	// Duration is the fit's wall time, and Profile splits it. Neither is
-	// saved, so that the same seed gives the same file.
-	Duration time.Duration
-	Profile  Profile
-}
+// Summary describes a finished fit (drive.Summary).
+type Summary = drive.Summary
 
-// Profile splits a fit's time into its parts.
-type Profile struct {
-	Draw      time.Duration // drawing candidates and forming their weights
-	Scoring   time.Duration // the candidates' hidden outputs: X W^T and g
-	Selection time.Duration // E^T H_c, h^T h and the supervisory inequality
-	Ortho     time.Duration // orthogonalising chosen columns, updating the residual
-	Solve     time.Duration // the final solve for the output weights
-	Products  int64         // candidate columns computed (each N x d multiply-adds)
-	Batches   int64         // matrix products X W^T, each one pass over the images
-}
+// Profile splits a fit's time into its parts (drive.Profile).
+type Profile = drive.Profile
 
 // randomBlockSize is how many random nodes are drawn and evaluated per matrix
-// product by random node choice.
-const randomBlockSize = 64
+// product by random node choice (drive.RandomBlockSize).
+const randomBlockSize = drive.RandomBlockSize
 
 // Fit builds a network on p with the configuration c. progress, if not nil,
 // is called after every added node. The returned model records why building
@@ -120,7 +86,9 @@ func (c Config) fitPath(ctx context.Context, p Problem, progress func(Step), o r
 		g = bb
 	default: // modeOneNode
 		b := newBuilder(c, p)
-		b.opts = o
+		if o.check != nil {
+			b.Check = func() bool { return o.check(b.partial()) }
+		}
 		g = b
 	}
 	return c.fitWith(ctx, p, g, progress)
@@ -160,20 +128,9 @@ type grower interface {
 	path(stop StopReason) (*Path, error)
 }
 
-// grow adds nodes one at a time until a stopping rule holds.
-func (b *builder) grow(ctx context.Context, progress func(Step)) (StopReason, error) {
-	pick := b.pickRandom
-	if b.cfg.Kind.Choice == Supervised {
-		pick = b.pickSupervised
-	}
-	return b.run(ctx, pick, progress)
-}
-
-// nodes returns the nodes accepted so far.
-func (b *builder) nodes() int { return len(b.bias) }
-
-// builder holds the state of one fit: the data, the growing least-squares
-// factorisation and the accepted nodes.
+// builder holds the state a block fit (blockBuilder) shares with the
+// layers of a deep one: the data, the accepted nodes and the candidates'
+// batch. The paper's path is oneNode (drive.OneNode).
 type builder struct {
 	cfg    Config
 	x      Images
@@ -181,7 +138,6 @@ type builder struct {
 	nm     nodeMap
 	np     int // hidden parameters per node
 	rng    *rand.Rand
-	ls     *lsq.QR
 	params []float32 // accepted nodes, L x np
 	bias   []float32 // accepted biases
 	trace  []Step
@@ -193,12 +149,6 @@ type builder struct {
 	// (k x N: candidate j's outputs are row j).
 	cp, cb, cw, z []float32
 	k             int
-	h             []float64 // one column in float64
-	z64, part     []float64 // the batch's outputs in float64; per-chunk sums
-	// Random choice: a block's columns, its steps, and the next to hand out.
-	hb      []float64
-	pending []Step
-	next    int
 	// deficient is set once a random node was dependent on the earlier
 	// ones; independent counts the nodes before the first such one.
 	deficient   bool
@@ -206,163 +156,6 @@ type builder struct {
 	// opts are the run options (runOpts): check, if set, is asked after
 	// every node whether to stop (Patience).
 	opts runOpts
-	// hcols holds every chosen node's column once a supervised fit is past
-	// rank (see acceptPastRank).
-	hcols [][]float64
-}
-
-func newBuilder(c Config, p Problem) *builder {
-	nm := newNodeMap(c.Kind.Input, p.X.Rows, p.X.Cols, p.X.Channels)
-	n := p.X.Len()
-	return &builder{
-		cfg: c, x: p.X, n: n, d: p.X.Dim(), nm: nm, np: nm.Size(),
-		rng: rand.New(rand.NewPCG(c.Seed, 0x2d5c4e)),
-		ls:  lsq.NewQR(p.T, n, p.M),
-		h:   make([]float64, n),
-	}
-}
-
-// rmse returns the current training RMSE.
-func (b *builder) rmse() float64 {
-	return math.Sqrt(b.ls.ResidualNorm2() / float64(b.n*b.ls.M))
-}
-
-// run adds nodes until a stopping rule holds.
-func (b *builder) run(ctx context.Context, pick func() (Step, bool), progress func(Step)) (StopReason, error) {
-	supervised := b.cfg.Kind.Choice == Supervised
-	for len(b.trace) < b.cfg.MaxNodes {
-		if err := ctx.Err(); err != nil {
-			return Cancelled, err
-		}
-		if supervised && b.rmse() <= b.cfg.Tolerance {
-			return ReachedTolerance, nil
-		}
-		step, ok := pick()
-		b.tried += step.Tried
-		b.reject += step.Rejected
-		if !ok {
-			return NoAdmissible, nil
-		}
-		step.L = len(b.trace) + 1
-		b.trace = append(b.trace, step)
-		if progress != nil {
-			progress(step)
-		}
-		if b.opts.check != nil && b.opts.check(b.partial()) {
-			return NoValidationGain, nil
-		}
-	}
-	if supervised && b.rmse() <= b.cfg.Tolerance {
-		return ReachedTolerance, nil
-	}
-	return ReachedMaxNodes, nil
-}
-
-// drawBatch draws k candidates at scale lambda and computes their hidden
-// outputs on the training set with one matrix product.
-func (b *builder) drawBatch(k int, lambda float64) {
-	b.k = k
-	b.cp = grow(b.cp, k*b.np)
-	b.cb = grow(b.cb, k)
-	b.cw = grow(b.cw, k*b.d)
-	b.z = grow(b.z, b.n*k)
-	t0 := time.Now()
-	for j := 0; j < k; j++ {
-		p := b.cp[j*b.np : (j+1)*b.np]
-		b.nm.Draw(b.rng, lambda, p)
-		b.cb[j] = float32(lambda * (2*b.rng.Float64() - 1))
-		b.nm.Weight(p, b.cw[j*b.d:(j+1)*b.d])
-	}
-	t1 := time.Now()
-	// Z^T = W X^T (k x N): each candidate's outputs are one contiguous row.
-	linalg.ScoreNT(k, b.n, b.d, b.cw, b.x.Pix, b.z, b.n)
-	act, bias := b.cfg.Activation, b.cb
-	forChunks(b.n, 2048, func(_, lo, hi int) {
-		for j, bj := range bias {
-			act.applyRow(b.z[j*b.n+lo:j*b.n+hi], bj)
-		}
-	})
-	b.prof.Draw += t1.Sub(t0)
-	b.prof.Scoring += time.Since(t1)
-	b.prof.Products += int64(k)
-	b.prof.Batches++
-}
-
-// addColumn offers candidate j to the factorisation and keeps it if it is
-// independent of the chosen nodes.
-func (b *builder) addColumn(j int) bool {
-	t0 := time.Now()
-	ok := b.ls.Add(b.column(j))
-	if ok {
-		b.accept(j)
-	}
-	b.prof.Ortho += time.Since(t0)
-	return ok
-}
-
-// column copies candidate j's outputs into b.h as float64.
-func (b *builder) column(j int) []float64 {
-	for i, v := range b.z[j*b.n : (j+1)*b.n] {
-		b.h[i] = float64(v)
-	}
-	return b.h
-}
-
-// acceptPastRank keeps candidate c although its column is dependent on the
-// chosen ones (or the fit is already past rank), as the authors' SCN code
-// does with MATLAB's pinv: the nodes from here on stay out of the QR
-// factorisation, the output weights are the minimum-norm solution over all
-// hidden columns (with the ridge term, if any), and the residual becomes
-// what that solution leaves.
-//
-// Past L = N that residual is zero but for rounding, and the next nodes are
-// chosen on the rounding of this SVD, fresh at every node, as in the
-// authors' code: each node costs an SVD of the N x L matrix H (40 s of a 42
-// s fit on ORL, N = 200, L = 1000). Cheaper ways to the same quantity were
-// tried and dropped, on ORL images 1-5 of each subject (SCN, paper preset,
-// test accuracy at L = 300 and 400; this SVD: 11.5% and 43.0%; the
-// authors' SCN.m under Octave: 26.5% and 53.5%): projecting new columns
-// out with the QR (20x faster) freezes the rounding, so every later node
-// is chosen against the same vector: 11.5% and 21.0%; R^T R^-T T from a
-// Givens-updated triangle of H^T (10x faster) gave 18.5% and 51.5% but its
-// rounding made SCN stop for want of an admissible candidate in 2 of 8 E3
-// fits; the SVD of that N x N triangle gave 10.0% and 44.0% and saved
-// little, the N x N SVD being most of the cost.
-func (b *builder) acceptPastRank(c *candidate) error {
-	t0 := time.Now()
-	defer func() { b.prof.Ortho += time.Since(t0) }()
-	if !b.deficient {
-		b.deficient, b.independent = true, len(b.bias)
-		l := len(b.bias)
-		m := &Model{Kind: b.cfg.Kind, Activation: b.cfg.Activation, Rows: b.x.Rows, Cols: b.x.Cols, Channels: b.x.Channels,
-			Params: b.params[:l*b.np], Bias: b.bias[:l]}
-		h := hiddenDense(m, b.x)
-		b.hcols = make([][]float64, l)
-		for c := range b.hcols {
-			b.hcols[c] = mat.Col(nil, c, h)
-		}
-	}
-	b.hcols = append(b.hcols, c.col)
-	b.params = append(b.params, c.params...)
-	b.bias = append(b.bias, c.bias)
-	l, n, m := len(b.hcols), b.n, b.ls.M
-	h := mat.NewDense(n, l, nil)
-	for c, col := range b.hcols {
-		h.SetCol(c, col)
-	}
-	beta, err := lsq.MinNorm(h, b.ls.T, m, b.cfg.Ridge)
-	if err != nil {
-		return err
-	}
-	var y mat.Dense
-	y.Mul(h, mat.NewDense(l, m, beta))
-	for i := 0; i < n; i++ {
-		for q := 0; q < m; q++ {
-			b.ls.E[q*n+i] = b.ls.T[i*m+q] - y.At(i, q)
-		}
-	}
-	b.ls.EE = nil
-	return nil
 }
 
 // accept appends candidate j, whose column was just added to the factorisation.
@@ -371,197 +164,72 @@ func (b *builder) accept(j int) {
 	b.bias = append(b.bias, b.cb[j])
 }
 
-// pickRandom adds the next random node (RVFL and 2DRVFL). Nodes are drawn
-// randomBlockSize at a time at the first scale, their outputs computed with one
-// matrix product and appended to the factorisation as one block; the steps
-// are then handed out one by one.
-func (b *builder) pickRandom() (Step, bool) {
-	if b.next == len(b.pending) {
-		b.randomBlock()
-	}
-	st := b.pending[b.next]
-	b.next++
-	return st, true
+// oneNode is a fit on the paper's path (drive.OneNode) with the
+// configuration and images its path is made of.
+type oneNode struct {
+	*drive.OneNode
+	cfg Config
+	x   Images
 }
 
-// randomBlock draws, scores and appends the next block of random nodes. A
-// random learner keeps every node it draws: a node whose column is (nearly)
-// dependent on the earlier ones (as when L exceeds N) is kept out of the QR
-// factorisation, counted as rejected in its step, and the output weights are
-// then solved by a pseudo-inverse of the whole H (see minNorm).
-func (b *builder) randomBlock() {
-	lambda := b.cfg.Scales[0]
-	k := min(randomBlockSize, max(b.cfg.MaxNodes-len(b.bias), 1))
-	b.drawBatch(k, lambda)
-	t0 := time.Now()
-	hb := grow(b.hb, k*b.n)
-	b.hb = hb
-	for j := 0; j < k; j++ {
-		copy(hb[j*b.n:(j+1)*b.n], b.column(j))
+func newBuilder(c Config, p Problem) *oneNode {
+	nm := newNodeMap(c.Kind.Input, p.X.Rows, p.X.Cols, p.X.Channels)
+	spec := drive.OneSpec{
+		Supervised: c.Kind.Choice == Supervised, MaxNodes: c.MaxNodes, Candidates: c.Candidates,
+		Tolerance: c.Tolerance, Ridge: c.Ridge, Scales: c.Scales, Ratios: c.Ratios,
+		Redraw: c.Redraw, StopAtRank: c.StopAtRank, Act: node.Activation(c.Activation),
 	}
-	last := b.rmse() // before the block
-	ok, rmse := b.ls.AddBlock(hb, k)
-	b.pending, b.next = b.pending[:0], 0
-	for j, accepted := range ok {
-		st := Step{Scale: lambda, Tried: 1, RMSE: last}
-		if accepted {
-			st.RMSE, last = rmse[j], rmse[j]
-			if !b.deficient {
-				b.independent++
-			}
-		} else {
-			st.Rejected = 1
-			b.deficient = true
-		}
-		b.accept(j)
-		b.pending = append(b.pending, st)
+	b := &oneNode{OneNode: drive.NewOneNode(spec, p.X.Pix, p.X.Len(), p.X.Dim(), nm, newRand(c.Seed), p.T, p.M), cfg: c, x: p.X}
+	b.HiddenOf = func(params, bias []float32) *mat.Dense {
+		m := &Model{Kind: c.Kind, Activation: c.Activation, Rows: p.X.Rows, Cols: p.X.Cols, Channels: p.X.Channels,
+			Params: params, Bias: bias}
+		return hiddenDense(m, p.X)
 	}
-	b.prof.Ortho += time.Since(t0)
+	return b
 }
 
-// pickSupervised adds one node by the supervisory inequality (the paper's
-// Algorithm 1). For each lambda in turn it draws T_max candidates once and
-// reuses them for every r in turn, as the authors' SCN code does; the first
-// (lambda, r) with an admissible candidate gives the node, the admissible
-// candidate with the largest sum of xi_q. With Config.Redraw, new candidates
-// are drawn for every (lambda, r) pair instead, as the paper's Algorithm 1
-// states the search. A candidate whose column turns out
-// (nearly) dependent on the chosen ones is refused and the next best taken.
-func (b *builder) pickSupervised() (Step, bool) {
-	var st Step
-	var fallback *candidate // the first admissible but dependent candidate
-	m := b.ls.M
-	ee := append([]float64(nil), b.ls.ResidualColumnNorms()...)
-	for _, lambda := range b.cfg.Scales {
-		k := b.cfg.Candidates
-		b.drawBatch(k, lambda)
-		st.Tried += k
-		t0 := time.Now()
-		hh, eh := b.correlations()
-		dead := make([]bool, k)
-		for ri, r := range b.cfg.Ratios {
-			if b.cfg.Redraw && ri > 0 {
-				// New candidates for this (lambda, r) pair (Config.Redraw).
-				b.drawBatch(k, lambda)
-				st.Tried += k
-				t0 = time.Now()
-				hh, eh = b.correlations()
-				clear(dead)
-			}
-			order := node.Admissible(hh, eh, ee, m, r, dead)
-			b.prof.Selection += time.Since(t0)
-			for _, j := range order {
-				if b.deficient {
-					// Past rank: the best admissible candidate, as the
-					// authors' code takes it.
-					return b.pastRank(st, b.saveCandidate(j, lambda, r))
-				}
-				if b.addColumn(j) {
-					st.Scale, st.Ratio, st.RMSE = lambda, r, b.rmse()
-					return st, true
-				}
-				if fallback == nil {
-					fallback = b.saveCandidate(j, lambda, r)
-				}
-				dead[j] = true
-				st.Rejected++
-			}
-			t0 = time.Now()
-		}
-	}
-	if fallback != nil && !b.cfg.StopAtRank {
-		// Every admissible candidate was dependent on the chosen nodes:
-		// rank is reached. Go on past it with the best of the first
-		// (lambda, r) that had one, as the authors' code does.
-		return b.pastRank(st, fallback)
-	}
-	return st, false
+// grow adds nodes one at a time until a stopping rule holds
+// (drive.OneNode.Grow).
+func (b *oneNode) grow(ctx context.Context, progress func(Step)) (StopReason, error) {
+	return b.Grow(ctx, progress)
 }
 
-// candidate is a saved candidate node: its parameters, bias and column.
-type candidate struct {
-	params        []float32
-	bias          float32
-	col           []float64
-	lambda, ratio float64
-}
+// nodes returns the nodes accepted so far.
+func (b *oneNode) nodes() int { return b.Nodes() }
 
-// saveCandidate copies candidate j of the current batch.
-func (b *builder) saveCandidate(j int, lambda, r float64) *candidate {
-	return &candidate{
-		params: append([]float32(nil), b.cp[j*b.np:(j+1)*b.np]...), bias: b.cb[j],
-		col: append([]float64(nil), b.column(j)...), lambda: lambda, ratio: r,
-	}
-}
+// rmse returns the current training RMSE.
+func (b *oneNode) rmse() float64 { return b.RMSE() }
 
-// pastRank keeps c as the next node past rank and completes the step.
-func (b *builder) pastRank(st Step, c *candidate) (Step, bool) {
-	if err := b.acceptPastRank(c); err != nil {
-		return st, false
-	}
-	st.Scale, st.Ratio, st.RMSE = c.lambda, c.ratio, b.rmse()
-	return st, true
-}
-
-// corrChunk is the row chunk of the candidate statistics; fixed so that the
-// sums do not depend on the number of goroutines.
-const corrChunk = 4096
-
-// correlations returns, for the current batch, h_j^T h_j (k values) and
-// e_q^T h_j (m x k: eh[q*k+j]), summed in float64 over fixed row chunks:
-// each chunk's candidate outputs are widened to float64 once, then every
-// e_q is dotted with four candidates at a time.
-func (b *builder) correlations() (hh, eh []float64) {
-	k, m, n := b.k, b.ls.M, b.n
-	chunks := (n + corrChunk - 1) / corrChunk
-	stride := k * (m + 1) // per chunk: eh (m x k), then hh (k)
-	b.part = grow(b.part, chunks*stride)
-	b.z64 = grow(b.z64, k*n)
-	part, z64 := b.part, b.z64
-	forChunks(n, corrChunk, func(c, lo, hi int) {
-		acc := part[c*stride : (c+1)*stride]
-		for j := 0; j < k; j++ {
-			zj, hj := b.z[j*n+lo:j*n+hi], z64[j*n+lo:j*n+hi]
-			for i, v := range zj {
-				hj[i] = float64(v)
-			}
-			acc[k*m+j] = floats.Dot(hj, hj)
-		}
-		for q := 0; q < m; q++ {
-			lsq.RowDots(z64[lo:], n, k, b.ls.Residual(q)[lo:hi], acc[q*k:(q+1)*k])
-		}
-	})
-	sums := lsq.SumChunks(part, chunks, make([]float64, stride))
-	return sums[k*m:], sums[:k*m]
-}
+// corrChunk is the row chunk of the candidate statistics (drive.CorrChunk).
+const corrChunk = drive.CorrChunk
 
 // partial returns the path of the nodes so far, without output weights.
-func (b *builder) partial() *Path {
-	l := len(b.trace)
-	m := &Model{Kind: b.cfg.Kind, Activation: b.cfg.Activation, Rows: b.x.Rows, Cols: b.x.Cols, Channels: b.x.Channels, M: b.ls.M,
-		Params: b.params[:l*b.np], Bias: b.bias[:l], Config: b.cfg}
-	ind := b.ls.L
-	if b.deficient {
-		ind = b.independent
+func (b *oneNode) partial() *Path {
+	l := len(b.Trace)
+	m := &Model{Kind: b.cfg.Kind, Activation: b.cfg.Activation, Rows: b.x.Rows, Cols: b.x.Cols, Channels: b.x.Channels, M: b.LS.M,
+		Params: b.Params[:l*b.NP], Bias: b.Bias[:l], Config: b.cfg}
+	ind := b.LS.L
+	if b.Deficient {
+		ind = b.Independent
 	}
-	return &Path{model: m, eng: b.ls, x: b.x, t: b.ls.T, independent: min(ind, l), ridge: b.cfg.Ridge}
+	return &Path{model: m, eng: b.LS, x: b.x, t: b.LS.T, independent: min(ind, l), ridge: b.cfg.Ridge}
 }
 
 // path assembles the fitted model and its path.
-func (b *builder) path(stop StopReason) (*Path, error) {
+func (b *oneNode) path(stop StopReason) (*Path, error) {
 	t0 := time.Now()
 	// A random learner draws its nodes by blocks: a fit stopped inside a
 	// block keeps the nodes handed out so far, the ones its trace has.
 	p := b.partial()
-	l, rmse := len(b.trace), b.rmse()
-	if l < len(b.bias) {
-		rmse = b.trace[l-1].RMSE
+	l, rmse := len(b.Trace), b.rmse()
+	if l < len(b.Bias) {
+		rmse = b.Trace[l-1].RMSE
 	}
 	s := Summary{
-		Nodes: l, Samples: b.n, Stop: stop, TrainRMSE: rmse,
-		Tried: b.tried, Rejected: b.reject, Trace: b.trace,
+		Nodes: l, Samples: b.N, Stop: stop, TrainRMSE: rmse,
+		Tried: b.Tried, Rejected: b.Reject, Trace: b.Trace,
 	}
-	if err := p.finish(s, b.cfg.Ridge, b.cfg.Scales, b.cfg.Ratios, &b.prof, t0); err != nil {
+	if err := p.finish(s, b.cfg.Ridge, b.cfg.Scales, b.cfg.Ratios, &b.Prof, t0); err != nil {
 		return nil, err
 	}
 	return p, nil

@@ -55,6 +55,10 @@ var internalImports = map[string][]string{
 	// The learners' vocabulary (the standard library only).
 	"kind": nil,
 
+	// The fit drivers' mechanism over plain data (steps, candidate
+	// batches, block steps, one-pass outputs, pair scoring, streamed sums).
+	"drive": {"internal/linalg", "internal/lsq", "internal/node", "internal/par", "gonum.org/v1/gonum"},
+
 	// The data sets the tests share (the standard library only).
 	"fixtures": nil,
 }

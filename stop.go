@@ -1,36 +1,27 @@
 package scn
 
-import (
-	"fmt"
-)
+import "github.com/scn2d/scn/internal/drive"
 
-// StopReason says why building stopped.
-type StopReason int
+// StopReason says why building stopped (drive.StopReason).
+type StopReason = drive.StopReason
 
 const (
 	// ReachedMaxNodes: L_max nodes were added.
-	ReachedMaxNodes StopReason = iota
+	ReachedMaxNodes = drive.ReachedMaxNodes
 	// ReachedTolerance: the training RMSE fell to the tolerance.
-	ReachedTolerance
+	ReachedTolerance = drive.ReachedTolerance
 	// NoAdmissible: no candidate at any (lambda, r) met the supervisory
 	// inequality (or every admissible one was dependent on the chosen nodes).
-	NoAdmissible
+	NoAdmissible = drive.NoAdmissible
 	// Cancelled: the context was cancelled; the model holds the nodes so far.
-	Cancelled
+	Cancelled = drive.Cancelled
 	// NoValidationGain: model selection's Patience ran out, the held-out
 	// score having stopped improving.
-	NoValidationGain
+	NoValidationGain = drive.NoValidationGain
 	// BudgetSpent: a Budget's clock stopped growth, the next block and the
 	// finishing work no longer fitting in the time left.
-	BudgetSpent
+	BudgetSpent = drive.BudgetSpent
 )
 
-var stopNames = []string{"reached L_max", "reached tolerance", "no admissible candidate", "cancelled", "no validation gain", "budget spent"}
-
-// String describes the reason in a few words.
-func (s StopReason) String() string {
-	if s < 0 || int(s) >= len(stopNames) {
-		return fmt.Sprintf("stop(%d)", int(s))
-	}
-	return stopNames[s]
-}
+// stopNames are the reasons' descriptions, by StopReason.
+var stopNames = drive.StopNames

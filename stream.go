@@ -2,13 +2,12 @@ package scn
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
 
+	"github.com/scn2d/scn/internal/drive"
 	"github.com/scn2d/scn/internal/lsq"
-	"github.com/scn2d/scn/internal/node"
 )
 
 // Out-of-core fits.
@@ -177,44 +176,30 @@ func (sc *streamScan) checkShard(sh Shard) error {
 // scanStream is the first pass of a streamed fit (see above).
 func (c Config) scanStream(ctx context.Context, src Source) (*streamScan, error) {
 	var sc *streamScan
-	var mu *node.MeanImage
+	var sums *drive.Scan
 	err := src.Shards(ctx, func(sh Shard) error {
 		if sc == nil {
 			x := sh.X
-			sc = &streamScan{m: sh.M, classes: slices.Clone(sh.Classes), rows: x.Rows, cols: x.Cols, chans: x.Chans(), tt: make([]float64, sh.M)}
+			sc = &streamScan{m: sh.M, classes: slices.Clone(sh.Classes), rows: x.Rows, cols: x.Cols, chans: x.Chans()}
 			sc.head = Problem{X: Images{Rows: x.Rows, Cols: x.Cols, Channels: x.Channels}, M: sh.M, Classes: sc.classes}
-			if c.Standardize {
-				mu = node.NewMeanImage(x.Dim())
-			}
+			sums = drive.NewScan(x.Dim(), sh.M, c.Standardize)
 		}
 		if err := sc.checkShard(sh); err != nil {
 			return err
 		}
-		n, d, m := sh.X.Len(), sh.X.Dim(), sh.M
-		if mu != nil {
-			mu.Add(sh.X.Pix, n)
-		}
-		for i := 0; i < n; i++ {
-			for q := 0; q < m; q++ {
-				t := sh.T[i*m+q]
-				sc.tt[q] += t * t
-			}
-		}
-		if take := min(n, momentSample-sc.head.X.Len()); take > 0 {
-			sc.head.X.Pix = append(sc.head.X.Pix, sh.X.Pix[:take*d]...)
-			sc.head.T = append(sc.head.T, sh.T[:take*m]...)
-		}
-		sc.n += n
+		sums.Add(sh.X.Pix, sh.T, sh.X.Len(), sh.X.Dim(), sh.M)
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	if sc == nil || sc.n == 0 {
+	if sc == nil || sums.N == 0 {
 		return nil, fmt.Errorf("%w: the stream holds no image", ErrData)
 	}
-	if mu != nil {
-		sc.mean = mu.Mean()
+	sc.n, sc.tt = sums.N, sums.TT
+	sc.head.X.Pix, sc.head.T = sums.HeadPix, sums.HeadT
+	if sums.Mean != nil {
+		sc.mean = sums.Mean.Mean()
 	}
 	return sc, nil
 }
@@ -303,19 +288,15 @@ func (c Config) fitStreamPath(ctx context.Context, src Source, progress func(Ste
 // memory makes), each passed to the engine with its targets as the
 // engine's own (lo = 0), in order.
 func (bb *blockBuilder) accumulateStream(ctx context.Context, nd *drawnNodes, hidden func(lo, hi, j0, j1 int, h []float32)) error {
-	e, sc := bb.eng, bb.scan
-	ps := e.NewPass(nd.blocks, min(sc.n, lsq.ShardRows))
-	err := bb.streamRows(ctx, func(r int, tc []float64) error {
-		e.TC, e.N = tc, r
-		e.PassShard(ps, 0, r, hidden)
-		return nil
-	})
-	e.TC, e.N = nil, sc.n
-	if err != nil {
-		return err
+	return drive.AccumulateRows(bb.rowsFunc(ctx), bb.eng, nd.Blocks, bb.scan.n, hidden)
+}
+
+// rowsFunc is streamRows as internal/drive reads a stream: f is given the
+// row shard's images (bb.x's during the call).
+func (bb *blockBuilder) rowsFunc(ctx context.Context) drive.RowsFunc {
+	return func(f func(pix []float32, r int, tc []float64) error) error {
+		return bb.streamRows(ctx, func(r int, tc []float64) error { return f(bb.x.Pix, r, tc) })
 	}
-	e.EndPass(ps)
-	return nil
 }
 
 // streamRows reads the stream once and calls f with its images cut into
@@ -335,82 +316,28 @@ func (bb *blockBuilder) streamRows(ctx context.Context, f func(r int, tc []float
 func streamRowsOf(ctx context.Context, src Source, sc *streamScan, n int, x *Images, f func(r int, tc []float64) error) error {
 	head := *x
 	defer func() { *x = head }()
-	d, m := head.Dim(), sc.m
-	rows := min(n, lsq.ShardRows)
-	pix := make([]float32, rows*d)
-	tby := make([]float64, m*rows) // targets by output, rows apart
-	filled, seen := 0, 0
-	flush := func() error {
-		if filled == 0 {
-			return nil
-		}
-		tc := tby
-		if filled < rows {
-			tc = make([]float64, m*filled)
-			for q := 0; q < m; q++ {
-				copy(tc[q*filled:(q+1)*filled], tby[q*rows:q*rows+filled])
+	shards := func(each func(pix []float32, t []float64, k int) error) error {
+		return src.Shards(ctx, func(sh Shard) error {
+			if err := sc.checkShard(sh); err != nil {
+				return err
 			}
-		}
-		x.Pix = pix[:filled*d]
-		r := filled
-		filled = 0
+			return each(sh.X.Pix, sh.T, sh.X.Len())
+		})
+	}
+	mismatch := func(seen int) error {
+		return fmt.Errorf("%w: the stream gave %d images on this pass, %d on its first", ErrData, seen, n)
+	}
+	return drive.CutRows(ctx, n, head.Dim(), sc.m, shards, mismatch, func(pix []float32, r int, tc []float64) error {
+		x.Pix = pix
 		return f(r, tc)
-	}
-	err := src.Shards(ctx, func(sh Shard) error {
-		if err := sc.checkShard(sh); err != nil {
-			return err
-		}
-		k := sh.X.Len()
-		for i := 0; i < k; {
-			take := min(k-i, rows-filled)
-			copy(pix[filled*d:], sh.X.Pix[i*d:(i+take)*d])
-			for r := 0; r < take; r++ {
-				for q := 0; q < m; q++ {
-					tby[q*rows+filled+r] = sh.T[(i+r)*m+q]
-				}
-			}
-			filled += take
-			i += take
-			if filled == rows {
-				if err := flush(); err != nil {
-					return err
-				}
-				if err := ctx.Err(); err != nil {
-					return err
-				}
-			}
-		}
-		seen += k
-		return nil
 	})
-	if err == nil && seen != n {
-		err = fmt.Errorf("%w: the stream gave %d images on this pass, %d on its first", ErrData, seen, n)
-	}
-	if err != nil {
-		return err
-	}
-	return flush()
 }
 
-// streamStop is the stop reason of a streamed pass that failed.
-func streamStop(err error) StopReason {
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return Cancelled
-	}
-	return ReachedMaxNodes
-}
+// streamStop is the stop reason of a streamed pass that failed
+// (drive.StreamStop).
+func streamStop(err error) StopReason { return drive.StreamStop(err) }
 
 // errStreamDependent is the error of a streamed fit whose block at node l0
-// holds a column dependent on the earlier ones despite the ridge.
-func errStreamDependent(l0 int) error {
-	return fmt.Errorf("scn: a node of the block from node %d is dependent on the earlier ones despite the ridge (through rounding); a streamed fit cannot leave it out without a second pass: raise the ridge", l0+1)
-}
-
-// allTrue returns b true values.
-func allTrue(b int) []bool {
-	ok := make([]bool, b)
-	for j := range ok {
-		ok[j] = true
-	}
-	return ok
-}
+// holds a column dependent on the earlier ones despite the ridge
+// (drive.ErrStreamDependent).
+func errStreamDependent(l0 int) error { return drive.ErrStreamDependent(l0) }
