@@ -6,7 +6,7 @@ import (
 	"math/rand/v2"
 	"sort"
 
-	"github.com/scn2d/scn/internal/localnet"
+	"github.com/scn2d/scn/internal/localplan"
 	"github.com/scn2d/scn/internal/timing"
 )
 
@@ -32,21 +32,16 @@ import (
 // nodes kept, when its modelled time exceeds greyProbeShare of the time
 // left.
 
-// The grey probe's settings.
+// The grey probe's settings (internal/localplan's).
 const (
-	greyMinSide      = 20
-	greyMinImages    = 500
-	greyProbeImages  = 3000
-	greyProbeHeld    = 0.25
-	greyProbeFilters = 32
-	greyProbeNodes   = 2000
-	greyProbeShare   = 0.15
-	greyRidge        = 10
-	// greyProbeWorkPace is how much slower the probe's multiply-adds are
-	// taken to run than a timed Cholesky factor's: on Fashion-MNIST at
-	// load 6.5 on two cores the probe took 1.2 s, the model at a pace of 4
-	// predicted 10 s (and skipped it in a 60 s budget), at 1 about 2.5 s.
-	greyProbeWorkPace = 1
+	greyMinSide      = localplan.GreyMinSide
+	greyMinImages    = localplan.GreyMinImages
+	greyProbeImages  = localplan.GreyProbeImages
+	greyProbeHeld    = localplan.GreyProbeHeld
+	greyProbeFilters = localplan.GreyProbeFilters
+	greyProbeNodes   = localplan.GreyProbeNodes
+	greyProbeShare   = localplan.GreyProbeShare
+	greyRidge        = localplan.GreyRidge
 )
 
 // greyRidges are the ridge terms a budget of local nodes on grey images
@@ -71,9 +66,7 @@ func budgetGrey(p Problem) bool {
 func greyLocal(seed uint64, f int) Config {
 	c := Default(RVFL2D)
 	c.Seed = seed
-	l := DefaultLocal()
-	l.Filters = f
-	l.Pooling = PoolAvgMax
+	l := localplan.GreyGeometry(f)
 	c.Local = l
 	c.Activation = ReLU
 	c.Ridge = greyRidge
@@ -90,23 +83,12 @@ func greyWhat(p Problem) string {
 	return fmt.Sprintf("grey images (%d x %d), local nodes won the probe: 5 x 5 filters, average and max pooling", p.X.Rows, p.X.Cols)
 }
 
-// greyProbeWork returns the modelled multiply-adds of the probe on n
-// images of rows x cols: both fits on the training part and the held-out
-// images' outputs.
-func greyProbeWork(n, rows, cols int) float64 {
-	l := greyLocal(0, greyProbeFilters).Local
-	local := photoCost(l, greyProbeFilters, n, rows, cols, 1)
-	g := float64(greyProbeNodes)
-	global := float64(n)*float64(rows*cols)*g + float64(n)*g*g/2 + g*g*g/3
-	return local + global
-}
-
 // probeGrey runs the probe on p with the global plan's configuration
 // global: it returns the local configuration to plan (its filters chosen
 // later), the probe's record and whether local nodes won. With
 // b.LocalRates set, its Chol is taken as the seconds per multiply-add of
 // the probe's modelled work; otherwise a timed Cholesky factor's rate
-// (timing.CholSeconds) times greyProbeWorkPace.
+// (timing.CholSeconds) times localplan.GreyProbeWorkPace.
 func (b Budget) probeGrey(ctx context.Context, p Problem, global Config) (Config, string, bool, error) {
 	n := min(p.X.Len(), greyProbeImages)
 	local := greyLocal(b.Seed, greyProbeFilters)
@@ -114,9 +96,9 @@ func (b Budget) probeGrey(ctx context.Context, p Problem, global Config) (Config
 	if b.LocalRates != nil {
 		rate = b.LocalRates.Chol
 	} else {
-		rate = timing.CholSeconds(1024) * greyProbeWorkPace
+		rate = timing.CholSeconds(1024) * localplan.GreyProbeWorkPace
 	}
-	need := greyProbeWork(n, p.X.Rows, p.X.Cols) * rate
+	need := localplan.GreyProbeWork(n, p.X.Rows, p.X.Cols) * rate
 	left := (b.Duration - b.now().Sub(b.Start)).Seconds()
 	if !(need <= greyProbeShare*left) {
 		return Config{}, fmt.Sprintf("skipped, global nodes kept: the probe's modelled %.1f s exceeds %.0f%% of the %.1f s left", need, 100*greyProbeShare, left), false, nil
@@ -169,45 +151,6 @@ func greyProbeFit(ctx context.Context, c Config, tr, ho Problem) (float64, error
 // probe fits of a thousand images overstate the pace of a large fit (a 60
 // s budget on Fashion-MNIST planned 48 filters and ended after 42 s), and
 // the clock, checked after every block of filters, is what stops the fit
-// (greyGrowStop).
+// (localplan.Plan.Stops, which leaves the time for the ridge choice's
+// first localplan.GrowReserveTerms terms).
 const greyGrow = 4
-
-// greyReserveTerms is how many ridge terms of the grid a growing local
-// fit on grey images leaves the time for (the further terms are scored if
-// the clock allows, moreRidges): on Fashion-MNIST at 128 filters the held-out
-// accuracy moved by 0.03 points between ridge 1 and 100, where each term
-// costs a factor of L^3 / 3 that buys more as filters.
-const greyReserveTerms = 2
-
-// greyGrowStop says whether a growing local fit on p stops after done
-// filters of cfg, spent seconds into the fit: when the next block (next
-// seconds) and then the ridge choice on held images over the filters
-// fitted by then, its first greyReserveTerms terms of ridges and the
-// refit (greyChoiceSeconds, at the pace the fit has run against its model
-// if slower: the machine's load slows both), would end past photoFitStop
-// of the budget.
-func greyGrowStop(b Budget, p Problem, cfg Config, done int, spent, next, fixed, rate, chol float64, held, ridges int, choose bool) bool {
-	n, rows, cols, chans := p.X.Len(), p.X.Rows, p.X.Cols, max(p.X.Chans(), 1)
-	pace := 1.0
-	if fp := fixed + photoSeconds(cfg.Local, done, n, rows, cols, chans, rate, chol); fp > 0 && spent > 0 {
-		pace = max(pace, spent/fp)
-	}
-	after := 0.0
-	if choose {
-		l := min(done+localRandomBlock, cfg.Local.Filters) * cfg.Local.PerFilter()
-		after = pace * greyChoiceSeconds(n, held, l, p.M, ridges, min(ridges, greyReserveTerms), chol)
-	}
-	return b.now().Sub(b.Start).Seconds()+next+after > b.Duration.Seconds()*photoFitStop
-}
-
-// greyChoiceSeconds is the modelled time of a ridge choice's first terms
-// terms of ridges and the refit on n images of l pooled outputs, held of
-// them held out, m outputs: localnet.ChoiceSteps the cheaper way at chol
-// seconds per multiply-add. (The primal way's held-out product runs at
-// least at the factor's rate with greyPrimalRidge's kernel: on
-// Fashion-MNIST at L = 3456 the whole choice of five terms took about 3 s
-// where this model says 6.)
-func greyChoiceSeconds(n, held, l, m, ridges, terms int, chol float64) float64 {
-	pre, step, final := localnet.ChoiceSteps(n, held, l, m, localnet.Dual(n, held, l, m, ridges))
-	return (pre + float64(terms)*step + final) * chol
-}
