@@ -15,12 +15,12 @@ import (
 // nodes with average and max pooling beside each other win on some grey
 // sets and lose on others (docs/local.md: Fashion-MNIST 90.26% against the
 // global budget's 88.90%, MNIST 98.66% against 99.02%), so on grey
-// classification problems of at least greyMinSide x greyMinSide pixels
+// classification problems of at least localplan.GreyMinSide x localplan.GreyMinSide pixels
 // Budget.Fit first compares the two on a sample: greyProbeImages images
 // drawn from the seed, a stratified quarter of them held out; a local fit
 // of greyProbeFilters filters (greyLocal: 2DRVFL, separable 5 x 5 filters,
 // 3 x 3 average and max pooling, two-sided, ridge greyRidge) and the
-// global plan's learner (budgetChoice) with greyProbeNodes nodes, a few
+// global plan's learner (budgetChoice) with localplan.GreyProbeNodes nodes, a few
 // times the local fit's pooled outputs (a global node costs less: at 60 s
 // on Fashion-MNIST the budget fits 7500 global nodes or 4608 pooled
 // outputs). The one with the higher held-out accuracy is planned (ties go
@@ -29,18 +29,14 @@ import (
 // before. Both fits are deterministic for the seed; the probe's outcome is
 // recorded in the plan (BudgetPlan.Probe), and Replay refits the model's
 // configuration without probing again. The probe is skipped, and global
-// nodes kept, when its modelled time exceeds greyProbeShare of the time
+// nodes kept, when its modelled time exceeds localplan.GreyProbeShare of the time
 // left.
 
 // The grey probe's settings (internal/localplan's).
 const (
-	greyMinSide      = localplan.GreyMinSide
-	greyMinImages    = localplan.GreyMinImages
 	greyProbeImages  = localplan.GreyProbeImages
 	greyProbeHeld    = localplan.GreyProbeHeld
 	greyProbeFilters = localplan.GreyProbeFilters
-	greyProbeNodes   = localplan.GreyProbeNodes
-	greyProbeShare   = localplan.GreyProbeShare
 	greyRidge        = localplan.GreyRidge
 )
 
@@ -54,10 +50,9 @@ var greyRidges = []float64{greyRidge, 3, 30, 1, 100}
 
 // budgetGrey reports whether a budget probes local against global nodes
 // on p: grey classification problems that are not photos, of images of at
-// least greyMinSide pixels a side and at least greyMinImages images.
+// least localplan.GreyMinSide pixels a side and at least localplan.GreyMinImages images.
 func budgetGrey(p Problem) bool {
-	return p.Classes != nil && p.X.Chans() <= 1 && !budgetPhotos(p) &&
-		p.X.Rows >= greyMinSide && p.X.Cols >= greyMinSide && p.X.Len() >= greyMinImages
+	return localplan.Grey(p.Classes != nil, p.X.Len(), p.X.Rows, p.X.Cols, p.X.Chans())
 }
 
 // greyLocal returns the local configuration a budget plans on grey
@@ -99,9 +94,8 @@ func (b Budget) probeGrey(ctx context.Context, p Problem, global Config) (Config
 		rate = timing.CholSeconds(1024) * localplan.GreyProbeWorkPace
 	}
 	need := localplan.GreyProbeWork(n, p.X.Rows, p.X.Cols) * rate
-	left := (b.Duration - b.now().Sub(b.Start)).Seconds()
-	if !(need <= greyProbeShare*left) {
-		return Config{}, fmt.Sprintf("skipped, global nodes kept: the probe's modelled %.1f s exceeds %.0f%% of the %.1f s left", need, 100*greyProbeShare, left), false, nil
+	if skip := localplan.GreyProbeSkip(need, (b.Duration - b.now().Sub(b.Start)).Seconds()); skip != "" {
+		return Config{}, skip, false, nil
 	}
 	idx := rand.New(rand.NewPCG(b.Seed, 0x9e7)).Perm(p.X.Len())[:n]
 	sort.Ints(idx)
@@ -112,8 +106,7 @@ func (b Budget) probeGrey(ctx context.Context, p Problem, global Config) (Config
 	}
 	tr, ho := sub.subset(train), sub.subset(held)
 	gc := global
-	gc.MaxNodes = min(greyProbeNodes, max(1, len(train)))
-	gc.BlockSize = min(max(gc.BlockSize, 1), gc.MaxNodes)
+	gc.MaxNodes, gc.BlockSize = localplan.GreyGlobal(len(train), gc.BlockSize)
 	accLocal, err := greyProbeFit(ctx, local, tr, ho)
 	if err != nil {
 		return Config{}, "", false, fmt.Errorf("%w: probe of local nodes: %v", ErrBudget, err)
@@ -122,13 +115,10 @@ func (b Budget) probeGrey(ctx context.Context, p Problem, global Config) (Config
 	if err != nil {
 		return Config{}, "", false, fmt.Errorf("%w: probe of global nodes: %v", ErrBudget, err)
 	}
-	won := accLocal > accGlobal
-	chose := "global"
-	if won {
-		chose = "local"
-	}
-	rec := fmt.Sprintf("on %d of %d sampled images held out (%d fitted): local nodes (%d filters of 5 x 5, avg+max pooling, %d pooled outputs, ridge %g) %.2f%%, global nodes (%s, %s preset, L = %d) %.2f%%: %s",
-		len(held), n, len(train), greyProbeFilters, local.Local.Outputs(), local.Ridge, 100*accLocal, gc.Kind.Title(), gc.Preset, gc.MaxNodes, 100*accGlobal, chose)
+	rec, won := localplan.GreyProbe{
+		Held: len(held), N: n, Train: len(train), Outputs: local.Local.Outputs(), Ridge: local.Ridge,
+		Title: gc.Kind.Title(), Preset: gc.Preset, Nodes: gc.MaxNodes, AccLocal: accLocal, AccGlobal: accGlobal,
+	}.Decide()
 	return local, rec, won, nil
 }
 

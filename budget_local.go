@@ -38,7 +38,7 @@ const (
 
 // budgetPhotos reports whether a budget plans local nodes on p.
 func budgetPhotos(p Problem) bool {
-	return p.Classes != nil && PhotoImages(p.X.Rows, p.X.Cols, p.X.Chans())
+	return localplan.Photos(p.Classes != nil, p.X.Rows, p.X.Cols, p.X.Chans())
 }
 
 // fitPhotos is Budget.Fit on photos. With b.Rates set, b.Rates.Score is

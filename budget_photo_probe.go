@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sort"
-	"strings"
 
 	"github.com/scn2d/scn/internal/localplan"
 	"github.com/scn2d/scn/internal/timing"
@@ -123,7 +122,7 @@ func (b Budget) ChoosePhotos(ctx context.Context, ins []PhotoInput) (PhotoChoice
 	}
 	start := b.now()
 	left := (b.Duration - start.Sub(b.Start)).Seconds()
-	allow := localplan.PhotoProbeShare * left
+	clock := localplan.NewPhotoClock(left, rate)
 	planLeft := left * localplan.BudgetShare
 	// cand returns the candidate of input i and filter side k, or why it
 	// is skipped.
@@ -163,11 +162,6 @@ func (b Budget) ChoosePhotos(ctx context.Context, ins []PhotoInput) (PhotoChoice
 		pc.cfg.MaxNodes = pc.cfg.Local.Outputs()
 		return pc, ""
 	}
-	// perWork is the seconds per modelled multiply-add of a probe fit: the
-	// rate times localplan.PhotoProbeWorkPace until the first fit is timed, then that
-	// fit's (its fixed costs, the whitening and set-up, included).
-	perWork := rate * localplan.PhotoProbeWorkPace
-	spent := 0.0 // the modelled seconds of the fits so far
 	var notes []string
 	var results []string
 	// fit fits the candidate on the sample's training part and returns the
@@ -177,12 +171,10 @@ func (b Budget) ChoosePhotos(ctx context.Context, ins []PhotoInput) (PhotoChoice
 		pc.train, pc.held = sub.subset(train), sub.subset(held)
 		rows, cols, chans := sub.X.Rows, sub.X.Cols, max(sub.X.Chans(), 1)
 		pc.work = localplan.Cost(pc.cfg.Local, pc.filters, len(train), rows, cols, chans)
-		need := pc.work * perWork
-		if max(spent, b.now().Sub(start).Seconds())+need > allow {
-			notes = append(notes, fmt.Sprintf("%s skipped (its probe, %.1f s modelled, would pass %.0f%% of the %.1f s left)", pc.label, need, 100*localplan.PhotoProbeShare, left))
+		if ok, note := clock.Admit(pc.label, pc.work, b.now().Sub(start).Seconds()); !ok {
+			notes = append(notes, note)
 			return nil, nil
 		}
-		spent += need
 		t0 := b.now()
 		mod, err := pc.cfg.Fit(ctx, pc.train, nil)
 		if err != nil {
@@ -193,9 +185,10 @@ func (b Budget) ChoosePhotos(ctx context.Context, ins []PhotoInput) (PhotoChoice
 			return nil, fmt.Errorf("%w: photo probe of %s: %v", ErrBudget, pc.label, err)
 		}
 		if pc.input == 0 && pc.size == localplan.DefaultSize && pc.work > 0 {
+			// The pace of the fits: this fit's (its fixed costs, the
+			// whitening and set-up, included).
 			if t := b.now().Sub(t0).Seconds(); t > 0 {
-				perWork = t / pc.work
-				spent = b.now().Sub(start).Seconds()
+				clock.Timed(pc.work, t, b.now().Sub(start).Seconds())
 			}
 		}
 		want := ArgMax(pc.held.T, pc.held.M)
@@ -207,7 +200,7 @@ func (b Budget) ChoosePhotos(ctx context.Context, ins []PhotoInput) (PhotoChoice
 				right++
 			}
 		}
-		results = append(results, fmt.Sprintf("%s, %d filters: %.2f%%", pc.label, pc.filters, 100*float64(right)/float64(len(want))))
+		results = append(results, localplan.PhotoResult(pc.label, pc.filters, right, len(want)))
 		return ok, nil
 	}
 	best, _ := cand(0, localplan.DefaultSize)
@@ -220,7 +213,7 @@ func (b Budget) ChoosePhotos(ctx context.Context, ins []PhotoInput) (PhotoChoice
 		// recorded.
 		sub := ins[0].Problem
 		w := localplan.Cost(best.cfg.Local, best.filters, len(train), sub.X.Rows, sub.X.Cols, max(sub.X.Chans(), 1))
-		if 2*w*perWork > allow {
+		if !clock.Compares(w) {
 			return none, nil
 		}
 	}
@@ -257,13 +250,9 @@ func (b Budget) ChoosePhotos(ctx context.Context, ins []PhotoInput) (PhotoChoice
 			return none, err
 		}
 	}
-	rec := fmt.Sprintf("on %d of %d sampled images held out (%d fitted), at the filters each plan affords: %s", len(held), m, len(train), strings.Join(results, ", "))
-	if len(notes) > 0 {
-		rec += "; " + strings.Join(notes, "; ")
-	}
-	chose := "kept today's (the images as given, 5x5 filters)"
+	chosen := ""
 	if best.input != 0 || best.size != localplan.DefaultSize {
-		chose = "chose " + best.label + " (more held-out images right by more than one standard error)"
+		chosen = best.label
 	}
-	return PhotoChoice{Input: best.input, Size: best.size, Record: rec + ": " + chose}, nil
+	return PhotoChoice{Input: best.input, Size: best.size, Record: localplan.PhotoRecord(len(held), m, len(train), results, notes, chosen)}, nil
 }
