@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/scn2d/scn/internal/localnet"
 	"github.com/scn2d/scn/internal/localplan"
 	"github.com/scn2d/scn/internal/timing"
 )
@@ -146,27 +145,16 @@ func (b Budget) fitLocalPlan(ctx context.Context, p Problem, cfg Config, choices
 	if grow > 0 {
 		most = max(f, budgetFilters(cfg, rate, chol, grow*(left-fixed), n, rows, cols, chans, p.M, len(held), len(ridges), share > 0, b.MaxBytes))
 	}
-	predicted := fixed + localplan.Seconds(cfg.Local, f, n, rows, cols, chans, rate, chol)
-	how := fmt.Sprintf("ridge %g (too few images per class to hold any out)", cfg.Ridge)
-	if share > 0 {
-		ch := localnet.ChoiceWork(n, len(held), l, p.M, len(ridges)) * chol
-		way := "primal"
-		if localnet.Dual(n, len(held), l, p.M, len(ridges)) {
-			way = "dual"
-		}
-		how = fmt.Sprintf("the ridge term chosen on %d held-out images (%s solves, %.1f s of the prediction)", len(held), way, ch)
-		predicted += ch
+	lp := localplan.Plan{
+		Local: cfg.Local, N: n, Rows: rows, Cols: cols, Chans: chans, M: p.M, Rate: rate, Chol: chol, Fixed: fixed,
+		Held: len(held), Ridges: len(ridges), Choose: share > 0, Grow: most > f,
 	}
+	why, predicted := lp.Describe(what, f, l, most, cfg.Local.Sizes[0], cfg.Ridge)
 	pl := BudgetPlan{
 		Kind: cfg.Kind, Preset: cfg.Preset, Nodes: l, MaxNodes: most * cfg.Local.PerFilter(), BlockSize: max(1, cfg.BlockSize), Validation: share,
 		Ridges: append([]float64(nil), ridges...), FitRidge: cfg.Ridge, Predicted: time.Duration(predicted * float64(time.Second)),
 		Rates: Rates{Score: rate, Chol: chol, Block: fixed}, Filters: f,
-		Why: fmt.Sprintf("%s, %d filters of %d x %d and %s fit the time left (%.3g s per 1e9 multiply-adds measured)",
-			what, f, cfg.Local.Sizes[0], cfg.Local.Sizes[0], how, rate*1e9),
-		Probe: probed,
-	}
-	if most > f {
-		pl.Why += fmt.Sprintf("; the fit may grow to %d filters while the clock allows", most)
+		Why: why, Probe: probed,
 	}
 	if plan != nil {
 		plan(pl)
@@ -178,10 +166,6 @@ func (b Budget) fitLocalPlan(ctx context.Context, p Problem, cfg Config, choices
 	// fitted is the filters the fit draws: all it may, unless the clock
 	// stops a growing fit earlier.
 	fitted := cfg.Local.Filters
-	lp := localplan.Plan{
-		Local: cfg.Local, N: n, Rows: rows, Cols: cols, Chans: chans, M: p.M, Rate: rate, Chol: chol, Fixed: fixed,
-		Held: len(held), Ridges: len(ridges), Choose: share > 0, Grow: most > f,
-	}
 	// The ridge choice goes ahead if, at the pace the fit ran against its
 	// model (if slower), its first term and the refit still fit in the time
 	// left (localplan.Plan.ChoiceGoes; the further terms are checked one by
@@ -222,11 +206,14 @@ func (b Budget) fitLocalPlan(ctx context.Context, p Problem, cfg Config, choices
 	if err != nil {
 		return m, err
 	}
-	stopped := "plan"
-	if m.Nodes() < pl.Nodes || (most > f && m.Nodes() < pl.MaxNodes) || (pl.Validation > 0 && (!chose || len(m.Selection.Curve) < len(pl.Ridges))) {
-		// The clock stopped the fit, or left no time for the ridge
-		// choice, or for all its terms.
-		stopped = "budget"
+	scored := 0
+	if chose {
+		scored = len(m.Selection.Curve)
+	}
+	// The clock stopped the fit, or left no time for the ridge choice, or
+	// for all its terms?
+	stopped := localplan.Stopped(m.Nodes(), pl.Nodes, pl.MaxNodes, most > f, pl.Validation > 0, chose, scored, len(pl.Ridges))
+	if stopped == "budget" {
 		m.Summary.Stop = BudgetSpent
 	}
 	m.Budget = &BudgetRecord{Budget: b.Duration, Plan: pl, FitNodes: m.Nodes(), Stopped: stopped, Elapsed: b.now().Sub(b.Start)}

@@ -1,6 +1,7 @@
 package localplan
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/scn2d/scn/internal/localnet"
@@ -198,4 +199,41 @@ func (p Plan) Stops(done int, spent, next, elapsed, duration float64) bool {
 		after = pace * ChoiceSeconds(p.N, p.Held, l, p.M, p.Ridges, min(p.Ridges, GrowReserveTerms), p.Chol)
 	}
 	return elapsed+next+after > duration*FitStop
+}
+
+// Describe returns the modelled seconds of the plan's fit of f filters (l
+// pooled outputs) and its ridge choice, and the plan's Why: what, the
+// filters (of size x size)
+// and how the ridge term is chosen (fitRidge without a choice), the rate
+// measured, and the filters a growing fit may reach (most).
+func (p Plan) Describe(what string, f, l, most, size int, fitRidge float64) (why string, predicted float64) {
+	predicted = p.Fixed + Seconds(p.Local, f, p.N, p.Rows, p.Cols, p.Chans, p.Rate, p.Chol)
+	how := fmt.Sprintf("ridge %g (too few images per class to hold any out)", fitRidge)
+	if p.Choose {
+		ch := localnet.ChoiceWork(p.N, p.Held, l, p.M, p.Ridges) * p.Chol
+		way := "primal"
+		if localnet.Dual(p.N, p.Held, l, p.M, p.Ridges) {
+			way = "dual"
+		}
+		how = fmt.Sprintf("the ridge term chosen on %d held-out images (%s solves, %.1f s of the prediction)", p.Held, way, ch)
+		predicted += ch
+	}
+	why = fmt.Sprintf("%s, %d filters of %d x %d and %s fit the time left (%.3g s per 1e9 multiply-adds measured)",
+		what, f, size, size, how, p.Rate*1e9)
+	if most > f {
+		why += fmt.Sprintf("; the fit may grow to %d filters while the clock allows", most)
+	}
+	return why, predicted
+}
+
+// Stopped says how a budget's local fit ended: "budget" when the clock
+// stopped the fit (nodes fitted below the planned, or for a growing fit
+// below maxNodes) or left no time for the ridge choice (validate: the plan
+// chooses; chose: it ran) or for all its ridges terms (scored of them
+// scored); "plan" otherwise.
+func Stopped(nodes, planned, maxNodes int, grow, validate, chose bool, scored, ridges int) string {
+	if nodes < planned || (grow && nodes < maxNodes) || (validate && (!chose || scored < ridges)) {
+		return "budget"
+	}
+	return "plan"
 }

@@ -2,6 +2,7 @@ package localplan
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/scn2d/scn/internal/localnet"
@@ -119,5 +120,38 @@ func TestStops(t *testing.T) {
 	}
 	if got := NextBlock(64, 32, 2, 1.5); got != 1.5 {
 		t.Errorf("NextBlock %g, want the last block's 1.5", got)
+	}
+}
+
+// TestDescribe: the plan's prediction is the fit's modelled seconds and,
+// with a choice, the choice's; its Why says so.
+func TestDescribe(t *testing.T) {
+	p := Plan{Local: localnet.Default(), N: 2000, Rows: 32, Cols: 32, Chans: 3, M: 10, Rate: 2e-9, Chol: 1e-9, Fixed: 0.5, Held: 200, Ridges: 4}
+	l := 64 * p.Local.PerFilter()
+	why, sec := p.Describe("photos", 64, l, 64, 5, 100)
+	if sec != p.Seconds(64) || !strings.Contains(why, "64 filters of 5 x 5 and ridge 100 (too few") || strings.Contains(why, "grow") {
+		t.Errorf("no choice: %g s, %q", sec, why)
+	}
+	p.Choose = true
+	why, sec = p.Describe("photos", 64, l, 128, 5, 100)
+	if want := p.Seconds(64) + localnet.ChoiceWork(p.N, p.Held, l, p.M, p.Ridges)*p.Chol; sec != want || !strings.Contains(why, "chosen on 200 held-out images") || !strings.HasSuffix(why, "grow to 128 filters while the clock allows") {
+		t.Errorf("a choice: %g s (want %g), %q", sec, want, why)
+	}
+	for _, c := range []struct {
+		nodes, planned, most  int
+		grow, validate, chose bool
+		scored                int
+		want                  string
+	}{
+		{100, 100, 100, false, true, true, 4, "plan"},
+		{99, 100, 100, false, true, true, 4, "budget"},
+		{100, 100, 200, true, false, false, 0, "budget"},
+		{200, 100, 200, true, false, false, 0, "plan"},
+		{100, 100, 100, false, true, false, 0, "budget"},
+		{100, 100, 100, false, true, true, 3, "budget"},
+	} {
+		if got := Stopped(c.nodes, c.planned, c.most, c.grow, c.validate, c.chose, c.scored, 4); got != c.want {
+			t.Errorf("%+v: %s", c, got)
+		}
 	}
 }
