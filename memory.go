@@ -85,21 +85,19 @@ func (c Config) EstimateBytesC(n, rows, cols, chans, m int) int64 {
 // of hidden outputs in float32 and float64, the outputs of the pass, and
 // Score2D's packed nodes, with one more chunk of node inputs for a 2D model
 // of several channels), which does not grow with L (a deep model's pass
-// holds every layer's outputs).
+// holds every layer's outputs; internal/memest's Predict).
 func (m *Model) PredictBytes(n int) int64 {
 	if m.Local != nil {
 		return m.localPredictBytes(n)
 	}
-	c := float64(min(m.Nodes(), predictNodeChunk))
-	if m.IsDeep() {
-		// Every layer's outputs of a pass, and a layer's transposed input.
-		c = float64(m.Nodes()) + float64(max(len(m.Bias), m.deepNodes()))/3
+	pr := memest.Predict{
+		N: n, Nodes: m.Nodes(), M: m.M, Rows: m.Rows, Cols: m.Cols, Chans: m.Chans(),
+		Deep: m.IsDeep(), Matrix: m.Kind.Input == Matrix, NodeChunk: predictNodeChunk, Batch: predictBatch,
 	}
-	pack := 4 * (c + 32) * float64(m.Rows+m.Cols)
-	if m.Kind.Input == Matrix && m.Chans() > 1 {
-		pack += 4 * c * predictBatch
+	if pr.Deep {
+		pr.Width = max(len(m.Bias), m.deepNodes())
 	}
-	return bytesOf(8*float64(n)*float64(m.M) + (4+8)*c*predictBatch + 8*float64(m.M)*predictBatch + pack)
+	return pr.Bytes()
 }
 
 // satAdd adds byte counts, saturating at MaxInt64/2 (memest.SatAdd).
