@@ -106,21 +106,17 @@ func satAdd(v ...int64) int64 { return memest.SatAdd(v...) }
 // deepMemory is EstimateMemory of a deep configuration: the first layer's
 // fit with room for every layer's columns, and for each further layer its
 // candidates on the previous layer's outputs with those outputs copied as
-// its input (N x L_{k-1} float32); the largest of the candidates counts.
+// its input (N x L_{k-1} float32); the largest of the candidates counts
+// (memest.Deep).
 func (c Config) deepMemory(n, rows, cols, chans, m int) Memory {
-	total, prev := c.MaxNodes, c.MaxNodes
-	for _, l := range c.Layers {
-		total += l
-	}
-	first := c
-	first.Layers, first.MaxNodes = nil, total
-	e := first.estimateMemory(n, rows, cols, chans, m, runOpts{blockByBlock: true})
-	for _, l := range c.Layers {
+	return memest.Deep(n, c.MaxNodes, c.Layers, func(total, prev, k int) Memory {
+		if k == 0 {
+			first := c
+			first.Layers, first.MaxNodes = nil, total
+			return first.estimateMemory(n, rows, cols, chans, m, runOpts{blockByBlock: true})
+		}
 		lc := c.layerConfig()
 		lc.MaxNodes = total
-		le := lc.estimateMemory(n, 1, prev, 1, m, runOpts{blockByBlock: true})
-		e.Candidates = max(e.Candidates, satAdd(le.Candidates, bytesOf(4*float64(max(n, 1))*float64(prev))))
-		prev = l
-	}
-	return e
+		return lc.estimateMemory(n, 1, prev, 1, m, runOpts{blockByBlock: true})
+	})
 }

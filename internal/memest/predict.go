@@ -30,3 +30,32 @@ func (p Predict) Bytes() int64 {
 	}
 	return BytesOf(8*float64(p.N)*float64(p.M) + (4+8)*c*predictBatch + 8*float64(p.M)*predictBatch + pack)
 }
+
+// Deep combines the estimates of a deep fit on n images whose first layer
+// has first nodes and the further layers layers nodes each: est(total,
+// prev, k) is layer k's estimate (k = 0: the first layer's fit with room
+// for every layer's columns, total of them; k >= 1: the candidates of
+// layer k on the previous layer's prev outputs). The first layer's
+// estimate counts, with the largest of the further layers' candidates and
+// their input (the previous layer's outputs copied, N x prev float32).
+func Deep(n, first int, layers []int, est func(total, prev, k int) Memory) Memory {
+	total, prev := first, first
+	for _, l := range layers {
+		total += l
+	}
+	e := est(total, 0, 0)
+	for k, l := range layers {
+		le := est(total, prev, k+1)
+		e.Candidates = max(e.Candidates, SatAdd(le.Candidates, BytesOf(4*float64(max(n, 1))*float64(prev))))
+		prev = l
+	}
+	return e
+}
+
+// StreamKeep returns what a streamed fit keeps beside its state: its
+// first keep images of d values (float32) and their m outputs' targets
+// (float64).
+func StreamKeep(keep int, d float64, m int) int64 {
+	k := float64(keep)
+	return BytesOf(k * (4*d + 8*float64(max(m, 1))))
+}

@@ -21,3 +21,25 @@ func TestPredictByHand(t *testing.T) {
 		t.Errorf("deep: %d, want %d", got, want)
 	}
 }
+
+// TestDeep: the first layer's estimate with the largest further layer's
+// candidates and their input; the layers' sizes as the estimates see
+// them.
+func TestDeep(t *testing.T) {
+	var calls [][3]int
+	est := func(total, prev, k int) Memory {
+		calls = append(calls, [3]int{total, prev, k})
+		return Memory{Candidates: int64(1000 * k), Factor: int64(total)}
+	}
+	e := Deep(10, 100, []int{50, 20}, est)
+	if want := [][3]int{{170, 0, 0}, {170, 100, 1}, {170, 50, 2}}; len(calls) != 3 || calls[0] != want[0] || calls[1] != want[1] || calls[2] != want[2] {
+		t.Errorf("estimates asked %v, want %v", calls, want)
+	}
+	// Layer 1: 1000 + 4*10*100; layer 2: 2000 + 4*10*50.
+	if e.Candidates != 5000 || e.Factor != 170 {
+		t.Errorf("%+v", e)
+	}
+	if got := StreamKeep(100, 784, 10); got != 100*(4*784+80) {
+		t.Errorf("StreamKeep %d", got)
+	}
+}
