@@ -12,7 +12,8 @@
 // root package beside the code whose buffers they count; the memory
 // limit's shrink policy (Shrink, shrink.go: the block halved, then the
 // candidates). FormatBytes renders byte counts for the messages that
-// quote estimates and limits.
+// quote estimates and limits; Estimate (scn.Estimate) holds a fit's
+// parts and their sums.
 //
 // It may import the standard library and internal/lsq (the engines'
 // block and shard sizes) only; never the root package scn or any package
