@@ -249,7 +249,7 @@ func photoFit(ctx context.Context, cfg Config, p Problem, pl BudgetPlan, progres
 			if progress != nil {
 				progress(s)
 			}
-			if f := s.L / per; s.L%per == 0 && f%localRandomBlock == 0 && f < cfg.Local.Filters && stopFit(f) {
+			if f, at := localplan.AtBlock(s.L, per, cfg.Local.Filters); at && stopFit(f) {
 				cancel()
 			}
 		}
@@ -318,13 +318,14 @@ func replayLocal(ctx context.Context, rec *BudgetRecord, m *Model, p Problem, pr
 	cfg.Ridge = rec.Plan.FitRidge
 	// A budget whose clock left out the ridge choice kept the fit's own
 	// weights; one whose clock cut the grid short scored its first terms.
-	skip := func() bool { return rec.Stopped != "budget" || m.Selection != nil }
-	scored := len(rec.Plan.Ridges)
+	curve := 0
 	if m.Selection != nil {
-		scored = len(m.Selection.Curve)
+		curve = len(m.Selection.Curve)
 	}
+	choose, scored := localplan.Replayed(rec.Stopped, m.Selection != nil, curve, len(rec.Plan.Ridges))
+	proceed := func() bool { return choose }
 	more := func(i int, _, _ float64) bool { return i < scored }
-	out, _, err := photoFit(ctx, cfg, p, rec.Plan, progress, nil, skip, more)
+	out, _, err := photoFit(ctx, cfg, p, rec.Plan, progress, nil, proceed, more)
 	if err != nil {
 		return nil, err
 	}

@@ -237,3 +237,25 @@ func Stopped(nodes, planned, maxNodes int, grow, validate, chose bool, scored, r
 	}
 	return "plan"
 }
+
+// AtBlock returns the filters of a fit after l pooled outputs of per
+// outputs a filter, and whether the clock is asked there: at the end of a
+// block of localnet.RandomBlock filters, before the last of filters.
+func AtBlock(l, per, filters int) (int, bool) {
+	f := l / per
+	return f, l%per == 0 && f%localnet.RandomBlock == 0 && f < filters
+}
+
+// Replayed says how a budget's local fit is replayed from its record:
+// whether the ridge choice runs once the fit is done (stopped: how the
+// budget's fit ended; selected: it chose the ridge term; a budget whose
+// clock left out the choice kept the fit's own weights) and how many of
+// its ridges terms are scored (curve of them when it chose: a clock that
+// cut the grid short scored its first terms).
+func Replayed(stopped string, selected bool, curve, ridges int) (choose bool, scored int) {
+	scored = ridges
+	if selected {
+		scored = curve
+	}
+	return stopped != "budget" || selected, scored
+}

@@ -155,3 +155,27 @@ func TestDescribe(t *testing.T) {
 		}
 	}
 }
+
+// TestAtBlockReplayed: the clock is asked at the end of each block of
+// filters but the last; a replay chooses as the budget did.
+func TestAtBlockReplayed(t *testing.T) {
+	per := 18
+	for _, c := range []struct {
+		l, f int
+		at   bool
+	}{{32 * 18, 32, true}, {32*18 + 1, 32, false}, {16 * 18, 16, false}, {64 * 18, 64, true}, {96 * 18, 96, false}} {
+		if f, at := AtBlock(c.l, per, 96); f != c.f || at != c.at {
+			t.Errorf("AtBlock(%d): %d %v, want %d %v", c.l, f, at, c.f, c.at)
+		}
+	}
+	for _, c := range []struct {
+		stopped  string
+		selected bool
+		choose   bool
+		scored   int
+	}{{"plan", true, true, 3}, {"budget", true, true, 3}, {"budget", false, false, 4}, {"plan", false, true, 4}} {
+		if choose, scored := Replayed(c.stopped, c.selected, 3, 4); choose != c.choose || scored != c.scored {
+			t.Errorf("%+v: %v %d", c, choose, scored)
+		}
+	}
+}
