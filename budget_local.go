@@ -18,8 +18,8 @@ import (
 // (budget_local_ridge.go). The time of a fit of F filters on N images is
 // modelled by localplan.Seconds: the filters over every position and the Gram
 // sums of the pooled outputs at the seconds per multiply-add measured by
-// two probe fits (photoProbeFilters and three times as many filters, on
-// at most photoProbeImages of the images), and the Cholesky factor at the
+// two probe fits (localplan.RateProbeFilters and three times as many filters, on
+// at most localplan.RateProbeImages of the images), and the Cholesky factor at the
 // rate of a timed factor (timing.CholSeconds); the ridge choice's solves
 // (localnet.ChoiceWork) at that rate too. Every image is fitted. The clock is
 // checked after every block of filters (the fit stops when the next block
@@ -27,13 +27,6 @@ import (
 // the filters drawn so far), before the ridge choice and between its
 // terms. When the classes are too small to hold images out, the ridge
 // term is the presets' (PhotoRidge) and nothing is held out.
-
-// Probe of a budget on photos (the plan's shares and bounds are
-// internal/localplan's).
-const (
-	photoProbeImages  = 1000
-	photoProbeFilters = 16
-)
 
 // budgetPhotos reports whether a budget plans local nodes on p.
 func budgetPhotos(p Problem) bool {
@@ -102,18 +95,15 @@ func (b Budget) fitLocalPlan(ctx context.Context, p Problem, cfg Config, choices
 		for range 2 {
 			chol = min(chol, timing.CholSeconds(1024))
 		}
-		// Two probe fits, of photoProbeFilters and three times as many
+		// Two probe fits, of localplan.RateProbeFilters and three times as many
 		// filters on the same images: the rate is the slope between them,
 		// free of the fixed costs of a fit (on natural-images the one small
 		// probe alone overstated a large fit's time ten times).
-		m := min(n, photoProbeImages)
-		idx := make([]int, m)
-		for i := range idx {
-			idx[i] = i * n / m
-		}
+		idx := localplan.RateProbeSample(n)
+		m := len(idx)
 		q := p.subset(idx)
 		var ts, cs [2]float64
-		for i, f := range []int{photoProbeFilters, 3 * photoProbeFilters} {
+		for i, f := range []int{localplan.RateProbeFilters, 3 * localplan.RateProbeFilters} {
 			pc := cfg
 			pc.Local = cfg.Local.Clone()
 			pc.Local.Filters = f

@@ -179,3 +179,15 @@ func TestAtBlockReplayed(t *testing.T) {
 		}
 	}
 }
+
+// TestRateProbeSample: every image of a small set, RateProbeImages evenly
+// spaced of a large one.
+func TestRateProbeSample(t *testing.T) {
+	if idx := RateProbeSample(3); len(idx) != 3 || idx[0] != 0 || idx[2] != 2 {
+		t.Errorf("%v", idx)
+	}
+	idx := RateProbeSample(10 * RateProbeImages)
+	if len(idx) != RateProbeImages || idx[1] != 10 || idx[len(idx)-1] != 10*(RateProbeImages-1) {
+		t.Errorf("%d images, %d %d", len(idx), idx[1], idx[len(idx)-1])
+	}
+}

@@ -92,3 +92,22 @@ func PairedWin(a, b []bool) bool {
 	}
 	return wins > losses && float64(wins-losses) > math.Sqrt(float64(wins+losses))
 }
+
+// The rate probe of a budget's local plan (scn's budget_local.go): two
+// fits, of RateProbeFilters and three times as many filters, on at most
+// RateProbeImages of the images.
+const (
+	RateProbeImages  = 1000
+	RateProbeFilters = 16
+)
+
+// RateProbeSample returns the rate probe's images of a set of n: at most
+// RateProbeImages of them, evenly spaced, in increasing order.
+func RateProbeSample(n int) []int {
+	m := min(n, RateProbeImages)
+	idx := make([]int, m)
+	for i := range idx {
+		idx[i] = i * n / m
+	}
+	return idx
+}
