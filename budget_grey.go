@@ -6,7 +6,7 @@ import (
 	"math/rand/v2"
 	"sort"
 
-	"github.com/scn2d/scn/internal/localnet"
+	"github.com/scn2d/scn/internal/localplan"
 	"github.com/scn2d/scn/internal/timing"
 )
 
@@ -15,12 +15,12 @@ import (
 // nodes with average and max pooling beside each other win on some grey
 // sets and lose on others (docs/local.md: Fashion-MNIST 90.26% against the
 // global budget's 88.90%, MNIST 98.66% against 99.02%), so on grey
-// classification problems of at least greyMinSide x greyMinSide pixels
+// classification problems of at least localplan.GreyMinSide x localplan.GreyMinSide pixels
 // Budget.Fit first compares the two on a sample: greyProbeImages images
 // drawn from the seed, a stratified quarter of them held out; a local fit
 // of greyProbeFilters filters (greyLocal: 2DRVFL, separable 5 x 5 filters,
 // 3 x 3 average and max pooling, two-sided, ridge greyRidge) and the
-// global plan's learner (budgetChoice) with greyProbeNodes nodes, a few
+// global plan's learner (budgetChoice) with localplan.GreyProbeNodes nodes, a few
 // times the local fit's pooled outputs (a global node costs less: at 60 s
 // on Fashion-MNIST the budget fits 7500 global nodes or 4608 pooled
 // outputs). The one with the higher held-out accuracy is planned (ties go
@@ -29,24 +29,15 @@ import (
 // before. Both fits are deterministic for the seed; the probe's outcome is
 // recorded in the plan (BudgetPlan.Probe), and Replay refits the model's
 // configuration without probing again. The probe is skipped, and global
-// nodes kept, when its modelled time exceeds greyProbeShare of the time
+// nodes kept, when its modelled time exceeds localplan.GreyProbeShare of the time
 // left.
 
-// The grey probe's settings.
+// The grey probe's settings (internal/localplan's).
 const (
-	greyMinSide      = 20
-	greyMinImages    = 500
-	greyProbeImages  = 3000
-	greyProbeHeld    = 0.25
-	greyProbeFilters = 32
-	greyProbeNodes   = 2000
-	greyProbeShare   = 0.15
-	greyRidge        = 10
-	// greyProbeWorkPace is how much slower the probe's multiply-adds are
-	// taken to run than a timed Cholesky factor's: on Fashion-MNIST at
-	// load 6.5 on two cores the probe took 1.2 s, the model at a pace of 4
-	// predicted 10 s (and skipped it in a 60 s budget), at 1 about 2.5 s.
-	greyProbeWorkPace = 1
+	greyProbeImages  = localplan.GreyProbeImages
+	greyProbeHeld    = localplan.GreyProbeHeld
+	greyProbeFilters = localplan.GreyProbeFilters
+	greyRidge        = localplan.GreyRidge
 )
 
 // greyRidges are the ridge terms a budget of local nodes on grey images
@@ -59,10 +50,9 @@ var greyRidges = []float64{greyRidge, 3, 30, 1, 100}
 
 // budgetGrey reports whether a budget probes local against global nodes
 // on p: grey classification problems that are not photos, of images of at
-// least greyMinSide pixels a side and at least greyMinImages images.
+// least localplan.GreyMinSide pixels a side and at least localplan.GreyMinImages images.
 func budgetGrey(p Problem) bool {
-	return p.Classes != nil && p.X.Chans() <= 1 && !budgetPhotos(p) &&
-		p.X.Rows >= greyMinSide && p.X.Cols >= greyMinSide && p.X.Len() >= greyMinImages
+	return localplan.Grey(p.Classes != nil, p.X.Len(), p.X.Rows, p.X.Cols, p.X.Chans())
 }
 
 // greyLocal returns the local configuration a budget plans on grey
@@ -71,9 +61,7 @@ func budgetGrey(p Problem) bool {
 func greyLocal(seed uint64, f int) Config {
 	c := Default(RVFL2D)
 	c.Seed = seed
-	l := DefaultLocal()
-	l.Filters = f
-	l.Pooling = PoolAvgMax
+	l := localplan.GreyGeometry(f)
 	c.Local = l
 	c.Activation = ReLU
 	c.Ridge = greyRidge
@@ -90,23 +78,12 @@ func greyWhat(p Problem) string {
 	return fmt.Sprintf("grey images (%d x %d), local nodes won the probe: 5 x 5 filters, average and max pooling", p.X.Rows, p.X.Cols)
 }
 
-// greyProbeWork returns the modelled multiply-adds of the probe on n
-// images of rows x cols: both fits on the training part and the held-out
-// images' outputs.
-func greyProbeWork(n, rows, cols int) float64 {
-	l := greyLocal(0, greyProbeFilters).Local
-	local := photoCost(l, greyProbeFilters, n, rows, cols, 1)
-	g := float64(greyProbeNodes)
-	global := float64(n)*float64(rows*cols)*g + float64(n)*g*g/2 + g*g*g/3
-	return local + global
-}
-
 // probeGrey runs the probe on p with the global plan's configuration
 // global: it returns the local configuration to plan (its filters chosen
 // later), the probe's record and whether local nodes won. With
 // b.LocalRates set, its Chol is taken as the seconds per multiply-add of
 // the probe's modelled work; otherwise a timed Cholesky factor's rate
-// (timing.CholSeconds) times greyProbeWorkPace.
+// (timing.CholSeconds) times localplan.GreyProbeWorkPace.
 func (b Budget) probeGrey(ctx context.Context, p Problem, global Config) (Config, string, bool, error) {
 	n := min(p.X.Len(), greyProbeImages)
 	local := greyLocal(b.Seed, greyProbeFilters)
@@ -114,12 +91,11 @@ func (b Budget) probeGrey(ctx context.Context, p Problem, global Config) (Config
 	if b.LocalRates != nil {
 		rate = b.LocalRates.Chol
 	} else {
-		rate = timing.CholSeconds(1024) * greyProbeWorkPace
+		rate = timing.CholSeconds(1024) * localplan.GreyProbeWorkPace
 	}
-	need := greyProbeWork(n, p.X.Rows, p.X.Cols) * rate
-	left := (b.Duration - b.now().Sub(b.Start)).Seconds()
-	if !(need <= greyProbeShare*left) {
-		return Config{}, fmt.Sprintf("skipped, global nodes kept: the probe's modelled %.1f s exceeds %.0f%% of the %.1f s left", need, 100*greyProbeShare, left), false, nil
+	need := localplan.GreyProbeWork(n, p.X.Rows, p.X.Cols) * rate
+	if skip := localplan.GreyProbeSkip(need, (b.Duration - b.now().Sub(b.Start)).Seconds()); skip != "" {
+		return Config{}, skip, false, nil
 	}
 	idx := rand.New(rand.NewPCG(b.Seed, 0x9e7)).Perm(p.X.Len())[:n]
 	sort.Ints(idx)
@@ -130,8 +106,7 @@ func (b Budget) probeGrey(ctx context.Context, p Problem, global Config) (Config
 	}
 	tr, ho := sub.subset(train), sub.subset(held)
 	gc := global
-	gc.MaxNodes = min(greyProbeNodes, max(1, len(train)))
-	gc.BlockSize = min(max(gc.BlockSize, 1), gc.MaxNodes)
+	gc.MaxNodes, gc.BlockSize = localplan.GreyGlobal(len(train), gc.BlockSize)
 	accLocal, err := greyProbeFit(ctx, local, tr, ho)
 	if err != nil {
 		return Config{}, "", false, fmt.Errorf("%w: probe of local nodes: %v", ErrBudget, err)
@@ -140,13 +115,10 @@ func (b Budget) probeGrey(ctx context.Context, p Problem, global Config) (Config
 	if err != nil {
 		return Config{}, "", false, fmt.Errorf("%w: probe of global nodes: %v", ErrBudget, err)
 	}
-	won := accLocal > accGlobal
-	chose := "global"
-	if won {
-		chose = "local"
-	}
-	rec := fmt.Sprintf("on %d of %d sampled images held out (%d fitted): local nodes (%d filters of 5 x 5, avg+max pooling, %d pooled outputs, ridge %g) %.2f%%, global nodes (%s, %s preset, L = %d) %.2f%%: %s",
-		len(held), n, len(train), greyProbeFilters, local.Local.Outputs(), local.Ridge, 100*accLocal, gc.Kind.Title(), gc.Preset, gc.MaxNodes, 100*accGlobal, chose)
+	rec, won := localplan.GreyProbe{
+		Held: len(held), N: n, Train: len(train), Outputs: local.Local.Outputs(), Ridge: local.Ridge,
+		Title: gc.Kind.Title(), Preset: gc.Preset, Nodes: gc.MaxNodes, AccLocal: accLocal, AccGlobal: accGlobal,
+	}.Decide()
 	return local, rec, won, nil
 }
 
@@ -169,45 +141,6 @@ func greyProbeFit(ctx context.Context, c Config, tr, ho Problem) (float64, error
 // probe fits of a thousand images overstate the pace of a large fit (a 60
 // s budget on Fashion-MNIST planned 48 filters and ended after 42 s), and
 // the clock, checked after every block of filters, is what stops the fit
-// (greyGrowStop).
+// (localplan.Plan.Stops, which leaves the time for the ridge choice's
+// first localplan.GrowReserveTerms terms).
 const greyGrow = 4
-
-// greyReserveTerms is how many ridge terms of the grid a growing local
-// fit on grey images leaves the time for (the further terms are scored if
-// the clock allows, moreRidges): on Fashion-MNIST at 128 filters the held-out
-// accuracy moved by 0.03 points between ridge 1 and 100, where each term
-// costs a factor of L^3 / 3 that buys more as filters.
-const greyReserveTerms = 2
-
-// greyGrowStop says whether a growing local fit on p stops after done
-// filters of cfg, spent seconds into the fit: when the next block (next
-// seconds) and then the ridge choice on held images over the filters
-// fitted by then, its first greyReserveTerms terms of ridges and the
-// refit (greyChoiceSeconds, at the pace the fit has run against its model
-// if slower: the machine's load slows both), would end past photoFitStop
-// of the budget.
-func greyGrowStop(b Budget, p Problem, cfg Config, done int, spent, next, fixed, rate, chol float64, held, ridges int, choose bool) bool {
-	n, rows, cols, chans := p.X.Len(), p.X.Rows, p.X.Cols, max(p.X.Chans(), 1)
-	pace := 1.0
-	if fp := fixed + photoSeconds(cfg.Local, done, n, rows, cols, chans, rate, chol); fp > 0 && spent > 0 {
-		pace = max(pace, spent/fp)
-	}
-	after := 0.0
-	if choose {
-		l := min(done+localRandomBlock, cfg.Local.Filters) * cfg.Local.PerFilter()
-		after = pace * greyChoiceSeconds(n, held, l, p.M, ridges, min(ridges, greyReserveTerms), chol)
-	}
-	return b.now().Sub(b.Start).Seconds()+next+after > b.Duration.Seconds()*photoFitStop
-}
-
-// greyChoiceSeconds is the modelled time of a ridge choice's first terms
-// terms of ridges and the refit on n images of l pooled outputs, held of
-// them held out, m outputs: localnet.ChoiceSteps the cheaper way at chol
-// seconds per multiply-add. (The primal way's held-out product runs at
-// least at the factor's rate with greyPrimalRidge's kernel: on
-// Fashion-MNIST at L = 3456 the whole choice of five terms took about 3 s
-// where this model says 6.)
-func greyChoiceSeconds(n, held, l, m, ridges, terms int, chol float64) float64 {
-	pre, step, final := localnet.ChoiceSteps(n, held, l, m, localnet.Dual(n, held, l, m, ridges))
-	return (pre + float64(terms)*step + final) * chol
-}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/scn2d/scn/internal/localnet"
+	"github.com/scn2d/scn/internal/localplan"
 )
 
 // greyGrowBudget fits p within sec seconds on a fake clock that advances
@@ -77,17 +78,17 @@ func TestBudgetGreyGrowStops(t *testing.T) {
 		t.Fatalf("fitted %d filters (%d nodes of at most %d), config %d, stopped %q (%v)", f, m.Nodes(), pl.MaxNodes, m.Config.Local.Filters, m.Budget.Stopped, m.Summary.Stop)
 	}
 	// The stop left the time for the next block and the ridge choice: at
-	// most photoFitStop of the budget spent, and the block after the last
+	// most localplan.FitStop of the budget spent, and the block after the last
 	// one (at cost seconds a filter) and the choice would have passed it.
 	spent := clk.since(start)
-	if spent > photoFitStop*sec {
-		t.Errorf("the fit ended %.1f s into a budget of %d s, past %.0f%%", spent, sec, 100*photoFitStop)
+	if spent > localplan.FitStop*sec {
+		t.Errorf("the fit ended %.1f s into a budget of %d s, past %.0f%%", spent, sec, 100*localplan.FitStop)
 	}
 	n, held := p.X.Len(), int(math.Round(photoValidation*float64(p.X.Len())))
 	l := (f + localRandomBlock) * per
-	next := cost*localRandomBlock + greyChoiceSeconds(n, held, l, p.M, len(greyRidges), greyReserveTerms, pl.Rates.Chol)
-	if spent+next <= photoFitStop*sec+1e-9 {
-		t.Errorf("stopped at %d filters, %.1f s in, where the next block and the choice (%.1f s) fitted within %.0f s", f, spent, next, photoFitStop*sec)
+	next := cost*localRandomBlock + localplan.ChoiceSeconds(n, held, l, p.M, len(greyRidges), localplan.GrowReserveTerms, pl.Rates.Chol)
+	if spent+next <= localplan.FitStop*sec+1e-9 {
+		t.Errorf("stopped at %d filters, %.1f s in, where the next block and the choice (%.1f s) fitted within %.0f s", f, spent, next, localplan.FitStop*sec)
 	}
 	if m.Selection == nil || m.Selection.Nodes != m.Nodes() {
 		t.Errorf("no ridge choice on the filters fitted: %+v", m.Selection)

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/scn2d/scn/internal/localplan"
 	"github.com/scn2d/scn/internal/modelfile"
 )
 
@@ -178,7 +179,7 @@ func TestBudgetGreyWhich(t *testing.T) {
 	}{
 		{"grey 20 x 20", shiftedProblem(t, 600, 20), true},
 		{"small images", noisyProblem(t, 600), false},
-		{"few images", shiftedProblem(t, greyMinImages-1, 20), false},
+		{"few images", shiftedProblem(t, localplan.GreyMinImages-1, 20), false},
 		{"photos", shiftedProblem(t, 600, 41), false},
 	} {
 		if got := budgetGrey(c.p); got != c.want {

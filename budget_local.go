@@ -3,10 +3,9 @@ package scn
 import (
 	"context"
 	"fmt"
-	"math"
 	"time"
 
-	"github.com/scn2d/scn/internal/localnet"
+	"github.com/scn2d/scn/internal/localplan"
 	"github.com/scn2d/scn/internal/timing"
 )
 
@@ -17,57 +16,21 @@ import (
 // pooling, two-sided, whitened), chooses the number of filters that fits
 // the time left, and then the ridge term on held-out images
 // (budget_local_ridge.go). The time of a fit of F filters on N images is
-// modelled by photoSeconds: the filters over every position and the Gram
+// modelled by localplan.Seconds: the filters over every position and the Gram
 // sums of the pooled outputs at the seconds per multiply-add measured by
-// two probe fits (photoProbeFilters and three times as many filters, on
-// at most photoProbeImages of the images), and the Cholesky factor at the
+// two probe fits (localplan.RateProbeFilters and three times as many filters, on
+// at most localplan.RateProbeImages of the images), and the Cholesky factor at the
 // rate of a timed factor (timing.CholSeconds); the ridge choice's solves
 // (localnet.ChoiceWork) at that rate too. Every image is fitted. The clock is
 // checked after every block of filters (the fit stops when the next block
-// would end past photoFitStop of the budget, and the model is the fit of
+// would end past localplan.FitStop of the budget, and the model is the fit of
 // the filters drawn so far), before the ridge choice and between its
 // terms. When the classes are too small to hold images out, the ridge
 // term is the presets' (PhotoRidge) and nothing is held out.
 
-// Probe and plan of a budget on photos.
-const (
-	photoProbeImages  = 1000
-	photoProbeFilters = 16
-	// photoBudgetShare is the share of the time left after the probe that
-	// the planned fit and ridge choice may fill: the rest absorbs the
-	// model's error (the machine's load varies) and writing the model. (At
-	// 0.7 a 60 s budget on natural-images ended after 27 s: the model
-	// overstates a large fit, whose products run faster than the probe's.)
-	photoBudgetShare = 0.85
-	// photoMaxFilters bounds a budget's filters (L = 18432 pooled outputs).
-	photoMaxFilters = 1024
-	// photoChoiceShare is the share of the time left after the fit that
-	// the ridge choice may fill, at the pace the fit ran; otherwise it is
-	// left out (the fit's own weights, at PhotoRidge).
-	photoChoiceShare = 0.9
-	// photoFitStop is the share of the budget past which the fit draws no
-	// further block of filters.
-	photoFitStop    = 0.9
-	photoFilterStep = 16
-)
-
 // budgetPhotos reports whether a budget plans local nodes on p.
 func budgetPhotos(p Problem) bool {
-	return p.Classes != nil && PhotoImages(p.X.Rows, p.X.Cols, p.X.Chans())
-}
-
-// photoSeconds is the modelled time of a local fit of f filters of l on n
-// images of rows x cols x chans: rate seconds per multiply-add of the
-// filters and the Gram sums (photoCost without its factor), chol seconds
-// per unit of the factor's L^3 / 3. The factor, grown block by block as
-// the filters come, is timed apart (timing.CholSeconds): on 245 photos of 64 x
-// 64, L = 4320, the probe's slope (factors of a few hundred) left it out
-// and predicted 7.1 s for a fit of 17.7 s; grown alone it took 6.3 s where
-// timing.CholSeconds(1024) predicted 7.0 s.
-func photoSeconds(l *Local, f, n, rows, cols, chans int, rate, chol float64) float64 {
-	outs := float64(f * l.PerFilter())
-	fac := outs * outs * outs / 3
-	return (photoCost(l, f, n, rows, cols, chans)-fac)*rate + fac*chol
+	return localplan.Photos(p.Classes != nil, p.X.Rows, p.X.Cols, p.X.Chans())
 }
 
 // fitPhotos is Budget.Fit on photos. With b.Rates set, b.Rates.Score is
@@ -86,7 +49,7 @@ func (b Budget) fitPhotos(ctx context.Context, p Problem, progress func(Step), p
 	what := fmt.Sprintf("photos (%d x %d x %d): the presets' local nodes", rows, cols, chans)
 	choice := b.Photo
 	if choice == nil && !b.PhotoProbe {
-		choice = &PhotoChoice{Size: photoDefaultSize}
+		choice = &PhotoChoice{Size: localplan.DefaultSize}
 	}
 	if choice == nil {
 		c, err := b.ChoosePhotos(ctx, []PhotoInput{{Problem: p, Label: fmt.Sprintf("%d x %d", rows, cols)}})
@@ -95,7 +58,7 @@ func (b Budget) fitPhotos(ctx context.Context, p Problem, progress func(Step), p
 		}
 		choice = &c
 	}
-	if choice.Size != photoDefaultSize {
+	if choice.Size != localplan.DefaultSize {
 		if !(choice.Size >= 1) {
 			return nil, fmt.Errorf("%w: the photo probe's filter size %d", ErrBudget, choice.Size)
 		}
@@ -113,7 +76,7 @@ func (b Budget) fitPhotos(ctx context.Context, p Problem, progress func(Step), p
 // record (BudgetPlan.Probe; "" for none). With grow > 0 the fit may draw
 // filters past the plan, up to what grow times the time left would allow
 // (BudgetPlan.MaxNodes), while the clock allows them and the ridge choice
-// after them (greyGrowStop); grow 0 fits the plan's filters at most.
+// after them (localplan.Plan.Stops); grow 0 fits the plan's filters at most.
 func (b Budget) fitLocalPlan(ctx context.Context, p Problem, cfg Config, choices []float64, what, probed string, grow float64, progress func(Step), plan func(BudgetPlan)) (*Model, error) {
 	n, rows, cols, chans := p.X.Len(), p.X.Rows, p.X.Cols, max(p.X.Chans(), 1)
 	// fixed is the seconds of a fit's costs outside the work model (the
@@ -132,18 +95,15 @@ func (b Budget) fitLocalPlan(ctx context.Context, p Problem, cfg Config, choices
 		for range 2 {
 			chol = min(chol, timing.CholSeconds(1024))
 		}
-		// Two probe fits, of photoProbeFilters and three times as many
+		// Two probe fits, of localplan.RateProbeFilters and three times as many
 		// filters on the same images: the rate is the slope between them,
 		// free of the fixed costs of a fit (on natural-images the one small
 		// probe alone overstated a large fit's time ten times).
-		m := min(n, photoProbeImages)
-		idx := make([]int, m)
-		for i := range idx {
-			idx[i] = i * n / m
-		}
+		idx := localplan.RateProbeSample(n)
+		m := len(idx)
 		q := p.subset(idx)
 		var ts, cs [2]float64
-		for i, f := range []int{photoProbeFilters, 3 * photoProbeFilters} {
+		for i, f := range []int{localplan.RateProbeFilters, 3 * localplan.RateProbeFilters} {
 			pc := cfg
 			pc.Local = cfg.Local.Clone()
 			pc.Local.Filters = f
@@ -152,19 +112,11 @@ func (b Budget) fitLocalPlan(ctx context.Context, p Problem, cfg Config, choices
 			if _, err := pc.Fit(ctx, q, nil); err != nil {
 				return nil, fmt.Errorf("budget probe: %w", err)
 			}
-			ts[i], cs[i] = b.now().Sub(t0).Seconds(), photoCost(pc.Local, f, m, rows, cols, chans)
+			ts[i], cs[i] = b.now().Sub(t0).Seconds(), localplan.Cost(pc.Local, f, m, rows, cols, chans)
 		}
-		rate = (ts[1] - ts[0]) / (cs[1] - cs[0])
-		if lo := ts[1] / cs[1] / 4; !(rate > lo) {
-			rate = lo // the probes' noise: at least a quarter of the larger's average
-		}
-		// (Scaled to every image, on the ground that part of it goes with
-		// the images, it made the plans of 10 s on natural-images at load
-		// 11 four times smaller than the time allowed: the clock, which
-		// stops the fit between blocks of filters, guards the rest.)
-		fixed = min(ts[0], max(0, ts[0]-rate*cs[0]))
+		rate, fixed = localplan.ProbeRates(ts, cs)
 	}
-	if !(rate > 0) || !(chol >= 0) || !(fixed >= 0) || math.IsInf(fixed, 0) {
+	if !localplan.Usable(rate, chol, fixed) {
 		return nil, fmt.Errorf("%w: local nodes' rates %v and %v s per multiply-add are not usable", ErrBudget, rate, chol)
 	}
 	// The ridge term is chosen on held-out images unless the classes are
@@ -174,7 +126,7 @@ func (b Budget) fitLocalPlan(ctx context.Context, p Problem, cfg Config, choices
 	if serr != nil {
 		ridges, share, held = []float64{cfg.Ridge}, 0, nil
 	}
-	left := (b.Duration - b.now().Sub(b.Start)).Seconds() * photoBudgetShare
+	left := (b.Duration - b.now().Sub(b.Start)).Seconds() * localplan.BudgetShare
 	f := budgetFilters(cfg, rate, chol, left-fixed, n, rows, cols, chans, p.M, len(held), len(ridges), share > 0, b.MaxBytes)
 	cfg.Local.Filters = f
 	cfg.MaxNodes = cfg.Local.Outputs()
@@ -183,27 +135,16 @@ func (b Budget) fitLocalPlan(ctx context.Context, p Problem, cfg Config, choices
 	if grow > 0 {
 		most = max(f, budgetFilters(cfg, rate, chol, grow*(left-fixed), n, rows, cols, chans, p.M, len(held), len(ridges), share > 0, b.MaxBytes))
 	}
-	predicted := fixed + photoSeconds(cfg.Local, f, n, rows, cols, chans, rate, chol)
-	how := fmt.Sprintf("ridge %g (too few images per class to hold any out)", cfg.Ridge)
-	if share > 0 {
-		ch := localnet.ChoiceWork(n, len(held), l, p.M, len(ridges)) * chol
-		way := "primal"
-		if localnet.Dual(n, len(held), l, p.M, len(ridges)) {
-			way = "dual"
-		}
-		how = fmt.Sprintf("the ridge term chosen on %d held-out images (%s solves, %.1f s of the prediction)", len(held), way, ch)
-		predicted += ch
+	lp := localplan.Plan{
+		Local: cfg.Local, N: n, Rows: rows, Cols: cols, Chans: chans, M: p.M, Rate: rate, Chol: chol, Fixed: fixed,
+		Held: len(held), Ridges: len(ridges), Choose: share > 0, Grow: most > f,
 	}
+	why, predicted := lp.Describe(what, f, l, most, cfg.Local.Sizes[0], cfg.Ridge)
 	pl := BudgetPlan{
 		Kind: cfg.Kind, Preset: cfg.Preset, Nodes: l, MaxNodes: most * cfg.Local.PerFilter(), BlockSize: max(1, cfg.BlockSize), Validation: share,
 		Ridges: append([]float64(nil), ridges...), FitRidge: cfg.Ridge, Predicted: time.Duration(predicted * float64(time.Second)),
 		Rates: Rates{Score: rate, Chol: chol, Block: fixed}, Filters: f,
-		Why: fmt.Sprintf("%s, %d filters of %d x %d and %s fit the time left (%.3g s per 1e9 multiply-adds measured)",
-			what, f, cfg.Local.Sizes[0], cfg.Local.Sizes[0], how, rate*1e9),
-		Probe: probed,
-	}
-	if most > f {
-		pl.Why += fmt.Sprintf("; the fit may grow to %d filters while the clock allows", most)
+		Why: why, Probe: probed,
 	}
 	if plan != nil {
 		plan(pl)
@@ -217,62 +158,52 @@ func (b Budget) fitLocalPlan(ctx context.Context, p Problem, cfg Config, choices
 	fitted := cfg.Local.Filters
 	// The ridge choice goes ahead if, at the pace the fit ran against its
 	// model (if slower), its first term and the refit still fit in the time
-	// left (the further terms are checked one by one, below).
+	// left (localplan.Plan.ChoiceGoes; the further terms are checked one by
+	// one, below).
 	fitStart := b.now()
-	proceed := func() bool {
-		pace := 1.0
-		if fp := fixed + photoSeconds(cfg.Local, fitted, n, rows, cols, chans, rate, chol); fp > 0 {
-			pace = max(pace, b.now().Sub(fitStart).Seconds()/fp)
-		}
-		l := fitted * cfg.Local.PerFilter()
-		pre, step, final := localnet.ChoiceSteps(n, len(held), l, p.M, localnet.Dual(n, len(held), l, p.M, len(ridges)))
-		need := pace * (pre + step + final) * chol
-		if most > f {
-			need = pace * greyChoiceSeconds(n, len(held), l, p.M, len(ridges), 1, chol)
-		}
-		return need <= (b.Duration-b.now().Sub(b.Start)).Seconds()*photoChoiceShare
-	}
-	// Each further ridge term goes ahead if, at the pace the choice has run
-	// so far, it and the refit fit in the time left.
 	var choiceStart time.Time
-	more := func(i int, done, next float64) bool {
-		pace := b.now().Sub(choiceStart).Seconds() / (done * chol)
-		return pace*next*chol <= (b.Duration-b.now().Sub(b.Start)).Seconds()*photoChoiceShare
-	}
 	proceedAt := func() bool {
-		ok := proceed()
+		spent := b.now().Sub(fitStart).Seconds()
+		ok := lp.ChoiceGoes(fitted, spent, (b.Duration - b.now().Sub(b.Start)).Seconds())
 		choiceStart = b.now()
 		return ok
 	}
+	// Each further ridge term goes ahead if, at the pace the choice has run
+	// so far, it and the refit fit in the time left.
+	more := func(i int, done, next float64) bool {
+		spent := b.now().Sub(choiceStart).Seconds()
+		return lp.MoreRidges(spent, done, next, (b.Duration - b.now().Sub(b.Start)).Seconds())
+	}
 	// The fit stops between two blocks of filters when the next block, at
 	// the pace of the last one (or of the fit so far, if slower), would end
-	// past photoFitStop of the budget.
+	// past localplan.FitStop of the budget (a growing fit: with the ridge
+	// choice after it, localplan.Plan.Stops).
 	prevF, prevT := 0, fitStart
 	stopFit := func(done int) bool {
 		now := b.now()
-		next := now.Sub(fitStart).Seconds() / float64(done) * localRandomBlock
-		if last := now.Sub(prevT).Seconds() / float64(done-prevF) * localRandomBlock; last > next {
-			next = last
-		}
+		next := localplan.NextBlock(done, prevF, now.Sub(fitStart).Seconds(), now.Sub(prevT).Seconds())
 		prevF, prevT = done, now
-		if most > f {
-			stop := greyGrowStop(b, p, cfg, done, now.Sub(fitStart).Seconds(), next, fixed, rate, chol, len(held), len(ridges), share > 0)
+		if lp.Grow {
+			stop := lp.Stops(done, now.Sub(fitStart).Seconds(), next, b.now().Sub(b.Start).Seconds(), b.Duration.Seconds())
 			if stop {
 				fitted = done
 			}
 			return stop
 		}
-		return now.Sub(b.Start).Seconds()+next > b.Duration.Seconds()*photoFitStop
+		return lp.Stops(done, 0, next, now.Sub(b.Start).Seconds(), b.Duration.Seconds())
 	}
 	m, chose, err := photoFit(ctx, cfg, p, pl, progress, stopFit, proceedAt, more)
 	if err != nil {
 		return m, err
 	}
-	stopped := "plan"
-	if m.Nodes() < pl.Nodes || (most > f && m.Nodes() < pl.MaxNodes) || (pl.Validation > 0 && (!chose || len(m.Selection.Curve) < len(pl.Ridges))) {
-		// The clock stopped the fit, or left no time for the ridge
-		// choice, or for all its terms.
-		stopped = "budget"
+	scored := 0
+	if chose {
+		scored = len(m.Selection.Curve)
+	}
+	// The clock stopped the fit, or left no time for the ridge choice, or
+	// for all its terms?
+	stopped := localplan.Stopped(m.Nodes(), pl.Nodes, pl.MaxNodes, most > f, pl.Validation > 0, chose, scored, len(pl.Ridges))
+	if stopped == "budget" {
 		m.Summary.Stop = BudgetSpent
 	}
 	m.Budget = &BudgetRecord{Budget: b.Duration, Plan: pl, FitNodes: m.Nodes(), Stopped: stopped, Elapsed: b.now().Sub(b.Start)}
@@ -308,7 +239,7 @@ func photoFit(ctx context.Context, cfg Config, p Problem, pl BudgetPlan, progres
 			if progress != nil {
 				progress(s)
 			}
-			if f := s.L / per; s.L%per == 0 && f%localRandomBlock == 0 && f < cfg.Local.Filters && stopFit(f) {
+			if f, at := localplan.AtBlock(s.L, per, cfg.Local.Filters); at && stopFit(f) {
 				cancel()
 			}
 		}
@@ -356,32 +287,18 @@ func photoFit(ctx context.Context, cfg Config, p Problem, pl BudgetPlan, progres
 	return m, true, nil
 }
 
-// budgetFilters returns the most filters (a multiple of photoFilterStep,
-// at least photoFilterStep, at most photoMaxFilters and 64 pooled outputs
-// per image) whose modelled time (photoSeconds, and with choose the ridge
-// choice's localnet.RidgeWork over held images and ridges terms) fits in sec
-// seconds and whose estimated memory fits in maxBytes (0: no bound).
+// budgetFilters returns the most filters of cfg's local nodes whose
+// modelled time fits in sec seconds and whose estimated memory
+// (Config.Estimate) fits in maxBytes (localplan.MostFilters).
 func budgetFilters(cfg Config, rate, chol, sec float64, n, rows, cols, chans, m, held, ridges int, choose bool, maxBytes int64) int {
-	best := photoFilterStep
-	for f := photoFilterStep; f <= photoMaxFilters; f += photoFilterStep {
+	fitBytes := func(f int) int64 {
 		c := cfg
 		c.Local = cfg.Local.Clone()
 		c.Local.Filters = f
 		c.MaxNodes = c.Local.Outputs()
-		t := photoSeconds(c.Local, f, n, rows, cols, chans, rate, chol)
-		bytes := c.Estimate(outputsShape(n, rows, cols, chans, m), nil).FitBytes()
-		if choose {
-			// The dual solves come once the fit's L x L sums are freed.
-			l := c.MaxNodes
-			t += localnet.ChoiceWork(n, held, l, m, ridges) * chol
-			bytes += localnet.ChoiceBytes(n, held, l, m, ridges)
-		}
-		if c.MaxNodes > 64*n || t > sec || (maxBytes > 0 && bytes > maxBytes) {
-			break
-		}
-		best = f
+		return c.Estimate(outputsShape(n, rows, cols, chans, m), nil).FitBytes()
 	}
-	return best
+	return localplan.MostFilters(cfg.Local, rate, chol, sec, n, rows, cols, chans, m, held, ridges, choose, maxBytes, fitBytes)
 }
 
 // replayLocal is Replay for a budget that planned local nodes: the
@@ -391,13 +308,14 @@ func replayLocal(ctx context.Context, rec *BudgetRecord, m *Model, p Problem, pr
 	cfg.Ridge = rec.Plan.FitRidge
 	// A budget whose clock left out the ridge choice kept the fit's own
 	// weights; one whose clock cut the grid short scored its first terms.
-	skip := func() bool { return rec.Stopped != "budget" || m.Selection != nil }
-	scored := len(rec.Plan.Ridges)
+	curve := 0
 	if m.Selection != nil {
-		scored = len(m.Selection.Curve)
+		curve = len(m.Selection.Curve)
 	}
+	choose, scored := localplan.Replayed(rec.Stopped, m.Selection != nil, curve, len(rec.Plan.Ridges))
+	proceed := func() bool { return choose }
 	more := func(i int, _, _ float64) bool { return i < scored }
-	out, _, err := photoFit(ctx, cfg, p, rec.Plan, progress, nil, skip, more)
+	out, _, err := photoFit(ctx, cfg, p, rec.Plan, progress, nil, proceed, more)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/scn2d/scn/internal/localnet"
+	"github.com/scn2d/scn/internal/localplan"
 )
 
 // TestBudgetPhotos: on colour images a budget plans the presets' local
@@ -23,9 +24,9 @@ func TestBudgetPhotos(t *testing.T) {
 	// A budget whose share fits 32 filters but not 48: the fit and the
 	// ridge choice on the 4 images held out.
 	work := func(f int) float64 {
-		return photoCost(l, f, n, rows, cols, chans) + localnet.ChoiceWork(n, 4, f*l.PerFilter(), p.M, len(photoRidges))
+		return localplan.Cost(l, f, n, rows, cols, chans) + localnet.ChoiceWork(n, 4, f*l.PerFilter(), p.M, len(photoRidges))
 	}
-	sec := (work(32) + work(48)) / 2 * rate / photoBudgetShare
+	sec := (work(32) + work(48)) / 2 * rate / localplan.BudgetShare
 	fit := func(sec float64, maxBytes int64) (*Model, BudgetPlan) {
 		t.Helper()
 		clk := newFakeClock()

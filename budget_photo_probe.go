@@ -7,8 +7,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sort"
-	"strings"
 
+	"github.com/scn2d/scn/internal/localplan"
 	"github.com/scn2d/scn/internal/timing"
 )
 
@@ -19,9 +19,9 @@ import (
 // sample of the training images with a stratified quarter held out, with
 // the same local nodes on the images at other sizes (PhotoInput: the
 // caller prepares them, scn train by resizing) and then with filters of
-// photoProbeSizes at the size chosen. Each candidate is fitted with the
-// filters that its share of the plan could afford: photoProbeBase filters
-// for today's plan, and for another candidate photoProbeBase times the
+// localplan.PhotoProbeSizes at the size chosen. Each candidate is fitted with the
+// filters that its share of the plan could afford: localplan.PhotoProbeBase filters
+// for today's plan, and for another candidate localplan.PhotoProbeBase times the
 // filters the plan affords it over those it affords today's (budgetFilters
 // at a timed Cholesky factor's rate), so that a larger image or filter
 // pays for its cost in filters, as it would in the budget's fit. A
@@ -29,39 +29,16 @@ import (
 // same held-out images correctly by more than one standard error of the
 // paired difference (wins - losses > sqrt(wins + losses)): today's plan is
 // kept where it wins or ties. A candidate whose smallest plan
-// (photoFilterStep filters) does not fit the memory bound (Budget.MaxBytes)
+// (localplan.FilterStep filters) does not fit the memory bound (Budget.MaxBytes)
 // is skipped, and so are the candidates whose modelled probe fit would take
-// the probe past photoProbeShare of the time left (the clock is checked
+// the probe past localplan.PhotoProbeShare of the time left (the clock is checked
 // after every probe fit too). The probe is skipped, today's plan kept and
-// nothing recorded, on fewer than photoProbeMinImages images or when the
+// nothing recorded, on fewer than localplan.PhotoProbeMinImages images or when the
 // classes are too small to hold a quarter out: a budget's model is then
 // byte for byte what it was before the probe. The choice and the probe's
 // figures are recorded in the plan (BudgetPlan.Probe, shown by scn inspect
 // and the plan line) and the filter size in the model's configuration, so
 // Replay refits it without probing.
-
-// The photo probe's settings.
-const (
-	photoProbeMinImages = 200
-	photoProbeSample    = 1000
-	photoProbeHeld      = 0.25
-	photoProbeBase      = 64
-	photoProbeMost      = 256
-	// photoProbeShare bounds the probe's modelled time, and its clock,
-	// as a share of the time left when it starts.
-	photoProbeShare = 0.2
-	// photoProbeWorkPace is how much slower the probe's multiply-adds are
-	// taken to run than a timed Cholesky factor's (the probe's fits are
-	// small; the filters' products run below the factor's rate).
-	photoProbeWorkPace = 2
-)
-
-// photoProbeSizes are the filter sides the probe tries besides the
-// presets' 5 (photoDefaultSize), in order.
-var photoProbeSizes = []int{3, 7}
-
-// photoDefaultSize is the filter side of today's photo plan.
-const photoDefaultSize = 5
 
 // PhotoInput is one preparation of a photo budget's training images that
 // ChoosePhotos compares: the problem (the same images, in the same order,
@@ -88,7 +65,7 @@ type PhotoChoice struct {
 type photoCandidate struct {
 	input, size int
 	label       string
-	cfg         Config // its local configuration at photoProbeBase filters' share
+	cfg         Config // its local configuration at localplan.PhotoProbeBase filters' share
 	filters     int    // the filters of its probe fit
 	train, held Problem
 	work        float64 // modelled multiply-adds of its probe fit
@@ -100,7 +77,7 @@ type photoCandidate struct {
 // number of images with the same targets; every input must be photos
 // (PhotoImages) of a classification problem.
 func (b Budget) ChoosePhotos(ctx context.Context, ins []PhotoInput) (PhotoChoice, error) {
-	none := PhotoChoice{Size: photoDefaultSize}
+	none := PhotoChoice{Size: localplan.DefaultSize}
 	if len(ins) == 0 {
 		return none, fmt.Errorf("%w: no photo inputs to probe", ErrBudget)
 	}
@@ -124,13 +101,13 @@ func (b Budget) ChoosePhotos(ctx context.Context, ins []PhotoInput) (PhotoChoice
 		b.Start = b.now()
 	}
 	n := p0.X.Len()
-	if n < photoProbeMinImages {
+	if n < localplan.PhotoProbeMinImages {
 		return none, nil
 	}
-	m := min(n, photoProbeSample)
+	m := min(n, localplan.PhotoProbeSample)
 	idx := rand.New(rand.NewPCG(b.Seed, 0xf070)).Perm(n)[:m]
 	sort.Ints(idx)
-	train, held, err := splitHoldout(p0.subset(idx), photoProbeHeld, b.Seed)
+	train, held, err := splitHoldout(p0.subset(idx), localplan.PhotoProbeHeld, b.Seed)
 	if err != nil {
 		return none, nil
 	}
@@ -145,8 +122,8 @@ func (b Budget) ChoosePhotos(ctx context.Context, ins []PhotoInput) (PhotoChoice
 	}
 	start := b.now()
 	left := (b.Duration - start.Sub(b.Start)).Seconds()
-	allow := photoProbeShare * left
-	planLeft := left * photoBudgetShare
+	clock := localplan.NewPhotoClock(left, rate)
+	planLeft := left * localplan.BudgetShare
 	// cand returns the candidate of input i and filter side k, or why it
 	// is skipped.
 	var baseFilters int
@@ -166,7 +143,7 @@ func (b Budget) ChoosePhotos(ctx context.Context, ins []PhotoInput) (PhotoChoice
 		if b.MaxBytes > 0 {
 			c := cfg
 			c.Local = cfg.Local.Clone()
-			c.Local.Filters = photoFilterStep
+			c.Local.Filters = localplan.FilterStep
 			c.MaxNodes = c.Local.Outputs()
 			// MaxBytes is what is left beside the first input's images: an
 			// input of larger images holds the difference too.
@@ -175,21 +152,16 @@ func (b Budget) ChoosePhotos(ctx context.Context, ins []PhotoInput) (PhotoChoice
 				return nil, "does not fit the memory bound"
 			}
 		}
-		f := budgetFilters(cfg, rate*photoProbeWorkPace, rate, planLeft, n, rows, cols, chans, p.M, 0, 0, false, b.MaxBytes)
+		f := budgetFilters(cfg, rate*localplan.PhotoProbeWorkPace, rate, planLeft, n, rows, cols, chans, p.M, 0, 0, false, b.MaxBytes)
 		pc := &photoCandidate{input: i, size: k, label: fmt.Sprintf("%s %dx%d", ins[i].Label, k, k), cfg: cfg}
 		if baseFilters == 0 {
 			baseFilters = f
 		}
-		pc.filters = min(photoProbeMost, max(photoFilterStep, int(math.Round(float64(photoProbeBase)*float64(f)/float64(baseFilters)))))
+		pc.filters = localplan.ProbeFilters(f, baseFilters)
 		pc.cfg.Local.Filters = pc.filters
 		pc.cfg.MaxNodes = pc.cfg.Local.Outputs()
 		return pc, ""
 	}
-	// perWork is the seconds per modelled multiply-add of a probe fit: the
-	// rate times photoProbeWorkPace until the first fit is timed, then that
-	// fit's (its fixed costs, the whitening and set-up, included).
-	perWork := rate * photoProbeWorkPace
-	spent := 0.0 // the modelled seconds of the fits so far
 	var notes []string
 	var results []string
 	// fit fits the candidate on the sample's training part and returns the
@@ -198,13 +170,11 @@ func (b Budget) ChoosePhotos(ctx context.Context, ins []PhotoInput) (PhotoChoice
 		sub := ins[pc.input].Problem.subset(idx)
 		pc.train, pc.held = sub.subset(train), sub.subset(held)
 		rows, cols, chans := sub.X.Rows, sub.X.Cols, max(sub.X.Chans(), 1)
-		pc.work = photoCost(pc.cfg.Local, pc.filters, len(train), rows, cols, chans)
-		need := pc.work * perWork
-		if max(spent, b.now().Sub(start).Seconds())+need > allow {
-			notes = append(notes, fmt.Sprintf("%s skipped (its probe, %.1f s modelled, would pass %.0f%% of the %.1f s left)", pc.label, need, 100*photoProbeShare, left))
+		pc.work = localplan.Cost(pc.cfg.Local, pc.filters, len(train), rows, cols, chans)
+		if ok, note := clock.Admit(pc.label, pc.work, b.now().Sub(start).Seconds()); !ok {
+			notes = append(notes, note)
 			return nil, nil
 		}
-		spent += need
 		t0 := b.now()
 		mod, err := pc.cfg.Fit(ctx, pc.train, nil)
 		if err != nil {
@@ -214,10 +184,11 @@ func (b Budget) ChoosePhotos(ctx context.Context, ins []PhotoInput) (PhotoChoice
 		if err != nil {
 			return nil, fmt.Errorf("%w: photo probe of %s: %v", ErrBudget, pc.label, err)
 		}
-		if pc.input == 0 && pc.size == photoDefaultSize && pc.work > 0 {
+		if pc.input == 0 && pc.size == localplan.DefaultSize && pc.work > 0 {
+			// The pace of the fits: this fit's (its fixed costs, the
+			// whitening and set-up, included).
 			if t := b.now().Sub(t0).Seconds(); t > 0 {
-				perWork = t / pc.work
-				spent = b.now().Sub(start).Seconds()
+				clock.Timed(pc.work, t, b.now().Sub(start).Seconds())
 			}
 		}
 		want := ArgMax(pc.held.T, pc.held.M)
@@ -229,10 +200,10 @@ func (b Budget) ChoosePhotos(ctx context.Context, ins []PhotoInput) (PhotoChoice
 				right++
 			}
 		}
-		results = append(results, fmt.Sprintf("%s, %d filters: %.2f%%", pc.label, pc.filters, 100*float64(right)/float64(len(want))))
+		results = append(results, localplan.PhotoResult(pc.label, pc.filters, right, len(want)))
 		return ok, nil
 	}
-	best, _ := cand(0, photoDefaultSize)
+	best, _ := cand(0, localplan.DefaultSize)
 	if best == nil {
 		return none, nil // today's plan refuses these images itself
 	}
@@ -241,8 +212,8 @@ func (b Budget) ChoosePhotos(ctx context.Context, ins []PhotoInput) (PhotoChoice
 		// the probe's share (at the modelled pace): skipped, nothing
 		// recorded.
 		sub := ins[0].Problem
-		w := photoCost(best.cfg.Local, best.filters, len(train), sub.X.Rows, sub.X.Cols, max(sub.X.Chans(), 1))
-		if 2*w*perWork > allow {
+		w := localplan.Cost(best.cfg.Local, best.filters, len(train), sub.X.Rows, sub.X.Cols, max(sub.X.Chans(), 1))
+		if !clock.Compares(w) {
 			return none, nil
 		}
 	}
@@ -263,45 +234,25 @@ func (b Budget) ChoosePhotos(ctx context.Context, ins []PhotoInput) (PhotoChoice
 		if err != nil || ok == nil {
 			return err
 		}
-		if pairedWin(ok, bestOK) {
+		if localplan.PairedWin(ok, bestOK) {
 			best, bestOK = pc, ok
 		}
 		return nil
 	}
 	for i := 1; i < len(ins); i++ {
-		if err := try(i, photoDefaultSize); err != nil {
+		if err := try(i, localplan.DefaultSize); err != nil {
 			return none, err
 		}
 	}
 	in := best.input
-	for _, k := range photoProbeSizes {
+	for _, k := range localplan.PhotoProbeSizes {
 		if err := try(in, k); err != nil {
 			return none, err
 		}
 	}
-	rec := fmt.Sprintf("on %d of %d sampled images held out (%d fitted), at the filters each plan affords: %s", len(held), m, len(train), strings.Join(results, ", "))
-	if len(notes) > 0 {
-		rec += "; " + strings.Join(notes, "; ")
+	chosen := ""
+	if best.input != 0 || best.size != localplan.DefaultSize {
+		chosen = best.label
 	}
-	chose := "kept today's (the images as given, 5x5 filters)"
-	if best.input != 0 || best.size != photoDefaultSize {
-		chose = "chose " + best.label + " (more held-out images right by more than one standard error)"
-	}
-	return PhotoChoice{Input: best.input, Size: best.size, Record: rec + ": " + chose}, nil
-}
-
-// pairedWin reports whether a classifies more of the same held-out images
-// correctly than b by more than one standard error of the paired
-// difference: wins - losses > sqrt(wins + losses).
-func pairedWin(a, b []bool) bool {
-	wins, losses := 0, 0
-	for i := range a {
-		switch {
-		case a[i] && !b[i]:
-			wins++
-		case b[i] && !a[i]:
-			losses++
-		}
-	}
-	return wins > losses && float64(wins-losses) > math.Sqrt(float64(wins+losses))
+	return PhotoChoice{Input: best.input, Size: best.size, Record: localplan.PhotoRecord(len(held), m, len(train), results, notes, chosen)}, nil
 }

@@ -7,13 +7,15 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/scn2d/scn/internal/localplan"
 )
 
 // photoProbeProblem is a colour classification problem with enough images
-// for the photo probe (photoProbeMinImages).
+// for the photo probe (localplan.PhotoProbeMinImages).
 func photoProbeProblem(t testing.TB) Problem {
 	t.Helper()
-	c, _ := hueProblem(t, photoProbeMinImages+40, 31)
+	c, _ := hueProblem(t, localplan.PhotoProbeMinImages+40, 31)
 	return c
 }
 
@@ -30,7 +32,7 @@ func photoProbeBudget(d float64) (Budget, *fakeClock) {
 // of enough images and its outcome is in the plan (BudgetPlan.Probe) and
 // the model's filters; a choice of another filter size (Budget.Photo) is
 // fitted, recorded, read back and replayed to the same bytes; below
-// photoProbeMinImages nothing is probed or recorded (today's plan).
+// localplan.PhotoProbeMinImages nothing is probed or recorded (today's plan).
 func TestPhotoProbeRecordedAndReplayed(t *testing.T) {
 	p := photoProbeProblem(t)
 	b, _ := photoProbeBudget(20)
@@ -48,7 +50,7 @@ func TestPhotoProbeRecordedAndReplayed(t *testing.T) {
 		t.Fatalf("the probe again: %+v, %v; first %q", again, err, rec)
 	}
 	k := m.Config.Local.Sizes[0]
-	if kept := strings.Contains(rec, "kept today's"); kept != (k == photoDefaultSize) {
+	if kept := strings.Contains(rec, "kept today's"); kept != (k == localplan.DefaultSize) {
 		t.Fatalf("record %q, filters of %d", rec, k)
 	}
 	sameReplay(t, p, m)
@@ -73,30 +75,30 @@ func TestPhotoProbeRecordedAndReplayed(t *testing.T) {
 	// Without PhotoProbe (the default), today's plan: nothing probed or
 	// recorded.
 	b.PhotoProbe = false
-	if m, err := b.Fit(context.Background(), p, nil, nil); err != nil || m.Budget.Plan.Probe != "" || m.Config.Local.Sizes[0] != photoDefaultSize {
+	if m, err := b.Fit(context.Background(), p, nil, nil); err != nil || m.Budget.Plan.Probe != "" || m.Config.Local.Sizes[0] != localplan.DefaultSize {
 		t.Fatalf("no probe asked: %v, %+v", err, m.Budget.Plan)
 	}
 
 	small := goldenColour(t, 60)
 	b, _ = photoProbeBudget(60)
 	c, err := b.ChoosePhotos(context.Background(), []PhotoInput{{Problem: small, Label: "12 x 10"}})
-	if err != nil || c != (PhotoChoice{Size: photoDefaultSize}) {
+	if err != nil || c != (PhotoChoice{Size: localplan.DefaultSize}) {
 		t.Fatalf("60 images: %+v, %v; want today's plan, nothing recorded", c, err)
 	}
 }
 
 // TestPhotoProbeShareBounded: the probe fits only the candidates whose
-// modelled time keeps it within photoProbeShare of the time left; with
+// modelled time keeps it within localplan.PhotoProbeShare of the time left; with
 // too little time for two fits it does not run at all.
 func TestPhotoProbeShareBounded(t *testing.T) {
 	p := photoProbeProblem(t)
 	in := []PhotoInput{{Problem: p, Label: "12 x 10"}}
 	b, _ := photoProbeBudget(1)
 	// The modelled time of today's candidate's fit at these rates.
-	m := min(p.X.Len(), photoProbeSample)
+	m := min(p.X.Len(), localplan.PhotoProbeSample)
 	cfg, _ := Default(SCN2D).ForPhotos(p.X.Len(), p.X.Rows, p.X.Cols, p.X.Chans())
-	train := m - int(float64(m)*photoProbeHeld+0.5)
-	base := photoCost(cfg.Local, photoProbeBase, train, p.X.Rows, p.X.Cols, p.X.Chans()) * b.Rates.Chol * photoProbeWorkPace
+	train := m - int(float64(m)*localplan.PhotoProbeHeld+0.5)
+	base := localplan.Cost(cfg.Local, localplan.PhotoProbeBase, train, p.X.Rows, p.X.Cols, p.X.Chans()) * b.Rates.Chol * localplan.PhotoProbeWorkPace
 	fits := func(d float64) (PhotoChoice, int) {
 		t.Helper()
 		b.Duration = time.Duration(d * float64(time.Second))
@@ -107,14 +109,14 @@ func TestPhotoProbeShareBounded(t *testing.T) {
 		return c, strings.Count(c.Record, "%")
 	}
 	// Time for today's candidate and the cheaper 3 x 3 one, not the 7 x 7.
-	c, n := fits(2.3 * base / photoProbeShare)
+	c, n := fits(2.3 * base / localplan.PhotoProbeShare)
 	if n < 3 || !strings.Contains(c.Record, "7x7 skipped") { // two fits, plus "20%"
 		t.Fatalf("share for two fits: %d fits in %q", n-1, c.Record)
 	}
-	if c, _ := fits(1.9 * base / photoProbeShare); c.Record != "" {
+	if c, _ := fits(1.9 * base / localplan.PhotoProbeShare); c.Record != "" {
 		t.Fatalf("share for less than two fits: probed %q", c.Record)
 	}
-	if c, _ := fits(100 * base / photoProbeShare); strings.Contains(c.Record, "skipped") {
+	if c, _ := fits(100 * base / localplan.PhotoProbeShare); strings.Contains(c.Record, "skipped") {
 		t.Fatalf("ample share: %q", c.Record)
 	}
 }
@@ -139,7 +141,7 @@ func TestPhotoProbeMemory(t *testing.T) {
 	}
 	est := func(q Problem) int64 {
 		cfg, _ := Default(SCN2D).ForPhotos(q.X.Len(), q.X.Rows, q.X.Cols, q.X.Chans())
-		cfg.Local.Filters = photoFilterStep
+		cfg.Local.Filters = localplan.FilterStep
 		cfg.MaxNodes = cfg.Local.Outputs()
 		return cfg.EstimateBytesC(q.X.Len(), q.X.Rows, q.X.Cols, q.X.Chans(), q.M) + 4*int64(len(q.X.Pix)-len(p.X.Pix))
 	}
@@ -169,7 +171,7 @@ func TestPhotoProbeBadInputs(t *testing.T) {
 	relabel := p
 	relabel.T = append([]float64(nil), p.T...)
 	relabel.T[0], relabel.T[1] = relabel.T[1], relabel.T[0]
-	_, grey := hueProblem(t, photoProbeMinImages, 31)
+	_, grey := hueProblem(t, localplan.PhotoProbeMinImages, 31)
 	reg := p
 	reg.Classes = nil
 	broken := p

@@ -1,6 +1,9 @@
 package scn
 
-import "github.com/scn2d/scn/internal/direct"
+import (
+	"github.com/scn2d/scn/internal/direct"
+	"github.com/scn2d/scn/internal/memest"
+)
 
 // Estimate is the memory a fit of a Config on a training set of a Shape
 // takes, by part: Config.Estimate gives it for a fit in memory (Fit,
@@ -9,36 +12,9 @@ import "github.com/scn2d/scn/internal/direct"
 // estimates: the older EstimateMemory, EstimateBytes, EstimateStreamMemory
 // and Selection.EstimateBytes functions (and their C variants), which take
 // the shape as loose integers, are thin wrappers of the same arithmetic
-// and give the same figures. Prediction's is Model.PredictBytes.
-type Estimate struct {
-	// Data is the training set held in memory (Shape.Bytes: the pixels as
-	// float32, the labels, targets and origins). A streamed fit holds no
-	// whole set: 0 (the images it keeps are in Stream; the source's
-	// buffers are the caller's).
-	Data int64
-	// Fit is a fit in memory's allocations beyond its data, by part (for
-	// deep and local configurations too); zero for a streamed fit.
-	Fit Memory
-	// Direct is the direct-link features of a fit in memory with
-	// Config.DirectLink.
-	Direct int64
-	// Stream is a streamed fit's allocations, which do not grow with N:
-	// its state at the first images, the images it keeps and one row
-	// shard (EstimateStreamMemoryC); 0 for a fit in memory.
-	Stream int64
-	// Selection is what model selection takes on top of the fit (the
-	// held-out outputs, normal equations, the grid's weights); 0 without
-	// a Selection.
-	Selection int64
-}
-
-// FitBytes returns the fit's own bytes beyond its data and the selection:
-// Fit's total with Direct, or Stream (EstimateBytesC, or
-// EstimateStreamMemoryC).
-func (e Estimate) FitBytes() int64 { return e.Fit.Total() + e.Direct + e.Stream }
-
-// Total returns the sum of the parts: Data, the fit's bytes and Selection.
-func (e Estimate) Total() int64 { return e.Data + e.FitBytes() + e.Selection }
+// and give the same figures. Prediction's is Model.PredictBytes. Its parts
+// and sums are internal/memest's Estimate.
+type Estimate = memest.Estimate
 
 // Estimate returns the memory a fit of c in memory on a training set of
 // shape sh takes, with its data (Shape.Bytes); with sel, model selection's

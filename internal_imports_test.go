@@ -36,6 +36,9 @@ var internalImports = map[string][]string{
 	// (and the one configuration error, internal/cfgerr's).
 	"localnet": {"internal/augment", "internal/cfgerr", "internal/holdout", "internal/score", "internal/linalg", "internal/local", "internal/lsq", "internal/memest", "internal/node", "internal/par", "internal/modelfile", "gonum.org/v1/gonum"},
 	"cfgerr":   nil,
+	// The policy of local nodes on photos and grey images (the presets'
+	// choice, a budget's plan, its probes' rules).
+	"localplan": {"internal/local", "internal/localnet"},
 
 	// Large buffers (the pool only asked whether it runs in the background).
 	"bigmem": {"internal/par"},

@@ -85,21 +85,19 @@ func (c Config) EstimateBytesC(n, rows, cols, chans, m int) int64 {
 // of hidden outputs in float32 and float64, the outputs of the pass, and
 // Score2D's packed nodes, with one more chunk of node inputs for a 2D model
 // of several channels), which does not grow with L (a deep model's pass
-// holds every layer's outputs).
+// holds every layer's outputs; internal/memest's Predict).
 func (m *Model) PredictBytes(n int) int64 {
 	if m.Local != nil {
 		return m.localPredictBytes(n)
 	}
-	c := float64(min(m.Nodes(), predictNodeChunk))
-	if m.IsDeep() {
-		// Every layer's outputs of a pass, and a layer's transposed input.
-		c = float64(m.Nodes()) + float64(max(len(m.Bias), m.deepNodes()))/3
+	pr := memest.Predict{
+		N: n, Nodes: m.Nodes(), M: m.M, Rows: m.Rows, Cols: m.Cols, Chans: m.Chans(),
+		Deep: m.IsDeep(), Matrix: m.Kind.Input == Matrix, NodeChunk: predictNodeChunk, Batch: predictBatch,
 	}
-	pack := 4 * (c + 32) * float64(m.Rows+m.Cols)
-	if m.Kind.Input == Matrix && m.Chans() > 1 {
-		pack += 4 * c * predictBatch
+	if pr.Deep {
+		pr.Width = max(len(m.Bias), m.deepNodes())
 	}
-	return bytesOf(8*float64(n)*float64(m.M) + (4+8)*c*predictBatch + 8*float64(m.M)*predictBatch + pack)
+	return pr.Bytes()
 }
 
 // satAdd adds byte counts, saturating at MaxInt64/2 (memest.SatAdd).
@@ -108,21 +106,17 @@ func satAdd(v ...int64) int64 { return memest.SatAdd(v...) }
 // deepMemory is EstimateMemory of a deep configuration: the first layer's
 // fit with room for every layer's columns, and for each further layer its
 // candidates on the previous layer's outputs with those outputs copied as
-// its input (N x L_{k-1} float32); the largest of the candidates counts.
+// its input (N x L_{k-1} float32); the largest of the candidates counts
+// (memest.Deep).
 func (c Config) deepMemory(n, rows, cols, chans, m int) Memory {
-	total, prev := c.MaxNodes, c.MaxNodes
-	for _, l := range c.Layers {
-		total += l
-	}
-	first := c
-	first.Layers, first.MaxNodes = nil, total
-	e := first.estimateMemory(n, rows, cols, chans, m, runOpts{blockByBlock: true})
-	for _, l := range c.Layers {
+	return memest.Deep(n, c.MaxNodes, c.Layers, func(total, prev, k int) Memory {
+		if k == 0 {
+			first := c
+			first.Layers, first.MaxNodes = nil, total
+			return first.estimateMemory(n, rows, cols, chans, m, runOpts{blockByBlock: true})
+		}
 		lc := c.layerConfig()
 		lc.MaxNodes = total
-		le := lc.estimateMemory(n, 1, prev, 1, m, runOpts{blockByBlock: true})
-		e.Candidates = max(e.Candidates, satAdd(le.Candidates, bytesOf(4*float64(max(n, 1))*float64(prev))))
-		prev = l
-	}
-	return e
+		return lc.estimateMemory(n, 1, prev, 1, m, runOpts{blockByBlock: true})
+	})
 }

@@ -1,19 +1,15 @@
 package scn
 
+import "github.com/scn2d/scn/internal/memest"
+
 // ShrinkKeep names the settings Config.ShrinkToFit must leave as they are
 // (those a user gave explicitly).
-type ShrinkKeep struct {
-	BlockSize  bool
-	Candidates bool
-}
+type ShrinkKeep = memest.ShrinkKeep
 
 // MinShrinkCandidates is the fewest candidates per node ShrinkToFit lowers
 // a supervised block fit to: with two the supervisory inequality still
 // chooses among candidates.
-const MinShrinkCandidates = 2
-
-// minShrinkBlock is the smallest block ShrinkToFit halves down to.
-const minShrinkBlock = 8
+const MinShrinkCandidates = memest.MinShrinkCandidates
 
 // ShrinkToFit is the policy for fitting a block fit into a memory limit:
 // it returns the first configuration, in the order below, that fits
@@ -26,35 +22,26 @@ const minShrinkBlock = 8
 // Settings in keep are left alone. Only the block size and the candidates
 // change, and they change neither what a node is nor the model's file
 // format. Without blocks (BlockSize <= 1) there is nothing to shrink: c,
-// and whether it fits. When nothing fits it returns c and false.
+// and whether it fits. When nothing fits it returns c and false
+// (internal/memest's Shrink.Fit).
 func (c Config) ShrinkToFit(fits func(Config) bool, keep ShrinkKeep) (Config, bool) {
-	if c.BlockSize <= 1 {
-		return c, fits(c)
-	}
-	for cand := c; ; {
-		for blk := cand; ; blk.BlockSize /= 2 {
-			if fits(blk) {
-				return blk, true
-			}
-			if keep.BlockSize || blk.BlockSize <= minShrinkBlock {
-				break
-			}
-		}
-		if keep.Candidates || cand.Kind.Choice != Supervised || cand.Candidates/2 < MinShrinkCandidates {
-			return c, false
-		}
-		cand.Candidates /= 2
-	}
+	s, ok := c.shrink().Fit(func(s memest.Shrink) bool { return fits(c.shrunk(s)) }, keep)
+	return c.shrunk(s), ok
 }
 
 // ShrinkSmallest returns c with the smallest block and fewest candidates
 // per node ShrinkToFit tries (the last configuration it would try).
 func (c Config) ShrinkSmallest(keep ShrinkKeep) Config {
-	for !keep.BlockSize && c.BlockSize > minShrinkBlock {
-		c.BlockSize /= 2
-	}
-	for !keep.Candidates && c.BlockSize > 1 && c.Kind.Choice == Supervised && c.Candidates/2 >= MinShrinkCandidates {
-		c.Candidates /= 2
-	}
+	return c.shrunk(c.shrink().Smallest(keep))
+}
+
+// shrink returns what the shrink policy may change in c.
+func (c Config) shrink() memest.Shrink {
+	return memest.Shrink{Block: c.BlockSize, Candidates: c.Candidates, Supervised: c.Kind.Choice == Supervised}
+}
+
+// shrunk returns c with the block and candidates of s.
+func (c Config) shrunk(s memest.Shrink) Config {
+	c.BlockSize, c.Candidates = s.Block, s.Candidates
 	return c
 }

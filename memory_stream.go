@@ -34,12 +34,11 @@ func (c Config) streamBytes(rows, cols, chans, m int) int64 {
 		return c.localStreamBytes(rows, cols, chans, m)
 	}
 	d := float64(max(rows, 1)) * float64(max(cols, 1)) * float64(max(chans, 1))
-	keep := float64(momentSample + lsq.ShardRows)
 	fit := c.estimate(momentSample, rows, cols, chans, m, nil).FitBytes()
 	if c.Kind.Choice == Supervised {
 		fit = c.streamSupervisedBytes(rows, cols, chans, m)
 	}
-	return satAdd(fit, bytesOf(keep*(4*d+8*float64(max(m, 1)))))
+	return satAdd(fit, memest.StreamKeep(momentSample+lsq.ShardRows, d, m))
 }
 
 // streamSupervisedBytes is what a streamed supervised fit allocates beside

@@ -1,6 +1,9 @@
 package scn
 
-import "github.com/scn2d/scn/internal/linalg"
+import (
+	"github.com/scn2d/scn/internal/linalg"
+	"github.com/scn2d/scn/internal/localplan"
+)
 
 // The presets' photo policy (issue 31, item 6). Default(k) and Fast(k) are
 // the presets' configurations for any data and stay exactly as they are;
@@ -12,34 +15,10 @@ import "github.com/scn2d/scn/internal/linalg"
 // the default 2DSCN; hymenoptera at 64 x 64 72.55% at 256 filters against
 // 62.09%). Small grey images (digits) keep the preset's global nodes.
 
-// photoSide is the side past which grey images count as photos: images of
-// more than photoSide x photoSide pixels.
-const photoSide = 40
-
 // PhotoImages reports whether the presets treat images of rows x cols
 // with chans planes as photos: colour (chans >= 2) or more pixels than 40
-// x 40.
-func PhotoImages(rows, cols, chans int) bool {
-	return chans >= 2 || rows*cols > photoSide*photoSide
-}
-
-// The filter counts PhotoFilters chooses among, largest first, and the
-// work it allows a default fit (the cost model's units, about a
-// multiply-add each).
-var photoFilterSteps = []int{256, 192, 128, 96, 64, 48, 32}
-
-const photoWork = 1e11
-
-// photoCost estimates the multiply-adds of a local fit of f filters of l
-// (PhotoLocal's geometry: stride 1, padded to the image's size) on n
-// images of rows x cols x chans: the filters over every position (C k^2
-// each), the Gram sums of the pooled outputs (n L^2) and their Cholesky
-// factor (L^3 / 3).
-func photoCost(l *Local, f, n, rows, cols, chans int) float64 {
-	k := float64(l.Sizes[0])
-	outs := float64(f * l.PerFilter())
-	return float64(n)*float64(rows*cols)*float64(chans)*k*k*float64(f) + float64(n)*outs*outs + outs*outs*outs/3
-}
+// x 40 (localplan.PhotoImages).
+func PhotoImages(rows, cols, chans int) bool { return localplan.PhotoImages(rows, cols, chans) }
 
 // PhotoFilters returns the filters per size PhotoLocal gives n training
 // images of rows x cols with chans planes: the largest of 256, 192, 128,
@@ -49,22 +28,9 @@ func photoCost(l *Local, f, n, rows, cols, chans int) float64 {
 // with the project's kernels (natural-images, 5522 colour images of 30 x
 // 30: 128 filters, 4.6 s of CPU measured; hymenoptera at 64 x 64, 245
 // images: 256), at least 32, and at most what keeps the pooled outputs
-// within 64 per training image (scn train's limit for random learners).
-func PhotoFilters(n, rows, cols, chans int) int {
-	l := DefaultLocal()
-	chans = max(chans, 1)
-	f := photoFilterSteps[len(photoFilterSteps)-1]
-	for _, s := range photoFilterSteps {
-		if photoCost(l, s, n, rows, cols, chans) <= photoWork {
-			f = s
-			break
-		}
-	}
-	if most := 64 * n / l.PerFilter(); f > most {
-		f = max(1, most)
-	}
-	return f
-}
+// within 64 per training image (scn train's limit for random learners;
+// localplan.Filters).
+func PhotoFilters(n, rows, cols, chans int) int { return localplan.Filters(n, rows, cols, chans) }
 
 // PhotoLocal returns the local nodes of the presets' photo choice for n
 // training images of rows x cols with chans planes: DefaultLocal's

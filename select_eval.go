@@ -55,9 +55,9 @@ type evaluator struct {
 	classify bool
 	// Monitoring during a fit (Patience): the held-out hidden outputs of
 	// the nodes so far, the checkpoints passed and the patience's state.
-	hv   *mat.Dense
-	next int
-	pat  holdout.Patience
+	hv  *mat.Dense
+	due holdout.Schedule
+	pat holdout.Patience
 	// checkpoints are the scores of a Budget's checkpoints, in order.
 	checkpoints []Score
 }
@@ -115,12 +115,7 @@ func (e *evaluator) scorePath(path *Path, grid []int) ([]Score, error) {
 // held-out outputs e.hv holds) for every ridge term of the selection.
 func (e *evaluator) scoreAt(path *Path, grid []int, l int) ([]Score, error) {
 	var out []Score
-	var gridL []int
-	for _, g := range grid {
-		if g <= l {
-			gridL = append(gridL, g)
-		}
-	}
+	gridL := holdout.Upto(grid, l)
 	// A prefix left out: alpha too small for its nodes' normal equations.
 	err := path.prefixSolves(l, gridL, e.sel.Ridges, func(k int, alpha float64, beta []float64) {
 		out = append(out, e.score(k, alpha, beta))
@@ -149,14 +144,11 @@ func (e *evaluator) monitor(maxNodes int) func(*Path) bool {
 	if e.sel.Patience <= 0 {
 		return nil
 	}
-	grid := e.grid(maxNodes)
+	e.due.Grid = e.grid(maxNodes)
 	return func(path *Path) bool {
 		l := path.Nodes()
-		if e.next >= len(grid) || l < grid[e.next] {
+		if !e.due.Due(l) {
 			return false
-		}
-		for e.next < len(grid) && grid[e.next] <= l {
-			e.next++
 		}
 		e.hv = e.heldHidden(path.Model(), e.hv, l)
 		scores, err := e.scoreAt(path, []int{l}, l)

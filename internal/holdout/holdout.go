@@ -20,7 +20,8 @@
 // (LateGain), the default ridge grid, the settings' checks and the rule
 // that moves small sets to folds (FoldsForSize); and growth past L_max's
 // decisions (Growth, grow.go: which fit is kept, when growth stops and
-// why).
+// why); and when a fit under Patience is scored (Schedule, Upto,
+// schedule.go).
 //
 // It may import the standard library, internal/linalg (the products),
 // internal/lsq (Grow, the solves) and internal/score (the scores) only;

@@ -6,11 +6,14 @@
 // (Fit.StreamSupervised, stream.go); model selection's in memory and
 // streamed (Selection); a fit of local nodes in memory and streamed, its
 // augmentation and a local model's prediction (Local, Augment,
-// LocalPredict, local.go). The deep fits' estimate, which combines
-// estimates of its layers, a second layer of local nodes' and a global
-// model's prediction stay in the root package beside the code whose
-// buffers they count. FormatBytes renders byte counts for the messages
-// that quote estimates and limits.
+// LocalPredict, local.go); a global model's prediction (Predict) and the
+// combination of a deep fit's layers' estimates (Deep, predict.go), whose
+// layers' own estimates and a second layer of local nodes' stay in the
+// root package beside the code whose buffers they count; the memory
+// limit's shrink policy (Shrink, shrink.go: the block halved, then the
+// candidates). FormatBytes renders byte counts for the messages that
+// quote estimates and limits; Estimate (scn.Estimate) holds a fit's
+// parts and their sums.
 //
 // It may import the standard library and internal/lsq (the engines'
 // block and shard sizes) only; never the root package scn or any package
