@@ -137,14 +137,7 @@ func RidgeScores(g, ht, hh, th []float64, l, mo, nh int, ridges []float64, class
 		}
 		y := make([]float64, nh*mo)
 		linalg.Dgemm(false, false, nh, mo, l, 1, hh, l, beta, mo, 0, y, mo)
-		sc := Point{Nodes: l, Ridge: r, RMSE: score.RMSE(y, th)}
-		if classify {
-			sc.Accuracy = score.Accuracy(score.ArgMax(y, mo), score.ArgMax(th, mo))
-		}
-		curve = append(curve, sc)
-		if best < 0 || sc.Better(curve[best], classify) {
-			best = len(curve) - 1
-		}
+		curve, best = AppendScored(curve, best, l, r, y, th, mo, classify)
 	}
 	return curve, best, nil
 }
@@ -235,4 +228,20 @@ func FoldsForSize(n int, classCounts []int) int {
 		return 0
 	}
 	return folds
+}
+
+// AppendScored appends to curve the score of outputs y (n x m) against
+// targets th at l nodes and ridge term r (the RMSE, and the accuracy when
+// classify), and returns the curve with the index of its best point
+// (Point.Better; best < 0: none yet).
+func AppendScored(curve []Point, best, l int, r float64, y, th []float64, m int, classify bool) ([]Point, int) {
+	sc := Point{Nodes: l, Ridge: r, RMSE: score.RMSE(y, th)}
+	if classify {
+		sc.Accuracy = score.Accuracy(score.ArgMax(y, m), score.ArgMax(th, m))
+	}
+	curve = append(curve, sc)
+	if best < 0 || sc.Better(curve[best], classify) {
+		best = len(curve) - 1
+	}
+	return curve, best
 }

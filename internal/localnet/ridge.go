@@ -8,7 +8,6 @@ import (
 	"github.com/scn2d/scn/internal/holdout"
 	"github.com/scn2d/scn/internal/linalg"
 	"github.com/scn2d/scn/internal/lsq"
-	"github.com/scn2d/scn/internal/score"
 )
 
 // The ridge term of a budget on photos (issue 31, item 7: "the budget
@@ -155,14 +154,7 @@ func ridgeCurve(ctx context.Context, ridges []float64, more MoreRidges, done, st
 		if err != nil {
 			return nil, 0, fmt.Errorf("scn: ridge %g: %w", r, err)
 		}
-		sc := holdout.Point{Nodes: l, Ridge: r, RMSE: score.RMSE(y, th)}
-		if classify {
-			sc.Accuracy = score.Accuracy(score.ArgMax(y, m), score.ArgMax(th, m))
-		}
-		curve = append(curve, sc)
-		if best < 0 || sc.Better(curve[best], classify) {
-			best = len(curve) - 1
-		}
+		curve, best = holdout.AppendScored(curve, best, l, r, y, th, m, classify)
 	}
 	return curve, best, nil
 }

@@ -188,7 +188,7 @@ func (f Fit) blockMemory(N, d, d1, np, M, L float64) (cand, factor int64) {
 	if f.Pairs {
 		// Per goroutine scoring a shard: its pair products, its images
 		// transposed (pixel-major: d per image) and the row products X v
-		// (d1 x side per image); pairShard's scratch. The column
+		// (d1 x side per image); the pair scoring's scratch (internal/drive's pairs.go). The column
 		// vectors expanded across the channels (side x d / d1).
 		workers := math.Min(float64(f.Sizes.Workers), shards)
 		side := math.Ceil(math.Sqrt(k))
