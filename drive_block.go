@@ -189,10 +189,6 @@ func (bb *blockBuilder) standardize(k int, lambda float64) {
 	drive.Standardize(bb.nm, bb.cfg.Kind.Input == Matrix, bb.x.Rows, k, bb.ns, bb.d, bb.np, lambda, bb.xbar, bb.x.Pix, bb.cp, bb.cb, bb.cw, bb.scratch)
 }
 
-// scaleNode multiplies a node's weight over the image by s: w for a vector
-// node, u (not v) for a matrix node.
-func scaleNode(in InputMap, p []float32, rows int, s float64) { node.Scale(in == Matrix, p, rows, s) }
-
 // meanImage returns the mean of the images of x, pixel by pixel
 // (node.MeanImage).
 func meanImage(x Images) []float32 {

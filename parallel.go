@@ -2,7 +2,6 @@ package scn
 
 import (
 	"github.com/scn2d/scn/internal/lsq"
-	"github.com/scn2d/scn/internal/memest"
 	"github.com/scn2d/scn/internal/par"
 )
 
@@ -14,7 +13,3 @@ func forChunks(n, chunk int, f func(c, lo, hi int)) { par.Chunks(n, chunk, f) }
 
 // grow is lsq.Grow: s resized to n, reusing its storage when it can.
 func grow[T any](s []T, n int) []T { return lsq.Grow(s, n) }
-
-// bytesOf turns a float64 byte count into an int64, saturating
-// (memest.BytesOf).
-func bytesOf(b float64) int64 { return memest.BytesOf(b) }

@@ -18,9 +18,6 @@ func scorePairs(x Images, u []float32, tu int, v []float32, tv int, z []float32)
 	node.ScorePairs(x.Pix, x.Len(), x.Rows, x.Cols, x.Chans(), u, tu, v, tv, z)
 }
 
-// pairScratch is one goroutine's buffers for pairDraw.Shard.
-type pairScratch = node.PairScratch
-
 // pairDraw is a batch of pair candidates as drawn (drive.PairDraw).
 type pairDraw = drive.PairDraw
 
@@ -57,12 +54,6 @@ func (bb *blockBuilder) drawPairs(tu, tv int, lambda float64) *pairDraw {
 // (drive.PairDraw.Standardize).
 func (bb *blockBuilder) standardizePairs(pd *pairDraw, sum []float64, lambda float64) {
 	pd.Standardize(sum, lambda, bb.n, bb.x.Rows, bb.np, bb.cp, bb.cb)
-}
-
-// pairActivation turns candidate j's pair products zj into its outputs
-// (drive.PairDraw.Activation).
-func (bb *blockBuilder) pairActivation(pd *pairDraw, j int, zj []float32) {
-	pd.Activation(node.Activation(bb.cfg.Activation), j, zj)
 }
 
 // exactColumns returns the hidden outputs (len(idx) rows of N) of the

@@ -43,11 +43,3 @@ func (s *Stats) gram() ([]float64, error) {
 	s.absorb(v)
 	return g, err
 }
-
-// checkFactor checks a factor against statistics of l nodes and n images.
-func checkFactor(f *Factor, l, n int) error {
-	if err := suffstats.CheckFactor(f, l, n); err != nil {
-		return err
-	}
-	return checkFinite(suffstats.Values(f), "factor")
-}

@@ -332,12 +332,3 @@ func streamRowsOf(ctx context.Context, src Source, sc *streamScan, n int, x *Ima
 		return f(r, tc)
 	})
 }
-
-// streamStop is the stop reason of a streamed pass that failed
-// (drive.StreamStop).
-func streamStop(err error) StopReason { return drive.StreamStop(err) }
-
-// errStreamDependent is the error of a streamed fit whose block at node l0
-// holds a column dependent on the earlier ones despite the ridge
-// (drive.ErrStreamDependent).
-func errStreamDependent(l0 int) error { return drive.ErrStreamDependent(l0) }
