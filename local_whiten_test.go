@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/scn2d/scn/internal/fixtures"
 	"github.com/scn2d/scn/internal/local"
 	"github.com/scn2d/scn/internal/localnet"
 )
@@ -34,32 +35,10 @@ func noiseImages(n, rows, cols, ch int, seed uint64) Images {
 	return x
 }
 
-// patchesOf returns every patch the filters of side k see (spec's
-// padding and stride), as read: one row of C k^2 per image and position.
+// patchesOf returns every patch the filters of spec see in x
+// (fixtures.Patches).
 func patchesOf(x Images, spec local.Spec) [][]float64 {
-	ch, k := x.Chans(), spec.Size
-	h, w := spec.MapSize(local.Shape{Rows: x.Rows, Cols: x.Cols, Chans: ch})
-	var out [][]float64
-	for i := 0; i < x.Len(); i++ {
-		img := x.Image(i)
-		for pr := 0; pr < h; pr++ {
-			for pc := 0; pc < w; pc++ {
-				p := make([]float64, ch*k*k)
-				for c := 0; c < ch; c++ {
-					for a := 0; a < k; a++ {
-						for b := 0; b < k; b++ {
-							r, q := pr*spec.Stride-spec.Pad+a, pc*spec.Stride-spec.Pad+b
-							if r >= 0 && r < x.Rows && q >= 0 && q < x.Cols {
-								p[(c*k+a)*k+b] = float64(img[c*x.Rows*x.Cols+r*x.Cols+q])
-							}
-						}
-					}
-				}
-				out = append(out, p)
-			}
-		}
-	}
-	return out
+	return fixtures.Patches(x.Pix, x.Len(), x.Chans(), x.Rows, x.Cols, spec.Size, spec.Stride, spec.Pad)
 }
 
 // TestLocalWhitenFolded: a bank whose whitening is folded into its

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/scn2d/scn/internal/fixtures"
 	"github.com/scn2d/scn/internal/local"
 	"gonum.org/v1/gonum/mat"
 )
@@ -29,33 +30,10 @@ func noise(n, rows, cols, ch int, seed uint64) imgs {
 	return x
 }
 
-// patchesOf returns every patch the filters of side k see (spec's
-// padding and stride), as read: one row of C k^2 per image and position.
+// patchesOf returns every patch the filters of spec see in x
+// (fixtures.Patches).
 func patchesOf(x imgs, spec local.Spec) [][]float64 {
-	ch, k := x.ch, spec.Size
-	h, w := spec.MapSize(local.Shape{Rows: x.rows, Cols: x.cols, Chans: ch})
-	d := ch * x.rows * x.cols
-	var out [][]float64
-	for i := 0; i < x.n; i++ {
-		img := x.pix[i*d : (i+1)*d]
-		for pr := 0; pr < h; pr++ {
-			for pc := 0; pc < w; pc++ {
-				p := make([]float64, ch*k*k)
-				for c := 0; c < ch; c++ {
-					for a := 0; a < k; a++ {
-						for b := 0; b < k; b++ {
-							r, q := pr*spec.Stride-spec.Pad+a, pc*spec.Stride-spec.Pad+b
-							if r >= 0 && r < x.rows && q >= 0 && q < x.cols {
-								p[(c*k+a)*k+b] = float64(img[c*x.rows*x.cols+r*x.cols+q])
-							}
-						}
-					}
-				}
-				out = append(out, p)
-			}
-		}
-	}
-	return out
+	return fixtures.Patches(x.pix, x.n, x.ch, x.rows, x.cols, spec.Size, spec.Stride, spec.Pad)
 }
 
 // TestLocalWhitenCovariance: the whitened patches M^T p - C of every
