@@ -15,12 +15,18 @@ func TestBackground(t *testing.T) {
 		out := make([]float64, 64)
 		run(func() {
 			Chunks(64, 1, func(c, _, _ int) {
-				s := 0.0
+				// The inner chunks may run at once: each sums its own
+				// part, and the parts are added in chunk order.
+				parts := make([]float64, (100+6)/7)
 				Chunks(100, 7, func(d, lo, hi int) {
 					for i := lo; i < hi; i++ {
-						s += 1 / float64(c*100+i+1) // order within a chunk only
+						parts[d] += 1 / float64(c*100+i+1)
 					}
 				})
+				s := 0.0
+				for _, v := range parts {
+					s += v
+				}
 				out[c] = s
 			})
 		})
