@@ -16,21 +16,19 @@ func toFileAugment(a *Augment) *modelfile.Augment {
 	return &modelfile.Augment{Flip: a.Flip, Shift: a.Shift, Copies: a.Copies}
 }
 
-// augmentOf checks a local header's augmentation against images of rows x
-// cols and returns it (nil when absent).
-func augmentOf(f *modelfile.Local, rows, cols int) (*Augment, error) {
-	if f == nil || f.Augment == nil {
-		return nil, nil
+// checkAugment checks a local header's augmentation against images of
+// rows x cols (modelrec.FromHeader's hook).
+func checkAugment(f *modelfile.Local, rows, cols int) error {
+	if a := augmentOrNil(f); a != nil {
+		if err := a.ForImages(rows, cols); err != nil {
+			return fmt.Errorf("%w: %v", ErrFormat, err)
+		}
 	}
-	a := &Augment{Flip: f.Augment.Flip, Shift: f.Augment.Shift, Copies: f.Augment.Copies}
-	if err := a.ForImages(rows, cols); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrFormat, err)
-	}
-	return a, nil
+	return nil
 }
 
-// augmentOrNil returns the augmentation of a local header that localOf
-// has checked (nil when absent).
+// augmentOrNil returns the augmentation of a local header (nil when
+// absent).
 func augmentOrNil(f *modelfile.Local) *Augment {
 	if f == nil || f.Augment == nil {
 		return nil

@@ -7,6 +7,7 @@ import (
 
 	"github.com/scn2d/scn/internal/deep"
 	"github.com/scn2d/scn/internal/modelfile"
+	"github.com/scn2d/scn/internal/modelrec"
 )
 
 // Info is what a model file's header says about the model, without its
@@ -87,19 +88,19 @@ func (in Info) IsClassifier() bool { return in.Classes != nil }
 // which only Read can do.
 func ReadInfo(r io.Reader) (Info, error) {
 	var raw bytes.Buffer
-	m, hlen, err := readHeader(r, &raw)
+	m, rec, hlen, err := readHeader(r, &raw)
 	if err != nil {
 		return Info{}, err
 	}
 	return Info{
 		Kind: m.Kind, Activation: m.Activation, Rows: m.Rows, Cols: m.Cols, Channels: m.Channels, M: m.M,
-		Nodes: m.Summary.Nodes, Classes: m.Classes, Layers: infoLayers(m),
+		Nodes: m.Summary.Nodes, Classes: m.Classes, Layers: infoLayers(rec),
 		Config: m.Config, Summary: m.Summary, Preprocessing: m.Preprocessing, Meta: m.Meta,
 		Selection: m.Selection, Budget: m.Budget, HeaderBytes: hlen,
-		Local: m.Local.CloneGeometry(), LocalFilters: m.localFilters(), SecondFilters: m.secondFilters(),
+		Local: m.Local.CloneGeometry(), LocalFilters: m.Local.Filters(), SecondFilters: m.secondFilters(),
 		Calibration: m.Calibration, Interval: m.Interval, ClassWeights: m.ClassWeights,
 		DirectPool: directPool(m), DirectFeatures: m.DirectDim(),
-		FileBytes: int64(modelfile.PreambleSize+hlen) + int64(m.payloadSize()) + 4,
+		FileBytes: int64(modelfile.PreambleSize+hlen) + int64(rec.PayloadSize()) + 4,
 	}, nil
 }
 
@@ -129,9 +130,31 @@ func LoadInfo(path string) (Info, error) {
 
 // infoLayers returns the node count per layer a header claims, nil for a
 // one-layer network.
-func infoLayers(m *Model) []int {
-	if len(m.fileDeep) == 0 {
+func infoLayers(r *modelrec.Model) []int {
+	if len(r.FileDeep) == 0 {
 		return nil
 	}
-	return append([]int{m.expectedNodes()}, m.fileDeep...)
+	return append([]int{r.ExpectedNodes()}, r.FileDeep...)
+}
+
+// ParamsPerFilter returns the parameters of one filter of side k of a
+// local model, the bias excluded: 2k (+ C) for matrix learners, C k^2 for
+// vector ones.
+func (in Info) ParamsPerFilter(k int) int { return filterMap(in.Kind.Input, k, in.Chans()).Size() }
+
+// localParamCount is ParamCount for a model of local nodes: every filter's
+// parameters and bias, the standardisation, the output weights.
+func (in Info) localParamCount() int {
+	n := in.Nodes * in.M
+	if in.Local.Standardize {
+		n += 2 * in.Nodes
+	}
+	for i, f := range in.LocalFilters {
+		k := in.Local.Sizes[i]
+		n += f * (in.ParamsPerFilter(k) + 1)
+		if in.Local.Whiten {
+			n += in.Chans() * in.Chans() * k * k * k * k
+		}
+	}
+	return n + in.secondParamCount()
 }

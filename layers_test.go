@@ -44,9 +44,6 @@ var layerOf = map[string]int{
 	"node_map.go":  layerNode,
 
 	"format.go":        layerResult,
-	"format_local.go":  layerResult,
-	"format_calib.go":  layerResult,
-	"format_direct.go": layerResult,
 	"calibrate.go":     layerResult,
 	"calib_metrics.go": layerResult,
 	"classweight.go":   layerWorkflow,
