@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/scn2d/scn/internal/lsq"
+	"github.com/scn2d/scn/internal/modelrec"
 	"github.com/scn2d/scn/internal/statsfile"
 	"github.com/scn2d/scn/internal/suffstats"
 )
@@ -131,34 +132,9 @@ func (m *Model) recipe() *Model {
 // L + D (see direct.go).
 func (s *Stats) Nodes() int { return s.Recipe.Nodes() + s.Recipe.DirectDim() }
 
-// sameRecipe reports the first field in which two recipes differ.
-func sameRecipe(a, b *Model) error {
-	switch {
-	case (a.Local == nil) != (b.Local == nil):
-		return sameLocal(a, b)
-	case a.Kind != b.Kind:
-		return fmt.Errorf("%w: kind %v and %v", ErrStats, a.Kind, b.Kind)
-	case a.Activation != b.Activation:
-		return fmt.Errorf("%w: activation %v and %v", ErrStats, a.Activation, b.Activation)
-	case a.Rows != b.Rows || a.Cols != b.Cols:
-		return fmt.Errorf("%w: image size %d x %d and %d x %d", ErrStats, a.Rows, a.Cols, b.Rows, b.Cols)
-	case a.Chans() != b.Chans():
-		return fmt.Errorf("%w: channels %d and %d", ErrStats, a.Chans(), b.Chans())
-	case a.Nodes() != b.Nodes():
-		return fmt.Errorf("%w: %d and %d hidden nodes", ErrStats, a.Nodes(), b.Nodes())
-	case directPool(a) != directPool(b):
-		return fmt.Errorf("%w: direct links pooled by %d and %d (0: none)", ErrStats, directPool(a), directPool(b))
-	case !slices.Equal(a.Params, b.Params):
-		return fmt.Errorf("%w: the hidden nodes' parameters differ (statistics of another model's nodes)", ErrStats)
-	case !slices.Equal(a.Bias, b.Bias):
-		return fmt.Errorf("%w: the hidden nodes' biases differ (statistics of another model's nodes)", ErrStats)
-	case a.Preprocessing != b.Preprocessing:
-		return fmt.Errorf("%w: preprocessing %+v and %+v", ErrStats, a.Preprocessing, b.Preprocessing)
-	case !sameClassWeights(a, b):
-		return fmt.Errorf("%w: class weights %v and %v (statistics weighted differently)", ErrStats, a.ClassWeights, b.ClassWeights)
-	}
-	return sameLocal(a, b)
-}
+// sameRecipe reports the first field in which two recipes differ
+// (modelrec.SameRecipe).
+func sameRecipe(a, b *Model) error { return modelrec.SameRecipe(a.rec(), b.rec()) }
 
 // view returns the sums of s (sharing its values).
 func (s *Stats) view() *suffstats.Sums {
