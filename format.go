@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 
-	"github.com/scn2d/scn/internal/atomicfile"
 	"github.com/scn2d/scn/internal/augment"
 	"github.com/scn2d/scn/internal/classweight"
 	"github.com/scn2d/scn/internal/modelfile"
@@ -88,31 +86,12 @@ func (m *Model) Save(path string) error {
 	if path == "" {
 		return errors.New("scn: save: empty file name")
 	}
-	err := atomicfile.Write(path, func(w io.Writer) error {
-		_, err := m.WriteTo(w)
-		return err
-	})
-	if err != nil {
-		return wrapErr("save "+path, err)
-	}
-	return nil
+	return modelrec.Save(path, m)
 }
-
-// prefixedError is an error whose message says "scn: " once: what wraps it
-// drops the "scn: " its message starts with.
-type prefixedError struct {
-	msg string
-	err error
-}
-
-func (e *prefixedError) Error() string { return e.msg }
-func (e *prefixedError) Unwrap() error { return e.err }
 
 // wrapErr returns "scn: what: err", with err's own "scn: " prefix dropped
-// from the message (it still wraps err).
-func wrapErr(what string, err error) error {
-	return &prefixedError{msg: "scn: " + what + ": " + strings.TrimPrefix(err.Error(), "scn: "), err: err}
-}
+// from the message (modelrec.Wrap).
+func wrapErr(what string, err error) error { return modelrec.Wrap(what, err) }
 
 // Load reads a model file written by Save.
 func Load(path string) (*Model, error) {

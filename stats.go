@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/scn2d/scn/internal/direct"
 	"github.com/scn2d/scn/internal/lsq"
 	"github.com/scn2d/scn/internal/modelrec"
 	"github.com/scn2d/scn/internal/statsfile"
@@ -75,8 +76,7 @@ func (m *Model) StatsFrom(p Problem, first int) (*Stats, error) {
 
 // sums returns the statistics of p for m's hidden nodes, G only if withG
 // (nil otherwise); if keep, also the float64 hidden outputs of the
-// images, one chunk of suffstats.Chunk images (node-major, L x Chunk, the
-// last one partly filled) after another.
+// images (modelrec.Sums).
 func (m *Model) sums(p Problem, first int, withG, keep bool) (*Stats, []lsq.Chunk, error) {
 	if m.IsDeep() {
 		return nil, nil, fmt.Errorf("%w: sufficient statistics (the recipe holds one layer)", ErrDeep)
@@ -87,32 +87,10 @@ func (m *Model) sums(p Problem, first int, withG, keep bool) (*Stats, []lsq.Chun
 	if err := m.checkInput(p.X); err != nil {
 		return nil, nil, err
 	}
-	lh := m.Nodes()
-	l, mm, n := lh+m.DirectDim(), p.M, p.X.Len()
-	var fd []float64 // direct features, D x take
-	s := suffstats.NewSums(l, mm, n, m.augmentRows(), p.T, p.Classes, withG)
-	// The hidden outputs of suffstats.Chunk images at a time (node-major,
-	// float64) and their targets (output-major), then the float64 products
-	// G += H_c^T H_c (its lower triangle), H^T T += H_c^T T_c and
-	// T^T T += T_c^T T_c (lsq.ChunkSums): a chunk of 2048 images keeps G's
-	// traffic small beside the products.
-	sw := m.imageWeights(p) // nil: every image weighs 1
-	cs := lsq.NewChunkSums(l, mm, min(n, suffstats.Chunk), s.G, s.HT, s.TT, nil, keep)
-	direct := func(at, take int) []float64 {
-		fd = grow(fd, (l-lh)*take)
-		directFeatures(p.X, m.Direct.Pool, at, take, fd)
-		return fd
-	}
-	herr := m.forStatsRows(lh, p.X, first, func(lo, rows int, hb []float32) {
-		suffstats.AddRows(cs, lh, lo, rows, hb, p.T, sw, direct)
-	})
-	if herr != nil {
-		return nil, nil, herr
-	}
-	cs.Flush()
-	kept := cs.Kept()
-	if withG {
-		lsq.Symmetrize(s.G, l)
+	rows := func(lh int, f func(lo, rows int, hb []float32)) error { return m.forStatsRows(lh, p.X, first, f) }
+	s, kept, err := m.rec().Sums(direct.Images(p.X), p.X.Len(), p.T, p.M, p.Classes, m.imageWeights(p), withG, keep, rows)
+	if err != nil {
+		return nil, nil, err
 	}
 	return statsOf(m.recipe(), s), kept, nil
 }
