@@ -155,9 +155,6 @@ func (m *Model) header(r *modelrec.Model) modelfile.Header {
 		Robust: c.Robust, Layers: c.Layers, Redraw: c.Redraw, DirectLink: m.Direct != nil,
 	}
 	h.Selection, h.Budget = toFileChoice(m.Selection), toFileBudget(m.Budget)
-	if h.Local != nil {
-		h.Local.Augment = toFileAugment(c.Augment)
-	}
 	return h
 }
 
@@ -220,11 +217,20 @@ func headerModel(h *modelfile.Header, v uint32) (*Model, *modelrec.Model, error)
 			BlockSize: c.BlockSize, FieldMin: c.FieldMin, FieldMax: c.FieldMax,
 			Standardize: c.Standardize, Differences: c.Differences, Float32Gram: c.Float32Gram, BF16Gram: c.BF16Gram, Pairs: c.Pairs,
 			Robust: c.Robust, Layers: c.Layers, Local: r.Local.CloneGeometry(), Redraw: c.Redraw, DirectLink: c.DirectLink,
-			Augment: augmentOrNil(h.Local),
+			Augment: (*Augment)(r.Augment),
 		},
 		fileDeep: h.Deep, Local: r.Local, Summary: r.Summary,
 	}
 	return m, r, nil
+}
+
+// checkAugment checks a local header's augmentation against images of
+// rows x cols (modelrec.FromHeader's hook).
+func checkAugment(a *augment.Spec, rows, cols int) error {
+	if err := (*Augment)(a).ForImages(rows, cols); err != nil {
+		return fmt.Errorf("%w: %v", ErrFormat, err)
+	}
+	return nil
 }
 
 // modelChecks are the root's checks of a model's values (modelrec.Check).

@@ -107,7 +107,6 @@ var layerOf = map[string]int{
 	"format_budget.go":  layerResult,
 	"stop.go":           layerBase,
 	"augment_config.go": layerBase,
-	"format_augment.go": layerResult,
 	"shape.go":          layerBase,
 	"estimate.go":       layerWorkflow,
 	"estimate_stats.go": layerWorkflow,

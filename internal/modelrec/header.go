@@ -3,6 +3,7 @@ package modelrec
 import (
 	"fmt"
 
+	"github.com/scn2d/scn/internal/augment"
 	"github.com/scn2d/scn/internal/calib"
 	"github.com/scn2d/scn/internal/deep"
 	"github.com/scn2d/scn/internal/direct"
@@ -45,12 +46,16 @@ func (m *Model) fileChannels() int {
 }
 
 // fileLocal returns the header field of a local model (nil for others),
-// its augmentation left for the caller.
+// with its augmentation (absent without).
 func (m *Model) fileLocal() *modelfile.Local {
 	if m.Local == nil {
 		return nil
 	}
-	return localnet.FileField(m.Local)
+	f := localnet.FileField(m.Local)
+	if a := m.Augment; a != nil {
+		f.Augment = &modelfile.Augment{Flip: a.Flip, Shift: a.Shift, Copies: a.Copies}
+	}
+	return f
 }
 
 // Version returns the format version of a model file of header h: 3 for
@@ -94,11 +99,11 @@ func Extended(h *modelfile.Header) bool {
 
 // FromHeader checks a header's claims (sizes, the nodes' values, further
 // layers, local nodes, checkAugment checking the local field's
-// augmentation) for a model of kind k and activation act (named as the
+// augmentation, if any, against the images) for a model of kind k and activation act (named as the
 // header names it) of perNode parameters per node, and returns the model without weights (nor the
 // extensions Extensions adds). Its Meta and Preprocessing are the
-// header's, as read.
-func FromHeader(h *modelfile.Header, k kind.Kind, act node.Activation, perNode int, checkAugment func(f *modelfile.Local, rows, cols int) error) (*Model, error) {
+// header's, as read; Augment and Seed the fit's.
+func FromHeader(h *modelfile.Header, k kind.Kind, act node.Activation, perNode int, checkAugment func(a *augment.Spec, rows, cols int) error) (*Model, error) {
 	if err := h.CheckSizes(); err != nil {
 		return nil, err
 	}
@@ -109,7 +114,7 @@ func FromHeader(h *modelfile.Header, k kind.Kind, act node.Activation, perNode i
 	if err != nil {
 		return nil, err
 	}
-	loc, err := localOf(h, checkAugment)
+	loc, aug, err := localOf(h, checkAugment)
 	if err != nil {
 		return nil, err
 	}
@@ -123,7 +128,7 @@ func FromHeader(h *modelfile.Header, k kind.Kind, act node.Activation, perNode i
 		Kind: k, Activation: act, ActivationName: h.Activation, Rows: h.Rows, Cols: h.Cols, Channels: h.Channels, M: h.Outputs,
 		Classes: h.Classes, Meta: h.Meta, Preprocessing: h.Preprocessing,
 		Params: make([]float32, 0), Bias: make([]float32, 0), Beta: make([]float64, 0),
-		FileDeep: h.Deep, Local: loc, PerNode: perNode,
+		FileDeep: h.Deep, Local: loc, PerNode: perNode, Augment: aug, Seed: h.Config.Seed,
 		Summary: drive.Summary{
 			Nodes: h.Nodes + deepNodes, Samples: h.Summary.Samples, Stop: stop, TrainRMSE: h.Summary.TrainRMSE,
 			Tried: h.Summary.Tried, Rejected: h.Summary.Rejected,
@@ -132,27 +137,31 @@ func FromHeader(h *modelfile.Header, k kind.Kind, act node.Activation, perNode i
 }
 
 // localOf checks a header's local field and returns the model's local
-// layer without weights (nil when the field is absent).
-func localOf(h *modelfile.Header, checkAugment func(f *modelfile.Local, rows, cols int) error) (*localnet.Layer, error) {
+// layer without weights and its augmentation (nil when absent).
+func localOf(h *modelfile.Header, checkAugment func(a *augment.Spec, rows, cols int) error) (*localnet.Layer, *augment.Spec, error) {
 	f := h.Local
 	if f == nil {
-		return nil, nil
+		return nil, nil, nil
 	}
 	g, err := localnet.GeometryOf(f, h.Rows, h.Cols, h.Channels)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if err := checkAugment(f, h.Rows, h.Cols); err != nil {
-		return nil, err
+	var a *augment.Spec
+	if fa := f.Augment; fa != nil {
+		a = &augment.Spec{Flip: fa.Flip, Shift: fa.Shift, Copies: fa.Copies}
+		if err := checkAugment(a, h.Rows, h.Cols); err != nil {
+			return nil, nil, err
+		}
 	}
 	ll, err := localnet.LayerOf(f, g, h.Nodes)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(h.Deep) > 0 {
-		return nil, fmt.Errorf("%w: local nodes with further layers", modelfile.ErrFormat)
+		return nil, nil, fmt.Errorf("%w: local nodes with further layers", modelfile.ErrFormat)
 	}
-	return ll, nil
+	return ll, a, nil
 }
 
 // Extensions checks the header's direct links and calibration fields (of
