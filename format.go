@@ -121,26 +121,11 @@ func Read(r io.Reader) (*Model, error) {
 		return nil, err
 	}
 	rec.Decode(payload)
-	m.Params, m.Bias, m.Beta, m.Deep, m.fileDeep = rec.Params, rec.Bias, rec.Beta, rec.Deep, nil
+	m.Params, m.Bias, m.Beta, m.Deep = rec.Params, rec.Bias, rec.Beta, rec.Deep
 	if err := m.check(); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrFormat, err)
 	}
 	return m, nil
-}
-
-// readHeader reads the preamble and the header of a model file into raw and
-// returns the model they describe, without weights, its record and the
-// header length.
-func readHeader(r io.Reader, raw *bytes.Buffer) (*Model, *modelrec.Model, int, error) {
-	h, v, hlen, err := modelfile.ReadHeader(r, raw)
-	if err != nil {
-		return nil, nil, 0, err
-	}
-	m, rec, err := headerModel(h, v)
-	if err != nil {
-		return nil, nil, 0, err
-	}
-	return m, rec, hlen, nil
 }
 
 // header describes the model of record r (m.rec()) for its file.
@@ -168,43 +153,49 @@ func (c Config) blockSize() int {
 	return 0
 }
 
-// headerModel checks a header's claims (of a file of format version v)
-// and returns a model without weights and its record
-// (internal/modelrec's FromHeader and Extensions check the rest).
-func headerModel(h *modelfile.Header, v uint32) (*Model, *modelrec.Model, error) {
+// readHeader reads the preamble and the header of a model file into raw,
+// checks the header's claims and returns the model they describe without
+// weights, its record (whose FileDeep holds the further layers' node
+// counts the header claims) and the header length (internal/modelrec's
+// FromHeader and Extensions check what the root does not know).
+func readHeader(rd io.Reader, raw *bytes.Buffer) (*Model, *modelrec.Model, int, error) {
+	h, v, hlen, err := modelfile.ReadHeader(rd, raw)
+	if err != nil {
+		return nil, nil, 0, err
+	}
 	kind, err := ParseKind(h.Kind)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %v", ErrFormat, err)
+		return nil, nil, 0, fmt.Errorf("%w: %v", ErrFormat, err)
 	}
 	act, err := ParseActivation(h.Activation)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %v", ErrFormat, err)
+		return nil, nil, 0, fmt.Errorf("%w: %v", ErrFormat, err)
 	}
 	r, err := modelrec.FromHeader(h, kind, node.Activation(act), newNodeMap(kind.Input, h.Rows, h.Cols, h.Channels).Size(), checkAugment)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, 0, err
 	}
 	prep, meta := PreprocessRecord(h.Preprocessing), h.Meta
 	if err := prep.Validate(); err != nil {
-		return nil, nil, fmt.Errorf("%w: preprocessing: %v", ErrFormat, err)
+		return nil, nil, 0, fmt.Errorf("%w: preprocessing: %v", ErrFormat, err)
 	}
 	if prep == (PreprocessRecord{}) {
 		if prep, meta, err = legacyPreprocessing(meta); err != nil {
-			return nil, nil, err
+			return nil, nil, 0, err
 		}
 	} else if _, ok := meta[legacyPreprocessKey]; ok {
-		return nil, nil, fmt.Errorf("%w: preprocessing recorded twice (header field and metadata key %q)", ErrFormat, legacyPreprocessKey)
+		return nil, nil, 0, fmt.Errorf("%w: preprocessing recorded twice (header field and metadata key %q)", ErrFormat, legacyPreprocessKey)
 	}
 	sel, err := choiceOf(h.Selection)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, 0, err
 	}
 	bud, err := budgetOf(h.Budget)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, 0, err
 	}
 	if err := r.Extensions(h, v, modelChecks); err != nil {
-		return nil, nil, err
+		return nil, nil, 0, err
 	}
 	c := h.Config
 	m := &Model{
@@ -219,9 +210,9 @@ func headerModel(h *modelfile.Header, v uint32) (*Model, *modelrec.Model, error)
 			Robust: c.Robust, Layers: c.Layers, Local: r.Local.CloneGeometry(), Redraw: c.Redraw, DirectLink: c.DirectLink,
 			Augment: (*Augment)(r.Augment),
 		},
-		fileDeep: h.Deep, Local: r.Local, Summary: r.Summary,
+		Local: r.Local, Summary: r.Summary,
 	}
-	return m, r, nil
+	return m, r, hlen, nil
 }
 
 // checkAugment checks a local header's augmentation against images of
@@ -249,7 +240,7 @@ func (m *Model) rec() *modelrec.Model {
 		Params: m.Params, Bias: m.Bias, Beta: m.Beta, Deep: m.Deep, Local: m.Local,
 		Calibration: m.Calibration, Interval: m.Interval, ClassWeights: m.ClassWeights, Direct: m.Direct,
 		Summary: m.Summary, Meta: m.Meta, Preprocessing: modelfile.Preprocessing(m.Preprocessing),
-		PerNode: m.ParamsPerNode(), Augment: (*augment.Spec)(m.Config.Augment), Seed: m.Config.Seed, FileDeep: m.fileDeep,
+		PerNode: m.ParamsPerNode(), Augment: (*augment.Spec)(m.Config.Augment), Seed: m.Config.Seed,
 	}
 }
 

@@ -71,7 +71,7 @@ func (in Info) Chans() int { return max(in.Channels, 1) }
 // links' D x M weights.
 func (in Info) ParamCount() int {
 	if in.Local != nil {
-		return in.localParamCount()
+		return mapsOf(in.Kind.Input, 0).ParamCountOf(in.Local, in.LocalFilters, in.SecondFilters, in.Nodes, in.M, in.Rows, in.Cols, in.Chans())
 	}
 	if len(in.Layers) == 0 {
 		return in.Nodes*(in.ParamsPerNode()+1+in.M) + in.DirectFeatures*in.M
@@ -141,20 +141,3 @@ func infoLayers(r *modelrec.Model) []int {
 // local model, the bias excluded: 2k (+ C) for matrix learners, C k^2 for
 // vector ones.
 func (in Info) ParamsPerFilter(k int) int { return filterMap(in.Kind.Input, k, in.Chans()).Size() }
-
-// localParamCount is ParamCount for a model of local nodes: every filter's
-// parameters and bias, the standardisation, the output weights.
-func (in Info) localParamCount() int {
-	n := in.Nodes * in.M
-	if in.Local.Standardize {
-		n += 2 * in.Nodes
-	}
-	for i, f := range in.LocalFilters {
-		k := in.Local.Sizes[i]
-		n += f * (in.ParamsPerFilter(k) + 1)
-		if in.Local.Whiten {
-			n += in.Chans() * in.Chans() * k * k * k * k
-		}
-	}
-	return n + in.secondParamCount()
-}

@@ -94,16 +94,7 @@ func (m *Model) secondFilters() int {
 // k2 + P for matrix learners, P k2^2 for vector ones, P being the planes
 // it reads (the first layer's maps).
 func (in Info) SecondParamsPerFilter() int {
-	if in.Local == nil || in.Local.Second == nil {
-		return 0
-	}
-	p := localnet.PlanesOf(in.Local, in.Rows, in.Cols)
-	return filterMap(in.Kind.Input, in.Local.Second.Size, p.Chans).Size()
-}
-
-// secondParamCount returns the second layer's parameters and biases.
-func (in Info) secondParamCount() int {
-	return in.SecondFilters * (in.SecondParamsPerFilter() + 1)
+	return mapsOf(in.Kind.Input, 0).SecondPerFilter(in.Local, in.Rows, in.Cols)
 }
 
 // ErrLocal is wrapped by the errors of what models of local nodes do not
