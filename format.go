@@ -171,7 +171,7 @@ func readHeader(rd io.Reader, raw *bytes.Buffer) (*Model, *modelrec.Model, int, 
 	if err != nil {
 		return nil, nil, 0, fmt.Errorf("%w: %v", ErrFormat, err)
 	}
-	r, err := modelrec.FromHeader(h, kind, node.Activation(act), newNodeMap(kind.Input, h.Rows, h.Cols, h.Channels).Size(), checkAugment)
+	r, err := modelrec.FromHeader(h, kind, node.Activation(act), newNodeMap(kind.Input, h.Rows, h.Cols, h.Channels).Size(), forImages)
 	if err != nil {
 		return nil, nil, 0, err
 	}
@@ -215,14 +215,8 @@ func readHeader(rd io.Reader, raw *bytes.Buffer) (*Model, *modelrec.Model, int, 
 	return m, r, hlen, nil
 }
 
-// checkAugment checks a local header's augmentation against images of
-// rows x cols (modelrec.FromHeader's hook).
-func checkAugment(a *augment.Spec, rows, cols int) error {
-	if err := (*Augment)(a).ForImages(rows, cols); err != nil {
-		return fmt.Errorf("%w: %v", ErrFormat, err)
-	}
-	return nil
-}
+// forImages is Augment.ForImages of an augmentation (modelrec's hook).
+func forImages(a *augment.Spec, rows, cols int) error { return (*Augment)(a).ForImages(rows, cols) }
 
 // modelChecks are the root's checks of a model's values (modelrec.Check).
 var modelChecks = modelrec.Checks{Finite: checkFinite, Calibration: checkCalibration}

@@ -118,12 +118,8 @@ func LoadInfo(path string) (Info, error) {
 	if err != nil {
 		return Info{}, fmt.Errorf("scn: load info %s: %w", path, err)
 	}
-	st, err := f.Stat()
-	if err != nil {
-		return Info{}, fmt.Errorf("scn: load info %s: %w", path, err)
-	}
-	if st.Size() != in.FileBytes {
-		return Info{}, fmt.Errorf("scn: load info %s: %w: the file is %d bytes, its header describes %d", path, ErrFormat, st.Size(), in.FileBytes)
+	if err := modelfile.CheckSize(f, path, "load info", in.FileBytes); err != nil {
+		return Info{}, err
 	}
 	return in, nil
 }

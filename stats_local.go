@@ -1,7 +1,5 @@
 package scn
 
-import "fmt"
-
 // Sufficient statistics of models of local nodes (Config.Local): the
 // pooled, standardised filter outputs summed as global nodes' outputs, an
 // augmented model's copies of each image too (internal/modelrec's
@@ -24,18 +22,9 @@ func (m *Model) forStatsRows(lh int, x Images, first int, f func(lo, rows int, h
 }
 
 // checkStatsRows reports why m's statistics rows cannot be formed on x
-// (whose shape checkInput accepted), if they cannot.
+// (whose shape checkInput accepted), if they cannot (modelrec.CheckCopies).
 func (m *Model) checkStatsRows(x Images) error {
-	if m.augmentRows() == 1 {
-		return nil
-	}
-	if m.Direct != nil {
-		return fmt.Errorf("%w: direct links of augmented copies (a model with both has no statistics yet)", ErrStats)
-	}
-	if err := m.Config.Augment.ForImages(x.Rows, x.Cols); err != nil {
-		return fmt.Errorf("%w: %v", ErrStats, err)
-	}
-	return nil
+	return m.rec().CheckCopies(x.Rows, x.Cols, forImages)
 }
 
 // Images returns the images the statistics were summed over: N, or for an

@@ -1,8 +1,11 @@
 package modelrec
 
 import (
+	"fmt"
+
 	"github.com/scn2d/scn/internal/augment"
 	"github.com/scn2d/scn/internal/localnet"
+	"github.com/scn2d/scn/internal/statsfile"
 )
 
 // Sufficient statistics of models of local nodes (scn.Config.Local; issue
@@ -30,6 +33,22 @@ import (
 // an update is the least squares of the old rows and the new images'
 // rows, each with its own copies). Stats.N and ClassCounts count rows,
 // copies included; the solved model's Summary.Samples counts images.
+
+// CheckCopies reports why the model's statistics rows cannot be formed
+// on images of rows x cols, if they cannot: an augmented model with
+// direct links, or an augmentation forImages refuses for the images.
+func (m *Model) CheckCopies(rows, cols int, forImages func(a *augment.Spec, rows, cols int) error) error {
+	if m.AugmentRows() == 1 {
+		return nil
+	}
+	if m.Direct != nil {
+		return fmt.Errorf("%w: direct links of augmented copies (a model with both has no statistics yet)", statsfile.ErrStats)
+	}
+	if err := forImages(m.Augment, rows, cols); err != nil {
+		return fmt.Errorf("%w: %v", statsfile.ErrStats, err)
+	}
+	return nil
+}
 
 // ForCopies calls f with the hidden outputs (L x rows, node-major) of the
 // copies of an augmented local model's statistics rows over the n images

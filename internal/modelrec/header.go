@@ -151,7 +151,7 @@ func localOf(h *modelfile.Header, checkAugment func(a *augment.Spec, rows, cols 
 	if fa := f.Augment; fa != nil {
 		a = &augment.Spec{Flip: fa.Flip, Shift: fa.Shift, Copies: fa.Copies}
 		if err := checkAugment(a, h.Rows, h.Cols); err != nil {
-			return nil, nil, err
+			return nil, nil, fmt.Errorf("%w: %v", modelfile.ErrFormat, err)
 		}
 	}
 	ll, err := localnet.LayerOf(f, g, h.Nodes)
