@@ -7,7 +7,6 @@ import (
 
 	"github.com/scn2d/scn/internal/deep"
 	"github.com/scn2d/scn/internal/modelfile"
-	"github.com/scn2d/scn/internal/modelrec"
 )
 
 // Info is what a model file's header says about the model, without its
@@ -94,13 +93,13 @@ func ReadInfo(r io.Reader) (Info, error) {
 	}
 	return Info{
 		Kind: m.Kind, Activation: m.Activation, Rows: m.Rows, Cols: m.Cols, Channels: m.Channels, M: m.M,
-		Nodes: m.Summary.Nodes, Classes: m.Classes, Layers: infoLayers(rec),
+		Nodes: m.Summary.Nodes, Classes: m.Classes, Layers: rec.LayerSizes(),
 		Config: m.Config, Summary: m.Summary, Preprocessing: m.Preprocessing, Meta: m.Meta,
 		Selection: m.Selection, Budget: m.Budget, HeaderBytes: hlen,
-		Local: m.Local.CloneGeometry(), LocalFilters: m.Local.Filters(), SecondFilters: m.secondFilters(),
+		Local: m.Local.CloneGeometry(), LocalFilters: m.Local.Filters(), SecondFilters: rec.SecondFilters(),
 		Calibration: m.Calibration, Interval: m.Interval, ClassWeights: m.ClassWeights,
 		DirectPool: directPool(m), DirectFeatures: m.DirectDim(),
-		FileBytes: int64(modelfile.PreambleSize+hlen) + int64(rec.PayloadSize()) + 4,
+		FileBytes: rec.FileBytes(hlen),
 	}, nil
 }
 
@@ -122,15 +121,6 @@ func LoadInfo(path string) (Info, error) {
 		return Info{}, err
 	}
 	return in, nil
-}
-
-// infoLayers returns the node count per layer a header claims, nil for a
-// one-layer network.
-func infoLayers(r *modelrec.Model) []int {
-	if len(r.FileDeep) == 0 {
-		return nil
-	}
-	return append([]int{r.ExpectedNodes()}, r.FileDeep...)
 }
 
 // ParamsPerFilter returns the parameters of one filter of side k of a

@@ -81,14 +81,6 @@ func (m *Model) SecondWeights() []float32 {
 	return m.localNet().SecondWeights()
 }
 
-// secondFilters returns the filters of the second layer (0 without).
-func (m *Model) secondFilters() int {
-	if m.Local == nil || m.Local.Second == nil {
-		return 0
-	}
-	return m.Local.Second.Filters()
-}
-
 // SecondParamsPerFilter returns the parameters of one filter of the second
 // layer of local nodes, the bias excluded (0 without a second layer): 2
 // k2 + P for matrix learners, P k2^2 for vector ones, P being the planes

@@ -216,3 +216,27 @@ func (m *Model) FileLayers() []int {
 	}
 	return deep.Counts(m.Deep)
 }
+
+// LayerSizes returns the node count per layer a header claims (FileDeep
+// after the first layer's), nil for a one-layer network.
+func (m *Model) LayerSizes() []int {
+	if len(m.FileDeep) == 0 {
+		return nil
+	}
+	return append([]int{m.ExpectedNodes()}, m.FileDeep...)
+}
+
+// FileBytes returns the size of the model's file with a header of hlen
+// bytes: the preamble, the header, the payload, the 4-byte checksum.
+func (m *Model) FileBytes(hlen int) int64 {
+	return int64(modelfile.PreambleSize+hlen) + int64(m.PayloadSize()) + 4
+}
+
+// SecondFilters returns the filters the second layer of local nodes holds
+// (0 without).
+func (m *Model) SecondFilters() int {
+	if m.Local == nil || m.Local.Second == nil {
+		return 0
+	}
+	return m.Local.Second.Filters()
+}
