@@ -37,7 +37,9 @@ var checks = Checks{
 }
 
 // noAugment refuses any augmentation (the tests' headers have none).
-func noAugment(a *augment.Spec, rows, cols int) error { return fmt.Errorf("unexpected augmentation %v", *a) }
+func noAugment(a *augment.Spec, rows, cols int) error {
+	return fmt.Errorf("unexpected augmentation %v", *a)
+}
 
 // perNode returns the parameters per node of a learner (scn's newNodeMap).
 func perNode(k kind.Kind, rows, cols, chans int) int {
@@ -173,7 +175,9 @@ func TestExtended(t *testing.T) {
 		"probe":         func(h *modelfile.Header) { h.Budget = &modelfile.Budget{Probe: "local"} },
 		"choice direct": func(h *modelfile.Header) { h.Selection = &modelfile.Choice{Direct: true} },
 		"growth":        func(h *modelfile.Header) { h.Selection = &modelfile.Choice{Growth: "memory"} },
-		"curve row":     func(h *modelfile.Header) { h.Selection = &modelfile.Choice{Curve: [][]float64{{1, 0, 0, 0}, {2, 0, 0, 0, 1}}} },
+		"curve row": func(h *modelfile.Header) {
+			h.Selection = &modelfile.Choice{Curve: [][]float64{{1, 0, 0, 0}, {2, 0, 0, 0, 1}}}
+		},
 	} {
 		h := base()
 		set(h)
