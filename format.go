@@ -15,9 +15,12 @@ import (
 
 // The mapping between a Model and its file's record: the bytes, the
 // header's record types and the container's checks are package
-// internal/modelfile's (whose doc describes the format); what reads or
-// sets a Model, and what checks a header's claims against the model they
-// describe, is here and in format_*.go.
+// internal/modelfile's (whose doc describes the format); the model as
+// plain data, the checks of a header's claims against the model they
+// describe, the version decision and the payload's sections are
+// internal/modelrec's; what reads or sets a Model (rec, readHeader) and
+// the header fields only this package knows are here (the budget
+// record's in format_budget.go).
 
 // maxChannels bounds a model's (and a preprocessing record's) channels.
 const maxChannels = modelfile.MaxChannels
