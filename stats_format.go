@@ -30,9 +30,7 @@ func (s *Stats) WriteTo(w io.Writer) (int64, error) {
 }
 
 // Save writes the statistics to path atomically (as Model.Save).
-func (s *Stats) Save(path string) error {
-	return modelrec.Save(path, s)
-}
+func (s *Stats) Save(path string) error { return modelrec.Save(path, s) }
 
 // LoadStats reads a statistics file written by Stats.Save. The file's size
 // is checked against its header before the sums are allocated, and they
