@@ -25,8 +25,8 @@ import (
 // fit chose, and only the output weights are re-solved. Models of local
 // nodes (Config.Local) are summed over their pooled, standardised filter
 // outputs, and an augmented one's over each image's copies too, in the
-// same way (stats_local.go): random filters as random nodes, supervised
-// filters fixed.
+// same way (internal/modelrec's ForCopies says how): random filters as
+// random nodes, supervised filters fixed.
 type Stats struct {
 	// Recipe is the model whose hidden nodes the sums are of (its kind,
 	// activation, image shape, parameters, biases, configuration and
