@@ -27,7 +27,10 @@ type prefixedError struct {
 	err error
 }
 
+// Error returns the message with "scn: " once.
 func (e *prefixedError) Error() string { return e.msg }
+
+// Unwrap returns the error wrapped.
 func (e *prefixedError) Unwrap() error { return e.err }
 
 // Wrap returns "scn: what: err", with err's own "scn: " prefix dropped
