@@ -5,18 +5,22 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 
-	"github.com/scn2d/scn/internal/atomicfile"
-	"github.com/scn2d/scn/internal/deep"
+	"github.com/scn2d/scn/internal/augment"
+	"github.com/scn2d/scn/internal/classweight"
 	"github.com/scn2d/scn/internal/modelfile"
+	"github.com/scn2d/scn/internal/modelrec"
+	"github.com/scn2d/scn/internal/node"
 )
 
 // The mapping between a Model and its file's record: the bytes, the
 // header's record types and the container's checks are package
-// internal/modelfile's (whose doc describes the format); what reads or
-// sets a Model, and what checks a header's claims against the model they
-// describe, is here and in format_*.go.
+// internal/modelfile's (whose doc describes the format); the model as
+// plain data, the checks of a header's claims against the model they
+// describe, the version decision and the payload's sections are
+// internal/modelrec's; what reads or sets a Model (rec, readHeader) and
+// the header fields only this package knows are here (the budget
+// record's in format_budget.go).
 
 // maxChannels bounds a model's (and a preprocessing record's) channels.
 const maxChannels = modelfile.MaxChannels
@@ -70,29 +74,9 @@ func (m *Model) WriteTo(w io.Writer) (int64, error) {
 	if _, ok := m.Meta[legacyPreprocessKey]; ok {
 		return 0, fmt.Errorf("scn: metadata key %q is reserved for the preprocessing record of older files; set Model.Preprocessing", legacyPreprocessKey)
 	}
-	h := m.header()
-	return modelfile.Write(w, m.fileVersion(), &h, m.payloadSize(), func(b []byte) []byte {
-		b = modelfile.AppendFloat32s(b, m.Params)
-		b = modelfile.AppendFloat32s(b, m.Bias)
-		l1 := len(m.Bias)
-		b = modelfile.AppendFloat64s(b, m.Beta[:l1*m.M])
-		b = deep.Append(b, m.Deep, m.Beta, l1, m.M)
-		b = m.appendLocal(b)
-		return m.appendDirect(b)
-	})
-}
-
-// fileVersion returns the format version of the model's file: 3 for
-// models with an extension, else 1 for grey models, 2 for models of
-// several channels.
-func (m *Model) fileVersion() uint32 {
-	if m.extended() {
-		return modelfile.Version
-	}
-	if m.Chans() > 1 {
-		return modelfile.ColourVersion
-	}
-	return modelfile.GreyVersion
+	r := m.rec()
+	h := m.header(r)
+	return r.Write(w, &h)
 }
 
 // Save writes the model to path atomically: to a temporary file in the
@@ -105,31 +89,12 @@ func (m *Model) Save(path string) error {
 	if path == "" {
 		return errors.New("scn: save: empty file name")
 	}
-	err := atomicfile.Write(path, func(w io.Writer) error {
-		_, err := m.WriteTo(w)
-		return err
-	})
-	if err != nil {
-		return wrapErr("save "+path, err)
-	}
-	return nil
+	return modelrec.Save(path, m)
 }
-
-// prefixedError is an error whose message says "scn: " once: what wraps it
-// drops the "scn: " its message starts with.
-type prefixedError struct {
-	msg string
-	err error
-}
-
-func (e *prefixedError) Error() string { return e.msg }
-func (e *prefixedError) Unwrap() error { return e.err }
 
 // wrapErr returns "scn: what: err", with err's own "scn: " prefix dropped
-// from the message (it still wraps err).
-func wrapErr(what string, err error) error {
-	return &prefixedError{msg: "scn: " + what + ": " + strings.TrimPrefix(err.Error(), "scn: "), err: err}
-}
+// from the message (modelrec.Wrap).
+func wrapErr(what string, err error) error { return modelrec.Wrap(what, err) }
 
 // Load reads a model file written by Save.
 func Load(path string) (*Model, error) {
@@ -150,69 +115,34 @@ func Load(path string) (*Model, error) {
 // what a header claims.
 func Read(r io.Reader) (*Model, error) {
 	var raw bytes.Buffer
-	m, hlen, err := readHeader(r, &raw)
+	m, rec, hlen, err := readHeader(r, &raw)
 	if err != nil {
 		return nil, err
 	}
-	payload, err := modelfile.ReadPayload(r, &raw, hlen, m.payloadSize())
+	payload, err := modelfile.ReadPayload(r, &raw, hlen, rec.PayloadSize())
 	if err != nil {
 		return nil, err
 	}
-	m.decodeWeights(payload)
+	rec.Decode(payload)
+	m.Params, m.Bias, m.Beta, m.Deep = rec.Params, rec.Bias, rec.Beta, rec.Deep
 	if err := m.check(); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrFormat, err)
 	}
 	return m, nil
 }
 
-// readHeader reads the preamble and the header of a model file into raw and
-// returns the model they describe, without weights, and the header length.
-func readHeader(r io.Reader, raw *bytes.Buffer) (*Model, int, error) {
-	h, v, hlen, err := modelfile.ReadHeader(r, raw)
-	if err != nil {
-		return nil, 0, err
+// header describes the model of record r (m.rec()) for its file.
+func (m *Model) header(r *modelrec.Model) modelfile.Header {
+	c := m.Config
+	h := r.Header()
+	h.Config = modelfile.Config{
+		MaxNodes: c.MaxNodes, Tolerance: c.Tolerance, Candidates: c.Candidates,
+		Scales: c.Scales, Ratios: c.Ratios, Seed: c.Seed, Ridge: c.Ridge, Preset: c.Preset, StopAtRank: c.StopAtRank,
+		BlockSize: c.blockSize(), FieldMin: c.FieldMin, FieldMax: c.FieldMax,
+		Standardize: c.Standardize, Differences: c.Differences, Float32Gram: c.Float32Gram, BF16Gram: c.BF16Gram, Pairs: c.Pairs,
+		Robust: c.Robust, Layers: c.Layers, Redraw: c.Redraw, DirectLink: m.Direct != nil,
 	}
-	m, err := headerModel(h)
-	if err != nil {
-		return nil, 0, err
-	}
-	if err := calibModel(h, m, v); err != nil {
-		return nil, 0, err
-	}
-	switch {
-	case v == modelfile.Version && !m.extended():
-		return nil, 0, fmt.Errorf("%w: version %d file without any extension of that version", ErrFormat, v)
-	case v != modelfile.Version && m.extended():
-		return nil, 0, fmt.Errorf("%w: version %d file with an extension of version %d", ErrFormat, v, modelfile.Version)
-	}
-	return m, hlen, nil
-}
-
-// header describes the model for its file.
-func (m *Model) header() modelfile.Header {
-	c, s := m.Config, m.Summary
-	h := modelfile.Header{
-		Kind: m.Kind.String(), Activation: m.Activation.String(),
-		Rows: m.Rows, Cols: m.Cols, Channels: m.fileChannels(), Outputs: m.M, Nodes: len(m.Bias) + m.localOutputs(),
-		Classes: m.Classes, Deep: m.fileLayers(), Local: m.fileLocalOf(),
-		Config: modelfile.Config{
-			MaxNodes: c.MaxNodes, Tolerance: c.Tolerance, Candidates: c.Candidates,
-			Scales: c.Scales, Ratios: c.Ratios, Seed: c.Seed, Ridge: c.Ridge, Preset: c.Preset, StopAtRank: c.StopAtRank,
-			BlockSize: c.blockSize(), FieldMin: c.FieldMin, FieldMax: c.FieldMax,
-			Standardize: c.Standardize, Differences: c.Differences, Float32Gram: c.Float32Gram, BF16Gram: c.BF16Gram, Pairs: c.Pairs,
-			Robust: c.Robust, Layers: c.Layers, Redraw: c.Redraw, DirectLink: m.Direct != nil,
-		},
-		Summary: modelfile.Summary{
-			Samples: s.Samples, Stop: s.Stop.String(), TrainRMSE: s.TrainRMSE,
-			Tried: s.Tried, Rejected: s.Rejected,
-		},
-		Preprocessing: modelfile.Preprocessing(m.Preprocessing),
-		Meta:          m.Meta,
-		Selection:     toFileChoice(m.Selection),
-		Budget:        toFileBudget(m.Budget),
-		Direct:        m.fileDirect(),
-	}
-	m.calibHeader(&h)
+	h.Selection, h.Budget = toFileChoice(m.Selection), toFileBudget(m.Budget)
 	return h
 }
 
@@ -226,177 +156,99 @@ func (c Config) blockSize() int {
 	return 0
 }
 
-// fileChannels returns the header's channels: C for C > 1, else 0 (absent).
-func (m *Model) fileChannels() int {
-	if m.Chans() > 1 {
-		return m.Channels
+// readHeader reads the preamble and the header of a model file into raw,
+// checks the header's claims and returns the model they describe without
+// weights, its record (whose FileDeep holds the further layers' node
+// counts the header claims) and the header length (internal/modelrec's
+// FromHeader and Extensions check what the root does not know).
+func readHeader(rd io.Reader, raw *bytes.Buffer) (*Model, *modelrec.Model, int, error) {
+	h, v, hlen, err := modelfile.ReadHeader(rd, raw)
+	if err != nil {
+		return nil, nil, 0, err
 	}
-	return 0
-}
-
-// headerModel checks a header's claims and returns a model without weights.
-func headerModel(h *modelfile.Header) (*Model, error) {
 	kind, err := ParseKind(h.Kind)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrFormat, err)
+		return nil, nil, 0, fmt.Errorf("%w: %v", ErrFormat, err)
 	}
 	act, err := ParseActivation(h.Activation)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrFormat, err)
+		return nil, nil, 0, fmt.Errorf("%w: %v", ErrFormat, err)
 	}
-	if err := h.CheckSizes(); err != nil {
-		return nil, err
-	}
-	per := newNodeMap(kind.Input, h.Rows, h.Cols, h.Channels).Size()
-	if float64(h.Nodes)*float64(per+1+2*h.Outputs) > modelfile.MaxValues {
-		return nil, fmt.Errorf("%w: header claims %d nodes of %d x %d inputs and %d outputs, too large", ErrFormat, h.Nodes, h.Rows, h.Cols, h.Outputs)
-	}
-	deepNodes, err := h.CheckLayers()
+	r, err := modelrec.FromHeader(h, kind, node.Activation(act), newNodeMap(kind.Input, h.Rows, h.Cols, h.Channels).Size(), forImages)
 	if err != nil {
-		return nil, err
-	}
-	loc, err := localOf(h, kind)
-	if err != nil {
-		return nil, err
+		return nil, nil, 0, err
 	}
 	prep, meta := PreprocessRecord(h.Preprocessing), h.Meta
 	if err := prep.Validate(); err != nil {
-		return nil, fmt.Errorf("%w: preprocessing: %v", ErrFormat, err)
+		return nil, nil, 0, fmt.Errorf("%w: preprocessing: %v", ErrFormat, err)
 	}
 	if prep == (PreprocessRecord{}) {
 		if prep, meta, err = legacyPreprocessing(meta); err != nil {
-			return nil, err
+			return nil, nil, 0, err
 		}
 	} else if _, ok := meta[legacyPreprocessKey]; ok {
-		return nil, fmt.Errorf("%w: preprocessing recorded twice (header field and metadata key %q)", ErrFormat, legacyPreprocessKey)
-	}
-	var stop StopReason
-	for i, s := range stopNames {
-		if s == h.Summary.Stop {
-			stop = StopReason(i)
-		}
+		return nil, nil, 0, fmt.Errorf("%w: preprocessing recorded twice (header field and metadata key %q)", ErrFormat, legacyPreprocessKey)
 	}
 	sel, err := choiceOf(h.Selection)
 	if err != nil {
-		return nil, err
+		return nil, nil, 0, err
 	}
 	bud, err := budgetOf(h.Budget)
 	if err != nil {
-		return nil, err
+		return nil, nil, 0, err
 	}
-	direct, err := directOf(h)
-	if err != nil {
-		return nil, err
+	if err := r.Extensions(h, v, modelChecks); err != nil {
+		return nil, nil, 0, err
 	}
 	c := h.Config
-	return &Model{
-		Selection: sel, Budget: bud, Direct: direct,
+	m := &Model{
+		Selection: sel, Budget: bud, Direct: r.Direct, Calibration: r.Calibration, Interval: r.Interval, ClassWeights: r.ClassWeights,
 		Kind: kind, Activation: act, Rows: h.Rows, Cols: h.Cols, Channels: h.Channels, M: h.Outputs,
-		Classes: h.Classes, Meta: meta, Preprocessing: prep,
-		Params: make([]float32, 0), Bias: make([]float32, 0), Beta: make([]float64, 0),
+		Classes: h.Classes, Meta: meta, Preprocessing: prep, Params: r.Params, Bias: r.Bias, Beta: r.Beta,
 		Config: Config{
 			Kind: kind, MaxNodes: c.MaxNodes, Tolerance: c.Tolerance, Candidates: c.Candidates,
 			Scales: c.Scales, Ratios: c.Ratios, Activation: act, Seed: c.Seed, Ridge: c.Ridge, Preset: c.Preset, StopAtRank: c.StopAtRank,
 			BlockSize: c.BlockSize, FieldMin: c.FieldMin, FieldMax: c.FieldMax,
 			Standardize: c.Standardize, Differences: c.Differences, Float32Gram: c.Float32Gram, BF16Gram: c.BF16Gram, Pairs: c.Pairs,
-			Robust: c.Robust, Layers: c.Layers, Local: loc.CloneGeometry(), Redraw: c.Redraw, DirectLink: c.DirectLink,
-			Augment: augmentOrNil(h.Local),
+			Robust: c.Robust, Layers: c.Layers, Local: r.Local.CloneGeometry(), Redraw: c.Redraw, DirectLink: c.DirectLink,
+			Augment: (*Augment)(r.Augment),
 		},
-		fileDeep: h.Deep, Local: loc,
-		Summary: Summary{
-			Nodes: h.Nodes + deepNodes, Samples: h.Summary.Samples, Stop: stop, TrainRMSE: h.Summary.TrainRMSE,
-			Tried: h.Summary.Tried, Rejected: h.Summary.Rejected,
-		},
-	}, nil
+		Local: r.Local, Summary: r.Summary,
+	}
+	return m, r, hlen, nil
 }
 
-// payloadSize returns the bytes of the model's weights in a file.
-func (m *Model) payloadSize() int {
-	l := m.expectedNodes()
-	size := l*m.ParamsPerNode()*4 + l*4 + l*m.M*8
-	size += deep.FileBytes(m.fileLayers(), l, m.M)
-	return size + m.localPayload() + m.DirectDim()*m.M*8
-}
+// forImages is Augment.ForImages of an augmentation (modelrec's hook).
+func forImages(a *augment.Spec, rows, cols int) error { return (*Augment)(a).ForImages(rows, cols) }
 
-// expectedNodes returns the first layer's node count of a model, or the
-// header's claim for a model whose weights are not read yet.
-func (m *Model) expectedNodes() int {
-	if m.Local != nil {
-		return 0
-	}
-	if len(m.Bias) > 0 {
-		return len(m.Bias)
-	}
-	n := m.Summary.Nodes
-	for _, c := range m.fileDeep {
-		n -= c
-	}
-	return n
-}
+// modelChecks are the root's checks of a model's values (modelrec.Check).
+var modelChecks = modelrec.Checks{Finite: checkFinite, Calibration: checkCalibration}
 
-// fileLayers returns the further layers' node counts: the model's, or the
-// header's claim for a model whose weights are not read yet.
-func (m *Model) fileLayers() []int {
-	if len(m.Bias) == 0 {
-		return m.fileDeep
-	}
-	return deep.Counts(m.Deep)
-}
+// checkWeights reports whether w holds m finite class weights > 0
+// (classweight.Check).
+func checkWeights(w []float64, m int) error { return classweight.Check(w, m) }
 
-// decodeWeights fills Params, Bias and Beta from the payload b.
-func (m *Model) decodeWeights(b []byte) {
-	r := modelfile.NewPayloadReader(b)
-	l := m.expectedNodes()
-	m.Params = r.F32(l * m.ParamsPerNode())
-	m.Bias = r.F32(l)
-	total := l
-	for _, c := range m.fileDeep {
-		total += c
-	}
-	m.Beta = make([]float64, total*m.M)
-	r.F64(m.Beta[:l*m.M])
-	m.Deep = deep.Read(r, m.fileDeep, m.Beta, l, m.M)
-	m.decodeLocal(r.Rest())
-	m.fileDeep = nil
-	if m.Direct != nil {
-		m.Direct.Beta = make([]float64, m.DirectDim()*m.M)
-		r.F64(m.Direct.Beta)
+// rec returns the model as internal/modelrec's record (sharing its
+// slices).
+func (m *Model) rec() *modelrec.Model {
+	return &modelrec.Model{
+		Kind: m.Kind, Activation: node.Activation(m.Activation), ActivationName: m.Activation.String(),
+		Rows: m.Rows, Cols: m.Cols, Channels: m.Channels, M: m.M, Classes: m.Classes,
+		Params: m.Params, Bias: m.Bias, Beta: m.Beta, Deep: m.Deep, Local: m.Local,
+		Calibration: m.Calibration, Interval: m.Interval, ClassWeights: m.ClassWeights, Direct: m.Direct,
+		Summary: m.Summary, Meta: m.Meta, Preprocessing: modelfile.Preprocessing(m.Preprocessing),
+		PerNode: m.ParamsPerNode(), Augment: (*augment.Spec)(m.Config.Augment), Seed: m.Config.Seed,
 	}
 }
 
 // check reports whether the model's slices agree with its shapes and hold
 // finite numbers.
 func (m *Model) check() error {
-	l := len(m.Bias)
 	if err := m.checkDeep(); err != nil {
 		return err
 	}
 	if err := m.checkDirect(); err != nil {
 		return err
 	}
-	switch {
-	case !m.Kind.Valid():
-		return fmt.Errorf("scn: model of unknown kind %+v", m.Kind)
-	case m.Rows < 1 || m.Cols < 1 || m.M < 1:
-		return fmt.Errorf("scn: model shapes %d x %d -> %d", m.Rows, m.Cols, m.M)
-	case m.Channels < 0 || m.Channels > maxChannels:
-		return fmt.Errorf("scn: model of %d channels, want 0 ... %d", m.Channels, maxChannels)
-	case len(m.Params) != l*m.ParamsPerNode() || len(m.Beta) != m.Nodes()*m.M:
-		return fmt.Errorf("scn: model holds %d parameters and %d output weights for %d nodes", len(m.Params), len(m.Beta), m.Nodes())
-	case l == 0 && m.Local == nil && m.Direct == nil:
-		return fmt.Errorf("scn: model has no nodes")
-	}
-	if err := m.checkLocal(); err != nil {
-		return err
-	}
-	if !finite32(m.Params) {
-		return fmt.Errorf("scn: model has a non-finite hidden parameter")
-	}
-	if !finite32(m.Bias) {
-		return fmt.Errorf("scn: model has a non-finite bias")
-	}
-	if err := m.checkCalib(); err != nil {
-		return err
-	}
-	return checkFinite(m.Beta, "output weight")
+	return m.rec().Check(modelChecks)
 }

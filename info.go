@@ -70,7 +70,7 @@ func (in Info) Chans() int { return max(in.Channels, 1) }
 // links' D x M weights.
 func (in Info) ParamCount() int {
 	if in.Local != nil {
-		return in.localParamCount()
+		return mapsOf(in.Kind.Input, 0).ParamCountOf(in.Local, in.LocalFilters, in.SecondFilters, in.Nodes, in.M, in.Rows, in.Cols, in.Chans())
 	}
 	if len(in.Layers) == 0 {
 		return in.Nodes*(in.ParamsPerNode()+1+in.M) + in.DirectFeatures*in.M
@@ -87,19 +87,19 @@ func (in Info) IsClassifier() bool { return in.Classes != nil }
 // which only Read can do.
 func ReadInfo(r io.Reader) (Info, error) {
 	var raw bytes.Buffer
-	m, hlen, err := readHeader(r, &raw)
+	m, rec, hlen, err := readHeader(r, &raw)
 	if err != nil {
 		return Info{}, err
 	}
 	return Info{
 		Kind: m.Kind, Activation: m.Activation, Rows: m.Rows, Cols: m.Cols, Channels: m.Channels, M: m.M,
-		Nodes: m.Summary.Nodes, Classes: m.Classes, Layers: infoLayers(m),
+		Nodes: m.Summary.Nodes, Classes: m.Classes, Layers: rec.LayerSizes(),
 		Config: m.Config, Summary: m.Summary, Preprocessing: m.Preprocessing, Meta: m.Meta,
 		Selection: m.Selection, Budget: m.Budget, HeaderBytes: hlen,
-		Local: m.Local.CloneGeometry(), LocalFilters: m.localFilters(), SecondFilters: m.secondFilters(),
+		Local: m.Local.CloneGeometry(), LocalFilters: m.Local.Filters(), SecondFilters: rec.SecondFilters(),
 		Calibration: m.Calibration, Interval: m.Interval, ClassWeights: m.ClassWeights,
 		DirectPool: directPool(m), DirectFeatures: m.DirectDim(),
-		FileBytes: int64(modelfile.PreambleSize+hlen) + int64(m.payloadSize()) + 4,
+		FileBytes: rec.FileBytes(hlen),
 	}, nil
 }
 
@@ -117,21 +117,13 @@ func LoadInfo(path string) (Info, error) {
 	if err != nil {
 		return Info{}, fmt.Errorf("scn: load info %s: %w", path, err)
 	}
-	st, err := f.Stat()
-	if err != nil {
-		return Info{}, fmt.Errorf("scn: load info %s: %w", path, err)
-	}
-	if st.Size() != in.FileBytes {
-		return Info{}, fmt.Errorf("scn: load info %s: %w: the file is %d bytes, its header describes %d", path, ErrFormat, st.Size(), in.FileBytes)
+	if err := modelfile.CheckSize(f, path, "load info", in.FileBytes); err != nil {
+		return Info{}, err
 	}
 	return in, nil
 }
 
-// infoLayers returns the node count per layer a header claims, nil for a
-// one-layer network.
-func infoLayers(m *Model) []int {
-	if len(m.fileDeep) == 0 {
-		return nil
-	}
-	return append([]int{m.expectedNodes()}, m.fileDeep...)
-}
+// ParamsPerFilter returns the parameters of one filter of side k of a
+// local model, the bias excluded: 2k (+ C) for matrix learners, C k^2 for
+// vector ones.
+func (in Info) ParamsPerFilter(k int) int { return filterMap(in.Kind.Input, k, in.Chans()).Size() }

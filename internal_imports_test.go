@@ -52,6 +52,10 @@ var internalImports = map[string][]string{
 	// The file formats' bytes (the standard library only).
 	"modelfile": nil,
 	"statsfile": {"internal/bigmem"},
+	// The mapping of a model as plain data to its file and back, the
+	// checks of a model and of statistics' recipes.
+	"modelrec": {"internal/augment", "internal/calib", "internal/classweight", "internal/deep", "internal/direct", "internal/drive",
+		"internal/kind", "internal/localnet", "internal/lsq", "internal/modelfile", "internal/node", "internal/statsfile", "internal/suffstats", "internal/atomicfile"},
 
 	// Sufficient statistics' arithmetic and the online learner's state.
 	"suffstats": {"internal/lsq", "internal/bigmem", "internal/memest", "internal/score", "internal/statsfile", "gonum.org/v1/gonum"},

@@ -44,9 +44,6 @@ var layerOf = map[string]int{
 	"node_map.go":  layerNode,
 
 	"format.go":        layerResult,
-	"format_local.go":  layerResult,
-	"format_calib.go":  layerResult,
-	"format_direct.go": layerResult,
 	"calibrate.go":     layerResult,
 	"calib_metrics.go": layerResult,
 	"classweight.go":   layerWorkflow,
@@ -110,7 +107,6 @@ var layerOf = map[string]int{
 	"format_budget.go":  layerResult,
 	"stop.go":           layerBase,
 	"augment_config.go": layerBase,
-	"format_augment.go": layerResult,
 	"shape.go":          layerBase,
 	"estimate.go":       layerWorkflow,
 	"estimate_stats.go": layerWorkflow,

@@ -70,10 +70,6 @@ type Model struct {
 	// Direct holds the direct links from the input to the outputs
 	// (Config.DirectLink; see direct.go), nil for the paper's networks.
 	Direct *DirectLink
-
-	// fileDeep is the further layers' node counts a file header claims,
-	// until the weights are read.
-	fileDeep []int
 }
 
 // Nodes returns the number of hidden nodes L, every layer's.

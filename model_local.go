@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/scn2d/scn/internal/local"
 	"github.com/scn2d/scn/internal/localnet"
 	"github.com/scn2d/scn/internal/node"
 )
@@ -34,15 +33,6 @@ func (m *Model) localNet() localnet.Net {
 // separable u v^T (x w) or the 1D learners' full weights.
 func filterMap(in InputMap, k, chans int) nodeMap { return mapsOf(in, 0).FilterMap(k, chans) }
 
-// localLayers returns the banks ready to apply to the model's images.
-func (m *Model) localLayers() []*local.Layer { return m.localNet().Layers() }
-
-// localFeatures writes the standardised pooled outputs of the n images x
-// (row i at out[i*l:]) for the model's banks.
-func (m *Model) localFeatures(layers []*local.Layer, x []float32, n int, out []float32) error {
-	return m.localNet().Features(layers, x, n, out)
-}
-
 // localOutputs returns the pooled outputs of a local model, 0 for others.
 func (m *Model) localOutputs() int {
 	if m.Local == nil {
@@ -60,9 +50,6 @@ func (m *Model) localParamCount() int {
 	return m.Local.ParamCount(m.M)
 }
 
-// localBatch is the images per pass of a local model's prediction.
-const localBatch = localnet.Batch
-
 // predictLocal returns the outputs of a local model on x (checked).
 func (m *Model) predictLocal(x Images) ([]float64, error) {
 	return m.localNet().Predict(x.Pix, x.Len(), m.Beta, m.M)
@@ -72,18 +59,6 @@ func (m *Model) predictLocal(x Images) ([]float64, error) {
 // images as Model.hidden does (L x rows, node-major).
 func (m *Model) hiddenLocal(x Images, f func(lo, rows int, h []float32)) {
 	m.localNet().Hidden(x.Pix, x.Len(), f)
-}
-
-// checkLocal reports whether a local model's banks agree with its shapes
-// and hold finite numbers.
-func (m *Model) checkLocal() error {
-	if m.Local == nil {
-		return nil
-	}
-	if len(m.Params) != 0 || len(m.Bias) != 0 || len(m.Deep) != 0 {
-		return fmt.Errorf("scn: a model of local nodes holds global nodes too")
-	}
-	return m.localNet().Check()
 }
 
 // LocalWeights returns the full weights of bank i of a local model, F x C
@@ -106,29 +81,12 @@ func (m *Model) SecondWeights() []float32 {
 	return m.localNet().SecondWeights()
 }
 
-// secondFilters returns the filters of the second layer (0 without).
-func (m *Model) secondFilters() int {
-	if m.Local == nil || m.Local.Second == nil {
-		return 0
-	}
-	return m.Local.Second.Filters()
-}
-
 // SecondParamsPerFilter returns the parameters of one filter of the second
 // layer of local nodes, the bias excluded (0 without a second layer): 2
 // k2 + P for matrix learners, P k2^2 for vector ones, P being the planes
 // it reads (the first layer's maps).
 func (in Info) SecondParamsPerFilter() int {
-	if in.Local == nil || in.Local.Second == nil {
-		return 0
-	}
-	p := localnet.PlanesOf(in.Local, in.Rows, in.Cols)
-	return filterMap(in.Kind.Input, in.Local.Second.Size, p.Chans).Size()
-}
-
-// secondParamCount returns the second layer's parameters and biases.
-func (in Info) secondParamCount() int {
-	return in.SecondFilters * (in.SecondParamsPerFilter() + 1)
+	return mapsOf(in.Kind.Input, 0).SecondPerFilter(in.Local, in.Rows, in.Cols)
 }
 
 // ErrLocal is wrapped by the errors of what models of local nodes do not

@@ -5,7 +5,9 @@ import (
 	"math"
 	"slices"
 
+	"github.com/scn2d/scn/internal/direct"
 	"github.com/scn2d/scn/internal/lsq"
+	"github.com/scn2d/scn/internal/modelrec"
 	"github.com/scn2d/scn/internal/statsfile"
 	"github.com/scn2d/scn/internal/suffstats"
 )
@@ -23,8 +25,8 @@ import (
 // fit chose, and only the output weights are re-solved. Models of local
 // nodes (Config.Local) are summed over their pooled, standardised filter
 // outputs, and an augmented one's over each image's copies too, in the
-// same way (stats_local.go): random filters as random nodes, supervised
-// filters fixed.
+// same way (internal/modelrec's ForCopies says how): random filters as
+// random nodes, supervised filters fixed.
 type Stats struct {
 	// Recipe is the model whose hidden nodes the sums are of (its kind,
 	// activation, image shape, parameters, biases, configuration and
@@ -74,8 +76,7 @@ func (m *Model) StatsFrom(p Problem, first int) (*Stats, error) {
 
 // sums returns the statistics of p for m's hidden nodes, G only if withG
 // (nil otherwise); if keep, also the float64 hidden outputs of the
-// images, one chunk of suffstats.Chunk images (node-major, L x Chunk, the
-// last one partly filled) after another.
+// images (modelrec.Sums).
 func (m *Model) sums(p Problem, first int, withG, keep bool) (*Stats, []lsq.Chunk, error) {
 	if m.IsDeep() {
 		return nil, nil, fmt.Errorf("%w: sufficient statistics (the recipe holds one layer)", ErrDeep)
@@ -86,32 +87,10 @@ func (m *Model) sums(p Problem, first int, withG, keep bool) (*Stats, []lsq.Chun
 	if err := m.checkInput(p.X); err != nil {
 		return nil, nil, err
 	}
-	lh := m.Nodes()
-	l, mm, n := lh+m.DirectDim(), p.M, p.X.Len()
-	var fd []float64 // direct features, D x take
-	s := suffstats.NewSums(l, mm, n, m.augmentRows(), p.T, p.Classes, withG)
-	// The hidden outputs of suffstats.Chunk images at a time (node-major,
-	// float64) and their targets (output-major), then the float64 products
-	// G += H_c^T H_c (its lower triangle), H^T T += H_c^T T_c and
-	// T^T T += T_c^T T_c (lsq.ChunkSums): a chunk of 2048 images keeps G's
-	// traffic small beside the products.
-	sw := m.imageWeights(p) // nil: every image weighs 1
-	cs := lsq.NewChunkSums(l, mm, min(n, suffstats.Chunk), s.G, s.HT, s.TT, nil, keep)
-	direct := func(at, take int) []float64 {
-		fd = grow(fd, (l-lh)*take)
-		directFeatures(p.X, m.Direct.Pool, at, take, fd)
-		return fd
-	}
-	herr := m.forStatsRows(lh, p.X, first, func(lo, rows int, hb []float32) {
-		suffstats.AddRows(cs, lh, lo, rows, hb, p.T, sw, direct)
-	})
-	if herr != nil {
-		return nil, nil, herr
-	}
-	cs.Flush()
-	kept := cs.Kept()
-	if withG {
-		lsq.Symmetrize(s.G, l)
+	rows := func(lh int, f func(lo, rows int, hb []float32)) error { return m.forStatsRows(lh, p.X, first, f) }
+	s, kept, err := m.rec().Sums(direct.Images(p.X), p.X.Len(), p.T, p.M, p.Classes, m.imageWeights(p), withG, keep, rows)
+	if err != nil {
+		return nil, nil, err
 	}
 	return statsOf(m.recipe(), s), kept, nil
 }
@@ -131,34 +110,9 @@ func (m *Model) recipe() *Model {
 // L + D (see direct.go).
 func (s *Stats) Nodes() int { return s.Recipe.Nodes() + s.Recipe.DirectDim() }
 
-// sameRecipe reports the first field in which two recipes differ.
-func sameRecipe(a, b *Model) error {
-	switch {
-	case (a.Local == nil) != (b.Local == nil):
-		return sameLocal(a, b)
-	case a.Kind != b.Kind:
-		return fmt.Errorf("%w: kind %v and %v", ErrStats, a.Kind, b.Kind)
-	case a.Activation != b.Activation:
-		return fmt.Errorf("%w: activation %v and %v", ErrStats, a.Activation, b.Activation)
-	case a.Rows != b.Rows || a.Cols != b.Cols:
-		return fmt.Errorf("%w: image size %d x %d and %d x %d", ErrStats, a.Rows, a.Cols, b.Rows, b.Cols)
-	case a.Chans() != b.Chans():
-		return fmt.Errorf("%w: channels %d and %d", ErrStats, a.Chans(), b.Chans())
-	case a.Nodes() != b.Nodes():
-		return fmt.Errorf("%w: %d and %d hidden nodes", ErrStats, a.Nodes(), b.Nodes())
-	case directPool(a) != directPool(b):
-		return fmt.Errorf("%w: direct links pooled by %d and %d (0: none)", ErrStats, directPool(a), directPool(b))
-	case !slices.Equal(a.Params, b.Params):
-		return fmt.Errorf("%w: the hidden nodes' parameters differ (statistics of another model's nodes)", ErrStats)
-	case !slices.Equal(a.Bias, b.Bias):
-		return fmt.Errorf("%w: the hidden nodes' biases differ (statistics of another model's nodes)", ErrStats)
-	case a.Preprocessing != b.Preprocessing:
-		return fmt.Errorf("%w: preprocessing %+v and %+v", ErrStats, a.Preprocessing, b.Preprocessing)
-	case !sameClassWeights(a, b):
-		return fmt.Errorf("%w: class weights %v and %v (statistics weighted differently)", ErrStats, a.ClassWeights, b.ClassWeights)
-	}
-	return sameLocal(a, b)
-}
+// sameRecipe reports the first field in which two recipes differ
+// (modelrec.SameRecipe).
+func sameRecipe(a, b *Model) error { return modelrec.SameRecipe(a.rec(), b.rec()) }
 
 // view returns the sums of s (sharing its values).
 func (s *Stats) view() *suffstats.Sums {

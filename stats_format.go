@@ -4,9 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 
-	"github.com/scn2d/scn/internal/atomicfile"
+	"github.com/scn2d/scn/internal/modelrec"
 	"github.com/scn2d/scn/internal/statsfile"
 	"github.com/scn2d/scn/internal/suffstats"
 )
@@ -31,15 +30,7 @@ func (s *Stats) WriteTo(w io.Writer) (int64, error) {
 }
 
 // Save writes the statistics to path atomically (as Model.Save).
-func (s *Stats) Save(path string) error {
-	if err := atomicfile.Write(path, func(w io.Writer) error {
-		_, err := s.WriteTo(w)
-		return err
-	}); err != nil {
-		return wrapErr("save "+path, err)
-	}
-	return nil
-}
+func (s *Stats) Save(path string) error { return modelrec.Save(path, s) }
 
 // LoadStats reads a statistics file written by Stats.Save. The file's size
 // is checked against its header before the sums are allocated, and they
@@ -56,19 +47,11 @@ func LoadStats(path string) (*Stats, error) { return loadStats(path, false) }
 func OpenStats(path string) (*Stats, error) { return loadStats(path, true) }
 
 func loadStats(path string, lazy bool) (*Stats, error) {
-	f, err := os.Open(path)
+	f, size, skip, err := statsfile.Open(path, lazy)
 	if err != nil {
-		return nil, fmt.Errorf("scn: load statistics: %w", err)
+		return nil, err
 	}
 	defer f.Close()
-	size := int64(-1)
-	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
-		size = fi.Size()
-	}
-	var skip *statsfile.GramAt
-	if lazy && size >= 0 {
-		skip = &statsfile.GramAt{Path: path, Size: size}
-	}
 	s, err := readStats(f, size, skip)
 	if err != nil {
 		return nil, wrapErr(path, err)

@@ -22,6 +22,3 @@ const (
 	// finishing work no longer fitting in the time left.
 	BudgetSpent = drive.BudgetSpent
 )
-
-// stopNames are the reasons' descriptions, by StopReason.
-var stopNames = drive.StopNames

@@ -19,3 +19,17 @@ func Open(path, what string) (*os.File, error) {
 	}
 	return f, nil
 }
+
+// CheckSize reports whether the model file f at path has the size its
+// header describes (want bytes); its errors start "scn: what path" and
+// wrap ErrFormat for a file of another size.
+func CheckSize(f *os.File, path, what string, want int64) error {
+	st, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("scn: %s %s: %w", what, path, err)
+	}
+	if st.Size() != want {
+		return fmt.Errorf("scn: %s %s: %w: the file is %d bytes, its header describes %d", what, path, ErrFormat, st.Size(), want)
+	}
+	return nil
+}
