@@ -54,7 +54,7 @@ var internalImports = map[string][]string{
 	"statsfile": {"internal/bigmem"},
 
 	// Sufficient statistics' arithmetic and the online learner's state.
-	"suffstats": {"internal/lsq", "internal/bigmem", "internal/memest", "internal/score", "internal/statsfile", "gonum.org/v1/gonum"},
+	"suffstats": {"internal/cfgerr", "internal/lsq", "internal/bigmem", "internal/memest", "internal/score", "internal/statsfile", "gonum.org/v1/gonum"},
 	// The learners' vocabulary (the standard library only).
 	"kind": nil,
 
