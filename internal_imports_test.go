@@ -62,6 +62,10 @@ var internalImports = map[string][]string{
 	// batches, block steps, one-pass outputs, pair scoring, streamed sums).
 	"drive": {"internal/linalg", "internal/lsq", "internal/node", "internal/par", "gonum.org/v1/gonum"},
 
+	// What streamed fits decide and sum over plain data (the specs, the
+	// shards' shape, the first pass).
+	"streamfit": {"internal/cfgerr", "internal/drive", "internal/local"},
+
 	// The data sets the tests share (the standard library only).
 	"fixtures": nil,
 }
