@@ -96,11 +96,8 @@ func (a *StatsSum) Stats() (*Stats, error) {
 // (StatsSum, Stats.Merge, Stats.Solve); GrowUpdate does both at once on
 // images held in memory.
 func (m *Model) GrowNodes(ctx context.Context, p Problem, k int) (*Model, error) {
-	if err := m.refuseLocal("growing on a residual"); err != nil {
+	if err := m.refuseGrow(); err != nil {
 		return nil, err
-	}
-	if m.Kind.Choice != Supervised {
-		return nil, fmt.Errorf("%w: %s draws its nodes at random: grow it by a fit of more nodes, not on a residual", ErrConfig, m.Kind)
 	}
 	r, err := m.growResidual(p)
 	if err != nil {

@@ -2,7 +2,6 @@ package scn
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/scn2d/scn/internal/cfgerr"
 	"github.com/scn2d/scn/internal/suffstats"
@@ -68,42 +67,30 @@ func NewOnline(m *Model, st *Stats, forget float64) (*Online, error) {
 	if m.IsDeep() {
 		return nil, fmt.Errorf("%w: online learning needs the statistics of one hidden layer", ErrDeep)
 	}
-	if !(forget > 0 && forget <= 1) {
-		return nil, fmt.Errorf("%w: forgetting factor %v, want a value in (0, 1]", ErrConfig, forget)
+	if err := suffstats.CheckForget(forget); err != nil {
+		return nil, err
 	}
 	if err := sameRecipe(st.Recipe, m); err != nil {
 		return nil, err
 	}
-	if st.M != m.M {
-		return nil, fmt.Errorf("%w: statistics of %d outputs for a model of %d", ErrStats, st.M, m.M)
+	reorder, err := suffstats.MatchOutputs(st.M, m.M, st.Classes, m.Classes, m.IsClassifier())
+	if err != nil {
+		return nil, err
 	}
-	if m.IsClassifier() {
-		if len(st.Classes) != len(m.Classes) {
-			return nil, fmt.Errorf("%w: statistics of classes %q for a model of classes %q", ErrStats, st.Classes, m.Classes)
+	if reorder {
+		if st, err = st.WithClasses(m.Classes); err != nil {
+			return nil, err
 		}
-		if !slices.Equal(st.Classes, m.Classes) {
-			s2, err := st.WithClasses(m.Classes)
-			if err != nil {
-				return nil, err
-			}
-			st = s2
-		}
-	} else if st.Classes != nil {
-		return nil, fmt.Errorf("%w: classification statistics for a regression model", ErrStats)
 	}
 	if _, err := st.gram(); err != nil {
 		return nil, err
 	}
-	if len(m.Beta) != m.Nodes()*m.M {
-		return nil, fmt.Errorf("%w: the model has %d output weights, want %d x %d", ErrStats, len(m.Beta), m.Nodes(), m.M)
-	}
 	v := st.view()
-	lr, err := suffstats.NewLearner(v, m.Config.Ridge, forget)
+	c, err := suffstats.StartOnline(v, m.Config.Ridge, forget, m, onlineHost{st.Recipe, m}, m.Beta, m.Nodes())
 	st.Factor = v.Factor // nil when the learner holds it whole
 	if err != nil {
 		return nil, err
 	}
-	c := &suffstats.Online[*Model]{L: lr, Model: m, Host: onlineHost{st.Recipe, m}}
 	return &Online{c: c, recipe: st.Recipe}, nil
 }
 

@@ -45,26 +45,13 @@ type problemSource struct {
 }
 
 func (s problemSource) Shards(ctx context.Context, f func(Shard) error) error {
-	n, d, m := s.p.X.Len(), s.p.X.Dim(), s.p.M
-	for lo, k := 0, 0; lo < n; k++ {
-		size := 1
-		if len(s.sizes) > 0 {
-			size = max(1, s.sizes[min(k, len(s.sizes)-1)])
-		}
-		hi := min(n, lo+size)
-		if err := ctx.Err(); err != nil {
-			return err
-		}
+	d, m := s.p.X.Dim(), s.p.M
+	return streamfit.Cut(ctx, s.p.X.Len(), s.sizes, func(k, lo, hi int) error {
 		x := s.p.X
 		x.Pix = x.Pix[lo*d : hi*d]
-		sh := Shard{Name: fmt.Sprintf("shard %d (images %d to %d)", k, lo, hi-1),
-			Problem: Problem{X: x, T: s.p.T[lo*m : hi*m], M: m, Classes: s.p.Classes}}
-		if err := f(sh); err != nil {
-			return err
-		}
-		lo = hi
-	}
-	return nil
+		return f(Shard{Name: fmt.Sprintf("shard %d (images %d to %d)", k, lo, hi-1),
+			Problem: Problem{X: x, T: s.p.T[lo*m : hi*m], M: m, Classes: s.p.Classes}})
+	})
 }
 
 // StreamFits reports whether FitStream can fit c, and if not, why.
@@ -230,28 +217,22 @@ func (bb *blockBuilder) accumulateStream(ctx context.Context, nd *drawnNodes, hi
 	return drive.AccumulateRows(bb.rowsFunc(ctx), bb.eng, nd.Blocks, bb.scan.n, hidden)
 }
 
-// rowsFunc is streamRows as internal/drive reads a stream: f is given the
-// row shard's images (bb.x's during the call).
+// rowsFunc reads the stream once as internal/drive reads it: f is given
+// its images cut into the row shards of lsq.ShardRows images a fit in
+// memory makes, in order, whatever the sizes of the source's shards (the
+// row shard's r images in bb.x during the call, tc its targets by output:
+// m rows of r). Each source shard is checked against the first pass
+// (checkShard), and the images counted; ctx is checked after each row
+// shard.
 func (bb *blockBuilder) rowsFunc(ctx context.Context) drive.RowsFunc {
 	return func(f func(pix []float32, r int, tc []float64) error) error {
-		return bb.streamRows(ctx, func(r int, tc []float64) error { return f(bb.x.Pix, r, tc) })
+		return streamRowsOf(ctx, bb.stream, bb.scan, bb.scan.n, &bb.x, func(r int, tc []float64) error { return f(bb.x.Pix, r, tc) })
 	}
 }
 
-// streamRows reads the stream once and calls f with its images cut into
-// the row shards of lsq.ShardRows images a fit in memory makes, in order,
-// whatever the sizes of the source's shards: during the call bb.x holds
-// the row shard's r images (image 0 its first) and tc its targets by
-// output (m rows of r). Each source shard is checked against the first
-// pass (checkShard), and the images counted; ctx is checked after each
-// row shard.
-func (bb *blockBuilder) streamRows(ctx context.Context, f func(r int, tc []float64) error) error {
-	return streamRowsOf(ctx, bb.stream, bb.scan, bb.scan.n, &bb.x, f)
-}
-
-// streamRowsOf is streamRows on the source src of n images, each shard
-// checked against sc, the row shard's images set in *x during f (and x
-// restored after).
+// streamRowsOf reads the source src of n images as rowsFunc does, each
+// shard checked against sc, the row shard's images set in *x during f
+// (and x restored after).
 func streamRowsOf(ctx context.Context, src Source, sc *streamScan, n int, x *Images, f func(r int, tc []float64) error) error {
 	head := *x
 	defer func() { *x = head }()

@@ -1,6 +1,7 @@
 package streamfit
 
 import (
+	"context"
 	"slices"
 
 	"github.com/scn2d/scn/internal/cfgerr"
@@ -127,4 +128,25 @@ func ScanLocal(shards Shards) (sc *Scan, mean, sd []float64, err error) {
 	}
 	mean, sd = mo.Result()
 	return sc, mean, sd, nil
+}
+
+// Cut cuts n images into shards of the given sizes in turn (the last size
+// repeated to the end; none: shards of 1 image), calling f with the k-th
+// shard's images [lo, hi) in order; ctx is checked before each shard.
+func Cut(ctx context.Context, n int, sizes []int, f func(k, lo, hi int) error) error {
+	for lo, k := 0, 0; lo < n; k++ {
+		size := 1
+		if len(sizes) > 0 {
+			size = max(1, sizes[min(k, len(sizes)-1)])
+		}
+		hi := min(n, lo+size)
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := f(k, lo, hi); err != nil {
+			return err
+		}
+		lo = hi
+	}
+	return nil
 }

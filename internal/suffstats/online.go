@@ -2,6 +2,7 @@ package suffstats
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 
 	"github.com/scn2d/scn/internal/cfgerr"
@@ -194,4 +195,45 @@ func (o *Online[M]) Release(f *Frozen[M]) {
 	}
 	o.L.Release(f.Fo.L)
 	f.Fo = nil
+}
+
+// CheckForget refuses a forgetting factor outside (0, 1].
+func CheckForget(forget float64) error {
+	if !(forget > 0 && forget <= 1) {
+		return fmt.Errorf("%w: forgetting factor %v, want a value in (0, 1]", cfgerr.ErrConfig, forget)
+	}
+	return nil
+}
+
+// MatchOutputs checks statistics of m outputs and classes (nil: a
+// regression's) against a model's (mm outputs, its classes, classifier:
+// whether it is one): it reports whether the statistics' classes must be
+// put in the model's order, or why they do not fit (ErrStats).
+func MatchOutputs(m, mm int, classes, mclasses []string, classifier bool) (reorder bool, err error) {
+	if m != mm {
+		return false, fmt.Errorf("%w: statistics of %d outputs for a model of %d", ErrStats, m, mm)
+	}
+	if !classifier {
+		if classes != nil {
+			return false, fmt.Errorf("%w: classification statistics for a regression model", ErrStats)
+		}
+		return false, nil
+	}
+	if len(classes) != len(mclasses) {
+		return false, fmt.Errorf("%w: statistics of classes %q for a model of classes %q", ErrStats, classes, mclasses)
+	}
+	return !slices.Equal(classes, mclasses), nil
+}
+
+// StartOnline starts the online learner of s (NewLearner) for the model
+// of the output weights beta of l nodes, made by host.
+func StartOnline[M any](s *Sums, ridge, forget float64, model M, host Host[M], beta []float64, l int) (*Online[M], error) {
+	if len(beta) != l*s.M {
+		return nil, fmt.Errorf("%w: the model has %d output weights, want %d x %d", ErrStats, len(beta), l, s.M)
+	}
+	lr, err := NewLearner(s, ridge, forget)
+	if err != nil {
+		return nil, err
+	}
+	return &Online[M]{L: lr, Model: model, Host: host}, nil
 }
