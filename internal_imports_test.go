@@ -64,7 +64,7 @@ var internalImports = map[string][]string{
 
 	// What streamed fits decide and sum over plain data (the specs, the
 	// shards' shape, the first pass).
-	"streamfit": {"internal/cfgerr", "internal/drive", "internal/local"},
+	"streamfit": {"internal/cfgerr", "internal/drive", "internal/local", "internal/localnet"},
 
 	// The data sets the tests share (the standard library only).
 	"fixtures": nil,

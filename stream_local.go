@@ -19,14 +19,16 @@ import (
 var errLocalSelectStream = fmt.Errorf("%w: model selection of local nodes is not streamed (it scores held-out images in memory): fit them streamed without selection, or select in memory", ErrConfig)
 
 // fitLocalStream is FitStream for a local random learner (c checked): the
-// first pass here, the whitening's pass, the draws, the further passes
-// and the solve internal/localnet's (Fit.Stream).
+// first pass, the whitening's pass and the solve are internal/streamfit's
+// (ScanLocal, FitLocal), the draws and the further passes
+// internal/localnet's (Fit.Stream); the model is made here.
 func (c Config) fitLocalStream(ctx context.Context, src Source, progress func(Step)) (*Model, error) {
 	start := time.Now()
-	sc, mean, sd, channels, err := c.scanLocalStream(ctx, src)
+	s, mean, sd, err := streamfit.ScanLocal(shardsOf(ctx, src))
 	if err != nil {
-		return nil, err
+		return nil, asDataErr(err)
 	}
+	sc, channels := scanOf(s), s.Channels
 	g := c.Local.Clone()
 	if err := g.ForImages(sc.rows, sc.cols, sc.chans); err != nil {
 		return nil, err
@@ -36,20 +38,9 @@ func (c Config) fitLocalStream(ctx context.Context, src Source, progress func(St
 		x := Images{Rows: sc.rows, Cols: sc.cols, Channels: channels}
 		return streamRowsOf(ctx, src, sc, sc.n, &x, func(r int, tc []float64) error { return fn(x.Pix, r, tc) })
 	}
-	var whitening []*patchWhitening
-	if g.Whiten {
-		t0 := time.Now()
-		if whitening, err = localnet.StreamWhitening(pass, sc.n, sc.rows, sc.cols, sc.chans, g, mean, sd, c.Seed); err != nil {
-			return nil, err
-		}
-		lf.Prof.Draw += time.Since(t0)
-	}
-	res, err := lf.Stream(pass, sc.tt, whitening, c.Float32Gram || c.BF16Gram, c.BF16Gram)
-	if short, ok := localnet.IsShortStream(err); ok {
-		return nil, fmt.Errorf("%w: %v", ErrData, short)
-	}
+	res, err := streamfit.FitLocal(lf, pass, s, g, mean, sd, c.Seed, c.Float32Gram || c.BF16Gram, c.BF16Gram)
 	if err != nil {
-		return nil, err
+		return nil, asDataErr(err)
 	}
 	cfg := c
 	cfg.Local = g
@@ -77,16 +68,6 @@ func (c Config) fitLocalStream(ctx context.Context, src Source, progress func(St
 		}
 	}
 	return m, nil
-}
-
-// scanLocalStream is the first pass of a streamed local fit
-// (streamfit.ScanLocal); channels is the images' Channels field.
-func (c Config) scanLocalStream(ctx context.Context, src Source) (sc *streamScan, mean, sd []float64, channels int, err error) {
-	s, mean, sd, err := streamfit.ScanLocal(shardsOf(ctx, src))
-	if err != nil {
-		return nil, nil, nil, 0, asDataErr(err)
-	}
-	return scanOf(s), mean, sd, s.Channels, nil
 }
 
 // localStreamBytes is EstimateStreamMemoryC for local nodes (internal/memest's

@@ -4,15 +4,16 @@
 // (Spec: Fits, Passes), the shape every shard of a stream must share and
 // its check (Shape.Check), and the first pass of a streamed fit (Scan: the
 // counts, T_q^T T_q, the mean image and the first images; ScanLocal: the
-// local fits' planes' moments). The passes after the first are
-// internal/drive's (global nodes) and internal/localnet's (local nodes).
+// local fits' planes' moments), and a streamed local fit's passes after
+// the first (FitLocal: the whitening's pass, then internal/localnet's
+// Fit.Stream). A global fit's passes after the first are internal/drive's.
 //
 // It takes shards as float32 image rows with their shape and float64
 // targets (Shard, Shards), never the root package's Source, Problem,
 // Config or Model; errors about the data are cfgerr.DataError values (the
 // root wraps them in scn.ErrData), about the configuration they wrap
 // cfgerr.ErrConfig. It may import the standard library, internal/cfgerr,
-// internal/drive and internal/local only; never the root package scn or
+// internal/drive, internal/local and internal/localnet only; never the root package scn or
 // any package above it.
 //
 // # Out-of-core fits
