@@ -177,10 +177,6 @@ func (o *Online) Snapshot() (*Model, *Stats) {
 	return o.c.Model, statsOf(o.recipe, o.c.L.Snapshot())
 }
 
-// refactor sets the preconditioner to the Cholesky factor of the current
-// G + ridge I (suffstats.Learner.Refactor).
-func (o *Online) refactor() error { return o.c.L.Refactor() }
-
 // asDataErr wraps an internal package's error about the data
 // (cfgerr.DataError) in ErrData, with the same message; other errors (and
 // nil) it returns as they are.

@@ -30,7 +30,7 @@ func TestOnlineFactorReuse(t *testing.T) {
 	if err := o.Add(b); err != nil {
 		t.Fatal(err)
 	}
-	if err := o.refactor(); err != nil {
+	if err := o.c.L.Refactor(); err != nil {
 		t.Fatal(err)
 	}
 	l := o.c.L.S.L
@@ -55,7 +55,7 @@ func TestOnlineFactorReuse(t *testing.T) {
 	want := slices.Clone(suffstats.Values(first))
 
 	// Snapshot above handed the first factor out: never written again.
-	if err := o.refactor(); err != nil {
+	if err := o.c.L.Refactor(); err != nil {
 		t.Fatal(err)
 	}
 	second := o.c.L.Fac
@@ -69,14 +69,14 @@ func TestOnlineFactorReuse(t *testing.T) {
 	for i := range suffstats.Values(o.c.L.Fac) {
 		suffstats.Values(o.c.L.Fac)[i] = math.NaN()
 	}
-	if err := o.refactor(); err != nil {
+	if err := o.c.L.Refactor(); err != nil {
 		t.Fatal(err)
 	}
 	if o.c.L.SpareFactor() == nil || &o.c.L.SpareFactor()[0] != &suffstats.Values(second)[0] {
 		t.Fatal("the replaced factor's values were not kept for the next refactor")
 	}
 	third := o.c.L.Fac
-	if err := o.refactor(); err != nil {
+	if err := o.c.L.Refactor(); err != nil {
 		t.Fatal(err)
 	}
 	if &suffstats.Values(o.c.L.Fac)[0] != &suffstats.Values(second)[0] || !slices.Equal(suffstats.Values(o.c.L.Fac), want) {
