@@ -3,7 +3,6 @@ package scn
 import (
 	"fmt"
 
-	"github.com/scn2d/scn/internal/cfgerr"
 	"github.com/scn2d/scn/internal/suffstats"
 )
 
@@ -175,14 +174,4 @@ func (o *Online) AddClasses(names ...string) error { return asDataErr(o.c.AddCla
 // model of the statistics' images.
 func (o *Online) Snapshot() (*Model, *Stats) {
 	return o.c.Model, statsOf(o.recipe, o.c.L.Snapshot())
-}
-
-// asDataErr wraps an internal package's error about the data
-// (cfgerr.DataError) in ErrData, with the same message; other errors (and
-// nil) it returns as they are.
-func asDataErr(err error) error {
-	if _, ok := err.(cfgerr.DataError); ok {
-		return fmt.Errorf("%w: %v", ErrData, err)
-	}
-	return err
 }

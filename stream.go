@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/scn2d/scn/internal/cfgerr"
 	"github.com/scn2d/scn/internal/drive"
 	"github.com/scn2d/scn/internal/lsq"
 	"github.com/scn2d/scn/internal/streamfit"
@@ -251,4 +252,14 @@ func streamRowsOf(ctx context.Context, src Source, sc *streamScan, n int, x *Ima
 		x.Pix = pix
 		return f(r, tc)
 	})
+}
+
+// asDataErr wraps an internal package's error about the data
+// (cfgerr.DataError) in ErrData, with the same message; other errors (and
+// nil) it returns as they are.
+func asDataErr(err error) error {
+	if _, ok := err.(cfgerr.DataError); ok {
+		return fmt.Errorf("%w: %v", ErrData, err)
+	}
+	return err
 }
