@@ -10,37 +10,16 @@ import (
 )
 
 // Streamed supervised fits (FitStream for SCN and 2DSCN): the essay, the
-// pass's sums and the loop are internal/drive's (stream.go: StreamPass;
-// blockrun.go: RunStreamSupervised); this file holds the block builder's
-// steps those call.
+// pass's sums and the loop are internal/drive's (StreamPass,
+// RunStreamSupervised); here, the block builder's steps those call.
 
 // streamSums are the sums of one pass of a streamed supervised fit
 // (drive.StreamSums).
 type streamSums = drive.StreamSums
 
-// streamPass reads the stream once (see above, and drive.StreamPass): the
-// residual of the first resL nodes at output weights beta (resL x m; none
-// if resL = 0), and the sums of the k candidates in bb.cw, bb.cb against
-// it and against every node so far (nd: bb.params and bb.bias). With pair
-// candidates (pd not nil) the candidates' sums against the residual are
-// taken from their pair products, their Gram sums from their exact outputs
-// (their weights in bb.cw, as exactColumns computes them).
-func (bb *blockBuilder) streamPass(ctx context.Context, nd *drawnNodes, resL int, beta []float64, k int, pd *pairDraw) (*streamSums, error) {
-	rows := bb.rowsFunc(ctx)
-	hidden := func(r, l int, hs []float32) { bb.hidden(nd, 0, r, 0, l, hs) }
-	return drive.StreamPass(rows, bb.eng, node.Activation(bb.cfg.Activation), driveImages(bb.x), bb.scan.n, bb.m, bb.d, bb.nodes(), k,
-		resL, beta, bb.cw, bb.cb, pd, hidden, &bb.prof)
-}
-
-// addSummed adds the candidates order (indices into the pass's K
-// candidates) as one block from the pass's sums (drive.AddSummed).
-func (bb *blockBuilder) addSummed(s *streamSums, k int, order []int) (ok []bool) {
-	return drive.AddSummed(bb.eng, bb.m, s, k, order)
-}
-
-// runStreamSupervised is run for a streamed supervised fit (see the top of
-// this file): the same block steps, candidates, choices and stops, one
-// pass over the stream per step (drive.RunStreamSupervised).
+// runStreamSupervised is run for a streamed supervised fit: the same
+// block steps, candidates, choices and stops, one pass over the stream
+// per step (drive.RunStreamSupervised).
 func (bb *blockBuilder) runStreamSupervised(ctx context.Context, progress func(Step)) (StopReason, error) {
 	return drive.RunStreamSupervised(ctx, bb.spec(), streamOps{blockOps{bb}, &drawnNodes{}}, progress)
 }
@@ -56,40 +35,48 @@ func (o streamOps) DrawParams(k int, lambda float64) { o.bb.drawParams(k, lambda
 func (o streamOps) StreamPairs(ctx context.Context, side int, lambda float64) (*pairDraw, error) {
 	return o.bb.streamPairs(ctx, side, lambda)
 }
+
+// Pass reads the stream once (drive.StreamPass): the residual of the
+// first resL nodes at output weights beta (resL x m; none if resL = 0),
+// and the sums of the k candidates in bb.cw, bb.cb against it and
+// against every node so far. With pair candidates (pd not nil) the
+// candidates' sums against the residual are taken from their pair
+// products, their Gram sums from their exact outputs (their weights in
+// bb.cw, as exactColumns computes them).
 func (o streamOps) Pass(ctx context.Context, resL int, beta []float64, k int, pd *pairDraw) (*streamSums, error) {
-	o.nd.Params, o.nd.Bias = o.bb.params, o.bb.bias
-	return o.bb.streamPass(ctx, o.nd, resL, beta, k, pd)
+	bb, nd := o.bb, o.nd
+	nd.Params, nd.Bias = bb.params, bb.bias
+	hidden := func(r, l int, hs []float32) { bb.hidden(nd, 0, r, 0, l, hs) }
+	return drive.StreamPass(bb.rowsFunc(ctx), bb.eng, node.Activation(bb.cfg.Activation), driveImages(bb.x), bb.scan.n, bb.m, bb.d, bb.nodes(), k,
+		resL, beta, bb.cw, bb.cb, pd, hidden, &bb.prof)
 }
 func (o streamOps) SetNorms(ee []float64) {
 	o.bb.ee = ee
 	o.bb.rss = floats.Sum(ee)
 }
 func (o streamOps) AddSummed(s *streamSums, k int, order []int) []bool {
-	return o.bb.addSummed(s, k, order)
+	return drive.AddSummed(o.bb.eng, o.bb.m, s, k, order)
 }
 func (o streamOps) Solve() (int, []float64, error) {
 	beta, err := o.bb.eng.Solve(o.bb.eng.L, o.bb.cfg.Ridge)
 	return o.bb.eng.L, beta, err
 }
+
+// RecordAt records steps (a block's) with the current training RMSE, as
+// run records them after updateResidual; it returns record's answer.
 func (o streamOps) RecordAt(steps []Step, progress func(Step)) bool {
-	return o.bb.recordAt(steps, progress)
+	if len(steps) == 0 {
+		return false
+	}
+	rmse := o.bb.rmse()
+	for i := range steps {
+		steps[i].RMSE = rmse
+	}
+	return o.bb.record(steps, progress)
 }
 func (o streamOps) AddCounts(tried, rejected int) {
 	o.bb.tried += tried
 	o.bb.reject += rejected
-}
-
-// recordAt records steps (a block's) with the current training RMSE, as
-// run records them after updateResidual; it returns record's answer.
-func (bb *blockBuilder) recordAt(steps []Step, progress func(Step)) bool {
-	if len(steps) == 0 {
-		return false
-	}
-	rmse := bb.rmse()
-	for i := range steps {
-		steps[i].RMSE = rmse
-	}
-	return bb.record(steps, progress)
 }
 
 // streamPairs draws side x side pair candidates at scale lambda as

@@ -26,11 +26,8 @@ import (
 // all the images for its nodes, Model.Stats and Stats.Solve). Only the
 // supervised learners grow this way.
 func (m *Model) Grow(ctx context.Context, x Images, r []float64, k int, seed uint64) (*Model, error) {
-	if err := m.refuseLocal("growing on a residual"); err != nil {
+	if err := m.refuseGrow(); err != nil {
 		return nil, err
-	}
-	if m.Kind.Choice != Supervised {
-		return nil, fmt.Errorf("%w: %s draws its nodes at random: grow it by a fit of more nodes, not on a residual", ErrConfig, m.Kind)
 	}
 	if k < 1 {
 		return nil, fmt.Errorf("%w: grow by %d nodes", ErrConfig, k)
@@ -62,4 +59,16 @@ func (m *Model) Grow(ctx context.Context, x Images, r []float64, k int, seed uin
 	out.Selection, out.Budget = nil, nil
 	out.Summary = Summary{Nodes: out.Nodes(), Stop: g.Summary.Stop}
 	return &out, nil
+}
+
+// refuseGrow refuses to grow m on a residual: local nodes, and learners
+// that draw their nodes at random.
+func (m *Model) refuseGrow() error {
+	if err := m.refuseLocal("growing on a residual"); err != nil {
+		return err
+	}
+	if m.Kind.Choice != Supervised {
+		return fmt.Errorf("%w: %s draws its nodes at random: grow it by a fit of more nodes, not on a residual", ErrConfig, m.Kind)
+	}
+	return nil
 }

@@ -3,7 +3,6 @@ package scn
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"github.com/scn2d/scn/internal/suffstats"
 )
@@ -64,28 +63,21 @@ func (a *StatsSum) Add(p Problem) error {
 	if err := a.m.checkInput(p.X); err != nil {
 		return err
 	}
-	s := a.b.S
-	if p.M != s.M || (p.Classes != nil && !slices.Equal(p.Classes, s.Classes)) {
-		return fmt.Errorf("%w: images of %d targets (classes %q) for statistics of %d (%q)", ErrData, p.M, p.Classes, s.M, s.Classes)
+	if err := asDataErr(a.b.Check(p.M, p.Classes, p.X.Len())); err != nil {
+		return err
 	}
-	k := p.X.Len()
-	if a.b.Seen+k > a.b.N {
-		return fmt.Errorf("%w: %d images beyond the %d the statistics were started for", ErrData, a.b.Seen+k-a.b.N, a.b.N)
-	}
-	a.b.Add(p.X.Pix, p.T, k)
+	a.b.Add(p.X.Pix, p.T, p.X.Len())
 	return nil
 }
 
 // Stats returns the statistics of the images added, which must be the n
 // the sum was started for; the sum takes no more images after.
 func (a *StatsSum) Stats() (*Stats, error) {
-	if a.b.Done() {
-		return nil, fmt.Errorf("%w: Stats called twice", ErrStats)
+	sums, err := a.b.End()
+	if err != nil {
+		return nil, asDataErr(err)
 	}
-	if a.b.Seen != a.b.N {
-		return nil, fmt.Errorf("%w: statistics of %d images, started for %d", ErrData, a.b.Seen, a.b.N)
-	}
-	return statsOf(a.r, a.b.Sums()), nil
+	return statsOf(a.r, sums), nil
 }
 
 // GrowNodes returns m with up to k supervised nodes added, chosen as
@@ -96,11 +88,8 @@ func (a *StatsSum) Stats() (*Stats, error) {
 // (StatsSum, Stats.Merge, Stats.Solve); GrowUpdate does both at once on
 // images held in memory.
 func (m *Model) GrowNodes(ctx context.Context, p Problem, k int) (*Model, error) {
-	if err := m.refuseLocal("growing on a residual"); err != nil {
+	if err := m.refuseGrow(); err != nil {
 		return nil, err
-	}
-	if m.Kind.Choice != Supervised {
-		return nil, fmt.Errorf("%w: %s draws its nodes at random: grow it by a fit of more nodes, not on a residual", ErrConfig, m.Kind)
 	}
 	r, err := m.growResidual(p)
 	if err != nil {

@@ -24,20 +24,13 @@ import (
 // metadata and preprocessing. Only the supervised learners grow, and not
 // models of local nodes.
 func (m *Model) GrowUpdate(ctx context.Context, oldStats *Stats, old, p Problem, k int) (*Model, *Stats, error) {
-	if err := m.refuseLocal("growing on a residual"); err != nil {
+	if err := m.refuseGrow(); err != nil {
 		return nil, nil, err
-	}
-	if m.Kind.Choice != Supervised {
-		return nil, nil, fmt.Errorf("%w: %s draws its nodes at random: grow it by a fit of more nodes, not on a residual", ErrConfig, m.Kind)
 	}
 	if err := oldStats.CheckImages(old); err != nil {
 		return nil, nil, err
 	}
-	r, err := m.growResidual(p)
-	if err != nil {
-		return nil, nil, err
-	}
-	g, err := m.Grow(ctx, p.X, r, k, m.Config.Seed+1)
+	g, err := m.GrowNodes(ctx, p, k)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -58,13 +58,17 @@ var internalImports = map[string][]string{
 		"internal/kind", "internal/localnet", "internal/lsq", "internal/modelfile", "internal/node", "internal/statsfile", "internal/suffstats", "internal/atomicfile"},
 
 	// Sufficient statistics' arithmetic and the online learner's state.
-	"suffstats": {"internal/lsq", "internal/bigmem", "internal/memest", "internal/score", "internal/statsfile", "gonum.org/v1/gonum"},
+	"suffstats": {"internal/cfgerr", "internal/lsq", "internal/bigmem", "internal/memest", "internal/score", "internal/statsfile", "gonum.org/v1/gonum"},
 	// The learners' vocabulary (the standard library only).
 	"kind": nil,
 
 	// The fit drivers' mechanism over plain data (steps, candidate
 	// batches, block steps, one-pass outputs, pair scoring, streamed sums).
 	"drive": {"internal/linalg", "internal/lsq", "internal/node", "internal/par", "gonum.org/v1/gonum"},
+
+	// What streamed fits decide and sum over plain data (the specs, the
+	// shards' shape, the first pass).
+	"streamfit": {"internal/cfgerr", "internal/drive", "internal/local", "internal/localnet"},
 
 	// The data sets the tests share (the standard library only).
 	"fixtures": nil,

@@ -2,7 +2,6 @@ package scn
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/scn2d/scn/internal/suffstats"
 )
@@ -36,11 +35,24 @@ import (
 // new values, never changed afterwards, and can be used by any number of
 // goroutines while Online learns.
 type Online struct {
-	lr     *suffstats.Learner // the sums, the factor, the solve's state
-	recipe *Model             // the statistics' recipe: the hidden rows
-	base   *Model             // the model Online started from: metadata and preprocessing
-	model  *Model             // the model of the current weights
+	c      *suffstats.Online[*Model] // the learner (the sums, the factor, the solve's state) and the current model
+	recipe *Model                    // the statistics' recipe: the hidden rows
 }
+
+// onlineHost makes an Online's models (suffstats.Host): the recipe's
+// nodes, the base model's metadata and preprocessing.
+type onlineHost struct{ recipe, base *Model }
+
+func (h onlineHost) ModelOf(s *suffstats.Sums, beta []float64, rmse float64) *Model {
+	nm := statsOf(h.recipe, s).model(beta, h.base.Config.Ridge, rmse)
+	nm.Meta, nm.Preprocessing = h.base.Meta, h.base.Preprocessing
+	nm.Summary.Stop = h.base.Summary.Stop
+	return nm
+}
+func (h onlineHost) Exact(s *suffstats.Sums) (*Model, error) { return statsOf(h.recipe, s).Solve(0) }
+func (onlineHost) Beta(m *Model) []float64                   { return m.Beta }
+func (onlineHost) RMSE(m *Model) float64                     { return m.Summary.TrainRMSE }
+func (onlineHost) SetSamples(m *Model, n int)                { m.Summary.Samples = n }
 
 // NewOnline starts online learning for m from st, the statistics of m's
 // nodes (over its training images, or those of an earlier Online's
@@ -54,63 +66,52 @@ func NewOnline(m *Model, st *Stats, forget float64) (*Online, error) {
 	if m.IsDeep() {
 		return nil, fmt.Errorf("%w: online learning needs the statistics of one hidden layer", ErrDeep)
 	}
-	if !(forget > 0 && forget <= 1) {
-		return nil, fmt.Errorf("%w: forgetting factor %v, want a value in (0, 1]", ErrConfig, forget)
+	if err := suffstats.CheckForget(forget); err != nil {
+		return nil, err
 	}
 	if err := sameRecipe(st.Recipe, m); err != nil {
 		return nil, err
 	}
-	if st.M != m.M {
-		return nil, fmt.Errorf("%w: statistics of %d outputs for a model of %d", ErrStats, st.M, m.M)
+	reorder, err := suffstats.MatchOutputs(st.M, m.M, st.Classes, m.Classes, m.IsClassifier())
+	if err != nil {
+		return nil, err
 	}
-	if m.IsClassifier() {
-		if len(st.Classes) != len(m.Classes) {
-			return nil, fmt.Errorf("%w: statistics of classes %q for a model of classes %q", ErrStats, st.Classes, m.Classes)
+	if reorder {
+		if st, err = st.WithClasses(m.Classes); err != nil {
+			return nil, err
 		}
-		if !slices.Equal(st.Classes, m.Classes) {
-			s2, err := st.WithClasses(m.Classes)
-			if err != nil {
-				return nil, err
-			}
-			st = s2
-		}
-	} else if st.Classes != nil {
-		return nil, fmt.Errorf("%w: classification statistics for a regression model", ErrStats)
 	}
 	if _, err := st.gram(); err != nil {
 		return nil, err
 	}
-	if len(m.Beta) != m.Nodes()*m.M {
-		return nil, fmt.Errorf("%w: the model has %d output weights, want %d x %d", ErrStats, len(m.Beta), m.Nodes(), m.M)
-	}
 	v := st.view()
-	lr, err := suffstats.NewLearner(v, m.Config.Ridge, forget)
+	c, err := suffstats.StartOnline(v, m.Config.Ridge, forget, m, onlineHost{st.Recipe, m}, m.Beta, m.Nodes())
 	st.Factor = v.Factor // nil when the learner holds it whole
 	if err != nil {
 		return nil, err
 	}
-	return &Online{lr: lr, recipe: st.Recipe, base: m, model: m}, nil
+	return &Online{c: c, recipe: st.Recipe}, nil
 }
 
 // Model returns the model of the current output weights.
-func (o *Online) Model() *Model { return o.model }
+func (o *Online) Model() *Model { return o.c.Model }
 
 // Images returns the number of images the statistics hold (those the
 // model was trained on and those learnt since).
-func (o *Online) Images() int { return o.lr.S.N / o.recipe.augmentRows() }
+func (o *Online) Images() int { return o.c.L.S.N / o.recipe.augmentRows() }
 
 // Learnt returns the number of images Learn took.
-func (o *Online) Learnt() int { return o.lr.Learnt }
+func (o *Online) Learnt() int { return o.c.L.Learnt }
 
 // Forget returns the forgetting factor per image.
-func (o *Online) Forget() float64 { return o.lr.Forget }
+func (o *Online) Forget() float64 { return o.c.L.Forget }
 
 // Classes returns the model's classes (nil for a regression).
-func (o *Online) Classes() []string { return o.lr.S.Classes }
+func (o *Online) Classes() []string { return o.c.L.S.Classes }
 
 // SolveSteps returns the conjugate gradient steps of the last solve, -1
 // if it was solved directly (a factor formed).
-func (o *Online) SolveSteps() int { return o.lr.Steps }
+func (o *Online) SolveSteps() int { return o.c.L.Steps }
 
 // Learn adds the images of p (targets in the model's outputs: p.Classes,
 // if given, must be the model's classes in order, see AddClasses) and
@@ -134,71 +135,36 @@ func (o *Online) Add(p Problem) error {
 	if err := p.check(); err != nil {
 		return err
 	}
-	if err := o.model.checkInput(p.X); err != nil {
+	if err := o.c.Model.checkInput(p.X); err != nil {
 		return err
 	}
-	st := o.lr.S
-	if p.M != st.M {
-		return fmt.Errorf("%w: %d targets per image for a model of %d outputs", ErrData, p.M, st.M)
-	}
-	if st.Classes != nil && p.Classes != nil && !slices.Equal(p.Classes, st.Classes) {
-		return fmt.Errorf("%w: classes %q, the model's are %q (AddClasses first)", ErrData, p.Classes, st.Classes)
-	}
-	if p.X.Len() == 0 {
-		return nil
-	}
-	if err := o.recipe.checkStatsRows(p.X); err != nil {
+	if err := asDataErr(o.c.Check(p.M, p.Classes)); err != nil || p.X.Len() == 0 {
 		return err
 	}
-	o.accumulate(p)
-	o.lr.Learnt += p.X.Len()
-	o.lr.Unsolved += p.X.Len()
+	r := o.recipe
+	if err := r.checkStatsRows(p.X); err != nil {
+		return err
+	}
+	o.c.Add(p.X.Len(), p.T, r.augmentRows(), func(f func(lo, rows int, hb []float32)) error {
+		return r.forStatsRows(r.Nodes(), p.X, 0, f)
+	})
 	return nil
 }
 
 // Unsolved returns the number of images added since the last solve: those
 // the statistics hold and the model does not yet.
-func (o *Online) Unsolved() int { return o.lr.Unsolved }
+func (o *Online) Unsolved() int { return o.c.L.Unsolved }
 
 // Solve solves the output weights of the statistics, if images were added
 // since the last solve, and returns the model of the current weights (a
 // new value when it solved). After a failed solve the sums keep the
 // images, and the next Solve tries again.
-func (o *Online) Solve() (*Model, error) {
-	if o.lr.Unsolved == 0 {
-		return o.model, nil
-	}
-	m, err := o.solve()
-	if err != nil {
-		return nil, err
-	}
-	o.lr.Unsolved = 0
-	return m, nil
-}
+func (o *Online) Solve() (*Model, error) { return o.c.Solve() }
 
 // AddClasses adds classes to a classification model's outputs (after its
 // own): the images learnt so far are no example of them, so their output
 // weights are zero until images of them are learnt.
-func (o *Online) AddClasses(names ...string) error {
-	if o.lr.S.Classes == nil {
-		return fmt.Errorf("%w: a regression model has no classes", ErrData)
-	}
-	all := slices.Clone(o.lr.S.Classes)
-	for _, c := range names {
-		if slices.Contains(all, c) {
-			return fmt.Errorf("%w: class %q is the model's already", ErrData, c)
-		}
-		all = append(all, c)
-	}
-	st, err := o.lr.S.WithClasses(all)
-	if err != nil {
-		return err
-	}
-	beta := suffstats.Widen(o.model.Beta, st.L, o.lr.S.M, len(all))
-	o.lr.S = st
-	o.model = o.modelOf(beta, o.model.Summary.TrainRMSE)
-	return nil
-}
+func (o *Online) AddClasses(names ...string) error { return asDataErr(o.c.AddClasses(names)) }
 
 // Snapshot returns the current model and a copy of the statistics (G
 // whole and exactly symmetric, with the preconditioning factor: a stale
@@ -207,55 +173,5 @@ func (o *Online) AddClasses(names ...string) error {
 // last solve: with images added since (Unsolved > 0), Solve first for a
 // model of the statistics' images.
 func (o *Online) Snapshot() (*Model, *Stats) {
-	return o.model, statsOf(o.recipe, o.lr.Snapshot())
+	return o.c.Model, statsOf(o.recipe, o.c.L.Snapshot())
 }
-
-// stats returns the current statistics (sharing the learner's sums).
-func (o *Online) stats() *Stats { return statsOf(o.recipe, o.lr.S) }
-
-// accumulate adds the weighted sums of p to the statistics
-// (suffstats.Learner.Accumulate, of the recipe's rows).
-func (o *Online) accumulate(p Problem) {
-	r := o.recipe
-	err := o.lr.Accumulate(p.X.Len(), p.T, r.augmentRows(), func(f func(lo, rows int, hb []float32)) error {
-		return r.forStatsRows(r.Nodes(), p.X, 0, f)
-	})
-	if err != nil {
-		panic(err) // Add checked the images (checkStatsRows)
-	}
-}
-
-// solve solves the output weights of the current sums and makes their
-// model the current one.
-func (o *Online) solve() (*Model, error) {
-	if o.lr.Ridge == 0 {
-		// The pseudo-inverse of G (Stats.Solve): on a symmetric copy.
-		_, s := o.Snapshot()
-		nm, err := s.Solve(0)
-		if err != nil {
-			return nil, err
-		}
-		o.lr.Steps = -1
-		o.model = o.modelOf(nm.Beta, nm.Summary.TrainRMSE)
-		return o.model, nil
-	}
-	beta, err := o.lr.Solve(slices.Clone(o.model.Beta))
-	if err != nil {
-		return nil, err
-	}
-	o.model = o.modelOf(beta, o.lr.S.NearRMSE(beta, o.lr.Ridge))
-	return o.model, nil
-}
-
-// modelOf returns the model of output weights beta for the current
-// statistics, with the base model's metadata and preprocessing.
-func (o *Online) modelOf(beta []float64, rmse float64) *Model {
-	nm := o.stats().model(beta, o.lr.Ridge, rmse)
-	nm.Meta, nm.Preprocessing = o.base.Meta, o.base.Preprocessing
-	nm.Summary.Stop = o.base.Summary.Stop
-	return nm
-}
-
-// refactor sets the preconditioner to the Cholesky factor of the current
-// G + ridge I (suffstats.Learner.Refactor).
-func (o *Online) refactor() error { return o.lr.Refactor() }

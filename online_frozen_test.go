@@ -83,7 +83,7 @@ func TestOnlineFrozenSolve(t *testing.T) {
 			t.Error("a frozen solve committed twice")
 		}
 		// Released, the copy of G is the next frozen solve's.
-		g := fz.fo.lr.S.G
+		g := fz.f.Fo.L.S.G
 		o.Release(fz)
 		if st, _ := fz.Stats(); st != nil || fz.StatImages() != 700 {
 			t.Error("a released frozen solve still gives its statistics")
@@ -92,8 +92,8 @@ func TestOnlineFrozenSolve(t *testing.T) {
 			t.Error("a released frozen solve committed")
 		}
 		fz2 := o.Freeze()
-		if &fz2.fo.lr.S.G[0] != &g[0] || fz2.Images() != 200 || fz2.StatImages() != 900 {
-			t.Errorf("the next freeze: a new copy of G %v, %d images to solve, %d in the statistics", &fz2.fo.lr.S.G[0] != &g[0], fz2.Images(), fz2.StatImages())
+		if &fz2.f.Fo.L.S.G[0] != &g[0] || fz2.Images() != 200 || fz2.StatImages() != 900 {
+			t.Errorf("the next freeze: a new copy of G %v, %d images to solve, %d in the statistics", &fz2.f.Fo.L.S.G[0] != &g[0], fz2.Images(), fz2.StatImages())
 		}
 		if _, err := fz2.Solve(); err != nil {
 			t.Fatal(err)

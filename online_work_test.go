@@ -30,15 +30,15 @@ func TestOnlineFactorReuse(t *testing.T) {
 	if err := o.Add(b); err != nil {
 		t.Fatal(err)
 	}
-	if err := o.refactor(); err != nil {
+	if err := o.c.L.Refactor(); err != nil {
 		t.Fatal(err)
 	}
-	l := o.lr.S.L
+	l := o.c.L.S.L
 	_, ref := o.Snapshot() // symmetric G of the same sums
 	if err := ref.Factorize(c.Ridge); err != nil {
 		t.Fatal(err)
 	}
-	first := o.lr.Fac
+	first := o.c.L.Fac
 	if !suffstats.IsWhole(first) || len(suffstats.Values(first)) != l*l {
 		t.Fatalf("a factor of %d values (full %v), want the %d of an L x L array", len(suffstats.Values(first)), suffstats.IsWhole(first), l*l)
 	}
@@ -55,46 +55,46 @@ func TestOnlineFactorReuse(t *testing.T) {
 	want := slices.Clone(suffstats.Values(first))
 
 	// Snapshot above handed the first factor out: never written again.
-	if err := o.refactor(); err != nil {
+	if err := o.c.L.Refactor(); err != nil {
 		t.Fatal(err)
 	}
-	second := o.lr.Fac
-	if &suffstats.Values(second)[0] == &suffstats.Values(first)[0] || !slices.Equal(suffstats.Values(first), want) || o.lr.SpareFactor() != nil {
+	second := o.c.L.Fac
+	if &suffstats.Values(second)[0] == &suffstats.Values(first)[0] || !slices.Equal(suffstats.Values(first), want) || o.c.L.SpareFactor() != nil {
 		t.Fatal("a refactor reused a factor Snapshot handed out")
 	}
 	if !slices.Equal(suffstats.Values(second), want) {
 		t.Fatal("the same sums gave another factor")
 	}
 	// A factor no one else holds is reused at once, whatever it held.
-	for i := range suffstats.Values(o.lr.Fac) {
-		suffstats.Values(o.lr.Fac)[i] = math.NaN()
+	for i := range suffstats.Values(o.c.L.Fac) {
+		suffstats.Values(o.c.L.Fac)[i] = math.NaN()
 	}
-	if err := o.refactor(); err != nil {
+	if err := o.c.L.Refactor(); err != nil {
 		t.Fatal(err)
 	}
-	if o.lr.SpareFactor() == nil || &o.lr.SpareFactor()[0] != &suffstats.Values(second)[0] {
+	if o.c.L.SpareFactor() == nil || &o.c.L.SpareFactor()[0] != &suffstats.Values(second)[0] {
 		t.Fatal("the replaced factor's values were not kept for the next refactor")
 	}
-	third := o.lr.Fac
-	if err := o.refactor(); err != nil {
+	third := o.c.L.Fac
+	if err := o.c.L.Refactor(); err != nil {
 		t.Fatal(err)
 	}
-	if &suffstats.Values(o.lr.Fac)[0] != &suffstats.Values(second)[0] || !slices.Equal(suffstats.Values(o.lr.Fac), want) {
+	if &suffstats.Values(o.c.L.Fac)[0] != &suffstats.Values(second)[0] || !slices.Equal(suffstats.Values(o.c.L.Fac), want) {
 		t.Fatal("refactor did not form its factor, the same bits, in the values of the one it replaced")
 	}
 
 	// A frozen solve: its factor is formed in the Online's spare values
 	// (third's), never in the Online's current one; the factor its Commit
 	// replaces is reused after its release only.
-	cur := o.lr.Fac
+	cur := o.c.L.Fac
 	fz := o.Freeze()
-	if o.lr.SpareFactor() != nil || fz.fo.lr.SpareFactor() == nil || &fz.fo.lr.SpareFactor()[0] != &suffstats.Values(third)[0] {
+	if o.c.L.SpareFactor() != nil || fz.f.Fo.L.SpareFactor() == nil || &fz.f.Fo.L.SpareFactor()[0] != &suffstats.Values(third)[0] {
 		t.Fatal("the frozen solve did not take the Online's spare values")
 	}
-	if err := fz.fo.refactor(); err != nil {
+	if err := fz.f.Fo.L.Refactor(); err != nil {
 		t.Fatal(err)
 	}
-	if &suffstats.Values(fz.fo.lr.Fac)[0] != &suffstats.Values(third)[0] || fz.fo.lr.SpareFactor() != nil {
+	if &suffstats.Values(fz.f.Fo.L.Fac)[0] != &suffstats.Values(third)[0] || fz.f.Fo.L.SpareFactor() != nil {
 		t.Fatal("the frozen solve's factor was not formed in the spare values, or it kept its parent's")
 	}
 	if _, err := fz.Solve(); err != nil {
@@ -103,14 +103,14 @@ func TestOnlineFactorReuse(t *testing.T) {
 	if _, err := o.Commit(fz); err != nil {
 		t.Fatal(err)
 	}
-	if o.lr.SpareFactor() != nil {
+	if o.c.L.SpareFactor() != nil {
 		t.Fatal("the replaced factor's values were taken back before the frozen solve's release")
 	}
 	o.Release(fz)
-	if o.lr.SpareFactor() == nil || &o.lr.SpareFactor()[0] != &suffstats.Values(cur)[0] || !slices.Equal(suffstats.Values(cur), want) {
+	if o.c.L.SpareFactor() == nil || &o.c.L.SpareFactor()[0] != &suffstats.Values(cur)[0] || !slices.Equal(suffstats.Values(cur), want) {
 		t.Fatal("Release did not keep the replaced factor's values, unchanged until then")
 	}
-	if !slices.Equal(suffstats.Values(o.lr.Fac), want) {
+	if !slices.Equal(suffstats.Values(o.c.L.Fac), want) {
 		t.Fatal("the frozen solve's factor differs from the Online's own of the same sums")
 	}
 
@@ -124,15 +124,15 @@ func TestOnlineFactorReuse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !suffstats.IsWhole(o2.lr.Fac) || o2.lr.Fac.N != packed.N || o2.lr.Fac.Ridge != packed.Ridge {
-		t.Fatalf("a stored factor held as %+v", o2.lr.Fac)
+	if !suffstats.IsWhole(o2.c.L.Fac) || o2.c.L.Fac.N != packed.N || o2.c.L.Fac.Ridge != packed.Ridge {
+		t.Fatalf("a stored factor held as %+v", o2.c.L.Fac)
 	}
 	for i := 0; i < l; i++ {
-		if !slices.Equal(suffstats.Tri(o2.lr.Fac).Row(i), suffstats.Tri(packed).Row(i)) {
+		if !slices.Equal(suffstats.Tri(o2.c.L.Fac).Row(i), suffstats.Tri(packed).Row(i)) {
 			t.Fatalf("row %d of the stored factor changed", i)
 		}
 		for j := 0; j < i; j++ {
-			if suffstats.Values(o2.lr.Fac)[j*l+i] != suffstats.Values(o2.lr.Fac)[i*l+j] {
+			if suffstats.Values(o2.c.L.Fac)[j*l+i] != suffstats.Values(o2.c.L.Fac)[i*l+j] {
 				t.Fatalf("(%d, %d) of the stored factor not mirrored", j, i)
 			}
 		}
@@ -141,7 +141,7 @@ func TestOnlineFactorReuse(t *testing.T) {
 	// Saved, a whole factor is the packed one's bytes.
 	_, s1 := o.Snapshot()
 	s2 := *s1
-	s2.Factor = suffstats.FactorOf(suffstats.Values(o.lr.Fac), l, o.lr.Fac.N, o.lr.Fac.Ridge)
+	s2.Factor = suffstats.FactorOf(suffstats.Values(o.c.L.Fac), l, o.c.L.Fac.N, o.c.L.Fac.Ridge)
 	var b1, b2 []byte
 	for i, s := range []*Stats{s1, &s2} {
 		path := t.TempDir() + "/s.scnstats"

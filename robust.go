@@ -6,23 +6,12 @@ import (
 	"github.com/scn2d/scn/internal/robust"
 )
 
-// Robust output weights (Config.Robust), after the robust SCN of Wang and
-// Li ("Robust stochastic configuration networks with kernel density
-// estimation for uncertain data regression", Information Sciences 412-413,
-// 2017, 210-222): the output weights minimise the weighted least-squares
-// cost sum_i theta_i ||t_i - beta^T h_i||^2 (+ ridge ||beta||^2), where each
-// training sample's weight theta_i is the density of its residual under a
-// kernel density estimate of all the residuals, divided by the largest:
-// samples whose residual lies where few others do (outliers, corrupted
-// images) weigh little. The weights and the output weights are found by
-// iteratively reweighted least squares from the plain solution (theta = 1).
-//
-// Here only the output weights are robust: the hidden nodes are those the
-// fit chose on the plain residual (for the supervised learners, by the
-// supervisory inequality of the unweighted problem), as the output weights
-// are what the weights change in closed form. Config.Fit and Config.Select
-// apply it to the model they return; a Path's prefixes are plain, and
-// Model.Robust applies it to any model. The math is internal/robust's.
+// Robust output weights (Config.Robust): the method, after the robust
+// SCN of Wang and Li, is internal/robust's package doc. Only the output
+// weights are robust: the hidden nodes are those the fit chose on the
+// plain residual. Config.Fit and Config.Select apply it to the model they
+// return; a Path's prefixes are plain, and Model.Robust applies it to any
+// model.
 
 // RobustReport says how a robust solve went: the reweightings done
 // (Iterations), whether the output weights stopped moving (Converged,

@@ -6,52 +6,15 @@ import (
 	"slices"
 	"time"
 
+	"github.com/scn2d/scn/internal/cfgerr"
 	"github.com/scn2d/scn/internal/drive"
 	"github.com/scn2d/scn/internal/lsq"
+	"github.com/scn2d/scn/internal/streamfit"
 )
 
-// Out-of-core fits.
-//
-// A random learner with a ridge (the one-pass block fit of
-// drive_onepass.go) needs its training images only to form G = H^T H and
-// H^T T, in one pass over row shards. FitStream runs that fit on a Source
-// that reads the images shard by shard from disk, so that the images are
-// never all in memory: peak memory is G (L x L float64), one row shard's
-// outputs of every node (L x 2048) and the first momentSample images (the
-// sample standardisation measures spreads on), whatever N.
-//
-// A streamed fit of a random learner reads the source twice. The first
-// pass checks every shard (image shape, outputs and classes the same in
-// all; a shard that differs stops the fit with its name before anything
-// is fitted), counts the images, sums the mean image (Standardize) and
-// T_q^T T_q in image order, and keeps the first momentSample images. Then
-// every node is drawn as Fit draws them, and the second pass cuts the
-// shards, whatever their sizes, into the row shards of lsq.ShardRows images a
-// fit in memory uses and forms every block's sums from them in the same
-// order. So the model is the same bytes as Fit's on the same images, with
-// one exception: difference nodes (Config.Differences: the fast and
-// default presets) draw their pairs of images from the first momentSample
-// images only (a fit in memory draws them from all N), so the two agree
-// bit for bit when N <= momentSample and draw other nodes otherwise.
-// Regression targets' T_q^T T_q are summed shard by shard (a fit in memory
-// sums them in one dot product): the training RMSE may differ in the last
-// bits; one-hot targets sum exactly.
-//
-// The supervised learners (SCN, 2DSCN) in blocks with a ridge are
-// streamed too (drive_stream_supervised.go): after the same first pass,
-// one pass per block step forms the residual shard by shard from the
-// nodes so far, scores the step's candidates against it and forms their
-// Gram sums, and one last pass measures the last block's residual:
-// ceil(L / BlockSize) + 2 reads of the data (StreamPasses; standardised
-// pair candidates take a pass more per block to measure their spreads,
-// and a step that finds nothing admissible at a scale one more per scale
-// it tries). The model is the block fit's in memory, byte for byte, with
-// the exceptions above (and to rounding with OpenBLAS's products, whose
-// bits depend on their shape: see drive_stream_supervised.go). FitStream refuses fits without a ridge (a
-// dependent column would need the outputs again), supervised fits with
-// bfloat16 Gram products and robust output weights (one pass per
-// reweighting). Model selection with a hold-out streams through
-// SelectStream (stream_select.go), in two more passes.
+// Out-of-core fits: FitStream, its first pass and its checks. How a
+// streamed fit reads its source, what it sums and how its model compares
+// with Fit's is internal/streamfit's package doc.
 
 // Shard is a run of consecutive images of a streamed training set with
 // their targets. Every shard of a source has the same image shape, the
@@ -83,44 +46,17 @@ type problemSource struct {
 }
 
 func (s problemSource) Shards(ctx context.Context, f func(Shard) error) error {
-	n, d, m := s.p.X.Len(), s.p.X.Dim(), s.p.M
-	for lo, k := 0, 0; lo < n; k++ {
-		size := 1
-		if len(s.sizes) > 0 {
-			size = max(1, s.sizes[min(k, len(s.sizes)-1)])
-		}
-		hi := min(n, lo+size)
-		if err := ctx.Err(); err != nil {
-			return err
-		}
+	d, m := s.p.X.Dim(), s.p.M
+	return streamfit.Cut(ctx, s.p.X.Len(), s.sizes, func(k, lo, hi int) error {
 		x := s.p.X
 		x.Pix = x.Pix[lo*d : hi*d]
-		sh := Shard{Name: fmt.Sprintf("shard %d (images %d to %d)", k, lo, hi-1),
-			Problem: Problem{X: x, T: s.p.T[lo*m : hi*m], M: m, Classes: s.p.Classes}}
-		if err := f(sh); err != nil {
-			return err
-		}
-		lo = hi
-	}
-	return nil
+		return f(Shard{Name: fmt.Sprintf("shard %d (images %d to %d)", k, lo, hi-1),
+			Problem: Problem{X: x, T: s.p.T[lo*m : hi*m], M: m, Classes: s.p.Classes}})
+	})
 }
 
 // StreamFits reports whether FitStream can fit c, and if not, why.
-func (c Config) StreamFits() error {
-	switch {
-	case c.mode(runOpts{}) == modeLocal:
-		return c.localStreamFits() // stream_local.go
-	case c.Kind.Choice == Supervised && c.BF16Gram:
-		return fmt.Errorf("%w: %s with bfloat16 Gram products (BF16Gram) is not streamed (its residual is formed from the outputs rounded as stored, which a streamed pass does not reproduce; not built): use float32 or float64 Gram products", ErrConfig, c.Kind)
-	case !c.blockMode():
-		return fmt.Errorf("%w: a streamed fit adds its nodes in blocks (a block size above 1, or a preset such as fast)", ErrConfig)
-	case !(c.Ridge > 0):
-		return fmt.Errorf("%w: a streamed fit needs a ridge > 0 (without one a dependent node would need the images again)", ErrConfig)
-	case c.Robust:
-		return fmt.Errorf("%w: robust output weights reweight the images in one pass each: not streamed", ErrConfig)
-	}
-	return nil
-}
+func (c Config) StreamFits() error { return c.streamSpec().Fits() }
 
 // StreamPasses returns the reads of the data a FitStream of c takes when
 // every block step finds its nodes at the first scale: 2 for a random
@@ -128,19 +64,17 @@ func (c Config) StreamFits() error {
 // with standardised pair candidates, whose spreads take a pass of their
 // own) and one for the last block's residual: ceil(L / block) + 2. Each
 // scale a step tries beyond the first adds as many.
-func (c Config) StreamPasses() int {
-	if c.mode(runOpts{}) == modeLocal {
-		return c.localStreamPasses()
+func (c Config) StreamPasses() int { return c.streamSpec().Passes() }
+
+// streamSpec is what decides whether c streams, and its passes.
+func (c Config) streamSpec() streamfit.Spec {
+	s := streamfit.Spec{Kind: c.Kind.String(), Local: c.mode(runOpts{}) == modeLocal, Supervised: c.Kind.Choice == Supervised,
+		BF16Gram: c.BF16Gram, Block: c.blockMode(), Robust: c.Robust, Augment: c.Augment != nil, Ridge: c.Ridge,
+		BlockSize: c.BlockSize, MaxNodes: c.MaxNodes, Pairs: c.Pairs, Standardize: c.Standardize}
+	if s.Local {
+		s.LocalStandardize, s.Whiten, s.Second = c.Local.Standardize, c.Local.Whiten, c.Local.Second != nil
 	}
-	if c.Kind.Choice != Supervised {
-		return 2
-	}
-	bs := max(c.BlockSize, 1)
-	steps := (max(c.MaxNodes, 1) + bs - 1) / bs
-	if c.Pairs && c.Standardize {
-		steps *= 2
-	}
-	return steps + 2
+	return s
 }
 
 // streamScan is what the first pass of a streamed fit learns.
@@ -162,46 +96,39 @@ func (sc *streamScan) checkShard(sh Shard) error {
 		return fmt.Errorf("scn: %s: %w", sh.Name, err)
 	}
 	x := sh.X
-	switch {
-	case x.Rows != sc.rows || x.Cols != sc.cols || x.Chans() != sc.chans:
-		return fmt.Errorf("%w: %s: images of %d x %d x %d, the earlier shards' are %d x %d x %d", ErrData, sh.Name, x.Chans(), x.Rows, x.Cols, sc.chans, sc.rows, sc.cols)
-	case sh.M != sc.m:
-		return fmt.Errorf("%w: %s: %d outputs, the earlier shards have %d", ErrData, sh.Name, sh.M, sc.m)
-	case !slices.Equal(sh.Classes, sc.classes) || (sh.Classes == nil) != (sc.classes == nil):
-		return fmt.Errorf("%w: %s: classes %q, the earlier shards' are %q", ErrData, sh.Name, sh.Classes, sc.classes)
-	}
-	return nil
+	shape := streamfit.Shape{Rows: sc.rows, Cols: sc.cols, Chans: sc.chans, M: sc.m, Classes: sc.classes}
+	return asDataErr(shape.Check(sh.Name, streamfit.Shape{Rows: x.Rows, Cols: x.Cols, Chans: x.Chans(), M: sh.M, Classes: sh.Classes}))
 }
 
-// scanStream is the first pass of a streamed fit (see above).
-func (c Config) scanStream(ctx context.Context, src Source) (*streamScan, error) {
-	var sc *streamScan
-	var sums *drive.Scan
-	err := src.Shards(ctx, func(sh Shard) error {
-		if sc == nil {
+// shardsOf reads src once as internal/streamfit's scans read a stream:
+// each shard checked as a problem, their errors about the data wrapped in
+// ErrData.
+func shardsOf(ctx context.Context, src Source) streamfit.Shards {
+	return func(each func(streamfit.Shard) error) error {
+		return src.Shards(ctx, func(sh Shard) error {
+			if err := sh.Problem.check(); err != nil {
+				return fmt.Errorf("scn: %s: %w", sh.Name, err)
+			}
 			x := sh.X
-			sc = &streamScan{m: sh.M, classes: slices.Clone(sh.Classes), rows: x.Rows, cols: x.Cols, chans: x.Chans()}
-			sc.head = Problem{X: Images{Rows: x.Rows, Cols: x.Cols, Channels: x.Channels}, M: sh.M, Classes: sc.classes}
-			sums = drive.NewScan(x.Dim(), sh.M, c.Standardize)
-		}
-		if err := sc.checkShard(sh); err != nil {
-			return err
-		}
-		sums.Add(sh.X.Pix, sh.T, sh.X.Len(), sh.X.Dim(), sh.M)
-		return nil
-	})
+			return asDataErr(each(streamfit.Shard{Name: sh.Name, Shape: streamfit.Shape{Rows: x.Rows, Cols: x.Cols, Chans: x.Chans(), M: sh.M, Classes: sh.Classes},
+				Channels: x.Channels, Pix: x.Pix, T: sh.T, N: x.Len()}))
+		})
+	}
+}
+
+// scanOf is the root's record of a stream's first pass.
+func scanOf(s *streamfit.Scan) *streamScan {
+	return &streamScan{n: s.N, m: s.M, classes: s.Classes, rows: s.Rows, cols: s.Cols, chans: s.Chans, mean: s.Mean, tt: s.TT,
+		head: Problem{X: Images{Rows: s.Rows, Cols: s.Cols, Channels: s.Channels, Pix: s.HeadPix}, T: s.HeadT, M: s.M, Classes: s.Classes}}
+}
+
+// scanStream is the first pass of a streamed fit (streamfit.ScanGlobal).
+func (c Config) scanStream(ctx context.Context, src Source) (*streamScan, error) {
+	s, err := streamfit.ScanGlobal(shardsOf(ctx, src), c.Standardize)
 	if err != nil {
-		return nil, err
+		return nil, asDataErr(err)
 	}
-	if sc == nil || sums.N == 0 {
-		return nil, fmt.Errorf("%w: the stream holds no image", ErrData)
-	}
-	sc.n, sc.tt = sums.N, sums.TT
-	sc.head.X.Pix, sc.head.T = sums.HeadPix, sums.HeadT
-	if sums.Mean != nil {
-		sc.mean = sums.Mean.Mean()
-	}
-	return sc, nil
+	return scanOf(s), nil
 }
 
 // FitStream is Fit on a training set read shard by shard from src (see
@@ -291,28 +218,22 @@ func (bb *blockBuilder) accumulateStream(ctx context.Context, nd *drawnNodes, hi
 	return drive.AccumulateRows(bb.rowsFunc(ctx), bb.eng, nd.Blocks, bb.scan.n, hidden)
 }
 
-// rowsFunc is streamRows as internal/drive reads a stream: f is given the
-// row shard's images (bb.x's during the call).
+// rowsFunc reads the stream once as internal/drive reads it: f is given
+// its images cut into the row shards of lsq.ShardRows images a fit in
+// memory makes, in order, whatever the sizes of the source's shards (the
+// row shard's r images in bb.x during the call, tc its targets by output:
+// m rows of r). Each source shard is checked against the first pass
+// (checkShard), and the images counted; ctx is checked after each row
+// shard.
 func (bb *blockBuilder) rowsFunc(ctx context.Context) drive.RowsFunc {
 	return func(f func(pix []float32, r int, tc []float64) error) error {
-		return bb.streamRows(ctx, func(r int, tc []float64) error { return f(bb.x.Pix, r, tc) })
+		return streamRowsOf(ctx, bb.stream, bb.scan, bb.scan.n, &bb.x, func(r int, tc []float64) error { return f(bb.x.Pix, r, tc) })
 	}
 }
 
-// streamRows reads the stream once and calls f with its images cut into
-// the row shards of lsq.ShardRows images a fit in memory makes, in order,
-// whatever the sizes of the source's shards: during the call bb.x holds
-// the row shard's r images (image 0 its first) and tc its targets by
-// output (m rows of r). Each source shard is checked against the first
-// pass (checkShard), and the images counted; ctx is checked after each
-// row shard.
-func (bb *blockBuilder) streamRows(ctx context.Context, f func(r int, tc []float64) error) error {
-	return streamRowsOf(ctx, bb.stream, bb.scan, bb.scan.n, &bb.x, f)
-}
-
-// streamRowsOf is streamRows on the source src of n images, each shard
-// checked against sc, the row shard's images set in *x during f (and x
-// restored after).
+// streamRowsOf reads the source src of n images as rowsFunc does, each
+// shard checked against sc, the row shard's images set in *x during f
+// (and x restored after).
 func streamRowsOf(ctx context.Context, src Source, sc *streamScan, n int, x *Images, f func(r int, tc []float64) error) error {
 	head := *x
 	defer func() { *x = head }()
@@ -331,4 +252,14 @@ func streamRowsOf(ctx context.Context, src Source, sc *streamScan, n int, x *Ima
 		x.Pix = pix
 		return f(r, tc)
 	})
+}
+
+// asDataErr wraps an internal package's error about the data
+// (cfgerr.DataError) in ErrData, with the same message; other errors (and
+// nil) it returns as they are.
+func asDataErr(err error) error {
+	if _, ok := err.(cfgerr.DataError); ok {
+		return fmt.Errorf("%w: %v", ErrData, err)
+	}
+	return err
 }

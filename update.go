@@ -79,7 +79,8 @@ func (m *Model) Update(old *Stats, p Problem, withStats bool) (*Model, *Stats, e
 // G of old, H the kept hidden outputs; s.G need not be formed), or nil if
 // the factor or the iteration failed (the caller then solves directly):
 // suffstats.Sums.SolveNear, whose doc says which preconditioner it takes
-// (old must not be used by another goroutine meanwhile).
+// (old must not be used by another goroutine meanwhile); the training
+// RMSE is the sums' (suffstats.Sums.NearRMSE).
 func (s *Stats) solveNear(old *Stats, kept []lsq.Chunk, ridge float64) (*Model, error) {
 	ov := old.view()
 	beta, err := s.view().SolveNear(ov, kept, ridge)
@@ -87,11 +88,5 @@ func (s *Stats) solveNear(old *Stats, kept []lsq.Chunk, ridge float64) (*Model, 
 	if err != nil || beta == nil {
 		return nil, err
 	}
-	return s.model(beta, ridge, s.nearRMSE(beta, ridge)), nil
-}
-
-// nearRMSE is the training RMSE of beta on the images of s from the sums
-// and the normal equations beta solves (suffstats.Sums.NearRMSE).
-func (s *Stats) nearRMSE(beta []float64, ridge float64) float64 {
-	return s.view().NearRMSE(beta, ridge)
+	return s.model(beta, ridge, s.view().NearRMSE(beta, ridge)), nil
 }

@@ -13,7 +13,9 @@
 // the residual a grown model's new nodes are chosen on (Residual), the
 // statistics' memory (Bytes), and the online learner's state (Learner:
 // forgetting, accumulate, refactor, the conjugate gradient solve, frozen
-// copies, commit and release, the reuse of large buffers).
+// copies, commit and release, the reuse of large buffers) with the model
+// of its weights (Online, Frozen: scn.Online's and scn.FrozenSolve's
+// bodies, the models made by a Host the root implements).
 //
 // It knows nothing of a model: package scn produces the hidden rows (its
 // Model), compares recipes, builds models from solved weights, and keeps
@@ -21,6 +23,6 @@
 // package's). It imports the standard library, internal/lsq (the solves
 // and products), internal/bigmem (large buffers), internal/memest (a
 // saturating sum), internal/score (class labels), internal/statsfile
-// (ErrStats) and gonum, never package scn (the
+// (ErrStats), internal/cfgerr (DataError) and gonum, never package scn (the
 // compiler refuses the cycle).
 package suffstats
