@@ -62,6 +62,9 @@ var internalImports = map[string][]string{
 	// batches, block steps, one-pass outputs, pair scoring, streamed sums).
 	"drive": {"internal/linalg", "internal/lsq", "internal/node", "internal/par", "gonum.org/v1/gonum"},
 
+	// The fit configuration's checks over plain data.
+	"fitcfg": {"internal/augment", "internal/cfgerr", "internal/deep", "internal/kind", "internal/localnet", "internal/node"},
+
 	// The data sets the tests share (the standard library only).
 	"fixtures": nil,
 }
