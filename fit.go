@@ -3,7 +3,6 @@ package scn
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"time"
 
 	"github.com/scn2d/scn/internal/drive"
@@ -128,42 +127,6 @@ type grower interface {
 	path(stop StopReason) (*Path, error)
 }
 
-// builder holds the state a block fit (blockBuilder) shares with the
-// layers of a deep one: the data, the accepted nodes and the candidates'
-// batch. The paper's path is oneNode (drive.OneNode).
-type builder struct {
-	cfg    Config
-	x      Images
-	n, d   int
-	nm     nodeMap
-	np     int // hidden parameters per node
-	rng    *rand.Rand
-	params []float32 // accepted nodes, L x np
-	bias   []float32 // accepted biases
-	trace  []Step
-	tried  int
-	reject int
-
-	prof Profile
-	// A batch of k candidates: parameters, biases, weights, and outputs z
-	// (k x N: candidate j's outputs are row j).
-	cp, cb, cw, z []float32
-	k             int
-	// deficient is set once a random node was dependent on the earlier
-	// ones; independent counts the nodes before the first such one.
-	deficient   bool
-	independent int
-	// opts are the run options (runOpts): check, if set, is asked after
-	// every node whether to stop (Patience).
-	opts runOpts
-}
-
-// accept appends candidate j, whose column was just added to the factorisation.
-func (b *builder) accept(j int) {
-	b.params = append(b.params, b.cp[j*b.np:(j+1)*b.np]...)
-	b.bias = append(b.bias, b.cb[j])
-}
-
 // oneNode is a fit on the paper's path (drive.OneNode) with the
 // configuration and images its path is made of.
 type oneNode struct {
@@ -225,11 +188,14 @@ func (b *oneNode) path(stop StopReason) (*Path, error) {
 	if l < len(b.Bias) {
 		rmse = b.Trace[l-1].RMSE
 	}
-	s := Summary{
-		Nodes: l, Samples: b.N, Stop: stop, TrainRMSE: rmse,
-		Tried: b.Tried, Rejected: b.Reject, Trace: b.Trace,
-	}
-	if err := p.finish(s, b.cfg.Ridge, b.cfg.Scales, b.cfg.Ratios, &b.Prof, t0); err != nil {
+	s := Summary{Nodes: l, Samples: b.N, Stop: stop, TrainRMSE: rmse, Tried: b.Tried, Rejected: b.Reject, Trace: b.Trace}
+	return finishPath(p, s, b.cfg, &b.Prof, t0)
+}
+
+// finishPath completes the path p of a fit of c (its output weights and
+// summary s, the fit's profile prof; t0 when assembling began).
+func finishPath(p *Path, s Summary, c Config, prof *Profile, t0 time.Time) (*Path, error) {
+	if err := p.finish(s, c.Ridge, c.Scales, c.Ratios, prof, t0); err != nil {
 		return nil, err
 	}
 	return p, nil
