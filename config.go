@@ -3,7 +3,6 @@ package scn
 import (
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/scn2d/scn/internal/augment"
 	"github.com/scn2d/scn/internal/cfgerr"
@@ -24,24 +23,13 @@ const (
 	ReLU
 )
 
-var activationNames = []string{"sigmoid", "tanh", "relu"}
-
-// String returns the activation's name.
-func (a Activation) String() string {
-	if a < 0 || int(a) >= len(activationNames) {
-		return fmt.Sprintf("activation(%d)", int(a))
-	}
-	return activationNames[a]
-}
+// String returns the activation's name (node.Activation's String).
+func (a Activation) String() string { return node.Activation(a).String() }
 
 // ParseActivation reads an activation's name ("sigmoid", "tanh", "relu").
 func ParseActivation(s string) (Activation, error) {
-	for i, n := range activationNames {
-		if strings.EqualFold(s, n) {
-			return Activation(i), nil
-		}
-	}
-	return 0, fmt.Errorf("scn: unknown activation %q (want sigmoid, tanh or relu)", s)
+	a, err := node.ParseActivation(s)
+	return Activation(a), err
 }
 
 // Config holds a fit's hyper-parameters. Nothing fitted is ever stored in it.

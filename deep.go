@@ -42,8 +42,8 @@ func newDeepBuilder(c Config, p Problem) *deepBuilder {
 	return &deepBuilder{blockBuilder: bb, top: c, pathX: p.X}
 }
 
-// nodes returns the nodes accepted so far in every layer.
-func (db *deepBuilder) nodes() int {
+// Nodes returns the nodes accepted so far in every layer.
+func (db *deepBuilder) Nodes() int {
 	n := len(db.Bias)
 	if db.first != nil {
 		n += len(db.firstB) + deep.Nodes(db.layers)
@@ -51,11 +51,11 @@ func (db *deepBuilder) nodes() int {
 	return n
 }
 
-// grow builds the first layer, then each further layer, until every layer
+// Grow builds the first layer, then each further layer, until every layer
 // is full or a layer adds no node. A layer that stops for want of an
 // admissible candidate hands on to the next; the model records the last
 // layer's reason.
-func (db *deepBuilder) grow(ctx context.Context, progress func(Step)) (StopReason, error) {
+func (db *deepBuilder) Grow(ctx context.Context, progress func(Step)) (StopReason, error) {
 	stop, err := drive.RunBlocks(ctx, db.Spec, db.Block, progress)
 	if err != nil || stop == Cancelled {
 		return stop, err

@@ -73,20 +73,14 @@ func (bb *blockBuilder) setConfig(c Config) {
 	bb.Ratios, bb.Act, bb.Node, bb.Matrix = c.Ratios, node.Activation(c.Activation), nodeSpec(c), c.Kind.Input == Matrix
 }
 
-// grow adds blocks of nodes until a stopping rule holds (drive.RunBlocks,
+// Grow adds blocks of nodes until a stopping rule holds (drive.RunBlocks,
 // or drive.RunOnePass for the fits that can take one pass over the data).
-func (bb *blockBuilder) grow(ctx context.Context, progress func(Step)) (StopReason, error) {
+func (bb *blockBuilder) Grow(ctx context.Context, progress func(Step)) (StopReason, error) {
 	if bb.cfg.mode(bb.opts) == modeOnePass {
 		return bb.runOnePass(ctx, progress)
 	}
 	return drive.RunBlocks(ctx, bb.Spec, bb.Block, progress)
 }
-
-// nodes returns the nodes accepted so far.
-func (bb *blockBuilder) nodes() int { return len(bb.Bias) }
-
-// rmse returns the current training RMSE (of the regularised fit).
-func (bb *blockBuilder) rmse() float64 { return bb.RMSE() }
 
 // meanImage returns the mean of the images of x, pixel by pixel
 // (node.MeanImage).
@@ -102,17 +96,10 @@ const momentSample = drive.MomentSample
 
 // partial returns the path of the nodes so far, without output weights.
 func (bb *blockBuilder) partial() *Path {
-	l := len(bb.Bias)
-	m := &Model{Kind: bb.cfg.Kind, Activation: bb.cfg.Activation, Rows: bb.x.Rows, Cols: bb.x.Cols, Channels: bb.x.Channels, M: bb.M,
-		Params: bb.Params[:l*bb.NP], Bias: bb.Bias[:l], Config: bb.cfg}
-	ind := bb.Eng.L
-	if bb.Deficient {
-		ind = bb.Independent
-	}
 	if bb.T == nil {
 		bb.T = lsq.Transposed(bb.Eng.TC, bb.M, bb.N)
 	}
-	return &Path{model: m, eng: bb.Eng, x: bb.x, t: bb.T, independent: min(ind, l), ridge: bb.cfg.Ridge}
+	return partialPath(bb.cfg, bb.x, bb.M, bb.Params, bb.Bias, len(bb.Bias), bb.NP, bb.Eng, bb.T, bb.Eng.L, bb.Deficient, bb.Independent)
 }
 
 // path assembles the fitted model of a block fit and its path.

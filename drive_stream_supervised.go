@@ -28,7 +28,7 @@ type streamSums = drive.StreamSums
 func (bb *blockBuilder) streamPass(ctx context.Context, nd *drawnNodes, resL int, beta []float64, k int, pd *pairDraw) (*streamSums, error) {
 	rows := bb.rowsFunc(ctx)
 	hidden := func(r, l int, hs []float32) { bb.Hidden(nd, 0, r, 0, l, hs) }
-	return drive.StreamPass(rows, bb.Eng, node.Activation(bb.cfg.Activation), driveImages(bb.x), bb.scan.n, bb.M, bb.D, bb.nodes(), k,
+	return drive.StreamPass(rows, bb.Eng, node.Activation(bb.cfg.Activation), driveImages(bb.x), bb.scan.n, bb.M, bb.D, bb.Nodes(), k,
 		resL, beta, bb.CW, bb.CB, pd, hidden, &bb.Profile)
 }
 
@@ -86,7 +86,7 @@ func (bb *blockBuilder) recordAt(steps []Step, progress func(Step)) bool {
 	if len(steps) == 0 {
 		return false
 	}
-	rmse := bb.rmse()
+	rmse := bb.RMSE()
 	for i := range steps {
 		steps[i].RMSE = rmse
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/scn2d/scn/internal/drive"
+	"github.com/scn2d/scn/internal/lsq"
 	"github.com/scn2d/scn/internal/node"
 	"gonum.org/v1/gonum/mat"
 )
@@ -96,11 +97,11 @@ func (c Config) fitPath(ctx context.Context, p Problem, progress func(Step), o r
 // fitWith grows the network with g and returns its path.
 func (c Config) fitWith(ctx context.Context, p Problem, g grower, progress func(Step)) (*Path, error) {
 	start := time.Now()
-	if rmse := g.rmse(); c.Kind.Choice == Supervised && rmse <= c.Tolerance {
+	if rmse := g.RMSE(); c.Kind.Choice == Supervised && rmse <= c.Tolerance {
 		return nil, fmt.Errorf("%w: Tolerance = %g, but the training RMSE is %.4g before any node: nothing to fit", ErrConfig, c.Tolerance, rmse)
 	}
-	stop, err := g.grow(ctx, progress)
-	if g.nodes() == 0 {
+	stop, err := g.Grow(ctx, progress)
+	if g.Nodes() == 0 {
 		if err != nil {
 			return nil, err
 		}
@@ -121,14 +122,14 @@ func (c Config) fitWith(ctx context.Context, p Problem, g grower, progress func(
 // factorisation (builder, the paper's path) or block by block with the
 // Gram engine (blockBuilder). Both stop by the same rules and end in a Path.
 type grower interface {
-	rmse() float64 // the current training RMSE
-	grow(ctx context.Context, progress func(Step)) (StopReason, error)
-	nodes() int // nodes accepted so far
+	RMSE() float64 // the current training RMSE
+	Grow(ctx context.Context, progress func(Step)) (StopReason, error)
+	Nodes() int // nodes accepted so far
 	path(stop StopReason) (*Path, error)
 }
 
-// oneNode is a fit on the paper's path (drive.OneNode) with the
-// configuration and images its path is made of.
+// oneNode is a fit on the paper's path (drive.OneNode: its Grow, Nodes
+// and RMSE) with the configuration and images its path is made of.
 type oneNode struct {
 	*drive.OneNode
 	cfg Config
@@ -151,31 +152,27 @@ func newBuilder(c Config, p Problem) *oneNode {
 	return b
 }
 
-// grow adds nodes one at a time until a stopping rule holds
-// (drive.OneNode.Grow).
-func (b *oneNode) grow(ctx context.Context, progress func(Step)) (StopReason, error) {
-	return b.Grow(ctx, progress)
-}
-
-// nodes returns the nodes accepted so far.
-func (b *oneNode) nodes() int { return b.Nodes() }
-
-// rmse returns the current training RMSE.
-func (b *oneNode) rmse() float64 { return b.RMSE() }
-
 // corrChunk is the row chunk of the candidate statistics (drive.CorrChunk).
 const corrChunk = drive.CorrChunk
 
 // partial returns the path of the nodes so far, without output weights.
 func (b *oneNode) partial() *Path {
-	l := len(b.Trace)
-	m := &Model{Kind: b.cfg.Kind, Activation: b.cfg.Activation, Rows: b.x.Rows, Cols: b.x.Cols, Channels: b.x.Channels, M: b.LS.M,
-		Params: b.Params[:l*b.NP], Bias: b.Bias[:l], Config: b.cfg}
-	ind := b.LS.L
-	if b.Deficient {
-		ind = b.Independent
+	return partialPath(b.cfg, b.x, b.LS.M, b.Params, b.Bias, len(b.Trace), b.NP, b.LS, b.LS.T, b.LS.L, b.Deficient, b.Independent)
+}
+
+// partialPath returns the path of the first l nodes (params, bias; np
+// parameters each) of a fit of c on x with m outputs, without output
+// weights: the engine eng, the targets t (N x m), the columns in eng
+// (engL, or the nodes before the first dependent one, independent, once
+// deficient).
+func partialPath(c Config, x Images, m int, params, bias []float32, l, np int, eng lsq.Engine, t []float64, engL int, deficient bool, independent int) *Path {
+	md := &Model{Kind: c.Kind, Activation: c.Activation, Rows: x.Rows, Cols: x.Cols, Channels: x.Channels, M: m,
+		Params: params[:l*np], Bias: bias[:l], Config: c}
+	ind := engL
+	if deficient {
+		ind = independent
 	}
-	return &Path{model: m, eng: b.LS, x: b.x, t: b.LS.T, independent: min(ind, l), ridge: b.cfg.Ridge}
+	return &Path{model: md, eng: eng, x: x, t: t, independent: min(ind, l), ridge: c.Ridge}
 }
 
 // path assembles the fitted model and its path.
@@ -184,7 +181,7 @@ func (b *oneNode) path(stop StopReason) (*Path, error) {
 	// A random learner draws its nodes by blocks: a fit stopped inside a
 	// block keeps the nodes handed out so far, the ones its trace has.
 	p := b.partial()
-	l, rmse := len(b.Trace), b.rmse()
+	l, rmse := len(b.Trace), b.RMSE()
 	if l < len(b.Bias) {
 		rmse = b.Trace[l-1].RMSE
 	}

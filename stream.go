@@ -264,9 +264,9 @@ func (c Config) fitStreamPath(ctx context.Context, src Source, progress func(Ste
 		bb.E = nil // the residual is formed shard by shard in each pass
 		stop, err = bb.runStreamSupervised(ctx, progress)
 	} else {
-		stop, err = bb.grow(ctx, progress)
+		stop, err = bb.Grow(ctx, progress)
 	}
-	if bb.nodes() == 0 || err != nil {
+	if bb.Nodes() == 0 || err != nil {
 		if err == nil {
 			err = fmt.Errorf("scn: no hidden node could be added (%v)", stop)
 		}
