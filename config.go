@@ -2,7 +2,6 @@ package scn
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/scn2d/scn/internal/augment"
 	"github.com/scn2d/scn/internal/cfgerr"
@@ -248,19 +247,14 @@ func (c Config) spec() fitcfg.Spec {
 // 5 to 27 exactly. Configurations without fields, or whose fields were not
 // the fast preset's, are returned as they are.
 func (c Config) ForImages(rows, cols int) Config {
-	if c.FieldMin != fastFieldMin || c.FieldMax != fastFieldMax || rows < 1 || cols < 1 {
-		return c
-	}
-	side := float64(min(rows, cols))
-	c.FieldMin = max(2, int(math.Round(fastFieldMin*side/28)))
-	c.FieldMax = max(c.FieldMin, min(int(side), int(math.Round(fastFieldMax*side/28))))
+	c.FieldMin, c.FieldMax, _ = fitcfg.FieldsForImages(c.FieldMin, c.FieldMax, rows, cols)
 	return c
 }
 
-// The fast preset's receptive-field sides for 28 x 28 images.
+// The fast preset's receptive-field sides for 28 x 28 images (fitcfg's).
 const (
-	fastFieldMin = 5
-	fastFieldMax = 27
+	fastFieldMin = fitcfg.FastFieldMin
+	fastFieldMax = fitcfg.FastFieldMax
 )
 
 // Limits that keep a mistyped flag from asking for terabytes (fitcfg's).

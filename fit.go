@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/scn2d/scn/internal/drive"
+	"github.com/scn2d/scn/internal/fitcfg"
 	"github.com/scn2d/scn/internal/lsq"
 	"github.com/scn2d/scn/internal/node"
 	"gonum.org/v1/gonum/mat"
@@ -70,20 +71,14 @@ func (c Config) fitPath(ctx context.Context, p Problem, progress func(Step), o r
 	var g grower
 	switch c.mode(o) {
 	case modeLocal:
-		return nil, fmt.Errorf("%w: local nodes are fitted by Fit only (no path, selection or budget yet)", ErrConfig)
+		return nil, fitcfg.ErrLocalPath
 	case modeDeep:
-		if o.check != nil {
-			return nil, fmt.Errorf("%w: model selection and budgets choose prefixes of one layer", ErrDeep)
-		}
-		if p.X.Chans() > 1 {
-			// The deep predictor scores the first layer plane by plane
-			// for grey images only, so far.
-			return nil, fmt.Errorf("%w: images of %d channels (the first layer of a deep model takes grey images)", ErrDeep, p.X.Chans())
+		if err := fitcfg.DeepPath(o.check != nil, p.X.Chans()); err != nil {
+			return nil, err
 		}
 		g = newDeepBuilder(c, p)
 	case modeBlock, modeOnePass:
-		bb := newBlockBuilder(c, p, o)
-		g = bb
+		g = newBlockBuilder(c, p, o)
 	default: // modeOneNode
 		b := newBuilder(c, p)
 		if o.check != nil {
