@@ -3,6 +3,7 @@ package scn
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/scn2d/scn/internal/augment"
@@ -38,25 +39,9 @@ func (c Config) localOptions() localnet.Options {
 		Candidates: c.Candidates, BlockSize: c.BlockSize}
 }
 
-// localProgress returns progress for a local fit's steps (nil for nil).
-func localProgress(progress func(Step)) func(localnet.Step) {
-	if progress == nil {
-		return nil
-	}
-	return func(s localnet.Step) { progress(Step(s)) }
-}
-
-// localTrace returns a local fit's trace as Steps.
-func localTrace(tr []localnet.Step) []Step {
-	if tr == nil {
-		return nil
-	}
-	out := make([]Step, len(tr))
-	for i, s := range tr {
-		out[i] = Step(s)
-	}
-	return out
-}
+// localTrace returns a copy of a local fit's trace (localnet.Step is
+// Step).
+func localTrace(tr []Step) []Step { return slices.Clone(tr) }
 
 // fitLocal fits a model of local nodes.
 func (c Config) fitLocal(ctx context.Context, p Problem, progress func(Step)) (*Model, error) {
@@ -86,11 +71,11 @@ func (c Config) fitLocalState(ctx context.Context, p Problem, progress func(Step
 	}
 	n := x.Len()
 	d := localnet.Data{X: x.Pix, N: n, Rows: x.Rows, Cols: x.Cols, Ch: x.Chans(), T: p.T, M: p.M, Float32Gram: c.Float32Gram, BF16Gram: c.BF16Gram}
-	r, err := localnet.Run(ctx, c.localOptions(), g, d, (*augment.Spec)(c.Augment), newRand(c.Seed), localProgress(progress))
+	r, err := localnet.Run(ctx, c.localOptions(), g, d, (*augment.Spec)(c.Augment), newRand(c.Seed), progress)
 	if r == nil {
 		return nil, nil, err
 	}
-	lf, stop := &localFit{Fit: r.Fit, cfg: c, x: x, n: n, eng: r.Eng}, StopReason(r.Stop)
+	lf, stop := &localFit{Fit: r.Fit, cfg: c, x: x, n: n, eng: r.Eng}, r.Stop
 	if lf.eng.L == 0 {
 		if err != nil {
 			return nil, nil, err
@@ -110,7 +95,7 @@ func (c Config) fitLocalState(ctx context.Context, p Problem, progress func(Step
 		Params: []float32{}, Bias: []float32{}, Beta: r.Beta, Config: cfg, Local: lf.Layer(),
 		Summary: Summary{
 			Nodes: lf.eng.L, Samples: n, Stop: stop, TrainRMSE: r.TrainRMSE,
-			Tried: lf.Tried, Trace: localTrace(lf.Trace), Duration: time.Since(start), Profile: Profile(lf.Prof),
+			Tried: lf.Tried, Trace: localTrace(lf.Trace), Duration: time.Since(start), Profile: lf.Prof,
 		},
 	}
 	if p.Classes != nil {
