@@ -127,12 +127,10 @@ func (m *Model) checkDirect() error {
 	if m.Direct == nil {
 		return nil
 	}
-	switch {
-	case m.Direct.Pool < 1 || m.Direct.Pool > min(m.Rows, m.Cols):
-		return fmt.Errorf("scn: direct links pooled by %d on %d x %d images", m.Direct.Pool, m.Rows, m.Cols)
-	case len(m.Direct.Beta) != m.DirectDim()*m.M:
-		return fmt.Errorf("scn: %d direct-link weights for %d features and %d outputs", len(m.Direct.Beta), m.DirectDim(), m.M)
-	case m.IsDeep():
+	if err := m.Direct.Check(m.Rows, m.Cols, m.DirectDim(), m.M); err != nil {
+		return err
+	}
+	if m.IsDeep() {
 		return fmt.Errorf("%w: direct links are for one-layer networks", ErrDeep)
 	}
 	return checkFinite(m.Direct.Beta, "direct-link weight")

@@ -7,7 +7,6 @@ import (
 	"github.com/scn2d/scn/internal/drive"
 	"github.com/scn2d/scn/internal/lsq"
 	"github.com/scn2d/scn/internal/node"
-	"gonum.org/v1/gonum/floats"
 )
 
 // Block increments (Dai, Li, Zhou, Chai, Information Sciences 484 (2019)
@@ -44,16 +43,9 @@ func newBlockBuilderOn(c Config, p Problem, eng *lsq.Gram) *blockBuilder {
 		nm = fieldVector{Vector: v, Rows: p.X.Rows, Cols: p.X.Cols, Ch: p.X.Chans()}
 	}
 	n := p.X.Len()
-	bb := &blockBuilder{Block: &drive.Block{N: n, D: p.X.Dim(), M: p.M, NM: nm, NP: nm.Size(), Rng: newRand(c.Seed)}, x: p.X}
+	bb := &blockBuilder{Block: drive.NewBlock(eng, n, p.X.Dim(), p.M, nm, newRand(c.Seed), c.Kind.Choice == Supervised, c.BF16Gram), x: p.X}
 	bb.Img = func() drive.Images { return driveImages(bb.x) }
 	bb.setConfig(c)
-	bb.Eng = eng
-	bb.Eng.BF16 = c.BF16Gram
-	if c.Kind.Choice == Supervised {
-		bb.E = append([]float64(nil), bb.Eng.TC...)
-	}
-	bb.EE = append([]float64(nil), bb.Eng.TT...)
-	bb.RSS = floats.Sum(bb.EE)
 	if c.Standardize {
 		bb.XBar, bb.NS = meanImage(p.X), min(n, momentSample)
 	}

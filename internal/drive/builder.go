@@ -377,3 +377,21 @@ func RunLayers(ctx context.Context, b *Block, stop StopReason, sizes []int, next
 	}
 	return stop, nil
 }
+
+// NewBlock returns the state of a block fit of n images of dimension d
+// with m outputs on the engine eng (holding the targets' sums: the
+// residual starts from them, a supervised fit's E too), node map nm,
+// drawing from rng; bf16 rounds the engine's Gram products to bfloat16.
+// The caller sets the configuration's fields (Spec, Ratios, Act, Node,
+// Matrix), the images (Img) and, for standardised or difference nodes,
+// XBar, NS and Diffs.
+func NewBlock(eng *lsq.Gram, n, d, m int, nm node.Map, rng *rand.Rand, supervised, bf16 bool) *Block {
+	b := &Block{N: n, D: d, M: m, NM: nm, NP: nm.Size(), Rng: rng, Eng: eng}
+	b.Eng.BF16 = bf16
+	if supervised {
+		b.E = append([]float64(nil), b.Eng.TC...)
+	}
+	b.EE = append([]float64(nil), b.Eng.TT...)
+	b.RSS = floats.Sum(b.EE)
+	return b
+}
