@@ -87,20 +87,6 @@ func (a *Augment) clone() *Augment {
 	return &c
 }
 
-// validateAugment reports what an augmentation cannot be combined with.
-func (c Config) validateAugment() error {
-	if c.Augment == nil {
-		return nil
-	}
-	if err := c.Augment.validate(); err != nil {
-		return err
-	}
-	if c.Local == nil {
-		return fmt.Errorf("%w: augmentation (Config.Augment) is for local nodes (Config.Local) only so far", ErrConfig)
-	}
-	return nil
-}
-
 // augMove is one augmented copy of an image (internal/augment's Move:
 // mirrored or not, then shifted).
 type augMove = augment.Move

@@ -2,11 +2,12 @@ package scn
 
 import (
 	"fmt"
-	"math"
-	"strings"
 
+	"github.com/scn2d/scn/internal/augment"
 	"github.com/scn2d/scn/internal/cfgerr"
+	"github.com/scn2d/scn/internal/fitcfg"
 	"github.com/scn2d/scn/internal/linalg"
+	"github.com/scn2d/scn/internal/node"
 )
 
 // Activation is the hidden nodes' activation function g.
@@ -21,24 +22,13 @@ const (
 	ReLU
 )
 
-var activationNames = []string{"sigmoid", "tanh", "relu"}
-
-// String returns the activation's name.
-func (a Activation) String() string {
-	if a < 0 || int(a) >= len(activationNames) {
-		return fmt.Sprintf("activation(%d)", int(a))
-	}
-	return activationNames[a]
-}
+// String returns the activation's name (node.Activation's String).
+func (a Activation) String() string { return node.Activation(a).String() }
 
 // ParseActivation reads an activation's name ("sigmoid", "tanh", "relu").
 func ParseActivation(s string) (Activation, error) {
-	for i, n := range activationNames {
-		if strings.EqualFold(s, n) {
-			return Activation(i), nil
-		}
-	}
-	return 0, fmt.Errorf("scn: unknown activation %q (want sigmoid, tanh or relu)", s)
+	a, err := node.ParseActivation(s)
+	return Activation(a), err
 }
 
 // Config holds a fit's hyper-parameters. Nothing fitted is ever stored in it.
@@ -224,77 +214,27 @@ func Paper(k Kind) Config {
 // ErrConfig is wrapped by every error about impossible hyper-parameters.
 var ErrConfig = cfgerr.ErrConfig
 
-// Validate reports the first impossible hyper-parameter, if any.
+// Validate reports the first impossible hyper-parameter, if any
+// (internal/fitcfg's Spec.Validate).
 func (c Config) Validate() error {
-	bad := func(format string, a ...any) error {
-		return fmt.Errorf("%w: %s", ErrConfig, fmt.Sprintf(format, a...))
+	s := c.spec()
+	return s.Validate()
+}
+
+// spec is what internal/fitcfg's checks read of c.
+func (c Config) spec() fitcfg.Spec {
+	s := fitcfg.Spec{
+		Kind: c.Kind, MaxNodes: c.MaxNodes, Candidates: c.Candidates, BlockSize: c.BlockSize,
+		FieldMin: c.FieldMin, FieldMax: c.FieldMax, Tolerance: c.Tolerance, Ridge: c.Ridge,
+		Scales: c.Scales, Ratios: c.Ratios, Activation: node.Activation(c.Activation),
+		Redraw: c.Redraw, Pairs: c.Pairs, Standardize: c.Standardize, Differences: c.Differences,
+		Float32Gram: c.Float32Gram, BF16Gram: c.BF16Gram, Robust: c.Robust, DirectLink: c.DirectLink,
+		Layers: c.Layers, Local: c.Local, Augment: (*augment.Spec)(c.Augment),
 	}
-	switch {
-	case !c.Kind.Valid():
-		return bad("unknown kind %+v", c.Kind)
-	case c.MaxNodes < 1:
-		return bad("MaxNodes (L_max) = %d, want >= 1", c.MaxNodes)
-	case c.MaxNodes > maxNodes:
-		return bad("MaxNodes (L_max) = %d, want <= %d", c.MaxNodes, maxNodes)
-	case c.Candidates < 1:
-		return bad("Candidates (T_max) = %d, want >= 1", c.Candidates)
-	case c.Candidates > maxCandidates:
-		return bad("Candidates (T_max) = %d, want <= %d", c.Candidates, maxCandidates)
-	case len(c.Scales) == 0:
-		return bad("empty scale list (Upsilon)")
-	case c.Kind.Choice == Supervised && len(c.Ratios) == 0:
-		return bad("empty r list (R)")
-	case !(c.Tolerance >= 0) || math.IsInf(c.Tolerance, 0):
-		return bad("Tolerance = %v, want a finite value >= 0", c.Tolerance)
-	case !(c.Ridge >= 0) || math.IsInf(c.Ridge, 0):
-		return bad("Ridge = %v, want a finite value >= 0", c.Ridge)
-	case c.Activation < Sigmoid || c.Activation > ReLU:
-		return bad("unknown activation %d", int(c.Activation))
-	case c.BlockSize < 0 || c.BlockSize > maxNodes:
-		return bad("BlockSize = %d, want 0 ... %d", c.BlockSize, maxNodes)
-	case c.BlockSize > 0 && c.Candidates > maxCandidates/c.BlockSize:
-		return bad("Candidates x BlockSize = %d x %d, want <= %d candidates per step", c.Candidates, c.BlockSize, maxCandidates)
-	case c.FieldMin < 0 || c.FieldMax < 0:
-		return bad("receptive field lengths %d ... %d, want >= 0", c.FieldMin, c.FieldMax)
-	case (c.FieldMin == 0) != (c.FieldMax == 0):
-		return bad("receptive field lengths %d ... %d: set both or neither", c.FieldMin, c.FieldMax)
-	case c.Pairs && c.Kind != SCN2D:
-		return bad("Pairs is for the supervised matrix learner (2dscn), not %v", c.Kind)
-	case c.Differences && !c.Standardize:
-		return bad("Differences needs Standardize (the data sets the scale of difference nodes)")
-	case c.FieldMin > c.FieldMax:
-		return bad("receptive field lengths %d ... %d, want FieldMin <= FieldMax", c.FieldMin, c.FieldMax)
-	case c.Redraw && (c.Kind.Choice != Supervised || c.blockMode() || len(c.Layers) > 0):
-		return bad("Redraw is for one-node supervised fits (scn, 2dscn without blocks, fields or layers)")
+	if len(c.Layers) > 0 {
+		s.LayerRatios = c.layerConfig().Ratios
 	}
-	if c.DirectLink && (len(c.Layers) > 0 || c.Robust) {
-		return bad("DirectLink is for one-layer networks without Robust")
-	}
-	if err := c.validateLayers(); err != nil {
-		return err
-	}
-	if err := c.validateLocal(); err != nil {
-		return err
-	}
-	if err := c.validateAugment(); err != nil {
-		return err
-	}
-	for i, s := range c.Scales {
-		if !(s > 0) || math.IsInf(s, 0) {
-			return bad("scale %d = %v, want a finite value > 0", i, s)
-		}
-	}
-	if c.Kind.Choice == Supervised {
-		for i, r := range c.Ratios {
-			if !(r > 0 && r < 1) {
-				return bad("r %d = %v, want 0 < r < 1", i, r)
-			}
-			if i > 0 && r <= c.Ratios[i-1] {
-				return bad("r list not increasing at %d (%v after %v)", i, r, c.Ratios[i-1])
-			}
-		}
-	}
-	return nil
+	return s
 }
 
 // ForImages returns the configuration with the receptive fields of the
@@ -307,25 +247,20 @@ func (c Config) Validate() error {
 // 5 to 27 exactly. Configurations without fields, or whose fields were not
 // the fast preset's, are returned as they are.
 func (c Config) ForImages(rows, cols int) Config {
-	if c.FieldMin != fastFieldMin || c.FieldMax != fastFieldMax || rows < 1 || cols < 1 {
-		return c
-	}
-	side := float64(min(rows, cols))
-	c.FieldMin = max(2, int(math.Round(fastFieldMin*side/28)))
-	c.FieldMax = max(c.FieldMin, min(int(side), int(math.Round(fastFieldMax*side/28))))
+	c.FieldMin, c.FieldMax, _ = fitcfg.FieldsForImages(c.FieldMin, c.FieldMax, rows, cols)
 	return c
 }
 
-// The fast preset's receptive-field sides for 28 x 28 images.
+// The fast preset's receptive-field sides for 28 x 28 images (fitcfg's).
 const (
-	fastFieldMin = 5
-	fastFieldMax = 27
+	fastFieldMin = fitcfg.FastFieldMin
+	fastFieldMax = fitcfg.FastFieldMax
 )
 
-// Limits that keep a mistyped flag from asking for terabytes.
+// Limits that keep a mistyped flag from asking for terabytes (fitcfg's).
 const (
-	maxNodes      = 1 << 20
-	maxCandidates = 1 << 16
+	maxNodes      = fitcfg.MaxNodes
+	maxCandidates = fitcfg.MaxCandidates
 )
 
 // Default returns the settings of scn train's default preset, the nodes
@@ -414,8 +349,10 @@ func PresetConfig(name string, k Kind) (Config, error) {
 	return Config{}, fmt.Errorf("unknown preset %q (want default, paper or fast)", name)
 }
 
-// blockMode reports whether a configuration fits by the block engine: a
-// block size above 1, or any option only that path implements.
+// blockMode reports whether a configuration fits by the block engine
+// (fitcfg's Spec.BlockMode).
 func (c Config) blockMode() bool {
-	return c.BlockSize > 1 || c.FieldMin > 0 || c.Standardize || c.Differences || c.Float32Gram || c.BF16Gram || c.Pairs
+	s := fitcfg.Spec{BlockSize: c.BlockSize, FieldMin: c.FieldMin, Standardize: c.Standardize, Differences: c.Differences,
+		Float32Gram: c.Float32Gram, BF16Gram: c.BF16Gram, Pairs: c.Pairs}
+	return s.BlockMode()
 }

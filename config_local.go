@@ -1,7 +1,6 @@
 package scn
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/scn2d/scn/internal/local"
@@ -55,38 +54,6 @@ func DefaultLocalSecond(filters int) *LocalSecond { return localnet.DefaultSecon
 
 // maxLocalFilters bounds Local.Filters.
 const maxLocalFilters = localnet.MaxFilters
-
-// validateLocal reports what local nodes cannot be combined with.
-func (c Config) validateLocal() error {
-	if c.Local == nil {
-		return nil
-	}
-	if err := c.Local.Validate(); err != nil {
-		return err
-	}
-	bad := func(what string) error {
-		return fmt.Errorf("%w: local nodes (Config.Local) with %s", ErrConfig, what)
-	}
-	switch {
-	case !(c.Ridge > 0):
-		return bad("Ridge = 0: their output weights are the ridge solution, set Ridge > 0")
-	case len(c.Layers) > 0:
-		return bad("further layers (Layers)")
-	case c.Pairs:
-		return bad("Pairs")
-	case c.FieldMin > 0:
-		return bad("receptive fields (a filter is local already)")
-	case c.Differences:
-		return bad("difference nodes (Differences)")
-	case c.Robust:
-		return bad("Robust")
-	case c.DirectLink:
-		return bad("direct links (DirectLink): not built for local nodes yet")
-	case c.BF16Gram && c.Kind.Choice == Supervised:
-		return bad("bfloat16 Gram products (supervised filters are judged on the residual of the outputs unrounded)")
-	}
-	return nil
-}
 
 // sameSecond reports whether two local layers have the same second layer
 // (filters and biases), or none.

@@ -8,34 +8,10 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// Direct links (Config.DirectLink, Model.Direct).
-//
-// A model with direct links has an output layer that reads the hidden
-// outputs H and the input features F together, as Pao's original random
-// vector functional-link network does (and edRVFL, scikit-elm's
-// include_original_features):
-//
-//	f(X) = sum_j beta_j g(a_j(X)) + W^T phi(X)
-//
-// phi(X) is the preprocessed image itself, vec(X) (C*d1*d2 values, the order
-// of Images.Pix), or, when the images are many and large (see directPlan),
-// its average over p x p blocks of each plane ("pooled pixels": C x
-// floor(d1/p) x floor(d2/p) values, the blocks' remainder rows and columns
-// dropped, as an AveragePool of kernel and stride p without padding; the
-// features, their plan and the pure solves are internal/direct's). The
-// output weights [beta; W] are the ridge (or, with no ridge term, the
-// minimum-norm) least squares over [H F]: the hidden nodes are chosen as
-// without direct links, and only the last solve changes. With ridge alpha
-// the solve is the primal (H^T H ...)-sized system of L + D unknowns when
-// L + D <= N, or its dual, (F F^T + H H^T + alpha I) A = T with [beta; W] =
-// [H F]^T A, an N x N system, when the images are fewer than the unknowns
-// (faces: N = 200, D = 10304): the two are the same solution.
-//
-// The generalization indicator (Model.Indicator) treats each direct feature
-// as a linear node: its slope is 1 on every image and its weight is the
-// averaging vector of its block (norm 1/p; 1 for the pixels themselves),
-// so the direct part adds N * D / p^2 to ||g'(H) o W||_F^2, and the output
-// weights' norm is that of [beta; W].
+// Direct links (Config.DirectLink, Model.Direct): the model, its features
+// and its solves are described in internal/direct's link.go; this file
+// holds the model's side (its hidden outputs, the model with direct links,
+// its checks and indicator term).
 
 // DirectLink holds a model's direct links from the input to the outputs:
 // Pool, the side p of the blocks averaged into one feature (1 reads the
@@ -151,19 +127,17 @@ func (m *Model) checkDirect() error {
 	if m.Direct == nil {
 		return nil
 	}
-	switch {
-	case m.Direct.Pool < 1 || m.Direct.Pool > min(m.Rows, m.Cols):
-		return fmt.Errorf("scn: direct links pooled by %d on %d x %d images", m.Direct.Pool, m.Rows, m.Cols)
-	case len(m.Direct.Beta) != m.DirectDim()*m.M:
-		return fmt.Errorf("scn: %d direct-link weights for %d features and %d outputs", len(m.Direct.Beta), m.DirectDim(), m.M)
-	case m.IsDeep():
+	if err := m.Direct.Check(m.Rows, m.Cols, m.DirectDim(), m.M); err != nil {
+		return err
+	}
+	if m.IsDeep() {
 		return fmt.Errorf("%w: direct links are for one-layer networks", ErrDeep)
 	}
 	return checkFinite(m.Direct.Beta, "direct-link weight")
 }
 
 // directIndicatorTerm returns the direct part of Theta's first factor
-// squared, N * D (see the package comment on direct links), and the
+// squared, N * D (see internal/direct's link.go), and the
 // squared norm of the direct weights.
 func (m *Model) directIndicatorTerm(n int) (slope2, w2 float64) {
 	if m.Direct == nil {

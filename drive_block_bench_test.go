@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/scn2d/scn/internal/drive"
 	"github.com/scn2d/scn/internal/linalg"
 	"github.com/scn2d/scn/internal/lsq"
 )
@@ -55,18 +56,18 @@ func BenchmarkBlockStep(b *testing.B) {
 	c := Fast(SCN2D)
 	c.Pairs = true
 	bb := newBlockBuilder(c, p, runOpts{})
-	for len(bb.bias) < 1000 {
-		if _, ok := bb.supervisedBlock(500); !ok {
+	for len(bb.Bias) < 1000 {
+		if _, ok := drive.SupervisedBlock(bb.Spec, bb.Block, 500); !ok {
 			b.Fatal("no admissible candidate")
 		}
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, ok := bb.supervisedBlock(500); !ok {
+		if _, ok := drive.SupervisedBlock(bb.Spec, bb.Block, 500); !ok {
 			b.Fatal("no admissible candidate")
 		}
 	}
-	b.ReportMetric(float64(len(bb.bias)), "nodes_at_end")
+	b.ReportMetric(float64(len(bb.Bias)), "nodes_at_end")
 }
 
 // BenchmarkPairScoring compares scoring 1024 2D candidates as 32 x 32

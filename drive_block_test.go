@@ -11,6 +11,7 @@ import (
 
 	"github.com/scn2d/scn/internal/linalg"
 	"github.com/scn2d/scn/internal/lsq"
+	"github.com/scn2d/scn/internal/node"
 	"github.com/scn2d/scn/internal/reference"
 	"gonum.org/v1/gonum/mat"
 )
@@ -770,4 +771,9 @@ func relDiff(a, b []float64) float64 {
 		n += b[i] * b[i]
 	}
 	return math.Sqrt(d / n)
+}
+
+// scorePairs is node.ScorePairs on the images x.
+func scorePairs(x Images, u []float32, tu int, v []float32, tv int, z []float32) {
+	node.ScorePairs(x.Pix, x.Len(), x.Rows, x.Cols, x.Chans(), u, tu, v, tv, z)
 }

@@ -44,15 +44,5 @@ const (
 // then one pass for random learners with a ridge (onePass) unless o keeps
 // the fit block by block.
 func (c Config) mode(o runOpts) fitMode {
-	switch {
-	case c.Local != nil:
-		return modeLocal
-	case len(c.Layers) > 0:
-		return modeDeep
-	case !c.blockMode():
-		return modeOneNode
-	case c.onePassWith(o):
-		return modeOnePass
-	}
-	return modeBlock
+	return drive.ModeOf(c.Local != nil, len(c.Layers) > 0, c.blockMode(), c.onePassWith(o))
 }

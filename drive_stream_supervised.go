@@ -21,45 +21,46 @@ type streamSums = drive.StreamSums
 // block steps, candidates, choices and stops, one pass over the stream
 // per step (drive.RunStreamSupervised).
 func (bb *blockBuilder) runStreamSupervised(ctx context.Context, progress func(Step)) (StopReason, error) {
-	return drive.RunStreamSupervised(ctx, bb.spec(), streamOps{blockOps{bb}, &drawnNodes{}}, progress)
+	return drive.RunStreamSupervised(ctx, bb.Spec, streamOps{bb.Block, bb, &drawnNodes{}}, progress)
 }
 
 // streamOps are a streamed block builder's steps as
 // drive.RunStreamSupervised calls them (drive.StreamOps).
 type streamOps struct {
-	blockOps
+	*drive.Block
+	bb *blockBuilder
 	nd *drawnNodes
 }
 
-func (o streamOps) DrawParams(k int, lambda float64) { o.bb.drawParams(k, lambda) }
+func (o streamOps) DrawParams(k int, lambda float64) { o.bb.DrawParams(k, lambda) }
 func (o streamOps) StreamPairs(ctx context.Context, side int, lambda float64) (*pairDraw, error) {
 	return o.bb.streamPairs(ctx, side, lambda)
 }
 
 // Pass reads the stream once (drive.StreamPass): the residual of the
 // first resL nodes at output weights beta (resL x m; none if resL = 0),
-// and the sums of the k candidates in bb.cw, bb.cb against it and
+// and the sums of the k candidates in bb.CW, bb.CB against it and
 // against every node so far. With pair candidates (pd not nil) the
 // candidates' sums against the residual are taken from their pair
 // products, their Gram sums from their exact outputs (their weights in
-// bb.cw, as exactColumns computes them).
+// bb.CW, as exactColumns computes them).
 func (o streamOps) Pass(ctx context.Context, resL int, beta []float64, k int, pd *pairDraw) (*streamSums, error) {
 	bb, nd := o.bb, o.nd
-	nd.Params, nd.Bias = bb.params, bb.bias
-	hidden := func(r, l int, hs []float32) { bb.hidden(nd, 0, r, 0, l, hs) }
-	return drive.StreamPass(bb.rowsFunc(ctx), bb.eng, node.Activation(bb.cfg.Activation), driveImages(bb.x), bb.scan.n, bb.m, bb.d, bb.nodes(), k,
-		resL, beta, bb.cw, bb.cb, pd, hidden, &bb.prof)
+	nd.Params, nd.Bias = bb.Params, bb.Bias
+	hidden := func(r, l int, hs []float32) { bb.Hidden(nd, 0, r, 0, l, hs) }
+	return drive.StreamPass(bb.rowsFunc(ctx), bb.Eng, node.Activation(bb.cfg.Activation), driveImages(bb.x), bb.scan.n, bb.M, bb.D, bb.Nodes(), k,
+		resL, beta, bb.CW, bb.CB, pd, hidden, &bb.Profile)
 }
 func (o streamOps) SetNorms(ee []float64) {
-	o.bb.ee = ee
-	o.bb.rss = floats.Sum(ee)
+	o.bb.EE = ee
+	o.bb.RSS = floats.Sum(ee)
 }
 func (o streamOps) AddSummed(s *streamSums, k int, order []int) []bool {
-	return drive.AddSummed(o.bb.eng, o.bb.m, s, k, order)
+	return drive.AddSummed(o.bb.Eng, o.bb.M, s, k, order)
 }
 func (o streamOps) Solve() (int, []float64, error) {
-	beta, err := o.bb.eng.Solve(o.bb.eng.L, o.bb.cfg.Ridge)
-	return o.bb.eng.L, beta, err
+	beta, err := o.bb.Eng.Solve(o.bb.Eng.L, o.bb.cfg.Ridge)
+	return o.bb.Eng.L, beta, err
 }
 
 // RecordAt records steps (a block's) with the current training RMSE, as
@@ -68,36 +69,36 @@ func (o streamOps) RecordAt(steps []Step, progress func(Step)) bool {
 	if len(steps) == 0 {
 		return false
 	}
-	rmse := o.bb.rmse()
+	rmse := o.bb.RMSE()
 	for i := range steps {
 		steps[i].RMSE = rmse
 	}
-	return o.bb.record(steps, progress)
+	return o.bb.Record(steps, progress)
 }
 func (o streamOps) AddCounts(tried, rejected int) {
-	o.bb.tried += tried
-	o.bb.reject += rejected
+	o.bb.Tried += tried
+	o.bb.Reject += rejected
 }
 
 // streamPairs draws side x side pair candidates at scale lambda as
 // pairCandidates draws them, standardises them (with Standardize) from
 // their inputs' sums over a pass of their own over the stream, and leaves
-// their exact weights over the image in bb.cw.
+// their exact weights over the image in bb.CW.
 func (bb *blockBuilder) streamPairs(ctx context.Context, side int, lambda float64) (*pairDraw, error) {
 	t0 := time.Now()
-	pd := bb.drawPairs(side, side, lambda)
-	k, d := pd.K, bb.d
+	pd := bb.DrawPairs(side, side, lambda)
+	k, d := pd.K, bb.D
 	if bb.cfg.Standardize {
 		sum, err := pd.StreamMoments(bb.rowsFunc(ctx), driveImages(bb.x), bb.scan.n)
 		if err != nil {
 			return nil, err
 		}
-		bb.standardizePairs(pd, sum, lambda)
+		bb.StandardizePairs(pd, sum, lambda)
 	}
-	bb.cw = grow(bb.cw, k*d)
+	bb.CW = grow(bb.CW, k*d)
 	for j := 0; j < k; j++ {
-		bb.nm.Weight(bb.cp[j*bb.np:(j+1)*bb.np], bb.cw[j*d:(j+1)*d])
+		bb.NM.Weight(bb.CP[j*bb.NP:(j+1)*bb.NP], bb.CW[j*d:(j+1)*d])
 	}
-	bb.prof.Draw += time.Since(t0)
+	bb.Profile.Draw += time.Since(t0)
 	return pd, nil
 }

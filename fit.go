@@ -3,10 +3,11 @@ package scn
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"time"
 
 	"github.com/scn2d/scn/internal/drive"
+	"github.com/scn2d/scn/internal/fitcfg"
+	"github.com/scn2d/scn/internal/lsq"
 	"github.com/scn2d/scn/internal/node"
 	"gonum.org/v1/gonum/mat"
 )
@@ -70,20 +71,14 @@ func (c Config) fitPath(ctx context.Context, p Problem, progress func(Step), o r
 	var g grower
 	switch c.mode(o) {
 	case modeLocal:
-		return nil, fmt.Errorf("%w: local nodes are fitted by Fit only (no path, selection or budget yet)", ErrConfig)
+		return nil, fitcfg.ErrLocalPath
 	case modeDeep:
-		if o.check != nil {
-			return nil, fmt.Errorf("%w: model selection and budgets choose prefixes of one layer", ErrDeep)
-		}
-		if p.X.Chans() > 1 {
-			// The deep predictor scores the first layer plane by plane
-			// for grey images only, so far.
-			return nil, fmt.Errorf("%w: images of %d channels (the first layer of a deep model takes grey images)", ErrDeep, p.X.Chans())
+		if err := fitcfg.DeepPath(o.check != nil, p.X.Chans()); err != nil {
+			return nil, err
 		}
 		g = newDeepBuilder(c, p)
 	case modeBlock, modeOnePass:
-		bb := newBlockBuilder(c, p, o)
-		g = bb
+		g = newBlockBuilder(c, p, o)
 	default: // modeOneNode
 		b := newBuilder(c, p)
 		if o.check != nil {
@@ -97,11 +92,11 @@ func (c Config) fitPath(ctx context.Context, p Problem, progress func(Step), o r
 // fitWith grows the network with g and returns its path.
 func (c Config) fitWith(ctx context.Context, p Problem, g grower, progress func(Step)) (*Path, error) {
 	start := time.Now()
-	if rmse := g.rmse(); c.Kind.Choice == Supervised && rmse <= c.Tolerance {
+	if rmse := g.RMSE(); c.Kind.Choice == Supervised && rmse <= c.Tolerance {
 		return nil, fmt.Errorf("%w: Tolerance = %g, but the training RMSE is %.4g before any node: nothing to fit", ErrConfig, c.Tolerance, rmse)
 	}
-	stop, err := g.grow(ctx, progress)
-	if g.nodes() == 0 {
+	stop, err := g.Grow(ctx, progress)
+	if g.Nodes() == 0 {
 		if err != nil {
 			return nil, err
 		}
@@ -122,50 +117,14 @@ func (c Config) fitWith(ctx context.Context, p Problem, g grower, progress func(
 // factorisation (builder, the paper's path) or block by block with the
 // Gram engine (blockBuilder). Both stop by the same rules and end in a Path.
 type grower interface {
-	rmse() float64 // the current training RMSE
-	grow(ctx context.Context, progress func(Step)) (StopReason, error)
-	nodes() int // nodes accepted so far
+	RMSE() float64 // the current training RMSE
+	Grow(ctx context.Context, progress func(Step)) (StopReason, error)
+	Nodes() int // nodes accepted so far
 	path(stop StopReason) (*Path, error)
 }
 
-// builder holds the state a block fit (blockBuilder) shares with the
-// layers of a deep one: the data, the accepted nodes and the candidates'
-// batch. The paper's path is oneNode (drive.OneNode).
-type builder struct {
-	cfg    Config
-	x      Images
-	n, d   int
-	nm     nodeMap
-	np     int // hidden parameters per node
-	rng    *rand.Rand
-	params []float32 // accepted nodes, L x np
-	bias   []float32 // accepted biases
-	trace  []Step
-	tried  int
-	reject int
-
-	prof Profile
-	// A batch of k candidates: parameters, biases, weights, and outputs z
-	// (k x N: candidate j's outputs are row j).
-	cp, cb, cw, z []float32
-	k             int
-	// deficient is set once a random node was dependent on the earlier
-	// ones; independent counts the nodes before the first such one.
-	deficient   bool
-	independent int
-	// opts are the run options (runOpts): check, if set, is asked after
-	// every node whether to stop (Patience).
-	opts runOpts
-}
-
-// accept appends candidate j, whose column was just added to the factorisation.
-func (b *builder) accept(j int) {
-	b.params = append(b.params, b.cp[j*b.np:(j+1)*b.np]...)
-	b.bias = append(b.bias, b.cb[j])
-}
-
-// oneNode is a fit on the paper's path (drive.OneNode) with the
-// configuration and images its path is made of.
+// oneNode is a fit on the paper's path (drive.OneNode: its Grow, Nodes
+// and RMSE) with the configuration and images its path is made of.
 type oneNode struct {
 	*drive.OneNode
 	cfg Config
@@ -188,31 +147,27 @@ func newBuilder(c Config, p Problem) *oneNode {
 	return b
 }
 
-// grow adds nodes one at a time until a stopping rule holds
-// (drive.OneNode.Grow).
-func (b *oneNode) grow(ctx context.Context, progress func(Step)) (StopReason, error) {
-	return b.Grow(ctx, progress)
-}
-
-// nodes returns the nodes accepted so far.
-func (b *oneNode) nodes() int { return b.Nodes() }
-
-// rmse returns the current training RMSE.
-func (b *oneNode) rmse() float64 { return b.RMSE() }
-
 // corrChunk is the row chunk of the candidate statistics (drive.CorrChunk).
 const corrChunk = drive.CorrChunk
 
 // partial returns the path of the nodes so far, without output weights.
 func (b *oneNode) partial() *Path {
-	l := len(b.Trace)
-	m := &Model{Kind: b.cfg.Kind, Activation: b.cfg.Activation, Rows: b.x.Rows, Cols: b.x.Cols, Channels: b.x.Channels, M: b.LS.M,
-		Params: b.Params[:l*b.NP], Bias: b.Bias[:l], Config: b.cfg}
-	ind := b.LS.L
-	if b.Deficient {
-		ind = b.Independent
+	return partialPath(b.cfg, b.x, b.LS.M, b.Params, b.Bias, len(b.Trace), b.NP, b.LS, b.LS.T, b.LS.L, b.Deficient, b.Independent)
+}
+
+// partialPath returns the path of the first l nodes (params, bias; np
+// parameters each) of a fit of c on x with m outputs, without output
+// weights: the engine eng, the targets t (N x m), the columns in eng
+// (engL, or the nodes before the first dependent one, independent, once
+// deficient).
+func partialPath(c Config, x Images, m int, params, bias []float32, l, np int, eng lsq.Engine, t []float64, engL int, deficient bool, independent int) *Path {
+	md := &Model{Kind: c.Kind, Activation: c.Activation, Rows: x.Rows, Cols: x.Cols, Channels: x.Channels, M: m,
+		Params: params[:l*np], Bias: bias[:l], Config: c}
+	ind := engL
+	if deficient {
+		ind = independent
 	}
-	return &Path{model: m, eng: b.LS, x: b.x, t: b.LS.T, independent: min(ind, l), ridge: b.cfg.Ridge}
+	return &Path{model: md, eng: eng, x: x, t: t, independent: min(ind, l), ridge: c.Ridge}
 }
 
 // path assembles the fitted model and its path.
@@ -221,15 +176,18 @@ func (b *oneNode) path(stop StopReason) (*Path, error) {
 	// A random learner draws its nodes by blocks: a fit stopped inside a
 	// block keeps the nodes handed out so far, the ones its trace has.
 	p := b.partial()
-	l, rmse := len(b.Trace), b.rmse()
+	l, rmse := len(b.Trace), b.RMSE()
 	if l < len(b.Bias) {
 		rmse = b.Trace[l-1].RMSE
 	}
-	s := Summary{
-		Nodes: l, Samples: b.N, Stop: stop, TrainRMSE: rmse,
-		Tried: b.Tried, Rejected: b.Reject, Trace: b.Trace,
-	}
-	if err := p.finish(s, b.cfg.Ridge, b.cfg.Scales, b.cfg.Ratios, &b.Prof, t0); err != nil {
+	s := Summary{Nodes: l, Samples: b.N, Stop: stop, TrainRMSE: rmse, Tried: b.Tried, Rejected: b.Reject, Trace: b.Trace}
+	return finishPath(p, s, b.cfg, &b.Prof, t0)
+}
+
+// finishPath completes the path p of a fit of c (its output weights and
+// summary s, the fit's profile prof; t0 when assembling began).
+func finishPath(p *Path, s Summary, c Config, prof *Profile, t0 time.Time) (*Path, error) {
+	if err := p.finish(s, c.Ridge, c.Scales, c.Ratios, prof, t0); err != nil {
 		return nil, err
 	}
 	return p, nil

@@ -3,14 +3,13 @@ package scn
 import (
 	"context"
 	"fmt"
-	"math"
-	"runtime"
+	"slices"
 	"time"
 
+	"github.com/scn2d/scn/internal/augment"
 	"github.com/scn2d/scn/internal/localnet"
 	"github.com/scn2d/scn/internal/lsq"
 	"github.com/scn2d/scn/internal/memest"
-	"gonum.org/v1/gonum/floats"
 )
 
 // Fitting local nodes (Config.Local): the filters' draws, the supervised
@@ -40,25 +39,9 @@ func (c Config) localOptions() localnet.Options {
 		Candidates: c.Candidates, BlockSize: c.BlockSize}
 }
 
-// localProgress returns progress for a local fit's steps (nil for nil).
-func localProgress(progress func(Step)) func(localnet.Step) {
-	if progress == nil {
-		return nil
-	}
-	return func(s localnet.Step) { progress(Step(s)) }
-}
-
-// localTrace returns a local fit's trace as Steps.
-func localTrace(tr []localnet.Step) []Step {
-	if tr == nil {
-		return nil
-	}
-	out := make([]Step, len(tr))
-	for i, s := range tr {
-		out[i] = Step(s)
-	}
-	return out
-}
+// localTrace returns a copy of a local fit's trace (localnet.Step is
+// Step).
+func localTrace(tr []Step) []Step { return slices.Clone(tr) }
 
 // fitLocal fits a model of local nodes.
 func (c Config) fitLocal(ctx context.Context, p Problem, progress func(Step)) (*Model, error) {
@@ -86,44 +69,19 @@ func (c Config) fitLocalState(ctx context.Context, p Problem, progress func(Step
 			return nil, nil, err
 		}
 	}
-	cmean, csd := planeMoments(x)
 	n := x.Len()
-	eng := lsq.NewGram(p.T, n, p.M, c.Ridge, c.Float32Gram || c.BF16Gram, g.Outputs())
-	eng.BF16 = c.BF16Gram
-	lf := &localFit{Fit: localnet.NewFit(c.localOptions(), g, x.Pix, n, x.Rows, x.Cols, x.Chans(), p.M, cmean, csd, newRand(c.Seed)),
-		cfg: c, x: x, n: n, eng: eng}
-	lf.Start(eng)
-	if c.Kind.Choice == Supervised {
-		if rmse := lf.RMSE(); rmse <= c.Tolerance {
-			return nil, nil, fmt.Errorf("%w: Tolerance = %g, but the training RMSE is %.4g before any node: nothing to fit", ErrConfig, c.Tolerance, rmse)
-		}
+	d := localnet.Data{X: x.Pix, N: n, Rows: x.Rows, Cols: x.Cols, Ch: x.Chans(), T: p.T, M: p.M, Float32Gram: c.Float32Gram, BF16Gram: c.BF16Gram}
+	r, err := localnet.Run(ctx, c.localOptions(), g, d, (*augment.Spec)(c.Augment), newRand(c.Seed), progress)
+	if r == nil {
+		return nil, nil, err
 	}
-	st, err := lf.Grow(ctx, localProgress(progress))
-	stop := StopReason(st)
+	lf, stop := &localFit{Fit: r.Fit, cfg: c, x: x, n: n, eng: r.Eng}, r.Stop
 	if lf.eng.L == 0 {
 		if err != nil {
 			return nil, nil, err
 		}
 		return nil, nil, fmt.Errorf("scn: no local filter could be added (%v)", stop)
 	}
-	t0 := time.Now()
-	if c.Augment != nil && err == nil {
-		if aerr := lf.AugmentSums(ctx, p.T, c.Augment.moves(n, c.Seed), c.Augment.Extra()); aerr != nil {
-			if ctx.Err() == nil {
-				return nil, nil, aerr
-			}
-			// Interrupted: the output weights of the images as they are
-			// (a partial model, recorded without augmentation).
-			stop, err = Cancelled, aerr
-		}
-	}
-	beta, serr := lf.solver().Solve(lf.eng.L, c.Ridge)
-	if serr != nil {
-		return nil, nil, serr
-	}
-	lf.Prof.Solve = time.Since(t0)
-	res := make([]float64, n*p.M)
-	lf.eng.Residual(lf.eng.L, beta, res)
 	cfg := c
 	cfg.Local = g
 	cfg.Augment = nil
@@ -134,10 +92,10 @@ func (c Config) fitLocalState(ctx context.Context, p Problem, progress func(Step
 	cfg.Ratios = append([]float64(nil), c.Ratios...)
 	m := &Model{
 		Kind: c.Kind, Activation: c.Activation, Rows: x.Rows, Cols: x.Cols, Channels: x.Channels, M: p.M,
-		Params: []float32{}, Bias: []float32{}, Beta: beta, Config: cfg, Local: lf.Layer(),
+		Params: []float32{}, Bias: []float32{}, Beta: r.Beta, Config: cfg, Local: lf.Layer(),
 		Summary: Summary{
-			Nodes: lf.eng.L, Samples: n, Stop: stop, TrainRMSE: math.Sqrt(floats.Dot(res, res) / float64(n*p.M)),
-			Tried: lf.Tried, Trace: localTrace(lf.Trace), Duration: time.Since(start), Profile: Profile(lf.Prof),
+			Nodes: lf.eng.L, Samples: n, Stop: stop, TrainRMSE: r.TrainRMSE,
+			Tried: lf.Tried, Trace: localTrace(lf.Trace), Duration: time.Since(start), Profile: lf.Prof,
 		},
 	}
 	if p.Classes != nil {
@@ -147,12 +105,6 @@ func (c Config) fitLocalState(ctx context.Context, p Problem, progress func(Step
 		return nil, nil, cerr
 	}
 	return m, lf, err
-}
-
-// planeMoments returns the mean and standard deviation of each plane's
-// pixels over the images (a deviation of 0 is taken as 1; local.Moments).
-func planeMoments(x Images) (mean, sd []float64) {
-	return localnet.PlaneMoments(x.Pix, x.Len(), x.Chans(), x.Rows*x.Cols)
 }
 
 // solver returns the engine whose sums the output weights solve: the
@@ -176,39 +128,14 @@ func (lf *localFit) copiesNote() string {
 	return fmt.Sprintf(" and their %d augmented copies (%s)", lf.n*lf.cfg.Augment.Extra(), lf.cfg.Augment)
 }
 
-// localMemory estimates a local fit's memory (see Memory; the arithmetic
-// is internal/memest's Local.Fit): a step scores localRandomBlock random
-// filters, or a supervised block's candidates; the second layer and
-// augmentation (augmentMemory) add their buffers.
+// localMemory estimates a local fit's memory (see Memory;
+// localnet.FitMemory).
 func (c Config) localMemory(n, rows, cols, chans, m int) Memory {
-	step := localRandomBlock
-	if c.Kind.Choice == Supervised {
-		step = localnet.SupervisedStep(c.BlockSize)
-		step *= max(c.Candidates, 1)
-	}
-	g := c.localShape(n, rows, cols, chans, m)
-	g.Step = step
-	g.ExtraCandidates, g.ExtraFactor = localnet.SecondMemory(c.Local, n, rows, cols), c.augmentMemory(n)
-	return g.Fit()
+	return localnet.FitMemory(c.localOptions(), c.Local, (*augment.Spec)(c.Augment), n, rows, cols, chans, m, c.Float32Gram, c.BF16Gram)
 }
 
-// localShape describes the local fit of c to internal/memest.
+// localShape describes the local fit of c to internal/memest
+// (localnet.Shape).
 func (c Config) localShape(n, rows, cols, chans, m int) memest.Local {
-	g := c.Local
-	return memest.Local{
-		N: n, Rows: rows, Cols: cols, Chans: chans, M: m,
-		Outputs: g.Outputs(), PerFilter: g.PerFilter(), Sizes: g.Sizes, Filters: g.Filters,
-		RandomBlock: localRandomBlock, Whiten: g.Whiten, WhitenSamples: localnet.WhitenSamples,
-		Float32Gram: c.Float32Gram, BF16Gram: c.BF16Gram, Workers: runtime.GOMAXPROCS(0),
-	}
-}
-
-// augmentMemory returns the bytes an augmented local fit adds to Memory's
-// Factor (internal/memest's Augment): its second engine, one row shard's
-// outputs and the copies' moves.
-func (c Config) augmentMemory(n int) int64 {
-	if c.Augment == nil || c.Local == nil {
-		return 0
-	}
-	return memest.Augment(n, c.Local.Outputs(), localRandomBlock*c.Local.PerFilter(), n*c.Augment.Extra(), c.Float32Gram, c.BF16Gram)
+	return localnet.Shape(c.Local, n, rows, cols, chans, m, c.Float32Gram, c.BF16Gram)
 }

@@ -34,7 +34,7 @@ var internalImports = map[string][]string{
 
 	// The fitted layers of local nodes over the kernels of internal/local
 	// (and the one configuration error, internal/cfgerr's).
-	"localnet": {"internal/augment", "internal/cfgerr", "internal/holdout", "internal/score", "internal/linalg", "internal/local", "internal/lsq", "internal/memest", "internal/node", "internal/par", "internal/modelfile", "gonum.org/v1/gonum"},
+	"localnet": {"internal/augment", "internal/cfgerr", "internal/drive", "internal/holdout", "internal/score", "internal/linalg", "internal/local", "internal/lsq", "internal/memest", "internal/node", "internal/par", "internal/modelfile", "gonum.org/v1/gonum"},
 	"cfgerr":   nil,
 	// The policy of local nodes on photos and grey images (the presets'
 	// choice, a budget's plan, its probes' rules).
@@ -69,6 +69,9 @@ var internalImports = map[string][]string{
 	// What streamed fits decide and sum over plain data (the specs, the
 	// shards' shape, the first pass).
 	"streamfit": {"internal/cfgerr", "internal/drive", "internal/local", "internal/localnet"},
+
+	// The fit configuration's checks over plain data.
+	"fitcfg": {"internal/augment", "internal/cfgerr", "internal/deep", "internal/kind", "internal/localnet", "internal/node"},
 
 	// The data sets the tests share (the standard library only).
 	"fixtures": nil,

@@ -62,7 +62,6 @@ var layerOf = map[string]int{
 	"fit.go":                     layerDriver,
 	"fit_local.go":               layerDriver,
 	"direct.go":                  layerResult,
-	"score_pairs.go":             layerDriver,
 	"stream.go":                  layerDriver,
 	"stream_local.go":            layerDriver,
 	"local_whiten.go":            layerDriver,

@@ -273,3 +273,9 @@ func TestLocalWhitenBadInput(t *testing.T) {
 		return b
 	}, "non-finite")
 }
+
+// planeMoments returns the mean and standard deviation of each plane's
+// pixels over the images (a deviation of 0 is taken as 1; local.Moments).
+func planeMoments(x Images) (mean, sd []float64) {
+	return localnet.PlaneMoments(x.Pix, x.Len(), x.Chans(), x.Rows*x.Cols)
+}

@@ -1,9 +1,8 @@
 package scn
 
 import (
-	"errors"
-
 	"github.com/scn2d/scn/internal/deep"
+	"github.com/scn2d/scn/internal/fitcfg"
 	"github.com/scn2d/scn/internal/node"
 )
 
@@ -14,7 +13,7 @@ import (
 type Layer = deep.Layer
 
 // ErrDeep is wrapped by the refusals of what deep models do not support.
-var ErrDeep = errors.New("scn: not supported for deep models (Config.Layers)")
+var ErrDeep = fitcfg.ErrDeep
 
 // IsDeep reports whether the model has layers after the first.
 func (m *Model) IsDeep() bool { return len(m.Deep) > 0 }

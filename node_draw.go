@@ -30,15 +30,7 @@ type diffSource = node.DiffSource
 func newDiffSource(p Problem) *diffSource {
 	var class []int
 	if p.Classes != nil {
-		class = make([]int, p.X.Len())
-		for i := range class {
-			row := p.T[i*p.M : (i+1)*p.M]
-			for q, v := range row {
-				if v > row[class[i]] {
-					class[i] = q
-				}
-			}
-		}
+		class = node.Classes(p.T, p.X.Len(), p.M)
 	}
 	return node.NewDiffSource(p.X.Pix, p.X.Len(), p.X.Rows, p.X.Cols, p.X.Chans(), class)
 }

@@ -56,9 +56,9 @@ func TestDifferenceNodes(t *testing.T) {
 		c.Differences, c.MaxNodes = true, 100
 		c.FieldMin, c.FieldMax = 3, 6
 		bb := newBlockBuilder(c, p, runOpts{})
-		params := make([]float32, bb.np)
+		params := make([]float32, bb.NP)
 		for node := 0; node < 40; node++ {
-			drawNode(bb.rng, bb.nm, c, 1, params, bb.diffs)
+			drawNode(bb.Rng, bb.NM, c, 1, params, bb.Diffs)
 			w := make([]float64, rows*cols)
 			if k.Input == Matrix {
 				u, v := params[:rows], params[rows:]
@@ -160,8 +160,8 @@ func TestDifferenceNodesOnBlankImages(t *testing.T) {
 		c := Fast(k)
 		c.Differences, c.MaxNodes = true, 100
 		bb := newBlockBuilder(c, p, runOpts{})
-		params := make([]float32, bb.np)
-		drawNode(bb.rng, bb.nm, c, 1, params, bb.diffs)
+		params := make([]float32, bb.NP)
+		drawNode(bb.Rng, bb.NM, c, 1, params, bb.Diffs)
 		nz := 0
 		for _, v := range params {
 			if v != 0 {

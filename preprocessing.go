@@ -1,9 +1,9 @@
 package scn
 
 import (
-	"encoding/json"
 	"fmt"
-	"strings"
+
+	"github.com/scn2d/scn/internal/modelfile"
 )
 
 // PreprocessRecord records how the training images were prepared from the
@@ -61,62 +61,21 @@ type PreprocessRecord struct {
 type Preprocessing = PreprocessRecord
 
 // Validate reports an unknown Invert or Fit value, a half-given or negative
-// resize, a Fit without a resize, or a channel count out of range.
-func (p PreprocessRecord) Validate() error {
-	switch p.Invert {
-	case "", "no", "yes", "auto":
-	default:
-		return fmt.Errorf("invert %q: want auto, yes or no", p.Invert)
-	}
-	if p.ResizeRows < 0 || p.ResizeCols < 0 || (p.ResizeRows > 0) != (p.ResizeCols > 0) {
-		return fmt.Errorf("resize to %d x %d: give both sizes, positive", p.ResizeRows, p.ResizeCols)
-	}
-	switch p.Fit {
-	case "", "stretch", "pad", "crop":
-	default:
-		return fmt.Errorf("fit %q: want pad, crop or stretch", p.Fit)
-	}
-	if p.Fit != "" && p.ResizeRows == 0 {
-		return fmt.Errorf("fit %q without a resize", p.Fit)
-	}
-	if p.Channels < 0 || p.Channels > maxChannels {
-		return fmt.Errorf("%d channels: want 0 to %d", p.Channels, maxChannels)
-	}
-	if p.MNIST && p.Channels > 1 {
-		return fmt.Errorf("the MNIST convention takes grey images, not %d channels", p.Channels)
-	}
-	return nil
-}
+// resize, a Fit without a resize, or a channel count out of range
+// (modelfile.Preprocessing.Validate).
+func (p PreprocessRecord) Validate() error { return modelfile.Preprocessing(p).Validate() }
 
 // legacyPreprocessKey is the metadata key under which files written before
 // the preprocessing record had its own header field kept it, as JSON text.
-const legacyPreprocessKey = "preprocess"
+const legacyPreprocessKey = modelfile.LegacyPreprocessKey
 
 // legacyPreprocessing moves the JSON preprocessing record of an older file
-// from meta into a PreprocessRecord (the JSON fields are the same); it
+// from meta into a PreprocessRecord (modelfile.LegacyPreprocessing); it
 // returns meta without the key, a copy when it had it.
 func legacyPreprocessing(meta map[string]string) (PreprocessRecord, map[string]string, error) {
-	var p PreprocessRecord
-	raw, ok := meta[legacyPreprocessKey]
-	if !ok {
-		return p, meta, nil
+	p, rest, err := modelfile.LegacyPreprocessing(meta)
+	if err != nil {
+		return PreprocessRecord(p), meta, fmt.Errorf("%w: %v", ErrFormat, err)
 	}
-	dec := json.NewDecoder(strings.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&p); err != nil {
-		return p, meta, fmt.Errorf("%w: unreadable preprocessing record %q in the metadata: %v", ErrFormat, raw, err)
-	}
-	if err := p.Validate(); err != nil {
-		return p, meta, fmt.Errorf("%w: preprocessing record %q in the metadata: %v", ErrFormat, raw, err)
-	}
-	rest := make(map[string]string, len(meta)-1)
-	for k, v := range meta {
-		if k != legacyPreprocessKey {
-			rest[k] = v
-		}
-	}
-	if len(rest) == 0 {
-		rest = nil
-	}
-	return p, rest, nil
+	return PreprocessRecord(p), rest, nil
 }

@@ -175,25 +175,25 @@ func (c Config) fitStreamPath(ctx context.Context, src Source, progress func(Ste
 	// The builder of the head with the whole set's count, sums and mean,
 	// and an empty engine without stored outputs, filled by the passes.
 	bb := newBlockBuilderOn(c, sc.head, lsq.NewGramH(nil, 0, sc.m, c.Ridge, c.Float32Gram || c.BF16Gram, c.MaxNodes, false))
-	bb.n, bb.stream, bb.t = sc.n, src, []float64{}
-	bb.eng.TT = sc.tt
-	bb.ee = slices.Clone(sc.tt)
-	bb.rss = 0
-	for _, v := range bb.ee {
-		bb.rss += v
+	bb.N, bb.stream, bb.T = sc.n, src, []float64{}
+	bb.Eng.TT = sc.tt
+	bb.EE = slices.Clone(sc.tt)
+	bb.RSS = 0
+	for _, v := range bb.EE {
+		bb.RSS += v
 	}
 	if c.Standardize {
-		bb.xbar = sc.mean
+		bb.XBar = sc.mean
 	}
 	bb.scan = sc
 	var stop StopReason
 	if c.Kind.Choice == Supervised {
-		bb.e = nil // the residual is formed shard by shard in each pass
+		bb.E = nil // the residual is formed shard by shard in each pass
 		stop, err = bb.runStreamSupervised(ctx, progress)
 	} else {
-		stop, err = bb.grow(ctx, progress)
+		stop, err = bb.Grow(ctx, progress)
 	}
-	if bb.nodes() == 0 || err != nil {
+	if bb.Nodes() == 0 || err != nil {
 		if err == nil {
 			err = fmt.Errorf("scn: no hidden node could be added (%v)", stop)
 		}
@@ -215,7 +215,7 @@ func (c Config) fitStreamPath(ctx context.Context, src Source, progress func(Ste
 // memory makes), each passed to the engine with its targets as the
 // engine's own (lo = 0), in order.
 func (bb *blockBuilder) accumulateStream(ctx context.Context, nd *drawnNodes, hidden func(lo, hi, j0, j1 int, h []float32)) error {
-	return drive.AccumulateRows(bb.rowsFunc(ctx), bb.eng, nd.Blocks, bb.scan.n, hidden)
+	return drive.AccumulateRows(bb.rowsFunc(ctx), bb.Eng, nd.Blocks, bb.scan.n, hidden)
 }
 
 // rowsFunc reads the stream once as internal/drive reads it: f is given

@@ -6,6 +6,35 @@ import (
 	"github.com/scn2d/scn/internal/modelfile"
 )
 
+// Direct links (scn.Config.DirectLink, scn.Model.Direct).
+//
+// A model with direct links has an output layer that reads the hidden
+// outputs H and the input features F together, as Pao's original random
+// vector functional-link network does (and edRVFL, scikit-elm's
+// include_original_features):
+//
+//	f(X) = sum_j beta_j g(a_j(X)) + W^T phi(X)
+//
+// phi(X) is the preprocessed image itself, vec(X) (C*d1*d2 values, the order
+// of Images.Pix), or, when the images are many and large (see Plan),
+// its average over p x p blocks of each plane ("pooled pixels": C x
+// floor(d1/p) x floor(d2/p) values, the blocks' remainder rows and columns
+// dropped, as an AveragePool of kernel and stride p without padding; the
+// features, their plan and the pure solves are this package's). The
+// output weights [beta; W] are the ridge (or, with no ridge term, the
+// minimum-norm) least squares over [H F]: the hidden nodes are chosen as
+// without direct links, and only the last solve changes. With ridge alpha
+// the solve is the primal (H^T H ...)-sized system of L + D unknowns when
+// L + D <= N, or its dual, (F F^T + H H^T + alpha I) A = T with [beta; W] =
+// [H F]^T A, an N x N system, when the images are fewer than the unknowns
+// (faces: N = 200, D = 10304): the two are the same solution.
+//
+// The generalization indicator (Model.Indicator) treats each direct feature
+// as a linear node: its slope is 1 on every image and its weight is the
+// averaging vector of its block (norm 1/p; 1 for the pixels themselves),
+// so the direct part adds N * D / p^2 to ||g'(H) o W||_F^2, and the output
+// weights' norm is that of [beta; W].
+
 // Link holds a model's direct links from the input to the outputs.
 type Link struct {
 	// Pool is the side p of the blocks averaged into one feature: 1 reads

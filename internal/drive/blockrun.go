@@ -52,8 +52,8 @@ type BlockSpec struct {
 	Pairs      bool      // pair candidates (2D nodes)
 }
 
-// BlockOps are the steps of a block builder the loops here call (package
-// scn's blockBuilder: its candidates, engine, residual and trace).
+// BlockOps are the steps of a block builder the loops here call (Block:
+// its candidates, engine, residual and trace).
 type BlockOps interface {
 	// Nodes returns the nodes accepted so far (of the layer being fitted);
 	// RMSE the current training RMSE; Prof the fit's profile.

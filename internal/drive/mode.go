@@ -36,3 +36,21 @@ func (m Mode) String() string {
 	}
 	return "unknown"
 }
+
+// ModeOf returns the driver of a fit: local nodes, layers, the one-node
+// path unless an option needs the block engine (block), then one pass
+// (onePass: random learners with a ridge, unless the run keeps the fit
+// block by block).
+func ModeOf(local, layers, block, onePass bool) Mode {
+	switch {
+	case local:
+		return ModeLocal
+	case layers:
+		return ModeDeep
+	case !block:
+		return ModeOneNode
+	case onePass:
+		return ModeOnePass
+	}
+	return ModeBlock
+}

@@ -42,8 +42,8 @@ type Drawn struct {
 }
 
 // OnePassOps are the steps of a block builder of random nodes the
-// one-pass loops call, besides BlockOps' Prof, Count and Record (package
-// scn's blockBuilder).
+// one-pass loops call, besides BlockOps' Prof, Count and Record (a Block
+// as OnePass).
 type OnePassOps interface {
 	Prof() *Profile
 	Count(steps []Step)

@@ -18,7 +18,8 @@
 // input map and activation) and never the root package's Config, Problem
 // or Model. It may import the standard library, gonum, internal/augment
 // (the augmented copies' draws), internal/cfgerr (the configuration error
-// its validation wraps), internal/holdout (held-out scores),
+// its validation wraps), internal/drive (the step, profile and stop
+// reason a fit reports), internal/holdout (held-out scores),
 // internal/linalg, internal/local, internal/lsq, internal/memest,
 // internal/modelfile, internal/node, internal/par and internal/score only.
 package localnet

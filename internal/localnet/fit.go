@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/scn2d/scn/internal/drive"
 	"github.com/scn2d/scn/internal/local"
 	"github.com/scn2d/scn/internal/lsq"
 	"github.com/scn2d/scn/internal/node"
@@ -71,39 +72,22 @@ type Options struct {
 	BlockSize  int
 }
 
-// Stop says why a fit stopped, numbered as the root's StopReason.
-type Stop int
+// Stop says why a fit stopped (the root's StopReason: drive's).
+type Stop = drive.StopReason
 
 // The reasons a local fit stops.
 const (
-	ReachedMaxNodes Stop = iota
-	ReachedTolerance
-	NoAdmissible
-	Cancelled
+	ReachedMaxNodes  = drive.ReachedMaxNodes
+	ReachedTolerance = drive.ReachedTolerance
+	NoAdmissible     = drive.NoAdmissible
+	Cancelled        = drive.Cancelled
 )
 
-// Step is one filter's step of the fit's trace (the root's Step: the same
-// fields in the same order).
-type Step struct {
-	L        int
-	RMSE     float64
-	Scale    float64
-	Ratio    float64
-	Tried    int
-	Rejected int
-}
+// Step is one filter's step of the fit's trace (the root's Step: drive's).
+type Step = drive.Step
 
-// Profile splits the fit's time (the root's Profile: the same fields in
-// the same order).
-type Profile struct {
-	Draw      time.Duration
-	Scoring   time.Duration
-	Selection time.Duration
-	Ortho     time.Duration
-	Solve     time.Duration
-	Products  int64
-	Batches   int64
-}
+// Profile splits the fit's time (the root's Profile: drive's).
+type Profile = drive.Profile
 
 // Applier is a block of filters ready to apply: a local.Layer, or a
 // local.Stack (a block of a second layer's filters after the first
