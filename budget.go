@@ -2,13 +2,11 @@ package scn
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"math"
-	"slices"
 	"time"
 
 	"github.com/scn2d/scn/internal/budget"
+	"github.com/scn2d/scn/internal/budgetflow"
 )
 
 // Budget fits the best model a wall-clock budget can buy (scn train
@@ -77,7 +75,7 @@ type Checkpoint = budget.Checkpoint
 type BudgetRecord = budget.Record
 
 // ErrBudget is wrapped by the errors of a budget that cannot be met at all.
-var ErrBudget = errors.New("scn: budget")
+var ErrBudget = budgetflow.ErrBudget
 
 // budgetChoice returns the learner and settings for a training set of n
 // images of p's shape: the
@@ -120,7 +118,8 @@ func (b Budget) now() time.Time {
 
 // Fit plans, fits and selects within the budget, and returns the model with
 // the plan and what happened in Model.Budget. progress, if not nil, gets every
-// step; plan, if not nil, is called once the plan is made, before the fit.
+// step; plan, if not nil, is called once the plan is made, before the fit
+// (internal/budgetflow's Fit and, on photos, FitLocal).
 func (b Budget) Fit(ctx context.Context, p Problem, progress func(Step), plan func(BudgetPlan)) (*Model, error) {
 	if !(b.Duration > 0) {
 		return nil, fmt.Errorf("%w: duration %v, want > 0", ErrBudget, b.Duration)
@@ -134,107 +133,130 @@ func (b Budget) Fit(ctx context.Context, p Problem, progress func(Step), plan fu
 	if budgetPhotos(p) {
 		return b.fitPhotos(ctx, p, progress, plan)
 	}
-	cfg, sel, why := budgetChoice(p.X.Len(), p, b.Seed)
-	probed := ""
-	if budgetGrey(p) {
-		lc, rec, local, err := b.probeGrey(ctx, p, cfg)
-		if err != nil {
-			return nil, err
-		}
-		if local {
-			lb := b
-			lb.Rates = b.LocalRates
-			return lb.fitLocalPlan(ctx, p, lc, greyRidges, greyWhat(p), rec, greyGrow, progress, plan)
-		}
-		probed = rec
+	return budgetflow.Fit(ctx, b.flow(), &budgetJob{b: b, p: p, progress: progress}, plan)
+}
+
+// flow returns what internal/budgetflow reads of b.
+func (b Budget) flow() budgetflow.Budget {
+	return budgetflow.Budget{Duration: b.Duration, Start: b.Start, Now: b.Now, MaxBytes: b.MaxBytes,
+		Rates: b.Rates, LocalRates: b.LocalRates, Seed: b.Seed, NodeLimit: maxNodes}
+}
+
+// budgetConfigs is internal/budgetflow's view of configurations.
+type budgetConfigs struct{}
+
+func (budgetConfigs) Info(c Config) budgetflow.Info {
+	return budgetflow.Info{Kind: c.Kind, Preset: c.Preset, BlockSize: c.BlockSize, Ridge: c.Ridge, MaxNodes: c.MaxNodes, Seed: c.Seed, Local: c.Local}
+}
+
+func (budgetConfigs) Filters(c Config, f int, clone bool) Config {
+	if clone {
+		c.Local = c.Local.Clone()
 	}
-	held := max(1, int(math.Round(sel.Validation*float64(p.X.Len()))))
-	train := p.X.Len() - held
-	rates := b.Rates
-	if rates == nil {
-		r, _, _, err := probe(ctx, cfg, sel, p)
-		if err != nil {
-			return nil, err
-		}
-		rates = &r
+	c.Local.Filters = f
+	c.MaxNodes = c.Local.Outputs()
+	return c
+}
+
+func (budgetConfigs) Bytes(c Config, s budgetflow.Shape) int64 {
+	return c.Estimate(outputsShape(s.N, s.Rows, s.Cols, s.Chans, s.M), nil).FitBytes()
+}
+
+// budgetJob is a budget's training set and run for internal/budgetflow
+// (budgetflow.Job); cfg and sel are the global learner's, once chosen.
+type budgetJob struct {
+	budgetConfigs
+	b        Budget
+	p        Problem
+	progress func(Step)
+	cfg      Config
+	sel      Selection
+}
+
+func (j *budgetJob) Shape() budgetflow.Shape {
+	return budgetflow.Shape{N: j.p.X.Len(), Rows: j.p.X.Rows, Cols: j.p.X.Cols, Chans: j.p.X.Chans(), M: j.p.M}
+}
+
+func (j *budgetJob) Classify() bool { return j.p.Classes != nil }
+
+func (j *budgetJob) Holdout(idx []int, share float64, seed uint64) ([]int, []int, error) {
+	if idx == nil {
+		return splitHoldout(j.p, share, seed)
 	}
-	if !rates.Valid() {
-		return nil, fmt.Errorf("%w: rates %+v are not usable", ErrBudget, *rates)
-	}
-	pl := b.plan(cfg, sel, *rates, p, train, held)
-	pl.Why = why
-	pl.Probe = probed
-	if plan != nil {
-		plan(pl)
-	}
-	staged := cfg.mode(runOpts{}) == modeOnePass
+	return splitHoldout(j.p.subset(idx), share, seed)
+}
+
+func (j *budgetJob) Sized(c Config, nodes, block int) Config {
+	c.MaxNodes, c.BlockSize = nodes, block
+	return c
+}
+
+func (j *budgetJob) Global() (Config, budgetflow.Selection, string) {
+	var why string
+	j.cfg, j.sel, why = budgetChoice(j.p.X.Len(), j.p, j.b.Seed)
+	return j.cfg, budgetflow.Selection{Validation: j.sel.Validation, Points: j.sel.Points, Ridges: j.sel.Ridges, FitWeights: j.sel.fitWeights}, why
+}
+
+func (j *budgetJob) DefaultRidges() []float64 { return DefaultRidges() }
+
+func (j *budgetJob) Staged() bool { return j.cfg.mode(runOpts{}) == modeOnePass }
+
+func (j *budgetJob) Probe(ctx context.Context) (Rates, error) {
+	r, _, _, err := probe(ctx, j.cfg, j.sel, j.p)
+	return r, err
+}
+
+// FitGlobal fits the global learner as the plan says, block by block
+// (or in stages), with model selection among its checkpoints.
+func (j *budgetJob) FitGlobal(ctx context.Context, pl BudgetPlan, checkpoint func(int, func() (float64, float64, bool)) bool, stage func(int) int) (*Model, int, string, error) {
+	cfg, sel := j.cfg, j.sel
 	cfg.MaxNodes, cfg.BlockSize = pl.MaxNodes, pl.BlockSize
-	o := runOpts{blockByBlock: !staged}
-	sel.Ridges = pl.Ridges
-	sel.checkpoints = pl.BlockSize
-	sel.fitWeights = pl.FitWeights
-	// The record, the checkpoints and the clock of the fit
-	// (internal/budget's Fit).
-	fit := budget.NewFit(budget.Clock{Duration: b.Duration, Start: b.Start, Now: b.now}, pl, train, held, p.M, p.X.Rows*p.X.Cols*p.X.Chans(), b.now(), staged)
+	sel.Ridges, sel.checkpoints, sel.fitWeights = pl.Ridges, pl.BlockSize, pl.FitWeights
 	sel.watch = func(path *Path, ev *evaluator) bool {
 		l := path.Nodes()
-		now := b.now()
-		s, err := ev.checkpoint(path, l, cfg.Ridge)
-		return fit.Checkpoint(l, now, s.Accuracy, s.RMSE, err == nil)
+		return checkpoint(l, func() (float64, float64, bool) {
+			s, err := ev.checkpoint(path, l, cfg.Ridge)
+			return s.Accuracy, s.RMSE, err == nil
+		})
 	}
-	if staged {
-		o.stages = fit.Stage
-	}
-	m, err := cfg.selectWith(ctx, p, sel, progress, o)
+	m, err := cfg.selectWith(ctx, j.p, sel, j.progress, runOpts{blockByBlock: stage == nil, stages: stage})
 	if err != nil {
-		return m, err
+		return m, 0, "", err
 	}
-	m.Budget = fit.End(m.Selection.FitNodes, m.Summary.Stop.String(), b.now())
-	if fit.ByClock {
+	return m, m.Selection.FitNodes, m.Summary.Stop.String(), nil
+}
+
+func (j *budgetJob) Grey(f int) Config { return greyLocal(j.b.Seed, f) }
+
+func (j *budgetJob) Accuracy(ctx context.Context, c Config, idx, train, held []int) (float64, error) {
+	sub := j.p.subset(idx)
+	return greyProbeFit(ctx, c, sub.subset(train), sub.subset(held))
+}
+
+func (j *budgetJob) Sample(idx []int) func(context.Context, Config) error {
+	q := j.p.subset(idx)
+	return func(ctx context.Context, c Config) error {
+		_, err := c.Fit(ctx, q, nil)
+		return err
+	}
+}
+
+func (j *budgetJob) PhotoFit(ctx context.Context, c Config, pl BudgetPlan, stop func(int) bool, proceed func() bool, more moreRidges) (*Model, bool, error) {
+	return photoFit(ctx, c, j.p, pl, j.progress, stop, proceed, more)
+}
+
+func (j *budgetJob) Nodes(m *Model) (int, int) {
+	if m.Selection == nil {
+		return m.Nodes(), 0
+	}
+	return m.Nodes(), len(m.Selection.Curve)
+}
+
+func (j *budgetJob) Done(m *Model, rec *BudgetRecord, spent bool) {
+	m.Budget = rec
+	if spent {
 		m.Summary.Stop = BudgetSpent
 	}
-	return m, nil
-}
-
-// plan chooses L, the block size and the cap for cfg on a training part of
-// train images (held held out) from the rates and the time left
-// (BudgetPlan.Size).
-func (b Budget) plan(cfg Config, sel Selection, r Rates, p Problem, train, held int) BudgetPlan {
-	left := (b.Duration - b.now().Sub(b.Start)).Seconds() * budget.Safety
-	block := max(cfg.BlockSize, 1)
-	ridges := sel.Ridges
-	if ridges == nil {
-		ridges = DefaultRidges()
-	}
-	if !slices.Contains(ridges, cfg.Ridge) {
-		// The checkpoints are scored at the fit's ridge term: selection
-		// must be able to choose what they saw.
-		ridges = append(slices.Clone(ridges), cfg.Ridge)
-	}
-	pl := BudgetPlan{
-		Kind: cfg.Kind, Preset: cfg.Preset, BlockSize: block, Validation: sel.Validation, Points: sel.Points,
-		Ridges: append([]float64(nil), ridges...), FitRidge: cfg.Ridge, Rates: r, FitWeights: sel.fitWeights,
-	}
-	var memoryCap func(extra int64) int
-	if b.MaxBytes > 0 {
-		memoryCap = func(extra int64) int { return b.memoryCap(cfg, p, train, block, extra) }
-	}
-	pl.Size(left, train, held, p.M, p.X.Rows*p.X.Cols*p.X.Chans(), maxNodes, memoryCap)
-	return pl
-}
-
-// memoryCap returns the largest multiple of block whose block-by-block fit
-// on train images stays within b.MaxBytes by the estimate.
-//
-// extra is the bytes per L^2 that the end of the fit adds (the further
-// ridge terms' factor, budget_ridge.go).
-func (b Budget) memoryCap(cfg Config, p Problem, train, block int, extra int64) int {
-	// The staged one-pass fit keeps no H (see Fit): the estimate of c.
-	c := cfg
-	return budget.MemoryCap(block, maxNodes, func(l int) bool {
-		c.MaxNodes = l
-		return c.Estimate(outputsShape(train, p.X.Rows, p.X.Cols, p.X.Chans(), p.M), nil).FitBytes()+extra*int64(l)*int64(l) <= b.MaxBytes
-	})
 }
 
 // Probe is what the probe of a budget measured on one problem: the

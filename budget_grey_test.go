@@ -10,9 +10,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/scn2d/scn/internal/budgetflow"
 	"github.com/scn2d/scn/internal/localplan"
 	"github.com/scn2d/scn/internal/modelfile"
 )
+
+// greyRidges are the grey budget's ridge terms (internal/budgetflow's).
+var greyRidges = budgetflow.GreyRidges
 
 // shiftedProblem is a grey classification problem of n images of side x
 // side pixels in 4 classes: each class is a fixed 5 x 5 pattern placed at

@@ -9,8 +9,34 @@ import (
 	"testing"
 	"time"
 
+	"github.com/scn2d/scn/internal/budgetflow"
+	"github.com/scn2d/scn/internal/localnet"
+	"github.com/scn2d/scn/internal/lsq"
 	"gonum.org/v1/gonum/mat"
 )
+
+// The photo budget's held-out share and grid (internal/budgetflow's).
+const photoValidation = budgetflow.PhotoValidation
+
+var photoRidges = budgetflow.PhotoRidges
+
+// primalRidge is the ridge choice in the primal, from the fit's Gram sums
+// (localnet.PrimalRidge).
+func primalRidge(ctx context.Context, eng *lsq.Gram, t []float64, m int, held []int, ridges []float64, classify bool, more moreRidges) (beta []float64, trainRMSE float64, curve []Score, best int, err error) {
+	return ridgeChoice(localnet.PrimalRidge(ctx, eng, t, m, held, ridges, classify, more))
+}
+
+// dualRidge is the ridge choice in the dual, from the pooled outputs eng
+// holds (localnet.DualRidge).
+func dualRidge(ctx context.Context, eng *lsq.Gram, t []float64, m int, train, held []int, ridges []float64, classify bool, more moreRidges) (beta []float64, trainRMSE float64, curve []Score, best int, err error) {
+	return ridgeChoice(localnet.DualRidge(ctx, eng, t, m, train, held, ridges, classify, more))
+}
+
+// greyPrimalRidge is primalRidge with the held-out images' products
+// formed from their pooled outputs held L x held (localnet.GreyPrimalRidge).
+func greyPrimalRidge(ctx context.Context, eng *lsq.Gram, t []float64, m int, held []int, ridges []float64, classify bool, more moreRidges) (beta []float64, trainRMSE float64, curve []Score, best int, err error) {
+	return ridgeChoice(localnet.GreyPrimalRidge(ctx, eng, t, m, held, ridges, classify, more))
+}
 
 // photoRidgeFit returns a local fit (the presets' photo nodes, filters
 // filters, float64 Gram sums) of p and its state.
