@@ -146,7 +146,7 @@ func (b Budget) flow() budgetflow.Budget {
 type budgetConfigs struct{}
 
 func (budgetConfigs) Info(c Config) budgetflow.Info {
-	return budgetflow.Info{Kind: c.Kind, Preset: c.Preset, BlockSize: c.BlockSize, Ridge: c.Ridge, MaxNodes: c.MaxNodes, Seed: c.Seed, Local: c.Local}
+	return budgetflow.Info{Kind: c.Kind, Preset: c.Preset, BlockSize: c.BlockSize, Ridge: c.Ridge, MaxNodes: c.MaxNodes, Seed: c.Seed, Local: c.Local, Augmented: c.Augment != nil}
 }
 
 func (budgetConfigs) Filters(c Config, f int, clone bool) Config {
@@ -191,15 +191,16 @@ func (j *budgetJob) Sized(c Config, nodes, block int) Config {
 	return c
 }
 
-func (j *budgetJob) Global() (Config, budgetflow.Selection, string) {
-	var why string
-	j.cfg, j.sel, why = budgetChoice(j.p.X.Len(), j.p, j.b.Seed)
-	return j.cfg, budgetflow.Selection{Validation: j.sel.Validation, Points: j.sel.Points, Ridges: j.sel.Ridges, FitWeights: j.sel.fitWeights}, why
+func (j *budgetJob) Global() (Config, budgetflow.Global) {
+	g := budgetflow.Global{}
+	j.cfg, j.sel, g.Why = budgetChoice(j.p.X.Len(), j.p, j.b.Seed)
+	g.Validation, g.Points, g.Ridges, g.FitWeights = j.sel.Validation, j.sel.Points, j.sel.Ridges, j.sel.fitWeights
+	if g.Ridges == nil {
+		g.Ridges = DefaultRidges()
+	}
+	g.Staged = j.cfg.mode(runOpts{}) == modeOnePass
+	return j.cfg, g
 }
-
-func (j *budgetJob) DefaultRidges() []float64 { return DefaultRidges() }
-
-func (j *budgetJob) Staged() bool { return j.cfg.mode(runOpts{}) == modeOnePass }
 
 func (j *budgetJob) Probe(ctx context.Context) (Rates, error) {
 	r, _, _, err := probe(ctx, j.cfg, j.sel, j.p)
@@ -239,10 +240,6 @@ func (j *budgetJob) Sample(idx []int) func(context.Context, Config) error {
 		_, err := c.Fit(ctx, q, nil)
 		return err
 	}
-}
-
-func (j *budgetJob) PhotoFit(ctx context.Context, c Config, pl BudgetPlan, stop func(int) bool, proceed func() bool, more moreRidges) (*Model, bool, error) {
-	return photoFit(ctx, c, j.p, pl, j.progress, stop, proceed, more)
 }
 
 func (j *budgetJob) Nodes(m *Model) (int, int) {

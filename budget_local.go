@@ -53,26 +53,15 @@ func (b Budget) fitPhotos(ctx context.Context, p Problem, progress func(Step), p
 	return budgetflow.FitLocal(ctx, b.flow(), &budgetJob{b: b, p: p, progress: progress}, cfg, budgetflow.PhotoRidges, what, choice.Record, 0, plan)
 }
 
-// photoFit fits cfg (local nodes, ridge pl.FitRidge) on p as the plan pl
-// says: with pl.Validation > 0 the ridge term is then chosen among
-// pl.Ridges on that share of the images held out (drawn from cfg.Seed) and
-// the output weights are every image's at that term (photoRidge), unless
-// proceed (nil: always) says, once the fit is done, that there is no time
-// left for the choice: the model is then the fit's own, at pl.FitRidge,
-// and chose is false; more (moreRidges) may cut the grid short.
-func photoFit(ctx context.Context, cfg Config, p Problem, pl BudgetPlan, progress func(Step), stopFit func(filters int) bool, proceed func() bool, more moreRidges) (m *Model, chose bool, err error) {
-	var train, held []int
-	if pl.Validation > 0 {
-		if train, held, err = splitHoldout(p, pl.Validation, cfg.Seed); err != nil {
-			return nil, false, err
-		}
-		if cfg.Augment != nil {
-			return nil, false, fmt.Errorf("%w: a budget's ridge choice with augmented local fits: not supported", ErrConfig)
-		}
-	}
-	// The clock may stop the fit between two blocks of filters: the model
-	// is then the fit of the filters drawn so far (the filters come from
-	// one random stream, block after block), recorded as that many.
+// FitLocal fits the local configuration c on the budget's problem
+// (budgetflow.Job): the clock may stop the fit between two blocks of
+// filters: the model is then the fit of the filters drawn so far (the
+// filters come from one random stream, block after block), recorded as
+// that many. The ridge choice, afterwards, chooses among the ridge terms
+// on the images held out (photoRidge, or greyRidgeChoice for a grey
+// budget's growing fit), the output weights every image's at that term.
+func (j *budgetJob) FitLocal(ctx context.Context, cfg Config, stopFit func(filters int) bool) (*Model, budgetflow.Chooser, error) {
+	p, progress := j.p, j.progress
 	fctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	prog := progress
@@ -95,56 +84,45 @@ func photoFit(ctx context.Context, cfg Config, p Problem, pl BudgetPlan, progres
 		err = nil
 	}
 	if err != nil {
-		return m, false, err
+		return m, nil, err
 	}
-	if !(pl.Validation > 0) || (proceed != nil && !proceed()) {
-		return m, false, nil
-	}
-	classify := p.Classes != nil
-	choose := photoRidge
-	if pl.Probe != "" && pl.MaxNodes > pl.Nodes {
-		// A grey budget's growing local fit (localnet.ChooseRidgeGrey); the
-		// plans of earlier files, which did not grow, replay as they were.
-		choose = greyRidgeChoice
-	}
-	beta, rmse, curve, best, err := choose(ctx, lf, p.T, train, held, pl.Ridges, classify, more)
-	if err != nil {
-		return nil, false, err
-	}
-	choice := curve[best]
-	m.Beta = beta
-	m.Config.Ridge = choice.Ridge
-	m.Summary.TrainRMSE = rmse
-	metric := "rmse"
-	if classify {
-		metric = "accuracy"
-	}
-	m.Selection = &Choice{
-		Method: "holdout", Held: len(held), Folds: 1, Metric: metric, Nodes: m.Nodes(), Ridge: choice.Ridge,
-		Accuracy: choice.Accuracy, RMSE: choice.RMSE, Curve: curve, FitNodes: m.Nodes(), Candidates: len(curve),
-		Refit: fmt.Sprintf("output weights of all %d images at ridge %g (the filters and the standardisation saw every image)", lf.n, choice.Ridge),
-	}
-	if err := m.check(); err != nil {
-		return nil, false, err
-	}
-	return m, true, nil
+	return m, func(ctx context.Context, train, held []int, ridges []float64, grey bool, more moreRidges) error {
+		classify := p.Classes != nil
+		choose := photoRidge
+		if grey {
+			choose = greyRidgeChoice
+		}
+		beta, rmse, curve, best, err := choose(ctx, lf, p.T, train, held, ridges, classify, more)
+		if err != nil {
+			return err
+		}
+		choice := curve[best]
+		m.Beta = beta
+		m.Config.Ridge = choice.Ridge
+		m.Summary.TrainRMSE = rmse
+		metric := "rmse"
+		if classify {
+			metric = "accuracy"
+		}
+		m.Selection = &Choice{
+			Method: "holdout", Held: len(held), Folds: 1, Metric: metric, Nodes: m.Nodes(), Ridge: choice.Ridge,
+			Accuracy: choice.Accuracy, RMSE: choice.RMSE, Curve: curve, FitNodes: m.Nodes(), Candidates: len(curve),
+			Refit: fmt.Sprintf("output weights of all %d images at ridge %g (the filters and the standardisation saw every image)", lf.n, choice.Ridge),
+		}
+		return m.check()
+	}, nil
 }
 
 // replayLocal is Replay for a budget that planned local nodes: the
-// model's configuration (its filters) fitted again.
+// model's configuration (its filters) fitted again (budgetflow.ReplayLocal).
 func replayLocal(ctx context.Context, rec *BudgetRecord, m *Model, p Problem, progress func(Step)) (*Model, error) {
 	cfg := m.Config
 	cfg.Ridge = rec.Plan.FitRidge
-	// A budget whose clock left out the ridge choice kept the fit's own
-	// weights; one whose clock cut the grid short scored its first terms.
 	curve := 0
 	if m.Selection != nil {
 		curve = len(m.Selection.Curve)
 	}
-	choose, scored := localplan.Replayed(rec.Stopped, m.Selection != nil, curve, len(rec.Plan.Ridges))
-	proceed := func() bool { return choose }
-	more := func(i int, _, _ float64) bool { return i < scored }
-	out, _, err := photoFit(ctx, cfg, p, rec.Plan, progress, nil, proceed, more)
+	out, err := budgetflow.ReplayLocal(ctx, &budgetJob{p: p, progress: progress}, cfg, rec, m.Selection != nil, curve)
 	if err != nil {
 		return nil, err
 	}

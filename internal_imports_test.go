@@ -41,7 +41,7 @@ var internalImports = map[string][]string{
 	"localplan": {"internal/local", "internal/localnet"},
 	// The time budgets' workflows behind the root's adapter (the probes,
 	// the plans, the fits under the clock, the records).
-	"budgetflow": {"internal/budget", "internal/kind", "internal/localnet", "internal/localplan", "internal/timing"},
+	"budgetflow": {"internal/budget", "internal/cfgerr", "internal/kind", "internal/localnet", "internal/localplan", "internal/timing"},
 
 	// Large buffers (the pool only asked whether it runs in the background).
 	"bigmem": {"internal/par"},

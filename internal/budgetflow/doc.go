@@ -17,7 +17,8 @@
 // its probes' settings and rules internal/localplan's; the time model and
 // the timed factor internal/timing's.
 //
-// It may import the standard library, internal/budget, internal/kind,
-// internal/localnet, internal/localplan and internal/timing only; never
-// the root package scn or any package above it.
+// It may import the standard library, internal/budget, internal/cfgerr
+// (the configuration error), internal/kind, internal/localnet,
+// internal/localplan and internal/timing only; never the root package scn
+// or any package above it.
 package budgetflow

@@ -20,7 +20,7 @@ import (
 // learner's fit is staged; the record is written into the model.
 func Fit[C, M any](ctx context.Context, b Budget, j Job[C, M], plan func(budget.Plan)) (M, error) {
 	var zero M
-	cfg, sel, why := j.Global()
+	cfg, sel := j.Global()
 	s := j.Shape()
 	probed := ""
 	if localplan.Grey(j.Classify(), s.N, s.Rows, s.Cols, s.Chans) {
@@ -49,12 +49,12 @@ func Fit[C, M any](ctx context.Context, b Budget, j Job[C, M], plan func(budget.
 		return zero, fmt.Errorf("%w: rates %+v are not usable", ErrBudget, *rates)
 	}
 	pl := planGlobal(b, j, cfg, sel, *rates, train, held)
-	pl.Why = why
+	pl.Why = sel.Why
 	pl.Probe = probed
 	if plan != nil {
 		plan(pl)
 	}
-	staged := j.Staged()
+	staged := sel.Staged
 	// The record, the checkpoints and the clock of the fit
 	// (internal/budget's Fit).
 	fit := budget.NewFit(budget.Clock{Duration: b.Duration, Start: b.Start, Now: b.now}, pl, train, held, s.M, s.Rows*s.Cols*s.Chans, b.now(), staged)
@@ -79,15 +79,12 @@ func Fit[C, M any](ctx context.Context, b Budget, j Job[C, M], plan func(budget.
 // part of train images (held held out) from the rates and the time left
 // (budget.Plan.Size), within b.MaxBytes if set (budget.MemoryCap over
 // the configuration's estimate, the end's extra bytes per L^2 added).
-func planGlobal[C, M any](b Budget, j Job[C, M], cfg C, sel Selection, r budget.Rates, train, held int) budget.Plan {
+func planGlobal[C, M any](b Budget, j Job[C, M], cfg C, sel Global, r budget.Rates, train, held int) budget.Plan {
 	left := (b.Duration - b.now().Sub(b.Start)).Seconds() * budget.Safety
 	in := j.Info(cfg)
 	s := j.Shape()
 	block := max(in.BlockSize, 1)
 	ridges := sel.Ridges
-	if ridges == nil {
-		ridges = j.DefaultRidges()
-	}
 	if !slices.Contains(ridges, in.Ridge) {
 		// The checkpoints are scored at the fit's ridge term: selection
 		// must be able to choose what they saw.

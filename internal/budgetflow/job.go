@@ -49,6 +49,7 @@ type Info struct {
 	MaxNodes  int
 	Seed      uint64
 	Local     *localnet.Geometry // nil: global nodes
+	Augmented bool               // augmented copies of the images
 }
 
 // Configs is what the workflows do with the root's configurations C.
@@ -64,14 +65,29 @@ type Configs[C any] interface {
 	Bytes(c C, s Shape) int64
 }
 
-// Selection is the model selection a budget's global plan chooses with
-// (scn.Selection's settings).
-type Selection struct {
+// Global is the global learner's plan a budget chooses for a set (scn's
+// budgetChoice): its model selection's settings (scn.Selection's; Ridges
+// scn.DefaultRidges where it sets none), whether its fit is staged (one
+// pass) rather than block by block, and why it was chosen.
+type Global struct {
 	Validation float64
 	Points     int
-	Ridges     []float64 // nil: scn.DefaultRidges
+	Ridges     []float64
 	FitWeights bool
+	Staged     bool
+	Why        string
 }
+
+// Mores, when a ridge choice has scored its first i terms of the grid
+// (i >= 1) after done multiply-adds, says whether the next term and the
+// refit (next multiply-adds) go ahead (localnet.MoreRidges).
+type Mores = localnet.MoreRidges
+
+// Chooser chooses a local fit's ridge term among ridges on the images
+// held (train being the rest), the grey way or the photos' way
+// (localnet.ChooseRidgeGrey, ChooseRidge), and makes the model's output
+// weights every image's at that term, its selection the choice.
+type Chooser func(ctx context.Context, train, held []int, ridges []float64, grey bool, more Mores) error
 
 // Job is the training set a budget fits and what the workflows ask of the
 // root package over its configurations C and models M.
@@ -88,15 +104,9 @@ type Job[C, M any] interface {
 	// Sized returns c with L_max nodes and the block size.
 	Sized(c C, nodes, block int) C
 
-	// Global returns the learner and model selection the budget chooses
-	// for the set (scn's budgetChoice) and why; Probe and FitGlobal use
-	// them.
-	Global() (C, Selection, string)
-	// DefaultRidges returns the ridge terms of model selection by default.
-	DefaultRidges() []float64
-	// Staged reports whether the global learner's fit is staged (one
-	// pass) rather than block by block.
-	Staged() bool
+	// Global returns the learner and the plan the budget chooses for the
+	// set (scn's budgetChoice); Probe and FitGlobal use them.
+	Global() (C, Global)
 	// Probe measures the machine's rates with the global learner's probe
 	// fit (scn.Calibrate).
 	Probe(ctx context.Context) (budget.Rates, error)
@@ -118,11 +128,10 @@ type Job[C, M any] interface {
 	// the set (a probe fit; the sample is taken once, before the fits are
 	// timed).
 	Sample(idx []int) func(ctx context.Context, c C) error
-	// PhotoFit fits the local configuration c as pl says (scn's photoFit):
-	// stop is called between blocks of filters with the filters drawn
-	// (nil: never), proceed once the fit is done (the ridge choice goes
-	// ahead), more between ridge terms. chose says the ridge was chosen.
-	PhotoFit(ctx context.Context, c C, pl budget.Plan, stop func(filters int) bool, proceed func() bool, more localnet.MoreRidges) (m M, chose bool, err error)
+	// FitLocal fits the local configuration c: stop (nil: never), called
+	// between blocks of filters with the filters drawn, ends the fit with
+	// them. choose chooses its ridge term afterwards.
+	FitLocal(ctx context.Context, c C, stop func(filters int) bool) (m M, choose Chooser, err error)
 	// Nodes returns m's nodes, and the ridge terms its selection scored.
 	Nodes(m M) (nodes, scored int)
 	// Done writes the budget's record into m, and that the clock stopped

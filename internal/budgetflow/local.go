@@ -171,7 +171,7 @@ func FitLocal[C, M any](ctx context.Context, b Budget, j Job[C, M], cfg C, choic
 		}
 		return lp.Stops(done, 0, next, now.Sub(b.Start).Seconds(), b.Duration.Seconds())
 	}
-	m, chose, err := j.PhotoFit(ctx, cfg, pl, stopFit, proceedAt, more)
+	m, chose, err := PhotoFit(ctx, j, cfg, pl, stopFit, proceedAt, more)
 	if err != nil {
 		return m, err
 	}
