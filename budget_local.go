@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/scn2d/scn/internal/budgetflow"
+	"github.com/scn2d/scn/internal/localnet"
 	"github.com/scn2d/scn/internal/localplan"
 )
 
@@ -58,8 +59,10 @@ func (b Budget) fitPhotos(ctx context.Context, p Problem, progress func(Step), p
 // filters: the model is then the fit of the filters drawn so far (the
 // filters come from one random stream, block after block), recorded as
 // that many. The ridge choice, afterwards, chooses among the ridge terms
-// on the images held out (photoRidge, or greyRidgeChoice for a grey
-// budget's growing fit), the output weights every image's at that term.
+// on the images held out, the dual way when L passes N, the primal way
+// otherwise, and its cost (localnet.ChooseRidge, or ChooseRidgeGrey for a
+// grey budget's growing fit), the output weights every image's at that
+// term.
 func (j *budgetJob) FitLocal(ctx context.Context, cfg Config, stopFit func(filters int) bool) (*Model, budgetflow.Chooser, error) {
 	p, progress := j.p, j.progress
 	fctx, cancel := context.WithCancel(ctx)
@@ -86,16 +89,17 @@ func (j *budgetJob) FitLocal(ctx context.Context, cfg Config, stopFit func(filte
 	if err != nil {
 		return m, nil, err
 	}
-	return m, func(ctx context.Context, train, held []int, ridges []float64, grey bool, more moreRidges) error {
+	return m, func(ctx context.Context, train, held []int, ridges []float64, grey bool, more budgetflow.Mores) error {
 		classify := p.Classes != nil
-		choose := photoRidge
+		choose := localnet.ChooseRidge
 		if grey {
-			choose = greyRidgeChoice
+			choose = localnet.ChooseRidgeGrey
 		}
-		beta, rmse, curve, best, err := choose(ctx, lf, p.T, train, held, ridges, classify, more)
+		beta, rmse, pts, best, err := choose(ctx, lf.solver(), p.T, train, held, ridges, classify, more)
 		if err != nil {
 			return err
 		}
+		curve := scores(pts)
 		choice := curve[best]
 		m.Beta = beta
 		m.Config.Ridge = choice.Ridge

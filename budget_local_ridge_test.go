@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/scn2d/scn/internal/budgetflow"
+	"github.com/scn2d/scn/internal/holdout"
 	"github.com/scn2d/scn/internal/localnet"
 	"github.com/scn2d/scn/internal/lsq"
 	"gonum.org/v1/gonum/mat"
@@ -19,6 +20,37 @@ import (
 const photoValidation = budgetflow.PhotoValidation
 
 var photoRidges = budgetflow.PhotoRidges
+
+// moreRidges, when a ridge choice has scored its first i terms of the grid
+// (i >= 1) after done multiply-adds, says whether the next term and the
+// refit (next multiply-adds) go ahead (localnet.MoreRidges).
+type moreRidges = localnet.MoreRidges
+
+// ridgeChoice converts a ridge choice's held-out points to Scores.
+func ridgeChoice(beta []float64, trainRMSE float64, curve []holdout.Point, best int, err error) ([]float64, float64, []Score, int, error) {
+	if err != nil {
+		return nil, 0, nil, 0, err
+	}
+	scores := make([]Score, len(curve))
+	for i, p := range curve {
+		scores[i] = Score(p)
+	}
+	return beta, trainRMSE, scores, best, nil
+}
+
+// photoRidge chooses the ridge term of the local fit lf among ridges on the
+// images held (train being the rest), the dual way or the primal way,
+// whichever costs less (localnet.ChooseRidge).
+func photoRidge(ctx context.Context, lf *localFit, t []float64, train, held []int, ridges []float64, classify bool, more moreRidges) ([]float64, float64, []Score, int, error) {
+	return ridgeChoice(localnet.ChooseRidge(ctx, lf.solver(), t, train, held, ridges, classify, more))
+}
+
+// greyRidgeChoice is photoRidge for a grey budget: the dual way when it
+// costs less, otherwise the primal with the held-out images' products by
+// rows (localnet.ChooseRidgeGrey).
+func greyRidgeChoice(ctx context.Context, lf *localFit, t []float64, train, held []int, ridges []float64, classify bool, more moreRidges) ([]float64, float64, []Score, int, error) {
+	return ridgeChoice(localnet.ChooseRidgeGrey(ctx, lf.solver(), t, train, held, ridges, classify, more))
+}
 
 // primalRidge is the ridge choice in the primal, from the fit's Gram sums
 // (localnet.PrimalRidge).

@@ -30,6 +30,12 @@ import (
 // between its terms. When the classes are too small to hold images out,
 // the ridge term is the presets' (scn.PhotoRidge) and nothing is held out.
 
+// The ridge term of a budget on photos (issue 31, item 7: "the budget
+// selects the ridge term along with L") and of a budget's local nodes on
+// grey images is chosen on a held-out share of the training images (the
+// dual way when L passes N, the primal way otherwise, and its cost, are
+// internal/localnet's ridge.go; the shares and grids are these).
+
 // PhotoValidation is the share of the training images a photo budget
 // holds out to choose the ridge term.
 const PhotoValidation = 0.1
