@@ -119,7 +119,7 @@ func (b Budget) now() time.Time {
 // Fit plans, fits and selects within the budget, and returns the model with
 // the plan and what happened in Model.Budget. progress, if not nil, gets every
 // step; plan, if not nil, is called once the plan is made, before the fit
-// (internal/budgetflow's Fit and, on photos, FitLocal).
+// (internal/budgetflow's Fit).
 func (b Budget) Fit(ctx context.Context, p Problem, progress func(Step), plan func(BudgetPlan)) (*Model, error) {
 	if !(b.Duration > 0) {
 		return nil, fmt.Errorf("%w: duration %v, want > 0", ErrBudget, b.Duration)
@@ -130,16 +130,13 @@ func (b Budget) Fit(ctx context.Context, p Problem, progress func(Step), plan fu
 	if b.Start.IsZero() {
 		b.Start = b.now()
 	}
-	if budgetPhotos(p) {
-		return b.fitPhotos(ctx, p, progress, plan)
-	}
 	return budgetflow.Fit(ctx, b.flow(), &budgetJob{b: b, p: p, progress: progress}, plan)
 }
 
 // flow returns what internal/budgetflow reads of b.
 func (b Budget) flow() budgetflow.Budget {
 	return budgetflow.Budget{Duration: b.Duration, Start: b.Start, Now: b.Now, MaxBytes: b.MaxBytes,
-		Rates: b.Rates, LocalRates: b.LocalRates, Seed: b.Seed, NodeLimit: maxNodes}
+		Rates: b.Rates, LocalRates: b.LocalRates, Seed: b.Seed, NodeLimit: maxNodes, Photo: b.Photo, PhotoProbe: b.PhotoProbe}
 }
 
 // budgetConfigs is internal/budgetflow's view of configurations.

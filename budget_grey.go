@@ -16,13 +16,6 @@ import (
 // the first of the terms it chooses from (budgetflow.GreyRidges).
 const greyRidge = localplan.GreyRidge
 
-// budgetGrey reports whether a budget probes local against global nodes
-// on p: grey classification problems that are not photos, of images of at
-// least localplan.GreyMinSide pixels a side and at least localplan.GreyMinImages images.
-func budgetGrey(p Problem) bool {
-	return localplan.Grey(p.Classes != nil, p.X.Len(), p.X.Rows, p.X.Cols, p.X.Chans())
-}
-
 // greyLocal returns the local configuration a budget plans on grey
 // images: scn train --model 2drvfl --local 5x5 --pooling avg+max --ridge 10
 // with f filters (the preset's 2DRVFL, ReLU, scale 1, no whitening).

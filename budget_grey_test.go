@@ -18,6 +18,13 @@ import (
 // greyRidges are the grey budget's ridge terms (internal/budgetflow's).
 var greyRidges = budgetflow.GreyRidges
 
+// budgetGrey reports whether a budget probes local against global nodes
+// on p: grey classification problems that are not photos, of images of at
+// least localplan.GreyMinSide pixels a side and at least localplan.GreyMinImages images.
+func budgetGrey(p Problem) bool {
+	return localplan.Grey(p.Classes != nil, p.X.Len(), p.X.Rows, p.X.Cols, p.X.Chans())
+}
+
 // shiftedProblem is a grey classification problem of n images of side x
 // side pixels in 4 classes: each class is a fixed 5 x 5 pattern placed at
 // a random position on noise. Local pooled nodes see the pattern wherever

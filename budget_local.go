@@ -19,39 +19,16 @@ func budgetPhotos(p Problem) bool {
 	return localplan.Photos(p.Classes != nil, p.X.Rows, p.X.Cols, p.X.Chans())
 }
 
-// fitPhotos is Budget.Fit on photos: the presets' photo choice at the
-// filter size the photo probe chose (b.Photo, or the probe run here with
-// b.PhotoProbe), its filters planned (budgetflow.FitLocal).
-func (b Budget) fitPhotos(ctx context.Context, p Problem, progress func(Step), plan func(BudgetPlan)) (*Model, error) {
-	n, rows, cols, chans := p.X.Len(), p.X.Rows, p.X.Cols, max(p.X.Chans(), 1)
+// Photo returns the presets' photo choice for the budget's problem.
+func (j *budgetJob) Photo() (Config, bool) {
+	x := j.p.X
 	base := Default(SCN2D)
-	base.Seed = b.Seed
-	cfg, ok := base.ForPhotos(n, rows, cols, chans)
-	if !ok {
-		return nil, fmt.Errorf("%w: local nodes cannot be applied to images of %d x %d x %d", ErrBudget, rows, cols, chans)
-	}
-	what := fmt.Sprintf("photos (%d x %d x %d): the presets' local nodes", rows, cols, chans)
-	choice := b.Photo
-	if choice == nil && !b.PhotoProbe {
-		choice = &PhotoChoice{Size: localplan.DefaultSize}
-	}
-	if choice == nil {
-		c, err := b.ChoosePhotos(ctx, []PhotoInput{{Problem: p, Label: fmt.Sprintf("%d x %d", rows, cols)}})
-		if err != nil {
-			return nil, err
-		}
-		choice = &c
-	}
-	if choice.Size != localplan.DefaultSize {
-		if !(choice.Size >= 1) {
-			return nil, fmt.Errorf("%w: the photo probe's filter size %d", ErrBudget, choice.Size)
-		}
-		cfg.Local.Sizes = []int{choice.Size}
-		if err := cfg.Local.ForImages(rows, cols, chans); err != nil {
-			return nil, fmt.Errorf("%w: the photo probe's choice: %v", ErrBudget, err)
-		}
-	}
-	return budgetflow.FitLocal(ctx, b.flow(), &budgetJob{b: b, p: p, progress: progress}, cfg, budgetflow.PhotoRidges, what, choice.Record, 0, plan)
+	base.Seed = j.b.Seed
+	return base.ForPhotos(x.Len(), x.Rows, x.Cols, max(x.Chans(), 1))
+}
+
+func (j *budgetJob) ChoosePhotos(ctx context.Context, label string) (PhotoChoice, error) {
+	return j.b.ChoosePhotos(ctx, []PhotoInput{{Problem: j.p, Label: label}})
 }
 
 // FitLocal fits the local configuration c on the budget's problem

@@ -53,10 +53,7 @@ type photoProber struct {
 }
 
 func (pr photoProber) Candidate(i int) (Config, bool) {
-	x := pr.ins[i].Problem.X
-	base := Default(SCN2D)
-	base.Seed = pr.b.Seed
-	return base.ForPhotos(pr.ins[0].Problem.X.Len(), x.Rows, x.Cols, max(x.Chans(), 1))
+	return (&budgetJob{b: pr.b, p: pr.ins[i].Problem}).Photo() // every input has the first's images
 }
 
 func (pr photoProber) Holdout(idx []int, share float64, seed uint64) ([]int, []int, error) {

@@ -10,8 +10,9 @@ import (
 	"github.com/scn2d/scn/internal/localplan"
 )
 
-// Fit is scn.Budget.Fit on a set that is not photos (the caller checked
-// the set and the duration, and set b.Start): the global learner's plan,
+// Fit is scn.Budget.Fit (the caller checked the set and the duration, and
+// set b.Start): on photos local nodes (fitPhotos); otherwise the global
+// learner's plan,
 // after the probe of local against global nodes on grey images (grey.go),
 // which plans local nodes (FitLocal) when they win. The rates are b.Rates,
 // or measured by the learner's probe; the plan (planGlobal) is handed to
@@ -20,8 +21,11 @@ import (
 // learner's fit is staged; the record is written into the model.
 func Fit[C, M any](ctx context.Context, b Budget, j Job[C, M], plan func(budget.Plan)) (M, error) {
 	var zero M
-	cfg, sel := j.Global()
 	s := j.Shape()
+	if localplan.Photos(j.Classify(), s.Rows, s.Cols, s.Chans) {
+		return fitPhotos(ctx, b, j, plan)
+	}
+	cfg, sel := j.Global()
 	probed := ""
 	if localplan.Grey(j.Classify(), s.N, s.Rows, s.Cols, s.Chans) {
 		lc, rec, local, err := probeGrey(ctx, b, j, cfg)
@@ -108,4 +112,40 @@ func planGlobal[C, M any](b Budget, j Job[C, M], cfg C, sel Global, r budget.Rat
 	}
 	pl.Size(left, train, held, s.M, s.Rows*s.Cols*s.Chans, b.NodeLimit, memoryCap)
 	return pl
+}
+
+// fitPhotos is Fit on photos: the presets' photo choice at the filter size
+// the photo probe chose (b.Photo, or the probe run here with
+// b.PhotoProbe), its filters planned (FitLocal).
+func fitPhotos[C, M any](ctx context.Context, b Budget, j Job[C, M], plan func(budget.Plan)) (M, error) {
+	var zero M
+	s := j.Shape()
+	rows, cols, chans := s.Rows, s.Cols, max(s.Chans, 1)
+	cfg, ok := j.Photo()
+	if !ok {
+		return zero, fmt.Errorf("%w: local nodes cannot be applied to images of %d x %d x %d", ErrBudget, rows, cols, chans)
+	}
+	what := fmt.Sprintf("photos (%d x %d x %d): the presets' local nodes", rows, cols, chans)
+	choice := b.Photo
+	if choice == nil && !b.PhotoProbe {
+		choice = &PhotoChoice{Size: localplan.DefaultSize}
+	}
+	if choice == nil {
+		c, err := j.ChoosePhotos(ctx, fmt.Sprintf("%d x %d", rows, cols))
+		if err != nil {
+			return zero, err
+		}
+		choice = &c
+	}
+	if choice.Size != localplan.DefaultSize {
+		if !(choice.Size >= 1) {
+			return zero, fmt.Errorf("%w: the photo probe's filter size %d", ErrBudget, choice.Size)
+		}
+		g := j.Info(cfg).Local
+		g.Sizes = []int{choice.Size}
+		if err := g.ForImages(rows, cols, chans); err != nil {
+			return zero, fmt.Errorf("%w: the photo probe's choice: %v", ErrBudget, err)
+		}
+	}
+	return FitLocal(ctx, b, j, cfg, PhotoRidges, what, choice.Record, 0, plan)
 }

@@ -25,6 +25,10 @@ type Budget struct {
 	Rates, LocalRates *budget.Rates
 	Seed              uint64
 	NodeLimit         int // the most nodes a configuration may have (scn's maxNodes)
+	// Photo is the photo probe's choice the caller made (nil: today's
+	// plan, or with PhotoProbe the probe run on the set itself).
+	Photo      *PhotoChoice
+	PhotoProbe bool
 }
 
 func (b Budget) now() time.Time {
@@ -117,6 +121,12 @@ type Job[C, M any] interface {
 	// the model, the nodes fitted and the fit's own stop.
 	FitGlobal(ctx context.Context, pl budget.Plan, checkpoint func(l int, score func() (acc, rmse float64, ok bool)) bool, stage func(done int) int) (m M, fitNodes int, stop string, err error)
 
+	// Photo returns the presets' photo configuration for the set (the
+	// default preset's at the budget's seed, scn.Config.ForPhotos), false
+	// when local nodes do not apply.
+	Photo() (C, bool)
+	// ChoosePhotos runs the photo probe on the set alone, named label.
+	ChoosePhotos(ctx context.Context, label string) (PhotoChoice, error)
 	// Grey returns the local configuration a budget plans on grey images
 	// with f filters.
 	Grey(f int) C
