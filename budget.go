@@ -7,6 +7,7 @@ import (
 
 	"github.com/scn2d/scn/internal/budget"
 	"github.com/scn2d/scn/internal/budgetflow"
+	"github.com/scn2d/scn/internal/localplan"
 )
 
 // Budget fits the best model a wall-clock budget can buy (scn train
@@ -224,13 +225,6 @@ func (j *budgetJob) FitGlobal(ctx context.Context, pl BudgetPlan, checkpoint fun
 	return m, m.Selection.FitNodes, m.Summary.Stop.String(), nil
 }
 
-func (j *budgetJob) Grey(f int) Config { return greyLocal(j.b.Seed, f) }
-
-func (j *budgetJob) Accuracy(ctx context.Context, c Config, idx, train, held []int) (float64, error) {
-	sub := j.p.subset(idx)
-	return greyProbeFit(ctx, c, sub.subset(train), sub.subset(held))
-}
-
 func (j *budgetJob) Sample(idx []int) func(context.Context, Config) error {
 	q := j.p.subset(idx)
 	return func(ctx context.Context, c Config) error {
@@ -266,25 +260,26 @@ type Probe = budget.Probe
 // (Budget.Rates) instead of probing again. The problems must have the
 // same number of images, size and outputs.
 func (b Budget) ProbeInputs(ctx context.Context, n int, ps []Problem) ([]Probe, error) {
-	if len(ps) == 0 || n < 1 {
-		return nil, fmt.Errorf("%w: %d problems of a set of %d images to probe", ErrBudget, len(ps), n)
-	}
-	out := make([]Probe, len(ps))
+	return budgetflow.ProbeInputs(n, flowInputs(ps, nil), func(i int) (Probe, error) {
+		cfg, sel, _ := budgetChoice(n, ps[i], b.Seed)
+		r, acc, held, err := probe(ctx, cfg, sel, ps[i])
+		return Probe{Accuracy: acc, Held: held, Rates: r}, err
+	})
+}
+
+// flowInputs returns what internal/budgetflow reads of the problems ps,
+// labelled (nil: unlabelled).
+func flowInputs(ps []Problem, labels []string) []budgetflow.Input {
+	in := make([]budgetflow.Input, len(ps))
 	for i, p := range ps {
-		if err := p.check(); err != nil {
-			return nil, err
+		in[i] = budgetflow.Input{Dim: p.X.Dim(), T: p.T, Err: p.check(),
+			Photos: localplan.Photos(p.Classes != nil, p.X.Rows, p.X.Cols, p.X.Chans()),
+			Shape:  budgetflow.Shape{N: p.X.Len(), Rows: p.X.Rows, Cols: p.X.Cols, Chans: p.X.Chans(), M: p.M}}
+		if labels != nil {
+			in[i].Label = labels[i]
 		}
-		if p.X.Len() != ps[0].X.Len() || p.X.Dim() != ps[0].X.Dim() || p.M != ps[0].M {
-			return nil, fmt.Errorf("%w: the problems to probe differ in images, size or outputs", ErrBudget)
-		}
-		cfg, sel, _ := budgetChoice(n, p, b.Seed)
-		r, acc, held, err := probe(ctx, cfg, sel, p)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = Probe{Accuracy: acc, Held: held, Rates: r}
 	}
-	return out, nil
+	return in
 }
 
 // Calibrate measures this machine's rates for cfg and the model selection
@@ -333,20 +328,30 @@ func Replay(ctx context.Context, rec *BudgetRecord, m *Model, p Problem, progres
 	if rec == nil || m == nil {
 		return nil, fmt.Errorf("%w: the model has no budget record to replay", ErrBudget)
 	}
-	if m.Config.Local != nil {
-		return replayLocal(ctx, rec, m, p, progress)
-	}
 	cfg := m.Config
 	cfg.Ridge = rec.Plan.FitRidge
-	cfg.MaxNodes = rec.FitNodes
-	cfg.BlockSize = rec.Plan.BlockSize
-	sel := Selection{Validation: rec.Plan.Validation, Ridges: rec.Plan.Ridges, checkpoints: rec.Plan.BlockSize, fitWeights: rec.Plan.FitWeights, Uncalibrated: true}
-	sel.Points = rec.Plan.Points
-	out, err := cfg.selectWith(ctx, p, sel, progress, runOpts{blockByBlock: true})
+	var out *Model
+	var err error
+	if cfg.Local != nil {
+		// The model's configuration (its filters) fitted again, its ridge
+		// choice as far as the clock let it go (budgetflow.ReplayLocal).
+		curve := 0
+		if m.Selection != nil {
+			curve = len(m.Selection.Curve)
+		}
+		out, err = budgetflow.ReplayLocal(ctx, &budgetJob{p: p, progress: progress}, cfg, rec, m.Selection != nil, curve)
+	} else {
+		cfg.MaxNodes = rec.FitNodes
+		cfg.BlockSize = rec.Plan.BlockSize
+		sel := Selection{Validation: rec.Plan.Validation, Ridges: rec.Plan.Ridges, checkpoints: rec.Plan.BlockSize, fitWeights: rec.Plan.FitWeights, Uncalibrated: true}
+		sel.Points = rec.Plan.Points
+		if out, err = cfg.selectWith(ctx, p, sel, progress, runOpts{blockByBlock: true}); err == nil {
+			out.Config.MaxNodes = rec.Plan.MaxNodes
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
-	out.Config.MaxNodes = rec.Plan.MaxNodes
 	out.Summary.Stop = m.Summary.Stop
 	out.Budget = rec
 	out.Meta, out.Preprocessing = m.Meta, m.Preprocessing

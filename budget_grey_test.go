@@ -18,6 +18,9 @@ import (
 // greyRidges are the grey budget's ridge terms (internal/budgetflow's).
 var greyRidges = budgetflow.GreyRidges
 
+// greyRidge is the grey budget's local configuration's ridge term.
+const greyRidge = localplan.GreyRidge
+
 // budgetGrey reports whether a budget probes local against global nodes
 // on p: grey classification problems that are not photos, of images of at
 // least localplan.GreyMinSide pixels a side and at least localplan.GreyMinImages images.

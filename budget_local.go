@@ -9,15 +9,14 @@ import (
 	"github.com/scn2d/scn/internal/localplan"
 )
 
-// A time budget on photos: local nodes, the presets' photo choice, their
+// A time budget's local nodes: on photos the presets' photo choice, their
 // filters fitted to the time and the ridge term chosen on held-out images
-// (internal/budgetflow's FitLocal, which says how). Here: the choice's
-// configuration, the fit with its ridge choice (photoFit) and its replay.
-
-// budgetPhotos reports whether a budget plans local nodes on p.
-func budgetPhotos(p Problem) bool {
-	return localplan.Photos(p.Classes != nil, p.X.Rows, p.X.Cols, p.X.Chans())
-}
+// (internal/budgetflow's FitLocal, which says how); on grey images that
+// are not photos, local nodes with average and max pooling when they win
+// a probe against the global plan's learner (budgetflow's grey.go; its
+// settings and rules are internal/localplan's). Here: the configurations
+// budgetflow plans and the fits it runs (budgetJob's Photo, Grey,
+// Accuracy and FitLocal with its ridge choice).
 
 // Photo returns the presets' photo choice for the budget's problem.
 func (j *budgetJob) Photo() (Config, bool) {
@@ -29,6 +28,41 @@ func (j *budgetJob) Photo() (Config, bool) {
 
 func (j *budgetJob) ChoosePhotos(ctx context.Context, label string) (PhotoChoice, error) {
 	return j.b.ChoosePhotos(ctx, []PhotoInput{{Problem: j.p, Label: label}})
+}
+
+// greyLocal returns the local configuration a budget plans on grey
+// images: scn train --model 2drvfl --local 5x5 --pooling avg+max --ridge 10
+// with f filters (the preset's 2DRVFL, ReLU, scale 1, no whitening).
+func greyLocal(seed uint64, f int) Config {
+	c := Default(RVFL2D)
+	c.Seed = seed
+	l := localplan.GreyGeometry(f)
+	c.Local = l
+	c.Activation = ReLU
+	c.Ridge = localplan.GreyRidge
+	c.Scales = []float64{1}
+	c.FieldMin, c.FieldMax = 0, 0
+	c.Differences, c.Standardize, c.Pairs = false, false, false
+	c.MaxNodes = l.Outputs()
+	return c
+}
+
+func (j *budgetJob) Grey(f int) Config { return greyLocal(j.b.Seed, f) }
+
+// Accuracy fits c on a sample's training part without model selection
+// and returns its accuracy on the sample's held images.
+func (j *budgetJob) Accuracy(ctx context.Context, c Config, idx, train, held []int) (float64, error) {
+	sub := j.p.subset(idx)
+	tr, ho := sub.subset(train), sub.subset(held)
+	m, err := c.Fit(ctx, tr, nil)
+	if err != nil {
+		return 0, err
+	}
+	pred, err := m.Classify(ho.X)
+	if err != nil {
+		return 0, err
+	}
+	return Accuracy(pred, ArgMax(ho.T, ho.M)), nil
 }
 
 // FitLocal fits the local configuration c on the budget's problem
@@ -92,23 +126,4 @@ func (j *budgetJob) FitLocal(ctx context.Context, cfg Config, stopFit func(filte
 		}
 		return m.check()
 	}, nil
-}
-
-// replayLocal is Replay for a budget that planned local nodes: the
-// model's configuration (its filters) fitted again (budgetflow.ReplayLocal).
-func replayLocal(ctx context.Context, rec *BudgetRecord, m *Model, p Problem, progress func(Step)) (*Model, error) {
-	cfg := m.Config
-	cfg.Ridge = rec.Plan.FitRidge
-	curve := 0
-	if m.Selection != nil {
-		curve = len(m.Selection.Curve)
-	}
-	out, err := budgetflow.ReplayLocal(ctx, &budgetJob{p: p, progress: progress}, cfg, rec, m.Selection != nil, curve)
-	if err != nil {
-		return nil, err
-	}
-	out.Summary.Stop = m.Summary.Stop
-	out.Budget = rec
-	out.Meta, out.Preprocessing = m.Meta, m.Preprocessing
-	return out, nil
 }

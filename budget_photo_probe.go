@@ -35,32 +35,29 @@ type PhotoChoice = budgetflow.PhotoChoice
 // number of images with the same targets; every input must be photos
 // (PhotoImages) of a classification problem.
 func (b Budget) ChoosePhotos(ctx context.Context, ins []PhotoInput) (PhotoChoice, error) {
-	in := make([]budgetflow.PhotoInput, len(ins))
+	ps, labels := make([]Problem, len(ins)), make([]string, len(ins))
 	for i, x := range ins {
-		p := x.Problem
-		in[i] = budgetflow.PhotoInput{Label: x.Label, Dim: p.X.Dim(), T: p.T, Photos: budgetPhotos(p), Err: p.check(),
-			Shape: budgetflow.Shape{N: p.X.Len(), Rows: p.X.Rows, Cols: p.X.Cols, Chans: p.X.Chans(), M: p.M}}
+		ps[i], labels[i] = x.Problem, x.Label
 	}
-	return budgetflow.ChoosePhotos(ctx, b.flow(), in, photoProber{b: b, ins: ins})
+	pr := photoProber{&budgetJob{b: b}, ins}
+	if len(ins) > 0 {
+		pr.p = ins[0].Problem
+	}
+	return budgetflow.ChoosePhotos(ctx, b.flow(), flowInputs(ps, labels), pr)
 }
 
 // photoProber is the photo probe's inputs for internal/budgetflow
-// (budgetflow.Prober).
+// (budgetflow.Prober; the first input's budgetJob splits the sample).
 type photoProber struct {
-	budgetConfigs
-	b   Budget
+	*budgetJob
 	ins []PhotoInput
 }
 
 func (pr photoProber) Candidate(i int) (Config, bool) {
-	return (&budgetJob{b: pr.b, p: pr.ins[i].Problem}).Photo() // every input has the first's images
+	return (&budgetJob{b: pr.b, p: pr.ins[i].Problem}).Photo() // every input has the first's N
 }
 
-func (pr photoProber) Holdout(idx []int, share float64, seed uint64) ([]int, []int, error) {
-	return splitHoldout(pr.ins[0].Problem.subset(idx), share, seed)
-}
-
-func (pr photoProber) Sample(i int, idx, train, held []int) func(context.Context, Config) ([]int, []int, error) {
+func (pr photoProber) Classifier(i int, idx, train, held []int) func(context.Context, Config) ([]int, []int, error) {
 	sub := pr.ins[i].Problem.subset(idx)
 	tr, ho := sub.subset(train), sub.subset(held)
 	return func(ctx context.Context, c Config) ([]int, []int, error) {

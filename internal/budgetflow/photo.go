@@ -41,11 +41,11 @@ import (
 // scn inspect and the plan line) and the filter size in the model's
 // configuration, so scn.Replay refits it without probing.
 
-// PhotoInput is what the photo probe reads of one preparation of the
-// training images (scn.PhotoInput's problem): its label, shape, values
-// per image and targets, whether it is a classification problem of
-// photos, and its problem's own check.
-type PhotoInput struct {
+// Input is what the probes read of one preparation of the training images
+// (scn.PhotoInput's problem, or one of Budget.ProbeInputs'): its label,
+// shape, values per image and targets, whether it is a classification
+// problem of photos, and its problem's own check.
+type Input struct {
 	Label  string
 	Shape  Shape
 	Dim    int
@@ -77,11 +77,11 @@ type Prober[C any] interface {
 	// Holdout splits the images idx of the first input, stratified, with
 	// share of them held out, drawn from seed.
 	Holdout(idx []int, share float64, seed uint64) (train, held []int, err error)
-	// Sample returns a fit of a configuration, without model selection, on
+	// Classifier returns a fit of a configuration, without model selection, on
 	// the training images train of the sample idx of input i, which
 	// returns the classes it gives the sample's held images and their
 	// true classes (the sample is taken once, before the fit is timed).
-	Sample(i int, idx, train, held []int) func(ctx context.Context, c C) (pred, want []int, err error)
+	Classifier(i int, idx, train, held []int) func(ctx context.Context, c C) (pred, want []int, err error)
 }
 
 // candidate is one fit the probe compares.
@@ -96,7 +96,7 @@ type candidate[C any] struct {
 // ChoosePhotos runs the probe of a photo budget (see above) on ins, the
 // training images prepared in different ways (the first is the way today's
 // plan fits them), and returns what it chose (scn.Budget.ChoosePhotos).
-func ChoosePhotos[C any](ctx context.Context, b Budget, ins []PhotoInput, j Prober[C]) (PhotoChoice, error) {
+func ChoosePhotos[C any](ctx context.Context, b Budget, ins []Input, j Prober[C]) (PhotoChoice, error) {
 	none := PhotoChoice{Size: localplan.DefaultSize}
 	if len(ins) == 0 {
 		return none, fmt.Errorf("%w: no photo inputs to probe", ErrBudget)
@@ -181,7 +181,7 @@ func ChoosePhotos[C any](ctx context.Context, b Budget, ins []PhotoInput, j Prob
 	// fit fits the candidate on the sample's training part and returns the
 	// held-out images it classifies correctly (nil: skipped, noted).
 	fit := func(pc *candidate[C]) ([]bool, error) {
-		classify := j.Sample(pc.input, idx, train, held)
+		classify := j.Classifier(pc.input, idx, train, held)
 		s := ins[pc.input].Shape
 		rows, cols, chans := s.Rows, s.Cols, max(s.Chans, 1)
 		pc.work = localplan.Cost(j.Info(pc.cfg).Local, pc.filters, len(train), rows, cols, chans)
