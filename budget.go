@@ -79,36 +79,21 @@ type BudgetRecord = budget.Record
 var ErrBudget = budgetflow.ErrBudget
 
 // budgetChoice returns the learner and settings for a training set of n
-// images of p's shape: the
-// measured Pareto front of this project (docs/performance.md) has the fast
-// preset's RVFL ahead per second on tens of thousands of images, and the
-// default preset's 2DSCN with model selection best on small sets (ORL: 96-98%).
+// images of p's shape (budgetflow.Choose): the default preset's 2DSCN with
+// model selection on small sets, the fast preset's RVFL on large ones.
 func budgetChoice(n int, p Problem, seed uint64) (Config, Selection, string) {
-	if n < budgetLargeSet {
-		c := Default(SCN2D)
-		c.Seed = seed
-		why := fmt.Sprintf("%d training images (< %d): the default preset's 2DSCN with model selection, best on small sets", n, budgetLargeSet)
-		return c, Selection{Validation: 0.2, Points: 20, Uncalibrated: true}, why
+	c := Default(SCN2D)
+	if n >= budgetLargeSet {
+		c = Fast(RVFL).ForImages(p.X.Rows, p.X.Cols)
 	}
-	c := Fast(RVFL).ForImages(p.X.Rows, p.X.Cols)
 	c.Seed = seed
-	why := fmt.Sprintf("%d training images: the fast preset's RVFL, the most accurate per second measured on large sets", n)
-	// L is chosen among the checkpoints at the preset's ridge term, and
-	// the fit's own weights are kept: scoring a ridge grid and re-solving
-	// with the held-out images cost factors of L^3/3 at the end (27 s of
-	// 60 at L = 7000 on MNIST), which buy more as nodes. The ridge term is
-	// the preset's, measured on MNIST and Fashion-MNIST (docs/presets.md).
-	// A few further ridge terms are scored at the end (budget_ridge.go).
-	ridges := []float64{c.Ridge}
-	for _, k := range budget.RidgeSteps {
-		ridges = append(ridges, k*c.Ridge)
-	}
-	return c, Selection{Validation: 0.05, Ridges: ridges, fitWeights: true, Uncalibrated: true}, why
+	g := budgetflow.Choose(n, c.Ridge)
+	return c, Selection{Validation: g.Validation, Points: g.Points, Ridges: g.Ridges, fitWeights: g.FitWeights, Uncalibrated: true}, g.Why
 }
 
 // budgetLargeSet is the training set size from which a budget takes the
 // fast RVFL rather than the default 2DSCN.
-const budgetLargeSet = 5000
+const budgetLargeSet = budgetflow.LargeSet
 
 func (b Budget) now() time.Time {
 	if b.Now != nil {
@@ -157,7 +142,7 @@ func (budgetConfigs) Filters(c Config, f int, clone bool) Config {
 }
 
 func (budgetConfigs) Bytes(c Config, s budgetflow.Shape) int64 {
-	return c.Estimate(outputsShape(s.N, s.Rows, s.Cols, s.Chans, s.M), nil).FitBytes()
+	return c.Estimate(Shape{N: s.N, Rows: s.Rows, Cols: s.Cols, Channels: s.Chans, TargetDim: s.M}, nil).FitBytes()
 }
 
 // budgetJob is a budget's training set and run for internal/budgetflow

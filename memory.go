@@ -106,9 +106,6 @@ func (m *Model) PredictBytes(n int) int64 {
 	return pr.Bytes()
 }
 
-// satAdd adds byte counts, saturating at MaxInt64/2 (memest.SatAdd).
-func satAdd(v ...int64) int64 { return memest.SatAdd(v...) }
-
 // deepMemory is EstimateMemory of a deep configuration: the first layer's
 // fit with room for every layer's columns, and for each further layer its
 // candidates on the previous layer's outputs with those outputs copied as

@@ -42,5 +42,5 @@ func (c Config) streamBytes(rows, cols, chans, m int) int64 {
 		// Fit.StreamSupervised).
 		fit = c.memFit(0, rows, cols, chans, m, runOpts{}).StreamSupervised()
 	}
-	return satAdd(fit, memest.StreamKeep(momentSample+lsq.ShardRows, d, m))
+	return memest.SatAdd(fit, memest.StreamKeep(momentSample+lsq.ShardRows, d, m))
 }
