@@ -41,10 +41,10 @@ type Budget struct {
 	// fit on a sample of the training images (Calibrate).
 	Rates *Rates
 	// LocalRates are the machine's costs of local nodes on grey images
-	// that won the probe of budget_grey.go, in the meaning fitPhotos gives
-	// Rates (seconds per multiply-add); nil means measure them. (Rates,
-	// which scn train measures for the global plan while choosing the
-	// images' preparation, are not those.)
+	// that won the probe of internal/budgetflow's grey.go, in the meaning
+	// a photo budget gives Rates (seconds per multiply-add); nil means
+	// measure them. (Rates, which scn train measures for the global plan
+	// while choosing the images' preparation, are not those.)
 	LocalRates *Rates
 	// Seed fixes every random draw of the fit (nodes, hold-out split).
 	Seed uint64
@@ -54,7 +54,7 @@ type Budget struct {
 	// Fit probes the filter sizes on that problem itself.
 	Photo *PhotoChoice
 	// PhotoProbe makes a budget on photos without Photo run the probe of
-	// budget_photo_probe.go (off: measured not to win, docs/local.md).
+	// ChoosePhotos (off: measured not to win, docs/local.md).
 	PhotoProbe bool
 }
 
