@@ -38,14 +38,7 @@ func ridgeChoice(beta []float64, trainRMSE float64, curve []holdout.Point, best 
 	return beta, trainRMSE, scores, best, nil
 }
 
-// photoRidge chooses the ridge term of the local fit lf among ridges on the
-// images held (train being the rest), the dual way or the primal way,
-// whichever costs less (localnet.ChooseRidge).
-func photoRidge(ctx context.Context, lf *localFit, t []float64, train, held []int, ridges []float64, classify bool, more moreRidges) ([]float64, float64, []Score, int, error) {
-	return ridgeChoice(localnet.ChooseRidge(ctx, lf.solver(), t, train, held, ridges, classify, more))
-}
-
-// greyRidgeChoice is photoRidge for a grey budget: the dual way when it
+// greyRidgeChoice is the grey budget's ridge choice: the dual way when it
 // costs less, otherwise the primal with the held-out images' products by
 // rows (localnet.ChooseRidgeGrey).
 func greyRidgeChoice(ctx context.Context, lf *localFit, t []float64, train, held []int, ridges []float64, classify bool, more moreRidges) ([]float64, float64, []Score, int, error) {
