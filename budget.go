@@ -2,13 +2,12 @@ package scn
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"math"
-	"slices"
 	"time"
 
 	"github.com/scn2d/scn/internal/budget"
+	"github.com/scn2d/scn/internal/budgetflow"
+	"github.com/scn2d/scn/internal/localplan"
 )
 
 // Budget fits the best model a wall-clock budget can buy (scn train
@@ -42,10 +41,10 @@ type Budget struct {
 	// fit on a sample of the training images (Calibrate).
 	Rates *Rates
 	// LocalRates are the machine's costs of local nodes on grey images
-	// that won the probe of budget_grey.go, in the meaning fitPhotos gives
-	// Rates (seconds per multiply-add); nil means measure them. (Rates,
-	// which scn train measures for the global plan while choosing the
-	// images' preparation, are not those.)
+	// that won the probe of internal/budgetflow's grey.go, in the meaning
+	// a photo budget gives Rates (seconds per multiply-add); nil means
+	// measure them. (Rates, which scn train measures for the global plan
+	// while choosing the images' preparation, are not those.)
 	LocalRates *Rates
 	// Seed fixes every random draw of the fit (nodes, hold-out split).
 	Seed uint64
@@ -55,7 +54,7 @@ type Budget struct {
 	// Fit probes the filter sizes on that problem itself.
 	Photo *PhotoChoice
 	// PhotoProbe makes a budget on photos without Photo run the probe of
-	// budget_photo_probe.go (off: measured not to win, docs/local.md).
+	// ChoosePhotos (off: measured not to win, docs/local.md).
 	PhotoProbe bool
 }
 
@@ -77,39 +76,24 @@ type Checkpoint = budget.Checkpoint
 type BudgetRecord = budget.Record
 
 // ErrBudget is wrapped by the errors of a budget that cannot be met at all.
-var ErrBudget = errors.New("scn: budget")
+var ErrBudget = budgetflow.ErrBudget
 
 // budgetChoice returns the learner and settings for a training set of n
-// images of p's shape: the
-// measured Pareto front of this project (docs/performance.md) has the fast
-// preset's RVFL ahead per second on tens of thousands of images, and the
-// default preset's 2DSCN with model selection best on small sets (ORL: 96-98%).
+// images of p's shape (budgetflow.Choose): the default preset's 2DSCN with
+// model selection on small sets, the fast preset's RVFL on large ones.
 func budgetChoice(n int, p Problem, seed uint64) (Config, Selection, string) {
-	if n < budgetLargeSet {
-		c := Default(SCN2D)
-		c.Seed = seed
-		why := fmt.Sprintf("%d training images (< %d): the default preset's 2DSCN with model selection, best on small sets", n, budgetLargeSet)
-		return c, Selection{Validation: 0.2, Points: 20, Uncalibrated: true}, why
+	c := Default(SCN2D)
+	if n >= budgetLargeSet {
+		c = Fast(RVFL).ForImages(p.X.Rows, p.X.Cols)
 	}
-	c := Fast(RVFL).ForImages(p.X.Rows, p.X.Cols)
 	c.Seed = seed
-	why := fmt.Sprintf("%d training images: the fast preset's RVFL, the most accurate per second measured on large sets", n)
-	// L is chosen among the checkpoints at the preset's ridge term, and
-	// the fit's own weights are kept: scoring a ridge grid and re-solving
-	// with the held-out images cost factors of L^3/3 at the end (27 s of
-	// 60 at L = 7000 on MNIST), which buy more as nodes. The ridge term is
-	// the preset's, measured on MNIST and Fashion-MNIST (docs/presets.md).
-	// A few further ridge terms are scored at the end (budget_ridge.go).
-	ridges := []float64{c.Ridge}
-	for _, k := range budget.RidgeSteps {
-		ridges = append(ridges, k*c.Ridge)
-	}
-	return c, Selection{Validation: 0.05, Ridges: ridges, fitWeights: true, Uncalibrated: true}, why
+	g := budgetflow.Choose(n, c.Ridge)
+	return c, Selection{Validation: g.Validation, Points: g.Points, Ridges: g.Ridges, fitWeights: g.FitWeights, Uncalibrated: true}, g.Why
 }
 
 // budgetLargeSet is the training set size from which a budget takes the
 // fast RVFL rather than the default 2DSCN.
-const budgetLargeSet = 5000
+const budgetLargeSet = budgetflow.LargeSet
 
 func (b Budget) now() time.Time {
 	if b.Now != nil {
@@ -120,7 +104,8 @@ func (b Budget) now() time.Time {
 
 // Fit plans, fits and selects within the budget, and returns the model with
 // the plan and what happened in Model.Budget. progress, if not nil, gets every
-// step; plan, if not nil, is called once the plan is made, before the fit.
+// step; plan, if not nil, is called once the plan is made, before the fit
+// (internal/budgetflow's Fit).
 func (b Budget) Fit(ctx context.Context, p Problem, progress func(Step), plan func(BudgetPlan)) (*Model, error) {
 	if !(b.Duration > 0) {
 		return nil, fmt.Errorf("%w: duration %v, want > 0", ErrBudget, b.Duration)
@@ -131,110 +116,120 @@ func (b Budget) Fit(ctx context.Context, p Problem, progress func(Step), plan fu
 	if b.Start.IsZero() {
 		b.Start = b.now()
 	}
-	if budgetPhotos(p) {
-		return b.fitPhotos(ctx, p, progress, plan)
+	return budgetflow.Fit(ctx, b.flow(), &budgetJob{b: b, p: p, progress: progress}, plan)
+}
+
+// flow returns what internal/budgetflow reads of b.
+func (b Budget) flow() budgetflow.Budget {
+	return budgetflow.Budget{Duration: b.Duration, Start: b.Start, Now: b.Now, MaxBytes: b.MaxBytes,
+		Rates: b.Rates, LocalRates: b.LocalRates, Seed: b.Seed, NodeLimit: maxNodes, Photo: b.Photo, PhotoProbe: b.PhotoProbe}
+}
+
+// budgetConfigs is internal/budgetflow's view of configurations.
+type budgetConfigs struct{}
+
+func (budgetConfigs) Info(c Config) budgetflow.Info {
+	return budgetflow.Info{Kind: c.Kind, Preset: c.Preset, BlockSize: c.BlockSize, Ridge: c.Ridge, MaxNodes: c.MaxNodes, Seed: c.Seed, Local: c.Local, Augmented: c.Augment != nil}
+}
+
+func (budgetConfigs) Filters(c Config, f int, clone bool) Config {
+	if clone {
+		c.Local = c.Local.Clone()
 	}
-	cfg, sel, why := budgetChoice(p.X.Len(), p, b.Seed)
-	probed := ""
-	if budgetGrey(p) {
-		lc, rec, local, err := b.probeGrey(ctx, p, cfg)
-		if err != nil {
-			return nil, err
-		}
-		if local {
-			lb := b
-			lb.Rates = b.LocalRates
-			return lb.fitLocalPlan(ctx, p, lc, greyRidges, greyWhat(p), rec, greyGrow, progress, plan)
-		}
-		probed = rec
+	c.Local.Filters = f
+	c.MaxNodes = c.Local.Outputs()
+	return c
+}
+
+func (budgetConfigs) Bytes(c Config, s budgetflow.Shape) int64 {
+	return c.Estimate(Shape{N: s.N, Rows: s.Rows, Cols: s.Cols, Channels: s.Chans, TargetDim: s.M}, nil).FitBytes()
+}
+
+// budgetJob is a budget's training set and run for internal/budgetflow
+// (budgetflow.Job); cfg and sel are the global learner's, once chosen.
+type budgetJob struct {
+	budgetConfigs
+	b        Budget
+	p        Problem
+	progress func(Step)
+	cfg      Config
+	sel      Selection
+}
+
+func (j *budgetJob) Shape() budgetflow.Shape {
+	return budgetflow.Shape{N: j.p.X.Len(), Rows: j.p.X.Rows, Cols: j.p.X.Cols, Chans: j.p.X.Chans(), M: j.p.M}
+}
+
+func (j *budgetJob) Classify() bool { return j.p.Classes != nil }
+
+func (j *budgetJob) Holdout(idx []int, share float64, seed uint64) ([]int, []int, error) {
+	if idx == nil {
+		return splitHoldout(j.p, share, seed)
 	}
-	held := max(1, int(math.Round(sel.Validation*float64(p.X.Len()))))
-	train := p.X.Len() - held
-	rates := b.Rates
-	if rates == nil {
-		r, _, _, err := probe(ctx, cfg, sel, p)
-		if err != nil {
-			return nil, err
-		}
-		rates = &r
+	return splitHoldout(j.p.subset(idx), share, seed)
+}
+
+func (j *budgetJob) Sized(c Config, nodes, block int) Config {
+	c.MaxNodes, c.BlockSize = nodes, block
+	return c
+}
+
+func (j *budgetJob) Global() (Config, budgetflow.Global) {
+	g := budgetflow.Global{}
+	j.cfg, j.sel, g.Why = budgetChoice(j.p.X.Len(), j.p, j.b.Seed)
+	g.Validation, g.Points, g.Ridges, g.FitWeights = j.sel.Validation, j.sel.Points, j.sel.Ridges, j.sel.fitWeights
+	if g.Ridges == nil {
+		g.Ridges = DefaultRidges()
 	}
-	if !rates.Valid() {
-		return nil, fmt.Errorf("%w: rates %+v are not usable", ErrBudget, *rates)
-	}
-	pl := b.plan(cfg, sel, *rates, p, train, held)
-	pl.Why = why
-	pl.Probe = probed
-	if plan != nil {
-		plan(pl)
-	}
-	staged := cfg.mode(runOpts{}) == modeOnePass
+	g.Staged = j.cfg.mode(runOpts{}) == modeOnePass
+	return j.cfg, g
+}
+
+func (j *budgetJob) Probe(ctx context.Context) (Rates, error) {
+	r, _, _, err := probe(ctx, j.cfg, j.sel, j.p)
+	return r, err
+}
+
+// FitGlobal fits the global learner as the plan says, block by block
+// (or in stages), with model selection among its checkpoints.
+func (j *budgetJob) FitGlobal(ctx context.Context, pl BudgetPlan, checkpoint func(int, func() (float64, float64, bool)) bool, stage func(int) int) (*Model, int, string, error) {
+	cfg, sel := j.cfg, j.sel
 	cfg.MaxNodes, cfg.BlockSize = pl.MaxNodes, pl.BlockSize
-	o := runOpts{blockByBlock: !staged}
-	sel.Ridges = pl.Ridges
-	sel.checkpoints = pl.BlockSize
-	sel.fitWeights = pl.FitWeights
-	// The record, the checkpoints and the clock of the fit
-	// (internal/budget's Fit).
-	fit := budget.NewFit(budget.Clock{Duration: b.Duration, Start: b.Start, Now: b.now}, pl, train, held, p.M, p.X.Rows*p.X.Cols*p.X.Chans(), b.now(), staged)
+	sel.Ridges, sel.checkpoints, sel.fitWeights = pl.Ridges, pl.BlockSize, pl.FitWeights
 	sel.watch = func(path *Path, ev *evaluator) bool {
 		l := path.Nodes()
-		now := b.now()
-		s, err := ev.checkpoint(path, l, cfg.Ridge)
-		return fit.Checkpoint(l, now, s.Accuracy, s.RMSE, err == nil)
+		return checkpoint(l, func() (float64, float64, bool) {
+			s, err := ev.checkpoint(path, l, cfg.Ridge)
+			return s.Accuracy, s.RMSE, err == nil
+		})
 	}
-	if staged {
-		o.stages = fit.Stage
-	}
-	m, err := cfg.selectWith(ctx, p, sel, progress, o)
+	m, err := cfg.selectWith(ctx, j.p, sel, j.progress, runOpts{blockByBlock: stage == nil, stages: stage})
 	if err != nil {
-		return m, err
+		return m, 0, "", err
 	}
-	m.Budget = fit.End(m.Selection.FitNodes, m.Summary.Stop.String(), b.now())
-	if fit.ByClock {
+	return m, m.Selection.FitNodes, m.Summary.Stop.String(), nil
+}
+
+func (j *budgetJob) Sample(idx []int) func(context.Context, Config) error {
+	q := j.p.subset(idx)
+	return func(ctx context.Context, c Config) error {
+		_, err := c.Fit(ctx, q, nil)
+		return err
+	}
+}
+
+func (j *budgetJob) Nodes(m *Model) (int, int) {
+	if m.Selection == nil {
+		return m.Nodes(), 0
+	}
+	return m.Nodes(), len(m.Selection.Curve)
+}
+
+func (j *budgetJob) Done(m *Model, rec *BudgetRecord, spent bool) {
+	m.Budget = rec
+	if spent {
 		m.Summary.Stop = BudgetSpent
 	}
-	return m, nil
-}
-
-// plan chooses L, the block size and the cap for cfg on a training part of
-// train images (held held out) from the rates and the time left
-// (BudgetPlan.Size).
-func (b Budget) plan(cfg Config, sel Selection, r Rates, p Problem, train, held int) BudgetPlan {
-	left := (b.Duration - b.now().Sub(b.Start)).Seconds() * budget.Safety
-	block := max(cfg.BlockSize, 1)
-	ridges := sel.Ridges
-	if ridges == nil {
-		ridges = DefaultRidges()
-	}
-	if !slices.Contains(ridges, cfg.Ridge) {
-		// The checkpoints are scored at the fit's ridge term: selection
-		// must be able to choose what they saw.
-		ridges = append(slices.Clone(ridges), cfg.Ridge)
-	}
-	pl := BudgetPlan{
-		Kind: cfg.Kind, Preset: cfg.Preset, BlockSize: block, Validation: sel.Validation, Points: sel.Points,
-		Ridges: append([]float64(nil), ridges...), FitRidge: cfg.Ridge, Rates: r, FitWeights: sel.fitWeights,
-	}
-	var memoryCap func(extra int64) int
-	if b.MaxBytes > 0 {
-		memoryCap = func(extra int64) int { return b.memoryCap(cfg, p, train, block, extra) }
-	}
-	pl.Size(left, train, held, p.M, p.X.Rows*p.X.Cols*p.X.Chans(), maxNodes, memoryCap)
-	return pl
-}
-
-// memoryCap returns the largest multiple of block whose block-by-block fit
-// on train images stays within b.MaxBytes by the estimate.
-//
-// extra is the bytes per L^2 that the end of the fit adds (the further
-// ridge terms' factor, budget_ridge.go).
-func (b Budget) memoryCap(cfg Config, p Problem, train, block int, extra int64) int {
-	// The staged one-pass fit keeps no H (see Fit): the estimate of c.
-	c := cfg
-	return budget.MemoryCap(block, maxNodes, func(l int) bool {
-		c.MaxNodes = l
-		return c.Estimate(outputsShape(train, p.X.Rows, p.X.Cols, p.X.Chans(), p.M), nil).FitBytes()+extra*int64(l)*int64(l) <= b.MaxBytes
-	})
 }
 
 // Probe is what the probe of a budget measured on one problem: the
@@ -250,25 +245,26 @@ type Probe = budget.Probe
 // (Budget.Rates) instead of probing again. The problems must have the
 // same number of images, size and outputs.
 func (b Budget) ProbeInputs(ctx context.Context, n int, ps []Problem) ([]Probe, error) {
-	if len(ps) == 0 || n < 1 {
-		return nil, fmt.Errorf("%w: %d problems of a set of %d images to probe", ErrBudget, len(ps), n)
-	}
-	out := make([]Probe, len(ps))
+	return budgetflow.ProbeInputs(n, flowInputs(ps, nil), func(i int) (Probe, error) {
+		cfg, sel, _ := budgetChoice(n, ps[i], b.Seed)
+		r, acc, held, err := probe(ctx, cfg, sel, ps[i])
+		return Probe{Accuracy: acc, Held: held, Rates: r}, err
+	})
+}
+
+// flowInputs returns what internal/budgetflow reads of the problems ps,
+// labelled (nil: unlabelled).
+func flowInputs(ps []Problem, labels []string) []budgetflow.Input {
+	in := make([]budgetflow.Input, len(ps))
 	for i, p := range ps {
-		if err := p.check(); err != nil {
-			return nil, err
+		in[i] = budgetflow.Input{Dim: p.X.Dim(), T: p.T, Err: p.check(),
+			Photos: localplan.Photos(p.Classes != nil, p.X.Rows, p.X.Cols, p.X.Chans()),
+			Shape:  budgetflow.Shape{N: p.X.Len(), Rows: p.X.Rows, Cols: p.X.Cols, Chans: p.X.Chans(), M: p.M}}
+		if labels != nil {
+			in[i].Label = labels[i]
 		}
-		if p.X.Len() != ps[0].X.Len() || p.X.Dim() != ps[0].X.Dim() || p.M != ps[0].M {
-			return nil, fmt.Errorf("%w: the problems to probe differ in images, size or outputs", ErrBudget)
-		}
-		cfg, sel, _ := budgetChoice(n, p, b.Seed)
-		r, acc, held, err := probe(ctx, cfg, sel, p)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = Probe{Accuracy: acc, Held: held, Rates: r}
 	}
-	return out, nil
+	return in
 }
 
 // Calibrate measures this machine's rates for cfg and the model selection
@@ -317,20 +313,30 @@ func Replay(ctx context.Context, rec *BudgetRecord, m *Model, p Problem, progres
 	if rec == nil || m == nil {
 		return nil, fmt.Errorf("%w: the model has no budget record to replay", ErrBudget)
 	}
-	if m.Config.Local != nil {
-		return replayLocal(ctx, rec, m, p, progress)
-	}
 	cfg := m.Config
 	cfg.Ridge = rec.Plan.FitRidge
-	cfg.MaxNodes = rec.FitNodes
-	cfg.BlockSize = rec.Plan.BlockSize
-	sel := Selection{Validation: rec.Plan.Validation, Ridges: rec.Plan.Ridges, checkpoints: rec.Plan.BlockSize, fitWeights: rec.Plan.FitWeights, Uncalibrated: true}
-	sel.Points = rec.Plan.Points
-	out, err := cfg.selectWith(ctx, p, sel, progress, runOpts{blockByBlock: true})
+	var out *Model
+	var err error
+	if cfg.Local != nil {
+		// The model's configuration (its filters) fitted again, its ridge
+		// choice as far as the clock let it go (budgetflow.ReplayLocal).
+		curve := 0
+		if m.Selection != nil {
+			curve = len(m.Selection.Curve)
+		}
+		out, err = budgetflow.ReplayLocal(ctx, &budgetJob{p: p, progress: progress}, cfg, rec, m.Selection != nil, curve)
+	} else {
+		cfg.MaxNodes = rec.FitNodes
+		cfg.BlockSize = rec.Plan.BlockSize
+		sel := Selection{Validation: rec.Plan.Validation, Ridges: rec.Plan.Ridges, checkpoints: rec.Plan.BlockSize, fitWeights: rec.Plan.FitWeights, Uncalibrated: true}
+		sel.Points = rec.Plan.Points
+		if out, err = cfg.selectWith(ctx, p, sel, progress, runOpts{blockByBlock: true}); err == nil {
+			out.Config.MaxNodes = rec.Plan.MaxNodes
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
-	out.Config.MaxNodes = rec.Plan.MaxNodes
 	out.Summary.Stop = m.Summary.Stop
 	out.Budget = rec
 	out.Meta, out.Preprocessing = m.Meta, m.Preprocessing

@@ -10,9 +10,23 @@ import (
 	"testing"
 	"time"
 
+	"github.com/scn2d/scn/internal/budgetflow"
 	"github.com/scn2d/scn/internal/localplan"
 	"github.com/scn2d/scn/internal/modelfile"
 )
+
+// greyRidges are the grey budget's ridge terms (internal/budgetflow's).
+var greyRidges = budgetflow.GreyRidges
+
+// greyRidge is the grey budget's local configuration's ridge term.
+const greyRidge = localplan.GreyRidge
+
+// budgetGrey reports whether a budget probes local against global nodes
+// on p: grey classification problems that are not photos, of images of at
+// least localplan.GreyMinSide pixels a side and at least localplan.GreyMinImages images.
+func budgetGrey(p Problem) bool {
+	return localplan.Grey(p.Classes != nil, p.X.Len(), p.X.Rows, p.X.Cols, p.X.Chans())
+}
 
 // shiftedProblem is a grey classification problem of n images of side x
 // side pixels in 4 classes: each class is a fixed 5 x 5 pattern placed at

@@ -9,8 +9,59 @@ import (
 	"testing"
 	"time"
 
+	"github.com/scn2d/scn/internal/budgetflow"
+	"github.com/scn2d/scn/internal/holdout"
+	"github.com/scn2d/scn/internal/localnet"
+	"github.com/scn2d/scn/internal/lsq"
 	"gonum.org/v1/gonum/mat"
 )
+
+// The photo budget's held-out share and grid (internal/budgetflow's).
+const photoValidation = budgetflow.PhotoValidation
+
+var photoRidges = budgetflow.PhotoRidges
+
+// moreRidges, when a ridge choice has scored its first i terms of the grid
+// (i >= 1) after done multiply-adds, says whether the next term and the
+// refit (next multiply-adds) go ahead (localnet.MoreRidges).
+type moreRidges = localnet.MoreRidges
+
+// ridgeChoice converts a ridge choice's held-out points to Scores.
+func ridgeChoice(beta []float64, trainRMSE float64, curve []holdout.Point, best int, err error) ([]float64, float64, []Score, int, error) {
+	if err != nil {
+		return nil, 0, nil, 0, err
+	}
+	scores := make([]Score, len(curve))
+	for i, p := range curve {
+		scores[i] = Score(p)
+	}
+	return beta, trainRMSE, scores, best, nil
+}
+
+// greyRidgeChoice is the grey budget's ridge choice: the dual way when it
+// costs less, otherwise the primal with the held-out images' products by
+// rows (localnet.ChooseRidgeGrey).
+func greyRidgeChoice(ctx context.Context, lf *localFit, t []float64, train, held []int, ridges []float64, classify bool, more moreRidges) ([]float64, float64, []Score, int, error) {
+	return ridgeChoice(localnet.ChooseRidgeGrey(ctx, lf.solver(), t, train, held, ridges, classify, more))
+}
+
+// primalRidge is the ridge choice in the primal, from the fit's Gram sums
+// (localnet.PrimalRidge).
+func primalRidge(ctx context.Context, eng *lsq.Gram, t []float64, m int, held []int, ridges []float64, classify bool, more moreRidges) (beta []float64, trainRMSE float64, curve []Score, best int, err error) {
+	return ridgeChoice(localnet.PrimalRidge(ctx, eng, t, m, held, ridges, classify, more))
+}
+
+// dualRidge is the ridge choice in the dual, from the pooled outputs eng
+// holds (localnet.DualRidge).
+func dualRidge(ctx context.Context, eng *lsq.Gram, t []float64, m int, train, held []int, ridges []float64, classify bool, more moreRidges) (beta []float64, trainRMSE float64, curve []Score, best int, err error) {
+	return ridgeChoice(localnet.DualRidge(ctx, eng, t, m, train, held, ridges, classify, more))
+}
+
+// greyPrimalRidge is primalRidge with the held-out images' products
+// formed from their pooled outputs held L x held (localnet.GreyPrimalRidge).
+func greyPrimalRidge(ctx context.Context, eng *lsq.Gram, t []float64, m int, held []int, ridges []float64, classify bool, more moreRidges) (beta []float64, trainRMSE float64, curve []Score, best int, err error) {
+	return ridgeChoice(localnet.GreyPrimalRidge(ctx, eng, t, m, held, ridges, classify, more))
+}
 
 // photoRidgeFit returns a local fit (the presets' photo nodes, filters
 // filters, float64 Gram sums) of p and its state.

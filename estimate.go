@@ -50,11 +50,3 @@ func (c Config) estimate(n, rows, cols, chans, m int, sel *Selection) Estimate {
 	}
 	return e
 }
-
-// outputsShape is the Shape of n images of chans planes of rows x cols
-// whose model has m outputs, for the estimates of callers that know a
-// problem's outputs rather than its labels (a budget's plans): Outputs
-// gives m.
-func outputsShape(n, rows, cols, chans, m int) Shape {
-	return Shape{N: n, Rows: rows, Cols: cols, Channels: chans, TargetDim: m}
-}

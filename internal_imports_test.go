@@ -39,6 +39,9 @@ var internalImports = map[string][]string{
 	// The policy of local nodes on photos and grey images (the presets'
 	// choice, a budget's plan, its probes' rules).
 	"localplan": {"internal/local", "internal/localnet"},
+	// The time budgets' workflows behind the root's adapter (the probes,
+	// the plans, the fits under the clock, the records).
+	"budgetflow": {"internal/budget", "internal/cfgerr", "internal/kind", "internal/localnet", "internal/localplan", "internal/timing"},
 
 	// Large buffers (the pool only asked whether it runs in the background).
 	"bigmem": {"internal/par"},

@@ -84,8 +84,6 @@ var layerOf = map[string]int{
 	"budget_ridge.go":  layerWorkflow,
 	"budget_local.go":  layerWorkflow,
 
-	"budget_local_ridge.go": layerWorkflow,
-	"budget_grey.go":        layerWorkflow,
 	"budget_photo_probe.go": layerWorkflow,
 
 	"preset_photos.go": layerBase,

@@ -42,6 +42,12 @@ func (c Config) estimateMemory(n, rows, cols, chans, m int, o runOpts) Memory {
 	case modeLocal:
 		return c.localMemory(n, rows, cols, chans, m)
 	}
+	return c.memFit(n, rows, cols, chans, m, o).Estimate()
+}
+
+// memFit describes a fit of c's global nodes run with o for memest
+// (Fit.Estimate; a streamed supervised fit's Fit.StreamSupervised).
+func (c Config) memFit(n, rows, cols, chans, m int, o runOpts) memest.Fit {
 	chans = max(chans, 1)
 	np := chans * max(rows, 1) * max(cols, 1)
 	if c.Kind.Input == Matrix {
@@ -53,7 +59,7 @@ func (c Config) estimateMemory(n, rows, cols, chans, m int, o runOpts) Memory {
 		Block: c.blockMode(), Ridge: c.Ridge > 0, OnePass: c.mode(o) == modeOnePass, BlockSize: c.BlockSize,
 		BF16Gram: c.BF16Gram, Float32Gram: c.Float32Gram, Pairs: c.Pairs, Standardize: c.Standardize,
 		Sizes: driverSizes(),
-	}.Estimate()
+	}
 }
 
 // driverSizes are the drivers' buffer sizes that memory estimates count.
@@ -99,9 +105,6 @@ func (m *Model) PredictBytes(n int) int64 {
 	}
 	return pr.Bytes()
 }
-
-// satAdd adds byte counts, saturating at MaxInt64/2 (memest.SatAdd).
-func satAdd(v ...int64) int64 { return memest.SatAdd(v...) }
 
 // deepMemory is EstimateMemory of a deep configuration: the first layer's
 // fit with room for every layer's columns, and for each further layer its

@@ -9,7 +9,7 @@ import (
 // rows x cols with m outputs allocates (the source's own buffers aside):
 // for a random learner, the fit's state at momentSample images (G, one
 // row shard's outputs of every node, the nodes); for a supervised one,
-// what a block step's pass holds (streamSupervisedBytes); and the first
+// what a block step's pass holds; and the first
 // momentSample images it keeps and one row shard of images and targets.
 // It does not grow with N.
 //
@@ -36,24 +36,11 @@ func (c Config) streamBytes(rows, cols, chans, m int) int64 {
 	d := float64(max(rows, 1)) * float64(max(cols, 1)) * float64(max(chans, 1))
 	fit := c.estimate(momentSample, rows, cols, chans, m, nil).FitBytes()
 	if c.Kind.Choice == Supervised {
-		fit = c.streamSupervisedBytes(rows, cols, chans, m)
+		// What a block step's pass holds (drive_stream_supervised.go: G
+		// with its factor, a block step's candidates, one row shard's
+		// outputs, the candidates' sums, the model; internal/memest's
+		// Fit.StreamSupervised).
+		fit = c.memFit(0, rows, cols, chans, m, runOpts{}).StreamSupervised()
 	}
-	return satAdd(fit, memest.StreamKeep(momentSample+lsq.ShardRows, d, m))
-}
-
-// streamSupervisedBytes is what a streamed supervised fit allocates beside
-// the images it keeps (drive_stream_supervised.go: G with its factor, a
-// block step's candidates, one row shard's outputs, the candidates' sums,
-// the model; internal/memest's Fit.StreamSupervised).
-func (c Config) streamSupervisedBytes(rows, cols, chans, m int) int64 {
-	chans = max(chans, 1)
-	np := chans * max(rows, 1) * max(cols, 1)
-	if c.Kind.Input == Matrix {
-		np = newNodeMap(Matrix, max(rows, 1), max(cols, 1), chans).Size()
-	}
-	return memest.Fit{
-		Rows: rows, Cols: cols, Chans: chans, M: m, Nodes: c.MaxNodes, Params: np, Candidates: c.Candidates,
-		BlockSize: c.BlockSize, Pairs: c.Pairs, Standardize: c.Standardize, Float32Gram: c.Float32Gram, BF16Gram: c.BF16Gram,
-		Sizes: driverSizes(),
-	}.StreamSupervised()
+	return memest.SatAdd(fit, memest.StreamKeep(momentSample+lsq.ShardRows, d, m))
 }

@@ -10,10 +10,11 @@
 // checkpoints, the watch or the stages, how it stopped; run.go), and the
 // record's encoding in the model file's header (Encode, Decode).
 //
-// The root package keeps the budget's workflow: choosing the learner,
-// running the probe and the fit with model selection, the clock, Replay;
-// its Rates, BudgetPlan, Checkpoint, BudgetRecord and Probe are this
-// package's types (aliases).
+// internal/budgetflow runs the budget's workflow (the learner's choice,
+// the probes, the plans, the fits under the clock) over these, and the
+// root package its fits with model selection and Replay; its Rates,
+// BudgetPlan, Checkpoint, BudgetRecord and Probe are this package's types
+// (aliases).
 //
 // It may import the standard library, internal/kind (the learner a plan
 // records), internal/timing (the time model), internal/holdout (the grid

@@ -97,18 +97,18 @@ type Plan struct {
 	// images (Points is then 0 and Ridges is FitRidge alone).
 	FitWeights bool
 	// Filters is the filters per size of a plan of local nodes on photos
-	// (scn's budget_local.go; 0: global nodes). Such a plan fits Nodes
+	// (internal/budgetflow's FitLocal; 0: global nodes). Such a plan fits Nodes
 	// pooled outputs of every image at FitRidge, then chooses the ridge
 	// term among Ridges on a Validation share of them held out
-	// (budget_local_ridge.go; Validation 0, as in files of earlier plans:
+	// (budgetflow.PhotoFit; Validation 0, as in files of earlier plans:
 	// no choice), and its Rates.Score is the seconds per multiply-add of
 	// its work model (Rates.Chol the factor's and the ridge choice's,
 	// Rates.Block the fit's fixed seconds).
 	Filters int
 	// Probe says what the probe of a budget on grey images compared on
-	// held-out images and what it chose, or why it was skipped (scn's
-	// budget_grey.go); "" when there was none (photos, regression, small
-	// images).
+	// held-out images and what it chose, or why it was skipped
+	// (internal/budgetflow's grey.go); "" when there was none (photos,
+	// regression, small images).
 	Probe string
 }
 

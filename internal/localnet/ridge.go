@@ -34,8 +34,8 @@ import (
 // the presets' bfloat16 Gram products, as its own solve sees them), so the
 // weights are the exact ridge solution of those outputs at the chosen term.
 
-// The ridge choice of a budget's local nodes on grey images (the root's
-// budget_grey.go).
+// The ridge choice of a budget's local nodes on grey images
+// (internal/budgetflow's grey.go).
 // Grey sets are large (tens of thousands of images) and their budgets' L
 // stays below N, so the choice goes the primal way (PrimalRidge), whose
 // largest part is the held-out images' product H_h^T H_h (held x L^2

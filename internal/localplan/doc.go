@@ -13,11 +13,11 @@
 // the filters a candidate's share of the plan affords; PhotoClock, its
 // clock; PhotoRecord) (probe.go, decide.go).
 //
-// The root package scn keeps the workflow: the configurations, the probe
-// fits and the clock's readings, the models and the records; it passes
-// the geometry (localnet.Geometry, scn.Local), the shapes, rates and
-// seconds down, and callbacks for what only it can compute (a fit's
-// memory).
+// internal/budgetflow runs the workflow (the probe fits and the clock's
+// readings, the plans, the records) and the root package scn the
+// configurations and the fits; they pass the geometry (localnet.Geometry,
+// scn.Local), the shapes, rates and seconds down, and callbacks for what
+// only they can compute (a fit's memory).
 //
 // It may import the standard library, internal/local (the poolings'
 // names) and internal/localnet (the geometry, the ridge choice's work)

@@ -7,8 +7,8 @@ import (
 	"github.com/scn2d/scn/internal/localnet"
 )
 
-// The grey budget's probe of local against global nodes (scn's
-// budget_grey.go).
+// The grey budget's probe of local against global nodes
+// (internal/budgetflow's grey.go).
 const (
 	GreyMinSide      = 20
 	GreyMinImages    = 500
@@ -47,8 +47,8 @@ func GreyProbeWork(n, rows, cols int) float64 {
 	return local + global
 }
 
-// The photo budget's probe of filter and image sizes (scn's
-// budget_photo_probe.go).
+// The photo budget's probe of filter and image sizes
+// (internal/budgetflow's photo.go).
 const (
 	PhotoProbeMinImages = 200
 	PhotoProbeSample    = 1000
