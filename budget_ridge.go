@@ -1,9 +1,6 @@
 package scn
 
-import (
-	"github.com/scn2d/scn/internal/lsq"
-	"github.com/scn2d/scn/internal/timing"
-)
+import "github.com/scn2d/scn/internal/lsq"
 
 // The ridge term of a budget's fit on a large set (BudgetPlan.FitWeights).
 //
@@ -29,16 +26,10 @@ import (
 // weights of the best of them (nil if none; holdout.Held.CheckpointRidges). It needs the block engine
 // holding every node; otherwise it scores nothing.
 func (e *evaluator) ridgeCheckpoints(path *Path, fit float64) ([]Score, []float64) {
-	alphas := timing.ExtraRidges(e.sel.Ridges, fit)
-	ge, ok := path.eng.(*lsq.Gram)
-	l := path.Nodes()
-	if len(alphas) == 0 || !ok || l > path.independent || l > ge.L || len(e.checkpoints) == 0 {
-		return nil, nil
+	ge, _ := path.eng.(*lsq.Gram)
+	if path.Nodes() > path.independent {
+		ge = nil
 	}
-	buf := make([]float64, l*l)
-	hv := e.hv.RawMatrix()
-	out, beta := e.h.CheckpointRidges(points(e.checkpoints), l, alphas, hv.Data, hv.Stride, func(alpha float64, grid []int) ([][]float64, bool) {
-		return ge.RidgePrefixes(l, alpha, grid, buf)
-	})
+	out, beta := e.RidgeCheckpoints(path.Nodes(), fit, ge)
 	return scores(out), beta
 }

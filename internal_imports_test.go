@@ -62,6 +62,10 @@ var internalImports = map[string][]string{
 	// batches, block steps, one-pass outputs, pair scoring, streamed sums).
 	"drive": {"internal/linalg", "internal/lsq", "internal/node", "internal/par", "gonum.org/v1/gonum"},
 
+	// Model selection's machinery over plain data (the evaluator, the
+	// fold loop, growth, the streamed and local selections' algebra).
+	"selection": {"internal/direct", "internal/holdout", "internal/linalg", "internal/lsq", "internal/timing", "gonum.org/v1/gonum"},
+
 	// The data sets the tests share (the standard library only).
 	"fixtures": nil,
 }

@@ -277,14 +277,14 @@ func (c Config) selectOnce(ctx context.Context, p Problem, s Selection, progress
 // selectCheckpoint is the end of a hold-out selection with fitWeights: the
 // best checkpoint's prefix of path, with the fit's own output weights.
 func (c Config) selectCheckpoint(path *Path, ev *evaluator, p, tp, hp Problem) (*Model, error) {
-	if l := path.Nodes(); len(ev.checkpoints) == 0 || ev.checkpoints[len(ev.checkpoints)-1].Nodes != l {
+	if l := path.Nodes(); len(ev.Checkpoints) == 0 || ev.Checkpoints[len(ev.Checkpoints)-1].Nodes != l {
 		// The fit's last nodes were not scored (a fit that stopped by
 		// itself between checkpoints).
 		if _, err := ev.checkpoint(path, l, c.Ridge); err != nil {
 			return nil, err
 		}
 	}
-	scores := ev.checkpoints
+	scores := scores(ev.Checkpoints)
 	extra, beta := ev.ridgeCheckpoints(path, c.Ridge)
 	if len(extra) > 0 {
 		scores = append(append([]Score(nil), scores...), extra...)
