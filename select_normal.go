@@ -4,53 +4,17 @@ import (
 	"math"
 
 	"github.com/scn2d/scn/internal/lsq"
+	"github.com/scn2d/scn/internal/selection"
 	"gonum.org/v1/gonum/mat"
 )
 
-// prefixBetas returns the output weights of the first l nodes for each l in
-// grid (each at most maxL) with ridge alpha; an entry is nil where the
-// system cannot be solved. For alpha > 0 one
-// Cholesky factorisation of G + alpha I (g, ht: the normal equations of the
-// first maxL nodes, left unchanged) serves every prefix: its leading l x l
-// block is the factor of the leading block, and the forward substitution of
-// H^T T is shared, so each prefix costs a triangular solve.
-func (p *Path) prefixBetas(g *mat.SymDense, ht *mat.Dense, maxL int, grid []int, alpha float64) ([][]float64, error) {
-	out := make([][]float64, len(grid))
-	if alpha == 0 {
-		for i, l := range grid {
-			// A Gram engine refuses singular normal equations without a
-			// ridge term: that prefix is then left out at alpha = 0.
-			if b, err := p.beta(p.model, l, 0); err == nil {
-				out[i] = b
-			}
-		}
-		return out, nil
-	}
-	lsq.PrefixRidgeBetas(g, ht, maxL, grid, alpha, p.model.M, out)
-	return out, nil
-}
-
 // prefixSolves passes each the output weights of every prefix length in
 // grid (each at most maxL) for each ridge term of ridges in turn, where
-// they can be solved (prefixBetas; the normal equations of the first maxL
-// nodes formed once, at the first ridge term > 0).
+// they can be solved (selection.PrefixSolves: the normal equations of the
+// first maxL nodes formed once, at the first ridge term > 0).
 func (p *Path) prefixSolves(maxL int, grid []int, ridges []float64, each func(l int, alpha float64, beta []float64)) error {
-	var g *mat.SymDense
-	var ht *mat.Dense
-	for _, alpha := range ridges {
-		if alpha > 0 && g == nil {
-			g, ht = p.normalAll(maxL)
-		}
-		betas, err := p.prefixBetas(g, ht, maxL, grid, alpha)
-		if err != nil {
-			return err
-		}
-		for i, l := range grid {
-			if betas[i] != nil {
-				each(l, alpha, betas[i])
-			}
-		}
-	}
+	beta0 := func(l int) ([]float64, error) { return p.beta(p.model, l, 0) }
+	selection.PrefixSolves(maxL, p.model.M, grid, ridges, p.normalAll, beta0, each)
 	return nil
 }
 

@@ -26,11 +26,11 @@ type DirectSys struct {
 // it: the hidden outputs of its model's nodes (Nodes of them, M outputs)
 // on the N images X, and their targets T.
 type DirectTrain struct {
-	Hidden   direct.Hidden
-	X        direct.Images
-	T        []float64
-	N, M     int
-	Nodes    int
+	Hidden direct.Hidden
+	X      direct.Images
+	T      []float64
+	N, M   int
+	Nodes  int
 }
 
 // DirectScores scores the direct-link models of the prefixes in grid (and

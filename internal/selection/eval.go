@@ -179,8 +179,12 @@ func (e *Evaluator) RidgeCheckpoints(l int, fit float64, ge *lsq.Gram) ([]holdou
 
 // Metric is the name of the score a choice is made by: "accuracy"
 // (classification) or "rmse" (regression).
-func (e *Evaluator) Metric() string {
-	if e.H.Classify {
+func (e *Evaluator) Metric() string { return MetricOf(e.H.Classify) }
+
+// MetricOf is the name of the score a choice is made by: "accuracy" if
+// classify, else "rmse".
+func MetricOf(classify bool) string {
+	if classify {
 		return "accuracy"
 	}
 	return "rmse"
