@@ -1,7 +1,5 @@
 package scn
 
-import "github.com/scn2d/scn/internal/lsq"
-
 // The ridge term of a budget's fit on a large set (BudgetPlan.FitWeights).
 //
 // The checkpoints are scored at the fit's own ridge term while the fit
@@ -20,16 +18,3 @@ import "github.com/scn2d/scn/internal/lsq"
 
 // The further ridge terms of a large set's budget, as multiples of the
 // fit's, are internal/budget's RidgeSteps.
-
-// ridgeCheckpoints scores every checkpoint of the fit at each ridge term of
-// the selection other than fit, and returns the scores and the output
-// weights of the best of them (nil if none; holdout.Held.CheckpointRidges). It needs the block engine
-// holding every node; otherwise it scores nothing.
-func (e *evaluator) ridgeCheckpoints(path *Path, fit float64) ([]Score, []float64) {
-	ge, _ := path.eng.(*lsq.Gram)
-	if path.Nodes() > path.independent {
-		ge = nil
-	}
-	out, beta := e.RidgeCheckpoints(path.Nodes(), fit, ge)
-	return scores(out), beta
-}

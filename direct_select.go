@@ -28,14 +28,16 @@ type directSys = selection.DirectSys
 // tryDirect reports whether a selection scores direct links.
 func (c Config) tryDirect(s Selection) bool { return c.DirectLink || s.TryDirect }
 
-// directScores scores the direct-link models of the prefixes in grid (and
-// L = 0) of path on the evaluator's held-out images
-// (selection.Evaluator.DirectScores; scorePath ran before).
-func (e *evaluator) directScores(path *Path, grid []int, pool int) ([]Score, *directSys, error) {
+// directFit is what the evaluator's Candidates needs to score path's
+// prefixes with direct links (pooled by pool) on the held-out images held,
+// nil when the selection does not try them.
+func (c Config) directFit(s Selection, path *Path, held Images, pool int) *selection.DirectFit {
+	if !c.tryDirect(s) {
+		return nil
+	}
 	x, m := path.x, path.Model()
 	tr := selection.DirectTrain{Hidden: modelHidden{m, x}, X: direct.Images(x), T: path.t, N: x.Len(), M: m.M, Nodes: path.Nodes()}
-	out, ds := e.DirectScores(tr, direct.Images(e.held.X), grid, pool)
-	return scores(out), ds, nil
+	return &selection.DirectFit{Train: tr, Held: direct.Images(held), Pool: pool, Only: c.DirectLink}
 }
 
 // refitDirect returns the model of the first l nodes of path with direct
@@ -44,24 +46,15 @@ func (e *evaluator) directScores(path *Path, grid []int, pool int) ([]Score, *di
 // from the scoring when it kept them (primal), else a solve over all of p.
 func refitDirect(path *Path, ds *directSys, l int, alpha float64, held, all Problem) (*Model, error) {
 	m := path.Model()
-	if ds.Dual || l > ds.Lcap {
+	if !ds.Primal(l) {
 		return withDirect(m, l, all.X, all.T, ds.Pool, alpha)
 	}
-	mm, d := m.M, ds.D
-	k, kc := d+l, d+ds.Lcap
 	g, at := directNormal(m, l, held.X, held.T, ds.Pool)
-	for i := 0; i < k; i++ {
-		for j := 0; j < k; j++ {
-			g[i*k+j] += ds.G[i*kc+j]
-		}
-		for q := 0; q < mm; q++ {
-			at[i*mm+q] += ds.At[i*mm+q]
-		}
+	w, err := ds.Refit(g, at, l, m.M, alpha)
+	if err != nil {
+		return nil, err
 	}
-	w := direct.PrimalBetas(g, at, k, mm, d, []int{l}, alpha)[0]
-	if w == nil {
-		return nil, fmt.Errorf("scn: direct links: the normal equations of %d unknowns are singular at ridge %g", k, alpha)
-	}
+	mm, d := m.M, ds.D
 	out := directModel(m, l, ds.Pool, alpha, w[d*mm:], w[:d*mm])
 	rmse, err := path.bothRMSE(out, held)
 	if err != nil {

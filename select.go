@@ -9,6 +9,7 @@ import (
 	"github.com/scn2d/scn/internal/direct"
 	"github.com/scn2d/scn/internal/holdout"
 	"github.com/scn2d/scn/internal/memest"
+	"github.com/scn2d/scn/internal/selection"
 )
 
 // Selection says how Config.Select chooses the number of hidden nodes L and
@@ -188,27 +189,14 @@ func (c Config) selectOnce(ctx context.Context, p Problem, s Selection, progress
 	}
 	tp, hp := p.subset(train), p.subset(held)
 	ev := newEvaluator(hp, s)
-	check := ev.monitor(c.MaxNodes)
-	if s.fitWeights {
-		// Every block's prefix is a candidate: scored as the fit goes
-		// (a Budget's watch reads the same score).
-		patience := check
-		check = func(path *Path) bool {
-			if l := path.Nodes(); s.checkpoints > 0 && l%s.checkpoints == 0 {
-				_, _ = ev.checkpoint(path, l, c.Ridge)
-			}
-			return patience != nil && patience(path)
-		}
-	}
+	var watch func(selection.Path) bool
 	if s.watch != nil {
-		patience := check
-		check = func(path *Path) bool {
-			// Both run: the watch records a checkpoint either way.
-			w := s.watch(path, ev)
-			return (patience != nil && patience(path)) || w
-		}
+		watch = func(sp selection.Path) bool { return s.watch(sp.(heldPath).p, ev) }
 	}
-	o.check = check
+	o.check = nil
+	if check := ev.Check(c.MaxNodes, s.fitWeights, c.Ridge, watch); check != nil {
+		o.check = func(path *Path) bool { return check(ev.on(path)) }
+	}
 	path, err := c.fitPath(ctx, tp, progress, o)
 	if path == nil {
 		return nil, err
@@ -221,28 +209,18 @@ func (c Config) selectOnce(ctx context.Context, p Problem, s Selection, progress
 	if s.fitWeights {
 		return c.selectCheckpoint(path, ev, p, tp, hp)
 	}
-	grid := ev.grid(path.Nodes())
 	best := Score{Nodes: path.Nodes(), Ridge: c.Ridge}
 	var scores []Score
 	var ds *directSys
 	if !s.fixed {
-		if scores, err = ev.scorePath(path, grid); err != nil {
+		pts, dsys, err := ev.Candidates(ev.on(path), ev.grid(path.Nodes()), c.directFit(s, path, hp.X, direct.Plan(p.X.Len(), p.X.Chans(), p.X.Rows, p.X.Cols)))
+		if err != nil {
 			return nil, err
 		}
-		if c.tryDirect(s) {
-			var dsc []Score
-			dsc, ds, err = ev.directScores(path, grid, direct.Plan(p.X.Len(), p.X.Chans(), p.X.Rows, p.X.Cols))
-			if err != nil {
-				return nil, err
-			}
-			if c.DirectLink {
-				scores = nil
-			}
-			scores = append(scores, dsc...)
-			if len(scores) == 0 {
-				return nil, fmt.Errorf("scn: selection: no (L, ridge) pair with direct links could be solved (they need a ridge term > 0 in the grid)")
-			}
+		if c.tryDirect(s) && len(pts) == 0 {
+			return nil, fmt.Errorf("scn: selection: no (L, ridge) pair with direct links could be solved (they need a ridge term > 0 in the grid)")
 		}
+		scores, ds = asScores(pts), dsys
 		best = pickDirect(scores, p.Classes != nil, hp.X.Len())
 	}
 	var m *Model
@@ -277,21 +255,12 @@ func (c Config) selectOnce(ctx context.Context, p Problem, s Selection, progress
 // selectCheckpoint is the end of a hold-out selection with fitWeights: the
 // best checkpoint's prefix of path, with the fit's own output weights.
 func (c Config) selectCheckpoint(path *Path, ev *evaluator, p, tp, hp Problem) (*Model, error) {
-	if l := path.Nodes(); len(ev.Checkpoints) == 0 || ev.Checkpoints[len(ev.Checkpoints)-1].Nodes != l {
-		// The fit's last nodes were not scored (a fit that stopped by
-		// itself between checkpoints).
-		if _, err := ev.checkpoint(path, l, c.Ridge); err != nil {
-			return nil, err
-		}
+	bp, pts, beta, err := ev.CheckpointChoice(ev.on(path), c.Ridge, gramOf(path))
+	if err != nil {
+		return nil, err
 	}
-	scores := scores(ev.Checkpoints)
-	extra, beta := ev.ridgeCheckpoints(path, c.Ridge)
-	if len(extra) > 0 {
-		scores = append(append([]Score(nil), scores...), extra...)
-	}
-	best := pick(scores, p.Classes != nil)
+	best, scores := Score(bp), asScores(pts)
 	var m *Model
-	var err error
 	if best.Ridge == c.Ridge {
 		m, err = path.Prefix(best.Nodes)
 	} else {
@@ -338,13 +307,10 @@ func (c Config) selectFolds(ctx context.Context, p Problem, s Selection, progres
 	if err != nil {
 		return nil, err
 	}
-	// The folds' scores are summed by (L, ridge), each fold weighted by
-	// its images (holdout.Pool): only the points every fold scored count.
+	// The folds' scores pooled by selection.PoolFolds.
 	pool := direct.Plan(p.X.Len(), p.X.Chans(), p.X.Rows, p.X.Cols)
-	var folded holdout.Pool
-	minNodes := c.MaxNodes
 	var ev *evaluator
-	for f := range folds {
+	pts, held, minNodes, err := selection.PoolFolds(len(folds), c.MaxNodes, func(f int) ([]holdout.Point, int, int, error) {
 		train := foldTraining(folds, f)
 		// The previous fold's fit (its candidates' weights over the image,
 		// its factor, its held-out outputs) is garbage now: collected and
@@ -356,36 +322,15 @@ func (c Config) selectFolds(ctx context.Context, p Problem, s Selection, progres
 		ev = newEvaluator(hp, s)
 		path, err := c.fitPath(ctx, p.subset(train), progress, o)
 		if err != nil {
-			return nil, err
+			return nil, 0, 0, err
 		}
-		minNodes = min(minNodes, path.Nodes())
-		grid := ev.grid(c.MaxNodes)
-		scores, err := ev.scorePath(path, grid)
-		if err != nil {
-			return nil, err
-		}
-		if c.tryDirect(s) {
-			dsc, _, err := ev.directScores(path, grid, pool)
-			if err != nil {
-				return nil, err
-			}
-			if c.DirectLink {
-				scores = nil
-			}
-			scores = append(scores, dsc...)
-		}
-		folded.Add(points(scores), hp.X.Len())
+		scores, _, err := ev.Candidates(ev.on(path), ev.grid(c.MaxNodes), c.directFit(s, path, hp.X, pool))
+		return scores, hp.X.Len(), path.Nodes(), err
+	})
+	if err != nil {
+		return nil, err
 	}
-	// In the order the points were scored (ridge by ridge, L within), so
-	// that ties break as for a hold-out.
-	held := folded.Held()
-	var scores []Score
-	for _, pt := range folded.Means(minNodes) {
-		scores = append(scores, Score(pt))
-	}
-	if len(scores) == 0 {
-		return nil, fmt.Errorf("scn: selection: no prefix length reached by every fold")
-	}
+	scores := asScores(pts)
 	best := pickDirect(scores, p.Classes != nil, held)
 	final := c
 	final.MaxNodes = max(best.Nodes, 1)
@@ -404,21 +349,15 @@ func (c Config) selectFolds(ctx context.Context, p Problem, s Selection, progres
 		m.Selection.Refit = fmt.Sprintf("a last fit on all %d training images with the chosen L, then output weights over the nodes and the direct features with the chosen ridge term", p.X.Len())
 		return c.foldExtras(ctx, m, p, folds, best, s)
 	}
-	m, err := path.Solve(min(best.Nodes, path.Nodes()), best.Ridge)
-	for err != nil {
-		// The last fit's nodes are not the folds': its normal equations
-		// can be singular, or with float32 Gram products indefinite
-		// beyond a small ridge term, where the folds' were not (on
-		// redundant images, e.g. 200 synthetic 112 x 92 images of five
-		// bands, at ridge 1e-4). Take the best pair with a larger ridge
-		// term and no more nodes (holdout.Fallback).
-		alt, ok := holdout.Fallback(points(scores), holdout.Point(best), p.Classes != nil)
-		if !ok {
-			return nil, err
-		}
-		best = Score(alt)
-		m, err = path.Solve(min(best.Nodes, path.Nodes()), best.Ridge)
+	// The last fit's normal equations may not solve at the chosen pair:
+	// then a larger ridge term's (selection.SolveFallback).
+	m, bp, err := selection.SolveFallback(pts, holdout.Point(best), p.Classes != nil, func(pt holdout.Point) (*Model, error) {
+		return path.Solve(min(pt.Nodes, path.Nodes()), pt.Ridge)
+	})
+	if err != nil {
+		return nil, err
 	}
+	best = Score(bp)
 	m.Config.MaxNodes = c.MaxNodes
 	m.Selection = ev.choice("kfold", s.Folds, held, best, scores, minNodes)
 	m.Selection.Refit = fmt.Sprintf("a last fit on all %d training images with the chosen L and ridge term", p.X.Len())

@@ -2,6 +2,7 @@ package scn
 
 import (
 	"github.com/scn2d/scn/internal/holdout"
+	"github.com/scn2d/scn/internal/lsq"
 	"github.com/scn2d/scn/internal/selection"
 )
 
@@ -35,8 +36,8 @@ func points(scores []Score) []holdout.Point {
 	return out
 }
 
-// scores returns internal/holdout's Points as Scores.
-func scores(pts []holdout.Point) []Score {
+// asScores returns internal/holdout's Points as Scores.
+func asScores(pts []holdout.Point) []Score {
 	out := make([]Score, len(pts))
 	for i, p := range pts {
 		out[i] = Score(p)
@@ -88,13 +89,24 @@ func (h heldPath) Hidden(from, to int, f func(lo, rows int, hb []float32)) {
 	part.hidden(h.held, f)
 }
 
+// gramOf returns the block engine of path when it holds every node of the
+// path (the further ridge terms of a Budget's checkpoints need it), else
+// nil.
+func gramOf(path *Path) *lsq.Gram {
+	ge, _ := path.eng.(*lsq.Gram)
+	if path.Nodes() > path.independent {
+		return nil
+	}
+	return ge
+}
+
 // grid returns the prefix lengths scored for a fit of l nodes.
 func (e *evaluator) grid(l int) []int { return e.Grid(l) }
 
 // scorePath scores every (l, alpha) of the grid for the path's model.
 func (e *evaluator) scorePath(path *Path, grid []int) ([]Score, error) {
 	pts, err := e.ScorePath(e.on(path), grid)
-	return scores(pts), err
+	return asScores(pts), err
 }
 
 // monitor returns the check Patience runs during a fit (nil without

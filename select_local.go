@@ -65,7 +65,7 @@ func (c Config) selectLocal(ctx context.Context, p Problem, s Selection, progres
 		}
 		return nil, err
 	}
-	curve := scores(pts)
+	curve := asScores(pts)
 	choice := curve[best]
 	if m.Beta, m.Summary.TrainRMSE, err = selection.LocalFinal(lf.eng, lf.solver(), lf.n, mo, choice.Ridge); err != nil {
 		return nil, err

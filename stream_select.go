@@ -69,7 +69,7 @@ func (c Config) SelectStream(ctx context.Context, src Source, s Selection, progr
 	if err != nil {
 		return nil, err
 	}
-	curve := scores(hs.Scores)
+	curve := asScores(hs.Scores)
 	best := pick(curve, sc.classes != nil)
 	ttAll := hs.TT
 	for _, v := range tsc.tt {

@@ -1,6 +1,8 @@
 package selection
 
 import (
+	"fmt"
+
 	"github.com/scn2d/scn/internal/direct"
 	"github.com/scn2d/scn/internal/holdout"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -75,3 +77,60 @@ func (e *Evaluator) DirectScores(tr DirectTrain, held direct.Images, grid []int,
 	direct.DualScores(kk, kv, n, nv, mm, t, h, hv, direct.DualGrid(grid0), e.Spec.Ridges, score)
 	return out, ds
 }
+
+// DirectFit is what Candidates needs to score a fit's prefixes with direct
+// links: the training part, the held-out images, the features' pooling,
+// and whether only the direct-link models compete (a configuration with
+// direct links set).
+type DirectFit struct {
+	Train DirectTrain
+	Held  direct.Images
+	Pool  int
+	Only  bool
+}
+
+// Candidates scores every (l, alpha) of the grid for the path's nodes
+// (ScorePath) and, with df, the prefixes' direct-link models
+// (DirectScores): the plain scores first, none of them when df.Only.
+func (e *Evaluator) Candidates(p Path, grid []int, df *DirectFit) ([]holdout.Point, *DirectSys, error) {
+	scores, err := e.ScorePath(p, grid)
+	if err != nil {
+		return nil, nil, err
+	}
+	if df == nil {
+		return scores, nil, nil
+	}
+	dsc, ds := e.DirectScores(df.Train, df.Held, grid, df.Pool)
+	if df.Only {
+		scores = nil
+	}
+	return append(scores, dsc...), ds, nil
+}
+
+// Refit returns the output weights [W; beta] of the first l nodes with
+// direct links at ridge alpha, solved on the training part (the normal
+// equations the scoring kept, over Lcap nodes) and a held-out part (g, at:
+// its normal equations over the l nodes, k = D + l; g and at are changed)
+// together, mm outputs. It needs the primal system to cover the first
+// l nodes (Primal); otherwise the caller solves over all the images.
+func (ds *DirectSys) Refit(g, at []float64, l, mm int, alpha float64) (w []float64, err error) {
+	d := ds.D
+	k, kc := d+l, d+ds.Lcap
+	for i := 0; i < k; i++ {
+		for j := 0; j < k; j++ {
+			g[i*k+j] += ds.G[i*kc+j]
+		}
+		for q := 0; q < mm; q++ {
+			at[i*mm+q] += ds.At[i*mm+q]
+		}
+	}
+	w = direct.PrimalBetas(g, at, k, mm, d, []int{l}, alpha)[0]
+	if w == nil {
+		return nil, fmt.Errorf("scn: direct links: the normal equations of %d unknowns are singular at ridge %g", k, alpha)
+	}
+	return w, nil
+}
+
+// Primal reports whether the training part's primal system covers the
+// first l nodes (DirectSys.Refit can solve them).
+func (ds *DirectSys) Primal(l int) bool { return !ds.Dual && l <= ds.Lcap }

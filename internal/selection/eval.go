@@ -177,6 +177,57 @@ func (e *Evaluator) RidgeCheckpoints(l int, fit float64, ge *lsq.Gram) ([]holdou
 	})
 }
 
+// Check returns the check a hold-out fit of at most maxNodes nodes runs
+// after every block (nil when there is none): Patience's monitor; with
+// fitWeights (a Budget on a large set), a checkpoint at the fit's ridge
+// alpha at every multiple of Spec.Checkpoints nodes; and watch (a
+// Budget's, if not nil), which runs every time and may stop the fit too.
+func (e *Evaluator) Check(maxNodes int, fitWeights bool, alpha float64, watch func(Path) bool) func(Path) bool {
+	check := e.Monitor(maxNodes)
+	if fitWeights {
+		// Every block's prefix is a candidate: scored as the fit goes
+		// (a Budget's watch reads the same score).
+		patience := check
+		check = func(p Path) bool {
+			if l := p.Nodes(); e.Spec.Checkpoints > 0 && l%e.Spec.Checkpoints == 0 {
+				_, _ = e.Checkpoint(p, l, alpha)
+			}
+			return patience != nil && patience(p)
+		}
+	}
+	if watch != nil {
+		patience := check
+		check = func(p Path) bool {
+			// Both run: the watch records a checkpoint either way.
+			w := watch(p)
+			return (patience != nil && patience(p)) || w
+		}
+	}
+	return check
+}
+
+// CheckpointChoice returns the best of a fitWeights selection's
+// candidates, the checkpoints of the fit p (its last nodes scored too at
+// the fit's ridge term fit, if the fit stopped between checkpoints) and
+// the further ridge terms' scores at them (RidgeCheckpoints, ge as there),
+// with those candidates and the output weights of the best further ridge
+// term's pair (nil if none).
+func (e *Evaluator) CheckpointChoice(p Path, fit float64, ge *lsq.Gram) (best holdout.Point, scores []holdout.Point, beta []float64, err error) {
+	if l := p.Nodes(); len(e.Checkpoints) == 0 || e.Checkpoints[len(e.Checkpoints)-1].Nodes != l {
+		// The fit's last nodes were not scored (a fit that stopped by
+		// itself between checkpoints).
+		if _, err := e.Checkpoint(p, l, fit); err != nil {
+			return holdout.Point{}, nil, nil, err
+		}
+	}
+	scores = e.Checkpoints
+	extra, beta := e.RidgeCheckpoints(p.Nodes(), fit, ge)
+	if len(extra) > 0 {
+		scores = append(append([]holdout.Point(nil), scores...), extra...)
+	}
+	return holdout.Pick(scores, e.H.Classify), scores, beta, nil
+}
+
 // Metric is the name of the score a choice is made by: "accuracy"
 // (classification) or "rmse" (regression).
 func (e *Evaluator) Metric() string { return MetricOf(e.H.Classify) }
