@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"runtime/debug"
+
+	"github.com/scn2d/scn/internal/selection"
 )
 
 // FitHeldOut fits on p as Fit does, but on a stratified share
@@ -26,31 +28,24 @@ func (s Selection) calibrates(p Problem) bool {
 	return !s.Uncalibrated && p.Classes != nil
 }
 
-// validateExtras reports an impossible calibration setting.
+// validateExtras reports an impossible calibration setting
+// (selection.CheckExtras, and the class weights' own check).
 func (s Selection) validateExtras(c Config) error {
-	switch {
-	case s.Coverage != 0 && !(s.Coverage > 0 && s.Coverage < 1):
-		return fmt.Errorf("%w: Coverage = %v, want a share in (0, 1) (or 0: no intervals)", ErrConfig, s.Coverage)
-	case s.ClassWeights != nil && c.Robust:
-		return fmt.Errorf("%w: class weights and Robust both weigh the images of the least squares: choose one", ErrConfig)
+	err := selection.CheckExtras(s.Coverage, s.ClassWeights != nil, c.Robust)
+	if err == nil && s.ClassWeights != nil {
+		err = checkWeights(s.ClassWeights, len(s.ClassWeights))
 	}
-	if s.ClassWeights != nil {
-		if err := checkWeights(s.ClassWeights, len(s.ClassWeights)); err != nil {
-			return fmt.Errorf("%w: %v", ErrConfig, err)
-		}
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrConfig, err)
 	}
 	return nil
 }
 
-// checkExtrasProblem reports extras that p cannot have.
+// checkExtrasProblem reports extras that p cannot have
+// (selection.CheckExtrasProblem).
 func (s Selection) checkExtrasProblem(p Problem) error {
-	switch {
-	case s.Coverage != 0 && p.Classes != nil:
-		return fmt.Errorf("%w: conformal intervals (Coverage) are for regression; a classifier gets calibrated probabilities", ErrConfig)
-	case s.ClassWeights != nil && p.Classes == nil:
-		return fmt.Errorf("%w: class weights need a classification problem", ErrConfig)
-	case s.ClassWeights != nil && len(s.ClassWeights) != p.M:
-		return fmt.Errorf("%w: %d class weights for %d classes", ErrConfig, len(s.ClassWeights), p.M)
+	if err := selection.CheckExtrasProblem(s.Coverage, s.ClassWeights, p.Classes != nil, p.M); err != nil {
+		return fmt.Errorf("%w: %v", ErrConfig, err)
 	}
 	return nil
 }
