@@ -213,7 +213,7 @@ func (c Config) selectOnce(ctx context.Context, p Problem, s Selection, progress
 	var scores []Score
 	var ds *directSys
 	if !s.fixed {
-		pts, dsys, err := ev.Candidates(ev.on(path), ev.grid(path.Nodes()), c.directFit(s, path, hp.X, direct.Plan(p.X.Len(), p.X.Chans(), p.X.Rows, p.X.Cols)))
+		pts, dsys, err := ev.Candidates(ev.on(path), ev.Grid(path.Nodes()), c.directFit(s, path, hp.X, direct.Plan(p.X.Len(), p.X.Chans(), p.X.Rows, p.X.Cols)))
 		if err != nil {
 			return nil, err
 		}
@@ -324,7 +324,7 @@ func (c Config) selectFolds(ctx context.Context, p Problem, s Selection, progres
 		if err != nil {
 			return nil, 0, 0, err
 		}
-		scores, _, err := ev.Candidates(ev.on(path), ev.grid(c.MaxNodes), c.directFit(s, path, hp.X, pool))
+		scores, _, err := ev.Candidates(ev.on(path), ev.Grid(c.MaxNodes), c.directFit(s, path, hp.X, pool))
 		return scores, hp.X.Len(), path.Nodes(), err
 	})
 	if err != nil {

@@ -28,15 +28,18 @@ func (s Selection) calibrates(p Problem) bool {
 	return !s.Uncalibrated && p.Classes != nil
 }
 
-// validateExtras reports an impossible calibration setting
-// (selection.CheckExtras, and the class weights' own check).
+// validateExtras reports an impossible calibration setting.
 func (s Selection) validateExtras(c Config) error {
-	err := selection.CheckExtras(s.Coverage, s.ClassWeights != nil, c.Robust)
-	if err == nil && s.ClassWeights != nil {
-		err = checkWeights(s.ClassWeights, len(s.ClassWeights))
+	switch {
+	case s.Coverage != 0 && !(s.Coverage > 0 && s.Coverage < 1):
+		return fmt.Errorf("%w: Coverage = %v, want a share in (0, 1) (or 0: no intervals)", ErrConfig, s.Coverage)
+	case s.ClassWeights != nil && c.Robust:
+		return fmt.Errorf("%w: class weights and Robust both weigh the images of the least squares: choose one", ErrConfig)
 	}
-	if err != nil {
-		return fmt.Errorf("%w: %v", ErrConfig, err)
+	if s.ClassWeights != nil {
+		if err := checkWeights(s.ClassWeights, len(s.ClassWeights)); err != nil {
+			return fmt.Errorf("%w: %v", ErrConfig, err)
+		}
 	}
 	return nil
 }

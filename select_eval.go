@@ -100,25 +100,6 @@ func gramOf(path *Path) *lsq.Gram {
 	return ge
 }
 
-// grid returns the prefix lengths scored for a fit of l nodes.
-func (e *evaluator) grid(l int) []int { return e.Grid(l) }
-
-// scorePath scores every (l, alpha) of the grid for the path's model.
-func (e *evaluator) scorePath(path *Path, grid []int) ([]Score, error) {
-	pts, err := e.ScorePath(e.on(path), grid)
-	return asScores(pts), err
-}
-
-// monitor returns the check Patience runs during a fit (nil without
-// Patience; selection.Evaluator.Monitor).
-func (e *evaluator) monitor(maxNodes int) func(*Path) bool {
-	mon := e.Monitor(maxNodes)
-	if mon == nil {
-		return nil
-	}
-	return func(path *Path) bool { return mon(e.on(path)) }
-}
-
 // choice assembles the record of a selection.
 func (e *evaluator) choice(method string, folds, held int, best Score, scores []Score, fitNodes int) *Choice {
 	return &Choice{

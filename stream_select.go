@@ -65,7 +65,7 @@ func (c Config) SelectStream(ctx context.Context, src Source, s Selection, progr
 		return nil, err
 	}
 	ev := newEvaluator(Problem{M: sc.m, Classes: sc.classes}, s)
-	hs, err := scoreHeldStream(ctx, path, subsetSource{src, isHeld, true}, tsc, nHeld, ev.grid(path.Nodes()), s.Ridges)
+	hs, err := scoreHeldStream(ctx, path, subsetSource{src, isHeld, true}, tsc, nHeld, ev.Grid(path.Nodes()), s.Ridges)
 	if err != nil {
 		return nil, err
 	}
