@@ -246,7 +246,7 @@ func (c Config) selectOnce(ctx context.Context, p Problem, s Selection, progress
 		}
 		return path.Solve(best.Nodes, best.Ridge)
 	}
-	if m, err = s.holdoutExtras(m, trainModel, tp, hp, p); err != nil {
+	if m, err = s.extras(p).HoldOut(m, trainModel, tp, hp, p); err != nil {
 		return nil, err
 	}
 	return c.robustFinal(m, p)
@@ -279,7 +279,7 @@ func (c Config) selectCheckpoint(path *Path, ev *evaluator, p, tp, hp Problem) (
 		m.Selection.Refit = fmt.Sprintf("output weights of the chosen prefix at ridge %g (the fit's is %g), solved on the fit's %d training images (the %d held-out images chose L and the ridge term among the checkpoints)", best.Ridge, c.Ridge, tp.X.Len(), hp.X.Len())
 	}
 	own := m
-	if m, err = ev.sel.holdoutExtras(m, func() (*Model, error) { return own, nil }, tp, hp, tp); err != nil {
+	if m, err = ev.sel.extras(tp).HoldOut(m, func() (*Model, error) { return own, nil }, tp, hp, tp); err != nil {
 		return nil, err
 	}
 	return c.robustFinal(m, p)

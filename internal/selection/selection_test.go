@@ -513,3 +513,48 @@ func TestCheckExtrasProblem(t *testing.T) {
 		}
 	}
 }
+
+// TestExtrasOrder checks what the extras do in which order, on models
+// that record it: reweighting on the right parts, outputs of the model
+// solved without the held-out images, and nothing at all without extras.
+func TestExtrasOrder(t *testing.T) {
+	var log []string
+	x := Extras[string, string]{
+		Calibrate: true, Weighted: true,
+		Check:    func() error { log = append(log, "check"); return nil },
+		Reweight: func(m, p string) (string, error) { return m + "/w:" + p, nil },
+		Outputs: func(m, p string) ([]float64, []float64, error) {
+			log = append(log, "out "+m+" on "+p)
+			return []float64{1}, []float64{2}, nil
+		},
+		Attach: func(m string, y, tt []float64) (string, error) {
+			return m + "+cal", nil
+		},
+	}
+	m, err := x.HoldOut("m", func() (string, error) { return "tm", nil }, "tp", "hp", "all")
+	if err != nil || m != "m/w:all+cal" || strings.Join(log, "; ") != "check; out tm/w:tp on hp" {
+		t.Errorf("hold-out: %q (%v), %v", m, err, log)
+	}
+	log = nil
+	m, err = x.Folds("m", "all", 2, func(f int, pm string) (string, string, string, error) {
+		return pm + "-fold", "tp", "hp", nil
+	})
+	if err != nil || m != "m/w:all+cal" || strings.Join(log, "; ") != "check; out m/w:all-fold/w:tp on hp; out m/w:all-fold/w:tp on hp" {
+		t.Errorf("folds: %q (%v), %v", m, err, log)
+	}
+	// No extras: the model as it is, nothing checked or fitted.
+	none := Extras[string, string]{}
+	if m, err := none.HoldOut("m", nil, "tp", "hp", "all"); err != nil || m != "m" {
+		t.Errorf("no extras: %q (%v)", m, err)
+	}
+	// A refusal of the problem and a failed fold come back as errors.
+	bad := x
+	bad.Check = func() error { return errors.New("refused") }
+	if _, err := bad.HoldOut("m", nil, "tp", "hp", "all"); err == nil || err.Error() != "refused" {
+		t.Errorf("refused problem: %v", err)
+	}
+	boom := errors.New("boom")
+	if _, err := x.Folds("m", "all", 3, func(int, string) (string, string, string, error) { return "", "", "", boom }); err != boom {
+		t.Errorf("failed fold: %v", err)
+	}
+}
