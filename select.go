@@ -213,15 +213,11 @@ func (c Config) selectOnce(ctx context.Context, p Problem, s Selection, progress
 	var scores []Score
 	var ds *directSys
 	if !s.fixed {
-		pts, dsys, err := ev.Candidates(ev.on(path), ev.Grid(path.Nodes()), c.directFit(s, path, hp.X, direct.Plan(p.X.Len(), p.X.Chans(), p.X.Rows, p.X.Cols)))
+		bp, pts, dsys, err := ev.Choose(ev.on(path), c.directFit(s, path, hp.X, direct.Plan(p.X.Len(), p.X.Chans(), p.X.Rows, p.X.Cols)))
 		if err != nil {
 			return nil, err
 		}
-		if c.tryDirect(s) && len(pts) == 0 {
-			return nil, fmt.Errorf("scn: selection: no (L, ridge) pair with direct links could be solved (they need a ridge term > 0 in the grid)")
-		}
-		scores, ds = asScores(pts), dsys
-		best = pickDirect(scores, p.Classes != nil, hp.X.Len())
+		best, scores, ds = Score(bp), asScores(pts), dsys
 	}
 	var m *Model
 	if best.Direct {

@@ -34,18 +34,9 @@ func (c Config) selectLocal(ctx context.Context, p Problem, s Selection, progres
 	if s.ClassWeights != nil {
 		return nil, fmt.Errorf("%w: class weights with local nodes and a hold-out (calibration, intervals or the ridge choice): not supported; fit them without a hold-out (scn train --class-weight without --calibrate)", ErrConfig)
 	}
-	ridges := s.Ridges
-	if ridges == nil {
-		ridges = LocalRidges()
-	}
-	for _, r := range ridges {
-		if !(r > 0) {
-			return nil, fmt.Errorf("%w: ridge %v in the grid: local nodes need ridge terms > 0", ErrConfig, r)
-		}
-	}
-	share := s.Validation
-	if s.Folds > 1 {
-		share = 1 / float64(s.Folds)
+	ridges, share, err := selection.LocalSettings(s.Ridges, LocalRidges(), s.Validation, s.Folds)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrConfig, err)
 	}
 	_, held, err := splitHoldout(p, share, c.Seed)
 	if err != nil {

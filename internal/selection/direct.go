@@ -107,6 +107,22 @@ func (e *Evaluator) Candidates(p Path, grid []int, df *DirectFit) ([]holdout.Poi
 	return append(scores, dsc...), ds, nil
 }
 
+// Choose returns the best candidate of a hold-out fit p (Candidates over
+// the grid of its nodes; with direct links, the plain model unless a
+// direct-link one beats it by more than a standard error,
+// holdout.PickDirect), the candidates and the direct-link systems kept
+// for the refit.
+func (e *Evaluator) Choose(p Path, df *DirectFit) (best holdout.Point, scores []holdout.Point, ds *DirectSys, err error) {
+	scores, ds, err = e.Candidates(p, e.Grid(p.Nodes()), df)
+	if err != nil {
+		return holdout.Point{}, nil, nil, err
+	}
+	if df != nil && len(scores) == 0 {
+		return holdout.Point{}, nil, nil, fmt.Errorf("scn: selection: no (L, ridge) pair with direct links could be solved (they need a ridge term > 0 in the grid)")
+	}
+	return holdout.PickDirect(scores, e.H.Classify, e.H.N), scores, ds, nil
+}
+
 // Refit returns the output weights [W; beta] of the first l nodes with
 // direct links at ridge alpha, solved on the training part (the normal
 // equations the scoring kept, over Lcap nodes) and a held-out part (g, at:

@@ -1,6 +1,7 @@
 package selection
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/scn2d/scn/internal/holdout"
@@ -13,6 +14,27 @@ import (
 // fit's Gram sums (G minus the held-out images' own H_h^T H_h, likewise
 // H^T T), each ridge scored on the held-out pooled outputs; the final
 // output weights are the ridge solution of every image at the chosen term.
+
+// LocalSettings returns the ridge grid of a local model's selection
+// (ridges, or defaults when nil), each term > 0 (the pooled outputs need
+// one: an error names a term that is not; the root package wraps it in
+// scn.ErrConfig), and the share of the images held out: validation, or
+// 1/folds for folds > 1 (a 1/folds share held out once).
+func LocalSettings(ridges, defaults []float64, validation float64, folds int) ([]float64, float64, error) {
+	if ridges == nil {
+		ridges = defaults
+	}
+	for _, r := range ridges {
+		if !(r > 0) {
+			return nil, 0, fmt.Errorf("ridge %v in the grid: local nodes need ridge terms > 0", r)
+		}
+	}
+	share := validation
+	if folds > 1 {
+		share = 1 / float64(folds)
+	}
+	return ridges, share, nil
+}
 
 // Copies calls f with the pooled outputs (float64, rows x L row-major) and
 // targets of the augmented copies of the images idx, if the fit has any.
