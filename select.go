@@ -303,10 +303,13 @@ func (c Config) selectFolds(ctx context.Context, p Problem, s Selection, progres
 	if err != nil {
 		return nil, err
 	}
-	// The folds' scores pooled by selection.PoolFolds.
+	// The fold loop, the choice and the last fit's solve are
+	// internal/selection's KFold; the fits and the models are these.
 	pool := direct.Plan(p.X.Len(), p.X.Chans(), p.X.Rows, p.X.Cols)
 	var ev *evaluator
-	pts, held, minNodes, err := selection.PoolFolds(len(folds), c.MaxNodes, func(f int) ([]holdout.Point, int, int, error) {
+	var path *Path
+	kf := selection.KFold[*Model]{K: len(folds), MaxNodes: c.MaxNodes, Classify: p.Classes != nil}
+	kf.Fold = func(f int) ([]holdout.Point, int, int, error) {
 		train := foldTraining(folds, f)
 		// The previous fold's fit (its candidates' weights over the image,
 		// its factor, its held-out outputs) is garbage now: collected and
@@ -322,40 +325,29 @@ func (c Config) selectFolds(ctx context.Context, p Problem, s Selection, progres
 		}
 		scores, _, err := ev.Candidates(ev.on(path), ev.Grid(c.MaxNodes), c.directFit(s, path, hp.X, pool))
 		return scores, hp.X.Len(), path.Nodes(), err
-	})
+	}
+	kf.Final = func(nodes int) error {
+		final := c
+		final.MaxNodes = nodes
+		debug.FreeOSMemory() // the last fold's fit, as above
+		path, err = final.fitPath(ctx, p, progress, o)
+		return err
+	}
+	kf.Solve = func(pt holdout.Point) (*Model, error) { return path.Solve(min(pt.Nodes, path.Nodes()), pt.Ridge) }
+	kf.Direct = func(pt holdout.Point) (*Model, error) {
+		return withDirect(path.Model(), min(pt.Nodes, path.Nodes()), p.X, p.T, pool, pt.Ridge)
+	}
+	m, bp, pts, held, minNodes, err := kf.Run()
 	if err != nil {
 		return nil, err
 	}
-	scores := asScores(pts)
-	best := pickDirect(scores, p.Classes != nil, held)
-	final := c
-	final.MaxNodes = max(best.Nodes, 1)
-	debug.FreeOSMemory() // the last fold's fit, as above
-	path, err := final.fitPath(ctx, p, progress, o)
-	if err != nil {
-		return nil, err
-	}
+	best := Score(bp)
+	m.Config.MaxNodes = c.MaxNodes
+	m.Selection = ev.choice("kfold", s.Folds, held, best, asScores(pts), minNodes)
 	if best.Direct {
-		m, err := withDirect(path.Model(), min(best.Nodes, path.Nodes()), p.X, p.T, pool, best.Ridge)
-		if err != nil {
-			return nil, err
-		}
-		m.Config.MaxNodes = c.MaxNodes
-		m.Selection = ev.choice("kfold", s.Folds, held, best, scores, minNodes)
 		m.Selection.Refit = fmt.Sprintf("a last fit on all %d training images with the chosen L, then output weights over the nodes and the direct features with the chosen ridge term", p.X.Len())
 		return c.foldExtras(ctx, m, p, folds, best, s)
 	}
-	// The last fit's normal equations may not solve at the chosen pair:
-	// then a larger ridge term's (selection.SolveFallback).
-	m, bp, err := selection.SolveFallback(pts, holdout.Point(best), p.Classes != nil, func(pt holdout.Point) (*Model, error) {
-		return path.Solve(min(pt.Nodes, path.Nodes()), pt.Ridge)
-	})
-	if err != nil {
-		return nil, err
-	}
-	best = Score(bp)
-	m.Config.MaxNodes = c.MaxNodes
-	m.Selection = ev.choice("kfold", s.Folds, held, best, scores, minNodes)
 	m.Selection.Refit = fmt.Sprintf("a last fit on all %d training images with the chosen L and ridge term", p.X.Len())
 	if m, err = c.foldExtras(ctx, m, p, folds, best, s); err != nil {
 		return nil, err

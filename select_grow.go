@@ -42,11 +42,3 @@ func (c Config) growLoop(ctx context.Context, s Selection, fit func(cur Config) 
 func choiceScore(c *Choice) Score {
 	return Score{Nodes: c.Nodes, Ridge: c.Ridge, Accuracy: c.Accuracy, RMSE: c.RMSE, Direct: c.Direct}
 }
-
-// pickDirect returns the best score of a selection that tried direct
-// links: the best plain model unless the best direct-link one beats it by
-// more than a standard error of its held-out score on held images
-// (holdout.PickDirect).
-func pickDirect(scores []Score, classify bool, held int) Score {
-	return Score(holdout.PickDirect(points(scores), classify, held))
-}

@@ -54,3 +54,45 @@ func SolveFallback[M any](scores []holdout.Point, best holdout.Point, classify b
 	}
 	return m, best, nil
 }
+
+// KFold is a k-fold selection over the root package's models M: K folds,
+// each fitted with at most MaxNodes nodes, Classify for a classification
+// problem.
+type KFold[M any] struct {
+	K, MaxNodes int
+	Classify    bool
+	// Fold fits fold f's training part and returns its candidates scored
+	// on the fold's held-out images (Candidates), the number of those
+	// images and the nodes the fit made.
+	Fold func(f int) (scores []holdout.Point, held, nodes int, err error)
+	// Final makes the last fit, on all the images, with at most nodes
+	// nodes; Solve and Direct read it.
+	Final func(nodes int) error
+	// Solve returns the last fit's model of the pair p, Direct its model
+	// of p with direct links.
+	Solve, Direct func(p holdout.Point) (M, error)
+}
+
+// Run runs the selection: the folds pooled (PoolFolds), the best pair
+// (holdout.PickDirect over the images of every fold), the last fit with
+// that many nodes (at least 1: a direct-link model may have none) and
+// its model of the pair, or of a larger ridge term's where that does not
+// solve (SolveFallback; not with direct links). It returns the model, the
+// pair it was solved at, the pooled candidates, the images they were
+// scored on and the fewest nodes a fold's fit made.
+func (k KFold[M]) Run() (m M, best holdout.Point, scores []holdout.Point, held, minNodes int, err error) {
+	scores, held, minNodes, err = PoolFolds(k.K, k.MaxNodes, k.Fold)
+	if err != nil {
+		return m, best, nil, 0, 0, err
+	}
+	best = holdout.PickDirect(scores, k.Classify, held)
+	if err = k.Final(max(best.Nodes, 1)); err != nil {
+		return m, best, nil, 0, 0, err
+	}
+	if best.Direct {
+		m, err = k.Direct(best)
+	} else {
+		m, best, err = SolveFallback(scores, best, k.Classify, k.Solve)
+	}
+	return m, best, scores, held, minNodes, err
+}

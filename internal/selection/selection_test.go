@@ -558,3 +558,46 @@ func TestExtrasOrder(t *testing.T) {
 		t.Errorf("failed fold: %v", err)
 	}
 }
+
+func TestKFoldRun(t *testing.T) {
+	fold := func(f int) ([]holdout.Point, int, int, error) {
+		// Every fold scores (2, 1e-4) best and (2, 1) next; fold 1 made 3
+		// nodes only.
+		return []holdout.Point{{Nodes: 2, Ridge: 1e-4, RMSE: 1}, {Nodes: 2, Ridge: 1, RMSE: 2}, {Nodes: 4, Ridge: 1, RMSE: 0.5}}, 5, 4 - f%2, nil
+	}
+	var finalNodes int
+	var solved []float64
+	k := KFold[float64]{K: 2, MaxNodes: 4, Fold: fold,
+		Final: func(nodes int) error { finalNodes = nodes; return nil },
+		Solve: func(p holdout.Point) (float64, error) {
+			solved = append(solved, p.Ridge)
+			if p.Ridge < 1 {
+				return 0, errors.New("singular")
+			}
+			return p.Ridge, nil
+		},
+		Direct: func(holdout.Point) (float64, error) { t.Fatal("no direct-link pair was chosen"); return 0, nil },
+	}
+	m, best, scores, held, minNodes, err := k.Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// (4, 1) was not reached by every fold; the last fit has the chosen
+	// nodes, and its solve at 1e-4 falls back to ridge 1.
+	if len(scores) != 2 || held != 10 || minNodes != 3 || finalNodes != 2 || m != 1 || best.Ridge != 1 || len(solved) != 2 {
+		t.Errorf("model %v at %+v; %d scores over %d images, min nodes %d, final fit %d nodes, solves %v", m, best, len(scores), held, minNodes, finalNodes, solved)
+	}
+	// A direct-link choice is solved once, by Direct, with at least one node.
+	k.Fold = func(f int) ([]holdout.Point, int, int, error) {
+		return []holdout.Point{{Nodes: 0, Ridge: 1, RMSE: 0.1, Direct: true}, {Nodes: 2, Ridge: 1, RMSE: 9}}, 100, 4, nil
+	}
+	k.Direct = func(p holdout.Point) (float64, error) { return -1, nil }
+	if m, best, _, _, _, err := k.Run(); err != nil || m != -1 || !best.Direct || finalNodes != 1 {
+		t.Errorf("direct: model %v at %+v, final fit %d nodes (%v)", m, best, finalNodes, err)
+	}
+	boom := errors.New("boom")
+	k.Final = func(int) error { return boom }
+	if _, _, _, _, _, err := k.Run(); err != boom {
+		t.Errorf("failed last fit: %v", err)
+	}
+}
