@@ -347,15 +347,6 @@ func Replay(ctx context.Context, rec *BudgetRecord, m *Model, p Problem, progres
 // ridge alpha on the held-out images (extending the held-out outputs that
 // selection reuses afterwards).
 func (e *evaluator) checkpoint(path *Path, l int, alpha float64) (Score, error) {
-	if k := len(e.checkpoints); k > 0 && e.checkpoints[k-1].Nodes == l && e.checkpoints[k-1].Ridge == alpha {
-		return e.checkpoints[k-1], nil // scored already at this step
-	}
-	e.hv = e.heldHidden(path.Model(), e.hv, l)
-	beta, err := path.beta(path.Model(), l, alpha)
-	if err != nil {
-		return Score{}, err
-	}
-	s := e.score(l, alpha, beta)
-	e.checkpoints = append(e.checkpoints, s)
-	return s, nil
+	s, err := e.Checkpoint(e.on(path), l, alpha)
+	return Score(s), err
 }

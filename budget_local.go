@@ -110,7 +110,7 @@ func (j *budgetJob) FitLocal(ctx context.Context, cfg Config, stopFit func(filte
 		if err != nil {
 			return err
 		}
-		curve := scores(pts)
+		curve := asScores(pts)
 		choice := curve[best]
 		m.Beta = beta
 		m.Config.Ridge = choice.Ridge

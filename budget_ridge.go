@@ -1,10 +1,5 @@
 package scn
 
-import (
-	"github.com/scn2d/scn/internal/lsq"
-	"github.com/scn2d/scn/internal/timing"
-)
-
 // The ridge term of a budget's fit on a large set (BudgetPlan.FitWeights).
 //
 // The checkpoints are scored at the fit's own ridge term while the fit
@@ -23,22 +18,3 @@ import (
 
 // The further ridge terms of a large set's budget, as multiples of the
 // fit's, are internal/budget's RidgeSteps.
-
-// ridgeCheckpoints scores every checkpoint of the fit at each ridge term of
-// the selection other than fit, and returns the scores and the output
-// weights of the best of them (nil if none; holdout.Held.CheckpointRidges). It needs the block engine
-// holding every node; otherwise it scores nothing.
-func (e *evaluator) ridgeCheckpoints(path *Path, fit float64) ([]Score, []float64) {
-	alphas := timing.ExtraRidges(e.sel.Ridges, fit)
-	ge, ok := path.eng.(*lsq.Gram)
-	l := path.Nodes()
-	if len(alphas) == 0 || !ok || l > path.independent || l > ge.L || len(e.checkpoints) == 0 {
-		return nil, nil
-	}
-	buf := make([]float64, l*l)
-	hv := e.hv.RawMatrix()
-	out, beta := e.h.CheckpointRidges(points(e.checkpoints), l, alphas, hv.Data, hv.Stride, func(alpha float64, grid []int) ([][]float64, bool) {
-		return ge.RidgePrefixes(l, alpha, grid, buf)
-	})
-	return scores(out), beta
-}

@@ -76,6 +76,10 @@ var internalImports = map[string][]string{
 	// The fit configuration's checks over plain data.
 	"fitcfg": {"internal/augment", "internal/cfgerr", "internal/deep", "internal/kind", "internal/localnet", "internal/node"},
 
+	// Model selection's machinery over plain data (the evaluator, the
+	// fold loop, growth, the streamed and local selections' algebra).
+	"selection": {"internal/direct", "internal/holdout", "internal/linalg", "internal/lsq", "internal/timing", "gonum.org/v1/gonum"},
+
 	// The data sets the tests share (the standard library only).
 	"fixtures": nil,
 }

@@ -5,17 +5,13 @@ import (
 	"fmt"
 
 	"github.com/scn2d/scn/internal/lsq"
+	"github.com/scn2d/scn/internal/selection"
 )
 
-// localCalibFolds is the number of folds (fewer when a class has fewer
-// images, at least 2) whose out-of-fold outputs a local fit's calibration
-// map (or conformal intervals) is fitted on: every training image's
-// outputs under the output weights solved on the other folds, from the one
-// fit's Gram sums (no refit). On natural-images, maps fitted on four
-// folds' out-of-fold outputs (about 4420) scored a held-out log-loss of
-// 0.2200 on the fifth against 0.2291 for maps fitted on 553 of them (the
-// size of a 10% hold-out; docs/calibration.md).
-const localCalibFolds = 5
+// localCalibFolds is the number of folds whose out-of-fold outputs a
+// local fit's calibration map (or conformal intervals) is fitted on
+// (selection.LocalCalibFolds says why).
+const localCalibFolds = selection.LocalCalibFolds
 
 // heldRows returns the engine's pooled outputs on the images idx and
 // their targets (lsq.Gram.HeldRows); kept for the budgets' ridge
@@ -39,43 +35,18 @@ func (s Selection) localExtras(ctx context.Context, m *Model, lf *localFit, p Pr
 	if err := s.checkExtrasProblem(p); err != nil {
 		return nil, err
 	}
-	k := localCalibFolds
+	var labels []int
 	if p.Classes != nil {
-		// As many folds as the smallest class has images (at least 2).
-		count := make([]int, p.M)
-		for _, y := range ArgMax(p.T, p.M) {
-			count[y]++
-		}
-		for _, c := range count {
-			if c > 0 {
-				k = min(k, max(c, 2))
-			}
-		}
+		labels = ArgMax(p.T, p.M)
 	}
-	folds, err := splitFolds(p, k, seed)
+	folds, err := splitFolds(p, selection.LocalFolds(labels, p.M), seed)
 	if err != nil {
 		return nil, fmt.Errorf("scn: out-of-fold outputs for the calibration: %w", err)
 	}
-	eng, mo := lf.eng, p.M
-	l := eng.L
-	// With augmentation the sums are the augmented engine's (every image
-	// and its copies): a fold's copies leave them with the fold.
-	g0, ht0 := lf.solver().NormalDense(l)
 	copies := func(idx []int, f func(rows int, h, th []float64)) error { return lf.heldCopies(idx, p.T, f) }
-	work := make([]float64, l*l)
-	var y, t []float64
-	for _, idx := range folds {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		yf, err := eng.HeldOutputs(p.T, mo, g0, ht0, work, idx, r, copies)
-		if err != nil {
-			return nil, err
-		}
-		y = append(y, yf...)
-		for _, i := range idx {
-			t = append(t, p.T[i*mo:(i+1)*mo]...)
-		}
+	y, t, err := selection.OutOfFold(lf.eng, lf.solver(), p.T, p.M, folds, r, copies, ctx.Err)
+	if err != nil {
+		return nil, err
 	}
 	return s.attachExtras(m, cal, y, t)
 }

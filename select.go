@@ -9,6 +9,7 @@ import (
 	"github.com/scn2d/scn/internal/direct"
 	"github.com/scn2d/scn/internal/holdout"
 	"github.com/scn2d/scn/internal/memest"
+	"github.com/scn2d/scn/internal/selection"
 )
 
 // Selection says how Config.Select chooses the number of hidden nodes L and
@@ -188,27 +189,14 @@ func (c Config) selectOnce(ctx context.Context, p Problem, s Selection, progress
 	}
 	tp, hp := p.subset(train), p.subset(held)
 	ev := newEvaluator(hp, s)
-	check := ev.monitor(c.MaxNodes)
-	if s.fitWeights {
-		// Every block's prefix is a candidate: scored as the fit goes
-		// (a Budget's watch reads the same score).
-		patience := check
-		check = func(path *Path) bool {
-			if l := path.Nodes(); s.checkpoints > 0 && l%s.checkpoints == 0 {
-				_, _ = ev.checkpoint(path, l, c.Ridge)
-			}
-			return patience != nil && patience(path)
-		}
-	}
+	var watch func(selection.Path) bool
 	if s.watch != nil {
-		patience := check
-		check = func(path *Path) bool {
-			// Both run: the watch records a checkpoint either way.
-			w := s.watch(path, ev)
-			return (patience != nil && patience(path)) || w
-		}
+		watch = func(sp selection.Path) bool { return s.watch(sp.(heldPath).p, ev) }
 	}
-	o.check = check
+	o.check = nil
+	if check := ev.Check(c.MaxNodes, s.fitWeights, c.Ridge, watch); check != nil {
+		o.check = func(path *Path) bool { return check(ev.on(path)) }
+	}
 	path, err := c.fitPath(ctx, tp, progress, o)
 	if path == nil {
 		return nil, err
@@ -221,29 +209,15 @@ func (c Config) selectOnce(ctx context.Context, p Problem, s Selection, progress
 	if s.fitWeights {
 		return c.selectCheckpoint(path, ev, p, tp, hp)
 	}
-	grid := ev.grid(path.Nodes())
 	best := Score{Nodes: path.Nodes(), Ridge: c.Ridge}
 	var scores []Score
 	var ds *directSys
 	if !s.fixed {
-		if scores, err = ev.scorePath(path, grid); err != nil {
+		bp, pts, dsys, err := ev.Choose(ev.on(path), c.directFit(s, path, hp.X, direct.Plan(p.X.Len(), p.X.Chans(), p.X.Rows, p.X.Cols)))
+		if err != nil {
 			return nil, err
 		}
-		if c.tryDirect(s) {
-			var dsc []Score
-			dsc, ds, err = ev.directScores(path, grid, direct.Plan(p.X.Len(), p.X.Chans(), p.X.Rows, p.X.Cols))
-			if err != nil {
-				return nil, err
-			}
-			if c.DirectLink {
-				scores = nil
-			}
-			scores = append(scores, dsc...)
-			if len(scores) == 0 {
-				return nil, fmt.Errorf("scn: selection: no (L, ridge) pair with direct links could be solved (they need a ridge term > 0 in the grid)")
-			}
-		}
-		best = pickDirect(scores, p.Classes != nil, hp.X.Len())
+		best, scores, ds = Score(bp), asScores(pts), dsys
 	}
 	var m *Model
 	if best.Direct {
@@ -268,7 +242,7 @@ func (c Config) selectOnce(ctx context.Context, p Problem, s Selection, progress
 		}
 		return path.Solve(best.Nodes, best.Ridge)
 	}
-	if m, err = s.holdoutExtras(m, trainModel, tp, hp, p); err != nil {
+	if m, err = s.extras(p).HoldOut(m, trainModel, tp, hp, p); err != nil {
 		return nil, err
 	}
 	return c.robustFinal(m, p)
@@ -277,21 +251,12 @@ func (c Config) selectOnce(ctx context.Context, p Problem, s Selection, progress
 // selectCheckpoint is the end of a hold-out selection with fitWeights: the
 // best checkpoint's prefix of path, with the fit's own output weights.
 func (c Config) selectCheckpoint(path *Path, ev *evaluator, p, tp, hp Problem) (*Model, error) {
-	if l := path.Nodes(); len(ev.checkpoints) == 0 || ev.checkpoints[len(ev.checkpoints)-1].Nodes != l {
-		// The fit's last nodes were not scored (a fit that stopped by
-		// itself between checkpoints).
-		if _, err := ev.checkpoint(path, l, c.Ridge); err != nil {
-			return nil, err
-		}
+	bp, pts, beta, err := ev.CheckpointChoice(ev.on(path), c.Ridge, gramOf(path))
+	if err != nil {
+		return nil, err
 	}
-	scores := ev.checkpoints
-	extra, beta := ev.ridgeCheckpoints(path, c.Ridge)
-	if len(extra) > 0 {
-		scores = append(append([]Score(nil), scores...), extra...)
-	}
-	best := pick(scores, p.Classes != nil)
+	best, scores := Score(bp), asScores(pts)
 	var m *Model
-	var err error
 	if best.Ridge == c.Ridge {
 		m, err = path.Prefix(best.Nodes)
 	} else {
@@ -310,7 +275,7 @@ func (c Config) selectCheckpoint(path *Path, ev *evaluator, p, tp, hp Problem) (
 		m.Selection.Refit = fmt.Sprintf("output weights of the chosen prefix at ridge %g (the fit's is %g), solved on the fit's %d training images (the %d held-out images chose L and the ridge term among the checkpoints)", best.Ridge, c.Ridge, tp.X.Len(), hp.X.Len())
 	}
 	own := m
-	if m, err = ev.sel.holdoutExtras(m, func() (*Model, error) { return own, nil }, tp, hp, tp); err != nil {
+	if m, err = ev.sel.extras(tp).HoldOut(m, func() (*Model, error) { return own, nil }, tp, hp, tp); err != nil {
 		return nil, err
 	}
 	return c.robustFinal(m, p)
@@ -338,13 +303,13 @@ func (c Config) selectFolds(ctx context.Context, p Problem, s Selection, progres
 	if err != nil {
 		return nil, err
 	}
-	// The folds' scores are summed by (L, ridge), each fold weighted by
-	// its images (holdout.Pool): only the points every fold scored count.
+	// The fold loop, the choice and the last fit's solve are
+	// internal/selection's KFold; the fits and the models are these.
 	pool := direct.Plan(p.X.Len(), p.X.Chans(), p.X.Rows, p.X.Cols)
-	var folded holdout.Pool
-	minNodes := c.MaxNodes
 	var ev *evaluator
-	for f := range folds {
+	var path *Path
+	kf := selection.KFold[*Model]{K: len(folds), MaxNodes: c.MaxNodes, Classify: p.Classes != nil}
+	kf.Fold = func(f int) ([]holdout.Point, int, int, error) {
 		train := foldTraining(folds, f)
 		// The previous fold's fit (its candidates' weights over the image,
 		// its factor, its held-out outputs) is garbage now: collected and
@@ -356,71 +321,33 @@ func (c Config) selectFolds(ctx context.Context, p Problem, s Selection, progres
 		ev = newEvaluator(hp, s)
 		path, err := c.fitPath(ctx, p.subset(train), progress, o)
 		if err != nil {
-			return nil, err
+			return nil, 0, 0, err
 		}
-		minNodes = min(minNodes, path.Nodes())
-		grid := ev.grid(c.MaxNodes)
-		scores, err := ev.scorePath(path, grid)
-		if err != nil {
-			return nil, err
-		}
-		if c.tryDirect(s) {
-			dsc, _, err := ev.directScores(path, grid, pool)
-			if err != nil {
-				return nil, err
-			}
-			if c.DirectLink {
-				scores = nil
-			}
-			scores = append(scores, dsc...)
-		}
-		folded.Add(points(scores), hp.X.Len())
+		scores, _, err := ev.Candidates(ev.on(path), ev.Grid(c.MaxNodes), c.directFit(s, path, hp.X, pool))
+		return scores, hp.X.Len(), path.Nodes(), err
 	}
-	// In the order the points were scored (ridge by ridge, L within), so
-	// that ties break as for a hold-out.
-	held := folded.Held()
-	var scores []Score
-	for _, pt := range folded.Means(minNodes) {
-		scores = append(scores, Score(pt))
+	kf.Final = func(nodes int) error {
+		final := c
+		final.MaxNodes = nodes
+		debug.FreeOSMemory() // the last fold's fit, as above
+		path, err = final.fitPath(ctx, p, progress, o)
+		return err
 	}
-	if len(scores) == 0 {
-		return nil, fmt.Errorf("scn: selection: no prefix length reached by every fold")
+	kf.Solve = func(pt holdout.Point) (*Model, error) { return path.Solve(min(pt.Nodes, path.Nodes()), pt.Ridge) }
+	kf.Direct = func(pt holdout.Point) (*Model, error) {
+		return withDirect(path.Model(), min(pt.Nodes, path.Nodes()), p.X, p.T, pool, pt.Ridge)
 	}
-	best := pickDirect(scores, p.Classes != nil, held)
-	final := c
-	final.MaxNodes = max(best.Nodes, 1)
-	debug.FreeOSMemory() // the last fold's fit, as above
-	path, err := final.fitPath(ctx, p, progress, o)
+	m, bp, pts, held, minNodes, err := kf.Run()
 	if err != nil {
 		return nil, err
 	}
+	best := Score(bp)
+	m.Config.MaxNodes = c.MaxNodes
+	m.Selection = ev.choice("kfold", s.Folds, held, best, asScores(pts), minNodes)
 	if best.Direct {
-		m, err := withDirect(path.Model(), min(best.Nodes, path.Nodes()), p.X, p.T, pool, best.Ridge)
-		if err != nil {
-			return nil, err
-		}
-		m.Config.MaxNodes = c.MaxNodes
-		m.Selection = ev.choice("kfold", s.Folds, held, best, scores, minNodes)
 		m.Selection.Refit = fmt.Sprintf("a last fit on all %d training images with the chosen L, then output weights over the nodes and the direct features with the chosen ridge term", p.X.Len())
 		return c.foldExtras(ctx, m, p, folds, best, s)
 	}
-	m, err := path.Solve(min(best.Nodes, path.Nodes()), best.Ridge)
-	for err != nil {
-		// The last fit's nodes are not the folds': its normal equations
-		// can be singular, or with float32 Gram products indefinite
-		// beyond a small ridge term, where the folds' were not (on
-		// redundant images, e.g. 200 synthetic 112 x 92 images of five
-		// bands, at ridge 1e-4). Take the best pair with a larger ridge
-		// term and no more nodes (holdout.Fallback).
-		alt, ok := holdout.Fallback(points(scores), holdout.Point(best), p.Classes != nil)
-		if !ok {
-			return nil, err
-		}
-		best = Score(alt)
-		m, err = path.Solve(min(best.Nodes, path.Nodes()), best.Ridge)
-	}
-	m.Config.MaxNodes = c.MaxNodes
-	m.Selection = ev.choice("kfold", s.Folds, held, best, scores, minNodes)
 	m.Selection.Refit = fmt.Sprintf("a last fit on all %d training images with the chosen L and ridge term", p.X.Len())
 	if m, err = c.foldExtras(ctx, m, p, folds, best, s); err != nil {
 		return nil, err

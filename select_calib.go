@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"runtime/debug"
+
+	"github.com/scn2d/scn/internal/selection"
 )
 
 // FitHeldOut fits on p as Fit does, but on a stratified share
@@ -42,74 +44,31 @@ func (s Selection) validateExtras(c Config) error {
 	return nil
 }
 
-// checkExtrasProblem reports extras that p cannot have.
+// checkExtrasProblem reports extras that p cannot have
+// (selection.CheckExtrasProblem).
 func (s Selection) checkExtrasProblem(p Problem) error {
-	switch {
-	case s.Coverage != 0 && p.Classes != nil:
-		return fmt.Errorf("%w: conformal intervals (Coverage) are for regression; a classifier gets calibrated probabilities", ErrConfig)
-	case s.ClassWeights != nil && p.Classes == nil:
-		return fmt.Errorf("%w: class weights need a classification problem", ErrConfig)
-	case s.ClassWeights != nil && len(s.ClassWeights) != p.M:
-		return fmt.Errorf("%w: %d class weights for %d classes", ErrConfig, len(s.ClassWeights), p.M)
+	if err := selection.CheckExtrasProblem(s.Coverage, s.ClassWeights, p.Classes != nil, p.M); err != nil {
+		return fmt.Errorf("%w: %v", ErrConfig, err)
 	}
 	return nil
 }
 
-// holdoutExtras adds the selection's extras to m, the model of a hold-out
-// selection whose output weights were solved on all (training and
-// held-out parts tp and hp): train gives the same nodes with the weights
-// solved on tp alone, whose held-out outputs the calibration map or the
-// intervals are fitted on. With class weights both are re-solved
-// weighted first.
-func (s Selection) holdoutExtras(m *Model, train func() (*Model, error), tp, hp, all Problem) (*Model, error) {
-	m, cal, more, err := s.prepareExtras(m, all)
-	if err != nil {
-		return nil, err
+// extras returns the selection's extras on a selection of p
+// (internal/selection's Extras over the root's models and problems: its
+// HoldOut fits them on a hold-out's held-out outputs, its Folds on every
+// image's out-of-fold output).
+func (s Selection) extras(p Problem) selection.Extras[*Model, Problem] {
+	cal := s.calibrates(p)
+	return selection.Extras[*Model, Problem]{
+		Calibrate: cal, Coverage: s.Coverage, Weighted: s.ClassWeights != nil,
+		Check:    func() error { return s.checkExtrasProblem(p) },
+		Reweight: func(m *Model, on Problem) (*Model, error) { return m.Reweighted(on, s.ClassWeights) },
+		Outputs: func(m *Model, on Problem) ([]float64, []float64, error) {
+			y, err := m.Predict(on.X)
+			return y, on.T, err
+		},
+		Attach: func(m *Model, y, t []float64) (*Model, error) { return s.attachExtras(m, cal, y, t) },
 	}
-	if !more {
-		return m, nil
-	}
-	tm, err := train()
-	if err != nil {
-		return nil, err
-	}
-	y, err := s.heldOutputs(tm, tp, hp)
-	if err != nil {
-		return nil, err
-	}
-	return s.attachExtras(m, cal, y, hp.T)
-}
-
-// heldOutputs returns the outputs on the held-out part hp of tm, a model
-// solved on the training part tp alone, re-solved there with the class
-// weights first, if any.
-func (s Selection) heldOutputs(tm *Model, tp, hp Problem) ([]float64, error) {
-	if s.ClassWeights != nil {
-		var err error
-		if tm, err = tm.Reweighted(tp, s.ClassWeights); err != nil {
-			return nil, err
-		}
-	}
-	return tm.Predict(hp.X)
-}
-
-// prepareExtras checks p for the selection's extras and re-solves m with
-// the class weights, if any; more reports whether a calibration map (cal)
-// or intervals are still to be fitted.
-func (s Selection) prepareExtras(m *Model, p Problem) (out *Model, cal, more bool, err error) {
-	cal = s.calibrates(p)
-	if !cal && s.Coverage == 0 && s.ClassWeights == nil {
-		return m, cal, false, nil
-	}
-	if err := s.checkExtrasProblem(p); err != nil {
-		return nil, cal, false, err
-	}
-	if s.ClassWeights != nil {
-		if m, err = m.Reweighted(p, s.ClassWeights); err != nil {
-			return nil, cal, false, err
-		}
-	}
-	return m, cal, cal || s.Coverage != 0, nil
 }
 
 // attachExtras returns m with the calibration map (if cal) or intervals
@@ -139,23 +98,15 @@ func (s Selection) attachExtras(m *Model, cal bool, y, t []float64) (*Model, err
 // training part with the chosen L and ridge term (k more fits, of at
 // most the chosen L nodes).
 func (c Config) foldExtras(ctx context.Context, m *Model, p Problem, folds [][]int, best Score, s Selection) (*Model, error) {
-	m, cal, more, err := s.prepareExtras(m, p)
-	if err != nil {
-		return nil, err
-	}
-	if !more {
-		return m, nil
-	}
 	fc := c
 	fc.MaxNodes = max(1, best.Nodes) // a direct-link model may have no hidden nodes
-	var y, t []float64
-	for f := range folds {
+	return s.extras(p).Folds(m, p, len(folds), func(f int, m *Model) (*Model, Problem, Problem, error) {
 		train := foldTraining(folds, f)
 		debug.FreeOSMemory() // the previous fold's fit, as selectFolds does
 		tp, hp := p.subset(train), p.subset(folds[f])
 		path, err := fc.fitPath(ctx, tp, nil, runOpts{})
 		if err != nil {
-			return nil, err
+			return nil, tp, hp, err
 		}
 		var tm *Model
 		if best.Direct {
@@ -163,16 +114,8 @@ func (c Config) foldExtras(ctx context.Context, m *Model, p Problem, folds [][]i
 		} else {
 			tm, err = path.Solve(min(best.Nodes, path.Nodes()), best.Ridge)
 		}
-		if err != nil {
-			return nil, err
-		}
-		yf, err := s.heldOutputs(tm, tp, hp)
-		if err != nil {
-			return nil, err
-		}
-		y, t = append(y, yf...), append(t, hp.T...)
-	}
-	return s.attachExtras(m, cal, y, t)
+		return tm, tp, hp, err
+	})
 }
 
 // FitWeighted is Fit followed by a weighted re-solve of the output

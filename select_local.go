@@ -3,10 +3,8 @@ package scn
 import (
 	"context"
 	"fmt"
-	"math"
 
-	"github.com/scn2d/scn/internal/holdout"
-	"github.com/scn2d/scn/internal/linalg"
+	"github.com/scn2d/scn/internal/selection"
 )
 
 // LocalRidges returns the ridge grid of model selection for local nodes
@@ -36,18 +34,9 @@ func (c Config) selectLocal(ctx context.Context, p Problem, s Selection, progres
 	if s.ClassWeights != nil {
 		return nil, fmt.Errorf("%w: class weights with local nodes and a hold-out (calibration, intervals or the ridge choice): not supported; fit them without a hold-out (scn train --class-weight without --calibrate)", ErrConfig)
 	}
-	ridges := s.Ridges
-	if ridges == nil {
-		ridges = LocalRidges()
-	}
-	for _, r := range ridges {
-		if !(r > 0) {
-			return nil, fmt.Errorf("%w: ridge %v in the grid: local nodes need ridge terms > 0", ErrConfig, r)
-		}
-	}
-	share := s.Validation
-	if s.Folds > 1 {
-		share = 1 / float64(s.Folds)
+	ridges, share, err := selection.LocalSettings(s.Ridges, LocalRidges(), s.Validation, s.Folds)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrConfig, err)
 	}
 	_, held, err := splitHoldout(p, share, c.Seed)
 	if err != nil {
@@ -57,50 +46,24 @@ func (c Config) selectLocal(ctx context.Context, p Problem, s Selection, progres
 	if err != nil {
 		return m, err
 	}
-	eng, l, mo := lf.eng, lf.eng.L, p.M
-	nh := len(held)
-	// The held-out images' pooled outputs as the engine holds them (nh x l).
-	hh, th := eng.HeldRows(p.T, mo, held, false)
-	g, ht := lf.solver().NormalDense(l)
-	linalg.Dgemm(true, false, l, l, nh, -1, hh, l, hh, l, 1, g, l)
-	linalg.Dgemm(true, false, l, mo, nh, -1, hh, l, th, mo, 1, ht, mo)
-	// With augmentation the held-out images' copies leave the sums too.
-	if err := lf.heldCopies(held, p.T, func(r int, h, t []float64) {
-		linalg.Dgemm(true, false, l, l, r, -1, h, l, h, l, 1, g, l)
-		linalg.Dgemm(true, false, l, mo, r, -1, h, l, t, mo, 1, ht, mo)
-	}); err != nil {
-		return nil, err
-	}
+	l, mo, nh := lf.eng.L, p.M, len(held)
 	classify := p.Classes != nil
-	// Each ridge term scored on the held-out rows (holdout.RidgeScores).
-	pts, best, err := holdout.RidgeScores(g, ht, hh, th, l, mo, nh, ridges, classify, ctx.Err)
+	copies := func(idx []int, f func(rows int, h, th []float64)) error { return lf.heldCopies(idx, p.T, f) }
+	pts, best, err := selection.LocalRidges(lf.eng, lf.solver(), p.T, mo, held, copies, ridges, classify, ctx.Err)
 	if err != nil {
 		if cerr := ctx.Err(); cerr != nil && err == cerr {
 			return m, err
 		}
 		return nil, err
 	}
-	curve := scores(pts)
+	curve := asScores(pts)
 	choice := curve[best]
-	beta, err := lf.solver().Solve(l, choice.Ridge)
-	if err != nil {
+	if m.Beta, m.Summary.TrainRMSE, err = selection.LocalFinal(lf.eng, lf.solver(), lf.n, mo, choice.Ridge); err != nil {
 		return nil, err
 	}
-	res := make([]float64, lf.n*mo)
-	eng.Residual(l, beta, res)
-	var ss float64
-	for _, v := range res {
-		ss += v * v
-	}
-	m.Beta = beta
 	m.Config.Ridge = choice.Ridge
-	m.Summary.TrainRMSE = math.Sqrt(ss / float64(len(res)))
-	metric := "rmse"
-	if classify {
-		metric = "accuracy"
-	}
 	m.Selection = &Choice{
-		Method: "holdout", Held: nh, Folds: 1, Metric: metric, Nodes: l, Ridge: choice.Ridge,
+		Method: "holdout", Held: nh, Folds: 1, Metric: selection.MetricOf(classify), Nodes: l, Ridge: choice.Ridge,
 		Accuracy: choice.Accuracy, RMSE: choice.RMSE, Curve: curve, FitNodes: l, Candidates: len(curve),
 		Refit: fmt.Sprintf("output weights of all %d images%s at ridge %g (the filters and the standardisation saw every image)", lf.n, lf.copiesNote(), choice.Ridge),
 	}

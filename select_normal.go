@@ -1,56 +1,18 @@
 package scn
 
 import (
-	"math"
-
 	"github.com/scn2d/scn/internal/lsq"
+	"github.com/scn2d/scn/internal/selection"
 	"gonum.org/v1/gonum/mat"
 )
 
-// prefixBetas returns the output weights of the first l nodes for each l in
-// grid (each at most maxL) with ridge alpha; an entry is nil where the
-// system cannot be solved. For alpha > 0 one
-// Cholesky factorisation of G + alpha I (g, ht: the normal equations of the
-// first maxL nodes, left unchanged) serves every prefix: its leading l x l
-// block is the factor of the leading block, and the forward substitution of
-// H^T T is shared, so each prefix costs a triangular solve.
-func (p *Path) prefixBetas(g *mat.SymDense, ht *mat.Dense, maxL int, grid []int, alpha float64) ([][]float64, error) {
-	out := make([][]float64, len(grid))
-	if alpha == 0 {
-		for i, l := range grid {
-			// A Gram engine refuses singular normal equations without a
-			// ridge term: that prefix is then left out at alpha = 0.
-			if b, err := p.beta(p.model, l, 0); err == nil {
-				out[i] = b
-			}
-		}
-		return out, nil
-	}
-	lsq.PrefixRidgeBetas(g, ht, maxL, grid, alpha, p.model.M, out)
-	return out, nil
-}
-
 // prefixSolves passes each the output weights of every prefix length in
 // grid (each at most maxL) for each ridge term of ridges in turn, where
-// they can be solved (prefixBetas; the normal equations of the first maxL
-// nodes formed once, at the first ridge term > 0).
+// they can be solved (selection.PrefixSolves: the normal equations of the
+// first maxL nodes formed once, at the first ridge term > 0).
 func (p *Path) prefixSolves(maxL int, grid []int, ridges []float64, each func(l int, alpha float64, beta []float64)) error {
-	var g *mat.SymDense
-	var ht *mat.Dense
-	for _, alpha := range ridges {
-		if alpha > 0 && g == nil {
-			g, ht = p.normalAll(maxL)
-		}
-		betas, err := p.prefixBetas(g, ht, maxL, grid, alpha)
-		if err != nil {
-			return err
-		}
-		for i, l := range grid {
-			if betas[i] != nil {
-				each(l, alpha, betas[i])
-			}
-		}
-	}
+	beta0 := func(l int) ([]float64, error) { return p.beta(p.model, l, 0) }
+	selection.PrefixSolves(maxL, p.model.M, grid, ridges, p.normalAll, beta0, each)
 	return nil
 }
 
@@ -71,7 +33,7 @@ func (p *Path) normalAll(l int) (*mat.SymDense, *mat.Dense) {
 
 // refit returns the model of the first l nodes of path with output weights
 // solved on the path's training data and the held-out part together, with
-// ridge alpha: the normal equations of both parts add up.
+// ridge alpha (selection.Refit: the normal equations of both parts add up).
 func refit(path *Path, l int, alpha float64, held Problem) (*Model, error) {
 	m := path.model
 	pm, err := m.truncate(l, nil)
@@ -82,25 +44,16 @@ func refit(path *Path, l int, alpha float64, held Problem) (*Model, error) {
 	hd := hiddenDense(pm, held.X)
 	hv.Copy(hd)
 	tv := mat.NewDense(held.X.Len(), m.M, held.T)
-	var beta []float64
-	rss := -1.0 // from the normal equations when they are formed
-	if alpha == 0 {
-		beta, err = path.stackedLS(l, hv, tv)
-	} else {
-		g, ht := path.normalAll(l)
-		beta, rss, err = lsq.StackedRidge(g, ht, hv, tv, alpha, path.t, held.T)
-	}
+	stacked := func() ([]float64, error) { return path.stackedLS(l, hv, tv) }
+	beta, rmse, formed, err := selection.Refit(l, alpha, hv, tv, path.t, held.T, path.normalAll, stacked)
 	if err != nil {
 		return nil, err
 	}
 	pm.Beta = beta
 	pm.Config.Ridge = alpha
 	pm.Summary.Trace = m.Summary.Trace[:min(l, len(m.Summary.Trace))]
-	// The training RMSE over all images of the final weights: from the
-	// normal equations of all images when they were formed (predicting
-	// 60000 images again cost a second at MNIST scale), else by predicting.
-	if rss >= 0 {
-		pm.Summary.TrainRMSE = math.Sqrt(rss / float64(len(path.t)+len(held.T)))
+	if formed {
+		pm.Summary.TrainRMSE = rmse
 		return pm, nil
 	}
 	if pm.Summary.TrainRMSE, err = path.bothRMSE(pm, held); err != nil {
@@ -111,24 +64,16 @@ func refit(path *Path, l int, alpha float64, held Problem) (*Model, error) {
 
 // stackedLS returns the minimum-norm least-squares weights of the first l
 // nodes over the training part and the held-out part (hidden outputs hv,
-// targets tv). With the engine's QR factor H = Q R, ||H beta - T||^2 equals
-// ||R beta - Q^T T||^2 plus a constant, so the problem over both parts is
-// the small stacked problem [R; hv] beta = [Q^T T; tv]. Past rank, where the
-// engine does not hold every node, it is solved over all hidden outputs.
+// targets tv; selection.StackedLS, from the engine's QR factor when it
+// holds the l nodes).
 func (p *Path) stackedLS(l int, hv, tv *mat.Dense) ([]float64, error) {
-	nv, _ := hv.Dims()
-	m := p.model.M
-	if qr, ok := p.eng.(*lsq.QR); ok && l <= p.independent {
-		if beta, ok := qr.StackedSolve(l, hv, tv); ok {
-			return beta, nil
-		}
+	qr, _ := p.eng.(*lsq.QR)
+	if l > p.independent {
+		qr = nil
 	}
-	pm, _ := p.model.truncate(l, nil)
-	ht := hiddenDense(pm, p.x)
-	n := p.x.Len()
-	h := mat.NewDense(n+nv, l, nil)
-	h.Slice(0, n, 0, l).(*mat.Dense).Copy(ht)
-	h.Slice(n, n+nv, 0, l).(*mat.Dense).Copy(hv)
-	t := append(append([]float64(nil), p.t...), tv.RawMatrix().Data...)
-	return lsq.MinNorm(h, t, m, 0)
+	hidden := func() *mat.Dense {
+		pm, _ := p.model.truncate(l, nil)
+		return hiddenDense(pm, p.x)
+	}
+	return selection.StackedLS(qr, l, p.model.M, hv, tv, hidden, p.t)
 }

@@ -19,13 +19,7 @@ func splitHoldout(p Problem, share float64, seed uint64) (train, held []int, err
 	if err != nil {
 		return nil, nil, err
 	}
-	return splitGroups(groups, p.Classes != nil, share, seed)
-}
-
-// splitGroups is splitHoldout on the class groups of classGroups (one
-// group for regression).
-func splitGroups(groups [][]int, classify bool, share float64, seed uint64) (train, held []int, err error) {
-	train, held, err = holdout.HoldOut(groups, classify, share, seed)
+	train, held, err = holdout.HoldOut(groups, p.Classes != nil, share, seed)
 	return train, held, dataErr(err)
 }
 
@@ -41,19 +35,14 @@ func splitFolds(p Problem, k int, seed uint64) ([][]int, error) {
 }
 
 // classGroups returns the image indices of each class (one group of all
-// images for regression), refusing a class with fewer than need images.
+// images for regression), refusing a class with fewer than need images
+// (holdout.Groups).
 func classGroups(p Problem, need int) ([][]int, error) {
 	var labels []int
 	if p.Classes != nil {
 		labels = ArgMax(p.T, p.M)
 	}
-	return labelGroups(labels, p.X.Len(), p.M, p.Classes, need)
-}
-
-// labelGroups is classGroups from the images' classes (labels; nil for
-// regression, with n images).
-func labelGroups(labels []int, n, m int, classes []string, need int) ([][]int, error) {
-	groups, err := holdout.Groups(labels, n, m, classes, need)
+	groups, err := holdout.Groups(labels, p.X.Len(), p.M, p.Classes, need)
 	return groups, dataErr(err)
 }
 

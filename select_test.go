@@ -41,7 +41,7 @@ func TestSelectionMatchesBruteForce(t *testing.T) {
 		ev := newEvaluator(hp, sel.withDefaults())
 		var best Score
 		n := 0
-		for _, l := range ev.grid(c.MaxNodes) {
+		for _, l := range ev.Grid(c.MaxNodes) {
 			for _, alpha := range sel.Ridges {
 				ci := c
 				ci.MaxNodes, ci.Ridge = l, alpha

@@ -3,51 +3,19 @@ package scn
 import (
 	"context"
 	"fmt"
-	"math"
 	"slices"
 	"time"
 
 	"github.com/scn2d/scn/internal/holdout"
-	"github.com/scn2d/scn/internal/lsq"
 	"github.com/scn2d/scn/internal/memest"
+	"github.com/scn2d/scn/internal/selection"
 )
 
-// Streamed model selection (Config.SelectStream): Select with a hold-out
-// on a training set read shard by shard.
-//
-// Select holds out a stratified share of the images (splitHoldout), fits
-// on the rest, scores every (L, ridge) of its grid on the held-out images
-// and re-solves the chosen prefix's output weights on all images. Its
-// streamed form:
-//
-//  1. a pass for the labels (8 bytes per image while the split is made, 1
-//     after: which images are held out), split as Select splits them (the
-//     same images, for the same seed);
-//  2. the streamed fit (FitStream) on the training part: the source with
-//     the held-out images left out of its shards;
-//  3. one pass over the held-out part: each row shard's hidden outputs of
-//     every node, the outputs of every (l, alpha) of the grid (the output
-//     weights of the fit's prefixes, from its factor, as Select solves
-//     them) added to each pair's squared error and hits, and H^T H and
-//     H^T T of the held-out images added up for the refit.
-//
-// The scores are Select's bits: the same outputs (the same kernels, whose
-// every value depends only on its row and column) summed in the same
-// order (image by image, as RMSE and Accuracy sum), so the choice is
-// Select's whenever the streamed fit is Fit's (see FitStream; with
-// OpenBLAS, whose products depend on their shape, the scores agree to
-// rounding, and a choice between two pairs that tie to rounding may
-// differ). The refit
-// adds the held-out normal equations formed shard by shard, where Select
-// forms them in one product over all held-out images: the output weights
-// agree to rounding (relative differences about 1e-12), not bit for bit;
-// without a ridge term (a chosen ridge of 0) they are solved from the
-// normal equations too (Select solves a stacked least-squares problem).
-// Memory: the streamed fit's, plus the held-out part's H^T H (L x L), the
-// output weights of every (l, alpha) of the grid and one batch of hidden
-// outputs; not N. k-fold selection (k + 1 streamed fits) and Patience
-// (the held-out part scored at every checkpoint during the fit: a pass
-// each) are not streamed.
+// Streamed model selection (Config.SelectStream): a labels pass, the
+// streamed fit of the training part, and one pass over the held-out part
+// that scores the grid and sums the held-out normal equations for the
+// refit (internal/selection's stream.go says how and how it agrees with
+// Select).
 
 // SelectStream is Select with a hold-out (Selection.Validation) on a
 // training set read shard by shard from src: the images are read once for
@@ -97,22 +65,23 @@ func (c Config) SelectStream(ctx context.Context, src Source, s Selection, progr
 		return nil, err
 	}
 	ev := newEvaluator(Problem{M: sc.m, Classes: sc.classes}, s)
-	hs, err := scoreHeldStream(ctx, path, subsetSource{src, isHeld, true}, tsc, nHeld, ev.grid(path.Nodes()), s.Ridges)
+	hs, err := scoreHeldStream(ctx, path, subsetSource{src, isHeld, true}, tsc, nHeld, ev.Grid(path.Nodes()), s.Ridges)
 	if err != nil {
 		return nil, err
 	}
-	best := pick(hs.scores, sc.classes != nil)
-	ttAll := hs.tt
+	curve := asScores(hs.Scores)
+	best := pick(curve, sc.classes != nil)
+	ttAll := hs.TT
 	for _, v := range tsc.tt {
 		ttAll += v
 	}
-	m, err := hs.refit(path, best.Nodes, best.Ridge, ttAll, nTrain+nHeld)
+	m, err := refitStream(hs, path, best.Nodes, best.Ridge, ttAll, nTrain+nHeld)
 	if err != nil {
 		return nil, err
 	}
 	m.Summary.Samples = n
 	m.Summary.Duration = time.Since(start)
-	m.Selection = ev.choice("holdout", 1, nHeld, best, hs.scores, path.Nodes())
+	m.Selection = ev.choice("holdout", 1, nHeld, best, curve, path.Nodes())
 	m.Selection.Refit = fmt.Sprintf("nodes of the fit on %d training images; output weights re-solved on all %d with the chosen ridge term", nTrain, n)
 	return m, nil
 }
@@ -168,19 +137,9 @@ type subsetSource struct {
 }
 
 func (s subsetSource) Shards(ctx context.Context, f func(Shard) error) error {
-	at := 0
-	var pix []float32
-	var t []float64
+	keep := selection.Mask{Held: s.held, Want: s.want}
 	return s.src.Shards(ctx, func(sh Shard) error {
-		n, d, m := sh.X.Len(), sh.X.Dim(), sh.M
-		pix, t = pix[:0], t[:0]
-		for i := 0; i < n; i++ {
-			if at+i < len(s.held) && s.held[at+i] == s.want {
-				pix = append(pix, sh.X.Pix[i*d:(i+1)*d]...)
-				t = append(t, sh.T[i*m:(i+1)*m]...)
-			}
-		}
-		at += n
+		pix, t := keep.Keep(sh.X.Pix, sh.T, sh.X.Len(), sh.X.Dim(), sh.M)
 		if len(t) == 0 {
 			return nil
 		}
@@ -190,76 +149,39 @@ func (s subsetSource) Shards(ctx context.Context, f func(Shard) error) error {
 	})
 }
 
-// heldSums are the held-out pass's results: the score of every (l, alpha)
-// in Select's order, and the held-out normal equations (G full L x L, H^T T
-// L x m, T^T T summed over the outputs).
-type heldSums struct {
-	scores []Score
-	L      int
-	g, ht  []float64
-	tt     float64
-}
+// heldSums are the held-out pass's results (selection.HeldSums).
+type heldSums = selection.HeldSums
 
 // scoreHeldStream scores the prefixes in grid of path with every ridge
-// term on the nh held-out images of src (see the top of this file), by
-// internal/holdout's Scorer.
+// term on the nh held-out images of src (selection.ScoreHeld).
 func scoreHeldStream(ctx context.Context, path *Path, src Source, sc *streamScan, nh int, grid []int, ridges []float64) (*heldSums, error) {
 	model := path.model
-	L, m := path.Nodes(), model.M
-	hsc := holdout.NewScorer(L, m, sc.classes != nil)
-	var alphas []float64
-	err := path.prefixSolves(L, grid, ridges, func(l int, alpha float64, beta []float64) {
-		hsc.AddPrefix(l, lsq.Transposed(beta, l, m))
-		alphas = append(alphas, alpha)
-	})
-	if err != nil {
-		return nil, err
-	}
-	if hsc.Prefixes() == 0 {
-		return nil, fmt.Errorf("scn: selection: no (L, ridge) pair could be solved")
-	}
 	x := Images{Rows: model.Rows, Cols: model.Cols, Channels: model.Channels}
-	err = streamRowsOf(ctx, src, sc, nh, &x, func(r int, tc []float64) error {
-		hsc.Shard(tc, r)
-		model.hidden(x, func(lo, rows int, hb []float32) { hsc.Batch(lo, rows, hb, tc, r) })
-		return nil
+	return selection.ScoreHeld(path.Nodes(), model.M, nh, sc.classes != nil, grid, ridges, path.prefixSolves, func(hsc *holdout.Scorer) error {
+		return streamRowsOf(ctx, src, sc, nh, &x, func(r int, tc []float64) error {
+			hsc.Shard(tc, r)
+			model.hidden(x, func(lo, rows int, hb []float32) { hsc.Batch(lo, rows, hb, tc, r) })
+			return nil
+		})
 	})
-	if err != nil {
-		return nil, err
-	}
-	return &heldSums{L: L, g: hsc.G, ht: hsc.HT, tt: hsc.TT, scores: scores(hsc.Points(alphas, nh))}, nil
 }
 
-// refit is refit (select.go) with the held-out normal equations of the
-// pass: the model of the first l nodes of path with output weights solved
-// on the training and held-out images together (n in all, T^T T = tt)
-// with ridge alpha.
-func (hs *heldSums) refit(path *Path, l int, alpha, tt float64, n int) (*Model, error) {
+// refitStream is refit (select_normal.go) with the held-out normal
+// equations of the pass: the model of the first l nodes of path with
+// output weights solved on the training and held-out images together (n
+// in all, T^T T = tt) with ridge alpha (selection.HeldSums.Refit).
+func refitStream(hs *heldSums, path *Path, l int, alpha, tt float64, n int) (*Model, error) {
 	m := path.model
 	pm, err := m.truncate(l, nil)
 	if err != nil {
 		return nil, err
 	}
 	g, ht := path.normalAll(l)
-	L, M := hs.L, m.M
-	for i := 0; i < l; i++ {
-		for j := i; j < l; j++ {
-			// The lower triangle of the held-out product, as gramOf keeps.
-			g.SetSym(i, j, g.At(i, j)+hs.g[j*L+i])
-		}
-		for q := 0; q < M; q++ {
-			ht.Set(i, q, ht.At(i, q)+hs.ht[i*M+q])
-		}
-	}
-	beta, err := lsq.CholeskySolve(g, ht, alpha)
-	if err != nil {
+	if pm.Beta, pm.Summary.TrainRMSE, err = hs.Refit(g, ht, l, m.M, alpha, tt, n); err != nil {
 		return nil, err
 	}
-	rss := lsq.NormalRSSOf(g, alpha, ht, beta, tt) // g now holds G + alpha I
-	pm.Beta = beta
 	pm.Config.Ridge = alpha
 	pm.Summary.Trace = m.Summary.Trace[:min(l, len(m.Summary.Trace))]
-	pm.Summary.TrainRMSE = math.Sqrt(rss / float64(n*M))
 	return pm, nil
 }
 
