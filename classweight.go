@@ -66,9 +66,3 @@ func (m *Model) Reweighted(p Problem, weights []float64) (*Model, error) {
 func (m *Model) weightsFor(classes []string) []float64 {
 	return classweight.For(m.ClassWeights, m.Classes, classes)
 }
-
-// sameClassWeights reports whether two recipes weigh every class they
-// both name alike (a class only one names weighs 1 on the other side).
-func sameClassWeights(a, b *Model) bool {
-	return classweight.Same(a.ClassWeights, a.Classes, b.ClassWeights, b.Classes)
-}

@@ -54,11 +54,3 @@ func DefaultLocalSecond(filters int) *LocalSecond { return localnet.DefaultSecon
 
 // maxLocalFilters bounds Local.Filters.
 const maxLocalFilters = localnet.MaxFilters
-
-// sameSecond reports whether two local layers have the same second layer
-// (filters and biases), or none.
-func sameSecond(a, b *LocalLayer) bool { return a.SameSecond(b) }
-
-// sameSecondGeometry reports whether two second layers' geometries are
-// equal (or both absent).
-func sameSecondGeometry(a, b *LocalSecond) bool { return localnet.SameSecond(a, b) }

@@ -35,12 +35,6 @@ func directPool(m *Model) int {
 	return m.Direct.Pool
 }
 
-// directFeatures writes the features of images lo .. lo+rows-1 of x,
-// feature-major: dst[k*rows+i] is feature k of image lo+i.
-func directFeatures(x Images, pool, lo, rows int, dst []float64) {
-	direct.Features(direct.Images(x), pool, lo, rows, dst)
-}
-
 // directNormal returns the normal equations of the unknowns [W; beta] of
 // the first l nodes of m with the direct features (pool) on x and targets
 // t (direct.NormalOf).

@@ -85,42 +85,19 @@
 //
 // # Layout
 //
-// The package's files come in groups named for the layer they hold; a
-// layer calls only the layers below it:
-//
-//   - The public API: config.go (Config, presets, Validate), kind.go (the
-//     2 x 2 grid), activation.go, problem.go (Images, Problem), fit.go (Fit,
-//     FitPath, the one-node builder), model.go, predictor.go, path.go
-//     (prefixes), select.go (model selection), memory.go (estimates),
-//     format.go, info.go, preprocessing.go (files), metrics.go.
-//   - deep.go, deep networks (Config.Layers, after Wang and Li's
-//     DeepSCN): further layers of supervised vector nodes on the previous
-//     layer's outputs, grown on the block driver's engine; Model.Deep.
-//   - drive_*.go, the drivers: drive_block.go adds nodes block by block,
-//     drive_onepass.go forms every sum in one pass over the data for random
-//     nodes. They call the node, scoring and least-squares layers.
-//   - node_*.go, the node layer: node_map.go (vector and matrix maps: a
-//     node's parameters and its weight over the flattened image),
-//     node_draw.go (drawing nodes: uniform, standardised, receptive fields,
-//     difference nodes). It calls nothing above it.
-//   - score_*.go, candidate scoring beyond one product per candidate:
-//     score_pairs.go (2DSCN candidates as all pairs of row and column
-//     vectors). It calls internal/linalg.
-//   - internal/lsq, the least-squares layer (a package of its own): the
-//     engines (lsq.QR, CGS2 QR one node at a time, the paper's path;
-//     lsq.Gram, Gram/Cholesky by blocks over row shards, with its one-pass
-//     accumulation), the Cholesky, ridge and triangular solves and the
-//     small vector helpers. It calls internal/linalg and gonum only.
-//   - the computation packages beside it, each of one job, called by the
-//     root files that keep the public names: internal/node (node maps,
-//     draws, pair scoring, the supervisory inequality), internal/calib
-//     (calibration maps, probability scores, conformal radii),
-//     internal/direct (direct links' features and solves), internal/robust
-//     (kernel-density reweighting), internal/augment (augmented copies),
-//     internal/memest (memory estimates' arithmetic), internal/holdout
-//     (selection's splits, prefix grid and held-out scorer),
-//     internal/timing (a budget's time model), internal/local (local
-//     nodes' outputs).
-//
-// docs/design.md draws the flow of a fit through these layers.
+// This package keeps the public API: the hyper-parameters (Config, the
+// presets, Kind), the data (Images, Problem, Source), the fits (Fit,
+// FitStream, Select, Budget), the fitted model (Model, Path, Predictor,
+// Stats, Online) and its files. Its files come in layers (base, node,
+// result, driver, workflow); a file calls only its own layer and those
+// below, which layers_test.go checks. The work is done in packages under
+// internal/, each of one job, that never import this one (the compiler
+// refuses the cycle): internal/lsq (the least-squares engines and every
+// solve), internal/node and internal/local (global and local nodes'
+// maps and outputs), internal/drive (the fits' loops), internal/selection
+// and internal/holdout (model selection), internal/budget and
+// internal/budgetflow (time budgets), internal/modelfile and
+// internal/modelrec (the model file), internal/suffstats and
+// internal/statsfile (sufficient statistics), and more. docs/design.md
+// lists every file and package and draws the flow of a fit through them.
 package scn

@@ -22,9 +22,6 @@ import (
 // the header fields only this package knows are here (the budget
 // record's in format_budget.go).
 
-// maxChannels bounds a model's (and a preprocessing record's) channels.
-const maxChannels = modelfile.MaxChannels
-
 // ErrFormat is wrapped by every error about an unreadable model file.
 var ErrFormat = modelfile.ErrFormat
 

@@ -81,7 +81,6 @@ var layerOf = map[string]int{
 	"local_calib.go":   layerWorkflow,
 	"direct_select.go": layerDriver,
 	"select_grow.go":   layerWorkflow,
-	"budget_ridge.go":  layerWorkflow,
 	"budget_local.go":  layerWorkflow,
 
 	"budget_photo_probe.go": layerWorkflow,

@@ -15,7 +15,7 @@ const localCalibFolds = selection.LocalCalibFolds
 
 // heldRows returns the engine's pooled outputs on the images idx and
 // their targets (lsq.Gram.HeldRows); kept for the budgets' ridge
-// choice (budget_local_ridge.go).
+// choice (localnet.ChooseRidge).
 func heldRows(eng *lsq.Gram, t []float64, m int, idx []int, transposed bool) (h, th []float64) {
 	return eng.HeldRows(t, m, idx, transposed)
 }

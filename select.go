@@ -260,7 +260,7 @@ func (c Config) selectCheckpoint(path *Path, ev *evaluator, p, tp, hp Problem) (
 	if best.Ridge == c.Ridge {
 		m, err = path.Prefix(best.Nodes)
 	} else {
-		// The best pair is a further ridge term's (budget_ridge.go).
+		// The best pair is a further ridge term's (selection.Evaluator.RidgeCheckpoints).
 		m, _ = path.model.truncate(best.Nodes, beta)
 		m.Config.Ridge = best.Ridge
 		m.Summary.Trace = path.model.Summary.Trace[:min(best.Nodes, len(path.model.Summary.Trace))]

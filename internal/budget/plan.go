@@ -123,7 +123,7 @@ const Growth = 10
 const Safety = 0.85
 
 // RidgeSteps are the further ridge terms of a large set's budget, as
-// multiples of the fit's (scn's budget_ridge.go).
+// multiples of the fit's (internal/selection's Evaluator.RidgeCheckpoints).
 var RidgeSteps = []float64{10}
 
 // FinishSeconds is the modelled time of the work after a fit of l nodes
@@ -133,7 +133,7 @@ var RidgeSteps = []float64{10}
 func (pl Plan) FinishSeconds(held, l, m, d int) float64 {
 	if pl.FitWeights {
 		// The fit's factor's solves, the model file and the further
-		// ridge terms (budget_ridge.go).
+		// ridge terms (selection.Evaluator.RidgeCheckpoints).
 		return timing.FitWeightsSeconds(l, m, d, len(timing.ExtraRidges(pl.Ridges, pl.FitRidge)), pl.BlockSize, pl.Rates.Finish)
 	}
 	return pl.Rates.FinishSeconds(held, l, m, len(pl.Ridges), pl.Points+holdout.MaxCheckpoints)

@@ -29,8 +29,8 @@ func Choose(n int, ridge float64) Global {
 	// with the held-out images cost factors of L^3/3 at the end (27 s of
 	// 60 at L = 7000 on MNIST), which buy more as nodes. The ridge term is
 	// the preset's, measured on MNIST and Fashion-MNIST (docs/presets.md).
-	// A few further ridge terms are scored at the end (scn's
-	// budget_ridge.go).
+	// A few further ridge terms are scored at the end
+	// (internal/selection's Evaluator.RidgeCheckpoints).
 	ridges := []float64{ridge}
 	for _, k := range budget.RidgeSteps {
 		ridges = append(ridges, k*ridge)

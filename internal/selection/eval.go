@@ -165,6 +165,23 @@ func (e *Evaluator) Checkpoint(p Path, l int, alpha float64) (holdout.Point, err
 // the output weights of the best of them (nil if none;
 // holdout.Held.CheckpointRidges). ge is the block engine holding every
 // node of the fit; without it (nil) it scores nothing.
+//
+// This is the ridge term of a budget's fit on a large set
+// (budget.Plan.FitWeights). The checkpoints are scored at the fit's own
+// ridge term while the fit goes; at the end, each further ridge term of
+// the plan's grid (budget.RidgeSteps, multiples of the fit's) is scored at
+// every checkpoint too, from one Cholesky factor of G + alpha I of all the
+// fit's nodes (G the engine's H^T H of the training part: the leading
+// block of the factor is the factor of each prefix's;
+// lsq.Gram.RidgePrefixes), and the best (L, ridge) pair wins. With the
+// fit's own ridge the model keeps the fit's weights; with another, the
+// prefix's weights at that ridge, solved on the same training part. Each
+// further ridge term costs a factor of L^3/3 and one L x L buffer (the
+// plan counts both: budget.Plan.FinishSeconds with
+// timing.ExtraRidgeSeconds, and the memory cap), and keeps a budget that
+// fitted many nodes from having to choose a short prefix because the
+// fixed ridge overfits past it (natural-images, issue 31: held-out
+// accuracy fell past 2000 of 12500 nodes at ridge 1).
 func (e *Evaluator) RidgeCheckpoints(l int, fit float64, ge *lsq.Gram) ([]holdout.Point, []float64) {
 	alphas := timing.ExtraRidges(e.Spec.Ridges, fit)
 	if len(alphas) == 0 || ge == nil || l > ge.L || len(e.Checkpoints) == 0 {
