@@ -68,16 +68,6 @@ func DecodePicture(r io.Reader, name string, channels int) (Picture, error) {
 	return picture(raw, channels), nil
 }
 
-// decodeImage decodes to grey: DecodeImage without the name.
-func decodeImage(r io.Reader) (pix []float32, rows, cols int, err error) {
-	raw, err := decodeRaw(r)
-	if err != nil {
-		return nil, 0, 0, err
-	}
-	p := picture(raw, 1)
-	return p.Pix, p.Rows, p.Cols, nil
-}
-
 // rawImage is a decoded file before it becomes planes.
 type rawImage interface {
 	size() (rows, cols int)

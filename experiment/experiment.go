@@ -21,7 +21,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strings"
 	"time"
 
@@ -384,14 +383,4 @@ func (r *Result) write(dir string) error {
 		Versions: r.Versions, Hardware: r.Hardware, Elapsed: r.Elapsed, Generated: r.Started,
 		Tables: r.Tables, Figures: r.Figures, Notes: notes,
 	})
-}
-
-// sortedKeys returns m's keys in order.
-func sortedKeys[V any](m map[string]V) []string {
-	k := make([]string, 0, len(m))
-	for s := range m {
-		k = append(k, s)
-	}
-	sort.Strings(k)
-	return k
 }

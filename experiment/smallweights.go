@@ -47,8 +47,6 @@ const (
 	numModels
 )
 
-var modelNames = [numModels]string{"M1 (i.i.d.)", "M2 (z1 o z2)", "M3 vec(u v^T)"}
-
 // SmallWeightsConfig sets up the E6 simulation.
 type SmallWeightsConfig struct {
 	D1, D2   int       // weight shape; d = D1*D2

@@ -135,12 +135,6 @@ func (b memCap) apply() { dataset.SetMemoryLimit(b.bytes) }
 // setBytes returns the bytes a set's arrays take.
 func setBytes(s *dataset.Set) int64 { return s.Shape().Bytes() }
 
-// fitNeed returns what fitting cfg on a set of shape sh takes beyond the
-// set (the library's estimate, scn.Config.Estimate).
-func fitNeed(cfg scn.Config, sh dataset.Shape) int64 {
-	return cfg.Estimate(sh, nil).FitBytes()
-}
-
 // outputs returns the model outputs a set gives: its classes or target
 // dimension.
 func outputs(s *dataset.Set) int { return s.Shape().Outputs() }

@@ -274,18 +274,6 @@ factor on (a factor of the old G: it still preconditions the next update).`,
 	return cmd
 }
 
-// solveUpdate solves the merged statistics of an update at the model's
-// ridge, keeps the model's metadata and preprocessing, saves the model to
-// out (and the statistics to sOut, if given) and prints its summary.
-func solveUpdate(w io.Writer, m *scn.Model, merged *scn.Stats, out, sOut string) (*scn.Model, error) {
-	nm, err := merged.Solve(m.Config.Ridge)
-	if err != nil {
-		return nil, err
-	}
-	nm.Meta, nm.Preprocessing = m.Meta, m.Preprocessing
-	return nm, saveUpdate(w, nm, merged, out, sOut)
-}
-
 // saveUpdate saves an updated model to out (and the merged statistics to
 // sOut, if given) and prints its summary.
 func saveUpdate(w io.Writer, nm *scn.Model, merged *scn.Stats, out, sOut string) error {
