@@ -137,7 +137,7 @@ func SupervisedBlock(spec BlockSpec, ops BlockOps, b int) ([]Step, bool) {
 	prof := ops.Prof()
 	for _, lambda := range spec.Scales {
 		var hh, eh []float64
-		t0 := time.Now()
+		var t0 time.Time // the candidates' draws are profiled by ops
 		if spec.Pairs {
 			side := node.PairSide(k)
 			hh, eh = ops.PairCandidates(side, side, lambda)

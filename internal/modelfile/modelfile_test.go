@@ -71,7 +71,8 @@ func read(data []byte, size int) (*Header, uint32, []byte, error) {
 }
 
 func TestRoundTrip(t *testing.T) {
-	payload := AppendFloat64s(AppendFloat32s(nil, []float32{1, -2, 3.5}), []float64{math.Pi, -0.0})
+	// A negative zero (the literal -0.0 is +0 in Go) keeps its sign bit.
+	payload := AppendFloat64s(AppendFloat32s(nil, []float32{1, -2, 3.5}), []float64{math.Pi, math.Copysign(0, -1)})
 	for _, tc := range []struct {
 		v uint32
 		h *Header
