@@ -204,14 +204,22 @@ func (h *Header) UsesV3() bool {
 	if h.Direct != nil || h.Config.DirectLink || (h.Budget != nil && h.Budget.Probe != "") {
 		return true
 	}
-	if s := h.Selection; s != nil {
-		if s.Direct || s.Growth != "" {
+	return h.Selection.UsesV3()
+}
+
+// UsesV3 reports whether a selection record has fields of version 3:
+// direct links, a growth record or direct-link curve rows (five values).
+// A nil record has none.
+func (c *Choice) UsesV3() bool {
+	if c == nil {
+		return false
+	}
+	if c.Direct || c.Growth != "" {
+		return true
+	}
+	for _, r := range c.Curve {
+		if len(r) == 5 {
 			return true
-		}
-		for _, r := range s.Curve {
-			if len(r) == 5 {
-				return true
-			}
 		}
 	}
 	return false

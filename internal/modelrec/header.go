@@ -82,19 +82,7 @@ func Extended(h *modelfile.Header) bool {
 	if h.Budget != nil && h.Budget.Probe != "" {
 		return true
 	}
-	c := h.Selection
-	if c == nil {
-		return false
-	}
-	if c.Direct || c.Growth != "" {
-		return true
-	}
-	for _, r := range c.Curve {
-		if len(r) == 5 {
-			return true
-		}
-	}
-	return false
+	return h.Selection.UsesV3()
 }
 
 // FromHeader checks a header's claims (sizes, the nodes' values, further
